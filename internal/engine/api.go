@@ -1,0 +1,55 @@
+package engine
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/desired"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+// Mode selects what Run may do.
+type Mode int
+
+const (
+	// ModePlan observes and plans; it never calls a mutating operation.
+	ModePlan Mode = iota
+	// ModeSync observes, plans, applies and verifies (SPEC §6).
+	ModeSync
+)
+
+// Config is what one run of the engine needs besides the desired state and
+// the AWS port. The CLI validates every field before calling Run.
+type Config struct {
+	Mode Mode
+	// RecoveryWindowDays is passed to DeleteSecret; 7..30 (SPEC §2.1).
+	RecoveryWindowDays int
+	// AllowEmpty authorizes schedule-deletes when the desired set is empty
+	// (SPEC §5 empty-scope gate).
+	AllowEmpty bool
+	// Concurrency bounds parallel AWS calls inside one phase; 1 = sequential.
+	Concurrency int
+	// VerificationTimeout bounds the post-apply verification (SPEC §6).
+	VerificationTimeout time.Duration
+	// ShowResourceNames logs real secret names instead of resource-NNNN
+	// ordinals (SPEC §7.3).
+	ShowResourceNames bool
+}
+
+// Result is the outcome of one run; the CLI maps Status to the exit code
+// (vocab.ExitCode) and writes the report from it (SPEC §7).
+type Result struct {
+	Status       vocab.Status
+	Verification vocab.Verification
+	// Counts are derived from the (last) plan: planned operations for plan
+	// mode, the applied plan for sync; Conflicts counts conflicting secrets.
+	Counts vocab.Counts
+}
+
+// Run observes the scope of want through sm, plans, and in ModeSync applies
+// and verifies. It never returns an error: every failure is a Status. A
+// cancelled ctx (signal or run timeout) yields StatusInterrupted.
+var _ = func(ctx context.Context, cfg Config, want desired.State, sm Port, log *slog.Logger) Result {
+	return Run(ctx, cfg, want, sm, log)
+}

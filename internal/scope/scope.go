@@ -1,0 +1,97 @@
+// Package scope defines ownership: the three reserved tags written at
+// CreateSecret, the scope digest and the source digest (SPEC §4).
+//
+// Invariant: the digests are stable across releases; changing them would
+// orphan every secret users have already created.
+package scope
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"path"
+	"strings"
+)
+
+// Reserved tag keys and the managed-by value (SPEC §4).
+const (
+	TagManagedBy   = "sops-aws-sync:managed-by"
+	TagScope       = "sops-aws-sync:scope"
+	TagSource      = "sops-aws-sync:source"
+	ManagedByValue = "sops-aws-sync"
+)
+
+// Scope identifies the owned namespace of one configuration.
+type Scope struct {
+	RepositoryID string // e.g. "owner/repo"
+	SourceRoot   string // cleaned, repo-relative; "." for the whole repository
+	Prefix       string // secret prefix with one trailing "/" trimmed
+}
+
+// Digest returns the lower-hex SHA-256 of
+// "sops-aws-sync:scope:v1" NUL repository-id NUL cleaned source-root NUL
+// trimmed prefix (SPEC §4). It is the value of the scope tag.
+func (s Scope) Digest() string {
+	h := sha256.New()
+	h.Write([]byte("sops-aws-sync:scope:v1"))
+	h.Write([]byte{0})
+	h.Write([]byte(s.RepositoryID))
+	h.Write([]byte{0})
+	h.Write([]byte(CleanSourceRoot(s.SourceRoot)))
+	h.Write([]byte{0})
+	h.Write([]byte(TrimPrefix(s.Prefix)))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// CleanSourceRoot returns the cleaned slash-separated form of a repo-relative
+// source root ("" and "./" become ".").
+func CleanSourceRoot(root string) string {
+	if root == "" {
+		return "."
+	}
+	return path.Clean(root)
+}
+
+// TrimPrefix trims exactly one trailing "/" from a secret prefix (SPEC §2.1).
+func TrimPrefix(prefix string) string {
+	return strings.TrimSuffix(prefix, "/")
+}
+
+// SourceDigest returns the lower-hex SHA-256 of a repo-relative source path,
+// with a ".sops.yaml", ".sops.yml" or ".sops.env" suffix rewritten to
+// ".sops.json" so that re-encoding a document keeps its identity (SPEC §4).
+func SourceDigest(repoPath string) string {
+	p := repoPath
+	for _, suf := range []string{".sops.yaml", ".sops.yml", ".sops.env"} {
+		if strings.HasSuffix(p, suf) {
+			p = strings.TrimSuffix(p, suf) + ".sops.json"
+			break
+		}
+	}
+	sum := sha256.Sum256([]byte(p))
+	return hex.EncodeToString(sum[:])
+}
+
+// IsDigest reports whether s is a lower-hex SHA-256 (64 characters of
+// [0-9a-f]); a source tag that is not is a source-tag conflict (SPEC §4.1).
+func IsDigest(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// Tags returns the three reserved tags for a secret created from the
+// document at repoPath.
+func (s Scope) Tags(repoPath string) map[string]string {
+	return map[string]string{
+		TagManagedBy: ManagedByValue,
+		TagScope:     s.Digest(),
+		TagSource:    SourceDigest(repoPath),
+	}
+}

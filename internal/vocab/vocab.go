@@ -1,0 +1,145 @@
+package vocab
+
+// Status is the run status written to the report and the final log record
+// (SPEC §7.1).
+type Status string
+
+const (
+	StatusConverged                Status = "converged"
+	StatusDrift                    Status = "drift"
+	StatusInvalid                  Status = "invalid"
+	StatusConflict                 Status = "conflict"
+	StatusApplyFailed              Status = "apply-failed"
+	StatusObservationFailed        Status = "observation-failed"
+	StatusVerificationFailed       Status = "verification-failed"
+	StatusVerificationInconclusive Status = "verification-inconclusive"
+	StatusInterrupted              Status = "interrupted"
+)
+
+// Verification is the outcome of the post-apply verification (SPEC §6, §7.1).
+type Verification string
+
+const (
+	VerificationConverged    Verification = "converged"
+	VerificationFailed       Verification = "failed"
+	VerificationInconclusive Verification = "inconclusive"
+	VerificationNotRun       Verification = "not-run"
+)
+
+// Process exit codes (SPEC §7.1).
+const (
+	ExitOK          = 0
+	ExitDrift       = 2
+	ExitInvalid     = 3
+	ExitConflict    = 4
+	ExitApply       = 5
+	ExitVerify      = 6
+	ExitInterrupted = 130
+)
+
+// ExitCode maps a final status to the process exit code (SPEC §7.1). Drift
+// exits 2 only when detailedExitCode is set (plan --detailed-exit-code);
+// otherwise it exits 0.
+func ExitCode(s Status, detailedExitCode bool) int {
+	switch s {
+	case StatusConverged:
+		return ExitOK
+	case StatusDrift:
+		if detailedExitCode {
+			return ExitDrift
+		}
+		return ExitOK
+	case StatusInvalid:
+		return ExitInvalid
+	case StatusConflict:
+		return ExitConflict
+	case StatusApplyFailed, StatusObservationFailed:
+		return ExitApply
+	case StatusVerificationFailed, StatusVerificationInconclusive:
+		return ExitVerify
+	case StatusInterrupted:
+		return ExitInterrupted
+	}
+	return ExitInvalid
+}
+
+// ConflictClass names why an observed secret blocks the whole plan
+// (SPEC §4.1). Any conflict means not one mutating call is made (exit 4).
+type ConflictClass string
+
+const (
+	ConflictOwnership    ConflictClass = "ownership"
+	ConflictSource       ConflictClass = "source"
+	ConflictSourceTag    ConflictClass = "source-tag"
+	ConflictServiceOwned ConflictClass = "service-owned"
+	ConflictRotation     ConflictClass = "rotation"
+	ConflictReplication  ConflictClass = "replication"
+	ConflictStaging      ConflictClass = "staging"
+	ConflictPayload      ConflictClass = "payload"
+)
+
+// ConflictClasses lists every class in the order of SPEC §4.1.
+var ConflictClasses = []ConflictClass{
+	ConflictOwnership, ConflictSource, ConflictSourceTag, ConflictServiceOwned,
+	ConflictRotation, ConflictReplication, ConflictStaging, ConflictPayload,
+}
+
+// OperationKind is one of the four mutations the tool may make (SPEC §1, §5).
+// The constants are declared in phase order: restore, create, update,
+// schedule-delete.
+type OperationKind string
+
+const (
+	OpRestore        OperationKind = "restore"
+	OpCreate         OperationKind = "create"
+	OpUpdate         OperationKind = "update"
+	OpScheduleDelete OperationKind = "schedule-delete"
+)
+
+// Phases lists the operation kinds in apply order (SPEC §5).
+var Phases = []OperationKind{OpRestore, OpCreate, OpUpdate, OpScheduleDelete}
+
+// Counts is the per-kind tally reported in the report's "counts" object
+// (SPEC §7.2). JSON keys are part of the report schema.
+type Counts struct {
+	Create         int `json:"create"`
+	Update         int `json:"update"`
+	Restore        int `json:"restore"`
+	ScheduleDelete int `json:"schedule_delete"`
+	Unchanged      int `json:"unchanged"`
+	Conflicts      int `json:"conflicts"`
+}
+
+// Operations returns the number of planned mutations (create + update +
+// restore + schedule-delete).
+func (c Counts) Operations() int { return c.Create + c.Update + c.Restore + c.ScheduleDelete }
+
+// ReportSchema is the report's schema_version value (SPEC §7.2).
+const ReportSchema = "sops-aws-sync/report/v1"
+
+// Log phases (SPEC §7.3): the value of the "phase" field.
+const (
+	PhasePlan     = "plan"
+	PhaseApply    = "apply"
+	PhaseVerify   = "verify"
+	PhaseAWS      = "aws"
+	PhaseReport   = "report"
+	PhaseComplete = "complete"
+)
+
+// Log field keys (SPEC §7.3). No other keys may appear in a log record
+// besides slog's own time, level and msg.
+const (
+	FieldPhase         = "phase"
+	FieldStatus        = "status"
+	FieldOperation     = "operation"
+	FieldCount         = "count"
+	FieldDurationMS    = "duration_ms"
+	FieldResource      = "resource"
+	FieldConflictClass = "conflict_class"
+	FieldErrorCode     = "error_code"
+	FieldFaultClass    = "fault_class"
+	FieldRequestID     = "request_id"
+	FieldErrorClass    = "error_class"
+	FieldVerification  = "verification"
+)
