@@ -1,8 +1,3 @@
-// Package scope defines ownership: the three reserved tags written at
-// CreateSecret, the scope digest and the source digest (SPEC §4).
-//
-// Invariant: the digests are stable across releases; changing them would
-// orphan every secret users have already created.
 package scope
 
 import (
