@@ -1,0 +1,81 @@
+package plan
+
+import (
+	"slices"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/scope"
+)
+
+// Staging labels with a meaning to the planner (AWS API: version stages).
+const (
+	StageCurrent = "AWSCURRENT"
+	StagePending = "AWSPENDING"
+)
+
+// CurrentValue is the value read for a secret's current version
+// (GetSecretValue or BatchGetSecretValue, SPEC §4). It is only read for
+// owned, active, conflict-free desired secrets with exactly one AWSCURRENT.
+type CurrentValue struct {
+	// VersionID is the id of the version the value was read from.
+	VersionID string
+	// HasString and String: SecretString was present, and its bytes.
+	HasString bool
+	String    []byte
+	// HasBinary and Binary: SecretBinary was present, and its bytes.
+	HasBinary bool
+	Binary    []byte
+	// Missing: the read found no current version (no AWSCURRENT, or the
+	// secret went away between DescribeSecret and the read). It plans an
+	// update; the apply precondition then sees the real state.
+	Missing bool
+	// StageMismatch: the version read is not the one DescribeSecret reported
+	// as AWSCURRENT (a staging conflict, SPEC §4.1).
+	StageMismatch bool
+}
+
+// ObservedSecret is what a direct DescribeSecret (plus, where needed, the
+// current value) showed about one name. The zero value means "absent".
+type ObservedSecret struct {
+	Exists bool
+	// ARN is the full ARN; the engine addresses the secret by it once known.
+	ARN  string
+	Name string
+	Tags map[string]string
+	// Deleted: scheduled for deletion (DescribeSecret returned DeletedDate).
+	Deleted         bool
+	OwningService   string
+	RotationEnabled bool
+	ReplicaRegions  []string
+	// VersionIDsToStages is DescribeSecret's map of labelled versions.
+	VersionIDsToStages map[string][]string
+	// Current is the value read for the current version; nil when not read.
+	Current *CurrentValue
+}
+
+// Owned reports whether the managed-by and scope tags both match
+// (SPEC §4: owned = managed-by and scope both match).
+func (o ObservedSecret) Owned(scopeDigest string) bool {
+	return o.Exists && o.Tags[scope.TagManagedBy] == scope.ManagedByValue && o.Tags[scope.TagScope] == scopeDigest
+}
+
+// CurrentVersionIDs returns, sorted, the ids of the versions labelled
+// AWSCURRENT. More than one is a staging conflict; none plans an update.
+func (o ObservedSecret) CurrentVersionIDs() []string {
+	var ids []string
+	for id, stages := range o.VersionIDsToStages {
+		if slices.Contains(stages, StageCurrent) {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+func (o ObservedSecret) hasPending() bool {
+	for _, stages := range o.VersionIDsToStages {
+		if slices.Contains(stages, StagePending) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,139 @@
+package plan
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/desired"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+// Operation is one planned mutation.
+type Operation struct {
+	Kind vocab.OperationKind
+	Name string
+	// ARN addresses the secret once known ("" for a create).
+	ARN    string
+	Reason Reason
+	// Desired is the desired secret (nil for a schedule-delete).
+	Desired *desired.Secret
+	// Fingerprint is what planning saw; the apply precondition compares a
+	// fresh observation with it (SPEC §6).
+	Fingerprint Fingerprint
+}
+
+// Conflict is one name that blocks the whole plan (SPEC §4.1).
+type Conflict struct {
+	Name  string
+	Class vocab.ConflictClass
+	// Desired is the desired secret for the name, nil when not desired.
+	Desired *desired.Secret
+}
+
+// Unchanged is one name that needs no operation.
+type Unchanged struct {
+	Name   string
+	Reason Reason
+	// Desired is nil for a not-desired secret already scheduled for deletion.
+	Desired *desired.Secret
+}
+
+// Plan is the outcome of Build: plain data.
+type Plan struct {
+	// Ops in phase order (vocab.Phases), names ascending within a phase.
+	// Empty whenever Conflicts is non-empty.
+	Ops []Operation
+	// Unchanged and Conflicts, names ascending.
+	Unchanged []Unchanged
+	Conflicts []Conflict
+	// EmptyScopeGate is true when the desired set is empty, at least one
+	// schedule-delete is planned and deletions were not authorized
+	// (--allow-empty): the run is invalid and nothing may be mutated (SPEC §5).
+	// Ops still lists what would have been done.
+	EmptyScopeGate bool
+}
+
+// Counts derives the report counts from the plan (SPEC §7.2).
+func (p Plan) Counts() vocab.Counts {
+	c := CountOps(p.Ops)
+	c.Unchanged = len(p.Unchanged)
+	c.Conflicts = len(p.Conflicts)
+	return c
+}
+
+// CountOps tallies operations by kind (unchanged and conflicts stay 0).
+func CountOps(ops []Operation) vocab.Counts {
+	var c vocab.Counts
+	for _, op := range ops {
+		switch op.Kind {
+		case vocab.OpCreate:
+			c.Create++
+		case vocab.OpUpdate:
+			c.Update++
+		case vocab.OpRestore:
+			c.Restore++
+		case vocab.OpScheduleDelete:
+			c.ScheduleDelete++
+		}
+	}
+	return c
+}
+
+// Phase returns the 0-based apply phase of an operation kind (SPEC §5).
+func Phase(k vocab.OperationKind) int {
+	return slices.Index(vocab.Phases, k)
+}
+
+// SortOps sorts operations into phase order, names ascending (SPEC §5).
+func SortOps(ops []Operation) {
+	slices.SortFunc(ops, func(a, b Operation) int {
+		return cmp.Or(cmp.Compare(Phase(a.Kind), Phase(b.Kind)), cmp.Compare(a.Name, b.Name))
+	})
+}
+
+// Build plans one scope (SPEC §5). observed maps names to direct
+// observations; it must hold every desired name (a missing entry means
+// absent) and may hold candidates found by discovery. Names are classified
+// with Classify; the result is independent of map order.
+func Build(want desired.State, observed map[string]ObservedSecret, allowEmpty bool) Plan {
+	digest := want.Scope.Digest()
+	byName := make(map[string]*desired.Secret, len(want.Secrets))
+	names := make([]string, 0, len(want.Secrets)+len(observed))
+	for i := range want.Secrets {
+		s := &want.Secrets[i]
+		byName[s.Name] = s
+		names = append(names, s.Name)
+	}
+	for name := range observed {
+		if _, ok := byName[name]; !ok {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+
+	var p Plan
+	for _, name := range names {
+		w, obs := byName[name], observed[name]
+		d := Classify(digest, w, obs)
+		switch {
+		case d.Action == ActionConflict:
+			p.Conflicts = append(p.Conflicts, Conflict{Name: name, Class: d.Conflict, Desired: w})
+		case d.Action == ActionUnchanged:
+			p.Unchanged = append(p.Unchanged, Unchanged{Name: name, Reason: d.Reason, Desired: w})
+		case d.Action.IsOperation():
+			p.Ops = append(p.Ops, Operation{
+				Kind: vocab.OperationKind(d.Action), Name: name, ARN: obs.ARN,
+				Reason: d.Reason, Desired: w, Fingerprint: FingerprintOf(name, obs, d),
+			})
+		}
+	}
+	if len(p.Conflicts) > 0 {
+		p.Ops = nil
+		return p
+	}
+	SortOps(p.Ops)
+	if len(want.Secrets) == 0 && !allowEmpty && slices.ContainsFunc(p.Ops, func(o Operation) bool { return o.Kind == vocab.OpScheduleDelete }) {
+		p.EmptyScopeGate = true
+	}
+	return p
+}

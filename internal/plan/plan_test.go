@@ -1,0 +1,176 @@
+package plan_test
+
+import (
+	"testing"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/desired"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/scope"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+var testScope = scope.Scope{RepositoryID: "acme/app", SourceRoot: "secrets", Prefix: "app"}
+
+func want(name, path, value string) *desired.Secret {
+	return &desired.Secret{Name: name, Value: []byte(value), SourceDigest: scope.SourceDigest(path), Path: path, Ordinal: 1}
+}
+
+// owned returns an active owned secret whose one current version holds a
+// string value (already read).
+func owned(name, path, value string) plan.ObservedSecret {
+	return plan.ObservedSecret{
+		Exists: true, ARN: "arn:aws:secretsmanager:us-east-1:1:secret:" + name + "-AbCdEf", Name: name,
+		Tags:               testScope.Tags(path),
+		VersionIDsToStages: map[string][]string{"v1": {"AWSCURRENT"}},
+		Current:            &plan.CurrentValue{VersionID: "v1", HasString: true, String: []byte(value)},
+	}
+}
+
+func TestClassify_DecisionRows(t *testing.T) {
+	d := testScope.Digest()
+	w := want("app/db", "secrets/db.sops.json", `{"a":1}`)
+	mod := func(o plan.ObservedSecret, f func(*plan.ObservedSecret)) plan.ObservedSecret {
+		if o.Current != nil {
+			c := *o.Current
+			o.Current = &c
+		}
+		f(&o)
+		return o
+	}
+	base := owned("app/db", "secrets/db.sops.json", `{"a":1}`)
+	cases := []struct {
+		name   string
+		want   *desired.Secret
+		obs    plan.ObservedSecret
+		action plan.Action
+		reason plan.Reason
+		class  vocab.ConflictClass
+	}{
+		{"desired absent → create", w, plan.ObservedSecret{}, plan.ActionCreate, plan.ReasonAbsent, ""},
+		{"desired equal → unchanged", w, base, plan.ActionUnchanged, plan.ReasonEqual, ""},
+		{"desired differs → update", w, mod(base, func(o *plan.ObservedSecret) { o.Current.String = []byte(`{"a":2}`) }), plan.ActionUpdate, plan.ReasonValueDiffers, ""},
+		{"desired binary → update", w, mod(base, func(o *plan.ObservedSecret) {
+			o.Current = &plan.CurrentValue{VersionID: "v1", HasBinary: true, Binary: []byte(`{"a":1}`)}
+		}), plan.ActionUpdate, plan.ReasonStoredBinary, ""},
+		{"desired no AWSCURRENT → update", w, mod(base, func(o *plan.ObservedSecret) {
+			o.VersionIDsToStages = map[string][]string{"v0": {"AWSPREVIOUS"}}
+			o.Current = nil
+		}), plan.ActionUpdate, plan.ReasonNoCurrent, ""},
+		{"desired read found none → update", w, mod(base, func(o *plan.ObservedSecret) { o.Current = &plan.CurrentValue{Missing: true} }), plan.ActionUpdate, plan.ReasonNoCurrent, ""},
+		{"desired scheduled → restore", w, mod(base, func(o *plan.ObservedSecret) { o.Deleted = true; o.Current = nil }), plan.ActionRestore, plan.ReasonScheduled, ""},
+		{"not desired active → schedule-delete", nil, mod(base, func(o *plan.ObservedSecret) { o.Current = nil }), plan.ActionScheduleDelete, plan.ReasonNotDesired, ""},
+		{"not desired scheduled → unchanged", nil, mod(base, func(o *plan.ObservedSecret) { o.Deleted = true; o.Current = nil }), plan.ActionUnchanged, plan.ReasonScheduled, ""},
+		{"not desired absent → none", nil, plan.ObservedSecret{}, plan.ActionNone, plan.ReasonNotOurs, ""},
+		{"not desired foreign → none", nil, mod(base, func(o *plan.ObservedSecret) { o.Tags = map[string]string{} }), plan.ActionNone, plan.ReasonNotOurs, ""},
+
+		{"ownership: no tags", w, mod(base, func(o *plan.ObservedSecret) { o.Tags = nil }), plan.ActionConflict, plan.ReasonConflictFound, vocab.ConflictOwnership},
+		{"ownership: other scope", w, mod(base, func(o *plan.ObservedSecret) {
+			o.Tags = scope.Scope{RepositoryID: "acme/other", SourceRoot: "secrets", Prefix: "app"}.Tags("secrets/db.sops.json")
+		}), plan.ActionConflict, plan.ReasonConflictFound, vocab.ConflictOwnership},
+		{"ownership: managed-by differs", w, mod(base, func(o *plan.ObservedSecret) {
+			o.Tags = map[string]string{scope.TagManagedBy: "someone", scope.TagScope: d, scope.TagSource: w.SourceDigest}
+		}), plan.ActionConflict, plan.ReasonConflictFound, vocab.ConflictOwnership},
+		{"source: another document's", w, mod(base, func(o *plan.ObservedSecret) { o.Tags = testScope.Tags("secrets/other.sops.json") }), plan.ActionConflict, plan.ReasonConflictFound, vocab.ConflictSource},
+		{"source-tag: not a digest", w, mod(base, func(o *plan.ObservedSecret) {
+			o.Tags = map[string]string{scope.TagManagedBy: scope.ManagedByValue, scope.TagScope: d, scope.TagSource: "NOT-HEX"}
+		}), plan.ActionConflict, plan.ReasonConflictFound, vocab.ConflictSourceTag},
+		{"source-tag: missing, not desired", nil, mod(base, func(o *plan.ObservedSecret) {
+			o.Tags = map[string]string{scope.TagManagedBy: scope.ManagedByValue, scope.TagScope: d}
+		}), plan.ActionConflict, plan.ReasonConflictFound, vocab.ConflictSourceTag},
+		{"service-owned", w, mod(base, func(o *plan.ObservedSecret) { o.OwningService = "rds" }), plan.ActionConflict, plan.ReasonConflictFound, vocab.ConflictServiceOwned},
+		{"rotation: enabled", w, mod(base, func(o *plan.ObservedSecret) { o.RotationEnabled = true }), plan.ActionConflict, plan.ReasonConflictFound, vocab.ConflictRotation},
+		{"rotation: AWSPENDING, not desired", nil, mod(base, func(o *plan.ObservedSecret) {
+			o.VersionIDsToStages = map[string][]string{"v1": {"AWSCURRENT"}, "v2": {"AWSPENDING"}}
+		}), plan.ActionConflict, plan.ReasonConflictFound, vocab.ConflictRotation},
+		{"replication", w, mod(base, func(o *plan.ObservedSecret) { o.ReplicaRegions = []string{"eu-west-1"} }), plan.ActionConflict, plan.ReasonConflictFound, vocab.ConflictReplication},
+		{"staging: two AWSCURRENT", w, mod(base, func(o *plan.ObservedSecret) {
+			o.VersionIDsToStages = map[string][]string{"v1": {"AWSCURRENT"}, "v2": {"AWSCURRENT"}}
+		}), plan.ActionConflict, plan.ReasonConflictFound, vocab.ConflictStaging},
+		{"staging: fetched version disagrees", w, mod(base, func(o *plan.ObservedSecret) { o.Current.VersionID = "v9" }), plan.ActionConflict, plan.ReasonConflictFound, vocab.ConflictStaging},
+		{"staging: read flagged mismatch", w, mod(base, func(o *plan.ObservedSecret) { o.Current.StageMismatch = true }), plan.ActionConflict, plan.ReasonConflictFound, vocab.ConflictStaging},
+		{"payload: both", w, mod(base, func(o *plan.ObservedSecret) { o.Current.HasBinary = true; o.Current.Binary = []byte{1} }), plan.ActionConflict, plan.ReasonConflictFound, vocab.ConflictPayload},
+		{"payload: neither", w, mod(base, func(o *plan.ObservedSecret) { o.Current = &plan.CurrentValue{VersionID: "v1"} }), plan.ActionConflict, plan.ReasonConflictFound, vocab.ConflictPayload},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := plan.Classify(d, tc.want, tc.obs)
+			if got.Action != tc.action || got.Reason != tc.reason || got.Conflict != tc.class {
+				t.Fatalf("Classify = %+v, want {%s %s %s}", got, tc.action, tc.reason, tc.class)
+			}
+		})
+	}
+}
+
+func TestNeedsValue_OnlyOwnedActiveConflictFreeDesired(t *testing.T) {
+	d := testScope.Digest()
+	w := want("app/db", "secrets/db.sops.json", `{}`)
+	o := owned("app/db", "secrets/db.sops.json", `{}`)
+	if !plan.NeedsValue(d, w, o) {
+		t.Fatal("owned active desired must need a value")
+	}
+	del := o
+	del.Deleted = true
+	rot := o
+	rot.RotationEnabled = true
+	for name, c := range map[string]struct {
+		w *desired.Secret
+		o plan.ObservedSecret
+	}{"not desired": {nil, o}, "deleted": {w, del}, "rotation": {w, rot}, "absent": {w, plan.ObservedSecret{}}} {
+		if plan.NeedsValue(d, c.w, c.o) {
+			t.Errorf("%s: must not need a value", name)
+		}
+	}
+}
+
+func TestBuild_EmptyScopeGate(t *testing.T) {
+	st := desired.State{Scope: testScope}
+	obs := map[string]plan.ObservedSecret{"app/a": owned("app/a", "secrets/a.sops.json", `{}`)}
+	p := plan.Build(st, obs, false)
+	if !p.EmptyScopeGate || p.Counts().ScheduleDelete != 1 {
+		t.Fatalf("gate must block deleting the whole scope: %+v", p)
+	}
+	if p := plan.Build(st, obs, true); p.EmptyScopeGate {
+		t.Fatal("--allow-empty must lift the gate")
+	}
+	st.Secrets = []desired.Secret{*want("app/b", "secrets/b.sops.json", `{}`)}
+	if p := plan.Build(st, obs, false); p.EmptyScopeGate {
+		t.Fatal("gate applies only to an empty desired set")
+	}
+	if p := plan.Build(desired.State{Scope: testScope}, nil, false); p.EmptyScopeGate || len(p.Ops) != 0 {
+		t.Fatal("empty desired and empty scope is a converged no-op")
+	}
+}
+
+func TestBuild_ConflictEmptiesOps(t *testing.T) {
+	st := desired.State{Scope: testScope, Secrets: []desired.Secret{*want("app/a", "secrets/a.sops.json", `{}`), *want("app/b", "secrets/b.sops.json", `{}`)}}
+	foreign := owned("app/b", "secrets/b.sops.json", `{}`)
+	foreign.Tags = nil
+	p := plan.Build(st, map[string]plan.ObservedSecret{"app/b": foreign}, false)
+	if len(p.Ops) != 0 || len(p.Conflicts) != 1 || p.Conflicts[0].Class != vocab.ConflictOwnership {
+		t.Fatalf("plan = %+v", p)
+	}
+	if c := p.Counts(); c.Conflicts != 1 || c.Operations() != 0 {
+		t.Fatalf("counts = %+v", c)
+	}
+}
+
+func TestFingerprint_ChangesWithValueVersionAndDecision(t *testing.T) {
+	d := testScope.Digest()
+	w := want("app/db", "secrets/db.sops.json", `{"a":1}`)
+	a := owned("app/db", "secrets/db.sops.json", `{"a":2}`)
+	fa := plan.FingerprintOf("app/db", a, plan.Classify(d, w, a))
+	b := owned("app/db", "secrets/db.sops.json", `{"a":3}`)
+	if fb := plan.FingerprintOf("app/db", b, plan.Classify(d, w, b)); fb == fa {
+		t.Fatal("a different value must change the fingerprint")
+	}
+	c := owned("app/db", "secrets/db.sops.json", `{"a":2}`)
+	c.VersionIDsToStages = map[string][]string{"v2": {"AWSCURRENT"}}
+	c.Current.VersionID = "v2"
+	if fc := plan.FingerprintOf("app/db", c, plan.Classify(d, w, c)); fc == fa {
+		t.Fatal("a new current version must change the fingerprint")
+	}
+	same := owned("app/db", "secrets/db.sops.json", `{"a":2}`)
+	if fs := plan.FingerprintOf("app/db", same, plan.Classify(d, w, same)); fs != fa {
+		t.Fatal("an identical observation must give an identical fingerprint")
+	}
+}

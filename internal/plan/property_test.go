@@ -1,0 +1,178 @@
+package plan_test
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/desired"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/scope"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+// world is an in-memory model of one account's secrets, keyed by name; it
+// is what the planner would observe directly.
+type world map[string]plan.ObservedSecret
+
+var values = []string{`{"a":1}`, `{"a":2}`, `{"b":"x"}`}
+
+func genScenario(t *rapid.T, allowConflicts bool) (desired.State, world) {
+	names := rapid.SliceOfNDistinct(rapid.SampledFrom([]string{"app/a", "app/b", "app/c-config", "app/d", "app/e", "app/f"}), 0, 6, rapid.ID[string]).Draw(t, "names")
+	slices.Sort(names)
+	st := desired.State{Scope: testScope}
+	w := world{}
+	for i, name := range names {
+		path := "secrets/" + name[len("app/"):] + ".sops.json"
+		isDesired := rapid.Bool().Draw(t, "desired-"+name)
+		if isDesired {
+			st.Secrets = append(st.Secrets, desired.Secret{Name: name, Value: []byte(rapid.SampledFrom(values).Draw(t, "value-"+name)), SourceDigest: scope.SourceDigest(path), Path: path, Ordinal: i + 1})
+		}
+		kinds := []string{"absent", "string", "binary", "no-current", "deleted"}
+		if allowConflicts {
+			kinds = append(kinds, "foreign", "rotation", "staging", "replication", "wrong-source")
+		}
+		kind := rapid.SampledFrom(kinds).Draw(t, "kind-"+name)
+		if kind == "absent" {
+			continue
+		}
+		o := owned(name, path, rapid.SampledFrom(values).Draw(t, "stored-"+name))
+		switch kind {
+		case "binary":
+			o.Current = &plan.CurrentValue{VersionID: "v1", HasBinary: true, Binary: []byte{0, 1}}
+		case "no-current":
+			o.VersionIDsToStages = map[string][]string{}
+			o.Current = nil
+		case "deleted":
+			o.Deleted = true
+		case "foreign":
+			o.Tags = map[string]string{"team": "other"}
+		case "rotation":
+			o.RotationEnabled = true
+		case "staging":
+			o.VersionIDsToStages = map[string][]string{"v1": {"AWSCURRENT"}, "v2": {"AWSCURRENT"}}
+		case "replication":
+			o.ReplicaRegions = []string{"eu-west-1"}
+		case "wrong-source":
+			o.Tags = testScope.Tags("secrets/elsewhere.sops.json")
+		}
+		w[name] = o
+	}
+	return st, w
+}
+
+// observe is what a reconciler's observation returns: values only where
+// the planner needs them (SPEC §4).
+func observe(st desired.State, w world) map[string]plan.ObservedSecret {
+	byName := map[string]*desired.Secret{}
+	for i := range st.Secrets {
+		byName[st.Secrets[i].Name] = &st.Secrets[i]
+	}
+	out := map[string]plan.ObservedSecret{}
+	for name, o := range w {
+		if !plan.NeedsValue(st.Scope.Digest(), byName[name], o) {
+			o.Current = nil
+		}
+		out[name] = o
+	}
+	return out
+}
+
+// apply executes a plan's operations on the model the way AWS would.
+func apply(w world, st desired.State, ops []plan.Operation, version *int) {
+	for _, op := range ops {
+		*version++
+		vid := fmt.Sprintf("w%d", *version)
+		o := w[op.Name]
+		switch op.Kind {
+		case vocab.OpCreate:
+			o = plan.ObservedSecret{Exists: true, Name: op.Name, ARN: "arn:new:" + op.Name, Tags: st.Scope.Tags(op.Desired.Path)}
+			fallthrough
+		case vocab.OpUpdate:
+			o.VersionIDsToStages = map[string][]string{vid: {"AWSCURRENT"}}
+			o.Current = &plan.CurrentValue{VersionID: vid, HasString: true, String: op.Desired.Value}
+		case vocab.OpRestore:
+			o.Deleted = false
+		case vocab.OpScheduleDelete:
+			o.Deleted = true
+		}
+		w[op.Name] = o
+	}
+}
+
+func TestProperty_OrderDeterminismAndCounts(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		st, w := genScenario(t, true)
+		obs := observe(st, w)
+		p := plan.Build(st, obs, rapid.Bool().Draw(t, "allowEmpty"))
+		for i := 1; i < len(p.Ops); i++ {
+			a, b := p.Ops[i-1], p.Ops[i]
+			if plan.Phase(a.Kind) > plan.Phase(b.Kind) || (a.Kind == b.Kind && a.Name >= b.Name) {
+				t.Fatalf("ops out of order: %s %s before %s %s", a.Kind, a.Name, b.Kind, b.Name)
+			}
+		}
+		if len(p.Conflicts) > 0 && len(p.Ops) > 0 {
+			t.Fatalf("a conflict must leave no operation: %+v", p)
+		}
+		// Every name that is desired or ours is accounted for exactly once.
+		seen := map[string]int{}
+		for _, op := range p.Ops {
+			seen[op.Name]++
+		}
+		for _, u := range p.Unchanged {
+			seen[u.Name]++
+		}
+		for _, c := range p.Conflicts {
+			seen[c.Name]++
+		}
+		for _, s := range st.Secrets {
+			if len(p.Conflicts) == 0 && seen[s.Name] != 1 {
+				t.Fatalf("desired %s accounted %d times", s.Name, seen[s.Name])
+			}
+		}
+		again := plan.Build(st, maps.Clone(obs), false)
+		if fmt.Sprint(again.Ops) != fmt.Sprint(plan.Build(st, obs, false).Ops) {
+			t.Fatal("Build is not deterministic")
+		}
+		c := p.Counts()
+		if c.Operations() != len(p.Ops) || c.Unchanged != len(p.Unchanged) || c.Conflicts != len(p.Conflicts) {
+			t.Fatalf("counts %+v do not match the plan", c)
+		}
+	})
+}
+
+func TestProperty_ApplyingAPlanConverges(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		st, w := genScenario(t, false)
+		p := plan.Build(st, observe(st, w), true)
+		if len(p.Conflicts) > 0 {
+			t.Fatalf("no conflict expected: %+v", p.Conflicts)
+		}
+		version := 0
+		apply(w, st, p.Ops, &version)
+		restored := map[string]bool{}
+		for _, op := range p.Ops {
+			if op.Kind == vocab.OpRestore {
+				restored[op.Name] = true
+			}
+		}
+		// After restores, at most one follow-up update per restored name.
+		follow := plan.Build(st, observe(st, w), true)
+		for _, op := range follow.Ops {
+			if op.Kind != vocab.OpUpdate || !restored[op.Name] {
+				t.Fatalf("second plan may hold only follow-up updates of restored names, got %s %s", op.Kind, op.Name)
+			}
+		}
+		apply(w, st, follow.Ops, &version)
+		final := plan.Build(st, observe(st, w), true)
+		if len(final.Ops) != 0 || len(final.Conflicts) != 0 {
+			t.Fatalf("not converged after apply: %+v", final)
+		}
+		if final.Counts().Unchanged != len(final.Unchanged) {
+			t.Fatal("counts drift")
+		}
+	})
+}
