@@ -1,0 +1,276 @@
+package emulator
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"slices"
+	"time"
+)
+
+// The control API under /_emulator/ (issue 2): JSON in, JSON out; bad input
+// gets 400 {"error": "..."}; a wrong method gets 405.
+
+// State returns the live state (see StateDump).
+func (e *Emulator) State() StateDump {
+	now, _ := e.begin()
+	_ = now
+	defer e.mu.Unlock()
+	d := StateDump{Secrets: []SecretDump{}}
+	for _, r := range e.st.order {
+		s := r.cur()
+		if s == nil {
+			continue
+		}
+		sd := SecretDump{
+			Name:            s.name,
+			ARN:             s.arn,
+			Description:     s.description,
+			KmsKeyID:        s.kmsKeyID,
+			Tags:            map[string]string{},
+			RotationEnabled: s.rotationEnabled,
+			OwningService:   s.owningService,
+			ReplicaRegions:  append([]string{}, s.replicas...),
+			Versions:        []VersionDump{},
+		}
+		if s.pending() {
+			t := s.deletedDate
+			sd.DeletedDate = &t
+		}
+		for _, t := range s.tags {
+			sd.Tags[t.key] = t.value
+		}
+		for _, v := range s.versions {
+			vd := VersionDump{VersionID: v.id, Stages: append([]string{}, s.stages[v.id]...), SecretBinary: slices.Clone(v.bin), CreatedDate: v.created}
+			if v.str != nil {
+				str := *v.str
+				vd.SecretString = &str
+			}
+			sd.Versions = append(sd.Versions, vd)
+		}
+		d.Secrets = append(d.Secrets, sd)
+	}
+	return d
+}
+
+// SetConditions applies c to the secret named (or ARN'd) by c.Name. It
+// returns an error when the secret does not exist or c is invalid.
+func (e *Emulator) SetConditions(c Conditions) error {
+	if c.Name == "" {
+		return errors.New("name is required (a secret name or ARN)")
+	}
+	for _, reg := range c.ReplicaRegions {
+		if !validRegion(reg) {
+			return fmt.Errorf("replica region %q is not a Region name like us-west-2", reg)
+		}
+	}
+	now, lag := e.begin()
+	defer e.mu.Unlock()
+	r := e.st.lookup(c.Name)
+	if r == nil || r.cur() == nil {
+		return fmt.Errorf("secret %q not found", c.Name)
+	}
+	n := r.cur().clone()
+	if c.RotationEnabled != nil {
+		n.rotationEnabled = *c.RotationEnabled
+	}
+	if c.OwningService != nil {
+		n.owningService = *c.OwningService
+	}
+	if c.ReplicaRegions != nil {
+		n.replicas = slices.Clone(c.ReplicaRegions)
+		n.primaryRegion = ""
+		if len(n.replicas) > 0 {
+			n.primaryRegion = e.region
+		}
+	}
+	if c.PendingVersion != nil {
+		if *c.PendingVersion {
+			id := e.newVersionID()
+			var str *string
+			var bin []byte
+			if cur := n.holder("AWSCURRENT"); cur != "" {
+				v := n.version(cur)
+				str, bin = v.str, v.bin
+			} else {
+				p := "pending"
+				str = &p
+			}
+			n.versions = append(n.versions, newVersion(id, str, bin, now))
+			n.removeLabel("AWSPENDING")
+			n.addLabel(id, "AWSPENDING")
+		} else {
+			n.removeLabel("AWSPENDING")
+		}
+	}
+	if c.ExtraCurrentStage != nil {
+		var holders []string
+		for _, v := range n.versions {
+			if slices.Contains(n.stages[v.id], "AWSCURRENT") {
+				holders = append(holders, v.id)
+			}
+		}
+		if *c.ExtraCurrentStage {
+			target := ""
+			for i := len(n.versions) - 1; i >= 0; i-- {
+				if id := n.versions[i].id; !slices.Contains(holders, id) {
+					target = id
+					break
+				}
+			}
+			if target == "" {
+				target = e.newVersionID()
+				p := "extra-current"
+				n.versions = append(n.versions, newVersion(target, &p, nil, now))
+			}
+			n.addLabel(target, "AWSCURRENT")
+			if len(holders) == 0 { // needs two holders
+				other := e.newVersionID()
+				p := "extra-current"
+				n.versions = append(n.versions, newVersion(other, &p, nil, now))
+				n.addLabel(other, "AWSCURRENT")
+			}
+		} else if len(holders) > 1 {
+			keep := holders[len(holders)-1]
+			n.removeLabel("AWSCURRENT")
+			n.addLabel(keep, "AWSCURRENT")
+		}
+	}
+	n.lastChanged = now
+	e.st.commit(r, n, now, lag)
+	return nil
+}
+
+type clockIn struct {
+	AdvanceSeconds *float64 `json:"advance_seconds"`
+}
+
+type clockOut struct {
+	Now time.Time `json:"now"`
+}
+
+func (e *Emulator) serveControl(w http.ResponseWriter, r *http.Request) {
+	path := r.URL.Path
+	method := r.Method
+	allow := func(m string) bool {
+		if method != m {
+			w.Header().Set("Allow", m)
+			writeControlError(w, http.StatusMethodNotAllowed, fmt.Sprintf("%s needs %s", path, m))
+			return false
+		}
+		return true
+	}
+	switch path {
+	case "/_emulator/health":
+		if allow(http.MethodGet) {
+			writeJSON(w, map[string]string{"status": "ok"})
+		}
+	case "/_emulator/state":
+		if allow(http.MethodGet) {
+			writeJSON(w, e.State())
+		}
+	case "/_emulator/stats":
+		if allow(http.MethodGet) {
+			writeJSON(w, e.Stats())
+		}
+	case "/_emulator/reset":
+		if allow(http.MethodPost) {
+			e.Reset()
+			writeJSON(w, map[string]string{"status": "ok"})
+		}
+	case "/_emulator/faults":
+		switch method {
+		case http.MethodGet:
+			writeJSON(w, e.Faults())
+		case http.MethodPut:
+			var f Faults
+			if !readControl(w, r, &f) {
+				return
+			}
+			if err := e.SetFaults(f); err != nil {
+				writeControlError(w, http.StatusBadRequest, err.Error())
+				return
+			}
+			writeJSON(w, e.Faults())
+		default:
+			w.Header().Set("Allow", "GET, PUT")
+			writeControlError(w, http.StatusMethodNotAllowed, "/_emulator/faults needs GET or PUT")
+		}
+	case "/_emulator/conditions":
+		if !allow(http.MethodPost) {
+			return
+		}
+		var c Conditions
+		if !readControl(w, r, &c) {
+			return
+		}
+		if err := e.SetConditions(c); err != nil {
+			writeControlError(w, http.StatusBadRequest, err.Error())
+			return
+		}
+		writeJSON(w, map[string]string{"status": "ok"})
+	case "/_emulator/clock":
+		switch method {
+		case http.MethodGet:
+			writeJSON(w, clockOut{Now: e.Now()})
+		case http.MethodPost:
+			var c clockIn
+			if !readControl(w, r, &c) {
+				return
+			}
+			if c.AdvanceSeconds == nil || *c.AdvanceSeconds < 0 || math.IsInf(*c.AdvanceSeconds, 0) || *c.AdvanceSeconds > 100*365*24*3600 {
+				writeControlError(w, http.StatusBadRequest, "advance_seconds is required: a number of seconds between 0 and 3153600000")
+				return
+			}
+			e.AdvanceClock(time.Duration(*c.AdvanceSeconds * float64(time.Second)))
+			writeJSON(w, clockOut{Now: e.Now()})
+		default:
+			w.Header().Set("Allow", "GET, POST")
+			writeControlError(w, http.StatusMethodNotAllowed, "/_emulator/clock needs GET or POST")
+		}
+	default:
+		writeControlError(w, http.StatusNotFound, "unknown control endpoint "+path+"; see docs/emulator.md")
+	}
+}
+
+// readControl decodes a strict JSON body (unknown fields are errors, so a
+// typo never silently does nothing).
+func readControl(w http.ResponseWriter, r *http.Request, v any) bool {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	if err != nil || len(body) > maxBody {
+		writeControlError(w, http.StatusBadRequest, "cannot read the request body (at most 1 MiB)")
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		writeControlError(w, http.StatusBadRequest, "invalid JSON body: "+err.Error())
+		return false
+	}
+	if dec.More() {
+		writeControlError(w, http.StatusBadRequest, "invalid JSON body: trailing data after the object")
+		return false
+	}
+	return true
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		writeControlError(w, http.StatusInternalServerError, "cannot encode the response")
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(append(b, '\n'))
+}
+
+func writeControlError(w http.ResponseWriter, status int, msg string) {
+	b, _ := json.Marshal(map[string]string{"error": msg})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}

@@ -1,0 +1,290 @@
+package emulator
+
+import (
+	"encoding/json"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Defaults for New.
+const (
+	DefaultRegion    = "us-east-1"
+	DefaultAccountID = "123456789012"
+	// maxBody caps a request body: a 65,536-byte binary is ~87 KiB in base64.
+	maxBody = 1 << 20
+)
+
+// Emulator is an in-memory AWS Secrets Manager. It is an http.Handler that
+// serves the awsJson1_1 API on POST / (any path outside /_emulator/) and the
+// JSON control API under /_emulator/. Safe for concurrent use.
+type Emulator struct {
+	region  string
+	account string
+
+	mu       sync.Mutex
+	base     func() time.Time
+	offset   time.Duration
+	st       *store
+	faults   Faults
+	faultRNG *rand.Rand
+	idRNG    *rand.Rand
+	buckets  map[string]*bucket
+	nth      map[string]int64
+	stats    Stats
+}
+
+// Option configures New.
+type Option func(*Emulator)
+
+// WithRegion sets the Region used in ARNs (default us-east-1).
+func WithRegion(region string) Option { return func(e *Emulator) { e.region = region } }
+
+// WithAccountID sets the account id used in ARNs (default 123456789012).
+func WithAccountID(id string) Option { return func(e *Emulator) { e.account = id } }
+
+// WithClock sets the time source (default time.Now). AdvanceClock adds to it.
+func WithClock(now func() time.Time) Option { return func(e *Emulator) { e.base = now } }
+
+// WithFaults sets the initial fault configuration. It panics on an invalid
+// configuration (see ValidateFaults), since it is a programming error.
+func WithFaults(f Faults) Option {
+	return func(e *Emulator) {
+		if err := ValidateFaults(f); err != nil {
+			panic("emulator.WithFaults: " + err.Error())
+		}
+		e.faults = f
+	}
+}
+
+// New returns an empty emulator.
+func New(opts ...Option) *Emulator {
+	e := &Emulator{region: DefaultRegion, account: DefaultAccountID, base: time.Now}
+	for _, o := range opts {
+		o(e)
+	}
+	e.st = newStore()
+	e.resetFaultState()
+	e.resetStats()
+	return e
+}
+
+// Region and AccountID return the values used in ARNs.
+func (e *Emulator) Region() string    { return e.region }
+func (e *Emulator) AccountID() string { return e.account }
+
+// Now returns the emulator clock: the time source plus every AdvanceClock.
+func (e *Emulator) Now() time.Time {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.now()
+}
+
+func (e *Emulator) now() time.Time { return e.base().Add(e.offset) }
+
+// AdvanceClock moves the emulator clock forward by d (negative d is ignored):
+// recovery windows end, list lag elapses and quota buckets refill as if d had
+// passed.
+func (e *Emulator) AdvanceClock(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	e.mu.Lock()
+	e.offset += d
+	e.mu.Unlock()
+}
+
+// SetClock replaces the time source (the accumulated advance is kept).
+func (e *Emulator) SetClock(now func() time.Time) {
+	e.mu.Lock()
+	e.base = now
+	e.mu.Unlock()
+}
+
+// Reset empties the state and the stats and restarts the fault generators
+// and script counters from the current seed. Faults and the clock stay.
+func (e *Emulator) Reset() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.st = newStore()
+	e.resetFaultState()
+	e.resetStats()
+}
+
+func (e *Emulator) resetStats() {
+	e.stats = Stats{Calls: map[string]int64{}, Throttled: map[string]int64{}, Faults: map[string]int64{}}
+}
+
+// Stats returns a copy of the counters.
+func (e *Emulator) Stats() Stats {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	c := Stats{Calls: map[string]int64{}, Throttled: map[string]int64{}, Faults: map[string]int64{}}
+	for k, v := range e.stats.Calls {
+		c.Calls[k] = v
+	}
+	for k, v := range e.stats.Throttled {
+		c.Throttled[k] = v
+	}
+	for k, v := range e.stats.Faults {
+		c.Faults[k] = v
+	}
+	return c
+}
+
+// ServeHTTP serves the control API under /_emulator/ and the Secrets
+// Manager API everywhere else.
+func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/_emulator/") {
+		e.serveControl(w, r)
+		return
+	}
+	e.serveAPI(w, r)
+}
+
+func (e *Emulator) serveAPI(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	if err != nil {
+		writeAPIError(w, errf("SerializationException", "failed to read the request body"))
+		return
+	}
+	if len(body) > maxBody {
+		writeAPIError(w, errf("SerializationException", "the request body is larger than %d bytes", maxBody))
+		return
+	}
+	op, ok := strings.CutPrefix(r.Header.Get("X-Amz-Target"), "secretsmanager.")
+	h := operations[op]
+	if r.Method != http.MethodPost || !ok || h == nil {
+		e.countUnknown()
+		writeAPIError(w, errf("UnknownOperationException", "the emulator does not serve this request; send POST with X-Amz-Target: secretsmanager.<Operation>"))
+		return
+	}
+
+	plan := e.admit(op)
+	if plan.delay > 0 {
+		t := time.NewTimer(plan.delay)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			return
+		}
+	}
+	switch plan.kind {
+	case faultAmbiguousBefore:
+		abort(w)
+		return
+	case faultError:
+		writeAPIError(w, plan.err)
+		return
+	}
+	out, aerr := h(e, body)
+	if plan.kind == faultAmbiguousAfter {
+		abort(w)
+		return
+	}
+	if aerr != nil {
+		writeAPIError(w, aerr)
+		return
+	}
+	b, merr := json.Marshal(out)
+	if merr != nil {
+		writeAPIError(w, errf("InternalServiceError", msgInternal))
+		return
+	}
+	writeAPI(w, http.StatusOK, b)
+}
+
+func (e *Emulator) countUnknown() {
+	e.mu.Lock()
+	e.stats.Calls["Unknown"]++
+	e.mu.Unlock()
+}
+
+// abort closes the connection without an HTTP response, so the client
+// cannot tell whether the request was applied.
+func abort(w http.ResponseWriter) {
+	if hj, ok := w.(http.Hijacker); ok {
+		if conn, _, err := hj.Hijack(); err == nil {
+			_ = conn.Close()
+			return
+		}
+	}
+	panic(http.ErrAbortHandler)
+}
+
+func writeAPIError(w http.ResponseWriter, e *apiError) {
+	writeAPI(w, e.status, encodeError(e))
+}
+
+func writeAPI(w http.ResponseWriter, status int, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", amzJSON)
+	h.Set("X-Amzn-Requestid", newRequestID())
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// decodeBody decodes a JSON object request body; an empty body is {}.
+func decodeBody(body []byte, v any) *apiError {
+	if len(strings.TrimSpace(string(body))) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return errf("SerializationException", "the request body is not a valid JSON object for this operation")
+	}
+	return nil
+}
+
+type opFunc func(e *Emulator, body []byte) (any, *apiError)
+
+func op[T any](f func(*Emulator, *T) (any, *apiError)) opFunc {
+	return func(e *Emulator, body []byte) (any, *apiError) {
+		in := new(T)
+		if err := decodeBody(body, in); err != nil {
+			return nil, err
+		}
+		return f(e, in)
+	}
+}
+
+// operations maps each served X-Amz-Target operation to its handler.
+var operations map[string]opFunc
+
+func init() {
+	operations = map[string]opFunc{
+		"CreateSecret":             op((*Emulator).createSecret),
+		"PutSecretValue":           op((*Emulator).putSecretValue),
+		"UpdateSecret":             op((*Emulator).updateSecret),
+		"DescribeSecret":           op((*Emulator).describeSecret),
+		"GetSecretValue":           op((*Emulator).getSecretValue),
+		"BatchGetSecretValue":      op((*Emulator).batchGetSecretValue),
+		"ListSecrets":              op((*Emulator).listSecrets),
+		"ListSecretVersionIds":     op((*Emulator).listSecretVersionIDs),
+		"DeleteSecret":             op((*Emulator).deleteSecret),
+		"RestoreSecret":            op((*Emulator).restoreSecret),
+		"TagResource":              op((*Emulator).tagResource),
+		"UntagResource":            op((*Emulator).untagResource),
+		"UpdateSecretVersionStage": op((*Emulator).updateSecretVersionStage),
+	}
+}
+
+// Operations returns the names of the served operations.
+func Operations() []string {
+	names := make([]string, 0, len(operations))
+	for k := range operations {
+		names = append(names, k)
+	}
+	return names
+}
+
+// mutating lists the operations that change state (ambiguous faults from
+// AmbiguousRate apply only to these).
+var mutating = map[string]bool{
+	"CreateSecret": true, "PutSecretValue": true, "UpdateSecret": true,
+	"DeleteSecret": true, "RestoreSecret": true, "TagResource": true,
+	"UntagResource": true, "UpdateSecretVersionStage": true,
+}

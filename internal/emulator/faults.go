@@ -1,0 +1,280 @@
+package emulator
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+type faultKind int
+
+const (
+	faultNone faultKind = iota
+	faultError
+	faultAmbiguousBefore
+	faultAmbiguousAfter
+)
+
+const (
+	kindAfter  = "ambiguous-after-apply"
+	kindBefore = "ambiguous-before-apply"
+)
+
+// callPlan is what admit decided for one request.
+type callPlan struct {
+	delay time.Duration
+	kind  faultKind
+	err   *apiError
+}
+
+// quotaFamilies are AWS's request quotas per operation family, requests per
+// second (reference §5; the table). Operations that share a family
+// share one bucket. Rows the reference could not confirm are marked.
+var quotaFamilies = map[string]struct {
+	family string
+	rate   float64
+}{
+	"DescribeSecret":           {"DescribeSecret+GetSecretValue", 10000},
+	"GetSecretValue":           {"DescribeSecret+GetSecretValue", 10000},
+	"BatchGetSecretValue":      {"BatchGetSecretValue", 100},
+	"ListSecrets":              {"ListSecrets", 100},
+	"ListSecretVersionIds":     {"ListSecretVersionIds", 50}, // [unverified]
+	"CreateSecret":             {"CreateSecret", 50},
+	"PutSecretValue":           {"PutSecretValue+UpdateSecret+UpdateSecretVersionStage", 50},
+	"UpdateSecret":             {"PutSecretValue+UpdateSecret+UpdateSecretVersionStage", 50},
+	"UpdateSecretVersionStage": {"PutSecretValue+UpdateSecret+UpdateSecretVersionStage", 50},
+	"DeleteSecret":             {"DeleteSecret", 50},
+	"RestoreSecret":            {"RestoreSecret", 50},
+	"TagResource":              {"TagResource+UntagResource", 50},
+	"UntagResource":            {"TagResource+UntagResource", 50},
+}
+
+// bucket is a token bucket: it holds at most burst tokens, refills at rate
+// per second of emulator time, and a request takes one token.
+type bucket struct {
+	rate, burst, tokens float64
+	last                time.Time
+}
+
+func (b *bucket) take(now time.Time) bool {
+	if d := now.Sub(b.last).Seconds(); d > 0 {
+		b.tokens = math.Min(b.burst, b.tokens+d*b.rate)
+		b.last = now
+	}
+	if b.tokens >= 1 {
+		b.tokens--
+		return true
+	}
+	return false
+}
+
+// ValidateFaults reports the first invalid setting, in words fit for a 400.
+func ValidateFaults(f Faults) error {
+	switch {
+	case f.LatencyMS < 0 || f.LatencyJitterMS < 0 || f.ListLagMS < 0:
+		return fmt.Errorf("latency_ms, latency_jitter_ms and list_lag_ms must be >= 0")
+	case !(f.ErrorRate >= 0 && f.ErrorRate <= 1):
+		return fmt.Errorf("error_rate must be between 0 and 1")
+	case !(f.AmbiguousRate >= 0 && f.AmbiguousRate <= 1):
+		return fmt.Errorf("ambiguous_rate must be between 0 and 1")
+	case !(f.QuotaScale >= 0) || math.IsInf(f.QuotaScale, 0):
+		return fmt.Errorf("quota_scale must be a finite number >= 0 (0 means 1)")
+	}
+	switch f.AmbiguousKind {
+	case "", "mixed", "after-apply", "before-apply":
+	default:
+		return fmt.Errorf("ambiguous_kind must be one of after-apply, before-apply, mixed")
+	}
+	for i, s := range f.Script {
+		if operations[s.Operation] == nil {
+			return fmt.Errorf("script[%d].operation %q is not a served operation", i, s.Operation)
+		}
+		if s.Nth < 1 {
+			return fmt.Errorf("script[%d].nth must be >= 1", i)
+		}
+		if _, err := parseScriptFault(s.Fault); err != nil {
+			return fmt.Errorf("script[%d].fault: %v", i, err)
+		}
+	}
+	return nil
+}
+
+// parseScriptFault turns a script fault string into a plan.
+func parseScriptFault(s string) (callPlan, error) {
+	switch s {
+	case kindAfter:
+		return callPlan{kind: faultAmbiguousAfter}, nil
+	case kindBefore:
+		return callPlan{kind: faultAmbiguousBefore}, nil
+	}
+	rest, ok := strings.CutPrefix(s, "error:")
+	if !ok {
+		return callPlan{}, fmt.Errorf("%q is not ambiguous-after-apply, ambiguous-before-apply or error:<Code>[:<Message>]", s)
+	}
+	code, msg, _ := strings.Cut(rest, ":")
+	if code == "" || strings.ContainsAny(code, " \t#") {
+		return callPlan{}, fmt.Errorf("%q has no valid error code", s)
+	}
+	if msg == "" {
+		msg = defaultMessage(code)
+	}
+	return callPlan{kind: faultError, err: errf(code, "%s", msg)}, nil
+}
+
+func defaultMessage(code string) string {
+	switch code {
+	case "ThrottlingException":
+		return msgRateExceeded
+	case "ResourceNotFoundException":
+		return msgNotFound
+	case "InternalServiceError":
+		return msgInternal
+	case "LimitExceededException":
+		return "The request failed because it would exceed one of the Secrets Manager quotas."
+	case "AccessDeniedException":
+		return "User is not authorized to perform this operation."
+	}
+	return "injected fault " + code
+}
+
+// SetFaults replaces the fault configuration, re-seeds the generators and
+// restarts the script counters and quota buckets.
+func (e *Emulator) SetFaults(f Faults) error {
+	if err := ValidateFaults(f); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.faults = f
+	e.faults.Script = append([]ScriptedFault(nil), f.Script...)
+	e.resetFaultState()
+	return nil
+}
+
+// Faults returns the current fault configuration.
+func (e *Emulator) Faults() Faults {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	f := e.faults
+	f.Script = append([]ScriptedFault(nil), f.Script...)
+	return f
+}
+
+func (e *Emulator) resetFaultState() {
+	seed := uint64(e.faults.Seed)
+	e.faultRNG = rand.New(rand.NewPCG(seed, 0x6661756c7473))
+	e.idRNG = rand.New(rand.NewPCG(seed, 0x6964656e74))
+	e.nth = map[string]int64{}
+	e.buckets = map[string]*bucket{}
+}
+
+// admit counts the call and decides its faults: a scripted fault for this
+// exact call wins; then the quota bucket; then the random error and
+// ambiguous rolls. Latency applies to every call.
+func (e *Emulator) admit(op string) callPlan {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	f := &e.faults
+	e.stats.Calls[op]++
+	e.nth[op]++
+	var plan callPlan
+	if f.LatencyMS > 0 || f.LatencyJitterMS > 0 {
+		d := f.LatencyMS
+		if f.LatencyJitterMS > 0 {
+			d += e.faultRNG.Int64N(f.LatencyJitterMS + 1)
+		}
+		plan.delay = time.Duration(d) * time.Millisecond
+		e.stats.Faults["latency"]++
+	}
+	for _, s := range f.Script {
+		if s.Operation == op && s.Nth == e.nth[op] {
+			p, _ := parseScriptFault(s.Fault) // validated when set
+			plan.kind, plan.err = p.kind, p.err
+			e.countFault(plan)
+			return plan
+		}
+	}
+	if f.Quotas {
+		if q, ok := quotaFamilies[op]; ok {
+			b := e.buckets[q.family]
+			now := e.now()
+			if b == nil {
+				scale := f.QuotaScale
+				if scale == 0 {
+					scale = 1
+				}
+				rate := q.rate * scale
+				burst := math.Max(1, rate) // one second's worth [unverified]
+				b = &bucket{rate: rate, burst: burst, tokens: burst, last: now}
+				e.buckets[q.family] = b
+			}
+			if !b.take(now) {
+				e.stats.Throttled[op]++
+				plan.kind, plan.err = faultError, errf("ThrottlingException", msgRateExceeded)
+				return plan
+			}
+		}
+	}
+	if f.ErrorRate > 0 && e.faultRNG.Float64() < f.ErrorRate {
+		plan.kind, plan.err = faultError, errf("InternalServiceError", msgInternal)
+		e.countFault(plan)
+		return plan
+	}
+	if f.AmbiguousRate > 0 && mutating[op] && e.faultRNG.Float64() < f.AmbiguousRate {
+		switch f.AmbiguousKind {
+		case "after-apply":
+			plan.kind = faultAmbiguousAfter
+		case "before-apply":
+			plan.kind = faultAmbiguousBefore
+		default:
+			plan.kind = faultAmbiguousAfter
+			if e.faultRNG.IntN(2) == 0 {
+				plan.kind = faultAmbiguousBefore
+			}
+		}
+		e.countFault(plan)
+	}
+	return plan
+}
+
+func (e *Emulator) countFault(p callPlan) {
+	switch p.kind {
+	case faultError:
+		e.stats.Faults["error:"+p.err.code]++
+	case faultAmbiguousAfter:
+		e.stats.Faults[kindAfter]++
+	case faultAmbiguousBefore:
+		e.stats.Faults[kindBefore]++
+	}
+}
+
+// ids: ARN suffixes and generated version ids come from idRNG (seeded);
+// request ids from a process-wide counter.
+
+const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+func (e *Emulator) arnSuffix() string {
+	var b [6]byte
+	for i := range b {
+		b[i] = alnum[e.idRNG.IntN(len(alnum))]
+	}
+	return string(b[:])
+}
+
+// newVersionID returns a UUIDv4-shaped id from the seeded generator.
+func (e *Emulator) newVersionID() string {
+	hi, lo := e.idRNG.Uint64(), e.idRNG.Uint64()
+	hi = hi&^0xf000 | 0x4000
+	lo = lo&^(0xc<<60) | 0x8<<60
+	return fmt.Sprintf("%08x-%04x-%04x-%04x-%012x", hi>>32, (hi>>16)&0xffff, hi&0xffff, lo>>48, lo&0xffffffffffff)
+}
+
+var requestCounter atomic.Uint64
+
+func newRequestID() string {
+	n := requestCounter.Add(1)
+	return fmt.Sprintf("e0000000-0000-4000-8000-%012x", n&0xffffffffffff)
+}

@@ -1,0 +1,116 @@
+package emulator
+
+import "time"
+
+// StateDump is the whole live state, as served by GET /_emulator/state.
+// Secrets appear in creation order; values are included (this is a test
+// tool). Secrets already purged (force-deleted or past their recovery
+// window) are absent; secrets scheduled for deletion are present with
+// DeletedDate set.
+type StateDump struct {
+	Secrets []SecretDump `json:"secrets"`
+}
+
+// SecretDump is one secret in a StateDump.
+type SecretDump struct {
+	Name            string            `json:"name"`
+	ARN             string            `json:"arn"`
+	Description     string            `json:"description"`
+	KmsKeyID        string            `json:"kms_key_id"`
+	Tags            map[string]string `json:"tags"`
+	DeletedDate     *time.Time        `json:"deleted_date"`
+	RotationEnabled bool              `json:"rotation_enabled"`
+	OwningService   string            `json:"owning_service"`
+	ReplicaRegions  []string          `json:"replica_regions"`
+	Versions        []VersionDump     `json:"versions"`
+}
+
+// VersionDump is one version of a secret, deprecated (label-less) versions
+// included, in creation order. SecretString is nil when the version holds
+// no string; SecretBinary is nil when it holds no binary (base64 in JSON).
+type VersionDump struct {
+	VersionID    string    `json:"version_id"`
+	Stages       []string  `json:"stages"`
+	SecretString *string   `json:"secret_string,omitempty"`
+	SecretBinary []byte    `json:"secret_binary,omitempty"`
+	CreatedDate  time.Time `json:"created_date"`
+}
+
+// Stats are the counters served by GET /_emulator/stats, reset by
+// POST /_emulator/reset. Calls counts every API request received per
+// operation (SDK retries count as separate calls); Throttled counts requests
+// answered with ThrottlingException by the quota buckets; Faults counts
+// injected faults by kind: "latency", "error:<Code>" (random or scripted),
+// "ambiguous-after-apply", "ambiguous-before-apply".
+type Stats struct {
+	Calls     map[string]int64 `json:"calls"`
+	Throttled map[string]int64 `json:"throttled"`
+	Faults    map[string]int64 `json:"faults"`
+}
+
+// Faults configures fault injection (PUT /_emulator/faults replaces the whole
+// configuration; the zero value means no faults). Rates are probabilities in
+// [0,1] rolled per request from a generator seeded by Seed.
+type Faults struct {
+	// Seed seeds every random decision of the emulator (fault rolls, jitter,
+	// ARN suffixes, generated ids). Setting faults re-seeds.
+	Seed int64 `json:"seed"`
+	// LatencyMS is added to every API call; LatencyJitterMS adds a uniform
+	// random extra in [0, LatencyJitterMS]. The emulator really sleeps.
+	LatencyMS       int64 `json:"latency_ms"`
+	LatencyJitterMS int64 `json:"latency_jitter_ms"`
+	// ListLagMS makes ListSecrets (and BatchGetSecretValue with Filters, which
+	// uses the list to choose secrets) answer from the state as it was this many
+	// milliseconds ago by the emulator clock. Other operations see the present.
+	// Only changes made while the lag is on are remembered: raising the lag does
+	// not reconstruct older history.
+	ListLagMS int64 `json:"list_lag_ms"`
+	// ErrorRate is the chance that a call gets InternalServiceError (HTTP 500)
+	// without being applied.
+	ErrorRate float64 `json:"error_rate"`
+	// AmbiguousRate is the chance that a mutating call loses its response: the
+	// connection is closed without an HTTP response. AmbiguousKind chooses
+	// whether the mutation was applied first: "after-apply", "before-apply", or
+	// "mixed"/"" (each fault picks one at random, half and half).
+	AmbiguousRate float64 `json:"ambiguous_rate"`
+	AmbiguousKind string  `json:"ambiguous_kind,omitempty"`
+	// Quotas turns on AWS's request quotas as token buckets per operation
+	// family (see docs/emulator.md); QuotaScale multiplies every rate and burst
+	// (0 means 1).
+	Quotas     bool    `json:"quotas"`
+	QuotaScale float64 `json:"quota_scale"`
+	// Script lists faults for exact calls: the Nth request of Operation
+	// (counting from 1, since these faults were set) gets Fault.
+	Script []ScriptedFault `json:"script"`
+}
+
+// ScriptedFault gives the Nth request of Operation (counted since the faults
+// were set, SDK retries included) the fault Fault: "ambiguous-after-apply",
+// "ambiguous-before-apply", "error:<Code>" or "error:<Code>:<Message>".
+type ScriptedFault struct {
+	Operation string `json:"operation"`
+	Nth       int64  `json:"nth"`
+	Fault     string `json:"fault"`
+}
+
+// Conditions puts one secret (Name: its name or ARN) into states that the
+// tool must refuse to touch (POST /_emulator/conditions). Nil fields are left
+// as they are.
+type Conditions struct {
+	Name string `json:"name"`
+	// RotationEnabled sets RotationEnabled (with a placeholder rotation Lambda
+	// ARN and rules when true).
+	RotationEnabled *bool `json:"rotation_enabled,omitempty"`
+	// PendingVersion true adds a new version labelled AWSPENDING (holding a
+	// copy of the current value); false removes AWSPENDING from every version.
+	PendingVersion *bool `json:"pending_version,omitempty"`
+	// ReplicaRegions replaces the replica Regions (ReplicationStatus InSync;
+	// PrimaryRegion becomes the emulator's Region when non-empty).
+	ReplicaRegions []string `json:"replica_regions,omitempty"`
+	// OwningService sets OwningService ("" clears it).
+	OwningService *string `json:"owning_service,omitempty"`
+	// ExtraCurrentStage true puts AWSCURRENT on a second version (a new one
+	// when the secret has only one), a state AWS never produces; false
+	// leaves AWSCURRENT only on the newest version that holds it.
+	ExtraCurrentStage *bool `json:"extra_current_stage,omitempty"`
+}

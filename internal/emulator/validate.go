@@ -1,0 +1,213 @@
+package emulator
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+)
+
+// Limits the emulator enforces itself; the SDK validates only required-ness
+// (reference §1, §5).
+const (
+	maxNameLen        = 512
+	maxValueLen       = 65536
+	maxDescriptionLen = 2048
+	maxKmsKeyIDLen    = 2048
+	maxTags           = 50
+	maxTagKeyLen      = 128
+	maxTagValueLen    = 256
+	minTokenLen       = 32
+	maxTokenLen       = 64
+	maxStageLen       = 256
+	maxStages         = 20
+	maxVersions       = 100
+)
+
+func errMissing(member string) *apiError {
+	return errf("ValidationException", "1 validation error detected: Value null at '%s' failed to satisfy constraint: Member must not be null", member)
+}
+
+func errTooLong(member string, max int) *apiError {
+	return errConstraint(member, fmt.Sprintf("Member must have length less than or equal to %d", max))
+}
+
+func errTooShort(member string, min int) *apiError {
+	return errConstraint(member, fmt.Sprintf("Member must have length greater than or equal to %d", min))
+}
+
+func validName(name string) *apiError {
+	if len(name) == 0 {
+		return errTooShort("name", 1)
+	}
+	if len(name) > maxNameLen {
+		return errTooLong("name", maxNameLen)
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("/_+=.@-!", c) >= 0 {
+			continue
+		}
+		return errf("ValidationException", msgInvalidName)
+	}
+	return nil
+}
+
+func validSecretID(id *string) *apiError {
+	if id == nil {
+		return errMissing("secretId")
+	}
+	if len(*id) == 0 {
+		return errTooShort("secretId", 1)
+	}
+	if len(*id) > 2048 {
+		return errTooLong("secretId", 2048)
+	}
+	return nil
+}
+
+func validToken(tok *string) *apiError {
+	if tok != nil && (len(*tok) < minTokenLen || len(*tok) > maxTokenLen) {
+		return errf("InvalidParameterException", msgTokenLength)
+	}
+	return nil
+}
+
+// validValue checks the string/binary pair: at most one, each 1..65,536
+// bytes. need requires exactly one.
+func validValue(str *string, bin []byte, need bool) *apiError {
+	if str != nil && bin != nil {
+		return errf("InvalidParameterException", msgBothValues)
+	}
+	if need && str == nil && bin == nil {
+		return errf("InvalidRequestException", msgNeedValue)
+	}
+	if str != nil {
+		if len(*str) == 0 {
+			return errTooShort("secretString", 1)
+		}
+		if len(*str) > maxValueLen {
+			return errTooLong("secretString", maxValueLen)
+		}
+	}
+	if bin != nil {
+		if len(bin) == 0 {
+			return errTooShort("secretBinary", 1)
+		}
+		if len(bin) > maxValueLen {
+			return errTooLong("secretBinary", maxValueLen)
+		}
+	}
+	return nil
+}
+
+func validDescKms(desc, kms *string) *apiError {
+	if desc != nil && len(*desc) > maxDescriptionLen {
+		return errTooLong("description", maxDescriptionLen)
+	}
+	if kms != nil && len(*kms) > maxKmsKeyIDLen {
+		return errTooLong("kmsKeyId", maxKmsKeyIDLen)
+	}
+	return nil
+}
+
+const msgReservedTag = "Invalid tag key: the aws: prefix is reserved for AWS use."
+
+func validTags(tags []wireTag) ([]tag, *apiError) {
+	out := make([]tag, 0, len(tags))
+	for _, t := range tags {
+		if t.Key == nil {
+			return nil, errMissing("tags.member.key")
+		}
+		k := *t.Key
+		v := ""
+		if t.Value != nil {
+			v = *t.Value
+		}
+		if len(k) == 0 {
+			return nil, errTooShort("tags.member.key", 1)
+		}
+		if len(k) > maxTagKeyLen {
+			return nil, errTooLong("tags.member.key", maxTagKeyLen)
+		}
+		if len(v) > maxTagValueLen {
+			return nil, errTooLong("tags.member.value", maxTagValueLen)
+		}
+		if strings.HasPrefix(strings.ToLower(k), "aws:") {
+			return nil, errf("InvalidParameterException", msgReservedTag)
+		}
+		out = append(out, tag{k, v})
+	}
+	return out, nil
+}
+
+// mergeTags applies add to have (an existing key's value is replaced) and
+// enforces the 50-tag limit.
+func mergeTags(have, add []tag) ([]tag, *apiError) {
+	out := have
+	for _, t := range add {
+		replaced := false
+		for i := range out {
+			if out[i].key == t.key {
+				out[i].value = t.value
+				replaced = true
+				break
+			}
+		}
+		if !replaced {
+			out = append(out, t)
+		}
+	}
+	n := 0
+	for _, t := range out {
+		if !strings.HasPrefix(strings.ToLower(t.key), "aws:") {
+			n++
+		}
+	}
+	if n > maxTags {
+		return nil, errf("InvalidParameterException", "Too many tags: a secret can have at most %d tags.", maxTags)
+	}
+	return out, nil
+}
+
+func validStages(stages []string) *apiError {
+	if stages == nil {
+		return nil
+	}
+	if len(stages) == 0 {
+		return errTooShort("versionStages", 1)
+	}
+	if len(stages) > maxStages {
+		return errTooLong("versionStages", maxStages)
+	}
+	for _, s := range stages {
+		if len(s) == 0 || len(s) > maxStageLen {
+			return errConstraint("versionStages.member", "Member must have length between 1 and 256")
+		}
+	}
+	return nil
+}
+
+// sameValue reports whether a stored version holds exactly this value
+// (reference §2: string and binary both byte-identical).
+func sameValue(v *version, str *string, bin []byte) bool {
+	if (v.str == nil) != (str == nil) || (v.bin == nil) != (bin == nil) {
+		return false
+	}
+	if str != nil && *v.str != *str {
+		return false
+	}
+	return bytes.Equal(v.bin, bin)
+}
+
+func validMaxResults(mr *int64, max int64) *apiError {
+	if mr == nil {
+		return nil
+	}
+	if *mr < 1 {
+		return errConstraint("maxResults", "Member must have value greater than or equal to 1")
+	}
+	if *mr > max {
+		return errConstraint("maxResults", fmt.Sprintf("Member must have value less than or equal to %d", max))
+	}
+	return nil
+}

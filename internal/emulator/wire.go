@@ -1,0 +1,286 @@
+package emulator
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Wire shapes of the awsJson1_1 protocol (reference §7). Every member is
+// optional on the wire; pointers distinguish "absent" from "zero". Output
+// shapes leave out empty fields ("Secrets Manager only returns fields that
+// have a value").
+
+const amzJSON = "application/x-amz-json-1.1"
+
+// epoch is a timestamp written as epoch seconds with millisecond precision,
+// a JSON number (reference §7.5: a quoted string fails the SDK's decoder).
+type epoch time.Time
+
+func (t epoch) MarshalJSON() ([]byte, error) {
+	ms := time.Time(t).UnixMilli()
+	return strconv.AppendFloat(nil, float64(ms)/1000, 'f', -1, 64), nil
+}
+
+func ep(t time.Time) *epoch {
+	if t.IsZero() {
+		return nil
+	}
+	e := epoch(t)
+	return &e
+}
+
+// apiError is an error answer: HTTP status, error code (__type) and Message.
+type apiError struct {
+	status int
+	code   string
+	msg    string
+}
+
+func (e *apiError) Error() string { return e.code + ": " + e.msg }
+
+func errf(code, format string, args ...any) *apiError {
+	status := http.StatusBadRequest
+	if code == "InternalServiceError" {
+		status = http.StatusInternalServerError
+	}
+	return &apiError{status: status, code: code, msg: fmt.Sprintf(format, args...)}
+}
+
+// Exact AWS messages (reference §1 "Deleted-secret and state messages").
+const (
+	msgNotFound          = "Secrets Manager can't find the specified secret."
+	msgMarkedForDeletion = "You can't perform this operation on the secret because it was marked for deletion."
+	msgCreateScheduled   = "You can't create this secret because a secret with this name is already scheduled for deletion."
+	msgRateExceeded      = "Rate exceeded"
+	msgInvalidName       = "Invalid name. Must be a valid name containing alphanumeric characters, or any of the following: -/_+=.@!"
+	msgTokenLength       = "ClientRequestToken must be 32-64 characters long."
+	msgNeedToken         = "You must provide a ClientRequestToken value. We recommend a UUID-type value."
+	msgNeedValue         = "You must provide either SecretString or SecretBinary."
+	msgBothValues        = "You can't specify both a binary secret value and a string secret value in the same secret."
+	msgInternal          = "An error occurred on the server side."
+)
+
+func errNotFound() *apiError { return errf("ResourceNotFoundException", msgNotFound) }
+func errMarked() *apiError   { return errf("InvalidRequestException", msgMarkedForDeletion) }
+
+// errConstraint is the service's model-validation answer (ValidationException
+// in the Coral "1 validation error detected" form) [unverified wording].
+func errConstraint(member, constraint string) *apiError {
+	return errf("ValidationException", "1 validation error detected: Value at '%s' failed to satisfy constraint: %s", member, constraint)
+}
+
+func encodeError(e *apiError) []byte {
+	b, _ := json.Marshal(struct {
+		Type    string `json:"__type"`
+		Message string `json:"Message"`
+	}{e.code, e.msg})
+	return b
+}
+
+type wireTag struct {
+	Key   *string `json:"Key"`
+	Value *string `json:"Value"`
+}
+
+type outTag struct {
+	Key   string `json:"Key"`
+	Value string `json:"Value"`
+}
+
+type wireFilter struct {
+	Key    *string  `json:"Key"`
+	Values []string `json:"Values"`
+}
+
+type createSecretIn struct {
+	Name               *string   `json:"Name"`
+	ClientRequestToken *string   `json:"ClientRequestToken"`
+	Description        *string   `json:"Description"`
+	KmsKeyID           *string   `json:"KmsKeyId"`
+	SecretBinary       []byte    `json:"SecretBinary"`
+	SecretString       *string   `json:"SecretString"`
+	Tags               []wireTag `json:"Tags"`
+	AddReplicaRegions  []struct {
+		Region   *string `json:"Region"`
+		KmsKeyID *string `json:"KmsKeyId"`
+	} `json:"AddReplicaRegions"`
+	ForceOverwriteReplicaSecret bool    `json:"ForceOverwriteReplicaSecret"`
+	Type                        *string `json:"Type"`
+}
+
+type putSecretValueIn struct {
+	SecretID           *string  `json:"SecretId"`
+	ClientRequestToken *string  `json:"ClientRequestToken"`
+	SecretBinary       []byte   `json:"SecretBinary"`
+	SecretString       *string  `json:"SecretString"`
+	VersionStages      []string `json:"VersionStages"`
+	RotationToken      *string  `json:"RotationToken"`
+}
+
+type updateSecretIn struct {
+	SecretID           *string `json:"SecretId"`
+	ClientRequestToken *string `json:"ClientRequestToken"`
+	Description        *string `json:"Description"`
+	KmsKeyID           *string `json:"KmsKeyId"`
+	SecretBinary       []byte  `json:"SecretBinary"`
+	SecretString       *string `json:"SecretString"`
+	Type               *string `json:"Type"`
+}
+
+type secretIDIn struct {
+	SecretID *string `json:"SecretId"`
+}
+
+type getSecretValueIn struct {
+	SecretID     *string `json:"SecretId"`
+	VersionID    *string `json:"VersionId"`
+	VersionStage *string `json:"VersionStage"`
+}
+
+type batchGetIn struct {
+	SecretIDList []string     `json:"SecretIdList"`
+	Filters      []wireFilter `json:"Filters"`
+	MaxResults   *int64       `json:"MaxResults"`
+	NextToken    *string      `json:"NextToken"`
+}
+
+type listSecretsIn struct {
+	IncludePlannedDeletion *bool        `json:"IncludePlannedDeletion"`
+	MaxResults             *int64       `json:"MaxResults"`
+	NextToken              *string      `json:"NextToken"`
+	Filters                []wireFilter `json:"Filters"`
+	SortOrder              *string      `json:"SortOrder"`
+	SortBy                 *string      `json:"SortBy"`
+}
+
+type listVersionIDsIn struct {
+	SecretID          *string `json:"SecretId"`
+	MaxResults        *int64  `json:"MaxResults"`
+	NextToken         *string `json:"NextToken"`
+	IncludeDeprecated *bool   `json:"IncludeDeprecated"`
+}
+
+type deleteSecretIn struct {
+	SecretID                   *string `json:"SecretId"`
+	RecoveryWindowInDays       *int64  `json:"RecoveryWindowInDays"`
+	ForceDeleteWithoutRecovery *bool   `json:"ForceDeleteWithoutRecovery"`
+}
+
+type tagResourceIn struct {
+	SecretID *string   `json:"SecretId"`
+	Tags     []wireTag `json:"Tags"`
+}
+
+type untagResourceIn struct {
+	SecretID *string  `json:"SecretId"`
+	TagKeys  []string `json:"TagKeys"`
+}
+
+type updateStageIn struct {
+	SecretID            *string `json:"SecretId"`
+	VersionStage        *string `json:"VersionStage"`
+	RemoveFromVersionID *string `json:"RemoveFromVersionId"`
+	MoveToVersionID     *string `json:"MoveToVersionId"`
+}
+
+type replicationStatus struct {
+	Region string `json:"Region"`
+	Status string `json:"Status"`
+}
+
+type rotationRules struct {
+	AutomaticallyAfterDays int64 `json:"AutomaticallyAfterDays,omitempty"`
+}
+
+// secretMeta is the body shared by DescribeSecret and a ListSecrets entry;
+// the version map's key differs between them (reference §1 "Trap"), so it
+// is carried by the two wrappers below.
+type secretMeta struct {
+	ARN               string              `json:"ARN"`
+	Name              string              `json:"Name"`
+	Description       string              `json:"Description,omitempty"`
+	KmsKeyID          string              `json:"KmsKeyId,omitempty"`
+	RotationEnabled   *bool               `json:"RotationEnabled,omitempty"`
+	RotationLambdaARN string              `json:"RotationLambdaARN,omitempty"`
+	RotationRules     *rotationRules      `json:"RotationRules,omitempty"`
+	LastChangedDate   *epoch              `json:"LastChangedDate,omitempty"`
+	LastAccessedDate  *epoch              `json:"LastAccessedDate,omitempty"`
+	DeletedDate       *epoch              `json:"DeletedDate,omitempty"`
+	Tags              []outTag            `json:"Tags,omitempty"`
+	OwningService     string              `json:"OwningService,omitempty"`
+	CreatedDate       *epoch              `json:"CreatedDate,omitempty"`
+	PrimaryRegion     string              `json:"PrimaryRegion,omitempty"`
+	ReplicationStatus []replicationStatus `json:"ReplicationStatus,omitempty"`
+}
+
+type describeOut struct {
+	secretMeta
+	VersionIdsToStages map[string][]string `json:"VersionIdsToStages,omitempty"`
+}
+
+type listEntryOut struct {
+	secretMeta
+	SecretVersionsToStages map[string][]string `json:"SecretVersionsToStages,omitempty"`
+}
+
+type listSecretsOut struct {
+	SecretList []listEntryOut `json:"SecretList"`
+	NextToken  string         `json:"NextToken,omitempty"`
+}
+
+type secretValueOut struct {
+	ARN           string   `json:"ARN"`
+	Name          string   `json:"Name"`
+	VersionID     string   `json:"VersionId"`
+	SecretBinary  []byte   `json:"SecretBinary,omitempty"`
+	SecretString  *string  `json:"SecretString,omitempty"`
+	VersionStages []string `json:"VersionStages,omitempty"`
+	CreatedDate   *epoch   `json:"CreatedDate,omitempty"`
+}
+
+type batchErrorOut struct {
+	SecretID  string `json:"SecretId"`
+	ErrorCode string `json:"ErrorCode"`
+	Message   string `json:"Message"`
+}
+
+type batchGetOut struct {
+	SecretValues []secretValueOut `json:"SecretValues"`
+	Errors       []batchErrorOut  `json:"Errors,omitempty"`
+	NextToken    string           `json:"NextToken,omitempty"`
+}
+
+type arnNameVersionOut struct {
+	ARN           string   `json:"ARN"`
+	Name          string   `json:"Name"`
+	VersionID     string   `json:"VersionId,omitempty"`
+	VersionStages []string `json:"VersionStages,omitempty"`
+}
+
+type deleteOut struct {
+	ARN          string `json:"ARN"`
+	Name         string `json:"Name"`
+	DeletionDate *epoch `json:"DeletionDate,omitempty"`
+}
+
+type versionEntryOut struct {
+	VersionID        string   `json:"VersionId"`
+	VersionStages    []string `json:"VersionStages,omitempty"`
+	LastAccessedDate *epoch   `json:"LastAccessedDate,omitempty"`
+	CreatedDate      *epoch   `json:"CreatedDate,omitempty"`
+}
+
+type listVersionIDsOut struct {
+	Versions  []versionEntryOut `json:"Versions"`
+	NextToken string            `json:"NextToken,omitempty"`
+	ARN       string            `json:"ARN"`
+	Name      string            `json:"Name"`
+}
+
+type updateStageOut struct {
+	ARN  string `json:"ARN"`
+	Name string `json:"Name"`
+}
