@@ -35,6 +35,18 @@ type Config struct {
 	// ShowResourceNames logs real secret names instead of resource-NNNN
 	// ordinals (SPEC §7.3).
 	ShowResourceNames bool
+
+	// Added with the engine (issue 4); zero values select the defaults.
+
+	// WritesPerSecond paces mutations (all kinds together) to stay under
+	// AWS's 50/s write quotas; 0 = DefaultWritesPerSecond, < 0 = unpaced.
+	WritesPerSecond float64
+	// PollInterval is the fixed verification poll; 0 = DefaultPollInterval.
+	PollInterval time.Duration
+	// Clock and Tokens are injected for tests; nil = SystemClock and
+	// CryptoTokens.
+	Clock  Clock
+	Tokens TokenSource
 }
 
 // Result is the outcome of one run; the CLI maps Status to the exit code

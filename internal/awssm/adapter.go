@@ -1,0 +1,161 @@
+package awssm
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager/types"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/scope"
+)
+
+// Options configure the adapter.
+type Options struct {
+	// OperationTimeout bounds each AWS call, SDK retries included
+	// (--operation-timeout, SPEC §2.1). 0 means no per-call bound.
+	OperationTimeout time.Duration
+}
+
+// Adapter implements engine.Port over an aws-sdk-go-v2 Secrets Manager
+// client. It is safe for concurrent use.
+type Adapter struct {
+	c   *secretsmanager.Client
+	opt Options
+}
+
+var _ engine.Port = (*Adapter)(nil)
+
+// New returns an adapter over c. The client's retry settings (attempts,
+// backoff, mode) are the caller's.
+func New(c *secretsmanager.Client, opt Options) *Adapter {
+	return &Adapter{c: c, opt: opt}
+}
+
+func (a *Adapter) call(ctx context.Context) (context.Context, context.CancelFunc) {
+	if a.opt.OperationTimeout > 0 {
+		return context.WithTimeout(ctx, a.opt.OperationTimeout)
+	}
+	return context.WithCancel(ctx)
+}
+
+// listPageSize is ListSecrets' maximum MaxResults (AWS API reference).
+const listPageSize = 100
+
+// ListCandidates implements engine.Port. Pages are fetched one after the
+// other; each page is one call under the operation timeout.
+func (a *Adapter) ListCandidates(ctx context.Context, scopeDigest string) ([]engine.Candidate, error) {
+	in := &secretsmanager.ListSecretsInput{
+		IncludePlannedDeletion: aws.Bool(true),
+		MaxResults:             aws.Int32(listPageSize),
+		Filters: []types.Filter{
+			{Key: types.FilterNameStringTypeTagKey, Values: []string{scope.TagManagedBy}},
+			{Key: types.FilterNameStringTypeTagValue, Values: []string{scopeDigest}},
+		},
+	}
+	p := secretsmanager.NewListSecretsPaginator(a.c, in)
+	var out []engine.Candidate
+	for p.HasMorePages() {
+		cctx, cancel := a.call(ctx)
+		page, err := p.NextPage(cctx)
+		cancel()
+		if err != nil {
+			return nil, convert(ctx, "ListSecrets", err)
+		}
+		for _, e := range page.SecretList {
+			out = append(out, engine.Candidate{Name: aws.ToString(e.Name), ARN: aws.ToString(e.ARN)})
+		}
+	}
+	return out, nil
+}
+
+// Describe implements engine.Port.
+func (a *Adapter) Describe(ctx context.Context, id string) (plan.ObservedSecret, error) {
+	cctx, cancel := a.call(ctx)
+	defer cancel()
+	d, err := a.c.DescribeSecret(cctx, &secretsmanager.DescribeSecretInput{SecretId: aws.String(id)})
+	if err != nil {
+		err = convert(ctx, "DescribeSecret", err)
+		if isCode(err, "ResourceNotFoundException") {
+			return plan.ObservedSecret{}, nil
+		}
+		return plan.ObservedSecret{}, err
+	}
+	o := plan.ObservedSecret{
+		Exists:             true,
+		ARN:                aws.ToString(d.ARN),
+		Name:               aws.ToString(d.Name),
+		Tags:               make(map[string]string, len(d.Tags)),
+		Deleted:            d.DeletedDate != nil,
+		OwningService:      aws.ToString(d.OwningService),
+		RotationEnabled:    aws.ToBool(d.RotationEnabled),
+		VersionIDsToStages: maps.Clone(d.VersionIdsToStages),
+	}
+	for _, t := range d.Tags {
+		o.Tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
+	}
+	for _, r := range d.ReplicationStatus {
+		o.ReplicaRegions = append(o.ReplicaRegions, aws.ToString(r.Region))
+	}
+	slices.Sort(o.ReplicaRegions)
+	return o, nil
+}
+
+// Create implements engine.Port.
+func (a *Adapter) Create(ctx context.Context, req engine.CreateRequest) (engine.WriteResult, error) {
+	tags := make([]types.Tag, 0, len(req.Tags))
+	for _, k := range slices.Sorted(maps.Keys(req.Tags)) {
+		tags = append(tags, types.Tag{Key: aws.String(k), Value: aws.String(req.Tags[k])})
+	}
+	cctx, cancel := a.call(ctx)
+	defer cancel()
+	out, err := a.c.CreateSecret(cctx, &secretsmanager.CreateSecretInput{
+		Name:               aws.String(req.Name),
+		SecretString:       aws.String(string(req.Value)),
+		Tags:               tags,
+		ClientRequestToken: aws.String(req.Token),
+	})
+	if err != nil {
+		return engine.WriteResult{}, convert(ctx, "CreateSecret", err)
+	}
+	return engine.WriteResult{ARN: aws.ToString(out.ARN), VersionID: aws.ToString(out.VersionId)}, nil
+}
+
+// PutValue implements engine.Port.
+func (a *Adapter) PutValue(ctx context.Context, id string, value []byte, token string) (engine.WriteResult, error) {
+	cctx, cancel := a.call(ctx)
+	defer cancel()
+	out, err := a.c.PutSecretValue(cctx, &secretsmanager.PutSecretValueInput{
+		SecretId:           aws.String(id),
+		SecretString:       aws.String(string(value)),
+		ClientRequestToken: aws.String(token),
+	})
+	if err != nil {
+		return engine.WriteResult{}, convert(ctx, "PutSecretValue", err)
+	}
+	return engine.WriteResult{ARN: aws.ToString(out.ARN), VersionID: aws.ToString(out.VersionId)}, nil
+}
+
+// ScheduleDelete implements engine.Port.
+func (a *Adapter) ScheduleDelete(ctx context.Context, id string, recoveryWindowDays int) error {
+	cctx, cancel := a.call(ctx)
+	defer cancel()
+	_, err := a.c.DeleteSecret(cctx, &secretsmanager.DeleteSecretInput{
+		SecretId:             aws.String(id),
+		RecoveryWindowInDays: aws.Int64(int64(recoveryWindowDays)),
+	})
+	return convert(ctx, "DeleteSecret", err)
+}
+
+// Restore implements engine.Port.
+func (a *Adapter) Restore(ctx context.Context, id string) error {
+	cctx, cancel := a.call(ctx)
+	defer cancel()
+	_, err := a.c.RestoreSecret(cctx, &secretsmanager.RestoreSecretInput{SecretId: aws.String(id)})
+	return convert(ctx, "RestoreSecret", err)
+}

@@ -1,0 +1,14 @@
+// Package awssm adapts aws-sdk-go-v2's Secrets Manager client to the
+// engine's Port (SPEC §4, §6): discovery, direct observation, batched value
+// reads with the staging cross-check, and the four mutations.
+//
+// Invariants:
+//   - Every call runs under its own timeout (Options.OperationTimeout; each
+//     ListSecrets page is one call); SDK retries happen inside it and reuse
+//     the caller's ClientRequestToken.
+//   - No AWS error text leaves this package: failures become *engine.Error
+//     (operation, allow-listed code, fault class, request id, flags), or the
+//     parent context's error when the run was cancelled.
+//   - DeleteSecret always carries RecoveryWindowInDays and never
+//     ForceDeleteWithoutRecovery.
+package awssm

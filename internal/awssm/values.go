@@ -1,0 +1,101 @@
+package awssm
+
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
+)
+
+// GetCurrentValues implements engine.Port.
+//
+// One request is read with GetSecretValue by VersionId and
+// VersionStage=AWSCURRENT (SPEC §4), which answers only if that version is
+// still current. Two or more are read with one BatchGetSecretValue (ids are
+// ARNs): an entry whose VersionId differs from the expected one is a
+// StageMismatch; an entry that failed or is absent is re-read on its own
+// with GetSecretValue. For that single read, InvalidRequestException (the
+// version is not AWSCURRENT, or the secret became scheduled for deletion —
+// AWS gives both the same code, and we never infer state from message text)
+// is reported as StageMismatch, ResourceNotFoundException as Missing.
+func (a *Adapter) GetCurrentValues(ctx context.Context, reqs []engine.ValueRequest) ([]plan.CurrentValue, error) {
+	if len(reqs) > engine.MaxValueBatch {
+		return nil, &engine.Error{Operation: "BatchGetSecretValue", Code: CodeClientValidation, Fault: engine.FaultClient}
+	}
+	out := make([]plan.CurrentValue, len(reqs))
+	pending := make([]bool, len(reqs))
+	if len(reqs) == 1 {
+		pending[0] = true
+	} else if len(reqs) > 1 {
+		ids := make([]string, len(reqs))
+		for i, r := range reqs {
+			ids[i] = r.ID
+		}
+		cctx, cancel := a.call(ctx)
+		res, err := a.c.BatchGetSecretValue(cctx, &secretsmanager.BatchGetSecretValueInput{SecretIdList: ids})
+		cancel()
+		if err != nil {
+			return nil, convert(ctx, "BatchGetSecretValue", err)
+		}
+		for i, r := range reqs {
+			pending[i] = true
+			for _, e := range res.SecretValues {
+				if aws.ToString(e.ARN) != r.ID && aws.ToString(e.Name) != r.Name {
+					continue
+				}
+				v := value(aws.ToString(e.VersionId), e.SecretString, e.SecretBinary)
+				v.StageMismatch = v.VersionID != r.CurrentVersionID
+				out[i], pending[i] = v, false
+				break
+			}
+		}
+	}
+	for i, r := range reqs {
+		if !pending[i] {
+			continue
+		}
+		v, err := a.getOne(ctx, r)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func (a *Adapter) getOne(ctx context.Context, r engine.ValueRequest) (plan.CurrentValue, error) {
+	cctx, cancel := a.call(ctx)
+	defer cancel()
+	res, err := a.c.GetSecretValue(cctx, &secretsmanager.GetSecretValueInput{
+		SecretId:     aws.String(r.ID),
+		VersionId:    aws.String(r.CurrentVersionID),
+		VersionStage: aws.String(plan.StageCurrent),
+	})
+	if err != nil {
+		err = convert(ctx, "GetSecretValue", err)
+		switch {
+		case isCode(err, "ResourceNotFoundException"):
+			return plan.CurrentValue{Missing: true}, nil
+		case isCode(err, "InvalidRequestException"):
+			return plan.CurrentValue{StageMismatch: true}, nil
+		}
+		return plan.CurrentValue{}, err
+	}
+	v := value(aws.ToString(res.VersionId), res.SecretString, res.SecretBinary)
+	v.StageMismatch = v.VersionID != r.CurrentVersionID
+	return v, nil
+}
+
+func value(versionID string, s *string, b []byte) plan.CurrentValue {
+	v := plan.CurrentValue{VersionID: versionID}
+	if s != nil {
+		v.HasString, v.String = true, []byte(*s)
+	}
+	if b != nil {
+		v.HasBinary, v.Binary = true, b
+	}
+	return v
+}

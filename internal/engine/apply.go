@@ -1,0 +1,284 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+// outcome is what one operation, phase or apply pass came to. Larger values
+// win when a phase aggregates its operations.
+type outcome int
+
+const (
+	outDone        outcome = iota // took effect (or proven to have)
+	outRebuild                    // precondition saw a benign change: rebuild the plan
+	outFailed                     // failed closed (apply-failed)
+	outConflict                   // a new conflict appeared (conflict)
+	outInterrupted                // the run was cancelled (interrupted)
+)
+
+// apply runs one plan phase by phase (SPEC §5, §6). Restored names get at
+// most one follow-up update, decided from a fresh observation after the
+// restore phase and run in the update phase. A phase finishes before the
+// next begins; after a failure or a needed rebuild no new operation starts.
+func (r *runner) apply(ctx context.Context, p plan.Plan) outcome {
+	var restored []plan.Operation
+	for _, kind := range vocab.Phases {
+		var ops []plan.Operation
+		for _, op := range p.Ops {
+			if op.Kind == kind {
+				ops = append(ops, op)
+			}
+		}
+		if kind == vocab.OpUpdate && len(restored) > 0 {
+			follow, out := r.followUps(ctx, restored)
+			if out != outDone {
+				return out
+			}
+			ops = append(ops, follow...)
+			plan.SortOps(ops)
+		}
+		if len(ops) == 0 {
+			continue
+		}
+		start := r.clock.Now()
+		out, done := r.runPhase(ctx, ops)
+		r.log.Info("phase applied", slog.String(vocab.FieldPhase, vocab.PhaseApply),
+			slog.String(vocab.FieldOperation, string(kind)), slog.Int(vocab.FieldCount, len(done)), ms(r.clock.Now().Sub(start)))
+		if kind == vocab.OpRestore {
+			restored = done
+		}
+		if out != outDone {
+			return out
+		}
+	}
+	return outDone
+}
+
+// runPhase executes ops with at most cfg.Concurrency in flight and returns
+// the aggregate outcome and the operations that took effect, in plan order.
+func (r *runner) runPhase(ctx context.Context, ops []plan.Operation) (outcome, []plan.Operation) {
+	results := make([]outcome, len(ops))
+	started := make([]bool, len(ops))
+	each(len(ops), r.cfg.Concurrency, func(i int) bool {
+		started[i] = true
+		results[i] = r.execute(ctx, ops[i])
+		return results[i] == outDone
+	})
+	worst := outDone
+	var done []plan.Operation
+	for i, out := range results {
+		if !started[i] {
+			continue
+		}
+		worst = max(worst, out)
+		if out == outDone {
+			done = append(done, ops[i])
+		}
+	}
+	return worst, done
+}
+
+// execute re-checks the precondition and performs one operation.
+func (r *runner) execute(ctx context.Context, op plan.Operation) outcome {
+	if ctx.Err() != nil {
+		return outInterrupted
+	}
+	obs, err := r.observeOne(ctx, op.Name)
+	if err != nil {
+		return r.failed(ctx, op, "precondition observation failed", err)
+	}
+	d := plan.Classify(r.digest, op.Desired, obs)
+	if fp := plan.FingerprintOf(op.Name, obs, d); fp != op.Fingerprint {
+		if d.Action == plan.ActionConflict {
+			r.log.Warn("new conflict before apply", r.opAttrs(op, slog.String(vocab.FieldConflictClass, string(d.Conflict)))...)
+			return outConflict
+		}
+		r.log.Info("target changed since planning", r.opAttrs(op)...)
+		return outRebuild
+	}
+	if r.pace != nil {
+		if err := r.pace.Wait(ctx); err != nil {
+			return outInterrupted
+		}
+	}
+	switch op.Kind {
+	case vocab.OpCreate, vocab.OpUpdate:
+		return r.write(ctx, op, obs)
+	default:
+		return r.transition(ctx, op, obs)
+	}
+}
+
+// write performs a create or update with a fresh ClientRequestToken. On an
+// ambiguous outcome it re-observes: accepts when the desired state is there,
+// else retries once with the same token when the operation is still the
+// one planned, else fails closed (SPEC §6).
+func (r *runner) write(ctx context.Context, op plan.Operation, obs plan.ObservedSecret) outcome {
+	token := r.tokens.NewToken()
+	attempt := func() (WriteResult, error) {
+		if op.Kind == vocab.OpCreate {
+			return r.port.Create(ctx, CreateRequest{Name: op.Name, Value: op.Desired.Value, Tags: r.want.Scope.Tags(op.Desired.Path), Token: token})
+		}
+		return r.port.PutValue(ctx, obs.ARN, op.Desired.Value, token)
+	}
+	res, err := attempt()
+	for retried := false; err != nil; retried = true {
+		if ctx.Err() != nil {
+			return outInterrupted
+		}
+		if !isAmbiguous(err) {
+			return r.failed(ctx, op, "operation failed", err)
+		}
+		r.log.Warn("ambiguous outcome; re-observing", r.opAttrs(op, errAttrs(err)...)...)
+		now, oerr := r.observeOne(ctx, op.Name)
+		if oerr != nil {
+			return r.failed(ctx, op, "re-observation failed", oerr)
+		}
+		d := plan.Classify(r.digest, op.Desired, now)
+		if d.Action == plan.ActionUnchanged {
+			r.accept(op, now.ARN, token)
+			return outDone
+		}
+		if retried || string(d.Action) != string(op.Kind) {
+			return r.failed(ctx, op, "ambiguous outcome not proven", err)
+		}
+		if op.Kind == vocab.OpUpdate {
+			obs = now
+		}
+		res, err = attempt()
+	}
+	r.accept(op, res.ARN, token)
+	return outDone
+}
+
+// transition performs a restore or schedule-delete. They carry no token, so
+// they are never repeated in the same run: after any failure the target is
+// re-observed and the operation is accepted only if observed done (SPEC §6).
+func (r *runner) transition(ctx context.Context, op plan.Operation, obs plan.ObservedSecret) outcome {
+	var err error
+	if op.Kind == vocab.OpRestore {
+		err = r.port.Restore(ctx, obs.ARN)
+	} else {
+		err = r.port.ScheduleDelete(ctx, obs.ARN, r.cfg.RecoveryWindowDays)
+	}
+	if err == nil {
+		r.accept(op, obs.ARN, "")
+		return outDone
+	}
+	if ctx.Err() != nil {
+		return outInterrupted
+	}
+	r.log.Warn("operation did not answer cleanly; re-observing", r.opAttrs(op, errAttrs(err)...)...)
+	now, oerr := r.observeOne(ctx, op.Name)
+	if oerr != nil {
+		return r.failed(ctx, op, "re-observation failed", oerr)
+	}
+	if now.Exists && now.Deleted == (op.Kind == vocab.OpScheduleDelete) {
+		r.accept(op, now.ARN, "")
+		return outDone
+	}
+	return r.failed(ctx, op, "operation not proven done", err)
+}
+
+// followUps decides the at-most-one update after each restore from a fresh
+// observation. A restore not yet visible is polled on the verification
+// interval within the verification timeout; if it never shows, no
+// follow-up is planned and verification judges the result.
+func (r *runner) followUps(ctx context.Context, restored []plan.Operation) ([]plan.Operation, outcome) {
+	var (
+		mu     sync.Mutex
+		follow []plan.Operation
+		worst  = outDone
+	)
+	deadline := r.clock.Now().Add(r.cfg.VerificationTimeout)
+	each(len(restored), r.cfg.Concurrency, func(i int) bool {
+		op := restored[i]
+		var (
+			obs plan.ObservedSecret
+			err error
+		)
+		for {
+			if obs, err = r.observeOne(ctx, op.Name); err != nil || !(obs.Exists && obs.Deleted) || !r.clock.Now().Before(deadline) {
+				break
+			}
+			select {
+			case <-ctx.Done():
+			case <-r.clock.After(r.cfg.PollInterval):
+			}
+		}
+		out := outDone
+		var fu *plan.Operation
+		if err != nil {
+			out = r.failed(ctx, op, "observation after restore failed", err)
+		} else {
+			switch d := plan.Classify(r.digest, op.Desired, obs); d.Action {
+			case plan.ActionUpdate:
+				fu = &plan.Operation{Kind: vocab.OpUpdate, Name: op.Name, ARN: obs.ARN, Reason: plan.ReasonAfterRestore,
+					Desired: op.Desired, Fingerprint: plan.FingerprintOf(op.Name, obs, d)}
+			case plan.ActionConflict:
+				r.log.Warn("new conflict after restore", r.opAttrs(op, slog.String(vocab.FieldConflictClass, string(d.Conflict)))...)
+				out = outConflict
+			case plan.ActionUnchanged, plan.ActionRestore:
+			default:
+				out = outRebuild
+			}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		worst = max(worst, out)
+		if fu != nil {
+			follow = append(follow, *fu)
+		}
+		return out == outDone
+	})
+	return follow, worst
+}
+
+// accept records an operation that took effect.
+func (r *runner) accept(op plan.Operation, arn, version string) {
+	r.learnARN(op.Name, arn)
+	r.mu.Lock()
+	r.touched[op.Name] = true
+	k := r.known[op.Name]
+	if k == nil {
+		k = map[string]bool{}
+		r.known[op.Name] = k
+	}
+	for _, v := range strings.Split(op.Fingerprint.CurrentVersion, ",") {
+		k[v] = true
+	}
+	if version != "" {
+		k[version] = true
+	}
+	r.applied = append(r.applied, op)
+	r.mu.Unlock()
+	r.log.Info("operation applied", r.opAttrs(op)...)
+}
+
+func (r *runner) failed(ctx context.Context, op plan.Operation, msg string, err error) outcome {
+	if ctx.Err() != nil {
+		return outInterrupted
+	}
+	r.log.Error(msg, r.opAttrs(op, errAttrs(err)...)...)
+	return outFailed
+}
+
+func (r *runner) opAttrs(op plan.Operation, extra ...any) []any {
+	return append([]any{
+		slog.String(vocab.FieldPhase, vocab.PhaseApply),
+		slog.String(vocab.FieldOperation, string(op.Kind)),
+		slog.String(vocab.FieldResource, r.label(op.Name)),
+	}, extra...)
+}
+
+func isAmbiguous(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Ambiguous
+}

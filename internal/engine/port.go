@@ -1,0 +1,111 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
+)
+
+// MaxValueBatch is the most values one GetCurrentValues call may request:
+// BatchGetSecretValue accepts 1..20 ids (AWS API reference).
+const MaxValueBatch = 20
+
+// Candidate is one secret nominated by discovery (ListSecrets). The list is
+// eventually consistent: a candidate is only a name to observe directly.
+type Candidate struct {
+	Name string
+	ARN  string
+}
+
+// ValueRequest asks for the current value of one secret.
+type ValueRequest struct {
+	// ID is the full ARN (or the name when no ARN is known).
+	ID string
+	// Name is the secret's name (to match batch answers).
+	Name string
+	// CurrentVersionID is the version DescribeSecret reported as AWSCURRENT;
+	// the read is cross-checked against it (SPEC §4.1 staging).
+	CurrentVersionID string
+}
+
+// CreateRequest is one CreateSecret call: the value and the three reserved
+// tags go in the same request (SPEC §4).
+type CreateRequest struct {
+	Name  string
+	Value []byte
+	Tags  map[string]string
+	// Token is the ClientRequestToken (32..64 chars); it becomes the
+	// version id of the first version.
+	Token string
+}
+
+// WriteResult is what a successful create or update reported.
+type WriteResult struct {
+	ARN       string
+	VersionID string
+}
+
+// Port is the engine's view of AWS Secrets Manager (SPEC §4, §6). The
+// adapter in internal/awssm implements it with aws-sdk-go-v2.
+//
+// Error contract: every method returns either nil, the parent context's
+// error (the run was cancelled: ctx.Err() is non-nil), or a *Error that
+// holds no provider text. A missing secret is an observation (Describe
+// returns Exists=false), not an error.
+type Port interface {
+	// ListCandidates pages through ListSecrets (IncludePlannedDeletion,
+	// filtered on the managed-by tag key and the scope digest tag value,
+	// MaxResults 100), sequentially, and returns every entry.
+	ListCandidates(ctx context.Context, scopeDigest string) ([]Candidate, error)
+	// Describe observes one secret by name or full ARN (DescribeSecret).
+	// The result's Current is nil.
+	Describe(ctx context.Context, id string) (plan.ObservedSecret, error)
+	// GetCurrentValues reads the AWSCURRENT values of up to MaxValueBatch
+	// secrets, in request order. A version that is not the one the request
+	// names as current is reported as StageMismatch; a secret or version
+	// that is gone as Missing.
+	GetCurrentValues(ctx context.Context, reqs []ValueRequest) ([]plan.CurrentValue, error)
+	// Create calls CreateSecret with the value, tags and token.
+	Create(ctx context.Context, req CreateRequest) (WriteResult, error)
+	// PutValue calls PutSecretValue (a new AWSCURRENT version) with token.
+	PutValue(ctx context.Context, id string, value []byte, token string) (WriteResult, error)
+	// ScheduleDelete calls DeleteSecret with RecoveryWindowInDays; never
+	// ForceDeleteWithoutRecovery (SPEC §5).
+	ScheduleDelete(ctx context.Context, id string, recoveryWindowDays int) error
+	// Restore calls RestoreSecret (cancels a scheduled deletion).
+	Restore(ctx context.Context, id string) error
+}
+
+// Fault classes of an *Error (SPEC §7.3).
+const (
+	FaultClient = "client"
+	FaultServer = "server"
+)
+
+// Error is an AWS failure reduced to what may be logged and reasoned on
+// (SPEC §7.3): never the provider's message text.
+type Error struct {
+	// Operation is the AWS operation name, e.g. "CreateSecret".
+	Operation string
+	// Code is the modelled AWS error code (e.g. "ThrottlingException"), or
+	// one of our own tokens for failures without a service answer:
+	// "Timeout", "ConnectionError", "ClientValidation", "UnknownError".
+	Code string
+	// Fault is FaultClient or FaultServer.
+	Fault string
+	// RequestID is the service's request id ("" when no answer came).
+	RequestID string
+	// NotFound: ResourceNotFoundException.
+	NotFound bool
+	// AccessDenied: the caller may not do this (an observation failure,
+	// never a conflict, SPEC §4.1).
+	AccessDenied bool
+	// Ambiguous: the request may or may not have taken effect (timeout,
+	// connection lost, server fault) (SPEC §6).
+	Ambiguous bool
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("aws %s failed: %s (%s fault)", e.Operation, e.Code, e.Fault)
+}
