@@ -1,0 +1,199 @@
+package awssm_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/awssm"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/emulatortest"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/scope"
+)
+
+var sc = scope.Scope{RepositoryID: "acme/app", SourceRoot: "secrets", Prefix: "app"}
+
+func TestListCandidates_PagesAndFiltersOnScope(t *testing.T) {
+	srv := emulatortest.Start(t)
+	c := srv.Client(t)
+	for i := range 205 {
+		create(t, c, fmt.Sprintf("app/s%03d", i), "{}", sc.Tags("secrets/x.sops.json"))
+	}
+	other := scope.Scope{RepositoryID: "acme/other", SourceRoot: "secrets", Prefix: "app"}
+	create(t, c, "app/theirs", "{}", other.Tags("secrets/x.sops.json"))
+	create(t, c, "app/untagged", "{}", nil)
+	a := awssm.New(c, awssm.Options{OperationTimeout: 5 * time.Second})
+	before := srv.Stats(t).Calls["ListSecrets"]
+	got, err := a.ListCandidates(context.Background(), sc.Digest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 205 {
+		t.Fatalf("got %d candidates, want the 205 of this scope", len(got))
+	}
+	for _, cand := range got {
+		if cand.Name == "app/theirs" || cand.Name == "app/untagged" || !strings.HasPrefix(cand.ARN, "arn:") {
+			t.Fatalf("unexpected candidate %+v", cand)
+		}
+	}
+	if n := srv.Stats(t).Calls["ListSecrets"] - before; n != 3 {
+		t.Fatalf("ListSecrets calls = %d, want 3 pages of at most 100", n)
+	}
+}
+
+func TestDescribe_NotFoundIsAnObservation(t *testing.T) {
+	srv := emulatortest.Start(t)
+	a := awssm.New(srv.Client(t), awssm.Options{})
+	o, err := a.Describe(context.Background(), "app/missing")
+	if err != nil || o.Exists {
+		t.Fatalf("Describe(missing) = %+v, %v; want absent and no error", o, err)
+	}
+}
+
+func TestDescribe_ReportsTagsStagesAndDeletion(t *testing.T) {
+	srv := emulatortest.Start(t)
+	c := srv.Client(t)
+	arn := create(t, c, "app/db", `{"a":1}`, sc.Tags("secrets/db.sops.json"))
+	a := awssm.New(c, awssm.Options{})
+	if err := a.ScheduleDelete(context.Background(), arn, 7); err != nil {
+		t.Fatal(err)
+	}
+	o, err := a.Describe(context.Background(), arn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.Exists || !o.Deleted || o.ARN != arn || o.Name != "app/db" || !o.Owned(sc.Digest()) || len(o.CurrentVersionIDs()) != 1 {
+		t.Fatalf("observation = %+v", o)
+	}
+	if err := a.Restore(context.Background(), arn); err != nil {
+		t.Fatal(err)
+	}
+	if o, _ := a.Describe(context.Background(), arn); o.Deleted {
+		t.Fatal("restore must clear the deletion")
+	}
+}
+
+func TestGetCurrentValues_BatchesAndCrossChecksVersions(t *testing.T) {
+	srv := emulatortest.Start(t)
+	c := srv.Client(t)
+	a := awssm.New(c, awssm.Options{})
+	var reqs []engine.ValueRequest
+	for i := range 3 {
+		name := fmt.Sprintf("app/v%d", i)
+		arn := create(t, c, name, fmt.Sprintf(`{"i":%d}`, i), nil)
+		o, err := a.Describe(context.Background(), arn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reqs = append(reqs, engine.ValueRequest{ID: arn, Name: name, CurrentVersionID: o.CurrentVersionIDs()[0]})
+	}
+	reqs[2].CurrentVersionID = strings.Repeat("0", 32) // DescribeSecret "said" another version
+	before := srv.Stats(t).Calls
+	vs, err := a.GetCurrentValues(context.Background(), reqs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := srv.Stats(t).Calls
+	if after["BatchGetSecretValue"]-before["BatchGetSecretValue"] != 1 || after["GetSecretValue"] != before["GetSecretValue"] {
+		t.Fatalf("want exactly one BatchGetSecretValue call; calls before %v after %v", before, after)
+	}
+	for i := range 2 {
+		if !vs[i].HasString || string(vs[i].String) != fmt.Sprintf(`{"i":%d}`, i) || vs[i].StageMismatch || vs[i].VersionID != reqs[i].CurrentVersionID {
+			t.Fatalf("value %d = %+v", i, vs[i])
+		}
+	}
+	if !vs[2].StageMismatch {
+		t.Fatal("a version other than DescribeSecret's AWSCURRENT must be flagged")
+	}
+	// A single read uses GetSecretValue by VersionId + AWSCURRENT: a
+	// version that no longer holds AWSCURRENT is a mismatch, one that does
+	// not exist is missing.
+	if _, err := c.PutSecretValue(context.Background(), &secretsmanager.PutSecretValueInput{SecretId: &reqs[0].ID, SecretString: aws.String(`{"new":1}`)}); err != nil {
+		t.Fatal(err)
+	}
+	one, err := a.GetCurrentValues(context.Background(), reqs[:1])
+	if err != nil || !one[0].StageMismatch {
+		t.Fatalf("single read of the previous version = %+v, %v; want StageMismatch", one, err)
+	}
+	one, err = a.GetCurrentValues(context.Background(), reqs[2:])
+	if err != nil || !one[0].Missing {
+		t.Fatalf("single read of an unknown version = %+v, %v; want Missing", one, err)
+	}
+	if _, err := a.GetCurrentValues(context.Background(), make([]engine.ValueRequest, engine.MaxValueBatch+1)); err == nil {
+		t.Fatal("more than 20 ids must be refused")
+	}
+}
+
+func TestErrors_CarryCodeNeverProviderText(t *testing.T) {
+	srv := emulatortest.Start(t)
+	c := srv.Client(t, func(o *secretsmanager.Options) { o.RetryMaxAttempts = 1 })
+	a := awssm.New(c, awssm.Options{})
+	srv.SetFaults(t, emulator.Faults{Script: []emulator.ScriptedFault{
+		{Operation: "DescribeSecret", Nth: 1, Fault: "error:AccessDeniedException:User arn:aws:iam::123:user/x is not authorized SECRETTEXT"},
+		{Operation: "DescribeSecret", Nth: 2, Fault: "error:InternalServiceError"},
+		{Operation: "CreateSecret", Nth: 1, Fault: "ambiguous-before-apply"},
+		{Operation: "DescribeSecret", Nth: 3, Fault: "error:SomethingNewException:SECRETTEXT"},
+	}})
+	ctx := context.Background()
+	_, err := a.Describe(ctx, "app/x")
+	var e *engine.Error
+	if !errors.As(err, &e) || e.Code != "AccessDeniedException" || !e.AccessDenied || e.Fault != engine.FaultClient || e.Ambiguous || e.Operation != "DescribeSecret" || e.RequestID == "" {
+		t.Fatalf("access denied → %#v", err)
+	}
+	if strings.Contains(err.Error(), "SECRETTEXT") || strings.Contains(err.Error(), "arn:") {
+		t.Fatalf("provider text leaked: %q", err.Error())
+	}
+	_, err = a.Describe(ctx, "app/x")
+	if !errors.As(err, &e) || e.Code != "InternalServiceError" || e.Fault != engine.FaultServer || !e.Ambiguous {
+		t.Fatalf("server fault → %#v", err)
+	}
+	_, err = a.Create(ctx, engine.CreateRequest{Name: "app/x", Value: []byte("{}"), Token: strings.Repeat("a", 64)})
+	if !errors.As(err, &e) || e.Code != awssm.CodeConnection || !e.Ambiguous || e.RequestID != "" {
+		t.Fatalf("lost response → %#v", err)
+	}
+	_, err = a.Describe(ctx, "app/x")
+	if !errors.As(err, &e) || e.Code != awssm.CodeUnknown || strings.Contains(err.Error(), "SECRETTEXT") {
+		t.Fatalf("unknown code → %#v", err)
+	}
+}
+
+func TestOperationTimeout_IsAmbiguousAndCancellationIsNot(t *testing.T) {
+	srv := emulatortest.Start(t)
+	srv.SetFaults(t, emulator.Faults{LatencyMS: 400})
+	a := awssm.New(srv.Client(t, func(o *secretsmanager.Options) { o.RetryMaxAttempts = 1 }), awssm.Options{OperationTimeout: 50 * time.Millisecond})
+	_, err := a.PutValue(context.Background(), "app/x", []byte("{}"), strings.Repeat("b", 64))
+	var e *engine.Error
+	if !errors.As(err, &e) || e.Code != awssm.CodeTimeout || !e.Ambiguous {
+		t.Fatalf("per-call timeout → %#v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := a.Describe(ctx, "app/x"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a cancelled run must surface context.Canceled, got %#v", err)
+	}
+}
+
+func TestCreate_TagsInTheSameRequestAndTokenIsTheVersion(t *testing.T) {
+	srv := emulatortest.Start(t)
+	a := awssm.New(srv.Client(t), awssm.Options{})
+	tok := strings.Repeat("c", 64)
+	res, err := a.Create(context.Background(), engine.CreateRequest{Name: "app/db", Value: []byte(`{"a":1}`), Tags: sc.Tags("secrets/db.sops.json"), Token: tok})
+	if err != nil || res.VersionID != tok {
+		t.Fatalf("create = %+v, %v", res, err)
+	}
+	st := srv.Stats(t)
+	if st.Calls["TagResource"] != 0 {
+		t.Fatal("tags must be written in the CreateSecret request, not by TagResource")
+	}
+	s := srv.State(t).Secrets[0]
+	if s.Tags[scope.TagScope] != sc.Digest() || len(s.Versions) != 1 || s.Versions[0].VersionID != tok {
+		t.Fatalf("state = %+v", s)
+	}
+}
