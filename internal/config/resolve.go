@@ -1,0 +1,541 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"path"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Options are the resolved, validated options of one plan or sync run.
+type Options struct {
+	Repository          string
+	Revision            string
+	RepositoryID        string
+	SourceRoot          string // cleaned; "." = whole repository
+	SecretPrefix        string // one trailing "/" trimmed
+	MaxEncryptedBytes   int64  // bytes, > 0
+	AllowEmpty          bool
+	AWSRegion           string // "" = SDK chain
+	AWSProfile          string // "" = SDK chain
+	RecoveryWindowDays  int    // 7..30
+	RunTimeout          time.Duration
+	OperationTimeout    time.Duration
+	VerificationTimeout time.Duration
+	AWSMaxAttempts      int           // 0 = SDK default
+	AWSMaxBackoff       time.Duration // 0 = SDK default
+	LogLevel            string        // debug, info, warn, error
+	LogFormat           string        // json, text
+	ShowResourceNames   bool
+	ReportFile          string // "" = no report
+	ConfigFile          string
+	DetailedExitCode    bool
+	Concurrency         int // >= 1
+
+	// Sources records where each setting's value came from.
+	Sources map[string]Source
+}
+
+// Input is everything Resolve reads. It is a snapshot: Resolve never touches
+// the process environment or the file system except through ReadFile.
+type Input struct {
+	// Command is "plan" or "sync".
+	Command string
+	// Flags holds the flags given explicitly on the command line, by name,
+	// with their raw values.
+	Flags map[string]string
+	// Environ is the environment as "KEY=value" entries (os.Environ()).
+	Environ []string
+	// ReadFile reads the --config file; called only when --config is given.
+	ReadFile func(name string) ([]byte, error)
+	// ValidateName checks a secret name (the trimmed prefix); nil uses a
+	// conservative built-in check of SPEC §3.4's character set and length.
+	ValidateName func(name string) error
+}
+
+// MaxConfigFileBytes bounds the --config file.
+const MaxConfigFileBytes = 1 << 20
+
+type raw struct {
+	value  string
+	source Source
+}
+
+// Resolve merges flag > environment > config file > default and validates
+// every setting (SPEC §2.1). On error it returns an *Error listing every
+// problem, together with the options it could resolve (so that a caller can
+// still honour a valid --report-file).
+func Resolve(in Input) (Options, error) {
+	var probs []Problem
+	vals := map[string]raw{}
+	for _, s := range Settings {
+		if s.PlanOnly && in.Command != "plan" {
+			continue
+		}
+		if s.Default != "" {
+			vals[s.Name] = raw{s.Default, SourceDefault}
+		}
+	}
+
+	// Config file (lowest explicit precedence), only when --config is given.
+	if name, ok := in.Flags[ConfigFile]; ok {
+		fileVals, fp := readConfigFile(name, in)
+		probs = append(probs, fp...)
+		for k, v := range fileVals {
+			vals[k] = raw{v, SourceFile}
+		}
+	}
+
+	// Environment.
+	envNames := make([]string, 0)
+	env := map[string]string{}
+	for _, kv := range in.Environ {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || !strings.HasPrefix(k, EnvPrefix) {
+			continue
+		}
+		env[k] = v
+		envNames = append(envNames, k)
+	}
+	sort.Strings(envNames)
+	for _, k := range envNames {
+		name := settingForEnv(k)
+		s, known := Lookup(name)
+		switch {
+		case !known || EnvName(name) != k:
+			probs = append(probs, Problem{ClassUnknownEnv, k, SourceEnv, "is not a sops-aws-sync setting"})
+			continue
+		case s.FlagOnly:
+			probs = append(probs, Problem{ClassFlagOnly, k, SourceEnv, "may only be given as the command-line flag --" + name})
+			continue
+		}
+		if env[k] == "" {
+			continue // empty variables count as unset (CI systems export empty inputs)
+		}
+		vals[name] = raw{env[k], SourceEnv}
+	}
+
+	// Flags (highest precedence).
+	flagNames := make([]string, 0, len(in.Flags))
+	for k := range in.Flags {
+		flagNames = append(flagNames, k)
+	}
+	sort.Strings(flagNames)
+	for _, k := range flagNames {
+		vals[k] = raw{in.Flags[k], SourceFlag}
+	}
+
+	o := Options{Sources: map[string]Source{}}
+	for _, s := range Settings {
+		if s.PlanOnly && in.Command != "plan" {
+			continue
+		}
+		r, ok := vals[s.Name]
+		if !ok {
+			if s.Required {
+				probs = append(probs, Problem{ClassRequired, s.Name, SourceDefault, "is required; give --" + s.Name + ", " + EnvName(s.Name) + " or the config key " + s.Name})
+			}
+			continue
+		}
+		o.Sources[s.Name] = r.source
+		if p, bad := o.set(s, r, in); bad {
+			p.Setting = settingLabel(s.Name, r.source)
+			p.Source = r.source
+			probs = append(probs, p)
+		}
+	}
+	if len(probs) > 0 {
+		return o, &Error{Problems: probs}
+	}
+	return o, nil
+}
+
+func settingLabel(name string, src Source) string {
+	if src == SourceEnv {
+		return EnvName(name)
+	}
+	return name
+}
+
+// set parses and validates one value into o. It returns a problem (without
+// setting/source filled in) and true when the value is rejected.
+func (o *Options) set(s Setting, r raw, in Input) (Problem, bool) {
+	v := r.value
+	invalid := func(reason string) (Problem, bool) { return Problem{Class: ClassInvalidValue, Reason: reason}, true }
+	wrongType := func(reason string) (Problem, bool) { return Problem{Class: ClassWrongType, Reason: reason}, true }
+
+	if v == "" {
+		return invalid("must not be empty")
+	}
+	if !utf8.ValidString(v) || strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return invalid("must be printable UTF-8 text without control characters")
+	}
+	switch s.Kind {
+	case KindBool:
+		b, err := parseBool(v)
+		if err != nil {
+			return wrongType("must be true or false")
+		}
+		switch s.Name {
+		case AllowEmpty:
+			o.AllowEmpty = b
+		case ShowResourceNames:
+			o.ShowResourceNames = b
+		case DetailedExitCode:
+			o.DetailedExitCode = b
+		}
+	case KindInt:
+		n, err := strconv.ParseInt(v, 10, 32)
+		if err != nil {
+			return wrongType("must be a base-10 integer")
+		}
+		switch s.Name {
+		case RecoveryWindowDays:
+			if n < 7 || n > 30 {
+				return invalid("must be between 7 and 30 days")
+			}
+			o.RecoveryWindowDays = int(n)
+		case AWSMaxAttempts:
+			if n < 0 || n > 100 {
+				return invalid("must be between 0 and 100 (0 = SDK default)")
+			}
+			o.AWSMaxAttempts = int(n)
+		case Concurrency:
+			if n < 1 || n > 64 {
+				return invalid("must be between 1 and 64")
+			}
+			o.Concurrency = int(n)
+		}
+	case KindDuration:
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return wrongType("must be a Go duration such as 30s, 2m or 1h")
+		}
+		switch s.Name {
+		case RunTimeout, OperationTimeout, VerificationTimeout:
+			if d <= 0 {
+				return invalid("must be greater than zero")
+			}
+		case AWSMaxBackoff:
+			if d < 0 {
+				return invalid("must not be negative")
+			}
+		}
+		switch s.Name {
+		case RunTimeout:
+			o.RunTimeout = d
+		case OperationTimeout:
+			o.OperationTimeout = d
+		case VerificationTimeout:
+			o.VerificationTimeout = d
+		case AWSMaxBackoff:
+			o.AWSMaxBackoff = d
+		}
+	case KindSize:
+		n, err := ParseSize(v)
+		if err != nil {
+			return wrongType("must be a byte size such as 512KiB or 8MiB (suffixes B, KiB, MiB, GiB)")
+		}
+		if n <= 0 {
+			return invalid("must be greater than zero")
+		}
+		o.MaxEncryptedBytes = n
+	default:
+		return o.setString(s, v, in)
+	}
+	return Problem{}, false
+}
+
+var regionRE = regexp.MustCompile(`^[a-z]{2}(-[a-z0-9]+)+-[0-9]+$`)
+
+func (o *Options) setString(s Setting, v string, in Input) (Problem, bool) {
+	invalid := func(reason string) (Problem, bool) { return Problem{Class: ClassInvalidValue, Reason: reason}, true }
+	switch s.Name {
+	case Repository:
+		o.Repository = v
+	case Revision:
+		if strings.HasPrefix(v, "-") {
+			return invalid("must be a commit-ish, not an option")
+		}
+		o.Revision = v
+	case RepositoryID:
+		if len(v) > 256 {
+			return invalid("must be at most 256 bytes")
+		}
+		o.RepositoryID = v
+	case SourceRoot:
+		root, reason := cleanSourceRoot(v)
+		if reason != "" {
+			return invalid(reason)
+		}
+		o.SourceRoot = root
+	case SecretPrefix:
+		p := strings.TrimSuffix(v, "/")
+		validate := in.ValidateName
+		if validate == nil {
+			validate = validateName
+		}
+		if p == "" || validate(p) != nil {
+			return invalid("must be a valid secret name: characters A-Z a-z 0-9 / _ + = . @ -, at most 512 bytes")
+		}
+		o.SecretPrefix = p
+	case AWSRegion:
+		if !regionRE.MatchString(v) {
+			return invalid("must look like an AWS Region code such as eu-west-1")
+		}
+		o.AWSRegion = v
+	case AWSProfile:
+		o.AWSProfile = v
+	case LogLevel:
+		switch v {
+		case "debug", "info", "warn", "error":
+		default:
+			return invalid("must be one of debug, info, warn, error")
+		}
+		o.LogLevel = v
+	case LogFormat:
+		if v != "json" && v != "text" {
+			return invalid("must be json or text")
+		}
+		o.LogFormat = v
+	case ReportFile:
+		o.ReportFile = v
+	case ConfigFile:
+		o.ConfigFile = v
+	}
+	return Problem{}, false
+}
+
+// cleanSourceRoot checks SPEC §2.1's rule for --source-root: a clean
+// repo-relative slash path, "." for the whole repository, no "..", not
+// absolute. A single trailing "/" is tolerated.
+func cleanSourceRoot(v string) (string, string) {
+	if strings.HasPrefix(v, "/") || strings.Contains(v, `\`) || (len(v) >= 2 && v[1] == ':') {
+		return "", "must be a repo-relative path, not absolute"
+	}
+	t := strings.TrimSuffix(v, "/")
+	if t == "" {
+		return "", "must be a repo-relative path, not absolute"
+	}
+	for _, el := range strings.Split(t, "/") {
+		if el == ".." {
+			return "", "must not contain \"..\""
+		}
+	}
+	if path.Clean(t) != t {
+		return "", "must be a clean path (no empty, \".\" or repeated \"/\" elements)"
+	}
+	return t, ""
+}
+
+// validateName is the conservative fallback check of SPEC §3.4: characters
+// A–Z a–z 0–9 / _ + = . @ - and at most 512 bytes.
+func validateName(name string) error {
+	if len(name) == 0 || len(name) > 512 {
+		return errors.New("bad length")
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case strings.IndexByte("/_+=.@-", c) >= 0:
+		default:
+			return errors.New("bad character")
+		}
+	}
+	return nil
+}
+
+func parseBool(v string) (bool, error) {
+	switch v {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, errors.New("not a bool")
+}
+
+var sizeRE = regexp.MustCompile(`^([0-9]+)(B|KiB|MiB|GiB)?$`)
+
+// ParseSize parses a byte size: digits with an optional suffix B, KiB
+// (1024), MiB (1024²) or GiB (1024³); a bare number is bytes (SPEC §2.1).
+func ParseSize(v string) (int64, error) {
+	m := sizeRE.FindStringSubmatch(v)
+	if m == nil {
+		return 0, errors.New("not a size")
+	}
+	n, err := strconv.ParseInt(m[1], 10, 64)
+	if err != nil {
+		return 0, errors.New("size out of range")
+	}
+	mult := int64(1)
+	switch m[2] {
+	case "KiB":
+		mult = 1 << 10
+	case "MiB":
+		mult = 1 << 20
+	case "GiB":
+		mult = 1 << 30
+	}
+	if n > math.MaxInt64/mult {
+		return 0, errors.New("size out of range")
+	}
+	return n * mult, nil
+}
+
+// readConfigFile reads and type-checks the YAML config file. Keys must be
+// setting names; values must have the setting's YAML type. Returned values
+// are raw strings, validated later like any other source.
+func readConfigFile(name string, in Input) (map[string]string, []Problem) {
+	fileProblem := func(reason string) []Problem {
+		return []Problem{{Class: ClassFile, Source: SourceFile, Reason: reason}}
+	}
+	if name == "" {
+		return nil, []Problem{{ClassInvalidValue, ConfigFile, SourceFlag, "must not be empty"}}
+	}
+	if in.ReadFile == nil {
+		return nil, fileProblem("cannot be read")
+	}
+	data, err := in.ReadFile(name)
+	if err != nil {
+		return nil, fileProblem("cannot be read; check the path given to --config and its permissions")
+	}
+	return parseConfig(data)
+}
+
+// parseConfig is the YAML config parser (fuzzed). It never includes YAML
+// library error text in a problem, because that text can quote the input.
+func parseConfig(data []byte) (map[string]string, []Problem) {
+	fileProblem := func(reason string) []Problem {
+		return []Problem{{Class: ClassFile, Source: SourceFile, Reason: reason}}
+	}
+	if len(data) > MaxConfigFileBytes {
+		return nil, fileProblem(fmt.Sprintf("is larger than %d bytes", MaxConfigFileBytes))
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return map[string]string{}, nil
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fileProblem("is not valid YAML")
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return nil, fileProblem("must hold exactly one YAML document")
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+		return nil, fileProblem("must be a YAML mapping of setting names to values")
+	}
+	m := doc.Content[0]
+	if m.Kind == yaml.ScalarNode && m.Tag == "!!null" {
+		return map[string]string{}, nil
+	}
+	if m.Kind != yaml.MappingNode {
+		return nil, fileProblem("must be a YAML mapping of setting names to values")
+	}
+	out := map[string]string{}
+	var probs []Problem
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		if k.Kind != yaml.ScalarNode || k.Tag != "!!str" {
+			probs = append(probs, Problem{ClassUnknownKey, fmt.Sprintf("at line %d", k.Line), SourceFile, "keys must be setting names"})
+			continue
+		}
+		key := k.Value
+		s, known := Lookup(key)
+		if !known || !validKeyText(key) {
+			label := key
+			if !validKeyText(key) {
+				label = fmt.Sprintf("at line %d", k.Line)
+			}
+			probs = append(probs, Problem{ClassUnknownKey, label, SourceFile, "is not a sops-aws-sync setting"})
+			continue
+		}
+		if seen[key] {
+			probs = append(probs, Problem{ClassInvalidValue, key, SourceFile, "is given more than once"})
+			continue
+		}
+		seen[key] = true
+		if s.FlagOnly {
+			probs = append(probs, Problem{ClassFlagOnly, key, SourceFile, "may only be given as the command-line flag --" + key})
+			continue
+		}
+		val, ok := scalarFor(s.Kind, v)
+		if !ok {
+			probs = append(probs, Problem{ClassWrongType, key, SourceFile, "must be a YAML " + yamlTypeName(s.Kind)})
+			continue
+		}
+		out[key] = val
+	}
+	return out, probs
+}
+
+// validKeyText reports whether a config key is safe to echo in a
+// diagnostic: setting names are short lower-case words with dashes.
+func validKeyText(k string) bool {
+	if len(k) == 0 || len(k) > 40 {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func yamlTypeName(k Kind) string {
+	switch k {
+	case KindBool:
+		return "boolean (true or false)"
+	case KindInt:
+		return "integer"
+	case KindDuration:
+		return "string holding a Go duration such as 30s"
+	case KindSize:
+		return "string holding a size such as 8MiB, or an integer byte count"
+	}
+	return "string"
+}
+
+func scalarFor(k Kind, n *yaml.Node) (string, bool) {
+	if n.Kind != yaml.ScalarNode {
+		return "", false
+	}
+	switch k {
+	case KindBool:
+		return strings.ToLower(n.Value), n.Tag == "!!bool"
+	case KindInt:
+		if n.Tag != "!!int" {
+			return "", false
+		}
+		i, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64)
+		if err != nil {
+			return "", false
+		}
+		return strconv.FormatInt(i, 10), true
+	case KindSize:
+		if n.Tag == "!!int" {
+			i, err := strconv.ParseInt(n.Value, 10, 64)
+			if err != nil {
+				return "", false
+			}
+			return strconv.FormatInt(i, 10), true
+		}
+		return n.Value, n.Tag == "!!str"
+	}
+	return n.Value, n.Tag == "!!str"
+}

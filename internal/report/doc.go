@@ -1,0 +1,13 @@
+// Package report writes and reads the redacted run report
+// (schema sops-aws-sync/report/v1, SPEC §7.2).
+//
+// Invariants:
+//   - A report has exactly the keys schema_version, tool_version,
+//     git_revision, status, counts {create, update, restore, schedule_delete,
+//     unchanged, conflicts}, verification and duration_ms — never a name,
+//     path, value, key, token or provider id. Parse rejects anything else.
+//   - git_revision is a 40-hex commit SHA or empty.
+//   - WriteFile is atomic: a temporary file in the target's directory, mode
+//     0600, fsync, rename, then a best-effort fsync of the directory. A
+//     reader sees the old file or the complete new one, never a torn write.
+package report

@@ -1,0 +1,136 @@
+package report
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+const sha = "0123456789abcdef0123456789abcdef01234567"
+
+func sample() Report {
+	return New("v1.2.3", sha, vocab.StatusConverged, vocab.VerificationConverged,
+		vocab.Counts{Create: 2, Update: 1, Unchanged: 4}, 1234)
+}
+
+func TestSchemaHasExactlyTheV1Keys(t *testing.T) {
+	b, err := Marshal(sample())
+	require.NoError(t, err)
+	want := `{
+  "schema_version": "sops-aws-sync/report/v1",
+  "tool_version": "v1.2.3",
+  "git_revision": "0123456789abcdef0123456789abcdef01234567",
+  "status": "converged",
+  "counts": {
+    "create": 2,
+    "update": 1,
+    "restore": 0,
+    "schedule_delete": 0,
+    "unchanged": 4,
+    "conflicts": 0
+  },
+  "verification": "converged",
+  "duration_ms": 1234
+}
+`
+	assert.Equal(t, want, string(b))
+	r, err := Parse(b)
+	require.NoError(t, err)
+	assert.Equal(t, sample(), r)
+}
+
+func TestRevisionIs40HexOrEmpty(t *testing.T) {
+	for _, rev := range []string{"HEAD", "main", "abc123", strings.ToUpper(sha), sha + "0"} {
+		assert.Equal(t, "", New("v", rev, vocab.StatusInvalid, vocab.VerificationNotRun, vocab.Counts{}, 0).GitRevision, rev)
+	}
+	assert.Equal(t, sha, sample().GitRevision)
+}
+
+func TestParseRejectsSchemaDrift(t *testing.T) {
+	good, _ := Marshal(sample())
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(good, &m))
+	mutate := func(f func(map[string]any)) []byte {
+		var c map[string]any
+		_ = json.Unmarshal(good, &c)
+		f(c)
+		b, _ := json.Marshal(c)
+		return b
+	}
+	bad := map[string][]byte{
+		"extra key":      mutate(func(c map[string]any) { c["name"] = "x" }),
+		"missing key":    mutate(func(c map[string]any) { delete(c, "duration_ms") }),
+		"extra count":    mutate(func(c map[string]any) { c["counts"].(map[string]any)["deleted"] = 1 }),
+		"missing count":  mutate(func(c map[string]any) { delete(c["counts"].(map[string]any), "restore") }),
+		"null":           mutate(func(c map[string]any) { c["status"] = nil }),
+		"wrong type":     mutate(func(c map[string]any) { c["duration_ms"] = "12" }),
+		"bad status":     mutate(func(c map[string]any) { c["status"] = "ok" }),
+		"bad verif":      mutate(func(c map[string]any) { c["verification"] = "yes" }),
+		"bad schema":     mutate(func(c map[string]any) { c["schema_version"] = "v2" }),
+		"bad revision":   mutate(func(c map[string]any) { c["git_revision"] = "HEAD" }),
+		"trailing data":  append(append([]byte{}, good...), []byte("{}")...),
+		"not an object":  []byte("[]"),
+		"negative count": mutate(func(c map[string]any) { c["counts"].(map[string]any)["create"] = -1 }),
+	}
+	for name, b := range bad {
+		_, err := Parse(b)
+		assert.Error(t, err, name)
+	}
+}
+
+func TestWriteFileAtomic0600(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "report.json")
+	require.NoError(t, os.WriteFile(p, []byte("old"), 0o644))
+	require.NoError(t, WriteFile(p, sample()))
+	st, err := os.Stat(p)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), st.Mode().Perm())
+	b, _ := os.ReadFile(p)
+	_, err = Parse(b)
+	require.NoError(t, err)
+	entries, _ := os.ReadDir(dir)
+	assert.Len(t, entries, 1, "no temporary file left behind")
+}
+
+func TestWriteFileFailureIsTypedAndLeavesNoTemp(t *testing.T) {
+	dir := t.TempDir()
+	// Target is a non-empty directory: rename fails.
+	target := filepath.Join(dir, "r")
+	require.NoError(t, os.MkdirAll(filepath.Join(target, "x"), 0o755))
+	err := WriteFile(target, sample())
+	var we *WriteError
+	require.True(t, errors.As(err, &we))
+	assert.Equal(t, "rename", we.Step)
+	entries, _ := os.ReadDir(dir)
+	assert.Len(t, entries, 1, "temporary file removed")
+
+	err = WriteFile(filepath.Join(dir, "missing-dir", "r.json"), sample())
+	require.True(t, errors.As(err, &we))
+	assert.Equal(t, "create", we.Step)
+	assert.NotContains(t, err.Error(), "missing-dir", "path not in message")
+
+	if runtime.GOOS != "windows" && os.Geteuid() != 0 {
+		ro := filepath.Join(dir, "ro")
+		require.NoError(t, os.Mkdir(ro, 0o500))
+		assert.Error(t, WriteFile(filepath.Join(ro, "r.json"), sample()))
+	}
+}
+
+func TestWriteFileRejectsInvalidReport(t *testing.T) {
+	r := sample()
+	r.Status = "bogus"
+	err := WriteFile(filepath.Join(t.TempDir(), "r.json"), r)
+	var we *WriteError
+	require.True(t, errors.As(err, &we))
+	assert.Equal(t, "validate", we.Step)
+}
