@@ -1,0 +1,96 @@
+package emulatorcmd
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
+)
+
+// scriptFlag collects repeated --script Operation:nth:fault values.
+type scriptFlag []emulator.ScriptedFault
+
+func (s *scriptFlag) String() string { return "" }
+
+func (s *scriptFlag) Set(v string) error {
+	parts := strings.SplitN(v, ":", 3)
+	if len(parts) != 3 {
+		return errors.New("want Operation:nth:fault, e.g. CreateSecret:2:ambiguous-after-apply")
+	}
+	n, err := strconv.ParseInt(parts[1], 10, 64)
+	if err != nil {
+		return fmt.Errorf("nth %q is not a number", parts[1])
+	}
+	*s = append(*s, emulator.ScriptedFault{Operation: parts[0], Nth: n, Fault: parts[2]})
+	return nil
+}
+
+// Run runs the emulator command with args (without the program name) until
+// a value arrives on stop. It returns the process exit code.
+func Run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
+	fs := flag.NewFlagSet("secretsmanager-emulator", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	listen := fs.String("listen", "127.0.0.1:4566", "address to listen on (port 0 picks a free port)")
+	region := fs.String("region", emulator.DefaultRegion, "Region used in ARNs")
+	account := fs.String("account-id", emulator.DefaultAccountID, "account id used in ARNs")
+	var f emulator.Faults
+	var script scriptFlag
+	fs.Int64Var(&f.Seed, "seed", 0, "seed for every random decision (ARN suffixes, fault rolls, jitter)")
+	fs.Int64Var(&f.LatencyMS, "latency-ms", 0, "latency added to every API call, milliseconds")
+	fs.Int64Var(&f.LatencyJitterMS, "latency-jitter-ms", 0, "extra uniform random latency in [0,n] milliseconds")
+	fs.Int64Var(&f.ListLagMS, "list-lag-ms", 0, "ListSecrets answers from the state as it was this many milliseconds ago")
+	fs.Float64Var(&f.ErrorRate, "error-rate", 0, "chance in [0,1] that a call fails with InternalServiceError")
+	fs.Float64Var(&f.AmbiguousRate, "ambiguous-rate", 0, "chance in [0,1] that a mutating call loses its response")
+	fs.StringVar(&f.AmbiguousKind, "ambiguous-kind", "mixed", "after-apply, before-apply or mixed")
+	fs.BoolVar(&f.Quotas, "quotas", false, "enforce AWS request quotas (token buckets per operation family)")
+	fs.Float64Var(&f.QuotaScale, "quota-scale", 1, "multiply every quota rate and burst by this factor")
+	fs.Var(&script, "script", "scripted fault Operation:nth:fault (repeatable), fault = ambiguous-after-apply | ambiguous-before-apply | error:<Code>[:<Message>]")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "secretsmanager-emulator: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	f.Script = script
+	if err := emulator.ValidateFaults(f); err != nil {
+		fmt.Fprintf(stderr, "secretsmanager-emulator: invalid fault flags: %v\n", err)
+		return 2
+	}
+	emu := emulator.New(emulator.WithRegion(*region), emulator.WithAccountID(*account), emulator.WithFaults(f))
+
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		fmt.Fprintf(stderr, "secretsmanager-emulator: cannot listen on %s: %v\n", *listen, err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr().String())
+	srv := &http.Server{Handler: emu, ReadHeaderTimeout: 30 * time.Second}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		fmt.Fprintf(stderr, "secretsmanager-emulator: serve: %v\n", err)
+		return 1
+	case <-stop:
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil {
+		_ = srv.Close()
+	}
+	<-done
+	return 0
+}
