@@ -1,0 +1,164 @@
+package canonical
+
+import (
+	"bytes"
+	"encoding/json"
+	"unicode/utf8"
+
+	"github.com/gowebpki/jcs"
+)
+
+// MaxValueBytes is the largest SecretString AWS Secrets Manager accepts
+// (SecretString 1..65,536; see the AWS reference, §5), and so the largest
+// canonical value (SPEC §3.3).
+const MaxValueBytes = 65536
+
+// Format is the plaintext syntax of a document, chosen by its file suffix
+// (SPEC §3.1).
+type Format int
+
+const (
+	JSON   Format = iota + 1 // .sops.json
+	YAML                     // .sops.yaml, .sops.yml
+	Dotenv                   // .sops.env
+)
+
+// String returns "json", "yaml" or "dotenv".
+func (f Format) String() string {
+	switch f {
+	case JSON:
+		return "json"
+	case YAML:
+		return "yaml"
+	case Dotenv:
+		return "dotenv"
+	}
+	return "unknown"
+}
+
+var (
+	utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+	errBOM = fail(ClassBOM,
+		"the decrypted plaintext starts with a UTF-8 byte-order mark (typical of files saved by Windows editors)",
+		"save the source file as UTF-8 without BOM (for example: sed -i '1s/^\\xEF\\xBB\\xBF//' FILE before encrypting), then re-encrypt it with sops")
+	errNotUTF8 = fail(ClassNotUTF8,
+		"the decrypted plaintext is not valid UTF-8",
+		"save the source file as UTF-8, then re-encrypt it with sops")
+	errEmpty = fail(ClassEmpty,
+		"the decrypted plaintext holds no document",
+		"add the secret's fields to the document, or delete the file, then re-encrypt it with sops")
+	errTooLarge = fail(ClassTooLarge,
+		"the canonical JSON value is larger than 65,536 bytes, the AWS Secrets Manager limit",
+		"split the document into several smaller documents")
+	errCanonical = fail(ClassSyntax,
+		"the value is not accepted by the RFC 8785 canonicalizer",
+		nextReencrypt)
+)
+
+// Canonicalize returns the RFC 8785 canonical JSON of the object in plain
+// (SPEC §3.3), or an *Error. The result is 1..MaxValueBytes bytes.
+//
+// Rules common to every format: plain must be valid UTF-8 and must not
+// start with a UTF-8 byte-order mark. Per-format rules are described at
+// FromJSON, FromYAML and FromDotenv.
+func Canonicalize(f Format, plain []byte) ([]byte, error) {
+	var (
+		out []byte
+		err *Error
+	)
+	switch f {
+	case JSON:
+		out, err = fromJSON(plain)
+	case YAML:
+		out, err = fromYAML(plain)
+	case Dotenv:
+		out, err = fromDotenv(plain)
+	default:
+		return nil, fail(ClassSyntax, "the document format is unknown", "use a .sops.json, .sops.yaml, .sops.yml or .sops.env suffix")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// FromJSON canonicalizes JSON plaintext: exactly one top-level object, no
+// duplicate member names at any depth, no trailing data, integers within
+// ±(2^53−1), decimals that survive an IEEE-754 double round trip.
+func FromJSON(plain []byte) ([]byte, error) { return Canonicalize(JSON, plain) }
+
+// FromYAML canonicalizes YAML plaintext: exactly one document whose root is
+// a mapping; string keys only; no duplicate keys; no anchors, aliases or
+// merge keys; scalars null, string, bool, integer or finite float (no
+// timestamps, !!binary or other tags); the JSON number rules apply.
+func FromYAML(plain []byte) ([]byte, error) { return Canonicalize(YAML, plain) }
+
+// FromDotenv canonicalizes dotenv plaintext (SOPS's dotenv semantics) into a
+// JSON object of strings; see the package documentation of fromDotenv.
+func FromDotenv(plain []byte) ([]byte, error) { return Canonicalize(Dotenv, plain) }
+
+func checkText(plain []byte) *Error {
+	if bytes.HasPrefix(plain, utf8BOM) {
+		return errBOM
+	}
+	if !utf8.Valid(plain) {
+		return errNotUTF8
+	}
+	return nil
+}
+
+func fromJSON(plain []byte) ([]byte, *Error) {
+	if e := checkText(plain); e != nil {
+		return nil, e
+	}
+	if e := validateJSON(plain); e != nil {
+		return nil, e
+	}
+	return finish(plain)
+}
+
+func fromYAML(plain []byte) ([]byte, *Error) {
+	if e := checkText(plain); e != nil {
+		return nil, e
+	}
+	j, e := yamlToJSON(plain)
+	if e != nil {
+		return nil, e
+	}
+	return finish(j)
+}
+
+func fromDotenv(plain []byte) ([]byte, *Error) {
+	if e := checkText(plain); e != nil {
+		return nil, e
+	}
+	j, e := dotenvToJSON(plain)
+	if e != nil {
+		return nil, e
+	}
+	return finish(j)
+}
+
+// finish runs RFC 8785 on validated JSON text and applies the size rule.
+func finish(j []byte) ([]byte, *Error) {
+	out, err := jcs.Transform(j)
+	if err != nil {
+		return nil, errCanonical
+	}
+	if len(out) > MaxValueBytes {
+		return nil, errTooLarge
+	}
+	if len(out) == 0 {
+		return nil, errEmpty
+	}
+	return out, nil
+}
+
+// writeJSONString appends s as a JSON string literal. s must be valid UTF-8.
+func writeJSONString(buf *bytes.Buffer, s string) {
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)           // cannot fail for a string
+	buf.Truncate(buf.Len() - 1) // Encode appends '\n'
+}

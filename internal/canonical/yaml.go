@@ -1,0 +1,224 @@
+package canonical
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+)
+
+var (
+	errYAMLNotObject = fail(ClassNotObject,
+		"the YAML document is not a mapping",
+		"make the document one YAML mapping (key: value lines) whose keys are the secret's fields, then re-encrypt it with sops")
+	errYAMLMulti = fail(ClassMultiDocument,
+		"the decrypted YAML holds more than one document (a second '---')",
+		"keep exactly one YAML document per file, then re-encrypt it with sops")
+	errYAMLAnchor = fail(ClassAnchorOrAlias,
+		"the YAML document uses an anchor, an alias or a merge key (<<)",
+		"write the values out in full instead of using &anchors, *aliases or << merge keys, then re-encrypt it with sops")
+	errYAMLKey = fail(ClassNonStringKey,
+		"a YAML mapping key is not a string (a number, boolean, null, tagged or complex key)",
+		"quote the key in the source document, then re-encrypt it with sops")
+	errYAMLDuplicate = fail(ClassDuplicateKey,
+		"a key appears twice in one YAML mapping",
+		"remove or rename the repeated key in the source document, then re-encrypt it with sops")
+	errYAMLTimestamp = fail(ClassUnsupportedScalar,
+		"a YAML value is a timestamp (dates are not JSON values; sops also rewrites them)",
+		"quote the date in the source document so it stays a string, then re-encrypt it with sops")
+	errYAMLBinary = fail(ClassUnsupportedScalar,
+		"a YAML value is tagged !!binary",
+		"store the data as a plain (for example base64) string without the !!binary tag, then re-encrypt it with sops")
+	errYAMLTag = fail(ClassUnsupportedScalar,
+		"a YAML node carries a tag other than the JSON-compatible core tags (!!str, !!int, !!float, !!bool, !!null, !!map, !!seq)",
+		"remove the tag in the source document, then re-encrypt it with sops")
+	errYAMLString = fail(ClassNotUTF8,
+		"a YAML string is not valid UTF-8 after unescaping",
+		nextReencrypt)
+)
+
+// yamlToJSON checks the YAML rules of SPEC §3.3 and writes the equivalent
+// JSON text (member order as written; canonical order comes later).
+func yamlToJSON(plain []byte) (out []byte, e *Error) {
+	defer func() {
+		// yaml.v3 reports some malformed input by panicking; treat it as a
+		// syntax error, never as a crash.
+		if r := recover(); r != nil {
+			out, e = nil, errSyntax("YAML")
+		}
+	}()
+	dec := yaml.NewDecoder(bytes.NewReader(plain))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, errEmpty
+		}
+		return nil, errSyntax("YAML")
+	}
+	var extra yaml.Node
+	switch err := dec.Decode(&extra); {
+	case errors.Is(err, io.EOF):
+	case err == nil:
+		return nil, errYAMLMulti
+	default:
+		// A second document that does not even parse is still a second
+		// document; report the more useful class.
+		return nil, errYAMLMulti
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+		return nil, errEmpty
+	}
+	root := doc.Content[0]
+	if root.Anchor != "" || root.Kind == yaml.AliasNode {
+		return nil, errYAMLAnchor
+	}
+	if root.Kind != yaml.MappingNode {
+		if root.Kind == yaml.ScalarNode && root.ShortTag() == "!!null" && root.Value == "" {
+			return nil, errEmpty
+		}
+		return nil, errYAMLNotObject
+	}
+	var buf bytes.Buffer
+	if e := writeYAML(&buf, root); e != nil {
+		return nil, e
+	}
+	return buf.Bytes(), nil
+}
+
+func writeYAML(buf *bytes.Buffer, n *yaml.Node) *Error {
+	if n.Anchor != "" || n.Kind == yaml.AliasNode {
+		return errYAMLAnchor
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		if n.ShortTag() != "!!map" {
+			return errYAMLTag
+		}
+		seen := make(map[string]struct{}, len(n.Content)/2)
+		buf.WriteByte('{')
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if k.Anchor != "" || k.Kind == yaml.AliasNode {
+				return errYAMLAnchor
+			}
+			if k.Kind != yaml.ScalarNode {
+				return errYAMLKey
+			}
+			switch k.ShortTag() {
+			case "!!str":
+			case "!!merge":
+				return errYAMLAnchor
+			default:
+				return errYAMLKey
+			}
+			if !utf8.ValidString(k.Value) {
+				return errYAMLString
+			}
+			if _, dup := seen[k.Value]; dup {
+				return errYAMLDuplicate
+			}
+			seen[k.Value] = struct{}{}
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			writeJSONString(buf, k.Value)
+			buf.WriteByte(':')
+			if e := writeYAML(buf, v); e != nil {
+				return e
+			}
+		}
+		buf.WriteByte('}')
+		return nil
+	case yaml.SequenceNode:
+		if n.ShortTag() != "!!seq" {
+			return errYAMLTag
+		}
+		buf.WriteByte('[')
+		for i, c := range n.Content {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if e := writeYAML(buf, c); e != nil {
+				return e
+			}
+		}
+		buf.WriteByte(']')
+		return nil
+	case yaml.ScalarNode:
+		return writeYAMLScalar(buf, n)
+	}
+	return errSyntax("YAML")
+}
+
+func writeYAMLScalar(buf *bytes.Buffer, n *yaml.Node) *Error {
+	switch n.ShortTag() {
+	case "!!str":
+		if !utf8.ValidString(n.Value) {
+			return errYAMLString
+		}
+		writeJSONString(buf, n.Value)
+	case "!!null":
+		buf.WriteString("null")
+	case "!!bool":
+		var b bool
+		if err := n.Decode(&b); err != nil {
+			return errSyntax("YAML")
+		}
+		buf.WriteString(strconv.FormatBool(b))
+	case "!!int":
+		var v any
+		if err := n.Decode(&v); err != nil {
+			return errSyntax("YAML")
+		}
+		var i int64
+		switch t := v.(type) {
+		case int:
+			i = int64(t)
+		case int64:
+			i = t
+		case uint64:
+			return errIntPrecision
+		case float64:
+			// Explicitly tagged !!int that yaml.v3 could not hold as an
+			// integer.
+			return errIntPrecision
+		default:
+			return errSyntax("YAML")
+		}
+		if e := checkInteger(i); e != nil {
+			return e
+		}
+		buf.WriteString(strconv.FormatInt(i, 10))
+	case "!!float":
+		var f float64
+		if err := n.Decode(&f); err != nil {
+			return errSyntax("YAML")
+		}
+		if math.IsInf(f, 0) || math.IsNaN(f) {
+			return errNonFinite
+		}
+		literal := strings.ReplaceAll(n.Value, "_", "")
+		if _, ok := parseDecimal(literal); ok {
+			if e := checkNumber(literal, f); e != nil {
+				return e
+			}
+		} else if f != math.Trunc(f) || f > MaxSafeInteger || f < -MaxSafeInteger {
+			// A non-decimal spelling (0x…, 0o…) tagged !!float: only exact
+			// safe integers are certain to be what the author meant.
+			return errDecPrecision
+		}
+		buf.WriteString(strconv.FormatFloat(f, 'g', -1, 64))
+	case "!!timestamp":
+		return errYAMLTimestamp
+	case "!!binary":
+		return errYAMLBinary
+	default:
+		return errYAMLTag
+	}
+	return nil
+}
