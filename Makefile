@@ -36,5 +36,13 @@ test: tools test-go
 test-go:
 	$(GO) test -race -count=1 ./...
 
+## test-action: the GitHub Action's lint, dist-up-to-date check, unit and end-to-end tests (Node 20+)
+test-action: tools
+	cd action && npm ci --no-audit --no-fund && npm test
+
+## release-snapshot: reproducible release binaries + checksums.txt into dist/ (scripts/release.sh)
+release-snapshot:
+	RELEASE_VERSION='$(RELEASE_VERSION)' RELEASE_DIST='$(or $(RELEASE_DIST),dist)' ./scripts/release.sh
+
 clean:
 	rm -rf $(BIN) dist

@@ -1,0 +1,168 @@
+import { configFailure } from './messages.js';
+
+/** The Action's inputs after validation (SPEC §8). */
+export interface Inputs {
+  mode: 'plan' | 'sync';
+  failOnDrift: boolean;
+  /** Empty means "let the CLI apply its default" (secrets). */
+  sourceRoot: string;
+  secretPrefix: string;
+  /** A commit-ish; defaults to the workflow SHA (GITHUB_SHA). */
+  revision: string;
+  /** e.g. owner/repo; defaults to the workflow repository (GITHUB_REPOSITORY). */
+  repositoryId: string;
+  awsRegion: string;
+  /** Undefined means the CLI default (30). */
+  recoveryWindowDays: number | undefined;
+  runTimeout: string;
+  operationTimeout: string;
+  verificationTimeout: string;
+  allowEmpty: boolean;
+  showResourceNames: boolean;
+  /** Exact semantic version without a leading "v", e.g. 1.2.3. */
+  cliVersion: string;
+  githubToken: string;
+}
+
+/** Every input name declared in action.yml, in declaration order. */
+export const INPUT_NAMES = [
+  'mode',
+  'fail-on-drift',
+  'source-root',
+  'secret-prefix',
+  'revision',
+  'repository-id',
+  'aws-region',
+  'recovery-window-days',
+  'run-timeout',
+  'operation-timeout',
+  'verification-timeout',
+  'allow-empty',
+  'show-resource-names',
+  'cli-version',
+  'github-token',
+] as const;
+
+export type InputName = (typeof INPUT_NAMES)[number];
+
+/** Reads one input's raw value ('' when unset). */
+export type InputReader = (name: InputName) => string;
+
+/**
+ * Reads inputs the way the runner passes them: INPUT_<NAME> with the name
+ * upper-cased, spaces replaced by "_" and dashes kept (INPUT_SECRET-PREFIX).
+ * Surrounding whitespace is trimmed, as @actions/core's getInput does.
+ */
+export function envInputReader(env: NodeJS.ProcessEnv): InputReader {
+  return (name) => (env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] ?? '').trim();
+}
+
+// Semantic Versioning 2.0.0 (semver.org), exact versions only: no "v", no range.
+const SEMVER =
+  /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
+
+// Go's time.ParseDuration grammar without a sign: one or more <number><unit>.
+const GO_DURATION = /^(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+$/;
+
+const TRUE = new Set(['true', 'True', 'TRUE']);
+const FALSE = new Set(['false', 'False', 'FALSE']);
+
+/** True when v is an exact SemVer 2.0.0 version such as 1.2.3 or 1.2.3-rc.1. */
+export function isExactSemver(v: string): boolean {
+  return v.length <= 128 && SEMVER.test(v);
+}
+
+/**
+ * True when v is a Go duration (time.ParseDuration) greater than zero, e.g.
+ * 30s, 1m30s, 1.5h. Signs are rejected.
+ */
+export function isPositiveGoDuration(v: string): boolean {
+  if (v.length > 64 || !GO_DURATION.test(v)) return false;
+  return /[1-9]/.test(v.replace(/(ns|us|µs|μs|ms|s|m|h)/g, ' '));
+}
+
+function parseBoolean(read: InputReader, name: InputName): boolean {
+  const raw = read(name);
+  if (raw === '' || FALSE.has(raw)) return false;
+  if (TRUE.has(raw)) return true;
+  throw configFailure(`Input ${name} must be true or false.`);
+}
+
+function parseDuration(read: InputReader, name: InputName): string {
+  const raw = read(name);
+  if (raw === '') return '';
+  if (!isPositiveGoDuration(raw)) {
+    throw configFailure(`Input ${name} must be a Go duration greater than zero, such as 30s or 10m.`);
+  }
+  return raw;
+}
+
+function singleLine(read: InputReader, name: InputName): string {
+  const raw = read(name);
+  if (/[\r\n\0]/.test(raw)) throw configFailure(`Input ${name} must be a single line.`);
+  return raw;
+}
+
+/**
+ * Validates every input (SPEC §8) and applies the workflow defaults for
+ * revision (GITHUB_SHA) and repository-id (GITHUB_REPOSITORY). Rules the CLI
+ * owns (secret-name characters, source-root shape) are left to the CLI,
+ * which rejects them with exit 3. Throws an ActionFailure carrying the fixed
+ * "rejected the Action configuration" message; its reason names the input
+ * and the rule, never the rejected value.
+ */
+export function parseInputs(read: InputReader, env: NodeJS.ProcessEnv): Inputs {
+  const mode = read('mode') || 'plan';
+  if (mode !== 'plan' && mode !== 'sync') throw configFailure('Input mode must be plan or sync.');
+
+  const secretPrefix = singleLine(read, 'secret-prefix');
+  if (secretPrefix === '') throw configFailure('Input secret-prefix is required.');
+
+  const revision = singleLine(read, 'revision') || (env.GITHUB_SHA ?? '');
+  if (revision === '') throw configFailure('Input revision is empty and GITHUB_SHA is not set.');
+
+  const repositoryId = singleLine(read, 'repository-id') || (env.GITHUB_REPOSITORY ?? '');
+  if (repositoryId === '') {
+    throw configFailure('Input repository-id is empty and GITHUB_REPOSITORY is not set.');
+  }
+
+  let recoveryWindowDays: number | undefined;
+  const rawWindow = read('recovery-window-days');
+  if (rawWindow !== '') {
+    const n = /^\d{1,3}$/.test(rawWindow) ? Number(rawWindow) : NaN;
+    if (!(n >= 7 && n <= 30)) {
+      throw configFailure('Input recovery-window-days must be a whole number from 7 to 30.');
+    }
+    recoveryWindowDays = n;
+  }
+
+  const cliVersion = read('cli-version');
+  if (!isExactSemver(cliVersion)) {
+    throw configFailure(
+      'Input cli-version must be an exact semantic version such as 1.2.3 (no leading v, no range).',
+    );
+  }
+
+  const githubToken = read('github-token');
+  if (githubToken === '') {
+    throw configFailure('Input github-token is required to look up and verify the CLI release.');
+  }
+
+  return {
+    mode,
+    failOnDrift: parseBoolean(read, 'fail-on-drift'),
+    sourceRoot: singleLine(read, 'source-root'),
+    secretPrefix,
+    revision,
+    repositoryId,
+    awsRegion: singleLine(read, 'aws-region'),
+    recoveryWindowDays,
+    runTimeout: parseDuration(read, 'run-timeout'),
+    operationTimeout: parseDuration(read, 'operation-timeout'),
+    verificationTimeout: parseDuration(read, 'verification-timeout'),
+    allowEmpty: parseBoolean(read, 'allow-empty'),
+    showResourceNames: parseBoolean(read, 'show-resource-names'),
+    cliVersion,
+    githubToken,
+  };
+}

@@ -1,0 +1,208 @@
+/**
+ * The CLI's redacted report, schema sops-aws-sync/report/v1 (SPEC §7.2), and
+ * the cross-check between the process exit code and the report (SPEC §7.1).
+ */
+import { Message, type FixedMessage } from './messages.js';
+
+export const REPORT_SCHEMA = 'sops-aws-sync/report/v1';
+
+/** Largest report the Action reads; a real one is a few hundred bytes. */
+export const MAX_REPORT_BYTES = 64 * 1024;
+
+export const STATUSES = [
+  'converged',
+  'drift',
+  'invalid',
+  'conflict',
+  'apply-failed',
+  'observation-failed',
+  'verification-failed',
+  'verification-inconclusive',
+  'interrupted',
+] as const;
+export type Status = (typeof STATUSES)[number];
+
+export const VERIFICATIONS = ['converged', 'failed', 'inconclusive', 'not-run'] as const;
+export type Verification = (typeof VERIFICATIONS)[number];
+
+const COUNT_KEYS = ['create', 'update', 'restore', 'schedule_delete', 'unchanged', 'conflicts'] as const;
+const TOP_KEYS = [
+  'schema_version',
+  'tool_version',
+  'git_revision',
+  'status',
+  'counts',
+  'verification',
+  'duration_ms',
+] as const;
+
+export interface Counts {
+  create: number;
+  update: number;
+  restore: number;
+  schedule_delete: number;
+  unchanged: number;
+  conflicts: number;
+}
+
+export interface Report {
+  schema_version: typeof REPORT_SCHEMA;
+  tool_version: string;
+  git_revision: string;
+  status: Status;
+  counts: Counts;
+  verification: Verification;
+  duration_ms: number;
+}
+
+/** The report is missing, unreadable or breaks the schema. */
+export class ReportError extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'ReportError';
+  }
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function sameKeys(obj: Record<string, unknown>, keys: readonly string[]): boolean {
+  const have = Object.keys(obj).sort();
+  const want = [...keys].sort();
+  return have.length === want.length && have.every((k, i) => k === want[i]);
+}
+
+function isCount(v: unknown): v is number {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+}
+
+/**
+ * Parses and validates a report: exactly the keys of SPEC §7.2 (no more, no
+ * fewer, also inside counts), a known status and verification, non-negative
+ * safe-integer counts and duration, git_revision 40 lower-case hex or empty,
+ * and a tool_version made only of version characters (it is echoed into
+ * outputs and the job summary). Throws ReportError naming the broken rule.
+ */
+export function parseReport(text: string): Report {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    throw new ReportError('report is not valid JSON');
+  }
+  if (!isPlainObject(doc)) throw new ReportError('report is not a JSON object');
+  if (!sameKeys(doc, TOP_KEYS)) throw new ReportError('report keys differ from schema v1');
+  if (doc.schema_version !== REPORT_SCHEMA) throw new ReportError('report schema_version is not v1');
+  const toolVersion = doc.tool_version;
+  if (typeof toolVersion !== 'string' || !/^[0-9A-Za-z.+_-]{1,128}$/.test(toolVersion)) {
+    throw new ReportError('report tool_version is malformed');
+  }
+  const rev = doc.git_revision;
+  if (typeof rev !== 'string' || !/^(?:[0-9a-f]{40})?$/.test(rev)) {
+    throw new ReportError('report git_revision is malformed');
+  }
+  if (!(STATUSES as readonly unknown[]).includes(doc.status)) {
+    throw new ReportError('report status is unknown');
+  }
+  if (!(VERIFICATIONS as readonly unknown[]).includes(doc.verification)) {
+    throw new ReportError('report verification is unknown');
+  }
+  const counts = doc.counts;
+  if (!isPlainObject(counts) || !sameKeys(counts, COUNT_KEYS)) {
+    throw new ReportError('report counts keys differ from schema v1');
+  }
+  for (const k of COUNT_KEYS) {
+    if (!isCount(counts[k])) throw new ReportError(`report counts.${k} is not a non-negative integer`);
+  }
+  if (!isCount(doc.duration_ms)) throw new ReportError('report duration_ms is not a non-negative integer');
+  return doc as unknown as Report;
+}
+
+/** What the Action asked the CLI to do; the cross-check depends on it. */
+export interface RunContext {
+  mode: 'plan' | 'sync';
+  /** plan was run with --detailed-exit-code (fail-on-drift). */
+  detailedExitCode: boolean;
+}
+
+/** Exit code → the statuses it may carry (SPEC §7.1). */
+const EXIT_STATUS: ReadonlyMap<number, readonly Status[]> = new Map<number, readonly Status[]>([
+  [0, ['converged', 'drift']],
+  [2, ['drift']],
+  [3, ['invalid']],
+  [4, ['conflict']],
+  [5, ['apply-failed', 'observation-failed']],
+  [6, ['verification-failed', 'verification-inconclusive']],
+  [130, ['interrupted']],
+]);
+
+/** Exit code → the Action's fixed failure message (SPEC §7.1). */
+const EXIT_MESSAGE: ReadonlyMap<number, FixedMessage> = new Map<number, FixedMessage>([
+  [2, Message.drift],
+  [3, Message.invalid],
+  [4, Message.conflict],
+  [5, Message.apply],
+  [6, Message.verification],
+  [130, Message.interrupted],
+]);
+
+/** True when code is one of the documented exit codes of SPEC §7.1. */
+export function isDocumentedExit(code: number): boolean {
+  return EXIT_STATUS.has(code);
+}
+
+/** The fixed failure message for a documented failing exit code, or undefined for 0. */
+export function failureMessageFor(code: number): FixedMessage | undefined {
+  return EXIT_MESSAGE.get(code);
+}
+
+function operations(c: Counts): number {
+  return c.create + c.update + c.restore + c.schedule_delete;
+}
+
+/**
+ * Checks that the exit code and the report tell the same story (SPEC §7.1).
+ * Returns undefined when they agree, otherwise the reason they disagree (the
+ * caller fails with "CLI exit status and redacted report disagree"). Rules:
+ * - the exit code is documented and allows the report's status;
+ * - exit 2 only for plan with --detailed-exit-code, and then drift never exits 0;
+ * - sync never reports drift; plan never runs verification;
+ * - sync: converged ⇔ verification converged, verification-failed ⇔ failed,
+ *   verification-inconclusive ⇔ inconclusive;
+ * - plan: converged has no planned operation, drift has at least one.
+ */
+export function crossCheck(exitCode: number, report: Report, ctx: RunContext): string | undefined {
+  const allowed = EXIT_STATUS.get(exitCode);
+  if (allowed === undefined) return `exit code ${exitCode} is not documented`;
+  const { status, verification } = report;
+  if (!allowed.includes(status)) return `exit code ${exitCode} does not allow status ${status}`;
+
+  if (ctx.mode === 'plan') {
+    if (verification !== 'not-run') return 'plan reported a verification outcome';
+    if (exitCode === 2 && !ctx.detailedExitCode) return 'exit code 2 without fail-on-drift';
+    if (status === 'drift' && exitCode === 0 && ctx.detailedExitCode) {
+      return 'drift exited 0 although fail-on-drift was set';
+    }
+    if (status === 'converged' && operations(report.counts) !== 0) {
+      return 'converged plan has planned operations';
+    }
+    if (status === 'drift' && operations(report.counts) === 0) return 'drift plan has no planned operation';
+    return undefined;
+  }
+
+  if (status === 'drift') return 'sync reported drift';
+  const pairs: Partial<Record<Status, Verification>> = {
+    converged: 'converged',
+    'verification-failed': 'failed',
+    'verification-inconclusive': 'inconclusive',
+  };
+  const want = pairs[status];
+  if (want !== undefined && verification !== want) {
+    return `status ${status} with verification ${verification}`;
+  }
+  if (want === undefined && verification === 'converged') {
+    return `status ${status} with verification converged`;
+  }
+  return undefined;
+}

@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import { envInputReader, isExactSemver, isPositiveGoDuration, parseInputs, type InputName } from '../../src/inputs.js';
+import { ActionFailure, Message } from '../../src/messages.js';
+
+const base: Partial<Record<InputName, string>> = {
+  'secret-prefix': 'apps/prod',
+  'cli-version': '1.2.3',
+  'github-token': 'ghs_example',
+};
+const env = { GITHUB_SHA: 'a'.repeat(40), GITHUB_REPOSITORY: 'acme/infra' };
+
+function parse(over: Partial<Record<InputName, string>> = {}, e: NodeJS.ProcessEnv = env) {
+  const all = { ...base, ...over };
+  return parseInputs((n) => all[n] ?? '', e);
+}
+
+function rejection(over: Partial<Record<InputName, string>>, e: NodeJS.ProcessEnv = env): ActionFailure {
+  try {
+    parse(over, e);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ActionFailure);
+    return err as ActionFailure;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('parseInputs', () => {
+  it('applies defaults: plan, workflow SHA and repository, CLI defaults left empty', () => {
+    const i = parse();
+    expect(i).toMatchObject({
+      mode: 'plan',
+      failOnDrift: false,
+      revision: 'a'.repeat(40),
+      repositoryId: 'acme/infra',
+      sourceRoot: '',
+      recoveryWindowDays: undefined,
+      runTimeout: '',
+      allowEmpty: false,
+      showResourceNames: false,
+    });
+  });
+
+  it('keeps explicit values', () => {
+    const i = parse({
+      mode: 'sync',
+      'fail-on-drift': 'TRUE',
+      revision: 'main',
+      'repository-id': 'o/r',
+      'recovery-window-days': '7',
+      'run-timeout': '1m30s',
+      'operation-timeout': '0.5s',
+      'verification-timeout': '2m',
+      'allow-empty': 'True',
+      'show-resource-names': 'false',
+    });
+    expect(i).toMatchObject({
+      mode: 'sync',
+      failOnDrift: true,
+      revision: 'main',
+      repositoryId: 'o/r',
+      recoveryWindowDays: 7,
+      runTimeout: '1m30s',
+      operationTimeout: '0.5s',
+      verificationTimeout: '2m',
+      allowEmpty: true,
+    });
+  });
+
+  it.each([
+    [{ mode: 'apply' }, 'mode'],
+    [{ 'secret-prefix': '' }, 'secret-prefix'],
+    [{ 'fail-on-drift': 'yes' }, 'fail-on-drift'],
+    [{ 'allow-empty': '1' }, 'allow-empty'],
+    [{ 'show-resource-names': 'on' }, 'show-resource-names'],
+    [{ 'recovery-window-days': '6' }, 'recovery-window-days'],
+    [{ 'recovery-window-days': '31' }, 'recovery-window-days'],
+    [{ 'recovery-window-days': '7.5' }, 'recovery-window-days'],
+    [{ 'recovery-window-days': '-10' }, 'recovery-window-days'],
+    [{ 'run-timeout': '15' }, 'run-timeout'],
+    [{ 'run-timeout': '0h0m' }, 'run-timeout'],
+    [{ 'operation-timeout': '-5s' }, 'operation-timeout'],
+    [{ 'verification-timeout': '2 minutes' }, 'verification-timeout'],
+    [{ 'cli-version': 'v1.2.3' }, 'cli-version'],
+    [{ 'cli-version': '' }, 'cli-version'],
+    [{ 'github-token': '' }, 'github-token'],
+    [{ 'secret-prefix': 'a\nb' }, 'secret-prefix'],
+  ])('rejects %o naming the input, never its value', (over, name) => {
+    const f = rejection(over);
+    expect(f.message).toBe(Message.invalid);
+    expect(f.reason).toContain(name);
+    const value = Object.values(over)[0];
+    if (value !== undefined && value.length > 1) expect(f.reason).not.toContain(value);
+  });
+
+  it('requires a revision and repository when the workflow provides none', () => {
+    expect(rejection({}, { GITHUB_REPOSITORY: 'o/r' }).reason).toContain('revision');
+    expect(rejection({}, { GITHUB_SHA: 'a'.repeat(40) }).reason).toContain('repository-id');
+  });
+});
+
+describe('envInputReader', () => {
+  it('reads INPUT_ names upper-cased with dashes kept, trimmed', () => {
+    const read = envInputReader({ 'INPUT_SECRET-PREFIX': '  apps/prod \n', INPUT_MODE: 'sync' });
+    expect(read('secret-prefix')).toBe('apps/prod');
+    expect(read('mode')).toBe('sync');
+    expect(read('aws-region')).toBe('');
+  });
+});
+
+describe('isExactSemver', () => {
+  it.each(['0.1.0', '1.2.3', '10.20.30', '1.2.3-rc.1', '1.0.0-alpha-a.b-c', '1.2.3+build.5', '0.0.0-snapshot.02bc97b'])(
+    'accepts %s',
+    (v) => {
+      expect(isExactSemver(v)).toBe(true);
+    },
+  );
+  it.each(['v1.2.3', '1.2', '1', '^1.2.3', '~1.2.3', '1.2.x', 'latest', '01.2.3', '1.02.3', '1.2.3-', '1.2.3-01', ' 1.2.3', '>=1.0.0'])(
+    'rejects %s',
+    (v) => {
+      expect(isExactSemver(v)).toBe(false);
+    },
+  );
+});
+
+describe('isPositiveGoDuration', () => {
+  it.each(['1s', '10m', '1h30m', '1.5h', '.5s', '300ms', '1us', '2µs', '1m0s'])('accepts %s', (v) => {
+    expect(isPositiveGoDuration(v)).toBe(true);
+  });
+  it.each(['', '0', '0s', '0m0s', '10', 's', '1d', '-1s', '+1s', '1 s', '1s ', 'ms'])('rejects %s', (v) => {
+    expect(isPositiveGoDuration(v)).toBe(false);
+  });
+});
