@@ -29,7 +29,7 @@ func TestDeleteSecret_ScheduledSecretIsStillDescribedWithDeletedDate(t *testing.
 	create(t, c, "d", "v")
 	before := srv.Emu.Now()
 	out := schedule(t, c, "d", 7)
-	if out.DeletionDate == nil || out.DeletionDate.Sub(before) < 7*24*time.Hour || out.DeletionDate.Sub(before) > 7*24*time.Hour+time.Minute {
+	if out.DeletionDate == nil || out.DeletionDate.Sub(before) < 7*24*time.Hour-time.Second || out.DeletionDate.Sub(before) > 7*24*time.Hour+time.Minute {
 		t.Fatalf("DeletionDate %v, request at %v", out.DeletionDate, before)
 	}
 	d := must[*secretsmanager.DescribeSecretOutput](t)(c.DescribeSecret(ctx, &secretsmanager.DescribeSecretInput{SecretId: aws.String("d")}))
@@ -132,7 +132,7 @@ func TestDeleteSecret_DefaultWindowIs30Days(t *testing.T) {
 	create(t, c, "w", "v")
 	before := srv.Emu.Now()
 	out := must[*secretsmanager.DeleteSecretOutput](t)(c.DeleteSecret(ctx, &secretsmanager.DeleteSecretInput{SecretId: aws.String("w")}))
-	if d := out.DeletionDate.Sub(before); d < 30*24*time.Hour || d > 30*24*time.Hour+time.Minute {
+	if d := out.DeletionDate.Sub(before); d < 30*24*time.Hour-time.Second || d > 30*24*time.Hour+time.Minute {
 		t.Fatalf("window %v", d)
 	}
 }
