@@ -104,9 +104,10 @@ type Conditions struct {
 	// PendingVersion true adds a new version labelled AWSPENDING (holding a
 	// copy of the current value); false removes AWSPENDING from every version.
 	PendingVersion *bool `json:"pending_version,omitempty"`
-	// ReplicaRegions replaces the replica Regions (ReplicationStatus InSync;
+	// ReplicaRegions, when non-nil, replaces the replica Regions ([] clears
+	// them; ReplicationStatus InSync;
 	// PrimaryRegion becomes the emulator's Region when non-empty).
-	ReplicaRegions []string `json:"replica_regions,omitempty"`
+	ReplicaRegions []string `json:"replica_regions"`
 	// OwningService sets OwningService ("" clears it).
 	OwningService *string `json:"owning_service,omitempty"`
 	// ExtraCurrentStage true puts AWSCURRENT on a second version (a new one

@@ -113,6 +113,9 @@ func validDescKms(desc, kms *string) *apiError {
 const msgReservedTag = "Invalid tag key: the aws: prefix is reserved for AWS use."
 
 func validTags(tags []wireTag) ([]tag, *apiError) {
+	if len(tags) > maxTags {
+		return nil, errf("InvalidParameterException", "Too many tags: a secret can have at most %d tags.", maxTags)
+	}
 	out := make([]tag, 0, len(tags))
 	for _, t := range tags {
 		if t.Key == nil {
