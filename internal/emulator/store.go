@@ -141,9 +141,10 @@ type record struct {
 	history      []histEntry // ascending by at; never empty
 	truncated    bool        // history[0] is not the creation entry
 	lastAccessed time.Time   // day resolution; not historised
+	live         *secret     // == history[len-1].s, kept to save a load per scan
 }
 
-func (r *record) cur() *secret { return r.history[len(r.history)-1].s }
+func (r *record) cur() *secret { return r.live }
 
 // at returns the snapshot visible at time t (nil when the secret did not
 // exist or was purged at t).
@@ -180,6 +181,7 @@ func (st *store) commit(r *record, s *secret, now time.Time, lag time.Duration) 
 		now = prev.at // keep history ascending even if the clock was replaced
 	}
 	r.history = append(r.history, histEntry{at: now, s: s})
+	r.live = s
 	st.prune(r, now, lag)
 	if s == nil && prev.s != nil {
 		delete(st.byName, prev.s.name)
@@ -200,7 +202,7 @@ func (st *store) prune(r *record, now time.Time, lag time.Duration) {
 
 func (st *store) create(s *secret, now time.Time) *record {
 	st.seq++
-	r := &record{seq: st.seq, history: []histEntry{{at: now, s: s}}}
+	r := &record{seq: st.seq, history: []histEntry{{at: now, s: s}}, live: s}
 	st.order = append(st.order, r)
 	st.byName[s.name] = r
 	st.byARN[s.arn] = r

@@ -1,0 +1,126 @@
+package emulatorcmd
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
+)
+
+var firstLine = regexp.MustCompile(`^listening on http://127\.0\.0\.1:[0-9]+$`)
+
+// startRun runs Run in a goroutine and returns the base URL from its first
+// stdout line, the stop channel and the exit-code channel.
+func startRun(t *testing.T, args ...string) (string, chan os.Signal, chan int) {
+	t.Helper()
+	pr, pw := io.Pipe()
+	stop := make(chan os.Signal, 1)
+	code := make(chan int, 1)
+	var stderr bytes.Buffer
+	go func() {
+		code <- Run(args, pw, &stderr, stop)
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no first line: %v (stderr %s)", err, stderr.String())
+	}
+	line = strings.TrimSuffix(line, "\n")
+	if !firstLine.MatchString(line) {
+		t.Fatalf("first line %q", line)
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	return strings.TrimPrefix(line, "listening on "), stop, code
+}
+
+func TestRun_ListensPrintsURLAndExitsZeroOnSignal(t *testing.T) {
+	url, stop, code := startRun(t, "--listen", "127.0.0.1:0")
+	resp, err := http.Get(url + "/_emulator/health")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("health: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	stop <- syscall.SIGTERM
+	if c := <-code; c != 0 {
+		t.Fatalf("exit %d", c)
+	}
+}
+
+func TestRun_FlagsSetRegionAccountAndEveryFaultKnob(t *testing.T) {
+	url, stop, code := startRun(t, "--listen", "127.0.0.1:0", "--region", "eu-west-3", "--account-id", "999999999999",
+		"--seed", "9", "--latency-ms", "1", "--latency-jitter-ms", "2", "--list-lag-ms", "3", "--error-rate", "0.25",
+		"--ambiguous-rate", "0.5", "--ambiguous-kind", "before-apply", "--quotas", "--quota-scale", "4",
+		"--script", "CreateSecret:2:error:ThrottlingException", "--script", "DeleteSecret:1:ambiguous-after-apply")
+	defer func() { stop <- syscall.SIGINT; <-code }()
+	resp, err := http.Get(url + "/_emulator/faults")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var f emulator.Faults
+	if err := json.NewDecoder(resp.Body).Decode(&f); err != nil {
+		t.Fatal(err)
+	}
+	want := emulator.Faults{Seed: 9, LatencyMS: 1, LatencyJitterMS: 2, ListLagMS: 3, ErrorRate: 0.25, AmbiguousRate: 0.5, AmbiguousKind: "before-apply", Quotas: true, QuotaScale: 4,
+		Script: []emulator.ScriptedFault{{Operation: "CreateSecret", Nth: 2, Fault: "error:ThrottlingException"}, {Operation: "DeleteSecret", Nth: 1, Fault: "ambiguous-after-apply"}}}
+	if got, _ := json.Marshal(f); string(got) != string(must(json.Marshal(want))) {
+		t.Fatalf("faults %s\nwant   %s", got, must(json.Marshal(want)))
+	}
+	// Region and account appear in ARNs (faults off first).
+	off, _ := http.NewRequest("PUT", url+"/_emulator/faults", strings.NewReader(`{}`))
+	if r, err := http.DefaultClient.Do(off); err != nil || r.StatusCode != 200 {
+		t.Fatalf("faults off: %v %v", r, err)
+	} else {
+		r.Body.Close()
+	}
+	req, _ := http.NewRequest("POST", url+"/", strings.NewReader(`{"Name":"n","ClientRequestToken":"00000000-0000-4000-8000-000000000001"}`))
+	req.Header.Set("X-Amz-Target", "secretsmanager.CreateSecret")
+	r2, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Body.Close()
+	b, _ := io.ReadAll(r2.Body)
+	if !strings.Contains(string(b), "arn:aws:secretsmanager:eu-west-3:999999999999:secret:n-") {
+		t.Fatalf("create %s", b)
+	}
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func TestRun_BadFlagsExit2(t *testing.T) {
+	for _, args := range [][]string{
+		{"--nope"},
+		{"--error-rate", "2"},
+		{"--ambiguous-kind", "often"},
+		{"--script", "CreateSecret:x:ambiguous-after-apply"},
+		{"--script", "CreateSecret"},
+		{"--script", "Nope:1:ambiguous-after-apply"},
+		{"extra-arg"},
+	} {
+		var out, errb bytes.Buffer
+		if c := Run(args, &out, &errb, make(chan os.Signal)); c != 2 || out.Len() != 0 || errb.Len() == 0 {
+			t.Errorf("%v: exit %d stdout %q stderr %q", args, c, out.String(), errb.String())
+		}
+	}
+}
+
+func TestRun_CannotListenExit1(t *testing.T) {
+	var out, errb bytes.Buffer
+	if c := Run([]string{"--listen", "256.0.0.1:bad"}, &out, &errb, make(chan os.Signal)); c != 1 || out.Len() != 0 {
+		t.Fatalf("exit %d stdout %q", c, out.String())
+	}
+}
