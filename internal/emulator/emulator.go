@@ -32,6 +32,7 @@ type Emulator struct {
 	faults   Faults
 	faultRNG *rand.Rand
 	idRNG    *rand.Rand
+	idGen    uint64
 	buckets  map[string]*bucket
 	nth      map[string]int64
 	stats    Stats

@@ -166,7 +166,11 @@ func (e *Emulator) Faults() Faults {
 func (e *Emulator) resetFaultState() {
 	seed := uint64(e.faults.Seed)
 	e.faultRNG = rand.New(rand.NewPCG(seed, 0x6661756c7473))
-	e.idRNG = rand.New(rand.NewPCG(seed, 0x6964656e74))
+	// Each (re)seeding draws ids from a new stream, so setting the same seed
+	// twice in one run never repeats an ARN suffix, while a run that makes the
+	// same calls in the same order still gets the same ids.
+	e.idGen++
+	e.idRNG = rand.New(rand.NewPCG(seed, 0x6964656e74<<8+e.idGen))
 	e.nth = map[string]int64{}
 	e.buckets = map[string]*bucket{}
 }

@@ -105,8 +105,8 @@ type Conditions struct {
 	// copy of the current value); false removes AWSPENDING from every version.
 	PendingVersion *bool `json:"pending_version,omitempty"`
 	// ReplicaRegions, when non-nil, replaces the replica Regions ([] clears
-	// them; ReplicationStatus InSync;
-	// PrimaryRegion becomes the emulator's Region when non-empty).
+	// them). Replicas show in ReplicationStatus as InSync, and PrimaryRegion
+	// becomes the emulator's Region while there are any.
 	ReplicaRegions []string `json:"replica_regions"`
 	// OwningService sets OwningService ("" clears it).
 	OwningService *string `json:"owning_service,omitempty"`
