@@ -44,5 +44,27 @@ test-action: tools
 release-snapshot:
 	RELEASE_VERSION='$(RELEASE_VERSION)' RELEASE_DIST='$(or $(RELEASE_DIST),dist)' ./scripts/release.sh
 
+## --- emulator (internal/emulator, cmd/secretsmanager-emulator; docs/emulator.md) ---
+.PHONY: emulator-run emulator-test emulator-fuzz emulator-bench
+EMULATOR_FUZZTIME ?= 60s
+
+## emulator-run: build and serve the Secrets Manager emulator on 127.0.0.1:4566 (FLAGS=... for faults)
+emulator-run:
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/secretsmanager-emulator ./cmd/secretsmanager-emulator
+	$(BIN)/secretsmanager-emulator --listen 127.0.0.1:4566 $(FLAGS)
+
+## emulator-test: the emulator's conformance, fault, control-API and command tests (race detector on)
+emulator-test:
+	$(GO) test -race -count=1 ./internal/emulator/... ./cmd/secretsmanager-emulator/...
+
+## emulator-fuzz: fuzz the emulator's API and control request decoding (EMULATOR_FUZZTIME each)
+emulator-fuzz:
+	$(GO) test -run XXX -fuzz FuzzServeAPI -fuzztime $(EMULATOR_FUZZTIME) -fuzzminimizetime 5s ./internal/emulator/
+	$(GO) test -run XXX -fuzz FuzzControl -fuzztime $(EMULATOR_FUZZTIME) -fuzzminimizetime 5s ./internal/emulator/
+
+## emulator-bench: the emulator's per-call cost (figures in docs/emulator.md)
+emulator-bench:
+	$(GO) test -run XXX -bench . -benchtime 5000x -count 1 ./internal/emulator/
+
 clean:
 	rm -rf $(BIN) dist
