@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"github.com/sops-aws-sync/sops-aws-sync/bench/harness"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+// measure runs the CLI once for kind over corpus c at conc (0 = the CLI's
+// default, no flag passed) and checks that it did what the scenario means.
+func (e *env) measure(ctx context.Context, kind harness.Kind, c harness.Corpus, conc int) (*harness.Row, error) {
+	sc := harness.Scenario{Kind: kind, N: len(c.Docs), Concurrency: conc}
+	label := strconv.Itoa(conc)
+	if conc == 0 {
+		sc.Concurrency = config.DefaultConcurrency
+		label = defaultLabel()
+	}
+	if kind == harness.Changed {
+		sc.M = len(harness.EveryTenth(sc.N))
+	}
+	row := &harness.Row{Scenario: sc, ConcurrencyLabel: label}
+	row.Bound, row.BoundFormula = e.model.LowerBound(sc)
+	if conc == 1 && sc.N > e.o.seqMaxN {
+		row.Skipped = fmt.Sprintf("N > -seq-max-n %d (lower bound %s)", e.o.seqMaxN, harness.FormatDuration(row.Bound))
+		logf("%s N=%d --concurrency 1: skipped (-seq-max-n)", kind, sc.N)
+		return row, nil
+	}
+	mode := "sync"
+	if kind == harness.NoopPlan {
+		mode = "plan"
+	}
+	e.runs++
+	reportFile := filepath.Join(e.reports, fmt.Sprintf("run-%03d.json", e.runs))
+	args := []string{mode,
+		"--repository", e.repo.Dir, "--revision", e.repo.Commit,
+		"--repository-id", c.Scope.RepositoryID, "--source-root", c.Scope.SourceRoot,
+		"--secret-prefix", c.Scope.Prefix, "--aws-region", "us-east-1",
+		"--report-file", reportFile, "--log-format", "json", "--run-timeout", "60m",
+	}
+	if conc != 0 {
+		args = append(args, "--concurrency", strconv.Itoa(conc))
+	}
+	env := []string{
+		"PATH=" + os.Getenv("PATH"), "HOME=" + e.home, "TMPDIR=" + os.TempDir(),
+		"SOPS_AGE_KEY_FILE=" + e.keyFile,
+		"AWS_ACCESS_KEY_ID=AKIDBENCH", "AWS_SECRET_ACCESS_KEY=bench-secret",
+		"AWS_ENDPOINT_URL_SECRETS_MANAGER=" + e.emuURL, "AWS_EC2_METADATA_DISABLED=true",
+	}
+	before, err := e.ctl.Stats(ctx)
+	if err != nil {
+		return nil, err
+	}
+	logf("%s N=%d --concurrency %s: running (lower bound %s)", kind, sc.N, label, harness.FormatDuration(row.Bound))
+	m, err := harness.Run(ctx, harness.Invocation{Bin: e.bins.CLI, Args: args, Env: env, Dir: e.home})
+	if err != nil {
+		return nil, err
+	}
+	after, err := e.ctl.Stats(ctx)
+	if err != nil {
+		return nil, err
+	}
+	row.Wall, row.MaxRSSKiB, row.ExitCode = m.Wall, m.MaxRSSKiB, m.ExitCode
+	row.Delta = harness.Sub(after, before)
+	row.Phases = harness.LogDurations(m.Stdout)
+	if len(m.Stderr) > 0 {
+		row.Problems = append(row.Problems, fmt.Sprintf("stderr: %.200q", m.Stderr))
+	}
+	rep, rerr := harness.ReadReport(reportFile)
+	if rerr != nil {
+		row.Problems = append(row.Problems, "no valid report: "+rerr.Error())
+	} else {
+		row.Status = string(rep.Status)
+		k := rep.Counts
+		row.Counts = fmt.Sprintf("c%d u%d r%d d%d =%d", k.Create, k.Update, k.Restore, k.ScheduleDelete, k.Unchanged)
+	}
+	row.Problems = append(row.Problems, check(sc, m.ExitCode, string(rep.Status), rep.Counts, row.Delta)...)
+	row.Notes = callNotes(sc, row.Delta)
+	logf("  → %s, exit %d, %s, %d calls (%s), %d throttled, peak RSS %.0f MiB",
+		harness.FormatDuration(row.Wall), row.ExitCode, row.Status, row.Delta.Calls.Total(),
+		harness.FormatCalls(row.Delta.Calls), row.Delta.Throttled.Total(), float64(row.MaxRSSKiB)/1024)
+	for _, p := range row.Problems {
+		logf("  ! %s", p)
+	}
+	return row, nil
+}
+
+// check returns what is wrong with a run's outcome for its scenario.
+func check(sc harness.Scenario, exit int, status string, k vocab.Counts, d harness.Delta) []string {
+	var p []string
+	if exit != 0 {
+		p = append(p, fmt.Sprintf("exit %d", exit))
+	}
+	if status != string(vocab.StatusConverged) {
+		p = append(p, "status "+status)
+	}
+	mut := d.Calls.Mutations()
+	switch sc.Kind {
+	case harness.NoopPlan, harness.NoopSync:
+		if mut != 0 {
+			p = append(p, fmt.Sprintf("%d mutating calls in a no-op run", mut))
+		}
+		if k.Unchanged != sc.N {
+			p = append(p, fmt.Sprintf("unchanged %d ≠ %d", k.Unchanged, sc.N))
+		}
+	case harness.Changed:
+		if k.Update != sc.M {
+			p = append(p, fmt.Sprintf("updated %d ≠ %d", k.Update, sc.M))
+		}
+	case harness.Create:
+		if k.Create != sc.N {
+			p = append(p, fmt.Sprintf("created %d ≠ %d", k.Create, sc.N))
+		}
+	}
+	return p
+}
+
+// callNotes compares the calls that were answered (throttled ones removed)
+// with the documented algorithm's exact counts.
+func callNotes(sc harness.Scenario, d harness.Delta) []string {
+	want := harness.ExpectedCalls(sc)
+	got := harness.Calls{}
+	for op, n := range d.Calls {
+		if v := n - d.Throttled[op]; v != 0 {
+			got[op] = v
+		}
+	}
+	var notes []string
+	ops := slices.Sorted(maps.Keys(want))
+	for op := range got {
+		if _, ok := want[op]; !ok {
+			ops = append(ops, op)
+		}
+	}
+	for _, op := range ops {
+		if got[op] != want[op] {
+			notes = append(notes, fmt.Sprintf("%s %d answered, algorithm says %d", op, got[op], want[op]))
+		}
+	}
+	return notes
+}

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+type options struct {
+	root       string        // module root
+	sizes      []int         // N for the no-op plan/sync runs
+	changedN   int           // N of the 10%-changed sync
+	createN    int           // secrets created by the first sync
+	sweep      []int         // --concurrency values of the sweep
+	sweepN     int           // N of the sweep (no-op sync)
+	seqMaxN    int           // --concurrency 1 runs only for N ≤ this
+	latency    time.Duration // per-call latency of the emulator
+	valueBytes int
+	out        string // doc to write ("" = none)
+	work       string
+	keep       bool
+	micro      bool // run the Go micro-benchmarks too
+	quick      bool
+}
+
+func intList(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%q is not a positive integer", f)
+		}
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+func parseFlags(args []string) (options, error) {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	var o options
+	var sizes, sweep string
+	fs.StringVar(&o.root, "root", ".", "module root (where go.mod is)")
+	fs.StringVar(&sizes, "n", "", "comma-separated N for no-op plan and sync (default 1000,10000; quick 200,1000)")
+	fs.IntVar(&o.changedN, "changed-n", 0, "N of the sync with 10% of values changed (default: the largest -n)")
+	fs.IntVar(&o.createN, "create-n", 0, "secrets created by the first sync (default 2000; quick 500)")
+	fs.StringVar(&sweep, "sweep", "", "--concurrency values for the no-op sync sweep (default 1,4,8,16,32,64; quick 1,8,32)")
+	fs.IntVar(&o.sweepN, "sweep-n", 1000, "N of the concurrency sweep")
+	fs.IntVar(&o.seqMaxN, "seq-max-n", 0, "run --concurrency 1 only for N up to this (default: every N; quick 1000)")
+	fs.DurationVar(&o.latency, "latency", 20*time.Millisecond, "per-call latency added by the emulator")
+	fs.IntVar(&o.valueBytes, "value-bytes", 1024, "approximate size of each secret value")
+	fs.StringVar(&o.out, "out", "docs/benchmarks.md", "Markdown file to write the results into (\"\" = none)")
+	fs.StringVar(&o.work, "work", "", "work directory (default: a new temporary directory)")
+	fs.BoolVar(&o.keep, "keep", false, "keep the work directory")
+	fs.BoolVar(&o.micro, "micro", true, "also run the Go micro-benchmarks (desired-state decryption, emulator overhead)")
+	fs.BoolVar(&o.quick, "quick", false, "small sizes for a fast check (minutes, not half an hour)")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	var err error
+	def := func(s *string, full, quick string) {
+		if *s == "" {
+			*s = full
+			if o.quick {
+				*s = quick
+			}
+		}
+	}
+	def(&sizes, "1000,10000", "200,1000")
+	def(&sweep, "1,4,8,16,32,64", "1,8,32")
+	if o.sizes, err = intList(sizes); err != nil || len(o.sizes) == 0 {
+		return o, fmt.Errorf("-n: want a list of positive integers")
+	}
+	if o.sweep, err = intList(sweep); err != nil {
+		return o, fmt.Errorf("-sweep: %v", err)
+	}
+	if o.changedN == 0 {
+		o.changedN = o.sizes[len(o.sizes)-1]
+	}
+	if o.createN == 0 {
+		o.createN = 2000
+		if o.quick {
+			o.createN = 500
+		}
+	}
+	if o.seqMaxN == 0 {
+		o.seqMaxN = max(o.changedN, o.createN, o.sizes[len(o.sizes)-1])
+		if o.quick {
+			o.seqMaxN = 1000
+		}
+	}
+	if o.valueBytes < 128 {
+		return o, fmt.Errorf("-value-bytes must be >= 128")
+	}
+	if o.root, err = filepath.Abs(o.root); err != nil {
+		return o, err
+	}
+	if _, err := os.Stat(filepath.Join(o.root, "go.mod")); err != nil {
+		return o, fmt.Errorf("-root %s has no go.mod", o.root)
+	}
+	if o.out != "" && !filepath.IsAbs(o.out) {
+		o.out = filepath.Join(o.root, o.out)
+	}
+	return o, nil
+}

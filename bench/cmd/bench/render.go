@@ -1,0 +1,165 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sops-aws-sync/sops-aws-sync/bench/harness"
+)
+
+type microResult struct {
+	Pkg    string
+	Output string // the benchmark lines, or why there are none
+}
+
+// runMicro runs the Go benchmarks of the packages that have them: the
+// desired-state decryption (internal/desired) and the emulator's per-call
+// overhead (internal/emulator).
+func runMicro(ctx context.Context, root string) []microResult {
+	var out []microResult
+	for _, pkg := range []string{"./internal/desired", "./internal/emulator"} {
+		if !hasBenchmarks(filepath.Join(root, pkg)) {
+			out = append(out, microResult{Pkg: pkg, Output: "(no Go benchmark in this package yet)"})
+			continue
+		}
+		logf("go test -bench %s", pkg)
+		cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-bench", ".", "-benchmem", "-count", "1", pkg)
+		cmd.Dir = root
+		var b bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &b, &b
+		err := cmd.Run()
+		var lines []string
+		sc := bufio.NewScanner(&b)
+		for sc.Scan() {
+			l := sc.Text()
+			if strings.HasPrefix(l, "Benchmark") || strings.HasPrefix(l, "cpu:") || strings.HasPrefix(l, "FAIL") || strings.HasPrefix(l, "---") {
+				lines = append(lines, l)
+			}
+		}
+		if err != nil {
+			lines = append(lines, "go test failed: "+err.Error())
+		}
+		out = append(out, microResult{Pkg: pkg, Output: strings.Join(lines, "\n")})
+	}
+	return out
+}
+
+func hasBenchmarks(dir string) bool {
+	files, _ := filepath.Glob(filepath.Join(dir, "*_test.go"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err == nil && bytes.Contains(b, []byte("func Benchmark")) {
+			return true
+		}
+	}
+	return false
+}
+
+func machine() string {
+	model := "unknown CPU"
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				model = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	mem := ""
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		var kb int64
+		if _, err := fmt.Sscanf(string(b), "MemTotal: %d kB", &kb); err == nil {
+			mem = fmt.Sprintf(", %.0f GiB RAM", float64(kb)/1024/1024)
+		}
+	}
+	kernel := ""
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		kernel = " " + strings.TrimSpace(string(b))
+	}
+	return fmt.Sprintf("%s, %d CPUs%s; %s%s; %s", model, runtime.NumCPU(), mem, runtime.GOOS, kernel, runtime.Version())
+}
+
+func render(e *env, rows []*harness.Row, verdicts []harness.Verdict, micro []microResult, took time.Duration) string {
+	o := e.o
+	var b strings.Builder
+	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	w("## Latest run\n\n")
+	w("- Date: %s (the harness ran for %s).\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"), took.Round(time.Second))
+	w("- Machine: %s.\n", machine())
+	w("- Command: `go run ./bench/cmd/bench %s` (what `make bench` runs).\n", strings.Join(os.Args[1:], " "))
+	w("- Conditions: emulator binary with %v latency per call and AWS request quotas on (BatchGetSecretValue and ListSecrets 100/s, CreateSecret and PutSecretValue 50/s, DescribeSecret+GetSecretValue 10,000/s; buckets start full with one second's worth); ", o.latency)
+	w("values of about %d bytes (canonical JSON), one age-encrypted SOPS JSON document per secret, all in one commit.\n", o.valueBytes)
+	w("- Each run: `sops-aws-sync {plan|sync} --repository R --revision SHA --repository-id bench/repo --source-root nN --secret-prefix bench/nN --aws-region us-east-1 --report-file F --log-format json [--concurrency C]` with `SOPS_AGE_KEY_FILE` and `AWS_ENDPOINT_URL_SECRETS_MANAGER` set; calls are the emulator's `/_emulator/stats` difference around the run (throttled attempts and SDK retries included); peak RSS is the child's `ru_maxrss`.\n\n")
+
+	w("### Targets of issue 7\n\n%s\n", harness.VerdictTable(verdicts))
+
+	var main, sweep []harness.Row
+	for _, r := range rows {
+		if r.Scenario.Kind == harness.NoopSync && r.Scenario.N == o.sweepN && len(o.sweep) > 0 {
+			sweep = append(sweep, *r)
+		}
+		main = append(main, *r)
+	}
+	w("### Runs\n\n%s\n", harness.Table(main))
+	w("Lower bounds (L = %v per call, C = --concurrency; decryption and process start-up excluded):\n\n", o.latency)
+	w("- obs(N) = max(1, ⌈N/100⌉)·L (list pages, one after another) + ⌈N/C⌉·L (one DescribeSecret per name) + max(⌈B/C⌉·L, (B − 100)/100 s) with B = ⌈N/20⌉ (batched value reads under the 100/s quota);\n")
+	w("- obs₀(N) is the first observation of an empty scope: L + ⌈N/C⌉·L;\n")
+	w("- upd(M) = max(⌈M/C⌉·3L, (M − 50)/50 s): each update re-observes its target (DescribeSecret + GetSecretValue) then PutSecretValue, under the 50/s quota;\n")
+	w("- cre(N) = max(⌈N/C⌉·2L, (N − 50)/50 s): DescribeSecret + CreateSecret per secret, under the 50/s quota.\n\n")
+
+	if len(sweep) > 0 {
+		slices.SortFunc(sweep, func(a, b harness.Row) int { return a.Scenario.Concurrency - b.Scenario.Concurrency })
+		w("### Concurrency sweep (no-op sync, N = %d)\n\n", o.sweepN)
+		w("| --concurrency | wall | lower bound | wall / bound | calls | throttled | peak RSS |\n|---|---:|---:|---:|---:|---:|---:|\n")
+		for _, r := range sweep {
+			if r.Skipped != "" {
+				continue
+			}
+			w("| %s | %s | %s | %.2f | %d | %d | %.0f MiB |\n", r.ConcurrencyLabel, harness.FormatDuration(r.Wall), harness.FormatDuration(r.Bound),
+				r.Ratio(), r.Delta.Calls.Total(), r.Delta.Throttled.Total(), float64(r.MaxRSSKiB)/1024)
+		}
+		w("\n")
+	}
+
+	w("### Per-run details\n\nAnswered calls (throttled attempts removed) compared with the documented algorithm, and the durations the CLI logged (`phase/msg`: ms).\n\n")
+	for _, r := range rows {
+		if r.Skipped != "" {
+			continue
+		}
+		w("- %s, N = %d, --concurrency %s:", r.Scenario.Kind, r.Scenario.N, r.ConcurrencyLabel)
+		if len(r.Notes) == 0 {
+			w(" calls exactly as documented;")
+		} else {
+			w(" %s;", strings.Join(r.Notes, "; "))
+		}
+		if len(r.Delta.Throttled) > 0 {
+			w(" throttled: %s;", harness.FormatCalls(r.Delta.Throttled))
+		}
+		var ph []string
+		for _, k := range slices.Sorted(maps.Keys(r.Phases)) {
+			ph = append(ph, fmt.Sprintf("%s: %d", k, r.Phases[k]))
+		}
+		if len(ph) > 0 {
+			w(" logged %s", strings.Join(ph, ", "))
+		}
+		w("\n")
+	}
+	w("\n")
+	if len(micro) > 0 {
+		w("### Go micro-benchmarks\n\n")
+		for _, m := range micro {
+			w("`go test -run '^$' -bench . -benchmem %s`:\n\n```\n%s\n```\n\n", m.Pkg, m.Output)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,298 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+
+	"github.com/sops-aws-sync/sops-aws-sync/bench/harness"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
+)
+
+// env is the state of one harness run.
+type env struct {
+	o       options
+	bins    harness.Binaries
+	ctl     harness.Control
+	sm      *secretsmanager.Client
+	emuURL  string
+	repo    harness.Repo
+	keyFile string
+	home    string
+	reports string
+	model   harness.Model
+	faults  emulator.Faults // the measurement conditions
+	runs    int
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "%s bench: %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
+
+func run(ctx context.Context, o options) error {
+	started := time.Now()
+	work := o.work
+	if work == "" {
+		d, err := os.MkdirTemp("", "sops-aws-sync-bench-")
+		if err != nil {
+			return err
+		}
+		work = d
+		if !o.keep {
+			defer os.RemoveAll(d)
+		}
+	}
+	e := &env{
+		o: o, home: filepath.Join(work, "home"), reports: filepath.Join(work, "reports"),
+		model: harness.Model{Latency: o.latency},
+		faults: emulator.Faults{
+			Seed: 1, LatencyMS: o.latency.Milliseconds(), Quotas: true, QuotaScale: 1,
+		},
+	}
+	for _, d := range []string{e.home, e.reports} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return err
+		}
+	}
+
+	logf("building the CLI and the emulator (CGO_ENABLED=0, -trimpath)")
+	bins, err := harness.Build(o.root, filepath.Join(work, "bin"))
+	if err != nil {
+		return err
+	}
+	e.bins = bins
+
+	corpora, create, err := e.makeRepo(work)
+	if err != nil {
+		return err
+	}
+
+	logf("starting the emulator: latency %v per call, AWS quotas on", o.latency)
+	emu, err := harness.StartEmulator(ctx, bins.Emulator, "--seed", "1")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := emu.Stop(); err != nil {
+			logf("emulator stop: %v", err)
+		}
+	}()
+	e.emuURL = emu.URL
+	e.ctl = harness.Control{URL: emu.URL}
+	e.sm = harness.NewClient(emu.URL)
+
+	var rows []*harness.Row
+	tg := harness.Targets{}
+	largest := o.sizes[len(o.sizes)-1]
+	for _, n := range slices.Sorted(func(yield func(int) bool) {
+		for k := range corpora {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		c := corpora[n]
+		if err := e.seed(ctx, c, nil); err != nil {
+			return err
+		}
+		var here []*harness.Row
+		measure := func(kind harness.Kind, conc int) (*harness.Row, error) {
+			r, err := e.measure(ctx, kind, c, conc)
+			if err != nil {
+				return nil, err
+			}
+			rows = append(rows, r)
+			here = append(here, r)
+			if n == largest {
+				tg.LargeRuns = append(tg.LargeRuns, r)
+			}
+			return r, nil
+		}
+		if slices.Contains(o.sizes, n) {
+			for _, kind := range []harness.Kind{harness.NoopPlan, harness.NoopSync} {
+				for _, conc := range []int{1, 0} {
+					r, err := measure(kind, conc)
+					if err != nil {
+						return err
+					}
+					if kind == harness.NoopSync {
+						tg.NoopSyncs = append(tg.NoopSyncs, r)
+						if n == largest && conc == 1 {
+							tg.NoopSeq = r
+						} else if n == largest {
+							tg.NoopDefault = r
+						}
+					}
+				}
+			}
+		}
+		if n == o.sweepN {
+			for _, conc := range o.sweep {
+				if slices.ContainsFunc(here, func(r *harness.Row) bool {
+					return r.Scenario.Kind == harness.NoopSync && r.Scenario.Concurrency == conc && r.Skipped == ""
+				}) {
+					continue
+				}
+				r, err := measure(harness.NoopSync, conc)
+				if err != nil {
+					return err
+				}
+				tg.NoopSyncs = append(tg.NoopSyncs, r)
+			}
+		}
+		if n == o.changedN {
+			for _, conc := range []int{0, 1} {
+				stale := harness.EveryTenth(n)
+				if conc == 1 && n > o.seqMaxN {
+					// Not measured; no need to prepare it.
+				} else if err := e.seed(ctx, c, stale); err != nil {
+					return err
+				}
+				if _, err := measure(harness.Changed, conc); err != nil {
+					return err
+				}
+			}
+		}
+	}
+
+	for _, conc := range []int{0, 1} {
+		if err := e.emptyScope(ctx); err != nil {
+			return err
+		}
+		r, err := e.measure(ctx, harness.Create, create, conc)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, r)
+		if conc == 0 {
+			tg.CreateDefault = r
+		}
+	}
+
+	var micro []microResult
+	if o.micro {
+		micro = runMicro(ctx, o.root)
+	}
+	verdicts := harness.Judge(tg)
+	gen := render(e, rows, verdicts, micro, time.Since(started))
+	fmt.Println(gen)
+	if o.out != "" {
+		if err := harness.WriteDoc(o.out, gen); err != nil {
+			return err
+		}
+		logf("wrote %s", o.out)
+	}
+	return nil
+}
+
+// makeRepo generates the corpora (one per distinct N, plus the create
+// corpus), encrypts them in process, commits them, and checks a sample
+// with the real sops CLI.
+func (e *env) makeRepo(work string) (map[int]harness.Corpus, harness.Corpus, error) {
+	o := e.o
+	key, err := harness.NewAgeKey()
+	if err != nil {
+		return nil, harness.Corpus{}, err
+	}
+	e.keyFile = filepath.Join(work, "age", "keys.txt")
+	if err := os.MkdirAll(filepath.Dir(e.keyFile), 0o700); err != nil {
+		return nil, harness.Corpus{}, err
+	}
+	if err := os.WriteFile(e.keyFile, []byte("# benchmark key\n"+key.Identity+"\n"), 0o600); err != nil {
+		return nil, harness.Corpus{}, err
+	}
+	ns := slices.Clone(o.sizes)
+	ns = append(ns, o.changedN, o.sweepN)
+	slices.Sort(ns)
+	ns = slices.Compact(ns)
+	corpora := map[int]harness.Corpus{}
+	var all []harness.Corpus
+	for _, n := range ns {
+		c, err := harness.NewCorpus(harness.CorpusSpec{
+			RepositoryID: "bench/repo", SourceRoot: "n" + strconv.Itoa(n), Prefix: "bench/n" + strconv.Itoa(n),
+			N: n, ValueBytes: o.valueBytes, Seed: uint64(n),
+		})
+		if err != nil {
+			return nil, harness.Corpus{}, err
+		}
+		corpora[n] = c
+		all = append(all, c)
+	}
+	create, err := harness.NewCorpus(harness.CorpusSpec{
+		RepositoryID: "bench/repo", SourceRoot: "create" + strconv.Itoa(o.createN), Prefix: "bench/create" + strconv.Itoa(o.createN),
+		N: o.createN, ValueBytes: o.valueBytes, Seed: 7,
+	})
+	if err != nil {
+		return nil, harness.Corpus{}, err
+	}
+	all = append(all, create)
+	var cipher [][][]byte
+	total := 0
+	t0 := time.Now()
+	for _, c := range all {
+		ct, err := harness.EncryptAll(c.Docs, key.Recipient)
+		if err != nil {
+			return nil, harness.Corpus{}, err
+		}
+		cipher = append(cipher, ct)
+		total += len(c.Docs)
+	}
+	logf("encrypted %d documents in process (sops library, age) in %v", total, time.Since(t0).Round(time.Millisecond))
+	if e.repo, err = harness.WriteRepo(filepath.Join(work, "git"), all, cipher); err != nil {
+		return nil, harness.Corpus{}, err
+	}
+	logf("committed them: %s", e.repo.Commit)
+	checked := 0
+	for i, c := range all {
+		for _, j := range []int{0, len(c.Docs) / 2, len(c.Docs) - 1} {
+			if err := harness.VerifyWithSOPS(cipher[i][j], c.Docs[j].Value, e.keyFile, e.home); err != nil {
+				return nil, harness.Corpus{}, fmt.Errorf("document %s: %w", c.Docs[j].Path, err)
+			}
+			checked++
+		}
+	}
+	logf("the sops CLI decrypted a sample of %d documents to the expected canonical values", checked)
+	return corpora, create, nil
+}
+
+// seed makes the emulator hold exactly c's secrets (all values current,
+// except the documents at stale) with faults off, then restores the
+// measurement conditions (which refills the quota buckets).
+func (e *env) seed(ctx context.Context, c harness.Corpus, stale []int) error {
+	if err := e.ctl.SetFaults(ctx, emulator.Faults{Seed: 1}); err != nil {
+		return err
+	}
+	t0 := time.Now()
+	if stale == nil {
+		if err := e.ctl.Reset(ctx); err != nil {
+			return err
+		}
+		if err := harness.Seed(ctx, e.sm, c); err != nil {
+			return err
+		}
+		logf("seeded %d owned secrets in %v", len(c.Docs), time.Since(t0).Round(time.Millisecond))
+	} else {
+		if err := harness.MakeStale(ctx, e.sm, c, stale); err != nil {
+			return err
+		}
+		logf("made %d secrets differ from their documents", len(stale))
+	}
+	return e.ctl.SetFaults(ctx, e.faults)
+}
+
+// emptyScope empties the emulator and sets the measurement conditions.
+func (e *env) emptyScope(ctx context.Context) error {
+	if err := e.ctl.Reset(ctx); err != nil {
+		return err
+	}
+	return e.ctl.SetFaults(ctx, e.faults)
+}
+
+func defaultLabel() string { return fmt.Sprintf("%d (default)", config.DefaultConcurrency) }

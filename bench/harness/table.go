@@ -1,0 +1,219 @@
+package harness
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Row is one measured run.
+type Row struct {
+	Scenario Scenario
+	// ConcurrencyLabel is how the run was invoked, e.g. "1" or "8 (default)".
+	ConcurrencyLabel string
+	Wall             time.Duration
+	Bound            time.Duration
+	BoundFormula     string
+	Delta            Delta
+	MaxRSSKiB        int64
+	ExitCode         int
+	Status           string // report status
+	Counts           string // report counts, compact
+	// Phases are the CLI's logged durations (LogDurations).
+	Phases map[string]int64
+	// Problems lists what went wrong (unexpected exit, writes in a no-op…).
+	Problems []string
+	// Notes compare the answered calls with ExpectedCalls.
+	Notes []string
+	// Skipped says why the run was not measured ("" = measured).
+	Skipped string
+}
+
+// Ratio is Wall / Bound (0 when unmeasured).
+func (r Row) Ratio() float64 {
+	if r.Bound <= 0 || r.Wall <= 0 {
+		return 0
+	}
+	return r.Wall.Seconds() / r.Bound.Seconds()
+}
+
+// shortOps abbreviates operation names for the table.
+var shortOps = map[string]string{
+	"ListSecrets": "List", "DescribeSecret": "Describe", "BatchGetSecretValue": "BatchGet",
+	"GetSecretValue": "Get", "CreateSecret": "Create", "PutSecretValue": "Put",
+	"DeleteSecret": "Delete", "RestoreSecret": "Restore", "UpdateSecret": "Update",
+}
+
+// FormatCalls renders calls as "Describe 1000, List 10" in a fixed order.
+func FormatCalls(c Calls) string {
+	if len(c) == 0 {
+		return "—"
+	}
+	order := []string{"ListSecrets", "DescribeSecret", "BatchGetSecretValue", "GetSecretValue", "CreateSecret", "PutSecretValue", "RestoreSecret", "DeleteSecret"}
+	var parts []string
+	seen := map[string]bool{}
+	for _, op := range order {
+		if c[op] != 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", short(op), c[op]))
+			seen[op] = true
+		}
+	}
+	for _, op := range slices.Sorted(maps.Keys(c)) {
+		if !seen[op] && c[op] != 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", short(op), c[op]))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func short(op string) string {
+	if s, ok := shortOps[op]; ok {
+		return s
+	}
+	return op
+}
+
+// FormatDuration renders seconds with a precision fit for the magnitude.
+func FormatDuration(d time.Duration) string {
+	switch s := d.Seconds(); {
+	case d <= 0:
+		return "—"
+	case s < 10:
+		return fmt.Sprintf("%.2f s", s)
+	default:
+		return fmt.Sprintf("%.1f s", s)
+	}
+}
+
+// Table renders rows as a Markdown table.
+func Table(rows []Row) string {
+	var b strings.Builder
+	b.WriteString("| scenario | N | --concurrency | wall | lower bound | wall / bound | API calls | calls by operation | throttled | peak RSS | result |\n")
+	b.WriteString("|---|---:|---|---:|---:|---:|---:|---|---:|---:|---|\n")
+	for _, r := range rows {
+		n := fmt.Sprint(r.Scenario.N)
+		if r.Scenario.Kind == Changed {
+			n = fmt.Sprintf("%d (M = %d)", r.Scenario.N, r.Scenario.M)
+		}
+		if r.Skipped != "" {
+			fmt.Fprintf(&b, "| %s | %s | %s | — | %s | — | — | — | — | — | not run: %s |\n",
+				r.Scenario.Kind, n, r.ConcurrencyLabel, FormatDuration(r.Bound), r.Skipped)
+			continue
+		}
+		result := fmt.Sprintf("exit %d, %s", r.ExitCode, r.Status)
+		if r.Counts != "" {
+			result += " (" + r.Counts + ")"
+		}
+		if len(r.Problems) > 0 {
+			result += "; **" + strings.Join(r.Problems, "; ") + "**"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.2f | %d | %s | %d | %.0f MiB | %s |\n",
+			r.Scenario.Kind, n, r.ConcurrencyLabel, FormatDuration(r.Wall), FormatDuration(r.Bound), r.Ratio(),
+			r.Delta.Calls.Total(), FormatCalls(r.Delta.Calls), r.Delta.Throttled.Total(), float64(r.MaxRSSKiB)/1024, result)
+	}
+	return b.String()
+}
+
+// Verdict is the outcome of one of issue 7's targets.
+type Verdict struct {
+	Target string
+	Pass   bool
+	// Known is false when the runs needed were not measured.
+	Known  bool
+	Detail string
+}
+
+// Targets are the inputs of Judge: which rows answer which target.
+type Targets struct {
+	NoopSeq, NoopDefault *Row   // no-op sync at the large N, --concurrency 1 and default
+	NoopSyncs            []*Row // every measured no-op sync (call ceiling)
+	CreateDefault        *Row   // first sync creating the create-N at default concurrency
+	LargeRuns            []*Row // runs at the large N (RSS)
+}
+
+// Judge evaluates issue 7's "done when" list on the measured rows.
+func Judge(t Targets) []Verdict {
+	var out []Verdict
+	measured := func(r *Row) bool { return r != nil && r.Skipped == "" }
+
+	v := Verdict{Target: "no-op sync ≥ 20× faster than --concurrency 1"}
+	if measured(t.NoopSeq) && measured(t.NoopDefault) {
+		sp := t.NoopSeq.Wall.Seconds() / t.NoopDefault.Wall.Seconds()
+		v.Known, v.Pass = true, sp >= 20
+		v.Detail = fmt.Sprintf("N = %d: %s vs %s = %.1f×", t.NoopDefault.Scenario.N, FormatDuration(t.NoopSeq.Wall), FormatDuration(t.NoopDefault.Wall), sp)
+	}
+	out = append(out, v)
+
+	v = Verdict{Target: "no-op sync within 1.5× of the lower bound (default concurrency)"}
+	if measured(t.NoopDefault) {
+		v.Known, v.Pass = true, t.NoopDefault.Ratio() <= 1.5 && len(t.NoopDefault.Problems) == 0
+		v.Detail = fmt.Sprintf("N = %d: %s / %s = %.2f", t.NoopDefault.Scenario.N, FormatDuration(t.NoopDefault.Wall), FormatDuration(t.NoopDefault.Bound), t.NoopDefault.Ratio())
+	}
+	out = append(out, v)
+
+	v = Verdict{Target: "no-op sync makes ≤ N/100 + N/20 + N + 5 calls, no verification pass"}
+	var details []string
+	v.Pass = true
+	for _, r := range t.NoopSyncs {
+		if !measured(r) {
+			continue
+		}
+		v.Known = true
+		limit := NoopCallLimit(r.Scenario.N)
+		ok := r.Delta.Calls.Total() <= limit && r.Delta.Calls.Mutations() == 0
+		v.Pass = v.Pass && ok
+		details = append(details, fmt.Sprintf("N = %d, C = %s: %d ≤ %d %s", r.Scenario.N, r.ConcurrencyLabel, r.Delta.Calls.Total(), limit, mark(ok)))
+	}
+	v.Detail = strings.Join(details, "; ")
+	out = append(out, v)
+
+	v = Verdict{Target: "creating N under the 50/s create quota within 1.3 × N/50 s, no failed operation"}
+	if r := t.CreateDefault; measured(r) {
+		limit := time.Duration(1.3 * float64(r.Scenario.N) / QuotaCreate * float64(time.Second))
+		ok := r.Wall <= limit && r.ExitCode == 0 && len(r.Problems) == 0
+		v.Known, v.Pass = true, ok
+		v.Detail = fmt.Sprintf("N = %d: %s ≤ %s %s, exit %d, %s", r.Scenario.N, FormatDuration(r.Wall), FormatDuration(limit), mark(r.Wall <= limit), r.ExitCode, r.Status)
+	}
+	out = append(out, v)
+
+	v = Verdict{Target: "peak RSS < 300 MiB at the large N × 1 KiB"}
+	var peak int64
+	var peakN int
+	for _, r := range t.LargeRuns {
+		if measured(r) && r.MaxRSSKiB > peak {
+			peak, peakN = r.MaxRSSKiB, r.Scenario.N
+		}
+	}
+	if peak > 0 {
+		v.Known, v.Pass = true, peak < 300*1024
+		v.Detail = fmt.Sprintf("largest peak over the N = %d runs: %.0f MiB", peakN, float64(peak)/1024)
+	}
+	out = append(out, v)
+	return out
+}
+
+func mark(ok bool) string {
+	if ok {
+		return "✓"
+	}
+	return "✗"
+}
+
+// VerdictTable renders verdicts as Markdown.
+func VerdictTable(vs []Verdict) string {
+	var b strings.Builder
+	b.WriteString("| target (issue 7) | result | measured |\n|---|---|---|\n")
+	for _, v := range vs {
+		res := "not measured"
+		if v.Known {
+			res = "**FAIL**"
+			if v.Pass {
+				res = "pass"
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", v.Target, res, v.Detail)
+	}
+	return b.String()
+}

@@ -1,0 +1,60 @@
+package harness
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func row(kind Kind, n, c int, wall, bound time.Duration, calls Calls) *Row {
+	return &Row{Scenario: Scenario{Kind: kind, N: n, Concurrency: c}, Wall: wall, Bound: bound,
+		Delta: Delta{Calls: calls}, ExitCode: 0, Status: "converged", MaxRSSKiB: 100 * 1024}
+}
+
+func TestJudge_PassAndFail(t *testing.T) {
+	noop := Calls{"ListSecrets": 100, "DescribeSecret": 10000, "BatchGetSecretValue": 500}
+	seq := row(NoopSync, 10000, 1, secs(212), secs(212), noop)
+	fast := row(NoopSync, 10000, 8, secs(10), secs(8), noop)
+	create := row(Create, 2000, 8, secs(45), secs(40), Calls{"CreateSecret": 2000})
+	vs := Judge(Targets{NoopSeq: seq, NoopDefault: fast, NoopSyncs: []*Row{seq, fast}, CreateDefault: create, LargeRuns: []*Row{seq, fast}})
+	for _, v := range vs {
+		assert.True(t, v.Known && v.Pass, "%s: %s", v.Target, v.Detail)
+	}
+
+	slow := row(NoopSync, 10000, 8, secs(31), secs(20), Calls{"DescribeSecret": 20000, "PutSecretValue": 1})
+	slow.MaxRSSKiB = 400 * 1024
+	lateCreate := row(Create, 2000, 8, secs(53), secs(40), Calls{"CreateSecret": 2000})
+	vs = Judge(Targets{NoopSeq: seq, NoopDefault: slow, NoopSyncs: []*Row{slow}, CreateDefault: lateCreate, LargeRuns: []*Row{slow}})
+	for _, v := range vs {
+		assert.True(t, v.Known && !v.Pass, "%s should fail: %s", v.Target, v.Detail)
+	}
+
+	vs = Judge(Targets{NoopSeq: &Row{Skipped: "too slow"}, NoopDefault: fast})
+	assert.False(t, vs[0].Known, "a skipped baseline leaves the speed-up unknown")
+	assert.Contains(t, VerdictTable(vs), "not measured")
+}
+
+func TestTable_RendersMeasuredAndSkippedRows(t *testing.T) {
+	r := row(NoopSync, 1000, 8, secs(3.2), secs(2.86), Calls{"ListSecrets": 10, "DescribeSecret": 1000, "BatchGetSecretValue": 50})
+	r.ConcurrencyLabel = "8 (default)"
+	r.Delta.Throttled = Calls{"BatchGetSecretValue": 3}
+	s := &Row{Scenario: Scenario{Kind: NoopSync, N: 10000, Concurrency: 1}, ConcurrencyLabel: "1", Bound: secs(212), Skipped: "N > -seq-max-n 1000"}
+	out := Table([]Row{*r, *s})
+	assert.Contains(t, out, "| no-op sync | 1000 | 8 (default) | 3.20 s | 2.86 s | 1.12 | 1060 | List 10, Describe 1000, BatchGet 50 | 3 | 100 MiB | exit 0, converged |")
+	assert.Contains(t, out, "not run: N > -seq-max-n 1000")
+	assert.Contains(t, out, "212.0 s")
+}
+
+func TestSplice_KeepsHandWrittenText(t *testing.T) {
+	doc := []byte("# B\n\nintro\n\n" + BeginMarker + "\nold\n" + EndMarker + "\n\n## Analysis\nkept\n")
+	out := string(Splice(doc, "new table\n"))
+	assert.Contains(t, out, "intro")
+	assert.Contains(t, out, "## Analysis\nkept")
+	assert.Contains(t, out, BeginMarker+"\nnew table\n"+EndMarker)
+	assert.NotContains(t, out, "old")
+
+	fresh := string(Splice(nil, "t"))
+	assert.Contains(t, fresh, "# Benchmarks")
+	assert.Contains(t, fresh, BeginMarker+"\nt\n"+EndMarker)
+}
