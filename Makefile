@@ -66,5 +66,16 @@ emulator-fuzz:
 emulator-bench:
 	$(GO) test -run XXX -bench . -benchtime 5000x -count 1 ./internal/emulator/
 
+## --- bench (bench/; docs/benchmarks.md) ---
+## bench: issue 7's benchmark in one run (~30 min; results into docs/benchmarks.md).
+##   Overrides: N=1000,10000 (no-op sizes)  CREATE_N=2000  CHANGED_N=10000  SEQ_MAX_N=10000
+##   (--concurrency 1 only up to this N)  SWEEP=1,4,8,16,32,64  LATENCY=20ms  QUICK=1 (a few minutes)
+##   BENCH_ARGS=... (any other flag of go run ./bench/cmd/bench -h)
+bench: tools
+	$(GO) run ./bench/cmd/bench -root $(CURDIR) $(if $(QUICK),-quick) $(if $(N),-n $(N)) \
+		$(if $(CREATE_N),-create-n $(CREATE_N)) $(if $(CHANGED_N),-changed-n $(CHANGED_N)) \
+		$(if $(SEQ_MAX_N),-seq-max-n $(SEQ_MAX_N)) $(if $(SWEEP),-sweep $(SWEEP)) \
+		$(if $(LATENCY),-latency $(LATENCY)) $(BENCH_ARGS)
+
 clean:
 	rm -rf $(BIN) dist
