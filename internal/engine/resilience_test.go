@@ -1,0 +1,176 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+// TestThrottlingAnd5xxBursts_RetriedBySDK: bursts of ThrottlingException
+// and InternalServiceError on every kind of call are retried by the SDK
+// (its default standard retryer) and the run converges.
+func TestThrottlingAnd5xxBursts_RetriedBySDK(t *testing.T) {
+	eachConcurrency(t, func(t *testing.T, conc int) {
+		e := newEnv(t)
+		e.seedOwned(t, "upd", `{"v":0}`)
+		e.seedOwned(t, "upd2", `{"v":0}`)
+		e.seedOwned(t, "gone", `{}`)
+		e.del(t, e.seedOwned(t, "back", `{"v":1}`))
+		const thr, ise = "error:ThrottlingException:Rate exceeded", "error:InternalServiceError"
+		var s []emulator.ScriptedFault
+		s = append(s, script("ListSecrets", thr, 1)...)
+		s = append(s, script("DescribeSecret", thr, 1)...) // at most 2 failures per call: the SDK makes 3 attempts
+		s = append(s, script("DescribeSecret", ise, 2)...)
+		s = append(s, script("BatchGetSecretValue", ise, 1)...)
+		s = append(s, script("CreateSecret", ise, 1, 2)...)
+		s = append(s, script("PutSecretValue", thr, 1)...)
+		s = append(s, script("DeleteSecret", ise, 1)...)
+		s = append(s, script("RestoreSecret", thr, 1)...)
+		e.srv.SetFaults(t, emulator.Faults{Script: s})
+		st := state(doc{"new", `{}`}, doc{"upd", `{"v":1}`}, doc{"upd2", `{"v":1}`}, doc{"back", `{"v":1}`})
+		before := e.calls(t)
+		wantResult(t, e.sync(t, conc, st), vocab.StatusConverged, vocab.VerificationConverged,
+			vocab.Counts{Create: 1, Update: 2, Restore: 1, ScheduleDelete: 1})
+		after := e.calls(t)
+		for op, want := range map[string]int64{"CreateSecret": 3, "PutSecretValue": 3, "DeleteSecret": 2, "RestoreSecret": 2} {
+			if got := after[op] - before[op]; got != want {
+				t.Errorf("%s calls = %d, want %d (retries included)", op, got, want)
+			}
+		}
+		for _, d := range st.Secrets {
+			if current(e.secret(t, d.Name)) != string(d.Value) {
+				t.Errorf("%s not converged", d.Name)
+			}
+		}
+	})
+}
+
+// TestWritePacing_StaysUnderQuota: with AWS's quotas on (scaled down to 5
+// creates/s), paced writes are never throttled.
+func TestWritePacing_StaysUnderQuota(t *testing.T) {
+	if testing.Short() {
+		t.Skip("takes a few seconds of real time")
+	}
+	e := newEnv(t)
+	e.srv.SetFaults(t, emulator.Faults{Quotas: true, QuotaScale: 0.1})
+	var docs []doc
+	for i := range 12 {
+		docs = append(docs, doc{fmt.Sprintf("s%02d", i), `{}`})
+	}
+	cfg := e.cfg(engine.ModeSync, engine.DefaultConcurrency)
+	cfg.WritesPerSecond = 4
+	wantResult(t, e.run(t, cfg, state(docs...)), vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Create: 12})
+	if th := e.srv.Stats(t).Throttled["CreateSecret"]; th != 0 {
+		t.Fatalf("%d creates throttled despite pacing", th)
+	}
+}
+
+// TestEmptyScopeGate: an empty desired set never deletes the scope unless
+// --allow-empty authorizes it.
+func TestEmptyScopeGate(t *testing.T) {
+	eachConcurrency(t, func(t *testing.T, conc int) {
+		e := newEnv(t)
+		e.seedOwned(t, "a", `{}`)
+		empty := state()
+		before := e.calls(t)
+		wantResult(t, e.plan(t, conc, empty), vocab.StatusInvalid, vocab.VerificationNotRun, vocab.Counts{ScheduleDelete: 1})
+		wantResult(t, e.sync(t, conc, empty), vocab.StatusInvalid, vocab.VerificationNotRun, vocab.Counts{ScheduleDelete: 1})
+		if n := mutations(before, e.calls(t)); n != 0 {
+			t.Fatalf("%d mutating calls behind the gate", n)
+		}
+		cfg := e.cfg(engine.ModeSync, conc)
+		cfg.AllowEmpty = true
+		wantResult(t, e.run(t, cfg, empty), vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{ScheduleDelete: 1})
+	})
+}
+
+// TestInterrupted: a cancelled run (signal, run timeout) ends interrupted,
+// before observing or in the middle of applying.
+func TestInterrupted(t *testing.T) {
+	eachConcurrency(t, func(t *testing.T, conc int) {
+		e := newEnv(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		res := engine.Run(ctx, e.cfg(engine.ModeSync, conc), state(doc{"a", `{}`}), e.port, nil)
+		wantResult(t, res, vocab.StatusInterrupted, vocab.VerificationNotRun, vocab.Counts{})
+
+		ctx, cancel = context.WithCancel(context.Background())
+		defer cancel()
+		cancelled := make(chan struct{})
+		h := &hookPort{Port: e.port, beforeDesc: func(n int, id string) {
+			switch {
+			case n == 3: // the first precondition: a signal arrives
+				cancel()
+				close(cancelled)
+			case n > 3: // no other precondition may overtake the signal
+				<-cancelled
+			}
+		}}
+		res = engine.Run(ctx, e.cfg(engine.ModeSync, conc), state(doc{"a", `{}`}, doc{"b", `{}`}), h, nil)
+		if res.Status != vocab.StatusInterrupted || res.Verification != vocab.VerificationNotRun {
+			t.Fatalf("result = %+v", res)
+		}
+		if c := e.calls(t)["CreateSecret"]; c != 0 {
+			t.Fatalf("%d creates after cancellation", c)
+		}
+	})
+}
+
+// TestLogs_FixedVocabularyAndNoSecrets: every record uses only the fixed
+// field vocabulary (SPEC §7.3) and never shows a value, token, ARN or name
+// unless names are allowed; resources are ordinals, with not-desired names
+// numbered after the documents.
+func TestLogs_FixedVocabularyAndNoSecrets(t *testing.T) {
+	allowed := map[string]bool{"time": true, "level": true, "msg": true}
+	for _, k := range []string{vocab.FieldPhase, vocab.FieldStatus, vocab.FieldOperation, vocab.FieldCount, vocab.FieldDurationMS,
+		vocab.FieldResource, vocab.FieldConflictClass, vocab.FieldErrorCode, vocab.FieldFaultClass, vocab.FieldRequestID,
+		vocab.FieldErrorClass, vocab.FieldVerification} {
+		allowed[k] = true
+	}
+	for _, show := range []bool{false, true} {
+		t.Run(fmt.Sprintf("show-names=%v", show), func(t *testing.T) {
+			e := newEnv(t, noSDKRetry)
+			arn := e.seedOwned(t, "upd", `{"password":"OLDSECRET"}`)
+			e.seedOwned(t, "zz-gone", `{}`)
+			e.srv.SetFaults(t, emulator.Faults{Script: script("PutSecretValue", "ambiguous-before-apply", 1)})
+			tokens := &countingTokens{}
+			cfg := e.cfg(engine.ModeSync, 1)
+			cfg.Tokens, cfg.ShowResourceNames = tokens, show
+			st := state(doc{"new", `{"password":"NEWSECRET1"}`}, doc{"upd", `{"password":"NEWSECRET2"}`})
+			wantResult(t, e.run(t, cfg, st), vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Create: 1, Update: 1, ScheduleDelete: 1})
+			logs := e.logs.String()
+			for _, line := range strings.Split(strings.TrimSpace(logs), "\n") {
+				var rec map[string]any
+				if err := json.Unmarshal([]byte(line), &rec); err != nil {
+					t.Fatalf("not JSON: %s", line)
+				}
+				for k := range rec {
+					if !allowed[k] {
+						t.Fatalf("field %q outside the vocabulary: %s", k, line)
+					}
+				}
+			}
+			forbidden := []string{"SECRET", "arn:", arn, fmt.Sprintf("%064d", 1), fmt.Sprintf("%064d", 2)}
+			if !show {
+				forbidden = append(forbidden, "app/")
+			}
+			for _, f := range forbidden {
+				if strings.Contains(logs, f) {
+					t.Fatalf("logs contain %q:\n%s", f, logs)
+				}
+			}
+			if show && !strings.Contains(logs, `"resource":"app/zz-gone"`) {
+				t.Fatalf("names must show with ShowResourceNames:\n%s", logs)
+			}
+			if !show && !strings.Contains(logs, `"operation":"schedule-delete","resource":"resource-0003"`) {
+				t.Fatalf("a not-desired name must get the ordinal after the documents':\n%s", logs)
+			}
+		})
+	}
+}
