@@ -1,0 +1,175 @@
+package factory
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/awssm"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/desired"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
+)
+
+// IOStreams are the process's standard streams.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer // log records, help, version
+	ErrOut io.Writer // usage and configuration diagnostics only
+}
+
+// BuildInfo is set at link time (-ldflags -X main.version=… etc.).
+type BuildInfo struct {
+	Version string
+	Commit  string
+	Date    string
+}
+
+// Line is the version line of SPEC §2:
+// "sops-aws-sync <version> (<commit>) built <date>".
+func (b BuildInfo) Line() string {
+	v, c, d := b.Version, b.Commit, b.Date
+	if v == "" {
+		v = "dev"
+	}
+	if c == "" {
+		c = "unknown"
+	}
+	if d == "" {
+		d = "unknown"
+	}
+	return "sops-aws-sync " + v + " (" + c + ") built " + d
+}
+
+// DesiredRequest is what the desired-state loader needs (SPEC §3).
+type DesiredRequest struct {
+	RepoPath          string
+	Revision          string
+	SourceRoot        string
+	SecretPrefix      string
+	RepositoryID      string
+	MaxEncryptedBytes int64
+	Concurrency       int
+	ShowResourceNames bool
+}
+
+// DesiredError is a rejected desired state: a stable class token (e.g.
+// "decrypt:no-key", "name:collision") and the 1-based ordinal of the
+// document (0 = not tied to one document). Path is a resource name: it may
+// only be shown with --show-resource-names.
+type DesiredError struct {
+	Class   string
+	Ordinal int
+	Path    string
+	// Detail is the loader's own log-safe sentence (class, document
+	// ordinal or path, what and next action); "" when unknown.
+	Detail string
+}
+
+func (e *DesiredError) Error() string { return "desired state rejected: " + e.Class }
+
+// AWSOptions configure the SDK client and the adapter (SPEC §2.1).
+type AWSOptions struct {
+	Region           string
+	Profile          string
+	MaxAttempts      int
+	MaxBackoff       time.Duration
+	OperationTimeout time.Duration
+}
+
+// AWSConfigError is a failure to set up the SDK client. Class is
+// "aws:config" (the shared config or profile could not be loaded) or
+// "aws:no-region" (no Region from the flag or the SDK chain).
+type AWSConfigError struct{ Class string }
+
+func (e *AWSConfigError) Error() string { return "AWS client not configured: " + e.Class }
+
+// Factory is the CLI's dependency set. Every field has a production default
+// from New; tests replace fields.
+type Factory struct {
+	IOStreams IOStreams
+	Build     BuildInfo
+	// Environ returns the environment snapshot ("KEY=value").
+	Environ func() []string
+	// ReadFile reads the --config file.
+	ReadFile func(name string) ([]byte, error)
+	// Now is the clock used for durations.
+	Now func() time.Time
+	// ValidateName checks a secret name (SPEC §3.4); used for --secret-prefix.
+	ValidateName func(name string) error
+	// LoadDesired reads, decrypts and validates the desired state. Errors:
+	// *DesiredError, or one that errors.Is context.Canceled/DeadlineExceeded.
+	LoadDesired func(ctx context.Context, r DesiredRequest) (desired.State, error)
+	// NewPort builds the AWS port (SDK client + adapter). Errors:
+	// *AWSConfigError.
+	NewPort func(ctx context.Context, o AWSOptions) (engine.Port, error)
+	// RunEngine is engine.Run.
+	RunEngine func(ctx context.Context, cfg engine.Config, want desired.State, sm engine.Port, log *slog.Logger) engine.Result
+}
+
+// New returns the production Factory over the process's streams.
+func New(b BuildInfo) *Factory {
+	return &Factory{
+		IOStreams:    IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr},
+		Build:        b,
+		Environ:      os.Environ,
+		ReadFile:     readSmallFile,
+		Now:          time.Now,
+		ValidateName: validateName,
+		LoadDesired:  loadDesired,
+		NewPort:      NewAWSPort,
+		RunEngine:    engine.Run,
+	}
+}
+
+// readSmallFile reads at most 1 MiB + 1 byte (the config parser rejects
+// anything larger).
+func readSmallFile(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, 1<<20+1))
+}
+
+// NewAWSPort builds the Secrets Manager client from the SDK's default chain
+// (config.LoadDefaultConfig) with the Region/profile overrides and the retry
+// overrides (> 0 only), and wraps it in the awssm adapter with the per-call
+// operation timeout. AWS_ENDPOINT_URL_SECRETS_MANAGER / AWS_ENDPOINT_URL are
+// honoured by the SDK itself.
+func NewAWSPort(ctx context.Context, o AWSOptions) (engine.Port, error) {
+	var lo []func(*awsconfig.LoadOptions) error
+	if o.Region != "" {
+		lo = append(lo, awsconfig.WithRegion(o.Region))
+	}
+	if o.Profile != "" {
+		lo = append(lo, awsconfig.WithSharedConfigProfile(o.Profile))
+	}
+	if o.MaxAttempts > 0 || o.MaxBackoff > 0 {
+		lo = append(lo, awsconfig.WithRetryer(func() aws.Retryer {
+			var r aws.Retryer = retry.NewStandard()
+			if o.MaxAttempts > 0 {
+				r = retry.AddWithMaxAttempts(r, o.MaxAttempts)
+			}
+			if o.MaxBackoff > 0 {
+				r = retry.AddWithMaxBackoffDelay(r, o.MaxBackoff)
+			}
+			return r
+		}))
+	}
+	cfg, err := awsconfig.LoadDefaultConfig(ctx, lo...)
+	if err != nil {
+		return nil, &AWSConfigError{Class: "aws:config"}
+	}
+	if cfg.Region == "" {
+		return nil, &AWSConfigError{Class: "aws:no-region"}
+	}
+	return awssm.New(secretsmanager.NewFromConfig(cfg), awssm.Options{OperationTimeout: o.OperationTimeout}), nil
+}

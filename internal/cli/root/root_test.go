@@ -1,0 +1,270 @@
+package root
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/factory"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/desired"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/report"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+const sha = "89abcdef0123456789abcdef0123456789abcdef"
+
+// fake is a Factory whose dependencies are in-memory stand-ins: these are
+// unit tests of the CLI's wiring (the e2e tests run the real pieces).
+type fake struct {
+	f        *factory.Factory
+	out, err bytes.Buffer
+	env      []string
+	files    map[string]string
+	loads    int
+	ports    int
+	engines  int
+	result   engine.Result
+	loadErr  error
+	portErr  error
+	gotCfg   engine.Config
+	gotReq   factory.DesiredRequest
+	block    bool // RunEngine waits for cancellation
+}
+
+func newFake() *fake {
+	fk := &fake{files: map[string]string{}, result: engine.Result{Status: vocab.StatusConverged, Verification: vocab.VerificationConverged}}
+	fk.f = &factory.Factory{
+		IOStreams: factory.IOStreams{In: strings.NewReader(""), Out: &fk.out, ErrOut: &fk.err},
+		Build:     factory.BuildInfo{Version: "v9.9.9", Commit: "abc", Date: "2026-01-01"},
+		Environ:   func() []string { return fk.env },
+		ReadFile: func(name string) ([]byte, error) {
+			if s, ok := fk.files[name]; ok {
+				return []byte(s), nil
+			}
+			return nil, os.ErrNotExist
+		},
+		Now: time.Now,
+		LoadDesired: func(ctx context.Context, r factory.DesiredRequest) (desired.State, error) {
+			fk.loads++
+			fk.gotReq = r
+			if fk.loadErr != nil {
+				return desired.State{}, fk.loadErr
+			}
+			return desired.State{Commit: sha}, nil
+		},
+		NewPort: func(ctx context.Context, o factory.AWSOptions) (engine.Port, error) {
+			fk.ports++
+			return nil, fk.portErr
+		},
+		RunEngine: func(ctx context.Context, cfg engine.Config, want desired.State, sm engine.Port, log *slog.Logger) engine.Result {
+			fk.engines++
+			fk.gotCfg = cfg
+			if fk.block {
+				<-ctx.Done()
+				return engine.Result{Status: vocab.StatusApplyFailed, Verification: vocab.VerificationNotRun}
+			}
+			return fk.result
+		},
+	}
+	return fk
+}
+
+func (fk *fake) exec(ctx context.Context, args ...string) int { return Execute(ctx, fk.f, args) }
+
+func readReport(t *testing.T, p string) report.Report {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	r, err := report.Parse(b)
+	require.NoError(t, err)
+	return r
+}
+
+var req = []string{"--secret-prefix", "team/app", "--repository-id", "o/r"}
+
+func TestVersionAndHelpBuildNothing(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}, {"--help"}, {"plan", "--help"}, {}} {
+		fk := newFake()
+		fk.env = []string{"SOPS_AWS_SYNC_BOGUS=1"}
+		assert.Equal(t, 0, fk.exec(context.Background(), args...), "%v", args)
+		assert.Zero(t, fk.loads+fk.ports+fk.engines)
+		assert.Empty(t, fk.err.String())
+	}
+	fk := newFake()
+	fk.exec(context.Background(), "version")
+	assert.Equal(t, "sops-aws-sync v9.9.9 (abc) built 2026-01-01\n", fk.out.String())
+}
+
+func TestSyncConvergedWritesReport(t *testing.T) {
+	fk := newFake()
+	p := filepath.Join(t.TempDir(), "r.json")
+	fk.result.Counts = vocab.Counts{Create: 2}
+	code := fk.exec(context.Background(), append([]string{"sync", "--report-file", p, "--concurrency", "3", "--allow-empty"}, req...)...)
+	require.Equal(t, 0, code, fk.err.String())
+	r := readReport(t, p)
+	assert.Equal(t, vocab.StatusConverged, r.Status)
+	assert.Equal(t, sha, r.GitRevision)
+	assert.Equal(t, "v9.9.9", r.ToolVersion)
+	assert.Equal(t, 2, r.Counts.Create)
+	assert.Equal(t, engine.ModeSync, fk.gotCfg.Mode)
+	assert.Equal(t, 3, fk.gotCfg.Concurrency)
+	assert.True(t, fk.gotCfg.AllowEmpty)
+	assert.Equal(t, 30, fk.gotCfg.RecoveryWindowDays)
+	assert.Equal(t, "team/app", fk.gotReq.SecretPrefix)
+	assert.Equal(t, "secrets", fk.gotReq.SourceRoot)
+	assert.Empty(t, fk.err.String())
+
+	// Last record is the summary.
+	lines := strings.Split(strings.TrimSpace(fk.out.String()), "\n")
+	var last map[string]any
+	require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &last))
+	assert.Equal(t, "run finished", last["msg"])
+	assert.Equal(t, "complete", last["phase"])
+	assert.Equal(t, "converged", last["status"])
+	assert.Equal(t, float64(2), last["count"])
+}
+
+func TestPlanDriftExitCodes(t *testing.T) {
+	fk := newFake()
+	fk.result = engine.Result{Status: vocab.StatusDrift, Verification: vocab.VerificationConverged}
+	assert.Equal(t, 2, fk.exec(context.Background(), append([]string{"plan", "--detailed-exit-code"}, req...)...))
+	assert.Equal(t, engine.ModePlan, fk.gotCfg.Mode)
+	assert.Equal(t, 0, fk.exec(context.Background(), append([]string{"plan"}, req...)...))
+
+	// Plan reports verification not-run whatever the engine said.
+	p := filepath.Join(t.TempDir(), "r.json")
+	fk.exec(context.Background(), append([]string{"plan", "--report-file", p}, req...)...)
+	assert.Equal(t, vocab.VerificationNotRun, readReport(t, p).Verification)
+}
+
+func TestStatusesMapToExitCodes(t *testing.T) {
+	for status, code := range map[vocab.Status]int{
+		vocab.StatusConflict: 4, vocab.StatusApplyFailed: 5, vocab.StatusObservationFailed: 5,
+		vocab.StatusVerificationFailed: 6, vocab.StatusVerificationInconclusive: 6, vocab.StatusInvalid: 3,
+	} {
+		fk := newFake()
+		fk.result = engine.Result{Status: status, Verification: vocab.VerificationNotRun}
+		p := filepath.Join(t.TempDir(), "r.json")
+		assert.Equal(t, code, fk.exec(context.Background(), append([]string{"sync", "--report-file", p}, req...)...), status)
+		assert.Equal(t, status, readReport(t, p).Status)
+		assert.Empty(t, fk.err.String(), "run outcomes are not stderr diagnostics")
+	}
+}
+
+func TestInvalidConfigurationWritesReportAndTouchesNothing(t *testing.T) {
+	fk := newFake()
+	p := filepath.Join(t.TempDir(), "r.json")
+	fk.files["c.yaml"] = "secret-prefx: CANARY\n"
+	code := fk.exec(context.Background(), append([]string{"sync", "--report-file", p, "--config", "c.yaml"}, req...)...)
+	assert.Equal(t, 3, code)
+	assert.Zero(t, fk.loads+fk.ports+fk.engines)
+	assert.Contains(t, fk.err.String(), "secret-prefx")
+	assert.NotContains(t, fk.err.String(), "CANARY")
+	assert.Empty(t, fk.out.String(), "nothing logged before the log settings are valid")
+	r := readReport(t, p)
+	assert.Equal(t, vocab.StatusInvalid, r.Status)
+	assert.Equal(t, "", r.GitRevision)
+}
+
+func TestUsageErrorsStillWriteReport(t *testing.T) {
+	for _, extra := range [][]string{{"--bogus=CANARY"}, {"CANARY"}, {"-x"}} {
+		fk := newFake()
+		p := filepath.Join(t.TempDir(), "r.json")
+		args := append(append([]string{"plan", "--report-file", p}, req...), extra...)
+		assert.Equal(t, 3, fk.exec(context.Background(), args...))
+		assert.Equal(t, vocab.StatusInvalid, readReport(t, p).Status)
+		assert.NotContains(t, fk.err.String(), "CANARY")
+		assert.Zero(t, fk.loads+fk.ports+fk.engines)
+	}
+	// From the environment too.
+	fk := newFake()
+	p := filepath.Join(t.TempDir(), "r.json")
+	fk.env = []string{"SOPS_AWS_SYNC_REPORT_FILE=" + p}
+	assert.Equal(t, 3, fk.exec(context.Background(), "sync", "--nope"))
+	assert.Equal(t, vocab.StatusInvalid, readReport(t, p).Status)
+}
+
+func TestReportWriteFailureForcesExit3(t *testing.T) {
+	fk := newFake()
+	p := filepath.Join(t.TempDir(), "missing", "r.json")
+	assert.Equal(t, 3, fk.exec(context.Background(), append([]string{"sync", "--report-file", p}, req...)...))
+	assert.Contains(t, fk.out.String(), "report:write-failed")
+	assert.Contains(t, fk.err.String(), "report:write-failed")
+}
+
+func TestDesiredErrorIsOneClassifiedRecord(t *testing.T) {
+	fk := newFake()
+	fk.loadErr = &factory.DesiredError{Class: "plaintext:bom", Ordinal: 3, Path: "secrets/x.sops.env"}
+	p := filepath.Join(t.TempDir(), "r.json")
+	assert.Equal(t, 3, fk.exec(context.Background(), append([]string{"sync", "--report-file", p}, req...)...))
+	assert.Zero(t, fk.engines)
+	assert.Contains(t, fk.out.String(), `"error_class":"plaintext:bom"`)
+	assert.Contains(t, fk.out.String(), `"resource":"resource-0003"`)
+	assert.NotContains(t, fk.out.String(), "x.sops.env")
+	assert.Equal(t, vocab.StatusInvalid, readReport(t, p).Status)
+
+	fk = newFake()
+	fk.loadErr = &factory.DesiredError{Class: "plaintext:bom", Ordinal: 3, Path: "secrets/x.sops.env"}
+	fk.exec(context.Background(), append([]string{"sync", "--show-resource-names"}, req...)...)
+	assert.Contains(t, fk.out.String(), `"resource":"secrets/x.sops.env"`)
+}
+
+func TestAWSConfigErrorIsInvalid(t *testing.T) {
+	fk := newFake()
+	fk.portErr = &factory.AWSConfigError{Class: "aws:no-region"}
+	assert.Equal(t, 3, fk.exec(context.Background(), append([]string{"plan"}, req...)...))
+	assert.Contains(t, fk.out.String(), `"error_class":"aws:no-region"`)
+	assert.Zero(t, fk.loads)
+}
+
+func TestCancellationIsInterrupted(t *testing.T) {
+	// Signal: the parent context is cancelled while the engine runs.
+	fk := newFake()
+	fk.block = true
+	ctx, cancel := context.WithCancel(context.Background())
+	fk.f.RunEngine = func(c context.Context, cfg engine.Config, want desired.State, sm engine.Port, log *slog.Logger) engine.Result {
+		cancel()
+		<-c.Done()
+		return engine.Result{Status: vocab.StatusApplyFailed, Verification: vocab.VerificationNotRun}
+	}
+	p := filepath.Join(t.TempDir(), "r.json")
+	assert.Equal(t, 130, fk.exec(ctx, append([]string{"sync", "--report-file", p}, req...)...))
+	assert.Equal(t, vocab.StatusInterrupted, readReport(t, p).Status)
+	assert.Contains(t, fk.out.String(), "interrupted:signal")
+
+	// Run timeout.
+	fk = newFake()
+	fk.block = true
+	p = filepath.Join(t.TempDir(), "r.json")
+	assert.Equal(t, 130, fk.exec(context.Background(), append([]string{"sync", "--report-file", p, "--run-timeout", "20ms"}, req...)...))
+	assert.Equal(t, vocab.StatusInterrupted, readReport(t, p).Status)
+	assert.Contains(t, fk.out.String(), "interrupted:run-timeout")
+
+	// Cancelled while loading the desired state.
+	fk = newFake()
+	fk.loadErr = context.Canceled
+	assert.Equal(t, 130, fk.exec(context.Background(), append([]string{"sync"}, req...)...))
+	assert.Zero(t, fk.engines)
+}
+
+func TestFlagErrorsNeverQuoteValues(t *testing.T) {
+	for _, args := range [][]string{
+		{"plan", "--bogus=CANARY"}, {"plan", "-CANARY"}, {"plan", "---CANARY"}, {"plan", "--secret-prefix"},
+		{"CANARY"}, {"plan", "CANARY"}, {"version", "CANARY"},
+	} {
+		fk := newFake()
+		assert.Equal(t, 3, fk.exec(context.Background(), args...), "%v", args)
+		assert.NotContains(t, fk.err.String(), "CANARY", "%v", args)
+		assert.NotEmpty(t, fk.err.String())
+	}
+}
