@@ -1,0 +1,215 @@
+package chaos
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Config configures a campaign.
+type Config struct {
+	CLI, Emulator string // built binaries
+	// SopsCLI is the real sops binary used to cross-check the in-process
+	// encryption on CrossChecks scenarios ("" = no cross-check).
+	SopsCLI     string
+	CrossChecks int
+	Scenarios   int
+	Seed        uint64
+	Workers     int
+	// Only, when >= 0, plays just that scenario index.
+	Only      int
+	Gen       GenOptions
+	WorkDir   string
+	Artifacts string
+	Progress  io.Writer
+}
+
+// Summary aggregates a campaign.
+type Summary struct {
+	Seed                     uint64
+	Scenarios, Workers       int
+	KillPlans, Kills         int
+	Converged                int
+	Runs                     int
+	Violations               map[string]int
+	Leaks                    map[string]int
+	HarnessErrors            int
+	Faults                   map[string]int64 // emulator counters: injected faults by kind, throttled calls
+	FaultRuns                map[string]int   // fault runs per configured kind
+	Statuses                 map[string]int   // outcomes of the fault runs
+	Changes                  map[string]int
+	PreKinds                 map[string]int
+	Calls                    map[string]int64
+	Wall                     time.Duration
+	SlowestScenario          time.Duration
+	Failures                 []Outcome
+	ScenariosWithKillFired   int
+	CrossChecked             int
+	Started                  time.Time
+	ScenarioDurationsSummary string
+}
+
+// Failed reports whether the campaign must fail.
+func (s *Summary) Failed() bool {
+	return len(s.Violations) > 0 || len(s.Leaks) > 0 || s.HarnessErrors > 0 || s.Converged < s.Scenarios
+}
+
+// RunCampaign plays the campaign and returns its summary.
+func RunCampaign(cfg Config) (*Summary, error) {
+	start := time.Now()
+	if cfg.Workers < 1 {
+		cfg.Workers = 1
+	}
+	if err := os.MkdirAll(cfg.WorkDir, 0o700); err != nil {
+		return nil, err
+	}
+	enc, err := NewEncrypter(cfg.WorkDir)
+	if err != nil {
+		return nil, err
+	}
+	indexes := make(chan int)
+	results := make(chan Outcome)
+	var players []*Player
+	for w := range cfg.Workers {
+		p, err := NewPlayer(cfg.CLI, cfg.Emulator, enc, filepath.Join(cfg.WorkDir, fmt.Sprintf("w%d", w)), cfg.Artifacts)
+		if err != nil {
+			for _, q := range players {
+				q.Close()
+			}
+			return nil, err
+		}
+		players = append(players, p)
+	}
+	defer func() {
+		for _, p := range players {
+			p.Close()
+		}
+	}()
+	var wg sync.WaitGroup
+	for _, p := range players {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range indexes {
+				s, err := Generate(cfg.Seed, i, cfg.Gen)
+				if err != nil {
+					results <- Outcome{Index: i, Err: err}
+					continue
+				}
+				p.SopsCLI = ""
+				if i < cfg.CrossChecks {
+					p.SopsCLI = cfg.SopsCLI
+				}
+				results <- p.Play(s)
+			}
+		}()
+	}
+	go func() {
+		if cfg.Only >= 0 {
+			indexes <- cfg.Only
+		} else {
+			for i := range cfg.Scenarios {
+				indexes <- i
+			}
+		}
+		close(indexes)
+		wg.Wait()
+		close(results)
+	}()
+
+	sum := &Summary{
+		Seed: cfg.Seed, Workers: cfg.Workers, Started: start,
+		Violations: map[string]int{}, Leaks: map[string]int{}, Faults: map[string]int64{},
+		FaultRuns: map[string]int{}, Statuses: map[string]int{}, Changes: map[string]int{},
+		PreKinds: map[string]int{}, Calls: map[string]int64{},
+	}
+	var durations []time.Duration
+	for o := range results {
+		sum.Scenarios++
+		durations = append(durations, o.Duration)
+		sum.KillPlans += o.KillPlans
+		sum.Kills += o.Kills
+		if o.Kills > 0 {
+			sum.ScenariosWithKillFired++
+		}
+		if o.Converged {
+			sum.Converged++
+		}
+		if o.Err == nil && cfg.SopsCLI != "" && o.Index < cfg.CrossChecks {
+			sum.CrossChecked++
+		}
+		sum.Runs += o.Runs
+		for _, v := range o.Violations {
+			sum.Violations[v.Kind]++
+		}
+		for _, l := range o.Leaks {
+			sum.Leaks[l.Kind]++
+		}
+		if o.Err != nil {
+			sum.HarnessErrors++
+		}
+		for k, v := range o.Stats.Faults {
+			sum.Faults[k] += v
+		}
+		for k, v := range o.Stats.Throttled {
+			sum.Faults["throttled:"+k] += v
+		}
+		for k, v := range o.Stats.Calls {
+			sum.Calls[k] += v
+		}
+		for k, v := range o.FaultKinds {
+			sum.FaultRuns[k] += v
+		}
+		for k, v := range o.Statuses {
+			sum.Statuses[k] += v
+		}
+		for k, v := range o.Changes {
+			sum.Changes[k] += v
+		}
+		for k, v := range o.PreKinds {
+			sum.PreKinds[k] += v
+		}
+		if o.Failed() {
+			sum.Failures = append(sum.Failures, o)
+		}
+		if cfg.Progress != nil {
+			if o.Failed() {
+				fmt.Fprintf(cfg.Progress, "scenario %d FAILED (%s)\n", o.Index, describe(o))
+			}
+			if sum.Scenarios%25 == 0 {
+				fmt.Fprintf(cfg.Progress, "%d scenarios, %d kills, %d converged, %s\n", sum.Scenarios, sum.Kills, sum.Converged, time.Since(start).Round(time.Second))
+			}
+		}
+	}
+	sort.Slice(sum.Failures, func(i, j int) bool { return sum.Failures[i].Index < sum.Failures[j].Index })
+	sort.Slice(durations, func(i, j int) bool { return durations[i] < durations[j] })
+	if n := len(durations); n > 0 {
+		sum.SlowestScenario = durations[n-1]
+		sum.ScenarioDurationsSummary = fmt.Sprintf("median %s, p95 %s, max %s",
+			durations[n/2].Round(time.Millisecond), durations[n*95/100].Round(time.Millisecond), durations[n-1].Round(time.Millisecond))
+	}
+	sum.Wall = time.Since(start)
+	return sum, nil
+}
+
+func describe(o Outcome) string {
+	var parts []string
+	for _, v := range o.Violations {
+		parts = append(parts, v.String())
+	}
+	for _, l := range o.Leaks {
+		parts = append(parts, "leak "+l.String())
+	}
+	if o.Err != nil {
+		parts = append(parts, "harness: "+o.Err.Error())
+	}
+	if o.Artifacts != "" {
+		parts = append(parts, "artifacts "+o.Artifacts)
+	}
+	return strings.Join(parts, "; ")
+}

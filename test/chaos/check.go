@@ -1,0 +1,496 @@
+package chaos
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/report"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+// RunResult is what one CLI run left behind.
+type RunResult struct {
+	Run Run
+	// Revision is the commit SHA passed as --revision.
+	Revision string
+	// Exit is the exit code, -1 when the process died of a signal.
+	Exit int
+	// Killed is true when the campaign's kill plan fired in this run.
+	Killed bool
+	Stdout []byte
+	Stderr []byte
+	// Report is the report file's content, nil when there is none.
+	Report   []byte
+	Duration time.Duration
+}
+
+// Evidence is everything Check judges for one scenario.
+type Evidence struct {
+	Scenario *Scenario
+	// Pre is the state after seeding, before the first run; Post after the
+	// last run.
+	Pre, Post emulator.StateDump
+	Calls     []Call
+	Runs      []RunResult
+	// BeforePurge and AfterPurge are the states with the emulator clock
+	// moved to one hour before and one hour after the end of the configured
+	// recovery window (counted from Post).
+	BeforePurge, AfterPurge *emulator.StateDump
+}
+
+// Violation is one broken invariant. Kind is a stable token (see
+// docs/reliability.md); Detail never holds a value, only value digests.
+type Violation struct {
+	Kind   string
+	Run    int // 1-based run, 0 = the final state
+	Secret string
+	Detail string
+}
+
+func (v Violation) String() string {
+	s := v.Kind
+	if v.Run > 0 {
+		s += fmt.Sprintf(" run=%d", v.Run)
+	}
+	if v.Secret != "" {
+		s += " secret=" + v.Secret
+	}
+	if v.Detail != "" {
+		s += ": " + v.Detail
+	}
+	return s
+}
+
+// short is a value's identity for messages: 12 hex of its SHA-256.
+func short(b []byte) string {
+	h := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(h[:6])
+}
+
+// allowedLogKeys are slog's own keys plus the vocabulary of SPEC §7.3.
+var allowedLogKeys = map[string]bool{
+	"time": true, "level": true, "msg": true,
+	vocab.FieldPhase: true, vocab.FieldStatus: true, vocab.FieldOperation: true, vocab.FieldCount: true,
+	vocab.FieldDurationMS: true, vocab.FieldResource: true, vocab.FieldConflictClass: true,
+	vocab.FieldErrorCode: true, vocab.FieldFaultClass: true, vocab.FieldRequestID: true,
+	vocab.FieldErrorClass: true, vocab.FieldVerification: true,
+}
+
+// verificationFor is the verification that goes with a sync status
+// (SPEC §7.1).
+func verificationFor(s vocab.Status) vocab.Verification {
+	switch s {
+	case vocab.StatusConverged:
+		return vocab.VerificationConverged
+	case vocab.StatusVerificationFailed:
+		return vocab.VerificationFailed
+	case vocab.StatusVerificationInconclusive:
+		return vocab.VerificationInconclusive
+	}
+	return vocab.VerificationNotRun
+}
+
+var documentedExits = map[int]bool{0: true, 2: true, 3: true, 4: true, 5: true, 6: true, 130: true}
+
+// Check judges one scenario's evidence against the campaign's invariants.
+func Check(ev Evidence) []Violation {
+	var vs []Violation
+	vs = append(vs, checkRuns(ev)...)
+	vs = append(vs, checkCalls(ev)...)
+	vs = append(vs, checkState(ev)...)
+	return vs
+}
+
+func checkRuns(ev Evidence) []Violation {
+	var vs []Violation
+	add := func(run int, kind, detail string) {
+		vs = append(vs, Violation{Kind: kind, Run: run, Detail: detail})
+	}
+	for i, rr := range ev.Runs {
+		n := i + 1
+		var rep report.Report
+		var repErr error
+		if rr.Report != nil {
+			rep, repErr = report.Parse(rr.Report)
+			if repErr != nil {
+				add(n, "report-invalid", repErr.Error())
+			}
+		}
+		if rr.Killed {
+			continue // exit code and outputs of a SIGKILLed process prove nothing
+		}
+		if len(rr.Stderr) > 0 {
+			add(n, "stderr-output", fmt.Sprintf("%d bytes on stderr from a valid configuration", len(rr.Stderr)))
+		}
+		for j, line := range bytes.Split(bytes.TrimSpace(rr.Stdout), []byte("\n")) {
+			if len(line) == 0 {
+				continue
+			}
+			var rec map[string]json.RawMessage
+			if err := json.Unmarshal(line, &rec); err != nil {
+				add(n, "log-vocabulary", fmt.Sprintf("stdout line %d is not a JSON record", j+1))
+				continue
+			}
+			for k := range rec {
+				if !allowedLogKeys[k] {
+					add(n, "log-vocabulary", fmt.Sprintf("stdout line %d has field %q outside the vocabulary", j+1, k))
+				}
+			}
+		}
+		if !documentedExits[rr.Exit] {
+			add(n, "undocumented-exit", fmt.Sprintf("exit %d", rr.Exit))
+		}
+		if rr.Report == nil {
+			add(n, "report-missing", fmt.Sprintf("exit %d without a report file", rr.Exit))
+			continue
+		}
+		if repErr != nil {
+			continue
+		}
+		detailed := rr.Run.Command == "plan"
+		if want := vocab.ExitCode(rep.Status, detailed); want != rr.Exit {
+			add(n, "exit-status-mismatch", fmt.Sprintf("status %s means exit %d, got %d", rep.Status, want, rr.Exit))
+		}
+		wantVer := verificationFor(rep.Status)
+		if rr.Run.Command == "plan" {
+			wantVer = vocab.VerificationNotRun
+		}
+		if rep.Verification != wantVer {
+			add(n, "verification-mismatch", fmt.Sprintf("status %s with verification %s, want %s", rep.Status, rep.Verification, wantVer))
+		}
+		if rep.GitRevision != rr.Revision {
+			add(n, "report-revision", fmt.Sprintf("report names revision %q, run used %s", rep.GitRevision, rr.Revision))
+		}
+		switch rep.Status {
+		case vocab.StatusInvalid:
+			add(n, "unexpected-invalid", "a valid desired state and configuration were rejected")
+		case vocab.StatusConflict:
+			add(n, "spurious-conflict", fmt.Sprintf("%d conflicts reported in a scenario without conflicts", rep.Counts.Conflicts))
+		}
+		if rr.Run.Final {
+			switch rr.Run.Command {
+			case "sync":
+				if rr.Exit != 0 || rep.Status != vocab.StatusConverged || rep.Verification != vocab.VerificationConverged {
+					add(n, "no-convergence", fmt.Sprintf("final sync with faults off: exit %d, status %s, verification %s", rr.Exit, rep.Status, rep.Verification))
+				}
+			case "plan":
+				if rr.Exit != 0 || rep.Status != vocab.StatusConverged || rep.Counts.Operations() != 0 {
+					add(n, "not-idempotent", fmt.Sprintf("plan after a converged sync: exit %d, status %s, %d operations", rr.Exit, rep.Status, rep.Counts.Operations()))
+				}
+			}
+		}
+	}
+	return vs
+}
+
+// names maps every ARN seen in pre or post to its name.
+func arnNames(ds ...emulator.StateDump) map[string]string {
+	m := map[string]string{}
+	for _, d := range ds {
+		for _, s := range d.Secrets {
+			m[s.ARN] = s.Name
+		}
+	}
+	return m
+}
+
+func checkCalls(ev Evidence) []Violation {
+	var vs []Violation
+	s := ev.Scenario
+	arns := arnNames(ev.Pre, ev.Post)
+	name := func(t string) string {
+		if n, ok := arns[t]; ok {
+			return n
+		}
+		return t
+	}
+	foreign := map[string]bool{}
+	for _, p := range s.Pre {
+		if p.Foreign {
+			foreign[p.Name] = true
+		}
+	}
+	tokenRun := map[string]int{}
+	tokenTarget := map[string]string{}
+	deleteSeen := map[int]bool{}
+	runTokens := map[int]map[string]bool{}
+	for _, c := range ev.Calls {
+		n := c.Run
+		if runTokens[n] == nil {
+			runTokens[n] = map[string]bool{}
+		}
+		target := name(c.Target)
+		add := func(kind, detail string) {
+			vs = append(vs, Violation{Kind: kind, Run: n, Secret: target, Detail: detail})
+		}
+		if !Mutating(c.Op) {
+			continue
+		}
+		if n >= 1 && n <= len(ev.Runs) && ev.Runs[n-1].Run.Command == "plan" {
+			add("plan-mutated", c.Op+" during plan")
+		}
+		switch c.Op {
+		case "CreateSecret", "PutSecretValue", "UpdateSecret", "DeleteSecret", "RestoreSecret":
+		default:
+			add("forbidden-operation", c.Op)
+		}
+		if foreign[target] {
+			add("foreign-write", c.Op+" on a secret the scope does not own")
+		}
+		switch c.Op {
+		case "DeleteSecret":
+			if c.Force {
+				add("force-delete", "DeleteSecret with ForceDeleteWithoutRecovery")
+			}
+			if c.Window != s.RecoveryWindowDays {
+				add("deletion-window", fmt.Sprintf("RecoveryWindowInDays %d, configured %d", c.Window, s.RecoveryWindowDays))
+			}
+			deleteSeen[n] = true
+		case "CreateSecret", "PutSecretValue", "UpdateSecret":
+			if l := len(c.Token); l < 32 || l > 64 {
+				add("token-invalid", fmt.Sprintf("ClientRequestToken of %d characters", l))
+				break
+			}
+			if r, ok := tokenRun[c.Token]; ok && r != n {
+				add("token-reuse", fmt.Sprintf("a token of run %d used again in run %d", r, n))
+			}
+			if t, ok := tokenTarget[c.Token]; ok && t != target {
+				add("token-reuse", "one token used for two secrets")
+			}
+			if deleteSeen[n] && !runTokens[n][c.Token] {
+				add("phase-order", c.Op+" started after a DeleteSecret in the same run")
+			}
+			tokenRun[c.Token], tokenTarget[c.Token] = n, target
+			runTokens[n][c.Token] = true
+		case "RestoreSecret":
+			if deleteSeen[n] {
+				add("phase-order", "RestoreSecret after a DeleteSecret in the same run")
+			}
+		}
+	}
+	return vs
+}
+
+func byName(d emulator.StateDump) map[string]emulator.SecretDump {
+	m := map[string]emulator.SecretDump{}
+	for _, s := range d.Secrets {
+		m[s.Name] = s
+	}
+	return m
+}
+
+// current returns the versions holding AWSCURRENT.
+func current(s emulator.SecretDump) []emulator.VersionDump {
+	var out []emulator.VersionDump
+	for _, v := range s.Versions {
+		if slices.Contains(v.Stages, "AWSCURRENT") {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func currentString(s emulator.SecretDump) (string, bool) {
+	c := current(s)
+	if len(c) != 1 || c[0].SecretString == nil {
+		return "", false
+	}
+	return *c[0].SecretString, true
+}
+
+func checkState(ev Evidence) []Violation {
+	var vs []Violation
+	add := func(kind, secret, detail string) {
+		vs = append(vs, Violation{Kind: kind, Secret: secret, Detail: detail})
+	}
+	s := ev.Scenario
+	pre, post := byName(ev.Pre), byName(ev.Post)
+	final := s.FinalRevision().Desired(s.Scope)
+	ever := s.EverDesired()
+	foreign := map[string]bool{}
+	for _, p := range s.Pre {
+		if p.Foreign {
+			foreign[p.Name] = true
+		}
+	}
+
+	for _, n := range sortedKeys(pre) {
+		p := pre[n]
+		q, ok := post[n]
+		if !ok {
+			add("force-delete", n, "a secret that existed before the scenario is gone (purged or force-deleted)")
+			continue
+		}
+		if foreign[n] {
+			if d := diffSecret(p, q); d != "" {
+				add("foreign-changed", n, d)
+			}
+			continue
+		}
+		if !maps.Equal(p.Tags, q.Tags) {
+			add("retagged", n, "the tags of an owned secret changed")
+		}
+		if p.ARN != q.ARN {
+			add("recreated", n, "the ARN changed")
+		}
+		for i, v := range p.Versions {
+			if i >= len(q.Versions) || q.Versions[i].VersionID != v.VersionID || !sameValue(v, q.Versions[i]) {
+				add("history-rewritten", n, fmt.Sprintf("version %d changed or disappeared", i+1))
+				break
+			}
+		}
+	}
+
+	// Every desired secret holds exactly its canonical value.
+	for _, n := range sortedKeys(final) {
+		d := final[n]
+		q, ok := post[n]
+		if !ok {
+			add("desired-missing", n, "not in the final state")
+			continue
+		}
+		if q.DeletedDate != nil {
+			add("desired-pending", n, "scheduled for deletion")
+		}
+		if c := current(q); len(c) != 1 {
+			add("desired-staging", n, fmt.Sprintf("%d versions hold AWSCURRENT", len(c)))
+		} else if got, ok := currentString(q); !ok {
+			add("desired-value", n, "AWSCURRENT holds no string")
+		} else if got != string(d.Canon) {
+			add("desired-value", n, fmt.Sprintf("AWSCURRENT is %s, want canonical %s", short([]byte(got)), short(d.Canon)))
+		}
+		if _, seeded := pre[n]; !seeded {
+			if want := s.Scope.Tags(d.Path); !maps.Equal(q.Tags, want) {
+				add("desired-tags", n, "the created secret's tags are not exactly the three reserved tags of its document")
+			}
+		}
+	}
+
+	// Owned secrets no longer desired are scheduled for deletion.
+	owned := map[string]bool{}
+	for n := range ever {
+		owned[n] = true
+	}
+	for _, p := range s.Pre {
+		if !p.Foreign {
+			owned[p.Name] = true
+		}
+	}
+	var deletedHere []string
+	for _, n := range sortedKeys(owned) {
+		if _, ok := final[n]; ok {
+			continue
+		}
+		q, ok := post[n]
+		if !ok {
+			continue // never created (or gone: reported above)
+		}
+		if q.DeletedDate == nil {
+			add("owned-not-deleted", n, "owned, not desired, still active")
+			continue
+		}
+		if p, ok := pre[n]; ok && p.DeletedDate != nil {
+			if !p.DeletedDate.Equal(*q.DeletedDate) {
+				add("redeleted", n, "a secret already scheduled for deletion was deleted again")
+			}
+			continue
+		}
+		deletedHere = append(deletedHere, n)
+	}
+
+	// Nothing else appeared.
+	for _, n := range sortedKeys(post) {
+		if _, ok := pre[n]; !ok && !ever[n] {
+			add("unexpected-secret", n, "a secret no desired revision names was created")
+		}
+	}
+
+	// At most one new version per logical write.
+	for _, n := range sortedKeys(post) {
+		if foreign[n] {
+			continue
+		}
+		q := post[n]
+		p, seeded := pre[n]
+		added := len(q.Versions)
+		preCur := ""
+		hasPre := false
+		if seeded {
+			added -= len(p.Versions)
+			preCur, hasPre = currentString(p)
+		}
+		targets := map[string]bool{}
+		for _, r := range s.Runs {
+			if d, ok := s.Revisions[r.Revision].Desired(s.Scope)[n]; ok {
+				targets[string(d.Canon)] = true
+			}
+		}
+		if hasPre {
+			delete(targets, preCur)
+		}
+		if added > len(targets) {
+			add("version-churn", n, fmt.Sprintf("%d new versions for %d logical writes", added, len(targets)))
+		}
+	}
+
+	// The configured recovery window, by the emulator clock.
+	if ev.BeforePurge != nil && ev.AfterPurge != nil {
+		before, after := byName(*ev.BeforePurge), byName(*ev.AfterPurge)
+		for _, n := range deletedHere {
+			if _, ok := before[n]; !ok {
+				add("deletion-window", n, fmt.Sprintf("purged before %d days", s.RecoveryWindowDays))
+			}
+			if _, ok := after[n]; ok {
+				add("deletion-window", n, fmt.Sprintf("still present after %d days", s.RecoveryWindowDays))
+			}
+		}
+	}
+	sort.SliceStable(vs, func(i, j int) bool { return vs[i].Kind < vs[j].Kind })
+	return vs
+}
+
+func sameValue(a, b emulator.VersionDump) bool {
+	if (a.SecretString == nil) != (b.SecretString == nil) {
+		return false
+	}
+	if a.SecretString != nil && *a.SecretString != *b.SecretString {
+		return false
+	}
+	return bytes.Equal(a.SecretBinary, b.SecretBinary)
+}
+
+// diffSecret names the first difference between two dumps of one secret,
+// or "" when they are identical.
+func diffSecret(a, b emulator.SecretDump) string {
+	switch {
+	case a.ARN != b.ARN:
+		return "ARN changed"
+	case a.Description != b.Description:
+		return "description changed"
+	case a.KmsKeyID != b.KmsKeyID:
+		return "KMS key changed"
+	case !maps.Equal(a.Tags, b.Tags):
+		return "tags changed"
+	case (a.DeletedDate == nil) != (b.DeletedDate == nil) || a.DeletedDate != nil && !a.DeletedDate.Equal(*b.DeletedDate):
+		return "deletion state changed"
+	case a.RotationEnabled != b.RotationEnabled || a.OwningService != b.OwningService || !slices.Equal(a.ReplicaRegions, b.ReplicaRegions):
+		return "rotation, owning service or replicas changed"
+	case len(a.Versions) != len(b.Versions):
+		return fmt.Sprintf("%d versions became %d", len(a.Versions), len(b.Versions))
+	}
+	for i := range a.Versions {
+		x, y := a.Versions[i], b.Versions[i]
+		if x.VersionID != y.VersionID || !sameValue(x, y) || !slices.Equal(x.Stages, y.Stages) || !x.CreatedDate.Equal(y.CreatedDate) {
+			return fmt.Sprintf("version %d changed", i+1)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,232 @@
+package chaos
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/scope"
+)
+
+const (
+	shaA = "1111111111111111111111111111111111111111"
+	shaB = "2222222222222222222222222222222222222222"
+	tokA = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	tokB = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+)
+
+func doc(path, canon string) Doc {
+	return Doc{Path: path, Format: canonical.JSON, Plain: []byte(canon), Canon: []byte(canon)}
+}
+
+func sp(s string) *string { return &s }
+
+func reportJSON(rev, status, verification string, ops int) []byte {
+	return fmt.Appendf(nil, `{"schema_version":"sops-aws-sync/report/v1","tool_version":"dev","git_revision":%q,"status":%q,`+
+		`"counts":{"create":%d,"update":0,"restore":0,"schedule_delete":0,"unchanged":1,"conflicts":0},"verification":%q,"duration_ms":5}`,
+		rev, status, ops, verification)
+}
+
+// cleanEvidence is a small scenario played by an ideal tool: p/a updated,
+// p/b created, p/old scheduled for deletion, p/f (foreign) untouched.
+func cleanEvidence() *Evidence {
+	sc := scope.Scope{RepositoryID: "o/r", SourceRoot: "secrets", Prefix: "p"}
+	a0, a1, b := `{"a":0}`, `{"a":1}`, `{"b":1}`
+	s := &Scenario{
+		Scope: sc, RecoveryWindowDays: 10,
+		Revisions: []Revision{
+			{Docs: map[string]Doc{"secrets/a.sops.json": doc("secrets/a.sops.json", a0)}},
+			{Docs: map[string]Doc{"secrets/a.sops.json": doc("secrets/a.sops.json", a1), "secrets/b.sops.yaml": doc("secrets/b.sops.yaml", b)}},
+		},
+		Pre: []PreSecret{
+			{Name: "p/a", Tags: sc.Tags("secrets/a.sops.json"), Kind: "synced"},
+			{Name: "p/old", Tags: sc.Tags("secrets/old.sops.json"), Kind: "synced"},
+			{Name: "p/f", Foreign: true, Kind: "foreign-untagged"},
+		},
+		Runs: []Run{
+			{Command: "sync", Revision: 1, Faults: Faults{ListLagMS: 100}},
+			{Command: "sync", Revision: 1, Final: true},
+			{Command: "plan", Revision: 1, Final: true},
+		},
+	}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	secret := func(name string, tags map[string]string, vs ...emulator.VersionDump) emulator.SecretDump {
+		if tags == nil {
+			tags = map[string]string{}
+		}
+		return emulator.SecretDump{Name: name, ARN: "arn:aws:secretsmanager:us-east-1:123456789012:secret:" + name + "-AbCdEf", Tags: tags, Versions: vs}
+	}
+	ver := func(id, val string, stages ...string) emulator.VersionDump {
+		return emulator.VersionDump{VersionID: id, SecretString: sp(val), Stages: stages, CreatedDate: t0}
+	}
+	pre := emulator.StateDump{Secrets: []emulator.SecretDump{
+		secret("p/a", sc.Tags("secrets/a.sops.json"), ver("v-a0", a0, "AWSCURRENT")),
+		secret("p/old", sc.Tags("secrets/old.sops.json"), ver("v-old", `{"o":1}`, "AWSCURRENT")),
+		secret("p/f", nil, ver("v-f1", `{"f":1}`, "AWSPREVIOUS"), ver("v-f2", `{"f":2}`, "AWSCURRENT")),
+	}}
+	deleted := t0.Add(time.Hour)
+	old := secret("p/old", sc.Tags("secrets/old.sops.json"), ver("v-old", `{"o":1}`, "AWSCURRENT"))
+	old.DeletedDate = &deleted
+	post := emulator.StateDump{Secrets: []emulator.SecretDump{
+		secret("p/a", sc.Tags("secrets/a.sops.json"), ver("v-a0", a0, "AWSPREVIOUS"), ver(tokA, a1, "AWSCURRENT")),
+		old,
+		secret("p/f", nil, ver("v-f1", `{"f":1}`, "AWSPREVIOUS"), ver("v-f2", `{"f":2}`, "AWSCURRENT")),
+		secret("p/b", sc.Tags("secrets/b.sops.yaml"), ver(tokB, b, "AWSCURRENT")),
+	}}
+	before := emulator.StateDump{Secrets: slices.Clone(post.Secrets)}
+	after := emulator.StateDump{Secrets: []emulator.SecretDump{post.Secrets[0], post.Secrets[2], post.Secrets[3]}}
+	log := []byte(`{"time":"t","level":"INFO","msg":"done","phase":"complete","status":"converged"}` + "\n")
+	return &Evidence{
+		Scenario: s, Pre: pre, Post: post, BeforePurge: &before, AfterPurge: &after,
+		Calls: []Call{
+			{Run: 1, Op: "ListSecrets", Status: 200},
+			{Run: 1, Op: "PutSecretValue", Target: "p/a", Token: tokA, Status: 200},
+			{Run: 1, Op: "CreateSecret", Target: "p/b", Token: tokB, Status: 200},
+			{Run: 1, Op: "DeleteSecret", Target: post.Secrets[1].ARN, Window: 10, Status: 200},
+			{Run: 2, Op: "DescribeSecret", Target: "p/a", Status: 200},
+			{Run: 3, Op: "DescribeSecret", Target: "p/a", Status: 200},
+		},
+		Runs: []RunResult{
+			{Run: s.Runs[0], Revision: shaB, Exit: 0, Stdout: log, Report: reportJSON(shaB, "converged", "converged", 1)},
+			{Run: s.Runs[1], Revision: shaB, Exit: 0, Stdout: log, Report: reportJSON(shaB, "converged", "converged", 0)},
+			{Run: s.Runs[2], Revision: shaB, Exit: 0, Stdout: log, Report: reportJSON(shaB, "converged", "not-run", 0)},
+		},
+	}
+}
+
+func kinds(vs []Violation) []string {
+	var k []string
+	for _, v := range vs {
+		k = append(k, v.Kind)
+	}
+	return k
+}
+
+func TestCheckAcceptsAnIdealRun(t *testing.T) {
+	if vs := Check(*cleanEvidence()); len(vs) != 0 {
+		t.Fatalf("violations on an ideal run: %v", vs)
+	}
+}
+
+// TestCheckCatchesEveryBrokenInvariant breaks one promise at a time and
+// expects exactly the matching violation kind.
+func TestCheckCatchesEveryBrokenInvariant(t *testing.T) {
+	find := func(d emulator.StateDump, name string) int {
+		for i, s := range d.Secrets {
+			if s.Name == name {
+				return i
+			}
+		}
+		panic(name)
+	}
+	cases := map[string]func(ev *Evidence){
+		"foreign-changed": func(ev *Evidence) {
+			i := find(ev.Post, "p/f")
+			ev.Post.Secrets[i].Tags = map[string]string{"x": "y"}
+		},
+		"force-delete": func(ev *Evidence) {
+			ev.Calls = append(ev.Calls, Call{Run: 1, Op: "DeleteSecret", Target: "p/old", Force: true, Window: 10})
+		},
+		"deletion-window": func(ev *Evidence) { ev.Calls[3].Window = 7 },
+		"version-churn": func(ev *Evidence) {
+			i := find(ev.Post, "p/a")
+			s := &ev.Post.Secrets[i]
+			s.Versions = append([]emulator.VersionDump{s.Versions[0], {VersionID: "dup", SecretString: sp(`{"a":1}`)}}, s.Versions[1:]...)
+		},
+		"desired-value": func(ev *Evidence) {
+			i := find(ev.Post, "p/b")
+			ev.Post.Secrets[i].Versions[0].SecretString = sp(`{"b": 1}`)
+		},
+		"desired-staging": func(ev *Evidence) {
+			i := find(ev.Post, "p/a")
+			ev.Post.Secrets[i].Versions[0].Stages = []string{"AWSCURRENT"}
+		},
+		"desired-tags": func(ev *Evidence) {
+			i := find(ev.Post, "p/b")
+			ev.Post.Secrets[i].Tags = map[string]string{scope.TagManagedBy: scope.ManagedByValue}
+		},
+		"exit-status-mismatch": func(ev *Evidence) { ev.Runs[0].Report = reportJSON(shaB, "apply-failed", "not-run", 1) },
+		"verification-mismatch": func(ev *Evidence) {
+			ev.Runs[0].Exit = 6
+			ev.Runs[0].Report = reportJSON(shaB, "verification-failed", "inconclusive", 1)
+		},
+		"plan-mutated": func(ev *Evidence) {
+			ev.Calls = append(ev.Calls, Call{Run: 3, Op: "RestoreSecret", Target: "p/old"})
+		},
+		"token-reuse": func(ev *Evidence) {
+			ev.Calls = append(ev.Calls, Call{Run: 2, Op: "PutSecretValue", Target: "p/a", Token: tokA})
+		},
+		"owned-not-deleted": func(ev *Evidence) {
+			i := find(ev.Post, "p/old")
+			ev.Post.Secrets[i].DeletedDate = nil
+		},
+		"no-convergence": func(ev *Evidence) {
+			ev.Runs[1].Exit = 6
+			ev.Runs[1].Report = reportJSON(shaB, "verification-inconclusive", "inconclusive", 0)
+		},
+		"not-idempotent": func(ev *Evidence) {
+			ev.Runs[2].Report = reportJSON(shaB, "drift", "not-run", 1)
+		},
+		"stderr-output": func(ev *Evidence) { ev.Runs[1].Stderr = []byte("panic: boom\n") },
+		"log-vocabulary": func(ev *Evidence) {
+			ev.Runs[1].Stdout = append(ev.Runs[1].Stdout, []byte(`{"time":"t","level":"INFO","msg":"x","value":"y"}`+"\n")...)
+		},
+		"unexpected-secret": func(ev *Evidence) {
+			ev.Post.Secrets = append(ev.Post.Secrets, emulator.SecretDump{Name: "p/outside/x"})
+		},
+		"phase-order": func(ev *Evidence) {
+			ev.Calls = append(ev.Calls, Call{Run: 1, Op: "CreateSecret", Target: "p/c", Token: "cccccccccccccccccccccccccccccccccccc"})
+		},
+		"foreign-write": func(ev *Evidence) {
+			ev.Calls = append(ev.Calls, Call{Run: 1, Op: "DeleteSecret", Target: ev.Post.Secrets[find(ev.Post, "p/f")].ARN, Window: 10, Status: 400})
+		},
+		"forbidden-operation": func(ev *Evidence) {
+			ev.Calls = append(ev.Calls, Call{Run: 1, Op: "UntagResource", Target: "p/a"})
+		},
+		"report-missing":     func(ev *Evidence) { ev.Runs[0].Report = nil },
+		"report-invalid":     func(ev *Evidence) { ev.Runs[0].Report = []byte(`{"status":"converged"}`) },
+		"report-revision":    func(ev *Evidence) { ev.Runs[0].Report = reportJSON(shaA, "converged", "converged", 1) },
+		"undocumented-exit":  func(ev *Evidence) { ev.Runs[0].Exit = 1 },
+		"history-rewritten":  func(ev *Evidence) { ev.Post.Secrets[find(ev.Post, "p/a")].Versions[0].SecretString = sp("x") },
+		"unexpected-invalid": func(ev *Evidence) { ev.Runs[0].Exit = 3; ev.Runs[0].Report = reportJSON(shaB, "invalid", "not-run", 0) },
+		"spurious-conflict": func(ev *Evidence) {
+			ev.Runs[0].Exit = 4
+			ev.Runs[0].Report = reportJSON(shaB, "conflict", "not-run", 0)
+		},
+		"retagged":        func(ev *Evidence) { ev.Post.Secrets[find(ev.Post, "p/a")].Tags = map[string]string{} },
+		"desired-missing": func(ev *Evidence) { ev.Post.Secrets = slices.Delete(ev.Post.Secrets, 3, 4) },
+		"token-invalid":   func(ev *Evidence) { ev.Calls[1].Token = "short" },
+		"desired-pending": func(ev *Evidence) { d := time.Now(); ev.Post.Secrets[find(ev.Post, "p/a")].DeletedDate = &d },
+	}
+	cases["deletion-window/clock"] = func(ev *Evidence) { ev.AfterPurge = ev.BeforePurge }
+	cases["force-delete/vanished"] = func(ev *Evidence) { ev.Post.Secrets = slices.Delete(ev.Post.Secrets, 2, 3) }
+	for name, mutate := range cases {
+		t.Run(name, func(t *testing.T) {
+			ev := cleanEvidence()
+			mutate(ev)
+			want, _, _ := strings.Cut(name, "/")
+			got := kinds(Check(*ev))
+			if !slices.Contains(got, want) {
+				t.Fatalf("violations %v do not include %s", got, want)
+			}
+		})
+	}
+}
+
+// TestCheckIgnoresOutputsOfKilledRuns: a SIGKILLed process has no exit
+// code, report or clean stderr to judge; only a torn report would count.
+func TestCheckIgnoresOutputsOfKilledRuns(t *testing.T) {
+	ev := cleanEvidence()
+	ev.Runs[0].Killed, ev.Runs[0].Exit, ev.Runs[0].Report, ev.Runs[0].Stderr = true, -1, nil, []byte("x")
+	if vs := Check(*ev); len(vs) != 0 {
+		t.Fatalf("violations for a killed run: %v", vs)
+	}
+	ev.Runs[0].Report = []byte(`{"schema_version":`)
+	if got := kinds(Check(*ev)); !slices.Equal(got, []string{"report-invalid"}) {
+		t.Fatalf("torn report after a kill: %v, want report-invalid", got)
+	}
+}

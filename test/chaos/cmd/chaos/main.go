@@ -1,0 +1,89 @@
+// Command chaos runs the reliability campaign (issue 8; see
+// docs/reliability.md): `make chaos SCENARIOS=N SEED=S` builds the binaries
+// and calls it. It exits 1 when any invariant is violated, any secret leaks,
+// or a scenario fails to converge.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/sops-aws-sync/sops-aws-sync/test/chaos"
+)
+
+func main() { os.Exit(run()) }
+
+func run() int {
+	cfg := chaos.Config{Gen: chaos.DefaultGenOptions, Progress: os.Stdout}
+	flag.IntVar(&cfg.Scenarios, "scenarios", 500, "number of scenarios")
+	flag.Uint64Var(&cfg.Seed, "seed", 1, "campaign seed (scenario i is derived from seed and i)")
+	flag.IntVar(&cfg.Workers, "workers", 2, "scenarios played in parallel (one emulator process each)")
+	flag.IntVar(&cfg.Only, "only", -1, "play only this scenario index (to replay a failure)")
+	flag.StringVar(&cfg.CLI, "cli", "bin/sops-aws-sync", "sops-aws-sync binary")
+	flag.StringVar(&cfg.Emulator, "emulator", "bin/secretsmanager-emulator", "secretsmanager-emulator binary")
+	flag.StringVar(&cfg.SopsCLI, "sops", "", "sops binary for cross-checks (default: sops on PATH)")
+	flag.IntVar(&cfg.CrossChecks, "cross-checks", 5, "scenarios whose first document is decrypted with the sops CLI")
+	flag.Float64Var(&cfg.Gen.KillShare, "kill-share", cfg.Gen.KillShare, "chance that a fault run gets a SIGKILL plan")
+	flag.Float64Var(&cfg.Gen.DotenvShare, "dotenv-share", cfg.Gen.DotenvShare, "chance that a document is dotenv")
+	flag.StringVar(&cfg.WorkDir, "work", "", "scratch directory (default: a new temp dir, removed at the end)")
+	flag.StringVar(&cfg.Artifacts, "artifacts", "bin/chaos/failures", "where failing scenarios are kept")
+	summaryPath := flag.String("summary", "bin/chaos/summary.md", "where the summary is written")
+	doc := flag.String("doc", "", "Markdown file whose generated section receives the summary (e.g. docs/reliability.md)")
+	flag.Parse()
+	if flag.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "chaos: unexpected argument %q\n", flag.Arg(0))
+		return 2
+	}
+	for _, p := range []*string{&cfg.CLI, &cfg.Emulator} {
+		abs, err := filepath.Abs(*p)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "chaos:", err)
+			return 2
+		}
+		if _, err := os.Stat(abs); err != nil {
+			fmt.Fprintf(os.Stderr, "chaos: %s is missing; run make build\n", abs)
+			return 2
+		}
+		*p = abs
+	}
+	if cfg.SopsCLI == "" {
+		if p, err := exec.LookPath("sops"); err == nil {
+			cfg.SopsCLI = p
+		}
+	}
+	if cfg.WorkDir == "" {
+		d, err := os.MkdirTemp("", "chaos-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "chaos:", err)
+			return 2
+		}
+		defer os.RemoveAll(d)
+		cfg.WorkDir = d
+	}
+	sum, err := chaos.RunCampaign(cfg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "chaos:", err)
+		return 1
+	}
+	md := sum.Markdown()
+	fmt.Print("\n" + md)
+	if *summaryPath != "" {
+		if err := os.MkdirAll(filepath.Dir(*summaryPath), 0o755); err == nil {
+			_ = os.WriteFile(*summaryPath, []byte(md), 0o644)
+		}
+	}
+	if *doc != "" && cfg.Only < 0 {
+		if err := chaos.UpdateDoc(*doc, md); err != nil {
+			fmt.Fprintln(os.Stderr, "chaos: failed to update the doc:", err)
+			return 1
+		}
+	}
+	if sum.Failed() {
+		fmt.Fprintln(os.Stderr, "chaos: FAILED: see the findings above and the artifacts directory")
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,495 @@
+package chaos
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"path"
+	"strings"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/scope"
+)
+
+// GenOptions tune the scenario mix.
+type GenOptions struct {
+	// KillShare is the chance that a fault run of a scenario gets a SIGKILL
+	// plan (0..1).
+	KillShare float64
+	// DotenvShare is the chance that a document is dotenv (SPEC §3.1
+	// [beyond]); 0 disables dotenv.
+	DotenvShare float64
+}
+
+// DefaultGenOptions are the campaign's defaults.
+var DefaultGenOptions = GenOptions{KillShare: 0.4, DotenvShare: 0.1}
+
+// entry is a logical document while a history is generated.
+type entry struct {
+	stem   string // path without suffix
+	format canonical.Format
+	obj    *object
+	doc    Doc
+}
+
+type generator struct {
+	r   *rand.Rand
+	opt GenOptions
+	sc  scope.Scope
+	// used holds every stem ever used, so that foreign names never collide.
+	used map[string]bool
+}
+
+var (
+	prefixes    = []string{"app/prod", "chaos", "team-a/svc/", "org/x-y_z", "p"}
+	roots       = []string{"secrets", "secrets", "secrets", "deploy/secrets", "."}
+	dirs        = []string{"", "", "app/", "db/", "team_x/", "a/b/", "jobs.nightly/"}
+	bases       = []string{"db", "api", "svc-config", "db-backup", "payments", "x+y=z", "user@host", "cache.v2", "token_A", "web-frontend", "queue", "smtp"}
+	foreignBase = []string{"legacy", "manual", "console-made", "other-team", "svc", "db"}
+)
+
+// Generate derives scenario index of the campaign seeded by seed. The same
+// (seed, index, opt) always gives the same scenario.
+func Generate(seed uint64, index int, opt GenOptions) (*Scenario, error) {
+	g := &generator{r: rand.New(rand.NewPCG(seed, uint64(index)+0x9e3779b97f4a7c15)), opt: opt, used: map[string]bool{}}
+	r := g.r
+	s := &Scenario{Index: index, Seed: seed, Changes: map[string]int{}}
+	g.sc = scope.Scope{
+		RepositoryID: fmt.Sprintf("chaos-org/repo-%d", r.IntN(3)),
+		SourceRoot:   roots[r.IntN(len(roots))],
+		Prefix:       prefixes[r.IntN(len(prefixes))],
+	}
+	s.Scope = g.sc
+	s.RecoveryWindowDays = 7 + r.IntN(24)
+	s.ShowResourceNames = r.IntN(4) == 0
+	s.AllowEmpty = r.IntN(20) == 0
+
+	// C0: the commit the Pre state was synced from.
+	c0 := map[string]*entry{}
+	for range 1 + r.IntN(5) {
+		e, err := g.newEntry()
+		if err != nil {
+			return nil, err
+		}
+		c0[e.stem] = e
+	}
+	// Graveyard: owned secrets deleted by an earlier sync (pending).
+	grave := map[string]*entry{}
+	for range r.IntN(3) {
+		e, err := g.newEntry()
+		if err != nil {
+			return nil, err
+		}
+		grave[e.stem] = e
+	}
+	c1, err := g.evolve(c0, grave, s)
+	if err != nil {
+		return nil, err
+	}
+	hist := []map[string]*entry{c0, c1}
+	if r.IntN(5) == 0 {
+		c2, err := g.evolve(c1, nil, s)
+		if err != nil {
+			return nil, err
+		}
+		hist = append(hist, c2)
+	}
+	for _, h := range hist {
+		rev, err := g.revision(h)
+		if err != nil {
+			return nil, err
+		}
+		s.Revisions = append(s.Revisions, rev)
+	}
+
+	s.Pre = append(g.owned(c0, grave), g.foreign()...)
+	countChanges(s, 1)
+	g.runs(s)
+	return s, nil
+}
+
+// newEntry makes a document with a fresh stem.
+func (g *generator) newEntry() (*entry, error) {
+	r := g.r
+	var stem string
+	for {
+		stem = dirs[r.IntN(len(dirs))] + bases[r.IntN(len(bases))]
+		if r.IntN(3) == 0 {
+			stem += fmt.Sprint(r.IntN(10))
+		}
+		if !g.used[stem] {
+			break
+		}
+	}
+	g.used[stem] = true
+	f := g.format(true)
+	e := &entry{stem: stem, format: f, obj: newObject(r, f == canonical.Dotenv, 0)}
+	return e, g.render(e)
+}
+
+// format picks a format; dotenv only when allowed.
+func (g *generator) format(dotenvOK bool) canonical.Format {
+	if dotenvOK && g.r.Float64() < g.opt.DotenvShare {
+		return canonical.Dotenv
+	}
+	if g.r.IntN(2) == 0 {
+		return canonical.JSON
+	}
+	return canonical.YAML
+}
+
+func (g *generator) fullStem(stem string) string {
+	root := scope.CleanSourceRoot(g.sc.SourceRoot)
+	if root == "." {
+		return stem
+	}
+	return root + "/" + stem
+}
+
+func (g *generator) render(e *entry) error {
+	d, err := makeDoc(g.r, g.fullStem(e.stem), e.format, e.obj)
+	if err != nil {
+		return err
+	}
+	e.doc = d
+	return nil
+}
+
+// evolve returns the next commit's entries: keeps, updates, removals,
+// renames, format changes, reformats, new documents and re-adds of grave.
+func (g *generator) evolve(prev, grave map[string]*entry, s *Scenario) (map[string]*entry, error) {
+	r := g.r
+	next := map[string]*entry{}
+	for _, stem := range sortedKeys(prev) {
+		e := *prev[stem]
+		switch x := r.IntN(100); {
+		case x < 40: // keep, byte for byte
+		case x < 60: // update the value
+			e.obj = e.obj.mutated(r, e.format == canonical.Dotenv)
+			if err := g.render(&e); err != nil {
+				return nil, err
+			}
+			s.Changes["doc-update"]++
+		case x < 72: // removal
+			s.Changes["doc-remove"]++
+			continue
+		case x < 78: // rename: new stem, same content
+			n, err := g.newEntry()
+			if err != nil {
+				return nil, err
+			}
+			e.stem = n.stem
+			if err := g.render(&e); err != nil {
+				return nil, err
+			}
+			s.Changes["doc-rename"]++
+		case x < 90: // format change, same content (must not churn)
+			f := g.format(e.obj.isFlat())
+			if f == e.format {
+				f = map[canonical.Format]canonical.Format{canonical.JSON: canonical.YAML, canonical.YAML: canonical.JSON, canonical.Dotenv: canonical.YAML}[f]
+			}
+			e.format = f
+			if err := g.render(&e); err != nil {
+				return nil, err
+			}
+			s.Changes["doc-format"]++
+		default: // re-spelled: member order and layout (must not churn)
+			e.obj = e.obj.shuffled(r)
+			if err := g.render(&e); err != nil {
+				return nil, err
+			}
+			s.Changes["doc-reformat"]++
+		}
+		next[e.stem] = &e
+	}
+	for range r.IntN(3) {
+		e, err := g.newEntry()
+		if err != nil {
+			return nil, err
+		}
+		next[e.stem] = e
+		s.Changes["doc-add"]++
+	}
+	for _, stem := range sortedKeys(grave) {
+		if r.IntN(3) == 0 {
+			continue
+		}
+		e := *grave[stem]
+		if r.IntN(2) == 0 {
+			e.obj = e.obj.mutated(r, e.format == canonical.Dotenv)
+		}
+		if err := g.render(&e); err != nil {
+			return nil, err
+		}
+		next[e.stem] = &e
+		s.Changes["doc-readd"]++
+	}
+	if len(next) == 0 && !s.AllowEmpty {
+		e, err := g.newEntry()
+		if err != nil {
+			return nil, err
+		}
+		next[e.stem] = e
+		s.Changes["doc-add"]++
+	}
+	return next, nil
+}
+
+// revision turns entries into a commit, with ignored files and documents
+// outside the source root.
+func (g *generator) revision(es map[string]*entry) (Revision, error) {
+	r := g.r
+	rev := Revision{Docs: map[string]Doc{}, Plain: map[string][]byte{}, Outside: map[string]Doc{}}
+	for _, e := range es {
+		rev.Docs[e.doc.Path] = e.doc
+	}
+	root := scope.CleanSourceRoot(g.sc.SourceRoot)
+	under := func(p string) string {
+		if root == "." {
+			return p
+		}
+		return root + "/" + p
+	}
+	// Files the tool must ignore: other suffixes (case-sensitive).
+	rev.Plain[under("README.md")] = []byte("# secrets\n" + canary(r) + "\n")
+	rev.Plain[under("notes.json")] = []byte(`{"k":"` + canary(r) + `"}` + "\n")
+	rev.Plain[under("UPPER.sops.JSON")] = []byte(`{"k":"` + canary(r) + `"}` + "\n")
+	rev.Plain[under("draft.sops.json.bak")] = []byte(`{"k":"` + canary(r) + `"}` + "\n")
+	if root != "." {
+		// A valid document outside the source root: must never be synced.
+		o := newObject(r, false, 0)
+		d, err := makeDoc(r, "outside/"+path.Base(bases[r.IntN(len(bases))]), canonical.JSON, o)
+		if err != nil {
+			return Revision{}, err
+		}
+		rev.Outside[d.Path] = d
+	}
+	return rev, nil
+}
+
+// owned seeds the secrets an earlier sync of c0 left, with drift.
+func (g *generator) owned(c0, grave map[string]*entry) []PreSecret {
+	r := g.r
+	var out []PreSecret
+	str := func(b []byte) PreVersion { s := string(b); return PreVersion{String: &s} }
+	other := func() PreVersion {
+		o := newObject(r, false, 0)
+		c, _ := canonical.Canonicalize(canonical.JSON, renderJSON(o, false))
+		return str(c)
+	}
+	for _, stem := range sortedKeys(c0) {
+		e := c0[stem]
+		p := PreSecret{Name: SecretName(g.sc, e.doc.Path), Tags: g.sc.Tags(e.doc.Path), Kind: "synced"}
+		switch x := r.IntN(100); {
+		case x < 62:
+			p.Versions = []PreVersion{str(e.doc.Canon)}
+		case x < 72: // changed in the console since the last sync
+			p.Kind = "drift-value"
+			p.Versions = []PreVersion{str(e.doc.Canon), other()}
+		case x < 76: // someone stored a binary value
+			p.Kind = "binary"
+			p.Versions = []PreVersion{str(e.doc.Canon), {Binary: []byte(canary(r))}}
+		case x < 84: // several earlier syncs
+			p.Kind = "history"
+			p.Versions = []PreVersion{other(), other(), str(e.doc.Canon)}
+		case x < 92: // the earlier sync was killed before creating it
+			continue
+		default: // scheduled for deletion by hand
+			p.Kind = "pending"
+			p.Versions = []PreVersion{str(e.doc.Canon)}
+			p.DeleteWindowDays = 7 + r.IntN(24)
+		}
+		if r.IntN(4) == 0 {
+			p.Description = "managed " + fmt.Sprint(r.IntN(100))
+		}
+		out = append(out, p)
+	}
+	for _, stem := range sortedKeys(grave) {
+		e := grave[stem]
+		out = append(out, PreSecret{
+			Name: SecretName(g.sc, e.doc.Path), Tags: g.sc.Tags(e.doc.Path), Kind: "graveyard",
+			Versions: []PreVersion{str(e.doc.Canon)}, DeleteWindowDays: 7 + r.IntN(24),
+		})
+	}
+	return out
+}
+
+// foreign seeds secrets the scope does not own, some in its prefix.
+func (g *generator) foreign() []PreSecret {
+	r := g.r
+	var out []PreSecret
+	prefix := scope.TrimPrefix(g.sc.Prefix)
+	other := scope.Scope{RepositoryID: "someone/else", SourceRoot: g.sc.SourceRoot, Prefix: g.sc.Prefix}
+	for i := range 1 + r.IntN(4) {
+		var stem string
+		for {
+			stem = foreignBase[r.IntN(len(foreignBase))] + fmt.Sprintf("-f%d", r.IntN(100))
+			if r.IntN(3) == 0 {
+				stem = foreignBase[r.IntN(len(foreignBase))] // may be a desired name minus "-config"
+			}
+			if !g.used[stem] {
+				break
+			}
+		}
+		g.used[stem] = true
+		p := PreSecret{Name: prefix + "/" + stem, Foreign: true, Tags: map[string]string{}}
+		switch r.IntN(6) {
+		case 0:
+			p.Kind = "foreign-untagged"
+		case 1:
+			p.Kind = "foreign-other-scope"
+			p.Tags = other.Tags(g.fullStem(stem) + ".sops.json")
+		case 2:
+			p.Kind = "foreign-other-tool"
+			p.Tags = map[string]string{"managed-by": "terraform", "team": "payments"}
+		case 3:
+			p.Kind = "foreign-scope-only" // our scope tag without managed-by
+			p.Tags = map[string]string{scope.TagScope: g.sc.Digest(), scope.TagSource: scope.SourceDigest(g.fullStem(stem) + ".sops.json")}
+		case 4:
+			p.Kind = "foreign-managed-by-case"
+			p.Tags = map[string]string{scope.TagManagedBy: strings.ToUpper(scope.ManagedByValue), scope.TagScope: g.sc.Digest()}
+		default:
+			p.Kind = "foreign-other-prefix"
+			p.Name = "elsewhere/" + prefix + "/" + stem
+			p.Tags = other.Tags(g.fullStem(stem) + ".sops.json")
+		}
+		if i%2 == 1 {
+			p.Description = "hand-made"
+		}
+		for range 1 + r.IntN(3) {
+			if r.IntN(5) == 0 {
+				p.Versions = append(p.Versions, PreVersion{Binary: []byte(canary(r))})
+			} else {
+				s := `{"` + canaryKey(r) + `":"` + canary(r) + `"}`
+				p.Versions = append(p.Versions, PreVersion{String: &s})
+			}
+		}
+		if r.IntN(5) == 0 {
+			p.DeleteWindowDays = 7 + r.IntN(24)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// runs plans the fault runs and the two final clean runs.
+func (g *generator) runs(s *Scenario) {
+	r := g.r
+	last := len(s.Revisions) - 1
+	n := 1 + r.IntN(2)
+	if last == 2 && n == 1 && r.IntN(2) == 0 {
+		n = 2
+	}
+	for i := range n {
+		rev := 1
+		if last == 2 && i == n-1 {
+			rev = 2
+		}
+		run := Run{Command: "sync", Revision: rev, Faults: g.faults(), Concurrency: 1 + r.IntN(8)}
+		if r.IntN(10) == 0 {
+			run.Command = "plan"
+		} else if r.Float64() < g.opt.KillShare {
+			run.Kill = g.kill(s.Mutations(), len(s.Revisions[rev].Docs))
+		}
+		s.Runs = append(s.Runs, run)
+	}
+	s.Runs = append(s.Runs,
+		Run{Command: "sync", Revision: last, Concurrency: 1 + r.IntN(8), Final: true},
+		Run{Command: "plan", Revision: last, Concurrency: 8, Final: true},
+	)
+}
+
+var scriptOps = []string{"CreateSecret", "CreateSecret", "PutSecretValue", "PutSecretValue", "DeleteSecret", "RestoreSecret",
+	"DescribeSecret", "GetSecretValue", "ListSecrets", "BatchGetSecretValue"}
+
+var scriptFaults = []string{"ambiguous-after-apply", "ambiguous-after-apply", "ambiguous-before-apply",
+	"error:InternalServiceError", "error:ThrottlingException", "error:ResourceNotFoundException",
+	"error:AccessDeniedException", "error:LimitExceededException"}
+
+// faults draws one to three fault kinds with small parameters.
+func (g *generator) faults() Faults {
+	r := g.r
+	f := Faults{Seed: r.Int64()}
+	kinds := 1 + r.IntN(3)
+	for range kinds {
+		switch r.IntN(7) {
+		case 0:
+			f.ListLagMS = 100 + r.Int64N(1900)
+		case 1:
+			f.LatencyMS = 1 + r.Int64N(4)
+			f.LatencyJitterMS = r.Int64N(8)
+		case 2:
+			f.ErrorRate = 0.02 + r.Float64()*0.10
+		case 3, 4:
+			f.AmbiguousRate = 0.1 + r.Float64()*0.3
+			f.AmbiguousKind = []string{"mixed", "after-apply", "before-apply"}[r.IntN(3)]
+		case 5:
+			f.Quotas = true
+			f.QuotaScale = 0.02 + r.Float64()*0.08
+		default:
+			for range 1 + r.IntN(3) {
+				f.Script = append(f.Script, ScriptedFault{
+					Operation: scriptOps[r.IntN(len(scriptOps))],
+					Nth:       1 + r.Int64N(3),
+					Fault:     scriptFaults[r.IntN(len(scriptFaults))],
+				})
+			}
+		}
+	}
+	return f
+}
+
+// kill aims a kill plan at the apply phase: muts is the number of
+// mutations the first run plans, docs the number of desired documents.
+func (g *generator) kill(muts, docs int) *KillPlan {
+	r := g.r
+	switch x := r.IntN(100); {
+	case x < 35:
+		return &KillPlan{Mode: "mutation-before", Nth: 1 + r.IntN(max(1, muts))}
+	case x < 70:
+		return &KillPlan{Mode: "mutation-after", Nth: 1 + r.IntN(max(1, muts))}
+	case x < 85:
+		return &KillPlan{Mode: "call", Nth: 1 + r.IntN(4+3*docs)}
+	default:
+		return &KillPlan{Mode: "delay", DelayMS: 20 + r.IntN(400)}
+	}
+}
+
+// countChanges fills the operation counts that SPEC §5 plans for revision
+// rev against Pre.
+func countChanges(s *Scenario, rev int) {
+	want := s.Revisions[rev].Desired(s.Scope)
+	pre := map[string]PreSecret{}
+	for _, p := range s.Pre {
+		if !p.Foreign {
+			pre[p.Name] = p
+		}
+	}
+	for n, d := range want {
+		p, ok := pre[n]
+		switch {
+		case !ok:
+			s.Changes["create"]++
+		case p.DeleteWindowDays > 0:
+			s.Changes["restore"]++
+			if !p.currentIs(d.Canon) {
+				s.Changes["update"]++
+			}
+		case !p.currentIs(d.Canon):
+			s.Changes["update"]++
+		}
+	}
+	for n, p := range pre {
+		if _, ok := want[n]; !ok && p.DeleteWindowDays == 0 {
+			s.Changes["delete"]++
+		}
+	}
+}
+
+// currentIs reports whether the last version holds exactly the string v.
+func (p PreSecret) currentIs(v []byte) bool {
+	if len(p.Versions) == 0 {
+		return false
+	}
+	c := p.Versions[len(p.Versions)-1]
+	return c.String != nil && *c.String == string(v)
+}

@@ -1,0 +1,271 @@
+package chaos
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Call is one AWS API request the proxy saw (SDK retries are separate
+// calls). Only identifiers are kept, never values.
+type Call struct {
+	Run int
+	Op  string
+	// Target is SecretId or Name from the request (a name or an ARN).
+	Target string
+	// Token is ClientRequestToken (Create, Put, UpdateSecret).
+	Token string
+	// Force is ForceDeleteWithoutRecovery; Window is RecoveryWindowInDays
+	// (0 = absent).
+	Force  bool
+	Window int
+	// Lost is true when the CLI got no response: the emulator dropped the
+	// connection (an ambiguous fault), or the proxy killed the CLI.
+	Lost bool
+	// Status is the HTTP status the emulator answered (0 if lost).
+	Status int
+}
+
+// Mutating reports whether op changes state.
+func Mutating(op string) bool {
+	switch op {
+	case "CreateSecret", "PutSecretValue", "UpdateSecret", "DeleteSecret", "RestoreSecret",
+		"TagResource", "UntagResource", "UpdateSecretVersionStage", "RotateSecret", "CancelRotateSecret",
+		"RemoveRegionsFromReplication", "ReplicateSecretToRegions", "StopReplicationToReplica",
+		"PutResourcePolicy", "DeleteResourcePolicy":
+		return true
+	}
+	return false
+}
+
+// Proxy is a recording reverse proxy between the CLI and the emulator. It
+// forwards every request unchanged; when the emulator drops a connection
+// (an ambiguous fault) it drops the CLI's connection too, so the CLI sees
+// exactly what it would see without the proxy. It records every call and
+// can SIGKILL the CLI at an exact call (Arm).
+type Proxy struct {
+	upstream string
+	client   *http.Client
+
+	mu      sync.Mutex
+	run     int
+	calls   []Call
+	kill    *KillPlan
+	killFn  func()
+	killed  bool
+	nMut    int
+	nCalls  int
+	server  *http.Server
+	flight  int        // requests being served; guarded by mu
+	settled *sync.Cond // signalled when flight drops to 0
+	URL     string
+	closeCh chan struct{}
+}
+
+// NewProxy listens on 127.0.0.1:0 and forwards to upstream (http://host:port).
+func NewProxy(upstream string) (*Proxy, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	p := &Proxy{
+		upstream: strings.TrimSuffix(upstream, "/"),
+		client: &http.Client{Transport: &http.Transport{
+			MaxIdleConnsPerHost: 64,
+			IdleConnTimeout:     30 * time.Second,
+		}},
+		URL:     "http://" + ln.Addr().String(),
+		closeCh: make(chan struct{}),
+	}
+	p.settled = sync.NewCond(&p.mu)
+	p.server = &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = p.server.Serve(ln); close(p.closeCh) }()
+	return p, nil
+}
+
+// Close stops the proxy.
+func (p *Proxy) Close() {
+	_ = p.server.Close()
+	<-p.closeCh
+}
+
+// Arm starts recording run number run; kill (may be nil) says when to call
+// killFn, which must SIGKILL the CLI.
+func (p *Proxy) Arm(run int, kill *KillPlan, killFn func()) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.run, p.kill, p.killFn, p.killed, p.nMut, p.nCalls = run, kill, killFn, false, 0, 0
+}
+
+// Killed reports whether the armed kill plan fired (by call count; delay
+// kills are the runner's).
+func (p *Proxy) Killed() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.killed
+}
+
+// Calls returns a copy of every recorded call.
+func (p *Proxy) Calls() []Call {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]Call(nil), p.calls...)
+}
+
+// Drain waits until every request the proxy accepted has been answered or
+// dropped, including upstream calls of a killed CLI that were still in
+// flight: the next run then starts from a settled state.
+func (p *Proxy) Drain() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for p.flight > 0 {
+		p.settled.Wait()
+	}
+}
+
+// Reset forgets the recorded calls.
+func (p *Proxy) Reset() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.calls = nil
+}
+
+type reqFields struct {
+	SecretID                   string `json:"SecretId"`
+	Name                       string `json:"Name"`
+	ClientRequestToken         string `json:"ClientRequestToken"`
+	ForceDeleteWithoutRecovery *bool  `json:"ForceDeleteWithoutRecovery"`
+	RecoveryWindowInDays       *int   `json:"RecoveryWindowInDays"`
+}
+
+const (
+	killNone = iota
+	killBefore
+	killAfter
+)
+
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.mu.Lock()
+	p.flight++
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		p.flight--
+		if p.flight == 0 {
+			p.settled.Broadcast()
+		}
+		p.mu.Unlock()
+	}()
+	body, err := io.ReadAll(io.LimitReader(r.Body, 4<<20))
+	if err != nil {
+		drop(w)
+		return
+	}
+	op := strings.TrimPrefix(r.Header.Get("X-Amz-Target"), "secretsmanager.")
+	var f reqFields
+	_ = json.Unmarshal(body, &f)
+	c := Call{Op: op, Target: f.SecretID, Token: f.ClientRequestToken}
+	if c.Target == "" {
+		c.Target = f.Name
+	}
+	if f.ForceDeleteWithoutRecovery != nil {
+		c.Force = *f.ForceDeleteWithoutRecovery
+	}
+	if f.RecoveryWindowInDays != nil {
+		c.Window = *f.RecoveryWindowInDays
+	}
+
+	p.mu.Lock()
+	c.Run = p.run
+	p.nCalls++
+	mut := Mutating(op)
+	if mut {
+		p.nMut++
+	}
+	when := killNone
+	if k := p.kill; k != nil && !p.killed {
+		switch {
+		case k.Mode == "call" && p.nCalls == k.Nth,
+			k.Mode == "mutation-before" && mut && p.nMut == k.Nth:
+			when = killBefore
+		case k.Mode == "mutation-after" && mut && p.nMut == k.Nth:
+			when = killAfter
+		}
+		if when != killNone {
+			p.killed = true
+		}
+	}
+	killFn := p.killFn
+	idx := len(p.calls)
+	p.calls = append(p.calls, c)
+	p.mu.Unlock()
+
+	if when == killBefore {
+		killFn()
+		p.markLost(idx, 0)
+		drop(w)
+		return
+	}
+	// The upstream call outlives the CLI: AWS finishes a request whose
+	// client went away.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, r.Method, p.upstream+r.URL.RequestURI(), bytes.NewReader(body))
+	if err != nil {
+		p.markLost(idx, 0)
+		drop(w)
+		return
+	}
+	req.Header = r.Header.Clone()
+	resp, err := p.client.Do(req)
+	if err != nil {
+		p.markLost(idx, 0)
+		drop(w)
+		return
+	}
+	rb, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if err != nil {
+		p.markLost(idx, 0)
+		drop(w)
+		return
+	}
+	if when == killAfter {
+		killFn()
+		p.markLost(idx, resp.StatusCode)
+		drop(w)
+		return
+	}
+	p.mu.Lock()
+	p.calls[idx].Status = resp.StatusCode
+	p.mu.Unlock()
+	for k, v := range resp.Header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(resp.StatusCode)
+	_, _ = w.Write(rb)
+}
+
+func (p *Proxy) markLost(idx, status int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.calls[idx].Lost = true
+	p.calls[idx].Status = status
+}
+
+// drop closes the client connection without a response.
+func drop(w http.ResponseWriter) {
+	if hj, ok := w.(http.Hijacker); ok {
+		if conn, _, err := hj.Hijack(); err == nil {
+			_ = conn.Close()
+			return
+		}
+	}
+	panic(http.ErrAbortHandler)
+}

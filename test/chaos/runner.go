@@ -1,0 +1,457 @@
+package chaos
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/scope"
+)
+
+// Outcome is the result of one scenario.
+type Outcome struct {
+	Index      int
+	Violations []Violation
+	Leaks      []Leak
+	// KillPlans counts runs with a kill plan; Kills those whose kill fired.
+	KillPlans, Kills int
+	// Converged is true when the final sync exited 0 with status converged.
+	Converged bool
+	// Stats are the emulator's counters over the whole scenario.
+	Stats emulator.Stats
+	// FaultKinds counts fault runs per configured kind.
+	FaultKinds map[string]int
+	// Statuses counts the report status (or "killed") of every fault run.
+	Statuses map[string]int
+	Changes  map[string]int
+	PreKinds map[string]int
+	Runs     int
+	Duration time.Duration
+	// Artifacts is where the evidence was kept (failing scenarios only).
+	Artifacts string
+	// Err is a harness failure (the scenario could not be played).
+	Err error
+}
+
+// Failed reports whether the scenario broke an invariant, leaked, or could
+// not be played.
+func (o Outcome) Failed() bool { return len(o.Violations) > 0 || len(o.Leaks) > 0 || o.Err != nil }
+
+// Player plays scenarios against one emulator process through one proxy.
+type Player struct {
+	CLI       string
+	Enc       *Encrypter
+	Emu       *Emu
+	Proxy     *Proxy
+	Dir       string // scratch space of this player
+	Artifacts string // where failing scenarios are kept ("" = not kept)
+	// SopsCLI, when set, decrypts the first document of the scenario with the
+	// real sops binary and compares it with the in-process encryption's input.
+	SopsCLI string
+
+	cred   [3]string // access key id, secret key, session token
+	encMu  sync.Mutex
+	encMap map[string][]byte
+}
+
+// NewPlayer starts an emulator process and a proxy in front of it.
+func NewPlayer(cli, emuBin string, enc *Encrypter, dir, artifacts string) (*Player, error) {
+	emu, err := StartEmulator(emuBin)
+	if err != nil {
+		return nil, err
+	}
+	px, err := NewProxy(emu.URL)
+	if err != nil {
+		emu.Close()
+		return nil, err
+	}
+	p := &Player{CLI: cli, Enc: enc, Emu: emu, Proxy: px, Dir: dir, Artifacts: artifacts, encMap: map[string][]byte{}}
+	p.cred = [3]string{"AKIACHAOS" + newToken()[:11], "chaos-secret-" + newToken(), "chaos-session-" + newToken()}
+	return p, nil
+}
+
+// Close stops the proxy and the emulator.
+func (p *Player) Close() {
+	p.Proxy.Close()
+	p.Emu.Close()
+}
+
+func (p *Player) encrypt(d Doc) ([]byte, error) {
+	key := d.Path + "\x00" + string(d.Plain)
+	p.encMu.Lock()
+	b, ok := p.encMap[key]
+	p.encMu.Unlock()
+	if ok {
+		return b, nil
+	}
+	b, err := p.Enc.Encrypt(d)
+	if err != nil {
+		return nil, err
+	}
+	p.encMu.Lock()
+	p.encMap[key] = b
+	p.encMu.Unlock()
+	return b, nil
+}
+
+// Play runs scenario s and judges it.
+func (p *Player) Play(s *Scenario) (o Outcome) {
+	start := time.Now()
+	o = Outcome{Index: s.Index, FaultKinds: map[string]int{}, Statuses: map[string]int{}, Changes: s.Changes, PreKinds: map[string]int{}}
+	defer func() { o.Duration = time.Since(start) }()
+	for _, pr := range s.Pre {
+		o.PreKinds[pr.Kind]++
+	}
+	dir := filepath.Join(p.Dir, fmt.Sprintf("scenario-%05d", s.Index))
+	_ = os.RemoveAll(dir)
+	if err := os.MkdirAll(filepath.Join(dir, "home"), 0o700); err != nil {
+		o.Err = err
+		return o
+	}
+	p.encMap = map[string][]byte{}
+	ev, err := p.play(s, dir, &o)
+	if err != nil {
+		o.Err = err
+	}
+	if ev != nil {
+		o.Violations = Check(*ev)
+		o.Leaks = ScanRuns(ev.Runs, p.needles(s, ev), nameNeedles(s), s.ShowResourceNames)
+	}
+	if o.Failed() && p.Artifacts != "" {
+		o.Artifacts = filepath.Join(p.Artifacts, fmt.Sprintf("scenario-%05d", s.Index))
+		_ = os.RemoveAll(o.Artifacts)
+		if err := keepArtifacts(o.Artifacts, dir, s, ev, o); err != nil && o.Err == nil {
+			o.Err = fmt.Errorf("failed to keep artifacts: %w", err)
+		}
+	}
+	_ = os.RemoveAll(dir)
+	return o
+}
+
+func (p *Player) play(s *Scenario, dir string, o *Outcome) (*Evidence, error) {
+	// The repository: every revision, documents encrypted in process.
+	var commits []map[string][]byte
+	for _, rev := range s.Revisions {
+		files := map[string][]byte{}
+		for path, d := range rev.Docs {
+			b, err := p.encrypt(d)
+			if err != nil {
+				return nil, err
+			}
+			files[path] = b
+		}
+		for path, d := range rev.Outside {
+			b, err := p.encrypt(d)
+			if err != nil {
+				return nil, err
+			}
+			files[path] = b
+		}
+		for path, b := range rev.Plain {
+			files[path] = b
+		}
+		commits = append(commits, files)
+	}
+	repoDir := filepath.Join(dir, "repo")
+	shas, err := WriteRepo(repoDir, commits)
+	if err != nil {
+		return nil, err
+	}
+	if err := WriteJunk(repoDir, scope.CleanSourceRoot(s.Scope.SourceRoot)); err != nil {
+		return nil, err
+	}
+	if p.SopsCLI != "" {
+		if err := p.crossCheck(s, dir); err != nil {
+			return nil, err
+		}
+	}
+
+	// The starting AWS state. With a lagging list in the first run, the
+	// seeded secrets are recent enough to be missing from the list.
+	seedFaults := Faults{ListLagMS: s.Runs[0].Faults.ListLagMS}
+	if err := p.Emu.SetFaults(Faults{}); err != nil {
+		return nil, err
+	}
+	if err := p.Emu.Reset(); err != nil {
+		return nil, err
+	}
+	if err := p.Emu.SetFaults(seedFaults); err != nil {
+		return nil, err
+	}
+	if err := p.Emu.Seed(s.Pre); err != nil {
+		return nil, err
+	}
+	ev := &Evidence{Scenario: s}
+	if ev.Pre, err = p.Emu.State(); err != nil {
+		return nil, err
+	}
+	p.Proxy.Reset()
+
+	for i, run := range s.Runs {
+		if err := p.Emu.SetFaults(run.Faults); err != nil {
+			return ev, err
+		}
+		rr, err := p.runCLI(s, i, run, dir, repoDir, shas)
+		if err != nil {
+			return ev, err
+		}
+		ev.Runs = append(ev.Runs, rr)
+		if run.Kill != nil {
+			o.KillPlans++
+			if rr.Killed {
+				o.Kills++
+			}
+		}
+		if !run.Final {
+			for _, k := range run.Faults.Kinds() {
+				o.FaultKinds[k]++
+			}
+			o.Statuses[runStatus(rr)]++
+		}
+	}
+	o.Runs = len(s.Runs)
+	if err := p.Emu.SetFaults(Faults{}); err != nil {
+		return ev, err
+	}
+	ev.Calls = p.Proxy.Calls()
+	if ev.Post, err = p.Emu.State(); err != nil {
+		return ev, err
+	}
+	if o.Stats, err = p.Emu.Stats(); err != nil {
+		return ev, err
+	}
+	for _, rr := range ev.Runs {
+		if rr.Run.Final && rr.Run.Command == "sync" && rr.Exit == 0 {
+			o.Converged = true
+		}
+	}
+	// The recovery window, by the emulator clock (purges what it checks,
+	// so it comes last).
+	w := time.Duration(s.RecoveryWindowDays) * 24 * time.Hour
+	if err := p.Emu.Advance(w - time.Hour); err != nil {
+		return ev, err
+	}
+	before, err := p.Emu.State()
+	if err != nil {
+		return ev, err
+	}
+	if err := p.Emu.Advance(2 * time.Hour); err != nil {
+		return ev, err
+	}
+	after, err := p.Emu.State()
+	if err != nil {
+		return ev, err
+	}
+	ev.BeforePurge, ev.AfterPurge = &before, &after
+	return ev, nil
+}
+
+func runStatus(rr RunResult) string {
+	if rr.Killed {
+		return "killed"
+	}
+	if rr.Report == nil {
+		return fmt.Sprintf("exit-%d-no-report", rr.Exit)
+	}
+	var st struct {
+		Status string `json:"status"`
+	}
+	if err := jsonUnmarshal(rr.Report, &st); err != nil {
+		return "bad-report"
+	}
+	return rr.Run.Command + ":" + st.Status
+}
+
+// runCLI plays run i of s and returns what it left.
+func (p *Player) runCLI(s *Scenario, i int, run Run, dir, repoDir string, shas []string) (RunResult, error) {
+	sha := shas[run.Revision]
+	revArg := sha
+	switch (s.Index + i) % 4 {
+	case 1:
+		revArg = "rev-" + strconv.Itoa(run.Revision)
+	case 2:
+		if run.Revision == len(shas)-1 {
+			revArg = "HEAD"
+		}
+	}
+	reportFile := filepath.Join(dir, fmt.Sprintf("report-%d.json", i+1))
+	args := []string{run.Command,
+		"--repository", repoDir,
+		"--revision", revArg,
+		"--repository-id", s.Scope.RepositoryID,
+		"--source-root", s.Scope.SourceRoot,
+		"--secret-prefix", s.Scope.Prefix,
+		"--recovery-window-days", strconv.Itoa(s.RecoveryWindowDays),
+		"--aws-region", "us-east-1",
+		"--report-file", reportFile,
+		"--concurrency", strconv.Itoa(max(1, run.Concurrency)),
+		"--log-level", "debug",
+		"--operation-timeout", "2s",
+		"--aws-max-backoff", "50ms",
+	}
+	if run.Final {
+		args = append(args, "--run-timeout", "60s", "--verification-timeout", "15s")
+	} else {
+		args = append(args, "--run-timeout", "8s", "--verification-timeout", "2s")
+	}
+	if s.ShowResourceNames {
+		args = append(args, "--show-resource-names")
+	}
+	if s.AllowEmpty {
+		args = append(args, "--allow-empty")
+	}
+	if run.Command == "plan" {
+		args = append(args, "--detailed-exit-code")
+	}
+	cmd := exec.Command(p.CLI, args...)
+	home := filepath.Join(dir, "home")
+	cmd.Env = []string{
+		"HOME=" + home,
+		"PATH=/usr/local/bin:/usr/bin:/bin",
+		"AWS_ENDPOINT_URL_SECRETS_MANAGER=" + p.Proxy.URL,
+		"AWS_ACCESS_KEY_ID=" + p.cred[0],
+		"AWS_SECRET_ACCESS_KEY=" + p.cred[1],
+		"AWS_SESSION_TOKEN=" + p.cred[2],
+		"AWS_EC2_METADATA_DISABLED=true",
+		"AWS_CONFIG_FILE=" + filepath.Join(home, "no-aws-config"),
+		"AWS_SHARED_CREDENTIALS_FILE=" + filepath.Join(home, "no-aws-credentials"),
+		"SOPS_AGE_KEY_FILE=" + p.Enc.KeyFile,
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+
+	started := make(chan struct{})
+	var killOnce sync.Once
+	fired := false
+	var firedMu sync.Mutex
+	kill := func() {
+		<-started
+		killOnce.Do(func() {
+			firedMu.Lock()
+			fired = true
+			firedMu.Unlock()
+			_ = cmd.Process.Signal(syscall.SIGKILL)
+		})
+	}
+	var proxyPlan *KillPlan
+	if run.Kill != nil && run.Kill.Mode != "delay" {
+		proxyPlan = run.Kill
+	}
+	p.Proxy.Arm(i+1, proxyPlan, kill)
+	t0 := time.Now()
+	if err := cmd.Start(); err != nil {
+		close(started)
+		return RunResult{}, fmt.Errorf("failed to start the CLI: %w", err)
+	}
+	close(started)
+	var timer *time.Timer
+	if run.Kill != nil && run.Kill.Mode == "delay" {
+		timer = time.AfterFunc(time.Duration(run.Kill.DelayMS)*time.Millisecond, kill)
+	}
+	werr := cmd.Wait()
+	if timer != nil {
+		timer.Stop()
+	}
+	dur := time.Since(t0)
+	p.Proxy.Drain()
+	p.Proxy.Arm(0, nil, nil)
+
+	rr := RunResult{Run: run, Revision: sha, Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Duration: dur}
+	rr.Exit = cmd.ProcessState.ExitCode()
+	firedMu.Lock()
+	rr.Killed = fired && rr.Exit == -1
+	firedMu.Unlock()
+	var ee *exec.ExitError
+	if werr != nil && !errors.As(werr, &ee) {
+		return rr, fmt.Errorf("failed to run the CLI: %w", werr)
+	}
+	if b, err := os.ReadFile(reportFile); err == nil {
+		rr.Report = b
+	}
+	return rr, nil
+}
+
+// crossCheck decrypts the scenario's first document with the real sops
+// binary and compares the canonical value with the generator's.
+func (p *Player) crossCheck(s *Scenario, dir string) error {
+	rev := s.Revisions[len(s.Revisions)-1]
+	keys := sortedKeys(rev.Docs)
+	if len(keys) == 0 {
+		return nil
+	}
+	d := rev.Docs[keys[0]]
+	enc, err := p.encrypt(d)
+	if err != nil {
+		return err
+	}
+	f := filepath.Join(dir, "crosscheck"+filepath.Ext(d.Path))
+	if err := os.WriteFile(f, enc, 0o600); err != nil {
+		return err
+	}
+	typ := map[canonical.Format]string{canonical.JSON: "json", canonical.YAML: "yaml", canonical.Dotenv: "dotenv"}[d.Format]
+	cmd := exec.Command(p.SopsCLI, "--disable-version-check", "decrypt", "--input-type", typ, "--output-type", typ, f)
+	cmd.Env = []string{"HOME=" + filepath.Join(dir, "home"), "SOPS_AGE_KEY_FILE=" + p.Enc.KeyFile, "PATH=/usr/bin:/bin"}
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("sops CLI could not decrypt an in-process encrypted %s document: %v", typ, err)
+	}
+	c, err := canonical.Canonicalize(d.Format, out)
+	if err != nil {
+		return fmt.Errorf("sops CLI output does not canonicalize: %w", err)
+	}
+	if !bytes.Equal(c, d.Canon) {
+		return fmt.Errorf("sops CLI round trip changed a %s document: %s vs %s", typ, short(c), short(d.Canon))
+	}
+	return nil
+}
+
+// needles are the secrets of scenario s that no output may contain.
+func (p *Player) needles(s *Scenario, ev *Evidence) []Needle {
+	n := append([]Needle(nil), FixedNeedles...)
+	n = append(n,
+		Needle{Kind: "age-identity", Text: p.Enc.Identity},
+		Needle{Kind: "key-id", Text: p.Enc.Recipient},
+		Needle{Kind: "credential", Text: p.cred[0]},
+		Needle{Kind: "credential", Text: p.cred[1]},
+		Needle{Kind: "credential", Text: p.cred[2]},
+	)
+	for _, c := range ev.Calls {
+		if c.Token != "" {
+			n = append(n, Needle{Kind: "token", Text: c.Token})
+		}
+	}
+	for _, d := range []emulator.StateDump{ev.Pre, ev.Post} {
+		for _, sec := range d.Secrets {
+			n = append(n, Needle{Kind: "arn", Text: sec.ARN})
+			for _, v := range sec.Versions {
+				n = append(n, Needle{Kind: "token", Text: v.VersionID})
+			}
+		}
+	}
+	return n
+}
+
+// nameNeedles are the resource names of s: allowed in logs only with
+// --show-resource-names, never in reports.
+func nameNeedles(s *Scenario) []Needle {
+	var n []Needle
+	seen := map[string]bool{}
+	for _, rev := range s.Revisions {
+		for path := range rev.Docs {
+			if !seen[path] {
+				seen[path] = true
+				n = append(n, Needle{Kind: "path", Text: path}, Needle{Kind: "name", Text: SecretName(s.Scope, path)})
+			}
+		}
+	}
+	return n
+}

@@ -1,0 +1,231 @@
+package chaos
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/scope"
+)
+
+// Doc is one SOPS document of a revision, before encryption.
+type Doc struct {
+	// Path is repo-relative, e.g. "secrets/app/db.sops.yaml".
+	Path string
+	// Format is the plaintext syntax, matching the suffix of Path.
+	Format canonical.Format
+	// Plain is the plaintext the author wrote (to be encrypted).
+	Plain []byte
+	// Canon is canonical.Canonicalize(Format, Plain): the SecretString the
+	// tool must store (SPEC §3.3).
+	Canon []byte
+}
+
+// Revision is the content of one commit.
+type Revision struct {
+	// Docs are the documents the tool must select, by path.
+	Docs map[string]Doc
+	// Plain files are committed as is: files the tool must ignore (wrong
+	// suffix, outside the source root), each holding canaries.
+	Plain map[string][]byte
+	// Outside are valid SOPS documents committed outside the source root
+	// (or with a suffix the tool does not select): they must never become
+	// secrets.
+	Outside map[string]Doc
+}
+
+// Desired returns name → document for the documents of r under sc.
+func (r Revision) Desired(sc scope.Scope) map[string]Doc {
+	out := map[string]Doc{}
+	for _, d := range r.Docs {
+		out[SecretName(sc, d.Path)] = d
+	}
+	return out
+}
+
+// SecretName is prefix + "/" + (path − source root − suffix) (SPEC §3.4).
+func SecretName(sc scope.Scope, path string) string {
+	root := scope.CleanSourceRoot(sc.SourceRoot)
+	rel := path
+	if root != "." {
+		rel = strings.TrimPrefix(path, root+"/")
+	}
+	for _, suf := range []string{".sops.json", ".sops.yaml", ".sops.yml", ".sops.env"} {
+		if strings.HasSuffix(rel, suf) {
+			rel = strings.TrimSuffix(rel, suf)
+			break
+		}
+	}
+	return scope.TrimPrefix(sc.Prefix) + "/" + rel
+}
+
+// PreVersion is one version of a seeded secret: exactly one of String and
+// Binary is set.
+type PreVersion struct {
+	String *string
+	Binary []byte
+}
+
+// PreSecret is one secret the scenario puts into the emulator before the
+// first CLI run. Versions are written in order (the last is AWSCURRENT).
+type PreSecret struct {
+	Name        string
+	Description string
+	Tags        map[string]string
+	Versions    []PreVersion
+	// DeleteWindowDays > 0 schedules the secret for deletion with that
+	// recovery window after its versions are written.
+	DeleteWindowDays int
+	// Foreign is true for secrets outside the scope (must stay byte-for-byte
+	// unchanged); false for secrets owned by the scope (an earlier sync).
+	Foreign bool
+	// Kind names why the secret is there ("synced", "drift-value", "binary",
+	// "history", "pending", "graveyard", "foreign-untagged", ...).
+	Kind string
+}
+
+// KillPlan says when the runner SIGKILLs the CLI in a run.
+type KillPlan struct {
+	// Mode is "mutation-before" (the Nth mutating call arrives at the proxy;
+	// the CLI is killed and the call is never forwarded), "mutation-after"
+	// (the Nth mutating call is applied by the emulator; the CLI is killed
+	// before it sees the response), "call" (the Nth call of any operation,
+	// killed before forwarding) or "delay" (DelayMS after the process
+	// started).
+	Mode    string
+	Nth     int
+	DelayMS int
+}
+
+func (k KillPlan) String() string {
+	if k.Mode == "delay" {
+		return fmt.Sprintf("delay:%dms", k.DelayMS)
+	}
+	return fmt.Sprintf("%s:%d", k.Mode, k.Nth)
+}
+
+// Faults mirrors the emulator's PUT /_emulator/faults body (issue 2).
+type Faults struct {
+	Seed            int64           `json:"seed"`
+	LatencyMS       int64           `json:"latency_ms"`
+	LatencyJitterMS int64           `json:"latency_jitter_ms"`
+	ListLagMS       int64           `json:"list_lag_ms"`
+	ErrorRate       float64         `json:"error_rate"`
+	AmbiguousRate   float64         `json:"ambiguous_rate"`
+	AmbiguousKind   string          `json:"ambiguous_kind,omitempty"`
+	Quotas          bool            `json:"quotas"`
+	QuotaScale      float64         `json:"quota_scale"`
+	Script          []ScriptedFault `json:"script"`
+}
+
+// ScriptedFault gives the Nth call of Operation the fault Fault.
+type ScriptedFault struct {
+	Operation string `json:"operation"`
+	Nth       int64  `json:"nth"`
+	Fault     string `json:"fault"`
+}
+
+// Kinds lists the fault kinds set in f, for the summary ("list-lag",
+// "latency", "error-rate", "ambiguous", "throttling", "script").
+func (f Faults) Kinds() []string {
+	var k []string
+	if f.ListLagMS > 0 {
+		k = append(k, "list-lag")
+	}
+	if f.LatencyMS > 0 || f.LatencyJitterMS > 0 {
+		k = append(k, "latency")
+	}
+	if f.ErrorRate > 0 {
+		k = append(k, "error-rate")
+	}
+	if f.AmbiguousRate > 0 {
+		k = append(k, "ambiguous")
+	}
+	if f.Quotas {
+		k = append(k, "throttling")
+	}
+	if len(f.Script) > 0 {
+		k = append(k, "script")
+	}
+	return k
+}
+
+// Run is one CLI invocation of a scenario.
+type Run struct {
+	// Command is "sync" or "plan".
+	Command string
+	// Revision indexes Scenario.Revisions.
+	Revision int
+	// Faults are set on the emulator just before the run (zero = none).
+	Faults Faults
+	// Kill, when set, SIGKILLs the CLI during the run.
+	Kill *KillPlan
+	// Concurrency is --concurrency.
+	Concurrency int
+	// Final marks the clean runs after the faults: a final sync must exit 0
+	// with status converged; a final plan --detailed-exit-code must exit 0.
+	Final bool
+}
+
+// Scenario is one seeded scenario: everything the runner needs, as data.
+type Scenario struct {
+	Index int
+	Seed  uint64
+	Scope scope.Scope
+	// RecoveryWindowDays is --recovery-window-days (7..30).
+	RecoveryWindowDays int
+	AllowEmpty         bool
+	ShowResourceNames  bool
+	// Revisions are the commits, oldest first; Revisions[0] is the commit
+	// the Pre state was synced from.
+	Revisions []Revision
+	// Pre is the AWS state before the first run.
+	Pre []PreSecret
+	// Runs are played in order; the last two are the final sync and plan.
+	Runs []Run
+	// Changes describes the desired-state change, for the summary.
+	Changes map[string]int
+}
+
+// Mutations estimates the mutating calls the first run will make: used to
+// aim kill plans at the apply phase.
+func (s *Scenario) Mutations() int {
+	return s.Changes["create"] + s.Changes["update"] + s.Changes["restore"] + s.Changes["delete"]
+}
+
+// EverDesired returns the names desired by any revision a run targets.
+func (s *Scenario) EverDesired() map[string]bool {
+	out := map[string]bool{}
+	for _, r := range s.Runs {
+		for n := range s.Revisions[r.Revision].Desired(s.Scope) {
+			out[n] = true
+		}
+	}
+	return out
+}
+
+// FinalRevision is the revision of the last run.
+func (s *Scenario) FinalRevision() Revision {
+	return s.Revisions[s.Runs[len(s.Runs)-1].Revision]
+}
+
+// Kills counts the runs with a kill plan.
+func (s *Scenario) Kills() int {
+	n := 0
+	for _, r := range s.Runs {
+		if r.Kill != nil {
+			n++
+		}
+	}
+	return n
+}
+
+func sortedKeys[M ~map[string]V, V any](m M) []string {
+	k := make([]string, 0, len(m))
+	for s := range m {
+		k = append(k, s)
+	}
+	sort.Strings(k)
+	return k
+}
