@@ -108,24 +108,12 @@ func (s *secret) moveCurrent(id string) {
 }
 
 // stageMap returns the labelled versions' labels, for VersionIdsToStages.
+// The map is shared, not copied: a committed snapshot is never mutated.
 func (s *secret) stageMap() map[string][]string {
 	if len(s.stages) == 0 {
 		return nil
 	}
-	m := make(map[string][]string, len(s.stages))
-	for k, v := range s.stages {
-		m[k] = slices.Clone(v)
-	}
-	return m
-}
-
-func (s *secret) tagValue(key string) (string, bool) {
-	for _, t := range s.tags {
-		if t.key == key {
-			return t.value, true
-		}
-	}
-	return "", false
+	return s.stages
 }
 
 // histEntry is a snapshot and the emulator time it was committed at; a nil

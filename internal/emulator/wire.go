@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strconv"
 	"time"
 )
 
@@ -15,20 +14,16 @@ import (
 
 const amzJSON = "application/x-amz-json-1.1"
 
-// epoch is a timestamp written as epoch seconds with millisecond precision,
-// a JSON number (reference §7.5: a quoted string fails the SDK's decoder).
-type epoch time.Time
-
-func (t epoch) MarshalJSON() ([]byte, error) {
-	ms := time.Time(t).UnixMilli()
-	return strconv.AppendFloat(nil, float64(ms)/1000, 'f', -1, 64), nil
-}
+// epoch is a timestamp as epoch seconds with millisecond precision, encoded
+// as a plain JSON number (reference §7.5: a quoted string fails the SDK's
+// decoder). encoding/json writes such floats without an exponent.
+type epoch float64
 
 func ep(t time.Time) *epoch {
 	if t.IsZero() {
 		return nil
 	}
-	e := epoch(t)
+	e := epoch(float64(t.UnixMilli()) / 1000)
 	return &e
 }
 
