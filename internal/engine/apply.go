@@ -87,6 +87,12 @@ func (r *runner) runPhase(ctx context.Context, ops []plan.Operation) (outcome, [
 
 // execute re-checks the precondition and performs one operation.
 func (r *runner) execute(ctx context.Context, op plan.Operation) outcome {
+	// Pace first, so the precondition is observed right before the write.
+	if r.pace != nil {
+		if err := r.pace.Wait(ctx); err != nil {
+			return outInterrupted
+		}
+	}
 	if ctx.Err() != nil {
 		return outInterrupted
 	}
@@ -102,11 +108,6 @@ func (r *runner) execute(ctx context.Context, op plan.Operation) outcome {
 		}
 		r.log.Info("target changed since planning", r.opAttrs(op)...)
 		return outRebuild
-	}
-	if r.pace != nil {
-		if err := r.pace.Wait(ctx); err != nil {
-			return outInterrupted
-		}
 	}
 	switch op.Kind {
 	case vocab.OpCreate, vocab.OpUpdate:

@@ -1,5 +1,21 @@
 // Package engine reconciles one scope of AWS Secrets Manager with a desired
 // state: observe (through Port), classify, plan (package plan, pure),
 // apply with fingerprint preconditions and idempotency tokens, and verify by
-// re-observation (SPEC §4–6).
+// re-observation (SPEC §4–6). docs/reconciliation.md describes the design.
+//
+// Invariants:
+//   - Nothing is mutated when the plan has a conflict or the empty-scope
+//     gate holds, in plan mode, or after the run's context is cancelled.
+//   - Phases run in order (restore, create, update, schedule-delete); at
+//     most Config.Concurrency calls are in flight inside a phase; once an
+//     operation fails, needs a rebuild or meets a conflict, no new operation
+//     starts.
+//   - Every mutation is preceded by a direct re-observation whose
+//     fingerprint must equal the planned one; at most one rebuild per run.
+//   - One fresh ClientRequestToken per logical create/update, reused only by
+//     SDK retries and one retry after an ambiguous outcome; restore and
+//     schedule-delete are never re-issued in the same run.
+//   - Converged is reported only after a direct observation shows an empty
+//     plan. Logs carry only vocab fields: never values, tokens or ARNs, and
+//     names only when Config.ShowResourceNames is set.
 package engine

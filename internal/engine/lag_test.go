@@ -1,0 +1,87 @@
+package engine_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+// stalePort models read-after-write lag longer than the verification
+// timeout: after a successful PutValue on a secret, Describe and value
+// reads of that secret keep answering what they answered just before the
+// write. It decorates the real adapter; the write itself reaches the
+// emulator.
+type stalePort struct {
+	engine.Port
+	mu     sync.Mutex
+	desc   map[string]plan.ObservedSecret
+	values map[string]plan.CurrentValue
+	frozen map[string]bool
+}
+
+func (s *stalePort) Describe(ctx context.Context, id string) (plan.ObservedSecret, error) {
+	s.mu.Lock()
+	if s.frozen[id] {
+		defer s.mu.Unlock()
+		return s.desc[id], nil
+	}
+	s.mu.Unlock()
+	o, err := s.Port.Describe(ctx, id)
+	s.mu.Lock()
+	s.desc[id] = o
+	s.mu.Unlock()
+	return o, err
+}
+
+func (s *stalePort) GetCurrentValues(ctx context.Context, reqs []engine.ValueRequest) ([]plan.CurrentValue, error) {
+	s.mu.Lock()
+	if len(reqs) == 1 && s.frozen[reqs[0].ID] {
+		defer s.mu.Unlock()
+		return []plan.CurrentValue{s.values[reqs[0].ID]}, nil
+	}
+	s.mu.Unlock()
+	vs, err := s.Port.GetCurrentValues(ctx, reqs)
+	s.mu.Lock()
+	for i, r := range reqs {
+		if err == nil {
+			s.values[r.ID] = vs[i]
+		}
+	}
+	s.mu.Unlock()
+	return vs, err
+}
+
+func (s *stalePort) PutValue(ctx context.Context, id string, value []byte, token string) (engine.WriteResult, error) {
+	r, err := s.Port.PutValue(ctx, id, value, token)
+	if err == nil {
+		s.mu.Lock()
+		s.frozen[id] = true
+		s.mu.Unlock()
+	}
+	return r, err
+}
+
+// TestVerificationInconclusive_OnPropagationLag: the write landed but
+// direct reads still show the version this run planned from until the
+// verification timeout: the result is inconclusive, not failed.
+func TestVerificationInconclusive_OnPropagationLag(t *testing.T) {
+	eachConcurrency(t, func(t *testing.T, conc int) {
+		e := newEnv(t)
+		e.seedOwned(t, "a", `{"v":0}`)
+		st := state(doc{"a", `{"v":1}`})
+		p := &stalePort{Port: e.port, desc: map[string]plan.ObservedSecret{}, values: map[string]plan.CurrentValue{}, frozen: map[string]bool{}}
+		cfg := e.cfg(engine.ModeSync, conc)
+		cfg.VerificationTimeout = 150 * time.Millisecond
+		wantResult(t, e.runPort(t, cfg, st, p), vocab.StatusVerificationInconclusive, vocab.VerificationInconclusive, vocab.Counts{Update: 1})
+		if current(e.secret(t, nameOf("a"))) != `{"v":1}` {
+			t.Fatal("the write should have landed")
+		}
+		// Once the lag is over, a plain re-run proves convergence.
+		wantResult(t, e.sync(t, conc, st), vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Unchanged: 1})
+	})
+}
