@@ -66,6 +66,11 @@ func (r *runner) observe(ctx context.Context, extra []string) (observation, erro
 	}
 	each(len(names), r.cfg.Concurrency, func(i int) bool {
 		o, err := r.port.Describe(ctx, ids[i])
+		if err == nil && !o.Exists && ids[i] != names[i] {
+			// The listed or remembered ARN is gone (the list lags); the
+			// name may belong to a newer secret.
+			o, err = r.port.Describe(ctx, names[i])
+		}
 		if err != nil {
 			return fail(err)
 		}
