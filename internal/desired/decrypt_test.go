@@ -1,0 +1,127 @@
+package desired
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/getsops/sops/v3/decrypt"
+	"github.com/getsops/sops/v3/logging"
+	"github.com/sirupsen/logrus"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
+)
+
+func formatOf(t testing.TB, name string) canonical.Format {
+	_, f, ok := selectFormat(name)
+	if !ok {
+		panic("no format for " + name)
+	}
+	return f
+}
+
+// decryptSOPS must produce exactly what the SOPS library's stable entry
+// point decrypt.DataWithFormat produces, for every fixture both accept, and
+// must fail exactly where it fails.
+func TestDecryptSOPSMatchesDataWithFormat(t *testing.T) {
+	for _, dir := range []string{cur, "sops-" + oldSOPS} {
+		entries, err := os.ReadDir(filepath.Join("testdata", dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			name := e.Name()
+			data := fixture(t, filepath.Join(dir, name))
+			f := formatOf(t, name)
+			ours, fail := decryptSOPS(data, f)
+			theirs, err := decrypt.DataWithFormat(data, sopsFormat(f))
+			if (fail == nil) != (err == nil) {
+				t.Errorf("%s/%s: ours failed=%v (%v), DataWithFormat err=%v", dir, name, fail != nil, fail, err != nil)
+				continue
+			}
+			if fail == nil && !bytes.Equal(ours, theirs) {
+				t.Errorf("%s/%s: plaintext differs from DataWithFormat", dir, name)
+			}
+		}
+	}
+}
+
+// The SOPS library's own error for a plaintext value inside an encrypted
+// file echoes that value; ours carries only a class.
+func TestDecryptFailureNeverCarriesLibraryText(t *testing.T) {
+	data := fixture(t, cur+"/injected.sops.json")
+	_, err := decrypt.DataWithFormat(data, sopsFormat(canonical.JSON))
+	if err == nil || !strings.Contains(err.Error(), "injected-FIXTURE") {
+		t.Fatalf("premise: SOPS's error should echo the plaintext, got %v", err)
+	}
+	_, fail := decryptSOPS(data, canonical.JSON)
+	if fail == nil || fail.class != ClassDecryptMalformed {
+		t.Fatalf("got %+v", fail)
+	}
+	for _, s := range []string{fail.what, fail.next} {
+		if strings.Contains(s, "injected") || strings.Contains(s, "ENC[") {
+			t.Fatalf("failure text leaks: %q", s)
+		}
+	}
+}
+
+// The one place that reads SOPS error text: pinned on real fixtures so a
+// wording change in SOPS fails here instead of misclassifying quietly.
+func TestClassifyTreeErrorOnRealFixtures(t *testing.T) {
+	for name, class := range map[string]string{
+		"tampered.sops.json": ClassDecryptMACMismatch,
+		"injected.sops.json": ClassDecryptMalformed,
+	} {
+		_, fail := decryptSOPS(fixture(t, cur+"/"+name), canonical.JSON)
+		if fail == nil || fail.class != class {
+			t.Errorf("%s: %+v, want %s", name, fail, class)
+		}
+	}
+}
+
+func TestSOPSLoggingIsSilenced(t *testing.T) {
+	if len(logging.Loggers) == 0 {
+		t.Fatal("premise: SOPS registers its loggers at init")
+	}
+	decryptSOPS(fixture(t, cur+"/good.sops.yaml"), canonical.YAML)
+	for name, l := range logging.Loggers {
+		if l.Out != io.Discard || l.GetLevel() != logrus.PanicLevel {
+			t.Errorf("SOPS logger %s still writes (out %T, level %v)", name, l.Out, l.GetLevel())
+		}
+	}
+}
+
+func TestDecryptPanicBecomesMalformed(t *testing.T) {
+	out, fail := recoverAs(failPanic, func() ([]byte, *decryptFailure) { panic("library bug echoing s3cr3t") })
+	if out != nil || fail != failPanic || fail.class != ClassDecryptMalformed {
+		t.Fatalf("got %q %+v", out, fail)
+	}
+	// Odd inputs are classified, never a crash.
+	for _, in := range [][]byte{nil, {}, []byte("sops:"), []byte(`{"sops":{}}`), []byte(`{"sops":1}`), []byte("sops_version=1\n")} {
+		for _, f := range []canonical.Format{canonical.JSON, canonical.YAML, canonical.Dotenv} {
+			if _, fail := decryptSOPS(in, f); fail == nil {
+				t.Errorf("%q as %v decrypted", in, f)
+			}
+		}
+	}
+}
+
+// FuzzDecryptSOPS: arbitrary committed bytes never crash the process and
+// always yield a known class.
+func FuzzDecryptSOPS(f *testing.F) {
+	for _, name := range []string{"good.sops.json", "good.sops.yaml", "good.sops.env", "mac-mismatch.sops.json"} {
+		f.Add(fixture(f, cur+"/"+name), uint8(formatOf(nil, name)))
+	}
+	known := map[string]bool{ClassDecryptNotEncrypted: true, ClassDecryptMalformed: true, ClassDecryptNoKey: true,
+		ClassDecryptMACMismatch: true, ClassDecryptKeyService: true}
+	f.Fuzz(func(t *testing.T, data []byte, format uint8) {
+		fm := canonical.Format(format%3 + 1)
+		_, fail := decryptSOPS(data, fm)
+		if fail != nil && !known[fail.class] {
+			t.Fatalf("unknown class %s", fail.class)
+		}
+	})
+}

@@ -1,0 +1,19 @@
+// Package desired builds the desired state of one scope from one exact Git
+// commit (SPEC §3): it resolves the revision once, walks the committed tree
+// under the source root (never the working tree or the index), selects SOPS
+// documents by suffix, decrypts them in process with the SOPS library, and
+// turns each plaintext into its canonical SecretString (internal/canonical).
+//
+// Invariants:
+//   - Load either returns every desired secret, validated, or an error; it
+//     never returns a partial state. Nothing here talks to AWS Secrets
+//     Manager, so a failure leaves AWS untouched by construction.
+//   - Errors are *Error values with a stable class token, the document's
+//     ordinal, the path only when resource names may be shown, and a next
+//     action. No plaintext, ciphertext, key material or SOPS/go-git error
+//     text is ever carried in an error (SOPS error text can echo plaintext).
+//   - SOPS's own logging is silenced before the first decryption.
+//   - Results are deterministic: documents are ordered by repo path
+//     (ordinals), secrets by name, and when several documents fail the one
+//     with the lowest ordinal is reported.
+package desired

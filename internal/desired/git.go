@@ -1,0 +1,284 @@
+package desired
+
+import (
+	"context"
+	"errors"
+	"io"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
+)
+
+// suffixes selects documents and their format, case-sensitive (SPEC §3.1).
+var suffixes = []struct {
+	suffix string
+	format canonical.Format
+}{
+	{".sops.json", canonical.JSON},
+	{".sops.yaml", canonical.YAML},
+	{".sops.yml", canonical.YAML},
+	{".sops.env", canonical.Dotenv},
+}
+
+// document is one selected tree entry.
+type document struct {
+	path    string // repo-relative, slash-separated
+	rel     string // relative to the source root
+	suffix  string
+	format  canonical.Format
+	hash    plumbing.Hash
+	mode    filemode.FileMode
+	ordinal int
+	name    string
+}
+
+func selectFormat(name string) (string, canonical.Format, bool) {
+	for _, s := range suffixes {
+		if strings.HasSuffix(name, s.suffix) {
+			return s.suffix, s.format, true
+		}
+	}
+	return "", 0, false
+}
+
+// openRepository opens the repository at dir (a work tree, a bare
+// repository or a linked worktree). Only the object database and refs are
+// used, never the working tree or the index.
+func openRepository(dir string) (*git.Repository, *Error) {
+	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{
+		// Linked worktrees (git worktree add) keep objects and refs in the
+		// main repository's common dir.
+		EnableDotGitCommonDir: true,
+	})
+	if err != nil {
+		return nil, scopeError(ClassGitRepository,
+			"the repository path is not a readable Git repository",
+			"point --repository at the root of a Git clone (the directory holding .git) that this process may read")
+	}
+	return repo, nil
+}
+
+// resolveCommit resolves rev once to a commit (SPEC §2.1): branches, tags
+// (annotated tags are peeled), abbreviated or full SHAs, HEAD (attached or
+// detached) and suffixes such as ~1 and ^.
+func resolveCommit(repo *git.Repository, rev string) (*object.Commit, *Error) {
+	bad := scopeError(ClassGitRevision,
+		"the revision does not resolve to a commit in this repository",
+		"pass --revision a branch, tag or commit SHA that this clone contains (shallow clones must include the commit)")
+	h, err := repo.ResolveRevision(plumbing.Revision(rev))
+	if err != nil || h == nil {
+		return nil, bad
+	}
+	c, err := repo.CommitObject(*h)
+	if err != nil {
+		// A tag object that ResolveRevision did not peel, or a tree/blob SHA.
+		if t, terr := repo.TagObject(*h); terr == nil {
+			if pc, perr := t.Commit(); perr == nil {
+				return pc, nil
+			}
+		}
+		return nil, bad
+	}
+	return c, nil
+}
+
+func readError() *Error {
+	return scopeError(ClassGitRead,
+		"a committed Git object could not be read (missing or corrupt; a partial clone without blobs?)",
+		"run against a complete clone that contains the commit's trees and blobs (for example: git fetch --depth=1 origin <commit>)")
+}
+
+// findRoot returns the tree at the slash-separated root below t; "." is t.
+func findRoot(repo *git.Repository, t *object.Tree, root string) (*object.Tree, *Error) {
+	missing := scopeError(ClassSourceMissingRoot,
+		"the source root is not a directory in the commit",
+		"check --source-root against the committed tree (it is case-sensitive), or use '.' for the whole repository")
+	if root == "." {
+		return t, nil
+	}
+	cur := t
+	for _, part := range strings.Split(root, "/") {
+		var found *object.TreeEntry
+		for i := range cur.Entries {
+			if cur.Entries[i].Name == part {
+				found = &cur.Entries[i]
+				break
+			}
+		}
+		if found == nil || found.Mode != filemode.Dir {
+			return nil, missing
+		}
+		next, err := repo.TreeObject(found.Hash)
+		if err != nil {
+			return nil, readError()
+		}
+		cur = next
+	}
+	return cur, nil
+}
+
+// walk lists every selected entry under t (recursively), with rel paths
+// relative to t. Unlike object.TreeWalker it fails on a subtree it cannot
+// read instead of silently skipping it: a silently shorter desired set would
+// turn into deletions.
+func walk(ctx context.Context, repo *git.Repository, t *object.Tree, base string, out *[]*document) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for _, e := range t.Entries {
+		rel := e.Name
+		if base != "" {
+			rel = base + "/" + e.Name
+		}
+		if e.Mode == filemode.Dir {
+			sub, err := repo.TreeObject(e.Hash)
+			if err != nil {
+				return readError()
+			}
+			if err := walk(ctx, repo, sub, rel, out); err != nil {
+				return err
+			}
+			continue
+		}
+		suffix, format, ok := selectFormat(e.Name)
+		if !ok {
+			continue
+		}
+		*out = append(*out, &document{rel: rel, suffix: suffix, format: format, hash: e.Hash, mode: e.Mode})
+	}
+	return nil
+}
+
+// isRegular reports whether a tree entry is a regular blob (plain or
+// executable; 100664 is an old spelling of a regular file).
+func isRegular(m filemode.FileMode) bool {
+	return m == filemode.Regular || m == filemode.Executable || m == filemode.Deprecated
+}
+
+// blobSize returns a blob's size from its object header, before reading the
+// content (SPEC §3.1: checked before reading).
+func blobSize(repo *git.Repository, h plumbing.Hash) (int64, error) {
+	type sizer interface {
+		EncodedObjectSize(plumbing.Hash) (int64, error)
+	}
+	if s, ok := repo.Storer.(sizer); ok {
+		if n, err := s.EncodedObjectSize(h); err == nil {
+			return n, nil
+		}
+	}
+	// Objects in alternates, or a storer without the fast path.
+	b, err := repo.BlobObject(h)
+	if err != nil {
+		return 0, err
+	}
+	return b.Size, nil
+}
+
+// readBlob reads at most max bytes of a blob; errTooLarge if it is longer.
+func readBlob(repo *git.Repository, h plumbing.Hash, max int64) ([]byte, error) {
+	b, err := repo.BlobObject(h)
+	if err != nil {
+		return nil, err
+	}
+	if b.Size > max {
+		return nil, errBlobTooLarge
+	}
+	r, err := b.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	data, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, errBlobTooLarge
+	}
+	return data, nil
+}
+
+var errBlobTooLarge = errors.New("blob larger than the limit")
+
+// selectDocuments walks the committed tree under the source root, assigns
+// ordinals in repo-path order and names, and checks every structural rule
+// (SPEC §3.1, §3.4) before any decryption.
+func selectDocuments(ctx context.Context, repo *git.Repository, commit *object.Commit, o *normalized) ([]*document, error) {
+	tree, err := commit.Tree()
+	if err != nil {
+		return nil, readError()
+	}
+	root, e := findRoot(repo, tree, o.root)
+	if e != nil {
+		return nil, e
+	}
+	var docs []*document
+	if err := walk(ctx, repo, root, "", &docs); err != nil {
+		return nil, err
+	}
+	for _, d := range docs {
+		if o.root == "." {
+			d.path = d.rel
+		} else {
+			d.path = path.Join(o.root, d.rel)
+		}
+	}
+	sort.Slice(docs, func(i, j int) bool { return docs[i].path < docs[j].path })
+	byName := make(map[string]*document, len(docs))
+	for i, d := range docs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		d.ordinal = i + 1
+		if !isRegular(d.mode) {
+			return nil, docError(ClassSourceNotRegular, d, o.show,
+				"the document is not a regular file in the commit (a symlink or a submodule)",
+				"commit the encrypted document itself at this path, or rename it so its suffix does not select it")
+		}
+		size, err := blobSize(repo, d.hash)
+		if err != nil {
+			return nil, withDoc(readError(), d, o.show)
+		}
+		if size > o.maxBytes {
+			return nil, docError(ClassSourceTooLarge, d, o.show,
+				"the committed document is larger than --max-encrypted-bytes",
+				"split the document, or raise --max-encrypted-bytes if the size is expected")
+		}
+		stem := strings.TrimSuffix(d.rel, d.suffix)
+		if stem == "" || strings.HasSuffix(stem, "/") {
+			return nil, docError(ClassNameInvalid, d, o.show,
+				"the document's file name is only a suffix, so it names no secret",
+				"give the file a name before its .sops.* suffix")
+		}
+		d.name = secretName(o.prefix, d.rel, d.suffix)
+		if err := ValidateName(d.name); err != nil {
+			ne := err.(*Error)
+			return nil, docError(ClassNameInvalid, d, o.show, ne.what, ne.next)
+		}
+		if prev, dup := byName[d.name]; dup {
+			what := "the document maps to the same secret name as document " + Resource(prev.ordinal)
+			if o.show {
+				what = "the document maps to the same secret name as document " + showPath(prev.path)
+			}
+			return nil, docError(ClassNameCollision, d, o.show, what,
+				"keep one document per secret name (for example db.sops.json or db.sops.yaml, not both)")
+		}
+		byName[d.name] = d
+	}
+	return docs, nil
+}
+
+func withDoc(e *Error, d *document, show bool) *Error {
+	e.Ordinal = d.ordinal
+	if show {
+		e.Path = d.path
+	}
+	return e
+}

@@ -1,0 +1,308 @@
+package desired
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func good(t testing.TB) []byte { return fixture(t, cur+"/good.sops.json") }
+
+func loadValues(t *testing.T, opts Options) map[string]string {
+	t.Helper()
+	st, err := Load(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]string{}
+	for _, s := range st.Secrets {
+		m[s.Name] = string(s.Value)
+	}
+	return m
+}
+
+// The committed commit is the only source: uncommitted edits, staged
+// changes and untracked files are never read, and --revision selects an
+// older commit exactly.
+func TestLoadReadsOnlyTheCommittedTree(t *testing.T) {
+	dir, first := newRepo(t, map[string][]byte{"secrets/a.sops.json": good(t)})
+	second := commitFiles(t, dir, map[string][]byte{"secrets/b.sops.env": fixture(t, cur+"/good.sops.env")}, "second")
+
+	// Working tree and index changes after the last commit.
+	os.WriteFile(filepath.Join(dir, "secrets", "a.sops.json"), []byte("garbage in the working tree"), 0o644)
+	os.WriteFile(filepath.Join(dir, "secrets", "untracked.sops.json"), []byte("untracked"), 0o644)
+	os.WriteFile(filepath.Join(dir, "secrets", "staged.sops.json"), []byte("staged"), 0o644)
+	gitCmd(t, dir, "add", "secrets/staged.sops.json")
+
+	st, err := Load(context.Background(), baseOptions(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Commit != second || len(st.Secrets) != 2 || string(st.Secrets[0].Value) != wantGood {
+		t.Fatalf("HEAD: commit %s secrets %+v", st.Commit, st.Secrets)
+	}
+	for _, rev := range []string{first, first[:12], "HEAD~1", "main^"} {
+		opts := baseOptions(dir)
+		opts.Revision = rev
+		st, err := Load(context.Background(), opts)
+		if err != nil {
+			t.Fatalf("%s: %v", rev, err)
+		}
+		if st.Commit != first || len(st.Secrets) != 1 || st.Secrets[0].Name != "prod/app/a" {
+			t.Fatalf("%s: commit %s secrets %+v", rev, st.Commit, st.Secrets)
+		}
+	}
+}
+
+func TestLoadResolvesDetachedHeadAndAnnotatedTags(t *testing.T) {
+	dir, first := newRepo(t, map[string][]byte{"secrets/a.sops.json": good(t)})
+	gitCmd(t, dir, "tag", "-a", "v1", "-m", "release")
+	commitFiles(t, dir, map[string][]byte{"secrets/b.sops.json": good(t)}, "second")
+	gitCmd(t, dir, "checkout", "-q", "--detach", first)
+	st, err := Load(context.Background(), baseOptions(dir))
+	if err != nil || st.Commit != first || len(st.Secrets) != 1 {
+		t.Fatalf("detached HEAD: %v %+v", err, st)
+	}
+	opts := baseOptions(dir)
+	opts.Revision = "v1"
+	st, err = Load(context.Background(), opts)
+	if err != nil || st.Commit != first {
+		t.Fatalf("annotated tag: %v %s", err, st.Commit)
+	}
+}
+
+func TestLoadWorksOnShallowCloneBareRepoAndLinkedWorktree(t *testing.T) {
+	src, _ := newRepo(t, map[string][]byte{"secrets/old.sops.json": good(t)})
+	head := commitFiles(t, src, map[string][]byte{"secrets/new.sops.env": fixture(t, cur+"/good.sops.env")}, "second")
+
+	shallow := filepath.Join(t.TempDir(), "shallow")
+	gitCmd(t, src, "clone", "-q", "--depth", "1", "file://"+src, shallow)
+	if _, err := os.Stat(filepath.Join(shallow, ".git", "shallow")); err != nil {
+		t.Fatal("clone is not shallow")
+	}
+	bare := filepath.Join(t.TempDir(), "bare.git")
+	gitCmd(t, src, "clone", "-q", "--bare", src, bare)
+	wt := filepath.Join(t.TempDir(), "wt")
+	gitCmd(t, src, "worktree", "add", "-q", "--detach", wt, head)
+
+	for name, dir := range map[string]string{"shallow": shallow, "bare": bare, "worktree": wt} {
+		st, err := Load(context.Background(), baseOptions(dir))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if st.Commit != head || len(st.Secrets) != 2 {
+			t.Fatalf("%s: commit %s, %d secrets", name, st.Commit, len(st.Secrets))
+		}
+	}
+	// A shallow clone that lacks the requested commit is a revision error.
+	opts := baseOptions(shallow)
+	opts.Revision = "HEAD~1"
+	_, err := Load(context.Background(), opts)
+	assertClass(t, err, ClassGitRevision, 0)
+}
+
+func TestLoadRepositoryAndRevisionErrors(t *testing.T) {
+	dir, _ := newRepo(t, map[string][]byte{"secrets/a.sops.json": good(t)})
+	blob := gitCmd(t, dir, "rev-parse", "HEAD:secrets/a.sops.json")
+	for _, rev := range []string{"no-such-branch", "0123456789012345678901234567890123456789", blob, "HEAD~5", "HEAD^{"} {
+		opts := baseOptions(dir)
+		opts.Revision = rev
+		_, err := Load(context.Background(), opts)
+		assertClass(t, err, ClassGitRevision, 0)
+	}
+	for _, repo := range []string{t.TempDir(), filepath.Join(t.TempDir(), "missing"), filepath.Join(dir, "secrets")} {
+		_, err := Load(context.Background(), baseOptions(repo))
+		assertClass(t, err, ClassGitRepository, 0)
+	}
+	empty := t.TempDir()
+	gitCmd(t, empty, "init", "-q")
+	_, err := Load(context.Background(), baseOptions(empty))
+	assertClass(t, err, ClassGitRevision, 0) // unborn HEAD
+}
+
+func TestLoadSourceRootRules(t *testing.T) {
+	dir, _ := newRepo(t, map[string][]byte{
+		"secrets/a.sops.json":      good(t),
+		"secrets/deep/b.sops.json": good(t),
+		"top.sops.json":            good(t),
+		"file":                     []byte("x"),
+	})
+	opts := baseOptions(dir)
+	opts.SourceRoot = "."
+	got := loadValues(t, opts)
+	if len(got) != 3 || got["prod/app/top"] == "" || got["prod/app/secrets/deep/b"] == "" {
+		t.Fatalf("whole repository: %v", got)
+	}
+	opts.SourceRoot = "./secrets/deep/"
+	if got := loadValues(t, opts); len(got) != 1 || got["prod/app/b"] == "" {
+		t.Fatalf("nested root: %v", got)
+	}
+	for _, root := range []string{"missing", "Secrets", "file", "secrets/a.sops.json"} {
+		opts.SourceRoot = root
+		_, err := Load(context.Background(), opts)
+		assertClass(t, err, ClassSourceMissingRoot, 0)
+	}
+	// An existing root without documents is an empty desired state, not an
+	// error (the engine's empty-scope gate decides what that means).
+	empty, _ := newRepo(t, map[string][]byte{"secrets/readme.txt": []byte("x")})
+	st, err := Load(context.Background(), baseOptions(empty))
+	if err != nil || len(st.Secrets) != 0 || st.Commit == "" {
+		t.Fatalf("empty root: %v %+v", err, st)
+	}
+}
+
+func TestLoadStructuralErrors(t *testing.T) {
+	t.Run("symlink", func(t *testing.T) {
+		dir, _ := newRepo(t, map[string][]byte{"secrets/a.sops.json": good(t)})
+		os.Symlink("a.sops.json", filepath.Join(dir, "secrets", "b.sops.json"))
+		commitFiles(t, dir, nil, "symlink")
+		_, err := Load(context.Background(), baseOptions(dir))
+		assertClass(t, err, ClassSourceNotRegular, 2)
+	})
+	t.Run("submodule", func(t *testing.T) {
+		dir, sha := newRepo(t, map[string][]byte{"secrets/a.sops.json": good(t)})
+		gitCmd(t, dir, "update-index", "--add", "--cacheinfo", "160000,"+sha+",secrets/sub.sops.yaml")
+		gitCmd(t, dir, "commit", "-q", "-m", "gitlink")
+		_, err := Load(context.Background(), baseOptions(dir))
+		assertClass(t, err, ClassSourceNotRegular, 2)
+	})
+	t.Run("too large before reading", func(t *testing.T) {
+		env := fixture(t, cur+"/good.sops.env")
+		dir, _ := newRepo(t, map[string][]byte{"secrets/a.sops.env": env, "secrets/b.sops.json": good(t)})
+		opts := baseOptions(dir)
+		opts.MaxEncryptedBytes = int64(len(env)) // a fits exactly, b is larger
+		if len(good(t)) <= len(env) {
+			t.Fatalf("fixture sizes changed")
+		}
+		_, err := Load(context.Background(), opts)
+		assertClass(t, err, ClassSourceTooLarge, 2)
+	})
+	t.Run("packed objects", func(t *testing.T) {
+		dir, _ := newRepo(t, map[string][]byte{"secrets/a.sops.json": good(t), "secrets/b.sops.json": good(t)})
+		gitCmd(t, dir, "gc", "-q", "--aggressive")
+		opts := baseOptions(dir)
+		opts.MaxEncryptedBytes = int64(len(good(t))) - 1
+		_, err := Load(context.Background(), opts)
+		assertClass(t, err, ClassSourceTooLarge, 1)
+		opts.MaxEncryptedBytes = int64(len(good(t)))
+		if got := loadValues(t, opts); len(got) != 2 {
+			t.Fatalf("packed: %v", got)
+		}
+	})
+	t.Run("invalid name", func(t *testing.T) {
+		dir, _ := newRepo(t, map[string][]byte{"secrets/a.sops.json": good(t), "secrets/my db.sops.json": good(t)})
+		_, err := Load(context.Background(), baseOptions(dir))
+		de := assertClass(t, err, ClassNameInvalid, 2)
+		if strings.Contains(err.Error(), "my db") || de.Path != "" {
+			t.Errorf("name error leaks the path: %v", err)
+		}
+	})
+	t.Run("suffix only", func(t *testing.T) {
+		dir, _ := newRepo(t, map[string][]byte{"secrets/.sops.json": good(t)})
+		_, err := Load(context.Background(), baseOptions(dir))
+		assertClass(t, err, ClassNameInvalid, 1)
+	})
+	t.Run("name too long", func(t *testing.T) {
+		long := strings.Repeat("d", 200) + "/" + strings.Repeat("e", 200) + "/" + strings.Repeat("f", 120)
+		dir, _ := newRepo(t, map[string][]byte{"secrets/" + long + ".sops.json": good(t)})
+		_, err := Load(context.Background(), baseOptions(dir))
+		assertClass(t, err, ClassNameInvalid, 1)
+	})
+	t.Run("collision", func(t *testing.T) {
+		dir, _ := newRepo(t, map[string][]byte{
+			"secrets/db.sops.json": good(t),
+			"secrets/db.sops.yaml": fixture(t, cur+"/good.sops.yaml"),
+		})
+		opts := baseOptions(dir)
+		_, err := Load(context.Background(), opts)
+		de := assertClass(t, err, ClassNameCollision, 2)
+		if !strings.Contains(err.Error(), "resource-0001") || de.Path != "" {
+			t.Errorf("collision must name the other document by ordinal: %v", err)
+		}
+		opts.ShowResourceNames = true
+		_, err = Load(context.Background(), opts)
+		if !strings.Contains(err.Error(), "secrets/db.sops.json") || !strings.Contains(err.Error(), "document secrets/db.sops.yaml: ") {
+			t.Errorf("with resource names both paths are named: %v", err)
+		}
+	})
+	t.Run("structure is checked before any decryption", func(t *testing.T) {
+		// Ordinal 1 cannot be decrypted, ordinal 2 is a symlink: the
+		// structural error wins because no key is touched before every
+		// document passed the structural checks.
+		dir, _ := newRepo(t, map[string][]byte{"secrets/a.sops.json": fixture(t, cur+"/wrong-key.sops.json")})
+		os.Symlink("a.sops.json", filepath.Join(dir, "secrets", "b.sops.json"))
+		commitFiles(t, dir, nil, "symlink")
+		_, err := Load(context.Background(), baseOptions(dir))
+		assertClass(t, err, ClassSourceNotRegular, 2)
+	})
+}
+
+// When several documents fail, the lowest ordinal is reported, whatever
+// the concurrency.
+func TestLoadReportsLowestFailingOrdinal(t *testing.T) {
+	files := map[string][]byte{}
+	for i := 0; i < 12; i++ {
+		files[filepath.ToSlash(filepath.Join("secrets", string(rune('a'+i))+".sops.json"))] = good(t)
+	}
+	files["secrets/f.sops.json"] = fixture(t, cur+"/dup.sops.json")
+	files["secrets/h.sops.json"] = fixture(t, cur+"/wrong-key.sops.json")
+	files["secrets/k.sops.json"] = fixture(t, cur+"/not-encrypted.sops.json")
+	dir, _ := newRepo(t, files)
+	for _, c := range []int{1, 2, 8, 64} {
+		opts := baseOptions(dir)
+		opts.Concurrency = c
+		_, err := Load(context.Background(), opts)
+		assertClass(t, err, ClassPlaintextDuplicateKey, 6)
+	}
+}
+
+func TestLoadOptionErrors(t *testing.T) {
+	dir, _ := newRepo(t, map[string][]byte{"secrets/a.sops.json": good(t)})
+	cases := []struct {
+		mut   func(*Options)
+		class string
+	}{
+		{func(o *Options) { o.SourceRoot = "../x" }, ClassOptionsInvalid},
+		{func(o *Options) { o.SourceRoot = "/abs" }, ClassOptionsInvalid},
+		{func(o *Options) { o.SourceRoot = "secrets/../.." }, ClassOptionsInvalid},
+		{func(o *Options) { o.MaxEncryptedBytes = 0 }, ClassOptionsInvalid},
+		{func(o *Options) { o.RepositoryID = "" }, ClassOptionsInvalid},
+		{func(o *Options) { o.SecretPrefix = "" }, ClassNameInvalid},
+		{func(o *Options) { o.SecretPrefix = "bad prefix" }, ClassNameInvalid},
+	}
+	for _, c := range cases {
+		opts := baseOptions(dir)
+		c.mut(&opts)
+		_, err := Load(context.Background(), opts)
+		assertClass(t, err, c.class, 0)
+	}
+	// Defaults: "" repository revision and root mean ".", "HEAD" and ".".
+	wd, _ := os.Getwd()
+	t.Cleanup(func() { os.Chdir(wd) })
+	os.Chdir(dir)
+	opts := baseOptions("")
+	opts.Revision, opts.SourceRoot = "", ""
+	if got := loadValues(t, opts); got["prod/app/secrets/a"] != wantGood {
+		t.Fatalf("defaults: %v", got)
+	}
+}
+
+func TestLoadCancelledBeforeStart(t *testing.T) {
+	dir, _ := newRepo(t, map[string][]byte{"secrets/a.sops.json": good(t)})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Load(ctx, baseOptions(dir))
+	assertClass(t, err, ClassInterrupted, 0)
+	if !isCanceled(err) {
+		t.Fatalf("errors.Is(err, context.Canceled) must hold: %v", err)
+	}
+	ctx, cancel2 := context.WithTimeout(context.Background(), 0)
+	defer cancel2()
+	<-ctx.Done()
+	_, err = Load(ctx, baseOptions(dir))
+	if !isDeadline(err) {
+		t.Fatalf("errors.Is(err, context.DeadlineExceeded) must hold: %v", err)
+	}
+}

@@ -1,0 +1,245 @@
+package desired
+
+import (
+	"context"
+	"math"
+	"path"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/go-git/go-git/v5"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/scope"
+)
+
+// Options say where the desired state is and how to read it. The CLI
+// validates them (SPEC §2.1); Load checks them again and fails with class
+// options:invalid or name:invalid rather than guess.
+type Options struct {
+	// RepoPath is the repository (work tree root, bare repository or
+	// linked worktree); "" means ".".
+	RepoPath string
+	// Revision is any commit-ish, resolved once; "" means "HEAD".
+	Revision string
+	// SourceRoot is a clean repo-relative directory; "" and "." mean the
+	// whole repository. Absolute paths and ".." are refused.
+	SourceRoot string
+	// SecretPrefix has one trailing "/" trimmed and must then be a valid
+	// secret name.
+	SecretPrefix string
+	// RepositoryID (e.g. "owner/repo") is part of the scope identity.
+	RepositoryID string
+	// MaxEncryptedBytes bounds each committed blob, checked before reading;
+	// must be > 0.
+	MaxEncryptedBytes int64
+	// Concurrency bounds parallel decryptions; <= 0 means
+	// runtime.GOMAXPROCS(0).
+	Concurrency int
+	// ShowResourceNames lets errors name the document's path.
+	ShowResourceNames bool
+}
+
+type normalized struct {
+	repo, rev, root, prefix string
+	maxBytes                int64
+	conc                    int
+	show                    bool
+	scope                   scope.Scope
+}
+
+func normalize(o Options) (*normalized, error) {
+	n := &normalized{
+		repo: o.RepoPath, rev: o.Revision, maxBytes: o.MaxEncryptedBytes,
+		conc: o.Concurrency, show: o.ShowResourceNames,
+	}
+	if n.repo == "" {
+		n.repo = "."
+	}
+	if n.rev == "" {
+		n.rev = "HEAD"
+	}
+	if n.conc <= 0 {
+		n.conc = runtime.GOMAXPROCS(0)
+	}
+	n.root = scope.CleanSourceRoot(o.SourceRoot)
+	if path.IsAbs(n.root) || n.root == ".." || strings.HasPrefix(n.root, "../") || strings.Contains(o.SourceRoot, "\\") {
+		return nil, scopeError(ClassOptionsInvalid,
+			"the source root must be a clean repo-relative path without '..' (or '.')",
+			"pass --source-root relative to the repository root, for example 'secrets'")
+	}
+	if n.maxBytes <= 0 {
+		return nil, scopeError(ClassOptionsInvalid,
+			"the encrypted-size limit must be greater than zero",
+			"pass --max-encrypted-bytes as a positive size such as 8MiB")
+	}
+	if o.RepositoryID == "" {
+		return nil, scopeError(ClassOptionsInvalid,
+			"the repository id is empty",
+			"pass --repository-id, for example owner/repo")
+	}
+	n.prefix = scope.TrimPrefix(o.SecretPrefix)
+	if err := ValidateName(n.prefix); err != nil {
+		return nil, scopeError(ClassNameInvalid,
+			"the secret prefix is not a valid secret name (1..512 of A-Z a-z 0-9 / _ + = . @ -)",
+			"pass --secret-prefix using only those characters")
+	}
+	n.scope = scope.Scope{RepositoryID: o.RepositoryID, SourceRoot: n.root, Prefix: n.prefix}
+	return n, nil
+}
+
+// Load reads the desired state of one scope at one commit (SPEC §3):
+// resolve opts.Revision once to a 40-hex commit; walk the committed tree
+// under the source root; select *.sops.json, *.sops.yaml, *.sops.yml and
+// *.sops.env; check structure (regular files, sizes, names, collisions) for
+// every document before decrypting any; decrypt up to opts.Concurrency
+// documents in parallel with the SOPS library (MAC verified); canonicalize
+// each plaintext (internal/canonical).
+//
+// The returned State holds the commit, the scope and the secrets ordered by
+// name. Every error is an *Error; when several documents fail, the one with
+// the lowest ordinal is reported. If ctx is cancelled, Load returns promptly
+// with class "interrupted" wrapping ctx.Err(), even while a key-service call
+// is in flight (that call's goroutine finishes in the background and its
+// result is discarded).
+func Load(ctx context.Context, opts Options) (State, error) {
+	if err := ctx.Err(); err != nil {
+		return State{}, interrupted(err)
+	}
+	o, err := normalize(opts)
+	if err != nil {
+		return State{}, err
+	}
+	repo, e := openRepository(o.repo)
+	if e != nil {
+		return State{}, e
+	}
+	commit, e := resolveCommit(repo, o.rev)
+	if e != nil {
+		return State{}, e
+	}
+	docs, err := selectDocuments(ctx, repo, commit, o)
+	if err != nil {
+		if ctx.Err() != nil {
+			return State{}, interrupted(ctx.Err())
+		}
+		return State{}, err
+	}
+	values, err := decryptAll(ctx, repo, docs, o)
+	if err != nil {
+		return State{}, err
+	}
+	secrets := make([]Secret, len(docs))
+	for i, d := range docs {
+		secrets[i] = Secret{
+			Name:         d.name,
+			Value:        values[i],
+			SourceDigest: scope.SourceDigest(d.path),
+			Path:         d.path,
+			Ordinal:      d.ordinal,
+		}
+	}
+	sort.Slice(secrets, func(i, j int) bool { return secrets[i].Name < secrets[j].Name })
+	return State{Commit: commit.Hash.String(), Scope: o.scope, Secrets: secrets}, nil
+}
+
+func interrupted(cause error) *Error {
+	return &Error{Class: ClassInterrupted,
+		what:  "reading the desired state was interrupted (signal or run timeout) before every document was decrypted and checked",
+		next:  "nothing was changed; run again",
+		cause: cause}
+}
+
+// decryptAll reads, decrypts and canonicalizes every document with at most
+// o.conc decryptions in flight. Blobs are read by one dispatcher goroutine
+// (go-git repositories are not safe for concurrent use), in ordinal order,
+// so at most o.conc encrypted documents are held in memory at once.
+func decryptAll(ctx context.Context, repo *git.Repository, docs []*document, o *normalized) ([][]byte, error) {
+	values := make([][]byte, len(docs))
+	errs := make([]*Error, len(docs))
+	var minFail atomic.Int64 // lowest failed ordinal so far
+	minFail.Store(math.MaxInt64)
+	noteFail := func(ord int) {
+		for {
+			cur := minFail.Load()
+			if int64(ord) >= cur || minFail.CompareAndSwap(cur, int64(ord)) {
+				return
+			}
+		}
+	}
+	sem := make(chan struct{}, o.conc)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var wg sync.WaitGroup
+		defer wg.Wait()
+		for i, d := range docs {
+			// Documents after a failure cannot change the reported error.
+			if int64(d.ordinal) > minFail.Load() {
+				return
+			}
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			data, err := readBlob(repo, d.hash, o.maxBytes)
+			if err != nil {
+				if err == errBlobTooLarge {
+					errs[i] = docError(ClassSourceTooLarge, d, o.show,
+						"the committed document is larger than --max-encrypted-bytes",
+						"split the document, or raise --max-encrypted-bytes if the size is expected")
+				} else {
+					errs[i] = withDoc(readError(), d, o.show)
+				}
+				noteFail(d.ordinal)
+				<-sem
+				continue
+			}
+			wg.Add(1)
+			go func(i int, d *document, data []byte) {
+				defer wg.Done()
+				defer func() { <-sem }()
+				v, e := decryptDocument(data, d, o.show)
+				if e != nil {
+					errs[i] = e
+					noteFail(d.ordinal)
+					return
+				}
+				values[i] = v
+			}(i, d, data)
+		}
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return nil, interrupted(ctx.Err())
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, interrupted(err)
+	}
+	for _, e := range errs {
+		if e != nil {
+			return nil, e
+		}
+	}
+	return values, nil
+}
+
+// decryptDocument turns one committed blob into its canonical value.
+func decryptDocument(data []byte, d *document, show bool) ([]byte, *Error) {
+	plain, f := decryptSOPS(data, d.format)
+	if f != nil {
+		return nil, docError(f.class, d, show, f.what, f.next)
+	}
+	v, err := canonical.Canonicalize(d.format, plain)
+	clear(plain)
+	if err != nil {
+		ce := err.(*canonical.Error)
+		return nil, docError(ce.Class, d, show, ce.What, ce.Next)
+	}
+	return v, nil
+}
