@@ -68,6 +68,9 @@ func (e *Emulator) SetConditions(c Conditions) error {
 			return fmt.Errorf("replica region %q is not a Region name like us-west-2", reg)
 		}
 	}
+	if c.CurrentPayload != nil && *c.CurrentPayload != "both" && *c.CurrentPayload != "neither" {
+		return fmt.Errorf("current_payload must be \"both\" or \"neither\"")
+	}
 	now, lag := e.begin()
 	defer e.mu.Unlock()
 	r := e.st.lookup(c.Name)
@@ -139,6 +142,16 @@ func (e *Emulator) SetConditions(c Conditions) error {
 			n.removeLabel("AWSCURRENT")
 			n.addLabel(keep, "AWSCURRENT")
 		}
+	}
+	if c.CurrentPayload != nil {
+		id := e.newVersionID()
+		v := &version{id: id, created: now}
+		if *c.CurrentPayload == "both" {
+			str := "string-part"
+			v.str, v.bin = &str, []byte("binary-part")
+		}
+		n.versions = append(n.versions, v)
+		n.moveCurrent(id)
 	}
 	n.lastChanged = now
 	e.st.commit(r, n, now, lag)

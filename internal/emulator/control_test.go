@@ -205,3 +205,22 @@ func TestConditions_ExtraCurrentStageGivesTwoCurrentVersions(t *testing.T) {
 		t.Fatalf("after put %v", d.VersionIdsToStages)
 	}
 }
+
+func TestConditions_CurrentPayloadBothOrNeither(t *testing.T) {
+	srv, c := start(t)
+	create(t, c, "both", "v")
+	create(t, c, "neither", "v")
+	srv.SetConditions(t, emulator.Conditions{Name: "both", CurrentPayload: aws.String("both")})
+	srv.SetConditions(t, emulator.Conditions{Name: "neither", CurrentPayload: aws.String("neither")})
+	g := must[*secretsmanager.GetSecretValueOutput](t)(c.GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String("both")}))
+	if g.SecretString == nil || g.SecretBinary == nil {
+		t.Fatalf("both: %+v", g)
+	}
+	g = must[*secretsmanager.GetSecretValueOutput](t)(c.GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String("neither")}))
+	if g.SecretString != nil || g.SecretBinary != nil {
+		t.Fatalf("neither: %+v", g)
+	}
+	if code, body := control(t, srv.URL, "POST", "/_emulator/conditions", `{"name":"both","current_payload":"some"}`); code != 400 {
+		t.Fatalf("bad current_payload: %d %s", code, body)
+	}
+}

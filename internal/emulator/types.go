@@ -114,4 +114,9 @@ type Conditions struct {
 	// when the secret has only one), a state AWS never produces; false
 	// leaves AWSCURRENT only on the newest version that holds it.
 	ExtraCurrentStage *bool `json:"extra_current_stage,omitempty"`
+	// CurrentPayload "both" or "neither" adds a new version holding both a
+	// string and a binary, or neither, and moves AWSCURRENT to it: payloads
+	// AWS never stores (an addition to the issue's list, for SPEC §4.1's
+	// payload conflict).
+	CurrentPayload *string `json:"current_payload,omitempty"`
 }
