@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -27,6 +28,8 @@ type Options struct {
 type Adapter struct {
 	c   *secretsmanager.Client
 	opt Options
+	// noBatch is set once BatchGetSecretValue was denied.
+	noBatch atomic.Bool
 }
 
 var _ engine.Port = (*Adapter)(nil)

@@ -197,3 +197,35 @@ func TestCreate_TagsInTheSameRequestAndTokenIsTheVersion(t *testing.T) {
 		t.Fatalf("state = %+v", s)
 	}
 }
+
+// TestGetCurrentValues_BatchDeniedFallsBackToSingleReads: a least-privilege
+// policy without BatchGetSecretValue on "*" still works, one read per
+// secret, and the batch is not retried.
+func TestGetCurrentValues_BatchDeniedFallsBackToSingleReads(t *testing.T) {
+	srv := emulatortest.Start(t)
+	c := srv.Client(t)
+	a := awssm.New(c, awssm.Options{})
+	var reqs []engine.ValueRequest
+	for i := range 3 {
+		name := fmt.Sprintf("app/v%d", i)
+		arn := create(t, c, name, fmt.Sprintf(`{"i":%d}`, i), nil)
+		o, _ := a.Describe(context.Background(), arn)
+		reqs = append(reqs, engine.ValueRequest{ID: arn, Name: name, CurrentVersionID: o.CurrentVersionIDs()[0]})
+	}
+	srv.SetFaults(t, emulator.Faults{Script: []emulator.ScriptedFault{{Operation: "BatchGetSecretValue", Nth: 1, Fault: "error:AccessDeniedException"}}})
+	for range 2 {
+		vs, err := a.GetCurrentValues(context.Background(), reqs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range vs {
+			if string(v.String) != fmt.Sprintf(`{"i":%d}`, i) || v.StageMismatch {
+				t.Fatalf("value %d = %+v", i, v)
+			}
+		}
+	}
+	calls := srv.Stats(t).Calls
+	if calls["BatchGetSecretValue"] != 1 || calls["GetSecretValue"] != 6 {
+		t.Fatalf("calls = %v; want one denied batch, then single reads", calls)
+	}
+}

@@ -21,14 +21,18 @@ import (
 // version is not AWSCURRENT, or the secret became scheduled for deletion —
 // AWS gives both the same code, and we never infer state from message text)
 // is reported as StageMismatch, ResourceNotFoundException as Missing.
+// When BatchGetSecretValue is denied (AccessDeniedException) the adapter
+// falls back to single reads for the rest of its life.
 func (a *Adapter) GetCurrentValues(ctx context.Context, reqs []engine.ValueRequest) ([]plan.CurrentValue, error) {
 	if len(reqs) > engine.MaxValueBatch {
 		return nil, &engine.Error{Operation: "BatchGetSecretValue", Code: CodeClientValidation, Fault: engine.FaultClient}
 	}
 	out := make([]plan.CurrentValue, len(reqs))
 	pending := make([]bool, len(reqs))
-	if len(reqs) == 1 {
-		pending[0] = true
+	if len(reqs) == 1 || a.noBatch.Load() {
+		for i := range pending {
+			pending[i] = true
+		}
 	} else if len(reqs) > 1 {
 		ids := make([]string, len(reqs))
 		for i, r := range reqs {
@@ -37,8 +41,16 @@ func (a *Adapter) GetCurrentValues(ctx context.Context, reqs []engine.ValueReque
 		cctx, cancel := a.call(ctx)
 		res, err := a.c.BatchGetSecretValue(cctx, &secretsmanager.BatchGetSecretValueInput{SecretIdList: ids})
 		cancel()
+		if err = convert(ctx, "BatchGetSecretValue", err); isCode(err, "AccessDeniedException") {
+			// A policy scoped to the prefix often lacks
+			// secretsmanager:BatchGetSecretValue on "*" (SPEC §9): read one
+			// by one from now on; GetSecretValue is checked per secret.
+			a.noBatch.Store(true)
+			err = nil
+			res = &secretsmanager.BatchGetSecretValueOutput{}
+		}
 		if err != nil {
-			return nil, convert(ctx, "BatchGetSecretValue", err)
+			return nil, err
 		}
 		for i, r := range reqs {
 			pending[i] = true

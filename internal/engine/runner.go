@@ -55,6 +55,9 @@ func newRunner(cfg Config, want desired.State, port Port, log *slog.Logger) *run
 	if cfg.VerificationTimeout <= 0 {
 		cfg.VerificationTimeout = DefaultVerificationTimeout
 	}
+	if cfg.RecoveryWindowDays == 0 {
+		cfg.RecoveryWindowDays = 30 // AWS's and the CLI's default (SPEC §2.1)
+	}
 	if cfg.WritesPerSecond == 0 {
 		cfg.WritesPerSecond = DefaultWritesPerSecond
 	}
