@@ -3,6 +3,7 @@ package emulator
 import (
 	"encoding/json"
 	"io"
+	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"strings"
@@ -33,6 +34,7 @@ type Emulator struct {
 	faultRNG *rand.Rand
 	idRNG    *rand.Rand
 	idGen    uint64
+	logger   *slog.Logger
 	buckets  map[string]*bucket
 	nth      map[string]int64
 	stats    Stats
@@ -60,6 +62,10 @@ func WithFaults(f Faults) Option {
 		e.faults = f
 	}
 }
+
+// WithLogger logs one line per API call (operation, HTTP status, error code,
+// injected fault, duration; never names, ids or values). Nil disables it.
+func WithLogger(l *slog.Logger) Option { return func(e *Emulator) { e.logger = l } }
 
 // New returns an empty emulator.
 func New(opts ...Option) *Emulator {
@@ -147,56 +153,70 @@ func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (e *Emulator) serveAPI(w http.ResponseWriter, r *http.Request) {
+	began := time.Now()
+	op, status, code, fault := e.handleAPI(w, r)
+	if e.logger != nil {
+		// Never values or ids: operation, outcome and fault only.
+		e.logger.Info("call", "operation", op, "status", status, "error_code", code, "fault", fault,
+			"duration_ms", float64(time.Since(began).Microseconds())/1000)
+	}
+}
+
+// handleAPI answers one API request and reports what happened: the
+// operation, the HTTP status (0 when the connection was closed without a
+// response), the error code if any, and the injected fault kind if any.
+func (e *Emulator) handleAPI(w http.ResponseWriter, r *http.Request) (op string, status int, code, fault string) {
+	fail := func(err *apiError) (string, int, string, string) {
+		writeAPIError(w, err)
+		return op, err.status, err.code, fault
+	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 	if err != nil {
-		writeAPIError(w, errf("SerializationException", "failed to read the request body"))
-		return
+		return fail(errf("SerializationException", "failed to read the request body"))
 	}
 	if len(body) > maxBody {
-		writeAPIError(w, errf("SerializationException", "the request body is larger than %d bytes", maxBody))
-		return
+		return fail(errf("SerializationException", "the request body is larger than %d bytes", maxBody))
 	}
 	op, ok := strings.CutPrefix(r.Header.Get("X-Amz-Target"), "secretsmanager.")
 	h := operations[op]
 	if r.Method != http.MethodPost || !ok || h == nil {
 		e.countUnknown()
-		writeAPIError(w, errf("UnknownOperationException", "the emulator does not serve this request; send POST with X-Amz-Target: secretsmanager.<Operation>"))
-		return
+		op = "Unknown"
+		return fail(errf("UnknownOperationException", "the emulator does not serve this request; send POST with X-Amz-Target: secretsmanager.<Operation>"))
 	}
 
 	plan := e.admit(op)
+	fault = plan.name()
 	if plan.delay > 0 {
 		t := time.NewTimer(plan.delay)
 		select {
 		case <-t.C:
 		case <-r.Context().Done():
 			t.Stop()
-			return
+			return op, 0, "", fault
 		}
 	}
 	switch plan.kind {
 	case faultAmbiguousBefore:
 		abort(w)
-		return
+		return op, 0, "", fault
 	case faultError:
-		writeAPIError(w, plan.err)
-		return
+		return fail(plan.err)
 	}
 	out, aerr := h(e, body)
 	if plan.kind == faultAmbiguousAfter {
 		abort(w)
-		return
+		return op, 0, "", fault
 	}
 	if aerr != nil {
-		writeAPIError(w, aerr)
-		return
+		return fail(aerr)
 	}
 	b, merr := json.Marshal(out)
 	if merr != nil {
-		writeAPIError(w, errf("InternalServiceError", msgInternal))
-		return
+		return fail(errf("InternalServiceError", msgInternal))
 	}
 	writeAPI(w, http.StatusOK, b)
+	return op, http.StatusOK, "", fault
 }
 
 func (e *Emulator) countUnknown() {

@@ -25,9 +25,28 @@ const (
 
 // callPlan is what admit decided for one request.
 type callPlan struct {
-	delay time.Duration
-	kind  faultKind
-	err   *apiError
+	delay     time.Duration
+	kind      faultKind
+	err       *apiError
+	throttled bool // err is the quota's ThrottlingException
+}
+
+// name is the plan's fault kind for logs ("" when none).
+func (p callPlan) name() string {
+	switch {
+	case p.throttled:
+		return "throttled"
+	case p.kind == faultError:
+		return "error:" + p.err.code
+	case p.kind == faultAmbiguousAfter:
+		return kindAfter
+	case p.kind == faultAmbiguousBefore:
+		return kindBefore
+	}
+	if p.delay > 0 {
+		return "latency"
+	}
+	return ""
 }
 
 // quotaFamilies are AWS's request quotas per operation family, requests per
@@ -217,7 +236,7 @@ func (e *Emulator) admit(op string) callPlan {
 			}
 			if !b.take(now) {
 				e.stats.Throttled[op]++
-				plan.kind, plan.err = faultError, errf("ThrottlingException", msgRateExceeded)
+				plan.kind, plan.err, plan.throttled = faultError, errf("ThrottlingException", msgRateExceeded), true
 				return plan
 			}
 		}

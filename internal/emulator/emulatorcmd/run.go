@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -42,6 +43,7 @@ func Run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	listen := fs.String("listen", "127.0.0.1:4566", "address to listen on (port 0 picks a free port)")
 	region := fs.String("region", emulator.DefaultRegion, "Region used in ARNs")
 	account := fs.String("account-id", emulator.DefaultAccountID, "account id used in ARNs")
+	logCalls := fs.Bool("log", false, "log one line per API call to stderr (operation, status, error code, fault; never names or values)")
 	var f emulator.Faults
 	var script scriptFlag
 	fs.Int64Var(&f.Seed, "seed", 0, "seed for every random decision (ARN suffixes, fault rolls, jitter)")
@@ -69,7 +71,11 @@ func Run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		fmt.Fprintf(stderr, "secretsmanager-emulator: invalid fault flags: %v\n", err)
 		return 2
 	}
-	emu := emulator.New(emulator.WithRegion(*region), emulator.WithAccountID(*account), emulator.WithFaults(f))
+	opts := []emulator.Option{emulator.WithRegion(*region), emulator.WithAccountID(*account), emulator.WithFaults(f)}
+	if *logCalls {
+		opts = append(opts, emulator.WithLogger(slog.New(slog.NewTextHandler(stderr, nil))))
+	}
+	emu := emulator.New(opts...)
 
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -24,9 +25,9 @@ func startRun(t *testing.T, args ...string) (string, chan os.Signal, chan int) {
 	pr, pw := io.Pipe()
 	stop := make(chan os.Signal, 1)
 	code := make(chan int, 1)
-	var stderr bytes.Buffer
+	stderr := &lockedBuffer{}
 	go func() {
-		code <- Run(args, pw, &stderr, stop)
+		code <- Run(args, pw, stderr, stop)
 		pw.Close()
 	}()
 	line, err := bufio.NewReader(pr).ReadString('\n')
@@ -122,5 +123,54 @@ func TestRun_CannotListenExit1(t *testing.T) {
 	var out, errb bytes.Buffer
 	if c := Run([]string{"--listen", "256.0.0.1:bad"}, &out, &errb, make(chan os.Signal)); c != 1 || out.Len() != 0 {
 		t.Fatalf("exit %d stdout %q", c, out.String())
+	}
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func TestRun_LogFlagLogsCallsWithoutValues(t *testing.T) {
+	stderr := &lockedBuffer{}
+	pr, pw := io.Pipe()
+	stop := make(chan os.Signal, 1)
+	code := make(chan int, 1)
+	go func() { code <- Run([]string{"--listen", "127.0.0.1:0", "--log"}, pw, stderr, stop); pw.Close() }()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	url := strings.TrimSpace(strings.TrimPrefix(line, "listening on "))
+	req, _ := http.NewRequest("POST", url+"/", strings.NewReader(`{"Name":"log-name","SecretString":"TOPSECRETVALUE","ClientRequestToken":"00000000-0000-4000-8000-000000000001"}`))
+	req.Header.Set("X-Amz-Target", "secretsmanager.CreateSecret")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	stop <- syscall.SIGTERM
+	if c := <-code; c != 0 {
+		t.Fatalf("exit %d", c)
+	}
+	logs := stderr.String()
+	if !strings.Contains(logs, "operation=CreateSecret") || !strings.Contains(logs, "status=200") {
+		t.Fatalf("no call line: %q", logs)
+	}
+	if strings.Contains(logs, "TOPSECRETVALUE") || strings.Contains(logs, "log-name") {
+		t.Fatalf("log leaks the name or value: %q", logs)
 	}
 }
