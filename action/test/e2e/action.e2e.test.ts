@@ -1,0 +1,534 @@
+/**
+ * End-to-end tests of the bundled Action (action/dist/index.js) run as the
+ * runner runs it. Two suites:
+ * - a stand-in CLI release (a script with a genuine checksum) drives every
+ *   exit code / report combination, the install and verification faults and
+ *   the tool-cache re-verification;
+ * - the real release made by `make release-snapshot`, served with its real
+ *   checksums.txt, runs against the secretsmanager-emulator binary on
+ *   documents encrypted by the real sops CLI (converged, drift with and
+ *   without fail-on-drift, conflict, invalid, tampered binary).
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { appendFile, mkdir, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  Emulator,
+  findSops,
+  freshDir,
+  hostPlatform,
+  isFile,
+  makeFixture,
+  makeStandInRelease,
+  must,
+  pathWith,
+  ReleaseServer,
+  repoRoot,
+  reportJson,
+  Runner,
+  writeStandInGh,
+  type ActionRun,
+  type Fixture,
+} from './harness.js';
+
+const MSG = {
+  drift: 'sops-aws-sync plan detected drift',
+  invalid: 'sops-aws-sync rejected the Action configuration or desired state',
+  conflict: 'sops-aws-sync found an ownership or observed-state conflict',
+  apply: 'sops-aws-sync apply did not complete safely',
+  verification: 'sops-aws-sync verification did not converge',
+  interrupted: 'sops-aws-sync was interrupted',
+  skew: 'CLI exit status and redacted report disagree',
+  install: 'Exact CLI installation or verification failed',
+  checksum: 'CLI binary checksum verification failed',
+  stderr: 'sops-aws-sync wrote a diagnostic to stderr',
+};
+
+const host = hostPlatform();
+const TOKEN = `ghs_e2e${randomBytes(12).toString('hex')}`;
+const STANDIN = '0.0.0-standin.1';
+const UNATTESTED = '0.0.0-standin.2';
+const REAL = '0.0.0-e2e.1';
+const cliPresent =
+  existsSync(join(repoRoot, 'cmd', 'sops-aws-sync', 'main.go')) &&
+  existsSync(join(repoRoot, 'cmd', 'secretsmanager-emulator', 'main.go'));
+
+let work: string;
+let server: ReleaseServer;
+let binDir: string;
+let ghLog: string;
+let standInArgs: string;
+let standInEnv: string;
+let standInAsset: string;
+let runner: Runner;
+
+/** Annotations the Action itself emitted: lines outside stop-commands regions. */
+function annotations(stdout: string): string[] {
+  const out: string[] = [];
+  let stopToken: string | undefined;
+  for (const line of stdout.split('\n')) {
+    if (stopToken !== undefined) {
+      if (line === `::${stopToken}::`) stopToken = undefined;
+      continue;
+    }
+    const stop = /^::stop-commands::(.+)$/.exec(line);
+    if (stop !== null) {
+      stopToken = stop[1];
+      continue;
+    }
+    if (/^::(error|warning)/.test(line)) out.push(line);
+  }
+  return out;
+}
+
+/** The token and the fixture's plaintext never reach the log, the outputs or the summary. */
+function expectNoLeaks(r: ActionRun): void {
+  const visible = r.stdout
+    .split('\n')
+    .filter((l) => !l.startsWith('::add-mask::'))
+    .join('\n');
+  for (const text of [visible, r.stderr, r.summary, JSON.stringify(r.outputs)]) {
+    expect(text).not.toContain(TOKEN);
+    expect(text).not.toContain('CANARY-');
+  }
+}
+
+/** The private directory under RUNNER_TEMP that holds the run's report. */
+function reportDir(r: ActionRun): string {
+  return (r.outputs['redacted-report-path'] ?? '').slice(r.runnerTemp.length + 1).split('/')[0] ?? '';
+}
+
+function expectFailure(r: ActionRun, message: string): void {
+  expect(r.code).toBe(1);
+  expect(annotations(r.stdout)).toContain(`::error::${message}`);
+  expect(annotations(r.stdout).filter((l) => l.startsWith('::error'))).toHaveLength(1);
+  expectNoLeaks(r);
+}
+
+function expectSuccess(r: ActionRun): void {
+  expect(r.code, r.stdout + r.stderr).toBe(0);
+  expect(annotations(r.stdout).filter((l) => l.startsWith('::error'))).toEqual([]);
+  expectNoLeaks(r);
+}
+
+function ghVerifyCalls(): Promise<string[]> {
+  return readFile(ghLog, 'utf8').then(
+    (t) => t.split('\n').filter((l) => l.startsWith('attestation verify /')),
+    () => [],
+  );
+}
+
+beforeAll(async () => {
+  work = await freshDir('sops-aws-sync-action-e2e-');
+  binDir = join(work, 'bin');
+  ghLog = join(work, 'gh.log');
+  standInArgs = join(work, 'standin.args');
+  standInEnv = join(work, 'standin.env');
+  await writeStandInGh(binDir);
+  server = new ReleaseServer(join(work, 'attested.txt'), join(work, 'commits.txt'));
+  await server.start();
+  standInAsset = await makeStandInRelease(join(work, 'release-standin'), STANDIN, host.goos, host.goarch);
+  await server.addRelease(`v${STANDIN}`, join(work, 'release-standin'), { withDigests: false });
+  await makeStandInRelease(join(work, 'release-unattested'), UNATTESTED, host.goos, host.goarch);
+  await server.addRelease(`v${UNATTESTED}`, join(work, 'release-unattested'), { attest: false });
+  const home = join(work, 'home');
+  await mkdir(home, { recursive: true });
+  runner = new Runner(work, {
+    PATH: pathWith(binDir),
+    HOME: home,
+    GITHUB_API_URL: server.base,
+    GITHUB_REPOSITORY: 'acme/infra',
+    GITHUB_SHA: 'f'.repeat(40),
+    GITHUB_WORKSPACE: work,
+    RUNNER_OS: host.runnerOs,
+    RUNNER_ARCH: host.runnerArch,
+    GH_STANDIN_LOG: ghLog,
+    GH_STANDIN_ATTESTED: join(work, 'attested.txt'),
+    GH_STANDIN_COMMITS: join(work, 'commits.txt'),
+    STANDIN_ARGS: standInArgs,
+    STANDIN_ENV: standInEnv,
+  });
+});
+
+afterAll(async () => {
+  await server.close();
+  await rm(work, { recursive: true, force: true });
+});
+
+describe('Action with a stand-in CLI release', () => {
+  const inputs = (over: Record<string, string> = {}) => ({
+    'secret-prefix': 'apps/prod',
+    'cli-version': STANDIN,
+    'github-token': TOKEN,
+    ...over,
+  });
+  const standIn = (exit: number, report: string | undefined, extra: Record<string, string> = {}) => ({
+    STANDIN_EXIT: String(exit),
+    ...(report === undefined ? {} : { STANDIN_REPORT: report }),
+    ...extra,
+  });
+  const rep = (over: Record<string, unknown> = {}, counts: Record<string, number> = {}) =>
+    reportJson({ tool_version: STANDIN, ...over }, counts);
+
+  it('fails with the skew message when the exit code and the report disagree', async () => {
+    await rm(standInArgs, { force: true });
+    const r = await runner.runAction({
+      inputs: inputs(),
+      env: standIn(4, rep({ status: 'converged' }), { STANDIN_STDERR: 'raw-diagnostic-text-from-cli' }),
+    });
+    expectFailure(r, MSG.skew);
+    // stderr: one fixed warning, the text itself never forwarded.
+    expect(annotations(r.stdout)).toContain(`::warning::${MSG.stderr}`);
+    expect(r.stdout + r.stderr).not.toContain('raw-diagnostic-text-from-cli');
+    // No report-derived output on disagreement; the report path is still given.
+    expect(r.outputs.status).toBeUndefined();
+    expect(r.outputs['redacted-report-path']).toMatch(/report\.json$/);
+    // The CLI ran without a shell with JSON logs and a private report file.
+    const args = (await readFile(standInArgs, 'utf8')).trim().split('\n');
+    expect(args[0]).toBe('plan');
+    expect(args).toContain('--log-format=json');
+    expect(args).toContain('--secret-prefix=apps/prod');
+    expect(args).toContain('--repository-id=acme/infra');
+    expect(args).toContain(`--revision=${'f'.repeat(40)}`);
+    const reportFile = args.find((a) => a.startsWith('--report-file='))?.slice('--report-file='.length) ?? '';
+    expect(reportFile.startsWith(r.runnerTemp)).toBe(true);
+    expect(reportFile).toBe(r.outputs['redacted-report-path']);
+    expect((await stat(join(reportFile, '..'))).mode & 0o777).toBe(0o700);
+    // The token is in no variable the CLI can see.
+    const env = await readFile(standInEnv, 'utf8');
+    expect(env).not.toContain(TOKEN);
+    expect(env).not.toMatch(/^INPUT_/m);
+  });
+
+  it.each([
+    ['conflict', 'plan', 4, { status: 'conflict' }, { conflicts: 1 }, MSG.conflict],
+    ['invalid', 'sync', 3, { status: 'invalid' }, {}, MSG.invalid],
+    ['apply-failed', 'sync', 5, { status: 'apply-failed' }, { create: 1 }, MSG.apply],
+    ['observation-failed', 'plan', 5, { status: 'observation-failed' }, {}, MSG.apply],
+    ['verification-failed', 'sync', 6, { status: 'verification-failed', verification: 'failed' }, { update: 1 }, MSG.verification],
+    [
+      'verification-inconclusive',
+      'sync',
+      6,
+      { status: 'verification-inconclusive', verification: 'inconclusive' },
+      { update: 1 },
+      MSG.verification,
+    ],
+    ['interrupted', 'sync', 130, { status: 'interrupted' }, {}, MSG.interrupted],
+  ] as const)('%s (%s, exit %i): fixed message and outputs', async (status, mode, exit, over, counts, message) => {
+    const r = await runner.runAction({ inputs: inputs({ mode }), env: standIn(exit, rep(over, counts)) });
+    expectFailure(r, message);
+    expect(r.outputs.status).toBe(status);
+    expect(r.outputs['cli-version']).toBe(STANDIN);
+    expect(r.outputs['verification-status']).toBe('verification' in over ? over.verification : 'not-run');
+    expect(r.outputs['conflict-count']).toBe(String('conflicts' in counts ? counts.conflicts : 0));
+    expect(r.summary).toContain(`<td>${status}</td>`);
+    expect(r.summary).toContain(message);
+  });
+
+  it('sync converged: exit 0, every output set, summary table', async () => {
+    const r = await runner.runAction({
+      inputs: inputs({ mode: 'sync' }),
+      env: standIn(
+        0,
+        rep({ status: 'converged', verification: 'converged', git_revision: 'a'.repeat(40), duration_ms: 42 }, {
+          create: 1,
+          update: 2,
+          restore: 3,
+          schedule_delete: 4,
+          unchanged: 5,
+        }),
+      ),
+    });
+    expectSuccess(r);
+    expect(r.outputs).toEqual({
+      status: 'converged',
+      'cli-version': STANDIN,
+      'git-revision': 'a'.repeat(40),
+      'create-count': '1',
+      'update-count': '2',
+      'restore-count': '3',
+      'scheduled-delete-count': '4',
+      'unchanged-count': '5',
+      'conflict-count': '0',
+      'verification-status': 'converged',
+      'redacted-report-path': join(r.runnerTemp, reportDir(r), 'report.json'),
+    });
+    expect(reportDir(r)).toMatch(/^sops-aws-sync-/);
+    expect(r.summary).toContain('sops-aws-sync sync');
+    expect(r.summary).toContain('<td>Scheduled delete</td><td>4</td>');
+    // The CLI's own output is in the log, but could not issue workflow commands.
+    expect(r.stdout).toContain('"msg":"stand-in run"');
+    expect(annotations(r.stdout)).toEqual([]);
+  });
+
+  it.each([
+    ['an undocumented exit code', 1, rep({ status: 'invalid' })],
+    ['a report with an extra key', 0, JSON.stringify({ ...JSON.parse(rep()), name: 'x' })],
+    ['a report naming another CLI version', 0, rep({ tool_version: '9.9.9' })],
+    ['no report after exit 0', 0, undefined],
+    ['drift with exit 0 under fail-on-drift', 0, rep({ status: 'drift' }, { create: 1 })],
+  ])('fails with the skew message on %s', async (_what, exit, report) => {
+    const r = await runner.runAction({ inputs: inputs({ 'fail-on-drift': 'true' }), env: standIn(exit, report) });
+    expectFailure(r, MSG.skew);
+    expect(r.outputs.status).toBeUndefined();
+  });
+
+  it('treats a missing report after exit 3 as the documented report-write failure', async () => {
+    const r = await runner.runAction({ inputs: inputs(), env: standIn(3, undefined) });
+    expectFailure(r, MSG.invalid);
+  });
+
+  it('rejects an invalid input before any network call or install', async () => {
+    const before = server.requests.length;
+    const r = await runner.runAction({ inputs: inputs({ 'recovery-window-days': '3' }) });
+    expectFailure(r, MSG.invalid);
+    expect(r.stdout).toContain('recovery-window-days');
+    expect(server.requests.length).toBe(before);
+  });
+
+  it('sends the token only as a bearer credential to the API host', async () => {
+    const before = server.requests.length;
+    const r = await runner.runAction({ inputs: inputs(), env: standIn(0, rep()) });
+    expectSuccess(r);
+    const seen = server.requests.slice(before);
+    expect(seen.map((q) => q.path)).toEqual(
+      expect.arrayContaining([
+        `/repos/sops-aws-sync/sops-aws-sync/releases/tags/v${STANDIN}`,
+        `/repos/sops-aws-sync/sops-aws-sync/git/ref/tags/v${STANDIN}`,
+        `/download/v${STANDIN}/checksums.txt`,
+        `/download/v${STANDIN}/${standInAsset}`,
+      ]),
+    );
+    for (const q of seen.filter((s) => s.path.startsWith('/repos/'))) expect(q.authorization).toBe(`Bearer ${TOKEN}`);
+  });
+
+  it('fails installation when no attestation covers the binary, and never runs it', async () => {
+    await rm(standInArgs, { force: true });
+    const r = await runner.runAction({ inputs: inputs({ 'cli-version': UNATTESTED }), env: standIn(0, rep()) });
+    expectFailure(r, MSG.install);
+    expect(await isFile(standInArgs)).toBe(false);
+  });
+
+  it('fails installation when gh lacks the flags the policy needs', async () => {
+    const r = await runner.runAction({ inputs: inputs(), env: { GH_STANDIN_OLD: '1' } });
+    expectFailure(r, MSG.install);
+    expect(r.stdout).toContain('--source-digest');
+  });
+
+  it('fails installation for a version that has no release', async () => {
+    const r = await runner.runAction({ inputs: inputs({ 'cli-version': '9.8.7' }) });
+    expectFailure(r, MSG.install);
+    expect(r.stdout).toContain('HTTP 404');
+  });
+
+  it('fails installation without the GitHub CLI', async () => {
+    const r = await runner.runAction({
+      inputs: inputs(),
+      env: { PATH: (process.env.PATH ?? '').split(':').filter((d) => !existsSync(join(d, 'gh'))).join(':') },
+    });
+    expectFailure(r, MSG.install);
+  });
+
+  it('fails with the checksum message when the downloaded binary is tampered with', async () => {
+    await rm(standInArgs, { force: true });
+    server.tampered.add(standInAsset);
+    try {
+      const r = await runner.runAction({ inputs: inputs(), env: standIn(0, rep()) });
+      expectFailure(r, MSG.checksum);
+    } finally {
+      server.tampered.delete(standInAsset);
+    }
+    expect(await isFile(standInArgs)).toBe(false);
+  });
+
+  it('re-verifies checksum and attestation on every tool-cache hit', async () => {
+    const toolCache = join(work, 'shared-toolcache');
+    const calls0 = (await ghVerifyCalls()).length;
+    const first = await runner.runAction({ inputs: inputs(), env: standIn(0, rep()), toolCache });
+    expectSuccess(first);
+    expect(first.stdout).not.toContain('in the tool cache');
+    const calls1 = (await ghVerifyCalls()).length;
+    expect(calls1).toBe(calls0 + 1);
+
+    const downloads = server.requests.filter((q) => q.path.endsWith(standInAsset)).length;
+    const second = await runner.runAction({ inputs: inputs(), env: standIn(0, rep()), toolCache });
+    expectSuccess(second);
+    expect(second.stdout).toContain('in the tool cache');
+    expect(server.requests.filter((q) => q.path.endsWith(standInAsset)).length).toBe(downloads);
+    const calls = await ghVerifyCalls();
+    expect(calls.length).toBe(calls1 + 1);
+    expect(calls.at(-1)).toContain(toolCache);
+
+    // A binary changed inside the cache is caught before it runs.
+    const cached = join(toolCache, 'sops-aws-sync', STANDIN, host.runnerArch === 'X64' ? 'x64' : 'arm64', 'sops-aws-sync');
+    await appendFile(cached, '\n# changed in the cache\n');
+    await rm(standInArgs, { force: true });
+    const third = await runner.runAction({ inputs: inputs(), env: standIn(0, rep()), toolCache });
+    expectFailure(third, MSG.checksum);
+    expect(await isFile(standInArgs)).toBe(false);
+  });
+});
+
+describe.skipIf(!cliPresent)('Action with the real release snapshot and the emulator', () => {
+  const emulator = new Emulator();
+  let fixture: Fixture;
+  let releaseDir: string;
+  let realAsset: string;
+  let realEnv: Record<string, string>;
+
+  beforeAll(async () => {
+    const sops = await findSops();
+    if (sops === undefined) throw new Error('sops CLI not found on PATH or in $(go env GOPATH)/bin: run `make tools`');
+    releaseDir = join(work, 'release-real');
+    await must('make', ['--no-print-directory', 'release-snapshot', `RELEASE_VERSION=${REAL}`, `RELEASE_DIST=${releaseDir}`], {
+      cwd: repoRoot,
+    });
+    realAsset = `sops-aws-sync_${REAL}_${host.goos}_${host.goarch}`;
+    await server.addRelease(`v${REAL}`, releaseDir);
+    const emulatorBin = join(work, 'secretsmanager-emulator');
+    await must('go', ['build', '-trimpath', '-o', emulatorBin, './cmd/secretsmanager-emulator'], {
+      cwd: repoRoot,
+      env: { ...process.env, CGO_ENABLED: '0' },
+    });
+    await emulator.start(emulatorBin);
+    fixture = await makeFixture(join(work, 'fixture'), sops);
+    realEnv = {
+      GITHUB_SHA: fixture.commit,
+      GITHUB_WORKSPACE: fixture.repo,
+      HOME: fixture.home,
+      SOPS_AGE_KEY_FILE: fixture.keyFile,
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: emulator.url,
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'AKIDE2EACTION',
+      AWS_SECRET_ACCESS_KEY: 'e2e-secret-access-key',
+      AWS_EC2_METADATA_DISABLED: 'true',
+      AWS_CONFIG_FILE: join(work, 'no-aws-config'),
+      AWS_SHARED_CREDENTIALS_FILE: join(work, 'no-aws-credentials'),
+    };
+  });
+
+  afterAll(() => {
+    emulator.stop();
+  });
+
+  const inputs = (prefix: string, over: Record<string, string> = {}) => ({
+    'secret-prefix': prefix,
+    'cli-version': REAL,
+    'github-token': TOKEN,
+    ...over,
+  });
+
+  it('release snapshot: four stamped binaries and their checksums', async () => {
+    const names = (await readdir(releaseDir)).sort();
+    expect(names).toEqual(
+      [
+        'checksums.txt',
+        `sops-aws-sync_${REAL}_darwin_amd64`,
+        `sops-aws-sync_${REAL}_darwin_arm64`,
+        `sops-aws-sync_${REAL}_linux_amd64`,
+        `sops-aws-sync_${REAL}_linux_arm64`,
+      ].sort(),
+    );
+    const sums = (await readFile(join(releaseDir, 'checksums.txt'), 'utf8')).trim().split('\n');
+    expect(sums).toHaveLength(4);
+    for (const line of sums) expect(line).toMatch(/^[0-9a-f]{64} {2}sops-aws-sync_0\.0\.0-e2e\.1_(linux|darwin)_(amd64|arm64)$/);
+    const head = (await must('git', ['rev-parse', 'HEAD'], { cwd: repoRoot })).trim();
+    const version = await must(join(releaseDir, realAsset), ['version']);
+    expect(version).toContain(REAL);
+    expect(version).toContain(head);
+  });
+
+  it('release snapshot is reproducible: a second build gives identical checksums', async () => {
+    const again = join(work, 'release-again');
+    await must('make', ['--no-print-directory', 'release-snapshot', `RELEASE_VERSION=${REAL}`, `RELEASE_DIST=${again}`], {
+      cwd: repoRoot,
+    });
+    expect(await readFile(join(again, 'checksums.txt'), 'utf8')).toBe(
+      await readFile(join(releaseDir, 'checksums.txt'), 'utf8'),
+    );
+  });
+
+  it('converged: sync creates both secrets, then plan reports converged', async () => {
+    const prefix = 'e2e/converged';
+    const sync = await runner.runAction({ inputs: inputs(prefix, { mode: 'sync' }), env: realEnv });
+    expectSuccess(sync);
+    expect(sync.outputs.status).toBe('converged');
+    expect(sync.outputs['verification-status']).toBe('converged');
+    expect(sync.outputs['create-count']).toBe('2');
+    expect(sync.outputs['git-revision']).toBe(fixture.commit);
+    expect(sync.outputs['cli-version']).toBe(REAL);
+
+    const plan = await runner.runAction({ inputs: inputs(prefix, { 'fail-on-drift': 'true' }), env: realEnv });
+    expectSuccess(plan);
+    expect(plan.outputs).toMatchObject({
+      status: 'converged',
+      'verification-status': 'not-run',
+      'create-count': '0',
+      'update-count': '0',
+      'restore-count': '0',
+      'scheduled-delete-count': '0',
+      'unchanged-count': '2',
+      'conflict-count': '0',
+      'git-revision': fixture.commit,
+    });
+    expect(plan.summary).toContain('sops-aws-sync plan');
+    expect(plan.summary).toContain('<td>Status</td><td>converged</td>');
+    const report = JSON.parse(await readFile(plan.outputs['redacted-report-path'] ?? '', 'utf8')) as Record<string, unknown>;
+    expect(report.status).toBe('converged');
+  });
+
+  it('drift without fail-on-drift: plan succeeds and reports drift', async () => {
+    const r = await runner.runAction({ inputs: inputs('e2e/drift-open'), env: realEnv });
+    expectSuccess(r);
+    expect(r.outputs.status).toBe('drift');
+    expect(r.outputs['create-count']).toBe('2');
+    expect(r.outputs['verification-status']).toBe('not-run');
+    expect(r.summary).toContain('<td>drift</td>');
+  });
+
+  it('drift with fail-on-drift: the step fails with the drift message', async () => {
+    const r = await runner.runAction({ inputs: inputs('e2e/drift-gated', { 'fail-on-drift': 'true' }), env: realEnv });
+    expectFailure(r, MSG.drift);
+    expect(r.outputs.status).toBe('drift');
+    expect(r.outputs['create-count']).toBe('2');
+  });
+
+  it('conflict: a same-name secret the tool does not own blocks the plan', async () => {
+    const prefix = 'e2e/conflict';
+    await emulator.call('CreateSecret', {
+      Name: `${prefix}/app`,
+      SecretString: '{"owner":"someone else"}',
+      ClientRequestToken: randomUUID(),
+    });
+    const r = await runner.runAction({ inputs: inputs(prefix, { mode: 'sync' }), env: realEnv });
+    expectFailure(r, MSG.conflict);
+    expect(r.outputs.status).toBe('conflict');
+    expect(r.outputs['conflict-count']).toBe('1');
+    expect(r.outputs['create-count']).toBe('0');
+  });
+
+  it('invalid: a missing source root is rejected', async () => {
+    const r = await runner.runAction({ inputs: inputs('e2e/invalid', { 'source-root': 'no-such-dir' }), env: realEnv });
+    expectFailure(r, MSG.invalid);
+    expect(r.outputs.status).toBe('invalid');
+  });
+
+  it('tampered binary: the real checksums.txt catches it', async () => {
+    server.tampered.add(realAsset);
+    try {
+      const r = await runner.runAction({ inputs: inputs('e2e/tampered'), env: realEnv });
+      expectFailure(r, MSG.checksum);
+      expect(r.outputs.status).toBeUndefined();
+    } finally {
+      server.tampered.delete(realAsset);
+    }
+  });
+});
+
+// Make the suite fail loudly rather than skip in CI when the CLI sources are gone.
+it.runIf(process.env.CI === 'true')('runs the real-CLI suite in CI', () => {
+  expect(cliPresent).toBe(true);
+});

@@ -1,0 +1,91 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { INPUT_NAMES } from '../../src/inputs.js';
+import { OUTPUT_NAMES } from '../../src/main.js';
+import { Message } from '../../src/messages.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const read = (p: string) => readFileSync(join(root, p), 'utf8');
+
+interface ActionYml {
+  inputs: Record<string, { required?: boolean; default?: string }>;
+  outputs: Record<string, unknown>;
+  runs: { using: string; main: string };
+}
+const action = parse(read('action.yml')) as ActionYml;
+
+interface Step {
+  uses?: string;
+  with?: Record<string, unknown>;
+}
+interface Workflow {
+  concurrency?: { group: string; 'cancel-in-progress': boolean };
+  permissions?: Record<string, string>;
+  jobs: Record<string, { steps: Step[] }>;
+}
+
+describe('action.yml', () => {
+  it('declares exactly the inputs the code reads and the outputs it sets', () => {
+    expect(Object.keys(action.inputs)).toEqual([...INPUT_NAMES]);
+    expect(Object.keys(action.outputs)).toEqual([...OUTPUT_NAMES]);
+    expect(action.inputs['secret-prefix']?.required).toBe(true);
+    expect(action.inputs.mode?.default).toBe('plan');
+    expect(action.inputs['github-token']?.default).toBe('${{ github.token }}');
+  });
+
+  it('runs the committed bundle on node24', () => {
+    expect(action.runs).toEqual({ using: 'node24', main: 'action/dist/index.js' });
+    expect(readFileSync(join(root, action.runs.main), 'utf8').length).toBeGreaterThan(1000);
+  });
+});
+
+describe('example workflows', () => {
+  const dir = '.github/workflows/examples';
+  const files = readdirSync(join(root, dir)).filter((f) => f.endsWith('.yml'));
+  const cliVersion = action.inputs['cli-version']?.default ?? '';
+
+  it.each(files)('%s uses only declared inputs, pinned to the release the Action installs', (file) => {
+    const wf = parse(read(join(dir, file))) as Workflow;
+    const steps = Object.values(wf.jobs).flatMap((j) => j.steps);
+    const ours = steps.filter((s) => s.uses?.startsWith('sops-aws-sync/sops-aws-sync@'));
+    expect(ours.length).toBeGreaterThan(0);
+    for (const s of ours) {
+      expect(s.uses).toBe(`sops-aws-sync/sops-aws-sync@v${cliVersion}`);
+      for (const k of Object.keys(s.with ?? {})) expect(INPUT_NAMES as readonly string[]).toContain(k);
+      expect(s.with?.['secret-prefix']).toBeTypeOf('string');
+    }
+    expect(wf.permissions?.['id-token']).toBe('write');
+    expect(steps.some((s) => s.uses?.startsWith('aws-actions/configure-aws-credentials@'))).toBe(true);
+  });
+
+  it('plans with the drift gate and syncs as the single writer of the scope', () => {
+    const plan = parse(read(join(dir, 'secrets-plan.yml'))) as Workflow;
+    const sync = parse(read(join(dir, 'secrets-sync.yml'))) as Workflow;
+    const with_ = (wf: Workflow) =>
+      Object.values(wf.jobs)
+        .flatMap((j) => j.steps)
+        .find((s) => s.uses?.startsWith('sops-aws-sync/sops-aws-sync@'))?.with ?? {};
+    expect(with_(plan)).toMatchObject({ mode: 'plan', 'fail-on-drift': true });
+    expect(with_(sync)).toMatchObject({ mode: 'sync' });
+    expect(sync.concurrency?.['cancel-in-progress']).toBe(false);
+    expect(sync.concurrency?.group).toContain(String(with_(sync)['secret-prefix']));
+  });
+});
+
+describe('docs/github-action.md', () => {
+  const doc = read('docs/github-action.md');
+
+  it('documents every input, output and fixed message', () => {
+    for (const name of [...INPUT_NAMES, ...OUTPUT_NAMES]) expect(doc).toContain(`\`${name}\``);
+    for (const m of Object.values(Message)) expect(doc).toContain(m);
+  });
+
+  it('shows the example workflows verbatim', () => {
+    for (const f of ['secrets-plan.yml', 'secrets-sync.yml']) {
+      expect(doc).toContain(read(join('.github/workflows/examples', f)).trim());
+    }
+  });
+});
