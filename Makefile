@@ -34,7 +34,7 @@ tools:
 test: tools test-go
 
 test-go:
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 30m ./...
 
 ## test-action: the GitHub Action's lint, dist-up-to-date check, unit and end-to-end tests (Node 20+)
 test-action: tools
@@ -76,6 +76,11 @@ bench: tools
 		$(if $(CREATE_N),-create-n $(CREATE_N)) $(if $(CHANGED_N),-changed-n $(CHANGED_N)) \
 		$(if $(SEQ_MAX_N),-seq-max-n $(SEQ_MAX_N)) $(if $(SWEEP),-sweep $(SWEEP)) \
 		$(if $(LATENCY),-latency $(LATENCY)) $(BENCH_ARGS)
+
+## --- demo (scripts/demo.sh; README quick start) ---
+## demo: plan, sync, out-of-band repair and deletion against a local emulator (no AWS account needed)
+demo: tools
+	./scripts/demo.sh
 
 clean:
 	rm -rf $(BIN) dist
