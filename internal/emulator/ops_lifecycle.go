@@ -1,0 +1,183 @@
+package emulator
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Lifecycle and metadata operations: DeleteSecret, RestoreSecret,
+// TagResource, UntagResource, UpdateSecretVersionStage.
+
+func (e *Emulator) deleteSecret(in *deleteSecretIn) (any, *apiError) {
+	if err := validSecretID(in.SecretID); err != nil {
+		return nil, err
+	}
+	force := in.ForceDeleteWithoutRecovery != nil && *in.ForceDeleteWithoutRecovery
+	if force && in.RecoveryWindowInDays != nil {
+		return nil, errf("InvalidParameterException", "You can't use ForceDeleteWithoutRecovery in conjunction with RecoveryWindowInDays.")
+	}
+	days := int64(30)
+	if in.RecoveryWindowInDays != nil {
+		days = *in.RecoveryWindowInDays
+		if days < 7 || days > 30 {
+			return nil, errf("InvalidParameterException", "The RecoveryWindowInDays value must be between 7 and 30 days (inclusive).")
+		}
+	}
+	now, lag := e.begin()
+	defer e.mu.Unlock()
+	r := e.st.lookup(*in.SecretID)
+	if r == nil || r.cur() == nil {
+		if force { // AWS does not answer ResourceNotFoundException here.
+			return deleteOut{ARN: fmt.Sprintf("arn:aws:secretsmanager:%s:%s:secret:%s", e.region, e.account, *in.SecretID), Name: *in.SecretID, DeletionDate: ep(now)}, nil
+		}
+		return nil, errNotFound()
+	}
+	s := r.cur()
+	if len(s.replicas) > 0 {
+		return nil, errf("InvalidRequestException", "You can't delete secret %s because it still has replica Regions. Remove the replicas first.", s.name)
+	}
+	if force {
+		e.st.commit(r, nil, now, lag)
+		e.st.compact(now, lag)
+		return deleteOut{ARN: s.arn, Name: s.name, DeletionDate: ep(now)}, nil
+	}
+	if s.pending() {
+		return nil, errMarked()
+	}
+	n := s.clone()
+	n.deletedDate = now
+	n.deletionDate = now.Add(time.Duration(days) * 24 * time.Hour)
+	e.st.commit(r, n, now, lag)
+	e.st.schedulePurge(r, n.deletionDate)
+	return deleteOut{ARN: n.arn, Name: n.name, DeletionDate: ep(n.deletionDate)}, nil
+}
+
+func (e *Emulator) restoreSecret(in *secretIDIn) (any, *apiError) {
+	if err := validSecretID(in.SecretID); err != nil {
+		return nil, err
+	}
+	now, lag := e.begin()
+	defer e.mu.Unlock()
+	r, s, aerr := e.get(*in.SecretID, false)
+	if aerr != nil {
+		return nil, aerr
+	}
+	if s.pending() {
+		n := s.clone()
+		n.deletedDate, n.deletionDate = time.Time{}, time.Time{}
+		n.lastChanged = now
+		e.st.commit(r, n, now, lag)
+	}
+	return updateStageOut{ARN: s.arn, Name: s.name}, nil
+}
+
+type emptyOut struct{}
+
+func (e *Emulator) tagResource(in *tagResourceIn) (any, *apiError) {
+	if err := validSecretID(in.SecretID); err != nil {
+		return nil, err
+	}
+	if in.Tags == nil {
+		return nil, errMissing("tags")
+	}
+	add, aerr := validTags(in.Tags)
+	if aerr != nil {
+		return nil, aerr
+	}
+	now, lag := e.begin()
+	defer e.mu.Unlock()
+	r, s, aerr := e.get(*in.SecretID, true)
+	if aerr != nil {
+		return nil, aerr
+	}
+	n := s.clone()
+	if n.tags, aerr = mergeTags(n.tags, add); aerr != nil {
+		return nil, aerr
+	}
+	n.lastChanged = now
+	e.st.commit(r, n, now, lag)
+	return emptyOut{}, nil
+}
+
+func (e *Emulator) untagResource(in *untagResourceIn) (any, *apiError) {
+	if err := validSecretID(in.SecretID); err != nil {
+		return nil, err
+	}
+	if in.TagKeys == nil {
+		return nil, errMissing("tagKeys")
+	}
+	for _, k := range in.TagKeys {
+		if strings.HasPrefix(strings.ToLower(k), "aws:") {
+			return nil, errf("InvalidParameterException", msgReservedTag)
+		}
+	}
+	now, lag := e.begin()
+	defer e.mu.Unlock()
+	r, s, aerr := e.get(*in.SecretID, true)
+	if aerr != nil {
+		return nil, aerr
+	}
+	n := s.clone()
+	n.tags = slices.DeleteFunc(n.tags, func(t tag) bool { return slices.Contains(in.TagKeys, t.key) })
+	n.lastChanged = now
+	e.st.commit(r, n, now, lag)
+	return emptyOut{}, nil
+}
+
+func (e *Emulator) updateSecretVersionStage(in *updateStageIn) (any, *apiError) {
+	if err := validSecretID(in.SecretID); err != nil {
+		return nil, err
+	}
+	if in.VersionStage == nil {
+		return nil, errMissing("versionStage")
+	}
+	stage := *in.VersionStage
+	if len(stage) < 1 || len(stage) > maxStageLen {
+		return nil, errConstraint("versionStage", "Member must have length between 1 and 256")
+	}
+	if in.RemoveFromVersionID == nil && in.MoveToVersionID == nil {
+		return nil, errf("InvalidParameterException", "You must specify RemoveFromVersionId, MoveToVersionId, or both.")
+	}
+	now, lag := e.begin()
+	defer e.mu.Unlock()
+	r, s, aerr := e.get(*in.SecretID, true)
+	if aerr != nil {
+		return nil, aerr
+	}
+	holder := s.holder(stage)
+	n := s.clone()
+	if in.MoveToVersionID != nil {
+		to := *in.MoveToVersionID
+		if s.version(to) == nil {
+			return nil, errf("ResourceNotFoundException", "Secrets Manager can't find the specified secret value for VersionId: %s", to)
+		}
+		if holder != "" && holder != to {
+			if in.RemoveFromVersionID == nil {
+				return nil, errf("InvalidParameterException", "The parameter RemoveFromVersionId can't be empty. Staging label %s is currently attached to version %s, so you must explicitly reference that version in RemoveFromVersionId.", stage, holder)
+			}
+			if *in.RemoveFromVersionID != holder {
+				return nil, errf("InvalidParameterException", "Staging label %s is currently attached to version %s, not to version %s.", stage, holder, *in.RemoveFromVersionID)
+			}
+		}
+		if stage == "AWSCURRENT" {
+			n.moveCurrent(to)
+		} else {
+			n.removeLabel(stage)
+			n.addLabel(to, stage)
+		}
+	} else {
+		from := *in.RemoveFromVersionID
+		if holder != from {
+			return nil, errf("InvalidParameterException", "Staging label %s is not attached to version %s.", stage, from)
+		}
+		if stage == "AWSCURRENT" {
+			return nil, errf("InvalidParameterException", "You can't remove the staging label AWSCURRENT without moving it to another version with MoveToVersionId.")
+		}
+		n.removeLabel(stage)
+	}
+	n.lastChanged = now
+	e.st.commit(r, n, now, lag)
+	return updateStageOut{ARN: s.arn, Name: s.name}, nil
+}
