@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sync"
@@ -12,83 +13,204 @@ import (
 // (and, where the planner needs it, the current value) showed.
 type observation map[string]plan.ObservedSecret
 
-// observe re-observes the whole scope (SPEC §4): discovery pages, then a
-// direct DescribeSecret of every desired name, every candidate and every
-// extra name (names an operation touched, even when discovery omits them),
-// then the current values the planner needs, in batches. Describes and
-// value batches run in parallel up to cfg.Concurrency.
+// observe re-observes the whole scope (SPEC §4): discovery pages, a direct
+// DescribeSecret of every desired name, every candidate and every extra
+// name (names an operation touched, even when discovery omits them), and
+// the current values the planner needs, in batches of MaxValueBatch.
+//
+// To spend as little wall time as the calls allow (issue 7), discovery runs
+// beside the describes of names already known (its pages stay sequential,
+// so at most Concurrency+1 calls are in flight), and a value batch starts
+// as soon as MaxValueBatch described names need a value. Names that look
+// like partial ARNs ("-" + six characters) wait for discovery so that they
+// are described by full ARN when it lists them (SPEC §3.4).
 func (r *runner) observe(ctx context.Context, extra []string) (observation, error) {
-	cands, err := r.port.ListCandidates(ctx, r.digest)
-	if err != nil {
-		return nil, err
-	}
-	listed := make(map[string]string, len(cands))
-	for _, c := range cands {
-		listed[c.Name] = c.ARN
-	}
-	names := make([]string, 0, len(r.byName)+len(cands)+len(extra))
-	for n := range r.byName {
-		names = append(names, n)
-	}
-	for _, c := range cands {
-		names = append(names, c.Name)
-	}
-	names = append(names, extra...)
-	slices.Sort(names)
-	names = slices.Compact(names)
-	r.labelNew(names)
-
-	ids := make([]string, len(names))
-	for i, n := range names {
-		// Address by full ARN once known (SPEC §3.4): a name such as
-		// "app-config" looks like a partial ARN to AWS.
-		switch {
-		case listed[n] != "":
-			ids[i] = listed[n]
-		case r.arnOf(n) != "":
-			ids[i] = r.arnOf(n)
-		default:
-			ids[i] = n
-		}
-	}
-	obs := make([]plan.ObservedSecret, len(names))
+	o := &observer{r: r, ctx: ctx, sem: make(chan struct{}, r.cfg.Concurrency), out: observation{}, scheduled: map[string]bool{}}
 	var (
-		mu   sync.Mutex
-		ferr error
+		cands    []Candidate
+		listErr  error
+		listDone = make(chan struct{})
 	)
-	fail := func(err error) bool {
-		mu.Lock()
-		defer mu.Unlock()
-		if ferr == nil {
-			ferr = err
-		}
-		return false
+	go func() {
+		defer close(listDone)
+		cands, listErr = r.port.ListCandidates(ctx, r.digest)
+	}()
+
+	known := make([]string, 0, len(r.byName)+len(extra))
+	for n := range r.byName {
+		known = append(known, n)
 	}
-	each(len(names), r.cfg.Concurrency, func(i int) bool {
-		o, err := r.port.Describe(ctx, ids[i])
-		if err == nil && !o.Exists && ids[i] != names[i] {
+	known = append(known, extra...)
+	slices.Sort(known)
+	known = slices.Compact(known)
+	r.labelNew(known)
+	var deferred []string
+	for _, n := range known {
+		if id := r.arnOf(n); id != "" {
+			o.describe(n, id)
+		} else if looksLikeARNSuffix(n) {
+			deferred = append(deferred, n)
+		} else {
+			o.describe(n, n)
+		}
+	}
+
+	<-listDone
+	if listErr != nil {
+		o.fail(listErr)
+	} else {
+		listed := make(map[string]string, len(cands))
+		names := make([]string, 0, len(cands))
+		for _, c := range cands {
+			listed[c.Name] = c.ARN
+			names = append(names, c.Name)
+		}
+		r.labelNew(names)
+		for _, n := range deferred {
+			o.describe(n, cmp.Or(listed[n], n))
+		}
+		for _, c := range cands {
+			o.describe(c.Name, c.ARN)
+		}
+	}
+	o.describes.Wait()
+	o.flush()
+	o.reads.Wait()
+	if o.err != nil {
+		return nil, firstErr(ctx, o.err)
+	}
+	return o.out, nil
+}
+
+// observer runs one observation's describes and value batches on a shared
+// bound of in-flight calls.
+type observer struct {
+	r   *runner
+	ctx context.Context
+	sem chan struct{}
+
+	describes, reads sync.WaitGroup
+
+	mu        sync.Mutex
+	out       observation
+	scheduled map[string]bool
+	pending   []string // described names waiting for a value batch
+	err       error
+}
+
+func (o *observer) fail(err error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.err == nil {
+		o.err = err
+	}
+}
+
+func (o *observer) stopped() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.err != nil
+}
+
+// describe observes name (by id) once per observation. It blocks while
+// Concurrency calls are in flight.
+func (o *observer) describe(name, id string) {
+	o.mu.Lock()
+	dup := o.scheduled[name]
+	o.scheduled[name] = true
+	o.mu.Unlock()
+	if dup || o.stopped() {
+		return
+	}
+	o.sem <- struct{}{}
+	o.describes.Add(1)
+	go func() {
+		defer func() { <-o.sem; o.describes.Done() }()
+		if o.stopped() {
+			return
+		}
+		obs, err := o.r.port.Describe(o.ctx, id)
+		if err == nil && !obs.Exists && id != name {
 			// The listed or remembered ARN is gone (the list lags); the
 			// name may belong to a newer secret.
-			o, err = r.port.Describe(ctx, names[i])
+			obs, err = o.r.port.Describe(o.ctx, name)
 		}
 		if err != nil {
-			return fail(err)
+			o.fail(err)
+			return
 		}
-		obs[i] = sameName(names[i], o)
-		return true
-	})
-	if ferr != nil {
-		return nil, firstErr(ctx, ferr)
+		obs = sameName(name, obs)
+		o.r.learnARN(name, obs.ARN)
+		o.mu.Lock()
+		o.out[name] = obs
+		var batch []string
+		if plan.NeedsValue(o.r.digest, o.r.byName[name], obs) {
+			o.pending = append(o.pending, name)
+			if len(o.pending) >= MaxValueBatch {
+				batch, o.pending = o.pending[:MaxValueBatch:MaxValueBatch], o.pending[MaxValueBatch:]
+			}
+		}
+		o.mu.Unlock()
+		if batch != nil {
+			o.read(batch)
+		}
+	}()
+}
+
+// flush starts batches for the names still waiting for a value.
+func (o *observer) flush() {
+	o.mu.Lock()
+	pending := o.pending
+	o.pending = nil
+	o.mu.Unlock()
+	slices.Sort(pending)
+	for b := range slices.Chunk(pending, MaxValueBatch) {
+		o.read(b)
 	}
-	out := make(observation, len(names))
-	for i, n := range names {
-		out[n] = obs[i]
-		r.learnARN(n, obs[i].ARN)
-	}
-	if err := r.readValues(ctx, out); err != nil {
-		return nil, err
-	}
-	return out, nil
+}
+
+// read starts one value batch; it waits for a free slot in its own
+// goroutine, so a describe that triggers it never holds two slots.
+func (o *observer) read(names []string) {
+	o.reads.Add(1)
+	go func() {
+		defer o.reads.Done()
+		o.sem <- struct{}{}
+		defer func() { <-o.sem }()
+		if o.stopped() {
+			return
+		}
+		reqs := make([]ValueRequest, len(names))
+		o.mu.Lock()
+		for i, n := range names {
+			obs := o.out[n]
+			reqs[i] = ValueRequest{ID: obs.ARN, Name: n, CurrentVersionID: obs.CurrentVersionIDs()[0]}
+		}
+		o.mu.Unlock()
+		vs, err := o.r.port.GetCurrentValues(o.ctx, reqs)
+		if err == nil && len(vs) != len(reqs) {
+			err = &Error{Operation: "BatchGetSecretValue", Code: "UnknownError", Fault: FaultServer}
+		}
+		if err != nil {
+			o.fail(err)
+			return
+		}
+		o.mu.Lock()
+		for i, n := range names {
+			obs := o.out[n]
+			v := vs[i]
+			obs.Current = &v
+			o.out[n] = obs
+		}
+		o.mu.Unlock()
+	}()
+}
+
+// looksLikeARNSuffix reports whether a name ends in "-" and six characters,
+// which AWS's partial-ARN lookup may take for an ARN's random suffix.
+func looksLikeARNSuffix(name string) bool {
+	i := len(name) - 7
+	return i >= 0 && name[i] == '-'
 }
 
 // sameName guards against partial-ARN lookups: a secret observed under a
@@ -99,57 +221,6 @@ func sameName(name string, o plan.ObservedSecret) plan.ObservedSecret {
 		return plan.ObservedSecret{}
 	}
 	return o
-}
-
-// readValues reads, in batches of MaxValueBatch, the current values the
-// planner needs (plan.NeedsValue), and stores them in obs.
-func (r *runner) readValues(ctx context.Context, obs observation) error {
-	var names []string
-	for n, o := range obs {
-		if plan.NeedsValue(r.digest, r.byName[n], o) {
-			names = append(names, n)
-		}
-	}
-	slices.Sort(names)
-	batches := slices.Collect(slices.Chunk(names, MaxValueBatch))
-	results := make([][]plan.CurrentValue, len(batches))
-	var (
-		mu   sync.Mutex
-		ferr error
-	)
-	each(len(batches), r.cfg.Concurrency, func(i int) bool {
-		reqs := make([]ValueRequest, len(batches[i]))
-		for j, n := range batches[i] {
-			o := obs[n]
-			reqs[j] = ValueRequest{ID: o.ARN, Name: n, CurrentVersionID: o.CurrentVersionIDs()[0]}
-		}
-		vs, err := r.port.GetCurrentValues(ctx, reqs)
-		if err == nil && len(vs) != len(reqs) {
-			err = &Error{Operation: "BatchGetSecretValue", Code: "UnknownError", Fault: FaultServer}
-		}
-		if err != nil {
-			mu.Lock()
-			if ferr == nil {
-				ferr = err
-			}
-			mu.Unlock()
-			return false
-		}
-		results[i] = vs
-		return true
-	})
-	if ferr != nil {
-		return firstErr(ctx, ferr)
-	}
-	for i, b := range batches {
-		for j, n := range b {
-			o := obs[n]
-			v := results[i][j]
-			o.Current = &v
-			obs[n] = o
-		}
-	}
-	return nil
 }
 
 // observeOne directly observes one name (the apply precondition and the
