@@ -67,6 +67,8 @@ func trimVersions(s *secret, now time.Time) {
 	}
 }
 
+// createSecret: reference §1 CreateSecret, §2 tokens. A name scheduled for
+// deletion is InvalidRequestException (never ResourceExistsException).
 func (e *Emulator) createSecret(in *createSecretIn) (any, *apiError) {
 	if in.Name == nil {
 		return nil, errMissing("name")
@@ -182,6 +184,8 @@ func validRegion(r string) bool {
 	return true
 }
 
+// putSecretValue: reference §1 PutSecretValue, §2, §3. Never creates a
+// secret; a token is required; VersionStages moves only the listed labels.
 func (e *Emulator) putSecretValue(in *putSecretValueIn) (any, *apiError) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
@@ -235,6 +239,8 @@ func (e *Emulator) putSecretValue(in *putSecretValueIn) (any, *apiError) {
 	return arnNameVersionOut{ARN: n.arn, Name: n.name, VersionID: tok, VersionStages: slices.Clone(n.stages[tok])}, nil
 }
 
+// updateSecret: reference §1 UpdateSecret. Metadata-only updates create no
+// version; a value moves AWSCURRENT like PutSecretValue without stages.
 func (e *Emulator) updateSecret(in *updateSecretIn) (any, *apiError) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err

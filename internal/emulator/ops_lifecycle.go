@@ -10,6 +10,9 @@ import (
 // Lifecycle and metadata operations: DeleteSecret, RestoreSecret,
 // TagResource, UntagResource, UpdateSecretVersionStage.
 
+// deleteSecret: reference §1 DeleteSecret. Window 7-30 days (default 30),
+// exclusive with ForceDeleteWithoutRecovery, which purges at once and
+// succeeds for a missing secret; a second scheduling is InvalidRequest.
 func (e *Emulator) deleteSecret(in *deleteSecretIn) (any, *apiError) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
@@ -54,6 +57,8 @@ func (e *Emulator) deleteSecret(in *deleteSecretIn) (any, *apiError) {
 	return deleteOut{ARN: n.arn, Name: n.name, DeletionDate: ep(n.deletionDate)}, nil
 }
 
+// restoreSecret: reference §1 RestoreSecret; a no-op on an active secret
+// [unverified choice].
 func (e *Emulator) restoreSecret(in *secretIDIn) (any, *apiError) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
@@ -75,6 +80,8 @@ func (e *Emulator) restoreSecret(in *secretIDIn) (any, *apiError) {
 
 type emptyOut struct{}
 
+// tagResource: reference §1 TagResource; an existing key gets the new
+// value; enforces 50 tags and the aws: prefix; refused while scheduled.
 func (e *Emulator) tagResource(in *tagResourceIn) (any, *apiError) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
@@ -101,6 +108,8 @@ func (e *Emulator) tagResource(in *tagResourceIn) (any, *apiError) {
 	return emptyOut{}, nil
 }
 
+// untagResource: reference §1 UntagResource; idempotent; refused while
+// scheduled.
 func (e *Emulator) untagResource(in *untagResourceIn) (any, *apiError) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
@@ -126,6 +135,8 @@ func (e *Emulator) untagResource(in *untagResourceIn) (any, *apiError) {
 	return emptyOut{}, nil
 }
 
+// updateSecretVersionStage: reference §3. Moving a label held elsewhere
+// needs RemoveFromVersionId naming the holder; AWSCURRENT drags AWSPREVIOUS.
 func (e *Emulator) updateSecretVersionStage(in *updateStageIn) (any, *apiError) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err

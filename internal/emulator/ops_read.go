@@ -37,6 +37,8 @@ func (e *Emulator) meta(s *secret, r *record) secretMeta {
 	return m
 }
 
+// describeSecret: reference §1, §4. Answers for a secret scheduled for
+// deletion too (with DeletedDate).
 func (e *Emulator) describeSecret(in *secretIDIn) (any, *apiError) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
@@ -89,6 +91,8 @@ func valueOut(s *secret, v *version) secretValueOut {
 	}
 }
 
+// getSecretValue: reference §1 GetSecretValue; refuses a secret scheduled
+// for deletion; sets LastAccessedDate at day resolution.
 func (e *Emulator) getSecretValue(in *getSecretValueIn) (any, *apiError) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
@@ -113,6 +117,8 @@ func (e *Emulator) getSecretValue(in *getSecretValueIn) (any, *apiError) {
 	return valueOut(s, v), nil
 }
 
+// listSecretVersionIDs: reference §1 ListSecretVersionIds, newest first;
+// deprecated versions only with IncludeDeprecated. Works while scheduled.
 func (e *Emulator) listSecretVersionIDs(in *listVersionIDsIn) (any, *apiError) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
