@@ -40,10 +40,8 @@ func (r *runner) verify(ctx context.Context) (vocab.Status, vocab.Verification, 
 			}
 		}
 		if !r.clock.Now().Before(deadline) {
-			if err == nil && r.explainedByLag(obs, last) {
-				return r.verified(vocab.StatusVerificationInconclusive, vocab.VerificationInconclusive, round, start, last)
-			}
-			if err != nil {
+			// A persisting observation failure proves nothing either way.
+			if err != nil || r.explainedByLag(obs, last) {
 				return r.verified(vocab.StatusVerificationInconclusive, vocab.VerificationInconclusive, round, start, last)
 			}
 			return r.verified(vocab.StatusVerificationFailed, vocab.VerificationFailed, round, start, last)
