@@ -336,3 +336,17 @@ func TestExit130_RunTimeout(t *testing.T) {
 	rec := findRecord(r.records(t), func(m map[string]any) bool { return m["error_class"] == "interrupted:run-timeout" })
 	assert.NotNil(t, rec, "stdout:\n%s", r.Stdout)
 }
+
+func TestExit3_NoAWSRegion(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	f.standardDocs()
+	r := f.run(e, runOpts{Env: []string{"AWS_REGION="}}, f.args("plan")...)
+	expect(t, r, 3, vocab.StatusInvalid, vocab.VerificationNotRun, &vocab.Counts{})
+	rec := findRecord(r.records(t), func(m map[string]any) bool { return m["error_class"] == "aws:no-region" })
+	assert.NotNil(t, rec, "stdout:\n%s", r.Stdout)
+	assert.Empty(t, e.stats().Calls)
+
+	r = f.run(e, runOpts{Env: []string{"AWS_REGION="}}, f.args("plan", "--aws-region", "us-east-1")...)
+	expect(t, r, 0, vocab.StatusDrift, vocab.VerificationNotRun, nil)
+}

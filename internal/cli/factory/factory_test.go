@@ -1,0 +1,86 @@
+package factory
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/emulatortest"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
+)
+
+// awsEnv points the SDK's default chain at srv through the standard
+// endpoint variable, with static credentials and no shared files.
+func awsEnv(t *testing.T, url string) {
+	dir := t.TempDir()
+	t.Setenv("AWS_ENDPOINT_URL_SECRETS_MANAGER", url)
+	t.Setenv("AWS_ACCESS_KEY_ID", "AKIDTEST")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	t.Setenv("AWS_REGION", "us-east-1")
+	t.Setenv("AWS_DEFAULT_REGION", "")
+	t.Setenv("AWS_PROFILE", "")
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	t.Setenv("AWS_CONFIG_FILE", filepath.Join(dir, "config"))
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(dir, "credentials"))
+}
+
+// The real SDK client built by NewAWSPort honours the endpoint variable and
+// the retry override: one attempt fails on a scripted 5xx, two succeed.
+func TestNewAWSPortEndpointAndRetryOverride(t *testing.T) {
+	srv := emulatortest.Start(t)
+	awsEnv(t, srv.URL)
+	fault := emulator.Faults{Script: []emulator.ScriptedFault{{Operation: "ListSecrets", Nth: 1, Fault: "error:InternalServiceError"}}}
+
+	srv.SetFaults(t, fault)
+	p, err := NewAWSPort(context.Background(), AWSOptions{MaxAttempts: 1})
+	require.NoError(t, err)
+	_, err = p.ListCandidates(context.Background(), "0000000000000000000000000000000000000000000000000000000000000000")
+	require.Error(t, err)
+	var pe *engine.Error
+	require.True(t, errors.As(err, &pe), "adapter errors are reduced: %T", err)
+	assert.Equal(t, int64(1), srv.Stats(t).Calls["ListSecrets"])
+
+	srv.SetFaults(t, fault)
+	p, err = NewAWSPort(context.Background(), AWSOptions{MaxAttempts: 2})
+	require.NoError(t, err)
+	_, err = p.ListCandidates(context.Background(), "0000000000000000000000000000000000000000000000000000000000000000")
+	require.NoError(t, err)
+	assert.Equal(t, int64(3), srv.Stats(t).Calls["ListSecrets"], "one failed + one retried call")
+}
+
+func TestNewAWSPortConfigErrors(t *testing.T) {
+	srv := emulatortest.Start(t)
+	awsEnv(t, srv.URL)
+	_, err := NewAWSPort(context.Background(), AWSOptions{Profile: "no-such-profile"})
+	var ae *AWSConfigError
+	require.True(t, errors.As(err, &ae))
+	assert.Equal(t, "aws:config", ae.Class)
+
+	t.Setenv("AWS_REGION", "")
+	_, err = NewAWSPort(context.Background(), AWSOptions{})
+	require.True(t, errors.As(err, &ae))
+	assert.Equal(t, "aws:no-region", ae.Class)
+
+	p, err := NewAWSPort(context.Background(), AWSOptions{Region: "eu-west-1"})
+	require.NoError(t, err)
+	assert.NotNil(t, p)
+}
+
+func TestBuildInfoLine(t *testing.T) {
+	assert.Equal(t, "sops-aws-sync v1.2.3 (abc) built 2026-01-01", BuildInfo{"v1.2.3", "abc", "2026-01-01"}.Line())
+	assert.Equal(t, "sops-aws-sync dev (unknown) built unknown", BuildInfo{}.Line())
+}
+
+func TestReadSmallFileIsBounded(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "big")
+	require.NoError(t, os.WriteFile(p, make([]byte, 3<<20), 0o600))
+	b, err := readSmallFile(p)
+	require.NoError(t, err)
+	assert.Equal(t, 1<<20+1, len(b))
+}
