@@ -1,6 +1,9 @@
 package config
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // Kind is the value type of a setting. It decides how a raw value is parsed
 // and which YAML node types are accepted for it.
@@ -79,7 +82,8 @@ const (
 	Concurrency         = "concurrency"
 )
 
-// DefaultConcurrency is the default of --concurrency (SPEC §2.1 [beyond]).
+// DefaultConcurrency is the default of --concurrency (SPEC §2.1 [beyond]);
+// the figure comes from the benchmarks in docs/benchmarks.md.
 const DefaultConcurrency = 8
 
 // Settings lists every option of SPEC §2.1 in the order of its table.
@@ -105,7 +109,7 @@ var Settings = []Setting{
 	{Name: ReportFile, Usage: "write the redacted JSON report to this path"},
 	{Name: ConfigFile, FlagOnly: true, Usage: "YAML file whose keys are flag names"},
 	{Name: DetailedExitCode, Kind: KindBool, Default: "false", FlagOnly: true, PlanOnly: true, Usage: "exit 2 when any operation is planned"},
-	{Name: Concurrency, Kind: KindInt, Default: "8", Usage: "parallel AWS calls inside one phase (1 = sequential)"},
+	{Name: Concurrency, Kind: KindInt, Default: strconv.Itoa(DefaultConcurrency), Usage: "parallel AWS calls inside one phase (1 = sequential)"},
 }
 
 // Lookup returns the setting named name.
