@@ -113,22 +113,27 @@ func Load(ctx context.Context, opts Options) (State, error) {
 	if err != nil {
 		return State{}, err
 	}
-	repo, e := openRepository(o.repo)
+	repo, closeRepo, e := openRepository(o.repo)
 	if e != nil {
 		return State{}, e
 	}
+
 	commit, e := resolveCommit(repo, o.rev)
 	if e != nil {
+		closeRepo()
 		return State{}, e
 	}
 	docs, err := selectDocuments(ctx, repo, commit, o)
 	if err != nil {
+		closeRepo()
 		if ctx.Err() != nil {
 			return State{}, interrupted(ctx.Err())
 		}
 		return State{}, err
 	}
-	values, err := decryptAll(ctx, repo, docs, o)
+	// decryptAll's dispatcher is the last user of repo and closes it, also
+	// when Load has already returned on cancellation.
+	values, err := decryptAll(ctx, repo, closeRepo, docs, o)
 	if err != nil {
 		return State{}, err
 	}
@@ -157,7 +162,7 @@ func interrupted(cause error) *Error {
 // o.conc decryptions in flight. Blobs are read by one dispatcher goroutine
 // (go-git repositories are not safe for concurrent use), in ordinal order,
 // so at most o.conc encrypted documents are held in memory at once.
-func decryptAll(ctx context.Context, repo *git.Repository, docs []*document, o *normalized) ([][]byte, error) {
+func decryptAll(ctx context.Context, repo *git.Repository, closeRepo func(), docs []*document, o *normalized) ([][]byte, error) {
 	values := make([][]byte, len(docs))
 	errs := make([]*Error, len(docs))
 	var minFail atomic.Int64 // lowest failed ordinal so far
@@ -176,9 +181,11 @@ func decryptAll(ctx context.Context, repo *git.Repository, docs []*document, o *
 		defer close(done)
 		var wg sync.WaitGroup
 		defer wg.Wait()
+		defer closeRepo() // runs before wg.Wait: workers never touch repo
 		for i, d := range docs {
-			// Documents after a failure cannot change the reported error.
-			if int64(d.ordinal) > minFail.Load() {
+			// Documents after a failure cannot change the reported error;
+			// after cancellation nothing new starts.
+			if int64(d.ordinal) > minFail.Load() || ctx.Err() != nil {
 				return
 			}
 			select {
