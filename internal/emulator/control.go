@@ -80,6 +80,7 @@ func (e *Emulator) SetConditions(c Conditions) error {
 	n := r.cur().clone()
 	if c.RotationEnabled != nil {
 		n.rotationEnabled = *c.RotationEnabled
+		n.rotationSet = true
 	}
 	if c.OwningService != nil {
 		n.owningService = *c.OwningService

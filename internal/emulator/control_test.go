@@ -179,7 +179,7 @@ func TestConditions_PutSecretIntoStatesTheToolMustRefuse(t *testing.T) {
 	// Clearing works too.
 	srv.SetConditions(t, emulator.Conditions{Name: "app/x", RotationEnabled: aws.Bool(false), PendingVersion: aws.Bool(false), ReplicaRegions: []string{}, OwningService: aws.String("")})
 	d = must[*secretsmanager.DescribeSecretOutput](t)(c.DescribeSecret(ctx, &secretsmanager.DescribeSecretInput{SecretId: aws.String("app/x")}))
-	if (d.RotationEnabled != nil && *d.RotationEnabled) || d.OwningService != nil || len(d.ReplicationStatus) != 0 || len(d.VersionIdsToStages) != 1 {
+	if d.RotationEnabled == nil || *d.RotationEnabled || d.OwningService != nil || len(d.ReplicationStatus) != 0 || len(d.VersionIdsToStages) != 1 {
 		t.Fatalf("after clearing %+v", d)
 	}
 }

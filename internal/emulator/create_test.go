@@ -218,3 +218,18 @@ func TestTagResource_ReplacesValueAndUntagIsIdempotent(t *testing.T) {
 	_, err := c.TagResource(ctx, &secretsmanager.TagResourceInput{SecretId: aws.String("nope"), Tags: []types.Tag{{Key: aws.String("a"), Value: aws.String("b")}}})
 	wantAPIError(t, err, "ResourceNotFoundException", "Secrets Manager can't find the specified secret.")
 }
+
+func TestCreateSecret_AddReplicaRegionsShowsReplicationStatus(t *testing.T) {
+	_, c := start(t)
+	out := must[*secretsmanager.CreateSecretOutput](t)(c.CreateSecret(ctx, &secretsmanager.CreateSecretInput{Name: aws.String("r"), SecretString: aws.String("v"),
+		AddReplicaRegions: []types.ReplicaRegionType{{Region: aws.String("eu-west-1")}}}))
+	if len(out.ReplicationStatus) != 1 || *out.ReplicationStatus[0].Region != "eu-west-1" {
+		t.Fatalf("create output %+v", out.ReplicationStatus)
+	}
+	d := must[*secretsmanager.DescribeSecretOutput](t)(c.DescribeSecret(ctx, &secretsmanager.DescribeSecretInput{SecretId: aws.String("r")}))
+	if len(d.ReplicationStatus) != 1 || d.PrimaryRegion == nil || *d.PrimaryRegion != "us-east-1" {
+		t.Fatalf("describe %+v %v", d.ReplicationStatus, d.PrimaryRegion)
+	}
+	_, err := c.CreateSecret(ctx, &secretsmanager.CreateSecretInput{Name: aws.String("bad"), AddReplicaRegions: []types.ReplicaRegionType{{Region: aws.String("Mars")}}})
+	wantCode(t, err, "InvalidParameterException")
+}

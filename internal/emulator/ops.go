@@ -141,6 +141,9 @@ func (e *Emulator) createSecret(in *createSecretIn) (any, *apiError) {
 		s.primaryRegion = e.region
 	}
 	out := arnNameVersionOut{ARN: s.arn, Name: name}
+	for _, reg := range replicas {
+		out.ReplicationStatus = append(out.ReplicationStatus, replicationStatus{Region: reg, Status: "InSync"})
+	}
 	if hasValue {
 		id := e.tokenOrNew(in.ClientRequestToken)
 		s.versions = []*version{newVersion(id, in.SecretString, in.SecretBinary, now)}

@@ -22,9 +22,9 @@ func (e *Emulator) meta(s *secret, r *record) secretMeta {
 		CreatedDate:      ep(s.created),
 		PrimaryRegion:    s.primaryRegion,
 	}
-	if s.rotationEnabled {
-		t := true
-		m.RotationEnabled = &t
+	if s.rotationSet { // AWS leaves RotationEnabled out until rotation was configured
+		enabled := s.rotationEnabled
+		m.RotationEnabled = &enabled
 		m.RotationLambdaARN = fmt.Sprintf("arn:aws:lambda:%s:%s:function:emulator-rotation", e.region, e.account)
 		m.RotationRules = &rotationRules{AutomaticallyAfterDays: 30}
 	}

@@ -33,6 +33,7 @@ type secret struct {
 	deletedDate     time.Time // zero when active
 	deletionDate    time.Time // purge time when scheduled for deletion
 	rotationEnabled bool
+	rotationSet     bool // rotation was ever configured (RotationEnabled is shown)
 	owningService   string
 	primaryRegion   string
 	replicas        []string

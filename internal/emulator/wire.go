@@ -249,10 +249,11 @@ type batchGetOut struct {
 }
 
 type arnNameVersionOut struct {
-	ARN           string   `json:"ARN"`
-	Name          string   `json:"Name"`
-	VersionID     string   `json:"VersionId,omitempty"`
-	VersionStages []string `json:"VersionStages,omitempty"`
+	ARN               string              `json:"ARN"`
+	Name              string              `json:"Name"`
+	VersionID         string              `json:"VersionId,omitempty"`
+	VersionStages     []string            `json:"VersionStages,omitempty"`
+	ReplicationStatus []replicationStatus `json:"ReplicationStatus,omitempty"`
 }
 
 type deleteOut struct {
