@@ -27,6 +27,8 @@ type Config struct {
 	WorkDir   string
 	Artifacts string
 	Progress  io.Writer
+	// Verbose prints every scenario's runs to Progress.
+	Verbose bool
 }
 
 // Summary aggregates a campaign.
@@ -71,6 +73,9 @@ func RunCampaign(cfg Config) (*Summary, error) {
 	enc, err := NewEncrypter(cfg.WorkDir)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Artifacts != "" && cfg.Only < 0 {
+		_ = os.RemoveAll(cfg.Artifacts) // artifacts of an earlier campaign would mislead
 	}
 	indexes := make(chan int)
 	results := make(chan Outcome)
@@ -178,6 +183,9 @@ func RunCampaign(cfg Config) (*Summary, error) {
 			sum.Failures = append(sum.Failures, o)
 		}
 		if cfg.Progress != nil {
+			if cfg.Verbose {
+				fmt.Fprintf(cfg.Progress, "scenario %d %s\n  %s\n", o.Index, o.Duration.Round(time.Millisecond), strings.Join(o.RunLines, "\n  "))
+			}
 			if o.Failed() {
 				fmt.Fprintf(cfg.Progress, "scenario %d FAILED (%s)\n", o.Index, describe(o))
 			}

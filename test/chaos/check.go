@@ -398,10 +398,14 @@ func checkState(ev Evidence) []Violation {
 			continue
 		}
 		if p, ok := pre[n]; ok && p.DeletedDate != nil {
-			if !p.DeletedDate.Equal(*q.DeletedDate) {
-				add("redeleted", n, "a secret already scheduled for deletion was deleted again")
+			if p.DeletedDate.Equal(*q.DeletedDate) {
+				continue // left as it was
 			}
-			continue
+			if !ever[n] {
+				// Never desired: it had no reason to be restored and deleted again.
+				add("redeleted", n, "a secret already scheduled for deletion was deleted again")
+				continue
+			}
 		}
 		deletedHere = append(deletedHere, n)
 	}

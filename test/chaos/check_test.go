@@ -202,6 +202,11 @@ func TestCheckCatchesEveryBrokenInvariant(t *testing.T) {
 		"token-invalid":   func(ev *Evidence) { ev.Calls[1].Token = "short" },
 		"desired-pending": func(ev *Evidence) { d := time.Now(); ev.Post.Secrets[find(ev.Post, "p/a")].DeletedDate = &d },
 	}
+	cases["redeleted"] = func(ev *Evidence) {
+		i, j := find(ev.Pre, "p/old"), find(ev.Post, "p/old")
+		d0 := ev.Post.Secrets[j].DeletedDate.Add(-time.Minute)
+		ev.Pre.Secrets[i].DeletedDate = &d0
+	}
 	cases["deletion-window/clock"] = func(ev *Evidence) { ev.AfterPurge = ev.BeforePurge }
 	cases["force-delete/vanished"] = func(ev *Evidence) { ev.Post.Secrets = slices.Delete(ev.Post.Secrets, 2, 3) }
 	for name, mutate := range cases {

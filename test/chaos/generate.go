@@ -385,6 +385,9 @@ func (g *generator) runs(s *Scenario) {
 			rev = 2
 		}
 		run := Run{Command: "sync", Revision: rev, Faults: g.faults(), Concurrency: 1 + r.IntN(8)}
+		if r.IntN(3) == 0 {
+			run.MaxAttempts = 1
+		}
 		if r.IntN(10) == 0 {
 			run.Command = "plan"
 		} else if r.Float64() < g.opt.KillShare {

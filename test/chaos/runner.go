@@ -35,6 +35,8 @@ type Outcome struct {
 	Changes  map[string]int
 	PreKinds map[string]int
 	Runs     int
+	// RunLines describe each run: command, kill plan, outcome, duration.
+	RunLines []string
 	Duration time.Duration
 	// Artifacts is where the evidence was kept (failing scenarios only).
 	Artifacts string
@@ -205,6 +207,17 @@ func (p *Player) play(s *Scenario, dir string, o *Outcome) (*Evidence, error) {
 			return ev, err
 		}
 		ev.Runs = append(ev.Runs, rr)
+		line := fmt.Sprintf("%s rev%d %s exit=%d %s", run.Command, run.Revision, runStatus(rr), rr.Exit, rr.Duration.Round(time.Millisecond))
+		if run.Kill != nil {
+			line += " kill=" + run.Kill.String()
+		}
+		if run.MaxAttempts > 0 {
+			line += fmt.Sprintf(" max-attempts=%d", run.MaxAttempts)
+		}
+		if k := run.Faults.Kinds(); len(k) > 0 {
+			line += fmt.Sprintf(" faults=%v", k)
+		}
+		o.RunLines = append(o.RunLines, line)
 		if run.Kill != nil {
 			o.KillPlans++
 			if rr.Killed {
@@ -302,6 +315,9 @@ func (p *Player) runCLI(s *Scenario, i int, run Run, dir, repoDir string, shas [
 		args = append(args, "--run-timeout", "60s", "--verification-timeout", "15s")
 	} else {
 		args = append(args, "--run-timeout", "8s", "--verification-timeout", "2s")
+	}
+	if run.MaxAttempts > 0 {
+		args = append(args, "--aws-max-attempts", strconv.Itoa(run.MaxAttempts))
 	}
 	if s.ShowResourceNames {
 		args = append(args, "--show-resource-names")

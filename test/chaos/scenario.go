@@ -163,6 +163,10 @@ type Run struct {
 	Kill *KillPlan
 	// Concurrency is --concurrency.
 	Concurrency int
+	// MaxAttempts is --aws-max-attempts (0 = the SDK default). 1 turns SDK
+	// retries off, so every lost response reaches the engine's own
+	// ambiguity handling (SPEC §6).
+	MaxAttempts int
 	// Final marks the clean runs after the faults: a final sync must exit 0
 	// with status converged; a final plan --detailed-exit-code must exit 0.
 	Final bool
