@@ -4,6 +4,8 @@
 
 GO            ?= go
 SOPS_VERSION  ?= v3.13.3
+# local-kms serves the AWS KMS API on loopback for the decrypt:key-service tests.
+LOCAL_KMS_VERSION ?= v0.0.0-20260228092603-2a5e92d09ab6
 GOBIN         := $(shell $(GO) env GOPATH)/bin
 BIN           := $(CURDIR)/bin
 VERSION       ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
@@ -21,13 +23,19 @@ build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/sops-aws-sync ./cmd/sops-aws-sync
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/secretsmanager-emulator ./cmd/secretsmanager-emulator
 
-## tools: install the pinned sops CLI (from the Go module proxy) if missing
+## tools: install the pinned sops CLI and local-kms (from the Go module proxy) if missing
 tools:
 	@if sops --disable-version-check --version 2>/dev/null | grep -q "$(SOPS_VERSION:v%=%)"; then \
 		echo "sops $(SOPS_VERSION) present"; \
 	else \
 		echo "installing sops $(SOPS_VERSION)"; \
 		$(GO) install github.com/getsops/sops/v3/cmd/sops@$(SOPS_VERSION); \
+	fi
+	@if [ -x "$(GOBIN)/local-kms" ] || command -v local-kms >/dev/null 2>&1; then \
+		echo "local-kms present"; \
+	else \
+		echo "installing local-kms $(LOCAL_KMS_VERSION)"; \
+		$(GO) install github.com/nsmithuk/local-kms@$(LOCAL_KMS_VERSION); \
 	fi
 
 ## test: every test, race detector on (the README's test command)
