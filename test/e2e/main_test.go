@@ -1,7 +1,3 @@
-// Package e2e runs the real sops-aws-sync binary against the real
-// secretsmanager-emulator binary, on real Git repositories holding
-// documents encrypted by the real sops CLI with fresh age keys. Tests are
-// named after the situations of the recovery guide (docs/recovery.md).
 package e2e
 
 import (

@@ -1,6 +1,3 @@
-// Package plan is the `plan` command: observe and plan, never write
-// (SPEC §2). With --detailed-exit-code it exits 2 when any operation is
-// planned.
 package plan
 
 import (

@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"io"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -35,8 +36,8 @@ func EarlyReport(f *factory.Factory, command string, args []string) error {
 	}
 	if path == "" {
 		for _, kv := range f.Environ() {
-			if len(kv) > len(config.EnvName(config.ReportFile))+1 && kv[:len(config.EnvName(config.ReportFile))+1] == config.EnvName(config.ReportFile)+"=" {
-				path = kv[len(config.EnvName(config.ReportFile))+1:]
+			if v, ok := strings.CutPrefix(kv, config.EnvName(config.ReportFile)+"="); ok {
+				path = v
 			}
 		}
 	}

@@ -1,6 +1,3 @@
-// Package root assembles the command tree and is the composition root the
-// binary's main calls: it parses the command line, runs the command, prints
-// any usage/configuration diagnostic on stderr and returns the exit code.
 package root
 
 import (

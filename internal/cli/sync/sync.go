@@ -1,5 +1,3 @@
-// Package sync is the `sync` command: observe, plan, apply and verify
-// (SPEC §2, §6). There is no way to skip verification.
 package sync
 
 import (

@@ -1,5 +1,3 @@
-// Package version is the `version` command: it prints the build line and
-// reads no configuration, environment or AWS (SPEC §2).
 package version
 
 import (
