@@ -93,8 +93,8 @@ func (b *bucket) take(now time.Time) bool {
 // ValidateFaults reports the first invalid setting, in words fit for a 400.
 func ValidateFaults(f Faults) error {
 	switch {
-	case f.LatencyMS < 0 || f.LatencyJitterMS < 0 || f.ListLagMS < 0:
-		return fmt.Errorf("latency_ms, latency_jitter_ms and list_lag_ms must be >= 0")
+	case f.LatencyMS < 0 || f.LatencyJitterMS < 0 || f.ListLagMS < 0 || f.ListScanLimit < 0:
+		return fmt.Errorf("latency_ms, latency_jitter_ms, list_lag_ms and list_scan_limit must be >= 0")
 	case !(f.ErrorRate >= 0 && f.ErrorRate <= 1):
 		return fmt.Errorf("error_rate must be between 0 and 1")
 	case !(f.AmbiguousRate >= 0 && f.AmbiguousRate <= 1):

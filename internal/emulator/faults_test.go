@@ -273,3 +273,35 @@ func TestFault_ScriptedNthCallGetsTheFault(t *testing.T) {
 		t.Fatalf("fault stats %v", st.Faults)
 	}
 }
+
+func TestFault_ListScanLimitGivesShortAndEmptyPagesWithTokens(t *testing.T) {
+	srv, c := start(t)
+	for i := range 10 {
+		tags := map[string]string{}
+		if i == 0 || i == 9 {
+			tags["owned"] = "yes"
+		}
+		createTagged(t, c, "s"+pad12(i), "", tags)
+	}
+	srv.SetFaults(t, emulator.Faults{ListScanLimit: 3})
+	var pages, empty int
+	var got []string
+	pg := secretsmanager.NewListSecretsPaginator(c, &secretsmanager.ListSecretsInput{Filters: []types.Filter{f(types.FilterNameStringTypeTagKey, "owned")}})
+	for pg.HasMorePages() {
+		out := must[*secretsmanager.ListSecretsOutput](t)(pg.NextPage(ctx))
+		pages++
+		if len(out.SecretList) == 0 && out.NextToken != nil {
+			empty++
+		}
+		for _, s := range out.SecretList {
+			got = append(got, *s.Name)
+		}
+	}
+	if !slices.Equal(got, []string{"s" + pad12(0), "s" + pad12(9)}) || pages != 4 || empty != 2 {
+		t.Fatalf("got %v in %d pages (%d empty with a token)", got, pages, empty)
+	}
+	desc := listNames(t, c, &secretsmanager.ListSecretsInput{SortOrder: types.SortOrderTypeDesc, MaxResults: aws.Int32(2)})
+	if len(desc) != 10 || desc[0] != "s"+pad12(9) {
+		t.Fatalf("desc with scan limit %v", desc)
+	}
+}

@@ -213,6 +213,7 @@ type listQuery struct {
 	sortBy, order  string
 	max            int
 	token          *listToken
+	scanLimit      int // records examined per page at most (0: no limit); created-date order only
 }
 
 type listHit struct {
@@ -251,37 +252,36 @@ func (e *Emulator) page(q listQuery, now time.Time, lag time.Duration) ([]listHi
 	order := e.st.order
 	var hits []listHit
 	if q.sortBy == "created-date" {
-		if q.order == "asc" {
-			i := 0
-			if q.token != nil {
-				i = sort.Search(len(order), func(i int) bool { return order[i].seq > q.token.seq })
-			}
-			for ; i < len(order); i++ {
-				if h, ok := keep(order[i]); ok {
-					hits = append(hits, h)
-					if len(hits) == q.max {
-						if i+1 < len(order) {
-							return hits, listToken{sortBy: q.sortBy, order: q.order, seq: h.r.seq}.encode()
-						}
-						return hits, ""
-					}
-				}
-			}
-			return hits, ""
+		// Walk the creation-ordered records from the token in the requested
+		// direction; stop at a full page or when scanLimit records were
+		// examined (then the page may be short or empty, with a token).
+		i, step := 0, 1
+		if q.order == "desc" {
+			i, step = len(order)-1, -1
 		}
-		i := len(order) - 1
 		if q.token != nil {
-			i = sort.Search(len(order), func(i int) bool { return order[i].seq >= q.token.seq }) - 1
+			if step > 0 {
+				i = sort.Search(len(order), func(i int) bool { return order[i].seq > q.token.seq })
+			} else {
+				i = sort.Search(len(order), func(i int) bool { return order[i].seq >= q.token.seq }) - 1
+			}
 		}
-		for ; i >= 0; i-- {
+		more := func(i int) bool { return i+step >= 0 && i+step < len(order) }
+		tokenAt := func(i int) string {
+			return listToken{sortBy: q.sortBy, order: q.order, seq: order[i].seq}.encode()
+		}
+		for scanned := 1; i >= 0 && i < len(order); i, scanned = i+step, scanned+1 {
 			if h, ok := keep(order[i]); ok {
 				hits = append(hits, h)
 				if len(hits) == q.max {
-					if i > 0 {
-						return hits, listToken{sortBy: q.sortBy, order: q.order, seq: h.r.seq}.encode()
+					if more(i) {
+						return hits, tokenAt(i)
 					}
 					return hits, ""
 				}
+			}
+			if q.scanLimit > 0 && scanned >= q.scanLimit && more(i) {
+				return hits, tokenAt(i)
 			}
 		}
 		return hits, ""
@@ -386,6 +386,7 @@ func (e *Emulator) listSecrets(in *listSecretsIn) (any, *apiError) {
 	q.includePlanned = in.IncludePlannedDeletion != nil && *in.IncludePlannedDeletion
 	now, lag := e.begin()
 	defer e.mu.Unlock()
+	q.scanLimit = int(e.faults.ListScanLimit)
 	e.st.compact(now, lag)
 	hits, next := e.page(q, now, lag)
 	out := listSecretsOut{SecretList: make([]listEntryOut, 0, len(hits)), NextToken: next}

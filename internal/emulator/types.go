@@ -65,6 +65,11 @@ type Faults struct {
 	// Only changes made while the lag is on are remembered: raising the lag does
 	// not reconstruct older history.
 	ListLagMS int64 `json:"list_lag_ms"`
+	// ListScanLimit makes ListSecrets examine at most this many secrets per
+	// call (in the default created-date order), so a filtered page can come
+	// back short or empty with a NextToken, as AWS's can (reference §1
+	// ListSecrets). 0 means no limit. An addition to the issue's list.
+	ListScanLimit int64 `json:"list_scan_limit,omitempty"`
 	// ErrorRate is the chance that a call gets InternalServiceError (HTTP 500)
 	// without being applied.
 	ErrorRate float64 `json:"error_rate"`

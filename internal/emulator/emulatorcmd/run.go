@@ -50,6 +50,7 @@ func Run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	fs.Int64Var(&f.LatencyMS, "latency-ms", 0, "latency added to every API call, milliseconds")
 	fs.Int64Var(&f.LatencyJitterMS, "latency-jitter-ms", 0, "extra uniform random latency in [0,n] milliseconds")
 	fs.Int64Var(&f.ListLagMS, "list-lag-ms", 0, "ListSecrets answers from the state as it was this many milliseconds ago")
+	fs.Int64Var(&f.ListScanLimit, "list-scan-limit", 0, "ListSecrets examines at most this many secrets per call, so filtered pages can be short or empty (0: no limit)")
 	fs.Float64Var(&f.ErrorRate, "error-rate", 0, "chance in [0,1] that a call fails with InternalServiceError")
 	fs.Float64Var(&f.AmbiguousRate, "ambiguous-rate", 0, "chance in [0,1] that a mutating call loses its response")
 	fs.StringVar(&f.AmbiguousKind, "ambiguous-kind", "mixed", "after-apply, before-apply or mixed")

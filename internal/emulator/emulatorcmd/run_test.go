@@ -57,7 +57,7 @@ func TestRun_ListensPrintsURLAndExitsZeroOnSignal(t *testing.T) {
 
 func TestRun_FlagsSetRegionAccountAndEveryFaultKnob(t *testing.T) {
 	url, stop, code := startRun(t, "--listen", "127.0.0.1:0", "--region", "eu-west-3", "--account-id", "999999999999",
-		"--seed", "9", "--latency-ms", "1", "--latency-jitter-ms", "2", "--list-lag-ms", "3", "--error-rate", "0.25",
+		"--seed", "9", "--latency-ms", "1", "--latency-jitter-ms", "2", "--list-lag-ms", "3", "--list-scan-limit", "7", "--error-rate", "0.25",
 		"--ambiguous-rate", "0.5", "--ambiguous-kind", "before-apply", "--quotas", "--quota-scale", "4",
 		"--script", "CreateSecret:2:error:ThrottlingException", "--script", "DeleteSecret:1:ambiguous-after-apply")
 	defer func() { stop <- syscall.SIGINT; <-code }()
@@ -70,7 +70,7 @@ func TestRun_FlagsSetRegionAccountAndEveryFaultKnob(t *testing.T) {
 	if err := json.NewDecoder(resp.Body).Decode(&f); err != nil {
 		t.Fatal(err)
 	}
-	want := emulator.Faults{Seed: 9, LatencyMS: 1, LatencyJitterMS: 2, ListLagMS: 3, ErrorRate: 0.25, AmbiguousRate: 0.5, AmbiguousKind: "before-apply", Quotas: true, QuotaScale: 4,
+	want := emulator.Faults{Seed: 9, LatencyMS: 1, LatencyJitterMS: 2, ListLagMS: 3, ListScanLimit: 7, ErrorRate: 0.25, AmbiguousRate: 0.5, AmbiguousKind: "before-apply", Quotas: true, QuotaScale: 4,
 		Script: []emulator.ScriptedFault{{Operation: "CreateSecret", Nth: 2, Fault: "error:ThrottlingException"}, {Operation: "DeleteSecret", Nth: 1, Fault: "ambiguous-after-apply"}}}
 	if got, _ := json.Marshal(f); string(got) != string(must(json.Marshal(want))) {
 		t.Fatalf("faults %s\nwant   %s", got, must(json.Marshal(want)))
