@@ -60,6 +60,7 @@ func WithFaults(f Faults) Option {
 			panic("emulator.WithFaults: " + err.Error())
 		}
 		e.faults = f
+		e.faults.Script = append([]ScriptedFault(nil), f.Script...)
 	}
 }
 
@@ -79,8 +80,10 @@ func New(opts ...Option) *Emulator {
 	return e
 }
 
-// Region and AccountID return the values used in ARNs.
-func (e *Emulator) Region() string    { return e.region }
+// Region returns the Region used in ARNs.
+func (e *Emulator) Region() string { return e.region }
+
+// AccountID returns the account id used in ARNs.
 func (e *Emulator) AccountID() string { return e.account }
 
 // Now returns the emulator clock: the time source plus every AdvanceClock.
