@@ -74,7 +74,7 @@ func TestLoadResolvesDetachedHeadAndAnnotatedTags(t *testing.T) {
 }
 
 func TestLoadWorksOnShallowCloneBareRepoAndLinkedWorktree(t *testing.T) {
-	src, _ := newRepo(t, map[string][]byte{"secrets/old.sops.json": good(t)})
+	src, first := newRepo(t, map[string][]byte{"secrets/old.sops.json": good(t)})
 	head := commitFiles(t, src, map[string][]byte{"secrets/new.sops.env": fixture(t, cur+"/good.sops.env")}, "second")
 
 	shallow := filepath.Join(t.TempDir(), "shallow")
@@ -96,10 +96,17 @@ func TestLoadWorksOnShallowCloneBareRepoAndLinkedWorktree(t *testing.T) {
 			t.Fatalf("%s: commit %s, %d secrets", name, st.Commit, len(st.Secrets))
 		}
 	}
+	// A linked worktree's HEAD is its own, not the main repository's.
+	older := filepath.Join(t.TempDir(), "older")
+	gitCmd(t, src, "worktree", "add", "-q", "--detach", older, first)
+	st, err := Load(context.Background(), baseOptions(older))
+	if err != nil || st.Commit != first || len(st.Secrets) != 1 {
+		t.Fatalf("worktree at the first commit: %v %s %d", err, st.Commit, len(st.Secrets))
+	}
 	// A shallow clone that lacks the requested commit is a revision error.
 	opts := baseOptions(shallow)
 	opts.Revision = "HEAD~1"
-	_, err := Load(context.Background(), opts)
+	_, err = Load(context.Background(), opts)
 	assertClass(t, err, ClassGitRevision, 0)
 }
 
