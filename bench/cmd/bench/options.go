@@ -17,7 +17,7 @@ type options struct {
 	changedN   int           // N of the 10%-changed sync
 	createN    int           // secrets created by the first sync
 	sweep      []int         // --concurrency values of the sweep
-	sweepN     int           // N of the sweep (no-op sync)
+	sweepNs    []int         // N of the sweeps (no-op sync)
 	seqMaxN    int           // --concurrency 1 runs only for N ≤ this
 	latency    time.Duration // per-call latency of the emulator
 	valueBytes int
@@ -48,13 +48,13 @@ func intList(s string) ([]int, error) {
 func parseFlags(args []string) (options, error) {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	var o options
-	var sizes, sweep string
+	var sizes, sweep, sweepNs string
 	fs.StringVar(&o.root, "root", ".", "module root (where go.mod is)")
 	fs.StringVar(&sizes, "n", "", "comma-separated N for no-op plan and sync (default 1000,10000; quick 200,1000)")
 	fs.IntVar(&o.changedN, "changed-n", 0, "N of the sync with 10% of values changed (default: the largest -n)")
 	fs.IntVar(&o.createN, "create-n", 0, "secrets created by the first sync (default 2000; quick 500)")
 	fs.StringVar(&sweep, "sweep", "", "--concurrency values for the no-op sync sweep (default 1,4,8,16,32,64; quick 1,8,32)")
-	fs.IntVar(&o.sweepN, "sweep-n", 1000, "N of the concurrency sweep")
+	fs.StringVar(&sweepNs, "sweep-n", "", "comma-separated N of the concurrency sweeps (default 1000,10000; quick 1000)")
 	fs.IntVar(&o.seqMaxN, "seq-max-n", 0, "run --concurrency 1 only for N up to this (default: every N; quick 1000)")
 	fs.DurationVar(&o.latency, "latency", 20*time.Millisecond, "per-call latency added by the emulator")
 	fs.IntVar(&o.valueBytes, "value-bytes", 1024, "approximate size of each secret value")
@@ -80,11 +80,15 @@ func parseFlags(args []string) (options, error) {
 	}
 	def(&sizes, "1000,10000", "200,1000")
 	def(&sweep, "1,4,8,16,32,64", "1,8,32")
+	def(&sweepNs, "1000,10000", "1000")
 	if o.sizes, err = intList(sizes); err != nil || len(o.sizes) == 0 {
 		return o, fmt.Errorf("-n: want a list of positive integers")
 	}
 	if o.sweep, err = intList(sweep); err != nil {
 		return o, fmt.Errorf("-sweep: %v", err)
+	}
+	if o.sweepNs, err = intList(sweepNs); err != nil {
+		return o, fmt.Errorf("-sweep-n: %v", err)
 	}
 	if o.changedN == 0 {
 		o.changedN = o.sizes[len(o.sizes)-1]

@@ -24,10 +24,10 @@ type microResult struct {
 
 // runMicro runs the Go benchmarks of the packages that have them: the
 // desired-state decryption (internal/desired) and the emulator's per-call
-// overhead (internal/emulator).
+// overhead (internal/emulator) and the engine's own (internal/engine).
 func runMicro(ctx context.Context, root string) []microResult {
 	var out []microResult
-	for _, pkg := range []string{"./internal/desired", "./internal/emulator"} {
+	for _, pkg := range []string{"./internal/desired", "./internal/emulator", "./internal/engine"} {
 		if !hasBenchmarks(filepath.Join(root, pkg)) {
 			out = append(out, microResult{Pkg: pkg, Output: "(no Go benchmark in this package yet)"})
 			continue
@@ -89,13 +89,42 @@ func machine() string {
 	return fmt.Sprintf("%s, %d CPUs%s; %s%s; %s", model, runtime.NumCPU(), mem, runtime.GOOS, kernel, runtime.Version())
 }
 
+// treeState names the measured source: HEAD and whether the work tree
+// had uncommitted changes.
+func treeState(root string) string {
+	head, err := exec.Command("git", "-C", root, "rev-parse", "--short=12", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	st, _ := exec.Command("git", "-C", root, "status", "--porcelain", "--untracked-files=normal", "--", "cmd", "internal", "go.mod", "go.sum").Output()
+	s := "commit " + strings.TrimSpace(string(head))
+	if len(bytes.TrimSpace(st)) > 0 {
+		s += " plus uncommitted changes under cmd/ or internal/ (work in progress of other helpers was measured)"
+	}
+	return s
+}
+
+// loadAvg is the 1-minute load average (/proc/loadavg), "?" when unknown.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return "?"
+	}
+	return f[0]
+}
+
 func render(e *env, rows []*harness.Row, verdicts []harness.Verdict, micro []microResult, took time.Duration) string {
 	o := e.o
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	w("## Latest run\n\n")
 	w("- Date: %s (the harness ran for %s).\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"), took.Round(time.Second))
-	w("- Machine: %s.\n", machine())
+	w("- Machine: %s; load average (1 min) %s at the start, %s at the end — other processes on the machine share its CPUs.\n", machine(), e.loadStart, loadAvg())
+	w("- Tree: %s.\n", treeState(e.o.root))
 	w("- Command: `go run ./bench/cmd/bench %s` (what `make bench` runs).\n", strings.Join(os.Args[1:], " "))
 	w("- Conditions: emulator binary with %v latency per call and AWS request quotas on (BatchGetSecretValue and ListSecrets 100/s, CreateSecret and PutSecretValue 50/s, DescribeSecret+GetSecretValue 10,000/s; buckets start full with one second's worth); ", o.latency)
 	w("values of about %d bytes (canonical JSON), one age-encrypted SOPS JSON document per secret, all in one commit.\n", o.valueBytes)
@@ -103,30 +132,41 @@ func render(e *env, rows []*harness.Row, verdicts []harness.Verdict, micro []mic
 
 	w("### Targets of issue 7\n\n%s\n", harness.VerdictTable(verdicts))
 
-	var main, sweep []harness.Row
+	var all []harness.Row
 	for _, r := range rows {
-		if r.Scenario.Kind == harness.NoopSync && r.Scenario.N == o.sweepN && len(o.sweep) > 0 {
-			sweep = append(sweep, *r)
-		}
-		main = append(main, *r)
+		all = append(all, *r)
 	}
-	w("### Runs\n\n%s\n", harness.Table(main))
+	w("### Runs\n\n%s\n", harness.Table(all))
 	w("Lower bounds (L = %v per call, C = --concurrency; decryption and process start-up excluded):\n\n", o.latency)
 	w("- obs(N) = max(1, ⌈N/100⌉)·L (list pages, one after another) + ⌈N/C⌉·L (one DescribeSecret per name) + max(⌈B/C⌉·L, (B − 100)/100 s) with B = ⌈N/20⌉ (batched value reads under the 100/s quota);\n")
 	w("- obs₀(N) is the first observation of an empty scope: L + ⌈N/C⌉·L;\n")
 	w("- upd(M) = max(⌈M/C⌉·3L, (M − 50)/50 s): each update re-observes its target (DescribeSecret + GetSecretValue) then PutSecretValue, under the 50/s quota;\n")
 	w("- cre(N) = max(⌈N/C⌉·2L, (N − 50)/50 s): DescribeSecret + CreateSecret per secret, under the 50/s quota.\n\n")
 
-	if len(sweep) > 0 {
-		slices.SortFunc(sweep, func(a, b harness.Row) int { return a.Scenario.Concurrency - b.Scenario.Concurrency })
-		w("### Concurrency sweep (no-op sync, N = %d)\n\n", o.sweepN)
-		w("| --concurrency | wall | lower bound | wall / bound | calls | throttled | peak RSS |\n|---|---:|---:|---:|---:|---:|---:|\n")
-		for _, r := range sweep {
-			if r.Skipped != "" {
-				continue
+	for _, n := range o.sweepNs {
+		var sweep []harness.Row
+		for _, r := range all {
+			if r.Scenario.Kind == harness.NoopSync && r.Scenario.N == n && r.Skipped == "" {
+				sweep = append(sweep, r)
 			}
-			w("| %s | %s | %s | %.2f | %d | %d | %.0f MiB |\n", r.ConcurrencyLabel, harness.FormatDuration(r.Wall), harness.FormatDuration(r.Bound),
-				r.Ratio(), r.Delta.Calls.Total(), r.Delta.Throttled.Total(), float64(r.MaxRSSKiB)/1024)
+		}
+		if len(sweep) == 0 {
+			continue
+		}
+		slices.SortFunc(sweep, func(a, b harness.Row) int { return a.Scenario.Concurrency - b.Scenario.Concurrency })
+		w("### Concurrency sweep (no-op sync, N = %d)\n\n", n)
+		w("| --concurrency | wall | of which decrypt | lower bound | wall / bound | speed-up vs 1 | calls | throttled | peak RSS |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		var seq time.Duration
+		if sweep[0].Scenario.Concurrency == 1 {
+			seq = sweep[0].Wall
+		}
+		for _, r := range sweep {
+			sp := "—"
+			if seq > 0 {
+				sp = fmt.Sprintf("%.1f×", seq.Seconds()/r.Wall.Seconds())
+			}
+			w("| %s | %s | %s | %s | %.2f | %s | %d | %d | %.0f MiB |\n", r.ConcurrencyLabel, harness.FormatDuration(r.Wall), harness.FormatDuration(r.Decrypt()),
+				harness.FormatDuration(r.Bound), r.Ratio(), sp, r.Delta.Calls.Total(), r.Delta.Throttled.Total(), float64(r.MaxRSSKiB)/1024)
 		}
 		w("\n")
 	}

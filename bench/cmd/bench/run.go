@@ -30,6 +30,8 @@ type env struct {
 	model   harness.Model
 	faults  emulator.Faults // the measurement conditions
 	runs    int
+	// loadStart is the load average when the harness started.
+	loadStart string
 }
 
 func logf(format string, args ...any) {
@@ -51,7 +53,7 @@ func run(ctx context.Context, o options) error {
 	}
 	e := &env{
 		o: o, home: filepath.Join(work, "home"), reports: filepath.Join(work, "reports"),
-		model: harness.Model{Latency: o.latency},
+		model: harness.Model{Latency: o.latency}, loadStart: loadAvg(),
 		faults: emulator.Faults{
 			Seed: 1, LatencyMS: o.latency.Milliseconds(), Quotas: true, QuotaScale: 1,
 		},
@@ -133,7 +135,7 @@ func run(ctx context.Context, o options) error {
 				}
 			}
 		}
-		if n == o.sweepN {
+		if slices.Contains(o.sweepNs, n) {
 			for _, conc := range o.sweep {
 				if slices.ContainsFunc(here, func(r *harness.Row) bool {
 					return r.Scenario.Kind == harness.NoopSync && r.Scenario.Concurrency == conc && r.Skipped == ""
@@ -209,7 +211,8 @@ func (e *env) makeRepo(work string) (map[int]harness.Corpus, harness.Corpus, err
 		return nil, harness.Corpus{}, err
 	}
 	ns := slices.Clone(o.sizes)
-	ns = append(ns, o.changedN, o.sweepN)
+	ns = append(ns, o.changedN)
+	ns = append(ns, o.sweepNs...)
 	slices.Sort(ns)
 	ns = slices.Compact(ns)
 	corpora := map[int]harness.Corpus{}
