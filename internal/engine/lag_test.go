@@ -85,3 +85,49 @@ func TestVerificationInconclusive_OnPropagationLag(t *testing.T) {
 		wantResult(t, e.sync(t, conc, st), vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Unchanged: 1})
 	})
 }
+
+// restoreLagPort: after a successful Restore, the next few Describes of
+// that secret still show it scheduled for deletion (read-after-write lag).
+type restoreLagPort struct {
+	engine.Port
+	mu    sync.Mutex
+	stale map[string]int
+}
+
+func (p *restoreLagPort) Restore(ctx context.Context, id string) error {
+	err := p.Port.Restore(ctx, id)
+	if err == nil {
+		p.mu.Lock()
+		p.stale[id] = 3
+		p.mu.Unlock()
+	}
+	return err
+}
+
+func (p *restoreLagPort) Describe(ctx context.Context, id string) (plan.ObservedSecret, error) {
+	o, err := p.Port.Describe(ctx, id)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err == nil && o.Exists && p.stale[id] > 0 {
+		p.stale[id]--
+		o.Deleted = true
+	}
+	return o, err
+}
+
+// TestRestoreFollowUp_WaitsForTheRestoreToShow: the follow-up update is
+// decided only once the restore is visible (polled on the verification
+// interval), and exactly one is made.
+func TestRestoreFollowUp_WaitsForTheRestoreToShow(t *testing.T) {
+	eachConcurrency(t, func(t *testing.T, conc int) {
+		e := newEnv(t)
+		e.del(t, e.seedOwned(t, "back", `{"v":0}`))
+		st := state(doc{"back", `{"v":1}`})
+		p := &restoreLagPort{Port: e.port, stale: map[string]int{}}
+		before := e.calls(t)
+		wantResult(t, e.runPort(t, e.cfg(engine.ModeSync, conc), st, p), vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Restore: 1, Update: 1})
+		if got := e.calls(t)["PutSecretValue"] - before["PutSecretValue"]; got != 1 {
+			t.Fatalf("PutSecretValue calls = %d, want exactly one follow-up", got)
+		}
+	})
+}
