@@ -23,14 +23,17 @@ type tag struct{ key, value string }
 // Immutable once committed: mutations clone it (clone copies the small
 // slices and maps; versions are shared by pointer).
 type secret struct {
-	arn, name       string
+	// Fields a ListSecrets scan reads for every secret come first, so they
+	// share a cache line.
+	deletedDate     time.Time // zero when active
+	tags            []tag
+	name            string
+	arn             string
 	description     string
 	kmsKeyID        string
 	typ             string
-	tags            []tag
 	created         time.Time
 	lastChanged     time.Time
-	deletedDate     time.Time // zero when active
 	deletionDate    time.Time // purge time when scheduled for deletion
 	rotationEnabled bool
 	rotationSet     bool // rotation was ever configured (RotationEnabled is shown)
