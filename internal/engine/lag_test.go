@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -130,4 +131,45 @@ func TestRestoreFollowUp_WaitsForTheRestoreToShow(t *testing.T) {
 			t.Fatalf("PutSecretValue calls = %d, want exactly one follow-up", got)
 		}
 	})
+}
+
+// stepClock is a deterministic Clock: After advances time by d at once.
+type stepClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *stepClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *stepClock) After(d time.Duration) <-chan time.Time {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	ch := make(chan time.Time, 1)
+	ch <- c.now
+	c.mu.Unlock()
+	return ch
+}
+
+// TestVerification_FixedPollBoundedByTimeout: with an injected clock the
+// verification polls exactly timeout/interval + 1 times before giving its
+// verdict.
+func TestVerification_FixedPollBoundedByTimeout(t *testing.T) {
+	e := newEnv(t)
+	e.seedOwned(t, "a", `{"v":0}`)
+	p := &stalePort{Port: e.port, desc: map[string]plan.ObservedSecret{}, values: map[string]plan.CurrentValue{}, frozen: map[string]bool{}}
+	cfg := e.cfg(engine.ModeSync, 1)
+	cfg.Clock = &stepClock{now: time.Unix(1_700_000_000, 0)}
+	cfg.PollInterval, cfg.VerificationTimeout = 250*time.Millisecond, 2*time.Second
+	before := e.calls(t)
+	wantResult(t, e.runPort(t, cfg, state(doc{"a", `{"v":1}`}), p), vocab.StatusVerificationInconclusive, vocab.VerificationInconclusive, vocab.Counts{Update: 1})
+	if !strings.Contains(e.logs.String(), `"verification":"inconclusive","count":9,"duration_ms":2000`) {
+		t.Fatalf("want 9 rounds over 2 s:\n%s", e.logs.String())
+	}
+	if got := e.calls(t)["ListSecrets"] - before["ListSecrets"]; got != 10 {
+		t.Fatalf("ListSecrets calls = %d, want 1 (plan) + 9 (verification rounds)", got)
+	}
 }
