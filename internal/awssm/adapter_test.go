@@ -229,3 +229,28 @@ func TestGetCurrentValues_BatchDeniedFallsBackToSingleReads(t *testing.T) {
 		t.Fatalf("calls = %v; want one denied batch, then single reads", calls)
 	}
 }
+
+// TestListCandidates_FollowsEmptyPagesWithNextToken: a filtered page may
+// come back short or empty with a NextToken; discovery keeps paging.
+func TestListCandidates_FollowsEmptyPagesWithNextToken(t *testing.T) {
+	srv := emulatortest.Start(t)
+	c := srv.Client(t)
+	for i := range 30 {
+		tags := sc.Tags("secrets/x.sops.json")
+		if i%3 != 0 {
+			tags = nil // not ours: the scan passes over them
+		}
+		create(t, c, fmt.Sprintf("app/s%02d", i), "{}", tags)
+	}
+	srv.SetFaults(t, emulator.Faults{ListScanLimit: 4})
+	got, err := awssm.New(c, awssm.Options{}).ListCandidates(context.Background(), sc.Digest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 10 {
+		t.Fatalf("got %d candidates, want 10", len(got))
+	}
+	if pages := srv.Stats(t).Calls["ListSecrets"]; pages < 8 {
+		t.Fatalf("ListSecrets calls = %d; the scan limit should have forced short pages", pages)
+	}
+}
