@@ -242,3 +242,21 @@ func TestResourceFormat(t *testing.T) {
 		t.Fatal(fmt.Sprint(Resource(3), Resource(12345)))
 	}
 }
+
+// With no usable age identity (a missing key file, or a key the document is
+// not encrypted to) every age document is decrypt:no-key.
+func TestLoadWithoutTheRightKeyIsNoKey(t *testing.T) {
+	dir, _ := newRepo(t, map[string][]byte{"secrets/a.sops.json": fixture(t, cur+"/good.sops.json")})
+	other, _ := filepath.Abs("testdata/keys/age-other.txt")
+	for _, keyFile := range []string{filepath.Join(t.TempDir(), "missing.txt"), other} {
+		t.Setenv("SOPS_AGE_KEY_FILE", keyFile)
+		_, err := Load(context.Background(), baseOptions(dir))
+		assertClass(t, err, ClassDecryptNoKey, 1)
+	}
+	// The other key opens the document encrypted to it.
+	t.Setenv("SOPS_AGE_KEY_FILE", other)
+	dir2, _ := newRepo(t, map[string][]byte{"secrets/w.sops.json": fixture(t, cur+"/wrong-key.sops.json")})
+	if got := loadValues(t, baseOptions(dir2)); got["prod/app/w"] != `{"token":"wrong-key-FIXTURE"}` {
+		t.Fatalf("other key: %v", got)
+	}
+}
