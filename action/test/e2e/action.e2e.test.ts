@@ -27,6 +27,7 @@ import {
   ReleaseServer,
   repoRoot,
   reportJson,
+  run,
   Runner,
   writeStandInGh,
   type ActionRun,
@@ -369,6 +370,19 @@ describe('Action with a stand-in CLI release', () => {
     const third = await runner.runAction({ inputs: inputs(), env: standIn(0, rep()), toolCache });
     expectFailure(third, MSG.checksum);
     expect(await isFile(standInArgs)).toBe(false);
+  });
+});
+
+describe('release script', () => {
+  it.each(['v1.2.3', '1.2', 'latest'])('refuses RELEASE_VERSION=%s before building anything', async (version) => {
+    const dist = join(work, `never-${randomUUID()}`);
+    const r = await run(join(repoRoot, 'scripts', 'release.sh'), [], {
+      cwd: repoRoot,
+      env: { ...process.env, RELEASE_VERSION: version, RELEASE_DIST: dist },
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('RELEASE_VERSION must be an exact semantic version');
+    expect(existsSync(dist)).toBe(false);
   });
 });
 
