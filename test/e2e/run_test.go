@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/logging"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/report"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -157,12 +158,13 @@ func hasFlag(args []string, flag string) bool {
 }
 
 // scan fails the test if any canary appears in stdout, stderr or the
-// report: plaintext values, the age private key, the AWS secret key,
+// report: plaintext values, ciphertext ("ENC["), the age private key and
+// recipient (a key id), the AWS access key id and secret key,
 // ClientRequestTokens (version ids the tool created) and, unless names are
 // shown, secret names and document paths.
 func (f *fixture) scan(e *emu, o runOpts, r result) {
 	f.t.Helper()
-	canaries := append([]string{f.private, awsSecretKey, "CANARY", "AGE-SECRET-KEY"}, f.Values...)
+	canaries := append([]string{f.private, f.recip, awsSecretKey, "CANARY", "AGE-SECRET-KEY", "ENC[", "AKIDE2E"}, f.Values...)
 	if !o.ShowNames {
 		canaries = append(canaries, f.Names...)
 		canaries = append(canaries, f.Prefix)
@@ -177,6 +179,18 @@ func (f *fixture) scan(e *emu, o runOpts, r result) {
 			}
 			if !o.ShowNames {
 				canaries = append(canaries, s.ARN)
+			}
+		}
+	}
+	// Every JSON record carries only the fixed field vocabulary (SPEC §7.3).
+	for _, line := range strings.Split(r.Stdout, "\n") {
+		var rec map[string]any
+		if json.Unmarshal([]byte(line), &rec) != nil {
+			continue
+		}
+		for k := range rec {
+			if !logging.Fields[k] && k != "time" && k != "level" && k != "msg" {
+				f.t.Fatalf("log record has field %q outside the vocabulary: %s", k, line)
 			}
 		}
 	}
