@@ -16,7 +16,7 @@ import (
 //
 //	make tools   # sops v3.13.3 on PATH
 //	GOBIN=/tmp/oldsops go install github.com/getsops/sops/v3/cmd/sops@v3.9.4
-//	GOBIN=/tmp/lkms go install github.com/nsmithuk/local-kms@v3.12.0
+//	GOBIN=/tmp/lkms go install github.com/nsmithuk/local-kms@v0.0.0-20260228092603-2a5e92d09ab6
 //	go test ./internal/desired -run TestGenerateFixtures -regen-fixtures \
 //	    -old-sops=/tmp/oldsops/sops -local-kms=/tmp/lkms/local-kms
 //
