@@ -320,6 +320,13 @@ func TestExit130_InterruptedDuringSlowApplyThenRerunConverges(t *testing.T) {
 	assert.NotNil(t, rec)
 	require.Less(t, len(e.state().Secrets), 3, "the interruption stopped the apply part-way")
 
+	// SIGTERM (a cancelled CI job) is the same outcome.
+	p = f.start(e, runOpts{}, f.args("sync", "--concurrency", "1")...)
+	require.True(t, p.waitFor(func(m map[string]any) bool { return m["msg"] == "plan built" }))
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
+	r = p.wait()
+	expect(t, r, 130, vocab.StatusInterrupted, vocab.VerificationNotRun, nil)
+
 	e.setFaults(emulator.Faults{})
 	r = f.run(e, runOpts{}, f.args("sync")...)
 	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, nil)
