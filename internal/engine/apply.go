@@ -104,6 +104,7 @@ func (r *runner) execute(ctx context.Context, op plan.Operation) outcome {
 	if fp := plan.FingerprintOf(op.Name, obs, d); fp != op.Fingerprint {
 		if d.Action == plan.ActionConflict {
 			r.log.Warn("new conflict before apply", r.opAttrs(op, slog.String(vocab.FieldConflictClass, string(d.Conflict)))...)
+			r.noteConflict()
 			return outConflict
 		}
 		r.log.Info("target changed since planning", r.opAttrs(op)...)
@@ -225,6 +226,7 @@ func (r *runner) followUps(ctx context.Context, restored []plan.Operation) ([]pl
 					Desired: op.Desired, Fingerprint: plan.FingerprintOf(op.Name, obs, d)}
 			case plan.ActionConflict:
 				r.log.Warn("new conflict after restore", r.opAttrs(op, slog.String(vocab.FieldConflictClass, string(d.Conflict)))...)
+				r.noteConflict()
 				out = outConflict
 			case plan.ActionUnchanged, plan.ActionRestore:
 			default:
@@ -240,6 +242,13 @@ func (r *runner) followUps(ctx context.Context, restored []plan.Operation) ([]pl
 		return out == outDone
 	})
 	return follow, worst
+}
+
+// noteConflict counts a conflict found while applying.
+func (r *runner) noteConflict() {
+	r.mu.Lock()
+	r.lateConflicts++
+	r.mu.Unlock()
 }
 
 // accept records an operation that took effect.

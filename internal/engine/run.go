@@ -62,7 +62,9 @@ func (r *runner) run(ctx context.Context) Result {
 			return Result{Status: vocab.StatusInterrupted, Verification: vocab.VerificationNotRun, Counts: r.counts(p)}
 		case outConflict:
 			c := r.counts(p)
-			c.Conflicts = max(c.Conflicts, 1)
+			r.mu.Lock()
+			c.Conflicts = r.lateConflicts
+			r.mu.Unlock()
 			return Result{Status: vocab.StatusConflict, Verification: vocab.VerificationNotRun, Counts: c}
 		case outFailed:
 			return Result{Status: vocab.StatusApplyFailed, Verification: vocab.VerificationNotRun, Counts: r.counts(p)}

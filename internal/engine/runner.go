@@ -43,6 +43,8 @@ type runner struct {
 	known   map[string]map[string]bool
 	// applied are the operations that took effect, in completion order.
 	applied []plan.Operation
+	// lateConflicts counts conflicts found by preconditions and follow-ups.
+	lateConflicts int
 }
 
 func newRunner(cfg Config, want desired.State, port Port, log *slog.Logger) *runner {
