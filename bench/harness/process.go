@@ -28,8 +28,9 @@ type Invocation struct {
 type Measurement struct {
 	// Wall is from process start to exit, as seen by the parent.
 	Wall time.Duration
-	// MaxRSSKiB is the peak resident set size of the child (getrusage
-	// ru_maxrss, KiB on Linux); 0 where the platform does not report it.
+	// MaxRSSKiB is the peak resident set size of the child's own address
+	// space (VmHWM, KiB, sampled every few ms; see watchPeakRSS); 0 off
+	// Linux.
 	MaxRSSKiB int64
 	ExitCode  int
 	Stdout    []byte
@@ -45,8 +46,14 @@ func Run(ctx context.Context, inv Invocation) (Measurement, error) {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()
-	err := cmd.Run()
+	if err := cmd.Start(); err != nil {
+		return Measurement{}, fmt.Errorf("failed to run %s: %w", filepath.Base(inv.Bin), err)
+	}
+	stop := make(chan struct{})
+	peak := watchPeakRSS(cmd.Process.Pid, stop)
+	err := cmd.Wait()
 	wall := time.Since(start)
+	close(stop)
 	m := Measurement{Wall: wall, Stdout: out.Bytes(), Stderr: errb.Bytes()}
 	var ee *exec.ExitError
 	switch {
@@ -56,7 +63,7 @@ func Run(ctx context.Context, inv Invocation) (Measurement, error) {
 		return m, fmt.Errorf("failed to run %s: %w", filepath.Base(inv.Bin), err)
 	}
 	m.ExitCode = cmd.ProcessState.ExitCode()
-	m.MaxRSSKiB = maxRSSKiB(cmd.ProcessState)
+	m.MaxRSSKiB = <-peak
 	return m, nil
 }
 

@@ -2,23 +2,43 @@ package harness
 
 import (
 	"context"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-func TestRun_ExitCodeOutputAndPeakRSS(t *testing.T) {
+func TestRun_ExitCodeAndOutput(t *testing.T) {
 	m, err := Run(context.Background(), Invocation{Bin: "/bin/sh", Args: []string{"-c", "echo out; echo err >&2; exit 3"}, Env: []string{"PATH=/usr/bin:/bin"}})
 	require.NoError(t, err)
 	assert.Equal(t, 3, m.ExitCode)
 	assert.Equal(t, "out\n", string(m.Stdout))
 	assert.Equal(t, "err\n", string(m.Stderr))
 	assert.Positive(t, m.Wall)
-	assert.Positive(t, m.MaxRSSKiB, "ru_maxrss of the child")
 
 	_, err = Run(context.Background(), Invocation{Bin: "/nonexistent/binary"})
 	assert.Error(t, err, "a binary that cannot start is an error, not an exit code")
+}
+
+// Regression (measurement contamination): ru_maxrss of a child started by
+// Go reports the parent's peak RSS; the harness must report the child's.
+func TestRun_PeakRSSIsTheChildsNotTheParents(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("peak RSS is measured on Linux only")
+	}
+	ballast := make([]byte, 256<<20)
+	for i := 0; i < len(ballast); i += 4096 {
+		ballast[i] = 1
+	}
+	// The child lives long enough (a workload, not a synchronisation) to be
+	// sampled a few times.
+	m, err := Run(context.Background(), Invocation{Bin: "/bin/sleep", Args: []string{"0.2"}})
+	require.NoError(t, err)
+	runtime.KeepAlive(ballast)
+	assert.Equal(t, 0, m.ExitCode)
+	assert.Positive(t, m.MaxRSSKiB)
+	assert.Less(t, m.MaxRSSKiB, int64(64<<10), "a sleeping child is far below the parent's 256 MiB")
 }
 
 func TestLogDurations_SumsPerPhaseAndMessage(t *testing.T) {
