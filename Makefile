@@ -105,8 +105,8 @@ CHAOS_FUZZTIME ?= $(if $(shell [ $(SCENARIOS) -ge 200 ] && echo long),20s,4s)
 CHAOS_FUZZ_PKGS ?= ./internal/desired ./internal/canonical ./internal/emulator
 CHAOS_ARGS     ?=
 chaos: tools build
-	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/chaos ./test/chaos/cmd/chaos
-	$(BIN)/chaos -scenarios $(SCENARIOS) -seed $(SEED) -workers $(CHAOS_WORKERS) \
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/chaos-campaign ./test/chaos/cmd/chaos
+	$(BIN)/chaos-campaign -scenarios $(SCENARIOS) -seed $(SEED) -workers $(CHAOS_WORKERS) \
 		-cli $(BIN)/sops-aws-sync -emulator $(BIN)/secretsmanager-emulator \
 		-artifacts $(BIN)/chaos/failures -summary $(BIN)/chaos/summary.md \
 		$(if $(CHAOS_DOC),-doc $(CHAOS_DOC)) $(CHAOS_ARGS)

@@ -27,6 +27,8 @@ type Config struct {
 	WorkDir   string
 	Artifacts string
 	Progress  io.Writer
+	// KeepAll keeps every scenario's artifacts, not only failing ones.
+	KeepAll bool
 	// Verbose prints every scenario's runs to Progress.
 	Verbose bool
 }
@@ -88,6 +90,7 @@ func RunCampaign(cfg Config) (*Summary, error) {
 			}
 			return nil, err
 		}
+		p.KeepAll = cfg.KeepAll
 		players = append(players, p)
 	}
 	defer func() {

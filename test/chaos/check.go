@@ -40,10 +40,20 @@ type Evidence struct {
 	Pre, Post emulator.StateDump
 	Calls     []Call
 	Runs      []RunResult
+	// Drifts are the out-of-band changes the harness made between runs.
+	Drifts []AppliedDrift
 	// BeforePurge and AfterPurge are the states with the emulator clock
 	// moved to one hour before and one hour after the end of the configured
 	// recovery window (counted from Post).
 	BeforePurge, AfterPurge *emulator.StateDump
+}
+
+// AppliedDrift is a Drift made before run Run (1-based); Applied is false
+// when the emulator refused it.
+type AppliedDrift struct {
+	Drift
+	Run     int
+	Applied bool
 }
 
 // Violation is one broken invariant. Kind is a stable token (see
@@ -384,6 +394,16 @@ func checkState(ev Evidence) []Violation {
 			owned[p.Name] = true
 		}
 	}
+	drifted := map[string]bool{}    // any applied out-of-band change
+	valueDrifts := map[string]int{} // applied out-of-band value changes
+	for _, d := range ev.Drifts {
+		if d.Applied {
+			drifted[d.Name] = true
+			if d.Kind == "value" {
+				valueDrifts[d.Name]++
+			}
+		}
+	}
 	var deletedHere []string
 	for _, n := range sortedKeys(owned) {
 		if _, ok := final[n]; ok {
@@ -401,13 +421,15 @@ func checkState(ev Evidence) []Violation {
 			if p.DeletedDate.Equal(*q.DeletedDate) {
 				continue // left as it was
 			}
-			if !ever[n] {
-				// Never desired: it had no reason to be restored and deleted again.
+			if !ever[n] && !drifted[n] {
+				// Never desired nor restored by hand: it had no reason to be restored and deleted again.
 				add("redeleted", n, "a secret already scheduled for deletion was deleted again")
 				continue
 			}
 		}
-		deletedHere = append(deletedHere, n)
+		if !drifted[n] { // a hand-made deletion has its own window
+			deletedHere = append(deletedHere, n)
+		}
 	}
 
 	// Nothing else appeared.
@@ -440,8 +462,11 @@ func checkState(ev Evidence) []Violation {
 		if hasPre {
 			delete(targets, preCur)
 		}
-		if added > len(targets) {
-			add("version-churn", n, fmt.Sprintf("%d new versions for %d logical writes", added, len(targets)))
+		// Each out-of-band value change adds its own version and may need
+		// one repair.
+		added -= valueDrifts[n]
+		if allowed := len(targets) + valueDrifts[n]; added > allowed {
+			add("version-churn", n, fmt.Sprintf("%d new versions for %d logical writes", added, allowed))
 		}
 	}
 

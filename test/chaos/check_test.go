@@ -235,3 +235,23 @@ func TestCheckIgnoresOutputsOfKilledRuns(t *testing.T) {
 		t.Fatalf("torn report after a kill: %v, want report-invalid", got)
 	}
 }
+
+// TestCheckAllowsOneRepairPerOutOfBandChange: a console edit between runs
+// adds its own version and one repair; anything more is churn.
+func TestCheckAllowsOneRepairPerOutOfBandChange(t *testing.T) {
+	ev := cleanEvidence()
+	a := &ev.Post.Secrets[0]
+	a.Versions = []emulator.VersionDump{a.Versions[0],
+		{VersionID: "console", SecretString: sp(`{"x":1}`)},
+		a.Versions[1],
+		{VersionID: "repair", SecretString: sp(`{"a":1}`), Stages: []string{"AWSCURRENT"}}}
+	a.Versions[2].Stages = nil
+	ev.Drifts = []AppliedDrift{{Drift: Drift{Name: "p/a", Kind: "value"}, Run: 2, Applied: true}}
+	if vs := Check(*ev); len(vs) != 0 {
+		t.Fatalf("violations with one console edit and one repair: %v", vs)
+	}
+	ev.Drifts[0].Applied = false
+	if got := kinds(Check(*ev)); !slices.Contains(got, "version-churn") {
+		t.Fatalf("violations %v do not include version-churn", got)
+	}
+}

@@ -221,3 +221,17 @@ func putValue(in map[string]any, v PreVersion) {
 		in["SecretBinary"] = v.Binary // []byte marshals as standard base64
 	}
 }
+
+// ApplyDrift makes one out-of-band change; the emulator may refuse it.
+func (e *Emu) ApplyDrift(d Drift) error {
+	switch d.Kind {
+	case "value":
+		v := `{"drift":"` + newToken() + `"}`
+		return e.Call("PutSecretValue", map[string]any{"SecretId": d.Name, "SecretString": v, "ClientRequestToken": newToken()}, nil)
+	case "delete":
+		return e.Call("DeleteSecret", map[string]any{"SecretId": d.Name, "RecoveryWindowInDays": d.Window}, nil)
+	case "restore":
+		return e.Call("RestoreSecret", map[string]any{"SecretId": d.Name}, nil)
+	}
+	return fmt.Errorf("unknown drift kind %q", d.Kind)
+}

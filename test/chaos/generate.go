@@ -102,8 +102,12 @@ func Generate(seed uint64, index int, opt GenOptions) (*Scenario, error) {
 	}
 
 	s.Pre = append(g.owned(c0, grave), g.foreign()...)
+	if r.IntN(25) == 0 {
+		s.Pre = append(s.Pre, g.bulk()...)
+	}
 	countChanges(s, 1)
 	g.runs(s)
+	g.drift(s)
 	return s, nil
 }
 
@@ -371,6 +375,50 @@ func (g *generator) foreign() []PreSecret {
 	return out
 }
 
+// bulk seeds more than a ListSecrets page (100) of owned secrets pending
+// deletion that no revision desires: they must stay as they are.
+func (g *generator) bulk() []PreSecret {
+	var out []PreSecret
+	prefix := scope.TrimPrefix(g.sc.Prefix)
+	for i := range 100 + g.r.IntN(30) {
+		path := g.fullStem(fmt.Sprintf("bulk/b%03d", i)) + ".sops.json"
+		v := `{"` + canaryKey(g.r) + `":"` + canary(g.r) + `"}`
+		out = append(out, PreSecret{
+			Name: prefix + fmt.Sprintf("/bulk/b%03d", i), Tags: g.sc.Tags(path), Kind: "bulk-pending",
+			Versions: []PreVersion{{String: &v}}, DeleteWindowDays: 7 + g.r.IntN(24),
+		})
+	}
+	return out
+}
+
+// drift adds out-of-band changes before some runs (never before the final
+// plan): value changes, deletions and restores of owned names.
+func (g *generator) drift(s *Scenario) {
+	r := g.r
+	var names []string
+	for _, p := range s.Pre {
+		if !p.Foreign && p.Kind != "bulk-pending" {
+			names = append(names, p.Name)
+		}
+	}
+	names = append(names, sortedKeys(s.EverDesired())...)
+	if len(names) == 0 {
+		return
+	}
+	for i := 1; i < len(s.Runs)-1; i++ {
+		if r.IntN(5) != 0 {
+			continue
+		}
+		for range 1 + r.IntN(2) {
+			d := Drift{Name: names[r.IntN(len(names))], Kind: []string{"value", "value", "delete", "restore"}[r.IntN(4)]}
+			if d.Kind == "delete" {
+				d.Window = 7 + r.IntN(24)
+			}
+			s.Runs[i].Drift = append(s.Runs[i].Drift, d)
+		}
+	}
+}
+
 // runs plans the fault runs and the two final clean runs.
 func (g *generator) runs(s *Scenario) {
 	r := g.r
@@ -421,18 +469,18 @@ func (g *generator) faults() Faults {
 			f.LatencyMS = 1 + r.Int64N(4)
 			f.LatencyJitterMS = r.Int64N(8)
 		case 2:
-			f.ErrorRate = 0.02 + r.Float64()*0.10
+			f.ErrorRate = 0.02 + r.Float64()*0.2
 		case 3, 4:
-			f.AmbiguousRate = 0.1 + r.Float64()*0.3
+			f.AmbiguousRate = 0.1 + r.Float64()*0.4
 			f.AmbiguousKind = []string{"mixed", "after-apply", "before-apply"}[r.IntN(3)]
 		case 5:
 			f.Quotas = true
 			f.QuotaScale = 0.02 + r.Float64()*0.08
 		default:
-			for range 1 + r.IntN(3) {
+			for range 1 + r.IntN(4) {
 				f.Script = append(f.Script, ScriptedFault{
 					Operation: scriptOps[r.IntN(len(scriptOps))],
-					Nth:       1 + r.Int64N(3),
+					Nth:       1 + r.Int64N(4),
 					Fault:     scriptFaults[r.IntN(len(scriptFaults))],
 				})
 			}

@@ -56,6 +56,8 @@ type Player struct {
 	Proxy     *Proxy
 	Dir       string // scratch space of this player
 	Artifacts string // where failing scenarios are kept ("" = not kept)
+	// KeepAll keeps the artifacts of passing scenarios too.
+	KeepAll bool
 	// SopsCLI, when set, decrypts the first document of the scenario with the
 	// real sops binary and compares it with the in-process encryption's input.
 	SopsCLI string
@@ -128,7 +130,7 @@ func (p *Player) Play(s *Scenario) (o Outcome) {
 		o.Violations = Check(*ev)
 		o.Leaks = ScanRuns(ev.Runs, p.needles(s, ev), nameNeedles(s), s.ShowResourceNames)
 	}
-	if o.Failed() && p.Artifacts != "" {
+	if (o.Failed() || p.KeepAll) && p.Artifacts != "" {
 		o.Artifacts = filepath.Join(p.Artifacts, fmt.Sprintf("scenario-%05d", s.Index))
 		_ = os.RemoveAll(o.Artifacts)
 		if err := keepArtifacts(o.Artifacts, dir, s, ev, o); err != nil && o.Err == nil {
@@ -199,6 +201,16 @@ func (p *Player) play(s *Scenario, dir string, o *Outcome) (*Evidence, error) {
 	p.Proxy.Reset()
 
 	for i, run := range s.Runs {
+		if err := p.Emu.SetFaults(Faults{}); err != nil {
+			return ev, err
+		}
+		for _, d := range run.Drift {
+			ad := AppliedDrift{Drift: d, Run: i + 1, Applied: p.Emu.ApplyDrift(d) == nil}
+			ev.Drifts = append(ev.Drifts, ad)
+			if ad.Applied {
+				o.FaultKinds["out-of-band-"+d.Kind]++
+			}
+		}
 		if err := p.Emu.SetFaults(run.Faults); err != nil {
 			return ev, err
 		}

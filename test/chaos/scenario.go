@@ -163,6 +163,9 @@ type Run struct {
 	Kill *KillPlan
 	// Concurrency is --concurrency.
 	Concurrency int
+	// Drift are out-of-band changes made (by "someone in the console")
+	// before the run starts.
+	Drift []Drift
 	// MaxAttempts is --aws-max-attempts (0 = the SDK default). 1 turns SDK
 	// retries off, so every lost response reaches the engine's own
 	// ambiguity handling (SPEC §6).
@@ -170,6 +173,17 @@ type Run struct {
 	// Final marks the clean runs after the faults: a final sync must exit 0
 	// with status converged; a final plan --detailed-exit-code must exit 0.
 	Final bool
+}
+
+// Drift is one out-of-band change between runs: Kind "value" (a new
+// current version with another value), "delete" (scheduled for deletion
+// with Window days) or "restore". The harness makes it through the emulator
+// API; it may be refused (e.g. a value change on a secret pending deletion),
+// which is recorded.
+type Drift struct {
+	Name   string
+	Kind   string
+	Window int
 }
 
 // Scenario is one seeded scenario: everything the runner needs, as data.

@@ -30,6 +30,7 @@ func run() int {
 	flag.Float64Var(&cfg.Gen.DotenvShare, "dotenv-share", cfg.Gen.DotenvShare, "chance that a document is dotenv")
 	flag.StringVar(&cfg.WorkDir, "work", "", "scratch directory (default: a new temp dir, removed at the end)")
 	flag.StringVar(&cfg.Artifacts, "artifacts", "bin/chaos/failures", "where failing scenarios are kept")
+	flag.BoolVar(&cfg.KeepAll, "keep", false, "keep the artifacts of passing scenarios too")
 	flag.BoolVar(&cfg.Verbose, "v", false, "print every run of every scenario")
 	summaryPath := flag.String("summary", "bin/chaos/summary.md", "where the summary is written")
 	doc := flag.String("doc", "", "Markdown file whose generated section receives the summary (e.g. docs/reliability.md)")
