@@ -41,7 +41,6 @@ func NewCmdRoot(f *factory.Factory) *cobra.Command {
 	}
 	cmd.SetVersionTemplate("{{.Version}}\n")
 	cmd.CompletionOptions.DisableDefaultCmd = true
-	cmd.SetHelpCommand(&cobra.Command{Hidden: true, Use: "no-help"})
 	cmd.SetOut(f.IOStreams.Out)
 	cmd.SetErr(f.IOStreams.ErrOut)
 	cmd.SetFlagErrorFunc(flagError)

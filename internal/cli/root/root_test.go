@@ -93,7 +93,7 @@ func readReport(t *testing.T, p string) report.Report {
 var req = []string{"--secret-prefix", "team/app", "--repository-id", "o/r"}
 
 func TestVersionAndHelpBuildNothing(t *testing.T) {
-	for _, args := range [][]string{{"version"}, {"--version"}, {"--help"}, {"plan", "--help"}, {}} {
+	for _, args := range [][]string{{"version"}, {"--version"}, {"--help"}, {"plan", "--help"}, {"help", "sync"}, {}} {
 		fk := newFake()
 		fk.env = []string{"SOPS_AWS_SYNC_BOGUS=1"}
 		assert.Equal(t, 0, fk.exec(context.Background(), args...), "%v", args)
