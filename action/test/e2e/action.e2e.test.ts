@@ -463,7 +463,7 @@ describe.skipIf(!cliPresent)('Action with the real release snapshot and the emul
     expect(await readFile(join(again, 'checksums.txt'), 'utf8')).toBe(
       await readFile(join(releaseDir, 'checksums.txt'), 'utf8'),
     );
-  });
+  }, 1_800_000);
 
   it('converged: sync creates both secrets, then plan reports converged', async () => {
     const prefix = 'e2e/converged';
