@@ -86,6 +86,17 @@ func TestExit0_SyncConvergesRepairsDriftAndRerunIsNoOp(t *testing.T) {
 	gone := e.secret(docs[2].Name)
 	require.NotNil(t, gone, "scheduled deletion keeps the secret recoverable")
 	assert.NotNil(t, gone.DeletedDate)
+
+	// Re-adding the document restores the secret instead of re-creating it.
+	f.writeDoc(docs[2].Rel, docs[2].Plain, "")
+	f.commit("re-add env document")
+	r = f.run(e, runOpts{}, f.args("sync")...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Restore: 1, Unchanged: 2})
+	back := e.secret(docs[2].Name)
+	require.NotNil(t, back)
+	assert.Nil(t, back.DeletedDate)
+	assert.Equal(t, gone.ARN, back.ARN, "same secret, not a new one")
+	assert.Equal(t, `{"MODE":"prod","TOKEN":"`+f.Values[2]+`"}`, e.currentValue(docs[2].Name))
 }
 
 func TestExit2_PlanDetectsDrift(t *testing.T) {
