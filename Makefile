@@ -85,10 +85,15 @@ bench: tools
 		$(if $(SEQ_MAX_N),-seq-max-n $(SEQ_MAX_N)) $(if $(SWEEP),-sweep $(SWEEP)) \
 		$(if $(LATENCY),-latency $(LATENCY)) $(BENCH_ARGS)
 
-## --- demo (scripts/demo.sh; README quick start) ---
+## --- demo and end-to-end tests (scripts/demo.sh, test/e2e; README quick start) ---
+.PHONY: e2e
 ## demo: plan, sync, out-of-band repair and deletion against a local emulator (no AWS account needed)
 demo: tools
 	./scripts/demo.sh
+
+## e2e: only the end-to-end tests (real binaries, emulator subprocess, real git + sops + age; part of `make test`)
+e2e: tools
+	$(GO) test -race -count=1 -timeout 30m ./test/e2e/
 
 ## --- chaos (test/chaos; docs/reliability.md) ---
 ## chaos: the reliability campaign (issue 8): SCENARIOS seeded scenarios (SEED) of desired-state
