@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+	"github.com/aws/smithy-go/logging"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/awssm"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/desired"
@@ -145,7 +146,11 @@ func readSmallFile(name string) ([]byte, error) {
 // operation timeout. AWS_ENDPOINT_URL_SECRETS_MANAGER / AWS_ENDPOINT_URL are
 // honoured by the SDK itself.
 func NewAWSPort(ctx context.Context, o AWSOptions) (engine.Port, error) {
-	var lo []func(*awsconfig.LoadOptions) error
+	// The SDK's default logger writes raw library text to stderr (e.g. a
+	// warning about an undiscarded response body, with local addresses);
+	// SPEC §7.3 reserves stderr for usage and configuration diagnostics, and
+	// AWS failures reach the user only as the adapter's reduced errors.
+	lo := []func(*awsconfig.LoadOptions) error{awsconfig.WithLogger(logging.Nop{})}
 	if o.Region != "" {
 		lo = append(lo, awsconfig.WithRegion(o.Region))
 	}
