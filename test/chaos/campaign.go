@@ -55,6 +55,7 @@ type Summary struct {
 	ScenariosWithKillFired   int
 	CrossChecked             int
 	Started                  time.Time
+	ToolMS, ProcMS           int64
 	ScenarioDurationsSummary string
 }
 
@@ -152,6 +153,8 @@ func RunCampaign(cfg Config) (*Summary, error) {
 			sum.CrossChecked++
 		}
 		sum.Runs += o.Runs
+		sum.ToolMS += o.ToolMS
+		sum.ProcMS += o.ProcMS
 		for _, v := range o.Violations {
 			sum.Violations[v.Kind]++
 		}

@@ -35,6 +35,9 @@ type Outcome struct {
 	Changes  map[string]int
 	PreKinds map[string]int
 	Runs     int
+	// ToolMS sums the reports' duration_ms; ProcMS the CLI processes' wall
+	// time (the difference is process start-up, decryption setup and exit).
+	ToolMS, ProcMS int64
 	// RunLines describe each run: command, kill plan, outcome, duration.
 	RunLines []string
 	Duration time.Duration
@@ -219,6 +222,15 @@ func (p *Player) play(s *Scenario, dir string, o *Outcome) (*Evidence, error) {
 			return ev, err
 		}
 		ev.Runs = append(ev.Runs, rr)
+		o.ProcMS += rr.Duration.Milliseconds()
+		if rr.Report != nil {
+			var rep struct {
+				DurationMS int64 `json:"duration_ms"`
+			}
+			if jsonUnmarshal(rr.Report, &rep) == nil {
+				o.ToolMS += rep.DurationMS
+			}
+		}
 		line := fmt.Sprintf("%s rev%d %s exit=%d %s", run.Command, run.Revision, runStatus(rr), rr.Exit, rr.Duration.Round(time.Millisecond))
 		if run.Kill != nil {
 			line += " kill=" + run.Kill.String()
@@ -320,13 +332,13 @@ func (p *Player) runCLI(s *Scenario, i int, run Run, dir, repoDir string, shas [
 		"--report-file", reportFile,
 		"--concurrency", strconv.Itoa(max(1, run.Concurrency)),
 		"--log-level", "debug",
-		"--operation-timeout", "2s",
 		"--aws-max-backoff", "50ms",
 	}
 	if run.Final {
-		args = append(args, "--run-timeout", "60s", "--verification-timeout", "15s")
+		// Generous bounds: a loaded CI machine must not turn into a finding.
+		args = append(args, "--run-timeout", "60s", "--verification-timeout", "15s", "--operation-timeout", "10s")
 	} else {
-		args = append(args, "--run-timeout", "8s", "--verification-timeout", "2s")
+		args = append(args, "--run-timeout", "8s", "--verification-timeout", "2s", "--operation-timeout", "2s")
 	}
 	if run.MaxAttempts > 0 {
 		args = append(args, "--aws-max-attempts", strconv.Itoa(run.MaxAttempts))

@@ -30,6 +30,10 @@ func (s *Summary) Markdown() string {
 		s.Scenarios, s.Runs, s.KillPlans, s.Kills, s.ScenariosWithKillFired, s.Converged,
 		total(s.Violations), total(s.Leaks), s.HarnessErrors, s.Wall.Round(time.Second))
 	p("Scenario duration: %s. Documents cross-checked with the sops CLI: %d.\n\n", s.ScenarioDurationsSummary, s.CrossChecked)
+	if s.Runs > 0 {
+		p("CLI processes: %d ms of wall time on average, of which the run itself (report `duration_ms`) %d ms.\n\n",
+			s.ProcMS/int64(s.Runs), s.ToolMS/int64(s.Runs))
+	}
 
 	p("Faults injected, by kind (emulator counters, `GET /_emulator/stats`, summed over scenarios):\n\n")
 	p("| fault | count |\n|---|---:|\n")
