@@ -58,13 +58,35 @@ func quotaWait(k int, rate float64) time.Duration {
 	return time.Duration(s * float64(time.Second))
 }
 
-// Observe is the lower bound of one observation of the scope (SPEC §4) with
-// the tool's algorithm: ListSecrets pages one after another
-// (max(1, ⌈listed/100⌉) × L), then `describes` DescribeSecret calls with C in
-// flight (⌈describes/C⌉ × L), then ⌈values/20⌉ BatchGetSecretValue calls
-// with C in flight, but no faster than the 100/s quota:
-// max(⌈B/C⌉ × L, (B − 100)/100 s).
+// Observe is the lower bound of one observation of the scope (SPEC §4)
+// with C calls in flight: `describes` DescribeSecret calls and
+// B = ⌈values/20⌉ BatchGetSecretValue calls share the C slots, while the
+// max(1, ⌈listed/100⌉) ListSecrets pages run one after another beside them
+// (the engine overlaps discovery with the describes of known names and
+// starts a batch as soon as 20 described names need a value); the batches
+// cannot beat the 100/s quota, and the last one ends at least L after it is
+// admitted:
+//
+//	max(P·L, ⌈(describes + B)/C⌉·L, (B − 100)/100 s + L)
+//
+// This is the least the calls themselves allow, whatever the order; a
+// phase-by-phase algorithm (list, then describes, then reads) cannot do
+// better than PhasedObserve.
 func (m Model) Observe(describes, listed, values, c int) time.Duration {
+	L := m.Latency
+	pages := max(1, ceilDiv(listed, ListPageSize))
+	b := ceilDiv(values, ValueBatch)
+	quota := time.Duration(0)
+	if b > 0 {
+		quota = quotaWait(b, QuotaBatchGet) + L
+	}
+	return max(time.Duration(pages)*L, time.Duration(ceilDiv(describes+b, c))*L, quota)
+}
+
+// PhasedObserve is the bound of an observation done phase by phase: list
+// pages, then ⌈describes/C⌉ rounds of describes, then the batches:
+// P·L + ⌈describes/C⌉·L + max(⌈B/C⌉·L, (B − 100)/100 s).
+func (m Model) PhasedObserve(describes, listed, values, c int) time.Duration {
 	L := m.Latency
 	pages := max(1, ceilDiv(listed, ListPageSize))
 	b := ceilDiv(values, ValueBatch)

@@ -15,21 +15,36 @@ func TestLowerBound_KnownFigures(t *testing.T) {
 		s    Scenario
 		want float64 // seconds
 	}{
-		// 100 pages + 10,000 describes + 500 batches, all sequential.
-		{Scenario{Kind: NoopSync, N: 10000, Concurrency: 1}, 2 + 200 + 10},
-		// 100 pages + ⌈10000/8⌉ describes + max(⌈500/8⌉·L, (500−100)/100 s).
-		{Scenario{Kind: NoopSync, N: 10000, Concurrency: 8}, 2 + 25 + 4},
-		{Scenario{Kind: NoopPlan, N: 1000, Concurrency: 8}, 0.2 + 2.5 + 0.14},
-		// obs₀ + max(⌈2000/8⌉·2L, 1950/50 s) + obs.
-		{Scenario{Kind: Create, N: 2000, Concurrency: 8}, (0.02 + 5) + 39 + (0.4 + 5 + 0.26)},
+		// 10,000 describes + 500 batches through one slot; the 100 list
+		// pages (2 s) run beside them.
+		{Scenario{Kind: NoopSync, N: 10000, Concurrency: 1}, 210},
+		// ⌈10500/8⌉ = 1313 rounds of 20 ms.
+		{Scenario{Kind: NoopSync, N: 10000, Concurrency: 8}, 26.26},
+		// The batch quota binds: (500 − 100)/100 s + L.
+		{Scenario{Kind: NoopSync, N: 10000, Concurrency: 64}, 4.02},
+		{Scenario{Kind: NoopPlan, N: 1000, Concurrency: 8}, 132 * 0.02},
+		// obs₀ = ⌈2000/8⌉·L, cre = max(⌈2000/8⌉·2L, 1950/50 s), obs = ⌈2100/8⌉·L.
+		{Scenario{Kind: Create, N: 2000, Concurrency: 8}, 5 + 39 + 263*0.02},
 		// 2·obs + max(⌈1000/8⌉·3L, 950/50 s).
-		{Scenario{Kind: Changed, N: 10000, M: 1000, Concurrency: 8}, 2*31 + 19},
-		{Scenario{Kind: Changed, N: 1000, M: 100, Concurrency: 1}, 2*(0.2+20+1) + 100*0.06},
+		{Scenario{Kind: Changed, N: 10000, M: 1000, Concurrency: 8}, 2*26.26 + 19},
+		{Scenario{Kind: Changed, N: 1000, M: 100, Concurrency: 1}, 2*(1050*0.02) + 100*0.06},
 	}
 	for _, c := range cases {
 		got, formula := m.LowerBound(c.s)
 		assert.InDelta(t, c.want, got.Seconds(), 0.001, "%+v", c.s)
 		assert.NotEmpty(t, formula)
+	}
+}
+
+func TestPhasedObserve_IsNeverBelowObserve(t *testing.T) {
+	m := Model{Latency: 20 * time.Millisecond}
+	// The figures of the phase-by-phase order (docs/benchmarks.md).
+	assert.InDelta(t, 212, m.PhasedObserve(10000, 10000, 10000, 1).Seconds(), 0.001)
+	assert.InDelta(t, 31, m.PhasedObserve(10000, 10000, 10000, 8).Seconds(), 0.001)
+	for _, n := range []int{1, 20, 200, 1000, 10000} {
+		for _, c := range []int{1, 2, 8, 32, 64} {
+			assert.LessOrEqual(t, m.Observe(n, n, n, c), m.PhasedObserve(n, n, n, c), "N=%d C=%d", n, c)
+		}
 	}
 }
 

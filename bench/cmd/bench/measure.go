@@ -22,6 +22,10 @@ func (e *env) measure(ctx context.Context, kind harness.Kind, c harness.Corpus, 
 	if conc == 0 {
 		sc.Concurrency = config.DefaultConcurrency
 		label = defaultLabel()
+		if e.o.asDefault > 0 {
+			sc.Concurrency = e.o.asDefault
+			label = fmt.Sprintf("%d (candidate default)", e.o.asDefault)
+		}
 	}
 	if kind == harness.Changed {
 		sc.M = len(harness.EveryTenth(sc.N))
@@ -45,8 +49,8 @@ func (e *env) measure(ctx context.Context, kind harness.Kind, c harness.Corpus, 
 		"--secret-prefix", c.Scope.Prefix, "--aws-region", "us-east-1",
 		"--report-file", reportFile, "--log-format", "json", "--run-timeout", "60m",
 	}
-	if conc != 0 {
-		args = append(args, "--concurrency", strconv.Itoa(conc))
+	if conc != 0 || e.o.asDefault > 0 {
+		args = append(args, "--concurrency", strconv.Itoa(sc.Concurrency))
 	}
 	env := []string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + e.home, "TMPDIR=" + os.TempDir(),

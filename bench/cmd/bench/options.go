@@ -26,6 +26,7 @@ type options struct {
 	keep       bool
 	micro      bool // run the Go micro-benchmarks too
 	quick      bool
+	asDefault  int // pass --concurrency asDefault in the "default" runs (0 = no flag)
 }
 
 func intList(s string) ([]int, error) {
@@ -62,6 +63,7 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&o.work, "work", "", "work directory (default: a new temporary directory)")
 	fs.BoolVar(&o.keep, "keep", false, "keep the work directory")
 	fs.BoolVar(&o.micro, "micro", true, "also run the Go micro-benchmarks (desired-state decryption, emulator overhead)")
+	fs.IntVar(&o.asDefault, "as-default", 0, "measure the default-concurrency runs with --concurrency N instead (to evaluate a candidate default)")
 	fs.BoolVar(&o.quick, "quick", false, "small sizes for a fast check (minutes, not half an hour)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
