@@ -3,10 +3,13 @@ package engine
 import (
 	"cmp"
 	"context"
+	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
 // observation is one direct look at the scope: name → what DescribeSecret
@@ -59,6 +62,7 @@ func (r *runner) observe(ctx context.Context, extra []string) (observation, erro
 	if listErr != nil {
 		o.fail(listErr)
 	} else {
+		cands = r.inScope(cands)
 		listed := make(map[string]string, len(cands))
 		names := make([]string, 0, len(cands))
 		for _, c := range cands {
@@ -80,6 +84,36 @@ func (r *runner) observe(ctx context.Context, extra []string) (observation, erro
 		return nil, firstErr(ctx, o.err)
 	}
 	return o.out, nil
+}
+
+// inScope drops discovery candidates whose name is not under the prefix
+// (prefix + "/"): the tool never considers a name outside its namespace,
+// whatever its tags say, and IAM only grants <prefix>/* (SPEC §9). The
+// dropped entries are logged once per run as one warning with their count
+// (names only with ShowResourceNames, SPEC §7.3).
+func (r *runner) inScope(cands []Candidate) []Candidate {
+	under := r.want.Scope.Prefix + "/"
+	kept := cands[:0:0]
+	var outside []string
+	for _, c := range cands {
+		if strings.HasPrefix(c.Name, under) {
+			kept = append(kept, c)
+		} else {
+			outside = append(outside, c.Name)
+		}
+	}
+	r.mu.Lock()
+	warn := len(outside) > 0 && !r.warnedOutside
+	r.warnedOutside = r.warnedOutside || warn
+	r.mu.Unlock()
+	if warn {
+		attrs := []any{slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.Int(vocab.FieldCount, len(outside))}
+		if r.cfg.ShowResourceNames {
+			attrs = append(attrs, slog.String(vocab.FieldResource, strings.Join(outside, ",")))
+		}
+		r.log.Warn("ignoring tagged secrets outside the secret prefix", attrs...)
+	}
+	return kept
 }
 
 // observer runs one observation's describes and value batches on a shared

@@ -56,7 +56,9 @@ type WriteResult struct {
 type Port interface {
 	// ListCandidates pages through ListSecrets (IncludePlannedDeletion,
 	// filtered on the managed-by tag key and the scope digest tag value,
-	// MaxResults 100), sequentially, and returns every entry.
+	// MaxResults 100), sequentially, and returns every entry. Tags are not
+	// ownership: the engine drops entries whose name is not under the
+	// prefix (SPEC §9) before it describes anything.
 	ListCandidates(ctx context.Context, scopeDigest string) ([]Candidate, error)
 	// Describe observes one secret by name or full ARN (DescribeSecret).
 	// The result's Current is nil.

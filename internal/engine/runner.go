@@ -45,6 +45,8 @@ type runner struct {
 	applied []plan.Operation
 	// lateConflicts counts conflicts found by preconditions and follow-ups.
 	lateConflicts int
+	// warnedOutside: the out-of-prefix candidates warning was logged.
+	warnedOutside bool
 }
 
 func newRunner(cfg Config, want desired.State, port Port, log *slog.Logger) *runner {
