@@ -1,0 +1,59 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/sops-aws-sync/sops-aws-sync/bench/harness"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+func TestCheck_FlagsWhatAScenarioForbids(t *testing.T) {
+	noop := harness.Scenario{Kind: harness.NoopSync, N: 100}
+	calls := harness.ExpectedCalls(noop)
+	assert.Empty(t, check(noop, 0, "converged", vocab.Counts{Unchanged: 100}, harness.Delta{Calls: calls}))
+
+	wrote := harness.Calls{"PutSecretValue": 1}
+	for k, v := range calls {
+		wrote[k] = v
+	}
+	p := check(noop, 0, "converged", vocab.Counts{Unchanged: 99, Update: 1}, harness.Delta{Calls: wrote})
+	assert.Contains(t, p, "1 mutating calls in a no-op run")
+	assert.Contains(t, p, "unchanged 99 ≠ 100")
+
+	create := harness.Scenario{Kind: harness.Create, N: 10}
+	p = check(create, 5, "apply-failed", vocab.Counts{Create: 7}, harness.Delta{})
+	assert.Equal(t, []string{"exit 5", "status apply-failed", "created 7 ≠ 10"}, p)
+
+	changed := harness.Scenario{Kind: harness.Changed, N: 100, M: 10}
+	assert.Equal(t, []string{"updated 9 ≠ 10"}, check(changed, 0, "converged", vocab.Counts{Update: 9}, harness.Delta{}))
+}
+
+func TestCallNotes_ThrottledAttemptsAreNotAlgorithmCalls(t *testing.T) {
+	s := harness.Scenario{Kind: harness.NoopSync, N: 200}
+	d := harness.Delta{Calls: harness.Calls{"ListSecrets": 2, "DescribeSecret": 200, "BatchGetSecretValue": 13}, Throttled: harness.Calls{"BatchGetSecretValue": 3}}
+	assert.Empty(t, callNotes(s, d))
+
+	d.Calls["GetSecretValue"] = 4
+	assert.Equal(t, []string{"GetSecretValue 4 answered, algorithm says 0"}, callNotes(s, d))
+}
+
+func TestParseFlags_QuickDefaultsAndOverrides(t *testing.T) {
+	o, err := parseFlags([]string{"-root", "../../..", "-quick"})
+	assert.NoError(t, err)
+	assert.Equal(t, []int{200, 1000}, o.sizes)
+	assert.Equal(t, 1000, o.changedN)
+	assert.Equal(t, 500, o.createN)
+	assert.Equal(t, 1000, o.seqMaxN)
+	assert.Equal(t, []int{1000}, o.sweepNs)
+
+	o, err = parseFlags([]string{"-root", "../../..", "-n", "10000,1000,1000"})
+	assert.NoError(t, err)
+	assert.Equal(t, []int{1000, 10000}, o.sizes)
+	assert.Equal(t, 10000, o.changedN)
+	assert.Equal(t, 10000, o.seqMaxN, "the sequential baseline runs at every N by default")
+
+	_, err = parseFlags([]string{"-root", "../../..", "-n", "x"})
+	assert.Error(t, err)
+}
