@@ -37,8 +37,9 @@ func nameByte(c byte) bool {
 // SuffixLooksLikeARN reports whether name ends in '-' followed by exactly six
 // characters (app-config, db-backup). AWS's partial-ARN lookup takes such an
 // ending for the random suffix of an ARN; the names are valid and accepted,
-// but the CLI warns once per run and the engine addresses those secrets by
-// full ARN once known (SPEC §3.4; AWS reference §5).
+// but the engine warns once per run per such name (engine.Run, with the
+// ordinal) and addresses those secrets by full ARN once known (SPEC §3.4;
+// AWS reference §5).
 func SuffixLooksLikeARN(name string) bool {
 	return len(name) >= 7 && name[len(name)-7] == '-'
 }

@@ -1,8 +1,13 @@
 package engine_test
 
 import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -31,4 +36,50 @@ func TestARNSuffixLikeNames(t *testing.T) {
 			t.Fatal("deleting app/db and app/db-backup must not touch app/db-config")
 		}
 	})
+}
+
+// TestARNSuffixNameWarning: each desired name that looks like an ARN
+// suffix gets exactly one warning per run, labelled by its ordinal, never
+// by its name unless ShowResourceNames (SPEC §3.4, §7.3).
+func TestARNSuffixNameWarning(t *testing.T) {
+	const msg = "ends like an ARN suffix"
+	st := state(doc{"db", `{"v":1}`}, doc{"db-config", `{"v":2}`}, doc{"db-backup", `{"v":3}`})
+	ordinal := map[string]string{}
+	for _, s := range st.Secrets {
+		ordinal[s.Name] = fmt.Sprintf("resource-%04d", s.Ordinal)
+	}
+	for _, mode := range []engine.Mode{engine.ModePlan, engine.ModeSync} {
+		e := newEnv(t)
+		e.run(t, e.cfg(mode, engine.DefaultConcurrency), st)
+		var warned []string
+		for _, line := range strings.Split(strings.TrimSpace(e.logs.String()), "\n") {
+			if !strings.Contains(line, msg) {
+				continue
+			}
+			var rec struct{ Level, Phase, Resource string }
+			if err := json.Unmarshal([]byte(line), &rec); err != nil {
+				t.Fatal(err)
+			}
+			if rec.Level != "WARN" || rec.Phase != vocab.PhasePlan {
+				t.Fatalf("warning record %s", line)
+			}
+			warned = append(warned, rec.Resource)
+		}
+		slices.Sort(warned)
+		want := []string{ordinal[nameOf("db-backup")], ordinal[nameOf("db-config")]}
+		slices.Sort(want)
+		if !slices.Equal(warned, want) {
+			t.Fatalf("mode %d: warnings for %v, want one each for %v", mode, warned, want)
+		}
+		if strings.Contains(e.logs.String(), "db-") {
+			t.Fatalf("a name reached the logs without ShowResourceNames:\n%s", e.logs.String())
+		}
+	}
+	e := newEnv(t)
+	cfg := e.cfg(engine.ModePlan, 1)
+	cfg.ShowResourceNames = true
+	e.run(t, cfg, st)
+	if n := strings.Count(e.logs.String(), msg+`; it will be addressed by full ARN once known","phase":"plan","resource":"app/db-config"`); n != 1 {
+		t.Fatalf("with ShowResourceNames the warning names the secret; got %d records:\n%s", n, e.logs.String())
+	}
 }

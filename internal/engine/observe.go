@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/desired"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -51,7 +52,7 @@ func (r *runner) observe(ctx context.Context, extra []string) (observation, erro
 	for _, n := range known {
 		if id := r.arnOf(n); id != "" {
 			o.describe(n, id)
-		} else if looksLikeARNSuffix(n) {
+		} else if desired.SuffixLooksLikeARN(n) {
 			deferred = append(deferred, n)
 		} else {
 			o.describe(n, n)
@@ -238,13 +239,6 @@ func (o *observer) read(names []string) {
 		}
 		o.mu.Unlock()
 	}()
-}
-
-// looksLikeARNSuffix reports whether a name ends in "-" and six characters,
-// which AWS's partial-ARN lookup may take for an ARN's random suffix.
-func looksLikeARNSuffix(name string) bool {
-	i := len(name) - 7
-	return i >= 0 && name[i] == '-'
 }
 
 // sameName guards against partial-ARN lookups: a secret observed under a

@@ -33,6 +33,7 @@ func Run(ctx context.Context, cfg Config, want desired.State, sm Port, log *slog
 
 func (r *runner) run(ctx context.Context) Result {
 	start := r.clock.Now()
+	r.warnARNSuffixNames()
 	obs, err := r.observe(ctx, nil)
 	if err != nil {
 		return r.observationFailed(ctx, err)
@@ -88,6 +89,19 @@ func (r *runner) run(ctx context.Context) Result {
 		if res, stop := r.gate(p); stop {
 			res.Counts = r.counts(p)
 			return res
+		}
+	}
+}
+
+// warnARNSuffixNames logs one warning per desired name that ends like an
+// ARN's random suffix ("-" + six characters): AWS's partial-ARN lookup may
+// take it for another secret's ARN, so the engine addresses it by full ARN
+// once known (SPEC §3.4). Labels are ordinals unless ShowResourceNames.
+func (r *runner) warnARNSuffixNames() {
+	for _, s := range r.want.Secrets {
+		if desired.SuffixLooksLikeARN(s.Name) {
+			r.log.Warn("secret name ends like an ARN suffix; it will be addressed by full ARN once known",
+				slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.String(vocab.FieldResource, r.label(s.Name)))
 		}
 	}
 }
