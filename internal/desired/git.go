@@ -85,11 +85,16 @@ func openRepository(dir string) (*git.Repository, func(), *Error) {
 
 // resolveCommit resolves rev once to a commit (SPEC §2.1): branches, tags
 // (annotated tags are peeled), abbreviated or full SHAs, HEAD (attached or
-// detached) and suffixes such as ~1 and ^.
+// detached) and suffixes such as ~1, ^, ^{} and ^{commit}. A revision that
+// names anything but a commit (HEAD^{tree}, HEAD:secrets, a tree or blob
+// SHA, a tag of a tree) is ClassGitRevision.
 func resolveCommit(repo *git.Repository, rev string) (*object.Commit, *Error) {
 	bad := scopeError(ClassGitRevision,
 		"the revision does not resolve to a commit in this repository",
 		"pass --revision a branch, tag or commit SHA that this clone contains (shallow clones must include the commit)")
+	if !namesCommit(rev) {
+		return nil, bad
+	}
 	h, err := repo.ResolveRevision(plumbing.Revision(rev))
 	if err != nil || h == nil {
 		return nil, bad
@@ -105,6 +110,36 @@ func resolveCommit(repo *git.Repository, rev string) (*object.Commit, *Error) {
 		return nil, bad
 	}
 	return c, nil
+}
+
+// namesCommit reports whether rev's syntax can only name a commit.
+// go-git's ResolveRevision ignores the suffixes that select another object
+// or another history (":path", "^{tree}", "^{blob}", "^{tag}", "@{...}") and
+// returns the commit before them, so they are refused here: ref names
+// cannot contain ':' or "@{" (git-check-ref-format), and only the peel
+// suffixes "^{}" and "^{commit}" and the message search "^{/regex}" keep
+// the result a commit.
+func namesCommit(rev string) bool {
+	for i := 0; i < len(rev); i++ {
+		switch {
+		case rev[i] == ':':
+			return false
+		case strings.HasPrefix(rev[i:], "@{"):
+			return false
+		case strings.HasPrefix(rev[i:], "^{"):
+			end := strings.IndexByte(rev[i+2:], '}')
+			if end < 0 {
+				return false
+			}
+			switch arg := rev[i+2 : i+2+end]; {
+			case arg == "", arg == "commit", strings.HasPrefix(arg, "/"):
+			default:
+				return false
+			}
+			i += 2 + end
+		}
+	}
+	return true
 }
 
 func readError() *Error {

@@ -313,3 +313,28 @@ func TestLoadCancelledBeforeStart(t *testing.T) {
 		t.Fatalf("errors.Is(err, context.DeadlineExceeded) must hold: %v", err)
 	}
 }
+
+// TestRevisionNamingNonCommitRejected: a revision that names a tree, a
+// blob or a path (which go-git's resolver silently reduces to the commit
+// before the suffix) is a git:revision error, not HEAD's commit; peel
+// suffixes that keep a commit still resolve (SPEC §2.1).
+func TestRevisionNamingNonCommitRejected(t *testing.T) {
+	dir, head := newRepo(t, map[string][]byte{"secrets/a.sops.json": good(t)})
+	gitCmd(t, dir, "tag", "-a", "-m", "release", "v1", head)
+	gitCmd(t, dir, "tag", "-a", "-m", "a tree", "treetag", head+"^{tree}")
+	for _, rev := range []string{"HEAD^{tree}", "HEAD^{blob}", "HEAD:secrets", "HEAD:", "main:secrets/a.sops.json",
+		"v1^{tag}", "HEAD@{0}", "main@{upstream}", "treetag", "treetag^{}", gitCmd(t, dir, "rev-parse", "HEAD^{tree}")} {
+		opts := baseOptions(dir)
+		opts.Revision = rev
+		_, err := Load(context.Background(), opts)
+		assertClass(t, err, ClassGitRevision, 0)
+	}
+	for _, rev := range []string{"HEAD", "main", "v1", "v1^{}", "v1^{commit}", "HEAD^{commit}", "HEAD^{/fixtures}", head[:12]} {
+		opts := baseOptions(dir)
+		opts.Revision = rev
+		st, err := Load(context.Background(), opts)
+		if err != nil || st.Commit != head {
+			t.Fatalf("revision %q: %v, commit %s, want %s", rev, err, st.Commit, head)
+		}
+	}
+}
