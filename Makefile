@@ -106,7 +106,7 @@ SCENARIOS      ?= 500
 SEED           ?= 1
 CHAOS_WORKERS  ?= 2
 CHAOS_DOC      ?= docs/reliability.md
-CHAOS_FUZZTIME ?= $(if $(shell [ $(SCENARIOS) -ge 200 ] && echo long),20s,4s)
+CHAOS_FUZZTIME ?= $(if $(shell [ $(SCENARIOS) -ge 200 ] && echo long),20s,2s)
 CHAOS_FUZZ_PKGS ?= ./internal/desired ./internal/canonical ./internal/emulator
 CHAOS_ARGS     ?=
 chaos: tools build
