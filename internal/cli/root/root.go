@@ -28,7 +28,6 @@ func NewCmdRoot(f *factory.Factory) *cobra.Command {
 		Long: "sops-aws-sync reconciles AWS Secrets Manager with SOPS-encrypted documents committed to Git.\n" +
 			"Exit codes: 0 ok, 2 drift (plan --detailed-exit-code), 3 invalid, 4 conflict, 5 apply or\n" +
 			"observation failed, 6 verification did not converge, 130 interrupted. See docs/results.md.",
-		Version:       f.Build.Line(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -37,9 +36,18 @@ func NewCmdRoot(f *factory.Factory) *cobra.Command {
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if v, _ := cmd.Flags().GetBool("version"); v {
+				_, err := fmt.Fprintln(f.IOStreams.Out, f.Build.Line())
+				return err
+			}
+			return cmd.Help()
+		},
 	}
-	cmd.SetVersionTemplate("{{.Version}}\n")
+	// Our own --version, handled in RunE after Args: cobra's built-in one
+	// (Command.Version) prints before arguments are validated, so
+	// "--version extra" would exit 0 (SPEC §2: stray arguments exit 3).
+	cmd.Flags().BoolP("version", "v", false, "print the version line")
 	cmd.CompletionOptions.DisableDefaultCmd = true
 	cmd.SetOut(f.IOStreams.Out)
 	cmd.SetErr(f.IOStreams.ErrOut)

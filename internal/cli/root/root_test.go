@@ -268,3 +268,21 @@ func TestFlagErrorsNeverQuoteValues(t *testing.T) {
 		assert.NotEmpty(t, fk.err.String())
 	}
 }
+
+// TestStrayArgumentsWithVersionFlagRejected: a positional argument next to
+// the root --version flag is a usage error (exit 3) like on every command,
+// never the version line and exit 0 (SPEC §2).
+func TestStrayArgumentsWithVersionFlagRejected(t *testing.T) {
+	for _, args := range [][]string{{"--version", "extra"}, {"extra", "--version"}, {"-v", "extra"}, {"extra"}, {"version", "extra"}} {
+		fk := newFake()
+		assert.Equal(t, 3, fk.exec(context.Background(), args...), "%v", args)
+		assert.NotContains(t, fk.out.String(), "v9.9.9", "%v", args)
+		assert.NotContains(t, fk.err.String(), "extra", "%v: the argument is not echoed", args)
+		assert.Zero(t, fk.loads+fk.ports+fk.engines)
+	}
+	for _, args := range [][]string{{"--version"}, {"-v"}} {
+		fk := newFake()
+		assert.Equal(t, 0, fk.exec(context.Background(), args...), "%v", args)
+		assert.Equal(t, "sops-aws-sync v9.9.9 (abc) built 2026-01-01\n", fk.out.String(), "%v", args)
+	}
+}
