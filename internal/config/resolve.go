@@ -279,7 +279,12 @@ func (o *Options) setString(s Setting, v string, in Input) (Problem, bool) {
 		}
 		o.SourceRoot = root
 	case SecretPrefix:
+		// Exactly one trailing "/" is trimmed, here and only here (SPEC
+		// §2.1); a prefix still ending in "/" ("t1//") is a typo, not "t1".
 		p := strings.TrimSuffix(v, "/")
+		if strings.HasSuffix(p, "/") {
+			return invalid("must not end with more than one '/' (one trailing '/' is trimmed)")
+		}
 		validate := in.ValidateName
 		if validate == nil {
 			validate = validateName

@@ -266,3 +266,26 @@ func TestEnvNames(t *testing.T) {
 		assert.Equal(t, s.Name, settingForEnv(EnvName(s.Name)))
 	}
 }
+
+// TestSecretPrefixTrimmedOnlyOnce: exactly one trailing "/" is trimmed, once;
+// "t1//" is a configuration error naming the setting (not echoing the
+// value), never the prefix "t1" (SPEC §2.1).
+func TestSecretPrefixTrimmedOnlyOnce(t *testing.T) {
+	for _, v := range []string{"t1", "t1/"} {
+		in := base()
+		in.Flags[SecretPrefix] = v
+		o, err := Resolve(in)
+		require.NoError(t, err, v)
+		assert.Equal(t, "t1", o.SecretPrefix, v)
+	}
+	for _, v := range []string{"t1//", "t1///", "//", canary + "//"} {
+		in := base()
+		in.Flags[SecretPrefix] = v
+		_, err := Resolve(in)
+		ps := problems(t, err)
+		require.Len(t, ps, 1, v)
+		assert.Equal(t, ClassInvalidValue, ps[0].Class, v)
+		assert.Contains(t, err.Error(), "--secret-prefix", v)
+		assert.NotContains(t, err.Error(), canary, v)
+	}
+}

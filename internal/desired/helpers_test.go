@@ -90,7 +90,7 @@ func baseOptions(dir string) Options {
 		RepoPath:          dir,
 		Revision:          "HEAD",
 		SourceRoot:        "secrets",
-		SecretPrefix:      "prod/app/",
+		SecretPrefix:      "prod/app",
 		RepositoryID:      "acme/infra",
 		MaxEncryptedBytes: 8 << 20,
 	}

@@ -81,7 +81,14 @@ func normalize(o Options) (*normalized, error) {
 			"the repository id is empty",
 			"pass --repository-id, for example owner/repo")
 	}
-	n.prefix = scope.TrimPrefix(o.SecretPrefix)
+	// The prefix arrives trimmed (internal/config trims one trailing "/",
+	// once); a prefix still ending in "/" is refused, never trimmed again.
+	if strings.HasSuffix(o.SecretPrefix, "/") {
+		return nil, scopeError(ClassOptionsInvalid,
+			"the secret prefix ends with '/'",
+			"pass --secret-prefix without a trailing '/' beyond the one that is trimmed, for example team/app")
+	}
+	n.prefix = o.SecretPrefix
 	if err := ValidateName(n.prefix); err != nil {
 		return nil, scopeError(ClassNameInvalid,
 			"the secret prefix is not a valid secret name (1..512 of A-Z a-z 0-9 / _ + = . @ -)",

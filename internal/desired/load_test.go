@@ -260,3 +260,23 @@ func TestLoadWithoutTheRightKeyIsNoKey(t *testing.T) {
 		t.Fatalf("other key: %v", got)
 	}
 }
+
+// TestLoadSecretPrefixNotRetrimmed: the prefix is trimmed once, by the
+// configuration; Load neither trims it again ("t1//" silently became "t1")
+// nor hashes a different prefix than the one the names use: a prefix
+// ending in "/" is options:invalid, and the scope keeps the prefix as given.
+func TestLoadSecretPrefixNotRetrimmed(t *testing.T) {
+	dir, _ := newRepo(t, map[string][]byte{"secrets/a.sops.json": good(t)})
+	for _, p := range []string{"t1/", "t1//"} {
+		opts := baseOptions(dir)
+		opts.SecretPrefix = p
+		_, err := Load(context.Background(), opts)
+		assertClass(t, err, ClassOptionsInvalid, 0)
+	}
+	opts := baseOptions(dir)
+	opts.SecretPrefix = "t1"
+	st, err := Load(context.Background(), opts)
+	if err != nil || st.Scope.Prefix != "t1" || len(st.Secrets) != 1 || st.Secrets[0].Name != "t1/a" {
+		t.Fatalf("prefix t1: %v %+v", err, st.Scope)
+	}
+}

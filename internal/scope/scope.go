@@ -19,12 +19,13 @@ const (
 type Scope struct {
 	RepositoryID string // e.g. "owner/repo"
 	SourceRoot   string // cleaned, repo-relative; "." for the whole repository
-	Prefix       string // secret prefix with one trailing "/" trimmed
+	Prefix       string // secret prefix, already trimmed by the caller (internal/config trims one trailing "/")
 }
 
 // Digest returns the lower-hex SHA-256 of
 // "sops-aws-sync:scope:v1" NUL repository-id NUL cleaned source-root NUL
-// trimmed prefix (SPEC §4). It is the value of the scope tag.
+// prefix (SPEC §4), the prefix hashed exactly as given: trimming is the
+// configuration's job, done once. It is the value of the scope tag.
 func (s Scope) Digest() string {
 	h := sha256.New()
 	h.Write([]byte("sops-aws-sync:scope:v1"))
@@ -33,7 +34,7 @@ func (s Scope) Digest() string {
 	h.Write([]byte{0})
 	h.Write([]byte(CleanSourceRoot(s.SourceRoot)))
 	h.Write([]byte{0})
-	h.Write([]byte(TrimPrefix(s.Prefix)))
+	h.Write([]byte(s.Prefix))
 	return hex.EncodeToString(h.Sum(nil))
 }
 

@@ -11,7 +11,7 @@ func sum(s string) string { h := sha256.Sum256([]byte(s)); return hex.EncodeToSt
 // The digests are stable identities of already-created secrets: these are
 // computed independently from the SPEC §4 definition.
 func TestScopeDigestMatchesSpecDefinition(t *testing.T) {
-	s := Scope{RepositoryID: "acme/infra", SourceRoot: "secrets/", Prefix: "prod/app/"}
+	s := Scope{RepositoryID: "acme/infra", SourceRoot: "secrets/", Prefix: "prod/app"}
 	want := sum("sops-aws-sync:scope:v1\x00acme/infra\x00secrets\x00prod/app")
 	if got := s.Digest(); got != want {
 		t.Fatalf("Digest() = %s, want %s", got, want)
@@ -23,9 +23,9 @@ func TestScopeDigestMatchesSpecDefinition(t *testing.T) {
 	if (Scope{"r", "", "p"}).Digest() != (Scope{"r", ".", "p"}).Digest() {
 		t.Errorf(`empty source root must equal "."`)
 	}
-	// Only one trailing slash is trimmed.
-	if (Scope{"r", ".", "p//"}).Digest() == (Scope{"r", ".", "p"}).Digest() {
-		t.Errorf("exactly one trailing slash is trimmed")
+	// The prefix is hashed verbatim: trimming is internal/config's job.
+	if (Scope{"r", ".", "p/"}).Digest() == (Scope{"r", ".", "p"}).Digest() {
+		t.Errorf("Digest must hash the prefix as given, not trim it")
 	}
 	if !IsDigest(want) {
 		t.Errorf("scope digest must be 64 lower-hex characters")
