@@ -3,6 +3,8 @@ package config
 import (
 	"strconv"
 	"strings"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 )
 
 // Kind is the value type of a setting. It decides how a raw value is parsed
@@ -82,9 +84,9 @@ const (
 	Concurrency         = "concurrency"
 )
 
-// DefaultConcurrency is the default of --concurrency (SPEC §2.1 [beyond]);
-// the figure comes from the benchmarks in docs/benchmarks.md.
-const DefaultConcurrency = 8
+// DefaultConcurrency is the default of --concurrency (SPEC §2.1 [beyond]):
+// the engine's default, chosen by the benchmarks in docs/benchmarks.md.
+const DefaultConcurrency = engine.DefaultConcurrency
 
 // Settings lists every option of SPEC §2.1 in the order of its table.
 var Settings = []Setting{
