@@ -20,12 +20,21 @@ import (
 func (r *runner) verify(ctx context.Context) (vocab.Status, vocab.Verification, plan.Plan) {
 	start := r.clock.Now()
 	deadline := start.Add(r.cfg.VerificationTimeout)
+	// The timeout bounds the whole verification, observations included: a
+	// round still observing at the deadline is cut off (inconclusive), while
+	// the parent's cancellation stays "interrupted".
+	vctx, cancel := context.WithTimeout(ctx, r.cfg.VerificationTimeout)
+	defer cancel()
+	expired := func() bool { return vctx.Err() != nil || !r.clock.Now().Before(deadline) }
 	var last plan.Plan
 	for round := 1; ; round++ {
-		obs, err := r.observe(ctx, r.touchedNames())
+		obs, err := r.observe(vctx, r.touchedNames())
 		switch {
 		case ctx.Err() != nil:
 			return vocab.StatusInterrupted, vocab.VerificationNotRun, last
+		case err != nil && vctx.Err() != nil:
+			// The deadline passed mid-observation: nothing was proven.
+			return r.verified(vocab.StatusVerificationInconclusive, vocab.VerificationInconclusive, round, start, last)
 		case err != nil:
 			// Observation failures may be transient: keep polling.
 			r.log.Warn("verification observation failed", append([]any{slog.String(vocab.FieldPhase, vocab.PhaseVerify)}, errAttrs(err)...)...)
@@ -39,7 +48,7 @@ func (r *runner) verify(ctx context.Context) (vocab.Status, vocab.Verification, 
 				return r.verified(vocab.StatusConverged, vocab.VerificationConverged, round, start, last)
 			}
 		}
-		if !r.clock.Now().Before(deadline) {
+		if expired() {
 			// A persisting observation failure proves nothing either way.
 			if err != nil || r.explainedByLag(obs, last) {
 				return r.verified(vocab.StatusVerificationInconclusive, vocab.VerificationInconclusive, round, start, last)
@@ -49,6 +58,7 @@ func (r *runner) verify(ctx context.Context) (vocab.Status, vocab.Verification, 
 		select {
 		case <-ctx.Done():
 			return vocab.StatusInterrupted, vocab.VerificationNotRun, last
+		case <-vctx.Done():
 		case <-r.clock.After(r.cfg.PollInterval):
 		}
 	}
