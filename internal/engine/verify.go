@@ -26,19 +26,27 @@ func (r *runner) verify(ctx context.Context) (vocab.Status, vocab.Verification, 
 	vctx, cancel := context.WithTimeout(ctx, r.cfg.VerificationTimeout)
 	defer cancel()
 	expired := func() bool { return vctx.Err() != nil || !r.clock.Now().Before(deadline) }
-	var last plan.Plan
+	var (
+		last    plan.Plan
+		lastObs observation // the last completed round's observation
+	)
 	for round := 1; ; round++ {
 		obs, err := r.observe(vctx, r.touchedNames())
 		switch {
 		case ctx.Err() != nil:
 			return vocab.StatusInterrupted, vocab.VerificationNotRun, last
 		case err != nil && vctx.Err() != nil:
-			// The deadline passed mid-observation: nothing was proven.
+			// The deadline passed mid-observation: this round proves
+			// nothing; an earlier round's real mismatch still fails.
+			if lastObs != nil && !r.explainedByLag(lastObs, last) {
+				return r.verified(vocab.StatusVerificationFailed, vocab.VerificationFailed, round, start, last)
+			}
 			return r.verified(vocab.StatusVerificationInconclusive, vocab.VerificationInconclusive, round, start, last)
 		case err != nil:
 			// Observation failures may be transient: keep polling.
 			r.log.Warn("verification observation failed", append([]any{slog.String(vocab.FieldPhase, vocab.PhaseVerify)}, errAttrs(err)...)...)
 		default:
+			lastObs = obs
 			last = plan.Build(r.want, obs, r.cfg.AllowEmpty)
 			if len(last.Conflicts) > 0 {
 				r.logConflicts(vocab.PhaseVerify, last)
