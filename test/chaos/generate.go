@@ -58,6 +58,10 @@ func Generate(seed uint64, index int, opt GenOptions) (*Scenario, error) {
 		SourceRoot:   roots[r.IntN(len(roots))],
 		Prefix:       prefixes[r.IntN(len(prefixes))],
 	}
+	// The CLI gets the prefix as a user would type it (one trailing "/" is
+	// allowed); the scope holds it trimmed, as config passes it on.
+	s.PrefixArg = g.sc.Prefix
+	g.sc.Prefix = scope.TrimPrefix(g.sc.Prefix)
 	s.Scope = g.sc
 	s.RecoveryWindowDays = 7 + r.IntN(24)
 	s.ShowResourceNames = r.IntN(4) == 0

@@ -326,7 +326,7 @@ func (p *Player) runCLI(s *Scenario, i int, run Run, dir, repoDir string, shas [
 		"--revision", revArg,
 		"--repository-id", s.Scope.RepositoryID,
 		"--source-root", s.Scope.SourceRoot,
-		"--secret-prefix", s.Scope.Prefix,
+		"--secret-prefix", s.PrefixArg,
 		"--recovery-window-days", strconv.Itoa(s.RecoveryWindowDays),
 		"--aws-region", "us-east-1",
 		"--report-file", reportFile,

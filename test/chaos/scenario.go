@@ -191,6 +191,9 @@ type Scenario struct {
 	Index int
 	Seed  uint64
 	Scope scope.Scope
+	// PrefixArg is the --secret-prefix value as given to the CLI (it may
+	// end in one "/", which the CLI trims); Scope.Prefix is trimmed.
+	PrefixArg string
 	// RecoveryWindowDays is --recovery-window-days (7..30).
 	RecoveryWindowDays int
 	AllowEmpty         bool
