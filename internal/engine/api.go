@@ -54,8 +54,10 @@ type Config struct {
 type Result struct {
 	Status       vocab.Status
 	Verification vocab.Verification
-	// Counts are derived from the (last) plan: planned operations for plan
-	// mode, the applied plan for sync; Conflicts counts conflicting secrets.
+	// Counts: for plan mode, the planned operations by kind; for sync, the
+	// operations that took effect in this run (restore follow-ups and both
+	// sides of a rebuild included) plus the unchanged names it did not touch;
+	// Conflicts counts conflicting secrets (docs/results.md).
 	Counts vocab.Counts
 }
 
