@@ -14,7 +14,7 @@ DATE          ?= $(shell git log -1 --format=%cI 2>/dev/null || echo unknown)
 LDFLAGS       := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(DATE)
 export PATH   := $(GOBIN):$(PATH)
 
-.PHONY: all build tools test test-go test-action fuzz demo bench chaos release-snapshot clean
+.PHONY: all build tools test test-go test-action test-action-ci fuzz demo bench chaos release-snapshot clean
 
 all: build
 
@@ -47,6 +47,13 @@ test-go:
 ## test-action: the GitHub Action's lint, dist-up-to-date check, unit and end-to-end tests (Node 20+)
 test-action: tools
 	cd action && npm ci --no-audit --no-fund && npm test
+
+## test-action-ci: what .ci/run checks of the Action: lint, dist up to date, unit tests and the
+##   end-to-end suite against a stand-in release (no four-platform cross-build; the real-release
+##   suite runs in `make test-action` and in the GitHub CI workflow's action job)
+test-action-ci:
+	cd action && npm ci --no-audit --no-fund && npm run lint && npm run check-dist && \
+		npx vitest run test/unit && npx vitest run test/e2e -t 'stand-in CLI release|release script'
 
 ## release-snapshot: reproducible release binaries + checksums.txt into dist/ (scripts/release.sh)
 release-snapshot:
