@@ -2,6 +2,7 @@ package desired
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -26,7 +27,14 @@ func formatOf(t testing.TB, name string) canonical.Format {
 // decryptSOPS must produce exactly what the SOPS library's stable entry
 // point decrypt.DataWithFormat produces, for every fixture both accept, and
 // must fail exactly where it fails.
+// With identities reused across documents (ageIdentities shared by all
+// fixtures, as within one Load) the results must be the same.
 func TestDecryptSOPSMatchesDataWithFormat(t *testing.T) {
+	t.Run("fresh-identities", func(t *testing.T) { matchDataWithFormat(t, nil) })
+	t.Run("reused-identities", func(t *testing.T) { matchDataWithFormat(t, &ageIdentities{}) })
+}
+
+func matchDataWithFormat(t *testing.T, ages *ageIdentities) {
 	for _, dir := range []string{cur, "sops-" + oldSOPS} {
 		entries, err := os.ReadDir(filepath.Join("testdata", dir))
 		if err != nil {
@@ -36,7 +44,7 @@ func TestDecryptSOPSMatchesDataWithFormat(t *testing.T) {
 			name := e.Name()
 			data := fixture(t, filepath.Join(dir, name))
 			f := formatOf(t, name)
-			ours, fail := decryptSOPS(data, f)
+			ours, fail := decryptSOPS(data, f, ages)
 			theirs, err := decrypt.DataWithFormat(data, sopsFormat(f))
 			if (fail == nil) != (err == nil) {
 				t.Errorf("%s/%s: ours failed=%v (%v), DataWithFormat err=%v", dir, name, fail != nil, fail, err != nil)
@@ -57,7 +65,7 @@ func TestDecryptFailureNeverCarriesLibraryText(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "injected-FIXTURE") {
 		t.Fatalf("premise: SOPS's error should echo the plaintext, got %v", err)
 	}
-	_, fail := decryptSOPS(data, canonical.JSON)
+	_, fail := decryptSOPS(data, canonical.JSON, nil)
 	if fail == nil || fail.class != ClassDecryptMalformed {
 		t.Fatalf("got %+v", fail)
 	}
@@ -75,10 +83,54 @@ func TestClassifyTreeErrorOnRealFixtures(t *testing.T) {
 		"tampered.sops.json": ClassDecryptMACMismatch,
 		"injected.sops.json": ClassDecryptMalformed,
 	} {
-		_, fail := decryptSOPS(fixture(t, cur+"/"+name), canonical.JSON)
+		_, fail := decryptSOPS(fixture(t, cur+"/"+name), canonical.JSON, nil)
 		if fail == nil || fail.class != class {
 			t.Errorf("%s: %+v, want %s", name, fail, class)
 		}
+	}
+}
+
+// TestAgeIdentitiesLoadedOncePerLoad: SOPS's local key service re-reads
+// the age identities for every document (the age key command runs once per
+// document); a Load reads them once per recipient and reuses them, and the
+// next Load reads them again.
+func TestAgeIdentitiesLoadedOncePerLoad(t *testing.T) {
+	dir := benchRepo(t, 12)
+	tmp := t.TempDir()
+	counter := filepath.Join(tmp, "runs")
+	key, err := filepath.Abs(filepath.Join("testdata", "keys", "age-test.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(tmp, "age-key-cmd")
+	body := "#!/bin/sh\necho run >> '" + counter + "'\ncat '" + key + "'\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SOPS_AGE_KEY_FILE", "")
+	os.Unsetenv("SOPS_AGE_KEY_FILE")
+	t.Setenv("SOPS_AGE_KEY_CMD", script)
+	runs := func() int {
+		b, _ := os.ReadFile(counter)
+		return strings.Count(string(b), "run")
+	}
+	opts := baseOptions(dir)
+	opts.Concurrency = 1
+	st, err := Load(context.Background(), opts)
+	if err != nil || len(st.Secrets) != 12 {
+		t.Fatalf("%v, %d secrets", err, len(st.Secrets))
+	}
+	if got := runs(); got != 1 {
+		t.Fatalf("the age key command ran %d times for 12 documents, want 1", got)
+	}
+	opts.Concurrency = 4
+	if _, err := Load(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	// Up to 4 decryptions may start before the first one has loaded the
+	// identities; a fresh Load never reuses the previous Load's identities.
+	if got := runs() - 1; got < 1 || got > 4 {
+		t.Fatalf("second Load ran the age key command %d times, want 1..4", got)
 	}
 }
 
@@ -86,7 +138,7 @@ func TestSOPSLoggingIsSilenced(t *testing.T) {
 	if len(logging.Loggers) == 0 {
 		t.Fatal("premise: SOPS registers its loggers at init")
 	}
-	decryptSOPS(fixture(t, cur+"/good.sops.yaml"), canonical.YAML)
+	decryptSOPS(fixture(t, cur+"/good.sops.yaml"), canonical.YAML, nil)
 	for name, l := range logging.Loggers {
 		if l.Out != io.Discard || l.GetLevel() != logrus.PanicLevel {
 			t.Errorf("SOPS logger %s still writes (out %T, level %v)", name, l.Out, l.GetLevel())
@@ -102,7 +154,7 @@ func TestDecryptPanicBecomesMalformed(t *testing.T) {
 	// Odd inputs are classified, never a crash.
 	for _, in := range [][]byte{nil, {}, []byte("sops:"), []byte(`{"sops":{}}`), []byte(`{"sops":1}`), []byte("sops_version=1\n")} {
 		for _, f := range []canonical.Format{canonical.JSON, canonical.YAML, canonical.Dotenv} {
-			if _, fail := decryptSOPS(in, f); fail == nil {
+			if _, fail := decryptSOPS(in, f, nil); fail == nil {
 				t.Errorf("%q as %v decrypted", in, f)
 			}
 		}
@@ -119,7 +171,7 @@ func FuzzDecryptSOPS(f *testing.F) {
 		ClassDecryptMACMismatch: true, ClassDecryptKeyService: true}
 	f.Fuzz(func(t *testing.T, data []byte, format uint8) {
 		fm := canonical.Format(format%3 + 1)
-		_, fail := decryptSOPS(data, fm)
+		_, fail := decryptSOPS(data, fm, nil)
 		if fail != nil && !known[fail.class] {
 			t.Fatalf("unknown class %s", fail.class)
 		}

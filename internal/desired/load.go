@@ -183,6 +183,7 @@ func decryptAll(ctx context.Context, repo *git.Repository, closeRepo func(), doc
 		}
 	}
 	sem := make(chan struct{}, o.conc)
+	ages := &ageIdentities{}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -217,7 +218,7 @@ func decryptAll(ctx context.Context, repo *git.Repository, closeRepo func(), doc
 			go func(i int, d *document, data []byte) {
 				defer wg.Done()
 				defer func() { <-sem }()
-				v, e := decryptDocument(data, d, o.show)
+				v, e := decryptDocument(data, d, o.show, ages)
 				if e != nil {
 					errs[i] = e
 					noteFail(d.ordinal)
@@ -244,8 +245,8 @@ func decryptAll(ctx context.Context, repo *git.Repository, closeRepo func(), doc
 }
 
 // decryptDocument turns one committed blob into its canonical value.
-func decryptDocument(data []byte, d *document, show bool) ([]byte, *Error) {
-	plain, f := decryptSOPS(data, d.format)
+func decryptDocument(data []byte, d *document, show bool, ages *ageIdentities) ([]byte, *Error) {
+	plain, f := decryptSOPS(data, d.format, ages)
 	if f != nil {
 		return nil, docError(f.class, d, show, f.what, f.next)
 	}
