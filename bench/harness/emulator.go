@@ -168,6 +168,8 @@ type Delta struct {
 	Calls     Calls // every request received, throttled ones and retries included
 	Throttled Calls // requests answered ThrottlingException by the quota buckets
 	Faults    Calls // injected faults by kind (latency counts every delayed call)
+	// Connections is the number of TCP connections the client opened.
+	Connections int64
 }
 
 // Sub returns after − before per operation, dropping zeros.
@@ -181,7 +183,8 @@ func Sub(after, before emulator.Stats) Delta {
 		}
 		return out
 	}
-	return Delta{Calls: sub(after.Calls, before.Calls), Throttled: sub(after.Throttled, before.Throttled), Faults: sub(after.Faults, before.Faults)}
+	return Delta{Calls: sub(after.Calls, before.Calls), Throttled: sub(after.Throttled, before.Throttled), Faults: sub(after.Faults, before.Faults),
+		Connections: after.Connections - before.Connections}
 }
 
 // Mutations sums the mutating operations in c.

@@ -99,15 +99,15 @@ func FormatDuration(d time.Duration) string {
 // Table renders rows as a Markdown table.
 func Table(rows []Row) string {
 	var b strings.Builder
-	b.WriteString("| scenario | N | --concurrency | wall | of which decrypt | lower bound | wall / bound | API calls | calls by operation | throttled | peak RSS | result |\n")
-	b.WriteString("|---|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---|\n")
+	b.WriteString("| scenario | N | --concurrency | wall | of which decrypt | lower bound | wall / bound | API calls | calls by operation | throttled | connections | peak RSS | result |\n")
+	b.WriteString("|---|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---|\n")
 	for _, r := range rows {
 		n := fmt.Sprint(r.Scenario.N)
 		if r.Scenario.Kind == Changed {
 			n = fmt.Sprintf("%d (M = %d)", r.Scenario.N, r.Scenario.M)
 		}
 		if r.Skipped != "" {
-			fmt.Fprintf(&b, "| %s | %s | %s | — | — | %s | — | — | — | — | — | not run: %s |\n",
+			fmt.Fprintf(&b, "| %s | %s | %s | — | — | %s | — | — | — | — | — | — | not run: %s |\n",
 				r.Scenario.Kind, n, r.ConcurrencyLabel, FormatDuration(r.Bound), r.Skipped)
 			continue
 		}
@@ -118,9 +118,9 @@ func Table(rows []Row) string {
 		if len(r.Problems) > 0 {
 			result += "; **" + strings.Join(r.Problems, "; ") + "**"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %.2f | %d | %s | %d | %.0f MiB | %s |\n",
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %.2f | %d | %s | %d | %d | %.0f MiB | %s |\n",
 			r.Scenario.Kind, n, r.ConcurrencyLabel, FormatDuration(r.Wall), FormatDuration(r.Decrypt()), FormatDuration(r.Bound), r.Ratio(),
-			r.Delta.Calls.Total(), FormatCalls(r.Delta.Calls), r.Delta.Throttled.Total(), float64(r.MaxRSSKiB)/1024, result)
+			r.Delta.Calls.Total(), FormatCalls(r.Delta.Calls), r.Delta.Throttled.Total(), r.Delta.Connections, float64(r.MaxRSSKiB)/1024, result)
 	}
 	return b.String()
 }

@@ -39,10 +39,11 @@ func TestTable_RendersMeasuredAndSkippedRows(t *testing.T) {
 	r := row(NoopSync, 1000, 8, secs(3.2), secs(2.86), Calls{"ListSecrets": 10, "DescribeSecret": 1000, "BatchGetSecretValue": 50})
 	r.ConcurrencyLabel = "8 (default)"
 	r.Delta.Throttled = Calls{"BatchGetSecretValue": 3}
+	r.Delta.Connections = 33
 	r.Phases = map[string]int64{DesiredLoadKey: 1500}
 	s := &Row{Scenario: Scenario{Kind: NoopSync, N: 10000, Concurrency: 1}, ConcurrencyLabel: "1", Bound: secs(212), Skipped: "N > -seq-max-n 1000"}
 	out := Table([]Row{*r, *s})
-	assert.Contains(t, out, "| no-op sync | 1000 | 8 (default) | 3.20 s | 1.50 s | 2.86 s | 1.12 | 1060 | List 10, Describe 1000, BatchGet 50 | 3 | 100 MiB | exit 0, converged |")
+	assert.Contains(t, out, "| no-op sync | 1000 | 8 (default) | 3.20 s | 1.50 s | 2.86 s | 1.12 | 1060 | List 10, Describe 1000, BatchGet 50 | 3 | 33 | 100 MiB | exit 0, converged |")
 	assert.Contains(t, out, "not run: N > -seq-max-n 1000")
 	assert.Contains(t, out, "212.0 s")
 }

@@ -76,6 +76,25 @@ func TestControl_StatsCountCallsPerOperation(t *testing.T) {
 	}
 }
 
+// Stats.Connections counts accepted TCP connections: one client reusing
+// its keep-alive connection opens one; a second client opens another.
+func TestControl_StatsCountConnections(t *testing.T) {
+	srv, c := start(t)
+	before := srv.Emu.Stats().Connections
+	create(t, c, "a", "v")
+	for range 3 {
+		must[*secretsmanager.DescribeSecretOutput](t)(c.DescribeSecret(ctx, &secretsmanager.DescribeSecretInput{SecretId: aws.String("a")}))
+	}
+	if got := srv.Emu.Stats().Connections - before; got != 1 {
+		t.Fatalf("4 sequential calls on one client opened %d connections, want 1", got)
+	}
+	c2 := srv.Client(t)
+	must[*secretsmanager.DescribeSecretOutput](t)(c2.DescribeSecret(ctx, &secretsmanager.DescribeSecretInput{SecretId: aws.String("a")}))
+	if got := srv.Emu.Stats().Connections - before; got != 2 {
+		t.Fatalf("a second client: %d connections in all, want 2", got)
+	}
+}
+
 func TestControl_ResetClearsStateAndStats(t *testing.T) {
 	srv, c := start(t)
 	create(t, c, "a", "v")

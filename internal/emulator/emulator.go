@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -142,7 +143,19 @@ func (e *Emulator) Stats() Stats {
 	for k, v := range e.stats.Faults {
 		c.Faults[k] = v
 	}
+	c.Connections = e.stats.Connections
 	return c
+}
+
+// ConnState is an http.Server ConnState hook that counts accepted
+// connections in Stats.Connections.
+func (e *Emulator) ConnState(_ net.Conn, s http.ConnState) {
+	if s != http.StateNew {
+		return
+	}
+	e.mu.Lock()
+	e.stats.Connections++
+	e.mu.Unlock()
 }
 
 // ServeHTTP serves the control API under /_emulator/ and the Secrets

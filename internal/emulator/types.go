@@ -41,11 +41,15 @@ type VersionDump struct {
 // operation (SDK retries count as separate calls); Throttled counts requests
 // answered with ThrottlingException by the quota buckets; Faults counts
 // injected faults by kind: "latency", "error:<Code>" (random or scripted),
-// "ambiguous-after-apply", "ambiguous-before-apply".
+// "ambiguous-after-apply", "ambiguous-before-apply". Connections counts the
+// TCP connections the HTTP server accepted (each one a TCP handshake, and a
+// TLS handshake against real AWS); it is only counted when the server calls
+// Emulator.ConnState (cmd/secretsmanager-emulator and emulatortest do).
 type Stats struct {
-	Calls     map[string]int64 `json:"calls"`
-	Throttled map[string]int64 `json:"throttled"`
-	Faults    map[string]int64 `json:"faults"`
+	Calls       map[string]int64 `json:"calls"`
+	Throttled   map[string]int64 `json:"throttled"`
+	Faults      map[string]int64 `json:"faults"`
+	Connections int64            `json:"connections"`
 }
 
 // Faults configures fault injection (PUT /_emulator/faults replaces the whole

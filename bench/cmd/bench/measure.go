@@ -87,9 +87,9 @@ func (e *env) measure(ctx context.Context, kind harness.Kind, c harness.Corpus, 
 	}
 	row.Problems = append(row.Problems, check(sc, m.ExitCode, string(rep.Status), rep.Counts, row.Delta)...)
 	row.Notes = callNotes(sc, row.Delta)
-	logf("  → %s, exit %d, %s, %d calls (%s), %d throttled, peak RSS %.0f MiB",
+	logf("  → %s, exit %d, %s, %d calls (%s), %d throttled, %d connections, peak RSS %.0f MiB",
 		harness.FormatDuration(row.Wall), row.ExitCode, row.Status, row.Delta.Calls.Total(),
-		harness.FormatCalls(row.Delta.Calls), row.Delta.Throttled.Total(), float64(row.MaxRSSKiB)/1024)
+		harness.FormatCalls(row.Delta.Calls), row.Delta.Throttled.Total(), row.Delta.Connections, float64(row.MaxRSSKiB)/1024)
 	for _, p := range row.Problems {
 		logf("  ! %s", p)
 	}

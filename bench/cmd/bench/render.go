@@ -155,7 +155,7 @@ func render(e *env, rows []*harness.Row, verdicts []harness.Verdict, micro []mic
 		}
 		slices.SortFunc(sweep, func(a, b harness.Row) int { return a.Scenario.Concurrency - b.Scenario.Concurrency })
 		w("### Concurrency sweep (no-op sync, N = %d)\n\n", n)
-		w("| --concurrency | wall | of which decrypt | lower bound | wall / bound | speed-up vs 1 | calls | throttled | peak RSS |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		w("| --concurrency | wall | of which decrypt | lower bound | wall / bound | speed-up vs 1 | calls | throttled | connections | peak RSS |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		var seq time.Duration
 		if sweep[0].Scenario.Concurrency == 1 {
 			seq = sweep[0].Wall
@@ -165,8 +165,8 @@ func render(e *env, rows []*harness.Row, verdicts []harness.Verdict, micro []mic
 			if seq > 0 {
 				sp = fmt.Sprintf("%.1f×", seq.Seconds()/r.Wall.Seconds())
 			}
-			w("| %s | %s | %s | %s | %.2f | %s | %d | %d | %.0f MiB |\n", r.ConcurrencyLabel, harness.FormatDuration(r.Wall), harness.FormatDuration(r.Decrypt()),
-				harness.FormatDuration(r.Bound), r.Ratio(), sp, r.Delta.Calls.Total(), r.Delta.Throttled.Total(), float64(r.MaxRSSKiB)/1024)
+			w("| %s | %s | %s | %s | %.2f | %s | %d | %d | %d | %.0f MiB |\n", r.ConcurrencyLabel, harness.FormatDuration(r.Wall), harness.FormatDuration(r.Decrypt()),
+				harness.FormatDuration(r.Bound), r.Ratio(), sp, r.Delta.Calls.Total(), r.Delta.Throttled.Total(), r.Delta.Connections, float64(r.MaxRSSKiB)/1024)
 		}
 		w("\n")
 	}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	"github.com/aws/smithy-go/logging"
@@ -82,6 +84,22 @@ type AWSOptions struct {
 	MaxAttempts      int
 	MaxBackoff       time.Duration
 	OperationTimeout time.Duration
+	// Concurrency is the run's --concurrency: the HTTP client keeps up to
+	// Concurrency + 1 idle connections to the endpoint (0 = the SDK's
+	// default of 10).
+	Concurrency int
+}
+
+// idleConnections is how many connections to Secrets Manager the client
+// keeps open between calls: the engine has at most Concurrency calls in
+// flight plus one discovery page (internal/engine/observe.go). The SDK's
+// default transport keeps only 10 idle connections per host
+// (aws/transport/http DefaultHTTPTransportMaxIdleConnsPerHost), so at
+// --concurrency 32 every burst of answers closed 22 connections and the next
+// burst opened 22 new ones: a TCP and TLS handshake per call in the worst
+// case. docs/benchmarks.md has the figures.
+func idleConnections(concurrency int) int {
+	return max(concurrency+1, awshttp.DefaultHTTPTransportMaxIdleConnsPerHost)
 }
 
 // AWSConfigError is a failure to set up the SDK client. Class is
@@ -142,7 +160,8 @@ func readSmallFile(name string) ([]byte, error) {
 
 // NewAWSPort builds the Secrets Manager client from the SDK's default chain
 // (config.LoadDefaultConfig) with the Region/profile overrides and the retry
-// overrides (> 0 only), and wraps it in the awssm adapter with the per-call
+// overrides (> 0 only), an HTTP client that keeps a connection per
+// concurrent call (idleConnections), and wraps it in the awssm adapter with the per-call
 // operation timeout. AWS_ENDPOINT_URL_SECRETS_MANAGER / AWS_ENDPOINT_URL are
 // honoured by the SDK itself.
 func NewAWSPort(ctx context.Context, o AWSOptions) (engine.Port, error) {
@@ -150,7 +169,12 @@ func NewAWSPort(ctx context.Context, o AWSOptions) (engine.Port, error) {
 	// warning about an undiscarded response body, with local addresses);
 	// SPEC §7.3 reserves stderr for usage and configuration diagnostics, and
 	// AWS failures reach the user only as the adapter's reduced errors.
-	lo := []func(*awsconfig.LoadOptions) error{awsconfig.WithLogger(logging.Nop{})}
+	idle := idleConnections(o.Concurrency)
+	client := awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
+		t.MaxIdleConnsPerHost = idle
+		t.MaxIdleConns = max(t.MaxIdleConns, idle)
+	})
+	lo := []func(*awsconfig.LoadOptions) error{awsconfig.WithLogger(logging.Nop{}), awsconfig.WithHTTPClient(client)}
 	if o.Region != "" {
 		lo = append(lo, awsconfig.WithRegion(o.Region))
 	}

@@ -3,8 +3,10 @@ package factory
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -52,6 +54,32 @@ func TestNewAWSPortEndpointAndRetryOverride(t *testing.T) {
 	_, err = p.ListCandidates(context.Background(), "0000000000000000000000000000000000000000000000000000000000000000")
 	require.NoError(t, err)
 	assert.Equal(t, int64(3), srv.Stats(t).Calls["ListSecrets"], "one failed + one retried call")
+}
+
+// TestConnectionChurnAtHighConcurrency: rounds of 32 concurrent calls must
+// reuse their connections. With the SDK's default transport (10 idle
+// connections per host) each round after the first reopened 22.
+func TestConnectionChurnAtHighConcurrency(t *testing.T) {
+	srv := emulatortest.Start(t)
+	awsEnv(t, srv.URL)
+	srv.SetFaults(t, emulator.Faults{LatencyMS: 20}) // the 32 calls of a round overlap
+	const conc, rounds = 32, 5
+	p, err := NewAWSPort(context.Background(), AWSOptions{Concurrency: conc})
+	require.NoError(t, err)
+	before := srv.Emu.Stats().Connections
+	for range rounds {
+		var wg sync.WaitGroup
+		for i := range conc {
+			wg.Go(func() {
+				_, err := p.Describe(context.Background(), fmt.Sprintf("app/s%02d", i))
+				assert.NoError(t, err)
+			})
+		}
+		wg.Wait()
+	}
+	opened := srv.Emu.Stats().Connections - before
+	assert.LessOrEqual(t, opened, int64(conc+1), "%d rounds of %d concurrent calls opened %d connections", rounds, conc, opened)
+	assert.Equal(t, 10, idleConnections(0), "without a concurrency the SDK default stays")
 }
 
 func TestNewAWSPortConfigErrors(t *testing.T) {

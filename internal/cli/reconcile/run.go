@@ -148,7 +148,7 @@ func (r *runner) reconcile(ctx context.Context) outcome {
 	port, err := r.f.NewPort(ctx, factory.AWSOptions{
 		Region: r.opts.AWSRegion, Profile: r.opts.AWSProfile,
 		MaxAttempts: r.opts.AWSMaxAttempts, MaxBackoff: r.opts.AWSMaxBackoff,
-		OperationTimeout: r.opts.OperationTimeout,
+		OperationTimeout: r.opts.OperationTimeout, Concurrency: r.opts.Concurrency,
 	})
 	if err != nil {
 		if ctx.Err() != nil {

@@ -84,7 +84,7 @@ func Run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		return 1
 	}
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr().String())
-	srv := &http.Server{Handler: emu, ReadHeaderTimeout: 30 * time.Second}
+	srv := &http.Server{Handler: emu, ReadHeaderTimeout: 30 * time.Second, ConnState: emu.ConnState}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {

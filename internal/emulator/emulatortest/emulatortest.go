@@ -28,7 +28,9 @@ type Server struct {
 func Start(t testing.TB, opts ...emulator.Option) *Server {
 	t.Helper()
 	emu := emulator.New(opts...)
-	ts := httptest.NewServer(emu)
+	ts := httptest.NewUnstartedServer(emu)
+	ts.Config.ConnState = emu.ConnState
+	ts.Start()
 	t.Cleanup(ts.Close)
 	return &Server{URL: ts.URL, Emu: emu}
 }
