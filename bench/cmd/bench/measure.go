@@ -58,6 +58,7 @@ func (e *env) measure(ctx context.Context, kind harness.Kind, c harness.Corpus, 
 		"AWS_ACCESS_KEY_ID=AKIDBENCH", "AWS_SECRET_ACCESS_KEY=bench-secret",
 		"AWS_ENDPOINT_URL_SECRETS_MANAGER=" + e.emuURL, "AWS_EC2_METADATA_DISABLED=true",
 	}
+	env = append(env, e.o.cliEnv...)
 	before, err := e.ctl.Stats(ctx)
 	if err != nil {
 		return nil, err

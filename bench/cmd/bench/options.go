@@ -27,6 +27,8 @@ type options struct {
 	micro      bool // run the Go micro-benchmarks too
 	quick      bool
 	asDefault  int // pass --concurrency asDefault in the "default" runs (0 = no flag)
+	cliEnv     []string        // extra KEY=VALUE for every CLI run (experiments, e.g. GOGC)
+	skip       map[string]bool // scenarios not to run: "changed", "create"
 }
 
 func intList(s string) ([]int, error) {
@@ -65,11 +67,33 @@ func parseFlags(args []string) (options, error) {
 	fs.BoolVar(&o.micro, "micro", true, "also run the Go micro-benchmarks (desired-state decryption, emulator overhead)")
 	fs.IntVar(&o.asDefault, "as-default", 0, "measure the default-concurrency runs with --concurrency N instead (to evaluate a candidate default)")
 	fs.BoolVar(&o.quick, "quick", false, "small sizes for a fast check (minutes, not half an hour)")
+	var cliEnv, skip string
+	fs.StringVar(&cliEnv, "cli-env", "", "comma-separated KEY=VALUE added to every CLI run's environment (for experiments such as GOGC=200; recorded in the output)")
+	fs.StringVar(&skip, "skip", "", "comma-separated scenarios not to run: changed, create (for quick iterations; the targets they decide become unknown)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	for _, kv := range strings.Split(cliEnv, ",") {
+		if kv = strings.TrimSpace(kv); kv == "" {
+			continue
+		}
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+			return o, fmt.Errorf("-cli-env: %q is not KEY=VALUE", kv)
+		}
+		o.cliEnv = append(o.cliEnv, kv)
+	}
+	o.skip = map[string]bool{}
+	for _, sc := range strings.Split(skip, ",") {
+		switch sc = strings.TrimSpace(sc); sc {
+		case "":
+		case "changed", "create":
+			o.skip[sc] = true
+		default:
+			return o, fmt.Errorf("-skip: unknown scenario %q (changed, create)", sc)
+		}
 	}
 	var err error
 	def := func(s *string, full, quick string) {

@@ -149,7 +149,7 @@ func run(ctx context.Context, o options) error {
 				tg.NoopSyncs = append(tg.NoopSyncs, r)
 			}
 		}
-		if n == o.changedN {
+		if n == o.changedN && !o.skip["changed"] {
 			for _, conc := range []int{0, 1} {
 				stale := harness.EveryTenth(n)
 				if conc == 1 && n > o.seqMaxN {
@@ -165,6 +165,9 @@ func run(ctx context.Context, o options) error {
 	}
 
 	for _, conc := range []int{0, 1} {
+		if o.skip["create"] {
+			break
+		}
 		if err := e.emptyScope(ctx); err != nil {
 			return err
 		}
