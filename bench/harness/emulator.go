@@ -66,6 +66,9 @@ func StartEmulator(ctx context.Context, bin string, flags ...string) (*EmulatorP
 	return p, nil
 }
 
+// Pid is the emulator's process id.
+func (p *EmulatorProc) Pid() int { return p.cmd.Process.Pid }
+
 // Stop sends SIGTERM and waits for the emulator to exit (it must exit 0).
 func (p *EmulatorProc) Stop() error {
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/sops-aws-sync/sops-aws-sync/bench/harness"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
@@ -59,6 +60,9 @@ func (e *env) measure(ctx context.Context, kind harness.Kind, c harness.Corpus, 
 		"AWS_ENDPOINT_URL_SECRETS_MANAGER=" + e.emuURL, "AWS_EC2_METADATA_DISABLED=true",
 	}
 	env = append(env, e.o.cliEnv...)
+	if waited := harness.WaitQuiet(15*time.Second, e.emuPid, 0); waited > time.Second {
+		logf("  waited %s for the emulator and the harness to go quiet", harness.FormatDuration(waited))
+	}
 	before, err := e.ctl.Stats(ctx)
 	if err != nil {
 		return nil, err

@@ -26,7 +26,7 @@ type options struct {
 	keep       bool
 	micro      bool // run the Go micro-benchmarks too
 	quick      bool
-	asDefault  int // pass --concurrency asDefault in the "default" runs (0 = no flag)
+	asDefault  int             // pass --concurrency asDefault in the "default" runs (0 = no flag)
 	cliEnv     []string        // extra KEY=VALUE for every CLI run (experiments, e.g. GOGC)
 	skip       map[string]bool // scenarios not to run: "changed", "create"
 }

@@ -23,6 +23,7 @@ type env struct {
 	ctl     harness.Control
 	sm      *secretsmanager.Client
 	emuURL  string
+	emuPid  int
 	repo    harness.Repo
 	keyFile string
 	home    string
@@ -87,6 +88,7 @@ func run(ctx context.Context, o options) error {
 		}
 	}()
 	e.emuURL = emu.URL
+	e.emuPid = emu.Pid()
 	e.ctl = harness.Control{URL: emu.URL}
 	e.sm = harness.NewClient(emu.URL)
 
