@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"syscall"
 	"time"
 )
 
@@ -72,3 +73,6 @@ func cpuTicks(pids []int) (int64, bool) {
 	}
 	return total, true
 }
+
+// flushFileSystems writes dirty pages back (sync(2)).
+func flushFileSystems() { syscall.Sync() }
