@@ -76,7 +76,7 @@ func TestLibraryEncryptedDocumentsLoad(t *testing.T) {
 // figure is recorded in docs/desired-state.md).
 func BenchmarkLoad1000(b *testing.B) {
 	dir := benchRepo(b, 1000)
-	for _, conc := range []int{0, 1} {
+	for _, conc := range []int{0, 1, 32} {
 		b.Run(fmt.Sprintf("concurrency=%d", conc), func(b *testing.B) {
 			opts := baseOptions(dir)
 			opts.Concurrency = conc
