@@ -10,8 +10,13 @@ import (
 	"time"
 )
 
-// peakPoll is how often the child's VmHWM is read.
-const peakPoll = 5 * time.Millisecond
+// peakPoll is how often the child's VmHWM is read. Reading
+// /proc/<pid>/status is not free for the process read: at every 5 ms it
+// made loading 10,000 documents take 2.52-2.54 s instead of 2.25-2.27 s
+// (12 % slower); at every 50 ms no difference was measurable. VmHWM is a
+// high-water mark, so a slower poll only misses growth in the last 50 ms
+// before exit, after the report is written.
+const peakPoll = 50 * time.Millisecond
 
 // watchPeakRSS polls /proc/<pid>/status for VmHWM (the peak RSS of the
 // process's own address space, KiB) until stop is closed, and returns the
