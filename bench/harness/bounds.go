@@ -59,15 +59,15 @@ func quotaWait(k int, rate float64) time.Duration {
 }
 
 // Observe is the lower bound of one observation of the scope (SPEC §4)
-// with C calls in flight: `describes` DescribeSecret calls and
-// B = ⌈values/20⌉ BatchGetSecretValue calls share the C slots, while the
-// max(1, ⌈listed/100⌉) ListSecrets pages run one after another beside them
-// (the engine overlaps discovery with the describes of known names and
-// starts a batch as soon as 20 described names need a value); the batches
-// cannot beat the 100/s quota, and the last one ends at least L after it is
-// admitted:
+// with C calls in flight: `describes` DescribeSecret calls,
+// B = ⌈values/20⌉ BatchGetSecretValue calls and the P = max(1,
+// ⌈listed/100⌉) ListSecrets pages share the C slots (--concurrency bounds
+// every call, SPEC §2.1); the pages run one after another (the engine
+// overlaps discovery with the describes of known names and starts a batch
+// as soon as 20 described names need a value); the batches cannot beat the
+// 100/s quota, and the last one ends at least L after it is admitted:
 //
-//	max(P·L, ⌈(describes + B)/C⌉·L, (B − 100)/100 s + L)
+//	max(P·L, ⌈(describes + B + P)/C⌉·L, (B − 100)/100 s + L)
 //
 // This is the least the calls themselves allow, whatever the order; a
 // phase-by-phase algorithm (list, then describes, then reads) cannot do
@@ -80,7 +80,7 @@ func (m Model) Observe(describes, listed, values, c int) time.Duration {
 	if b > 0 {
 		quota = quotaWait(b, QuotaBatchGet) + L
 	}
-	return max(time.Duration(pages)*L, time.Duration(ceilDiv(describes+b, c))*L, quota)
+	return max(time.Duration(pages)*L, time.Duration(ceilDiv(describes+b+pages, c))*L, quota)
 }
 
 // PhasedObserve is the bound of an observation done phase by phase: list

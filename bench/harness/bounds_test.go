@@ -15,19 +15,18 @@ func TestLowerBound_KnownFigures(t *testing.T) {
 		s    Scenario
 		want float64 // seconds
 	}{
-		// 10,000 describes + 500 batches through one slot; the 100 list
-		// pages (2 s) run beside them.
-		{Scenario{Kind: NoopSync, N: 10000, Concurrency: 1}, 210},
-		// ⌈10500/8⌉ = 1313 rounds of 20 ms.
-		{Scenario{Kind: NoopSync, N: 10000, Concurrency: 8}, 26.26},
+		// 100 list pages, 10,000 describes and 500 batches through one slot.
+		{Scenario{Kind: NoopSync, N: 10000, Concurrency: 1}, 212},
+		// ⌈10600/8⌉ = 1325 rounds of 20 ms.
+		{Scenario{Kind: NoopSync, N: 10000, Concurrency: 8}, 26.5},
 		// The batch quota binds: (500 − 100)/100 s + L.
 		{Scenario{Kind: NoopSync, N: 10000, Concurrency: 64}, 4.02},
-		{Scenario{Kind: NoopPlan, N: 1000, Concurrency: 8}, 132 * 0.02},
-		// obs₀ = ⌈2000/8⌉·L, cre = max(⌈2000/8⌉·2L, 1950/50 s), obs = ⌈2100/8⌉·L.
-		{Scenario{Kind: Create, N: 2000, Concurrency: 8}, 5 + 39 + 263*0.02},
+		{Scenario{Kind: NoopPlan, N: 1000, Concurrency: 8}, 133 * 0.02},
+		// obs₀ = ⌈2001/8⌉·L, cre = max(⌈2000/8⌉·2L, 1950/50 s), obs = ⌈2120/8⌉·L.
+		{Scenario{Kind: Create, N: 2000, Concurrency: 8}, 251*0.02 + 39 + 265*0.02},
 		// 2·obs + max(⌈1000/8⌉·3L, 950/50 s).
-		{Scenario{Kind: Changed, N: 10000, M: 1000, Concurrency: 8}, 2*26.26 + 19},
-		{Scenario{Kind: Changed, N: 1000, M: 100, Concurrency: 1}, 2*(1050*0.02) + 100*0.06},
+		{Scenario{Kind: Changed, N: 10000, M: 1000, Concurrency: 8}, 2*26.5 + 19},
+		{Scenario{Kind: Changed, N: 1000, M: 100, Concurrency: 1}, 2*(1060*0.02) + 100*0.06},
 	}
 	for _, c := range cases {
 		got, formula := m.LowerBound(c.s)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -92,6 +93,25 @@ func TestControl_StatsCountConnections(t *testing.T) {
 	must[*secretsmanager.DescribeSecretOutput](t)(c2.DescribeSecret(ctx, &secretsmanager.DescribeSecretInput{SecretId: aws.String("a")}))
 	if got := srv.Emu.Stats().Connections - before; got != 2 {
 		t.Fatalf("a second client: %d connections in all, want 2", got)
+	}
+}
+
+// Stats.MaxInFlight is the largest number of API calls served at once.
+func TestControl_StatsMaxInFlight(t *testing.T) {
+	srv, c := start(t)
+	srv.SetFaults(t, emulator.Faults{LatencyMS: 50})
+	var wg sync.WaitGroup
+	for range 5 {
+		wg.Go(func() { _, _ = c.DescribeSecret(ctx, &secretsmanager.DescribeSecretInput{SecretId: aws.String("a")}) })
+	}
+	wg.Wait()
+	if got := srv.Emu.Stats().MaxInFlight; got < 2 || got > 5 {
+		t.Fatalf("5 concurrent calls of 50 ms: max in flight %d", got)
+	}
+	srv.Reset(t)
+	_, _ = c.DescribeSecret(ctx, &secretsmanager.DescribeSecretInput{SecretId: aws.String("a")})
+	if got := srv.Emu.Stats().MaxInFlight; got != 1 {
+		t.Fatalf("one call after reset: max in flight %d", got)
 	}
 }
 

@@ -39,6 +39,7 @@ type Emulator struct {
 	buckets  map[string]*bucket
 	nth      map[string]int64
 	stats    Stats
+	inFlight int64 // API requests being served now
 }
 
 // Option configures New.
@@ -144,6 +145,7 @@ func (e *Emulator) Stats() Stats {
 		c.Faults[k] = v
 	}
 	c.Connections = e.stats.Connections
+	c.MaxInFlight = e.stats.MaxInFlight
 	return c
 }
 
@@ -165,6 +167,15 @@ func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		e.serveControl(w, r)
 		return
 	}
+	e.mu.Lock()
+	e.inFlight++
+	e.stats.MaxInFlight = max(e.stats.MaxInFlight, e.inFlight)
+	e.mu.Unlock()
+	defer func() {
+		e.mu.Lock()
+		e.inFlight--
+		e.mu.Unlock()
+	}()
 	e.serveAPI(w, r)
 }
 

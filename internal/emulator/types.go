@@ -45,11 +45,15 @@ type VersionDump struct {
 // TCP connections the HTTP server accepted (each one a TCP handshake, and a
 // TLS handshake against real AWS); it is only counted when the server calls
 // Emulator.ConnState (cmd/secretsmanager-emulator and emulatortest do).
+// MaxInFlight is the largest number of API requests being served at once
+// (injected latency included) since the last reset: a client's concurrency
+// as the server saw it.
 type Stats struct {
 	Calls       map[string]int64 `json:"calls"`
 	Throttled   map[string]int64 `json:"throttled"`
 	Faults      map[string]int64 `json:"faults"`
 	Connections int64            `json:"connections"`
+	MaxInFlight int64            `json:"max_in_flight"`
 }
 
 // Faults configures fault injection (PUT /_emulator/faults replaces the whole

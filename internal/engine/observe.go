@@ -23,9 +23,10 @@ type observation map[string]plan.ObservedSecret
 // the current values the planner needs, in batches of MaxValueBatch.
 //
 // To spend as little wall time as the calls allow (issue 7), discovery runs
-// beside the describes of names already known (its pages stay sequential,
-// so at most Concurrency+1 calls are in flight), and a value batch starts
-// as soon as MaxValueBatch described names need a value. Names that look
+// beside the describes of names already known (its pages stay sequential
+// and occupy one of the Concurrency slots, so at most Concurrency calls are
+// in flight and 1 is strictly sequential), and a value batch starts as soon
+// as MaxValueBatch described names need a value. Names that look
 // like partial ARNs ("-" + six characters) wait for discovery so that they
 // are described by full ARN when it lists them (SPEC §3.4).
 func (r *runner) observe(ctx context.Context, extra []string) (observation, error) {
@@ -37,6 +38,11 @@ func (r *runner) observe(ctx context.Context, extra []string) (observation, erro
 	)
 	go func() {
 		defer close(listDone)
+		// Discovery holds one of the Concurrency slots for all its pages:
+		// --concurrency bounds every call in flight, and 1 is strictly
+		// sequential (SPEC §2.1).
+		o.sem <- struct{}{}
+		defer func() { <-o.sem }()
 		cands, listErr = r.port.ListCandidates(ctx, r.digest)
 	}()
 

@@ -138,8 +138,8 @@ func render(e *env, rows []*harness.Row, verdicts []harness.Verdict, micro []mic
 	}
 	w("### Runs\n\n%s\n", harness.Table(all))
 	w("Lower bounds (L = %v per call, C = --concurrency; decryption and process start-up excluded):\n\n", o.latency)
-	w("- obs(N) = max(P·L, ⌈(N + B)/C⌉·L, (B − 100)/100 s + L) with P = ⌈N/100⌉ list pages (one after another, beside the other calls) and B = ⌈N/20⌉ batched value reads (sharing the C slots with the N describes, under the 100/s quota);\n")
-	w("- obs₀(N) is the first observation of an empty scope: max(L, ⌈N/C⌉·L);\n")
+	w("- obs(N) = max(P·L, ⌈(N + B + P)/C⌉·L, (B − 100)/100 s + L) with P = ⌈N/100⌉ list pages (one after another) and B = ⌈N/20⌉ batched value reads (under the 100/s quota), all sharing the C slots with the N describes;\n")
+	w("- obs₀(N) is the first observation of an empty scope: max(L, ⌈(N + 1)/C⌉·L);\n")
 	w("- upd(M) = max(⌈M/C⌉·3L, (M − 50)/50 s): each update re-observes its target (DescribeSecret + GetSecretValue) then PutSecretValue, under the 50/s quota;\n")
 	w("- cre(N) = max(⌈N/C⌉·2L, (N − 50)/50 s): DescribeSecret + CreateSecret per secret, under the 50/s quota.\n\n")
 

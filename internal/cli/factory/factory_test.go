@@ -58,12 +58,15 @@ func TestNewAWSPortEndpointAndRetryOverride(t *testing.T) {
 
 // TestConnectionChurnAtHighConcurrency: rounds of 32 concurrent calls must
 // reuse their connections. With the SDK's default transport (10 idle
-// connections per host) each round after the first reopened 22.
+// connections per host) each round after the first reopened 22 (230 for 10
+// rounds). A connection goes back to the idle pool just after its answer is
+// read, so a call of the next round may occasionally dial a new one: up to
+// twice the concurrency is tolerated.
 func TestConnectionChurnAtHighConcurrency(t *testing.T) {
 	srv := emulatortest.Start(t)
 	awsEnv(t, srv.URL)
 	srv.SetFaults(t, emulator.Faults{LatencyMS: 20}) // the 32 calls of a round overlap
-	const conc, rounds = 32, 5
+	const conc, rounds = 32, 10
 	p, err := NewAWSPort(context.Background(), AWSOptions{Concurrency: conc})
 	require.NoError(t, err)
 	before := srv.Emu.Stats().Connections
@@ -78,7 +81,8 @@ func TestConnectionChurnAtHighConcurrency(t *testing.T) {
 		wg.Wait()
 	}
 	opened := srv.Emu.Stats().Connections - before
-	assert.LessOrEqual(t, opened, int64(conc+1), "%d rounds of %d concurrent calls opened %d connections", rounds, conc, opened)
+	assert.LessOrEqual(t, opened, int64(2*conc), "%d rounds of %d concurrent calls opened %d connections", rounds, conc, opened)
+	t.Logf("%d rounds of %d concurrent calls opened %d connections", rounds, conc, opened)
 	assert.Equal(t, 10, idleConnections(0), "without a concurrency the SDK default stays")
 }
 

@@ -1,0 +1,37 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+// TestConcurrencyBoundsCallsInFlight: --concurrency bounds every AWS call
+// in flight, discovery pages included; 1 is strictly sequential (SPEC
+// §2.1). Before the fix, discovery ran beside the describes, so
+// --concurrency 1 had two calls in flight. 250 secrets: 3 list pages, 250
+// describes and 13 value batches per observation.
+func TestConcurrencyBoundsCallsInFlight(t *testing.T) {
+	e := newEnv(t)
+	var docs []doc
+	for i := range 250 {
+		docs = append(docs, doc{fmt.Sprintf("s%03d", i), fmt.Sprintf(`{"i":%d}`, i)})
+	}
+	st := state(docs...)
+	wantResult(t, e.sync(t, 1, st), vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Create: 250})
+	e.srv.SetFaults(t, emulator.Faults{LatencyMS: 2}) // calls last long enough to overlap
+	for _, c := range []struct {
+		conc     int
+		min, max int64
+	}{{1, 1, 1}, {4, 2, 4}} {
+		r := engine.Run(context.Background(), e.cfg(engine.ModeSync, c.conc), st, e.port, nil)
+		wantResult(t, r, vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Unchanged: 250})
+		if got := e.srv.Emu.Stats().MaxInFlight; got < c.min || got > c.max {
+			t.Fatalf("--concurrency %d: %d calls in flight at once, want %d..%d", c.conc, got, c.min, c.max)
+		}
+	}
+}
