@@ -79,9 +79,14 @@ func openRepository(dir string) (*git.Repository, func(), *Error) {
 	}
 	// The same object database, but with pack files kept open: by default
 	// go-git reopens the pack for every object, which dominated reading
-	// 1,000 documents. No work tree is attached.
+	// 1,000 documents. ExclusiveAccess lets go-git list the loose objects
+	// once instead of trying to open a loose file before every packed
+	// object (8 % of the CPU of loading 1,000 documents); the objects of a
+	// resolved commit never change, and one that disappears mid-read (a
+	// concurrent git gc) fails the load as a read error. No work tree is
+	// attached.
 	st := filesystem.NewStorageWithOptions(fsStorage.Filesystem(), cache.NewObjectLRU(objectCacheSize),
-		filesystem.Options{MaxOpenDescriptors: 64})
+		filesystem.Options{MaxOpenDescriptors: 64, ExclusiveAccess: true})
 	repo, err := git.Open(st, nil)
 	if err != nil {
 		st.Close()
