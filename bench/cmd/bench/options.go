@@ -56,7 +56,7 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&sizes, "n", "", "comma-separated N for no-op plan and sync (default 1000,10000; quick 200,1000)")
 	fs.IntVar(&o.changedN, "changed-n", 0, "N of the sync with 10% of values changed (default: the largest -n)")
 	fs.IntVar(&o.createN, "create-n", 0, "secrets created by the first sync (default 2000; quick 500)")
-	fs.StringVar(&sweep, "sweep", "", "--concurrency values for the no-op sync sweep (default 1,4,8,16,32,64; quick 1,8,32)")
+	fs.StringVar(&sweep, "sweep", "", "--concurrency values for the no-op sync sweep (default 1,4,8,16,24,32,64; quick 1,8,32)")
 	fs.StringVar(&sweepNs, "sweep-n", "", "comma-separated N of the concurrency sweeps (default 1000,10000; quick 1000)")
 	fs.IntVar(&o.seqMaxN, "seq-max-n", 0, "run --concurrency 1 only for N up to this (default: every N; quick 1000)")
 	fs.DurationVar(&o.latency, "latency", 20*time.Millisecond, "per-call latency added by the emulator")
@@ -105,7 +105,7 @@ func parseFlags(args []string) (options, error) {
 		}
 	}
 	def(&sizes, "1000,10000", "200,1000")
-	def(&sweep, "1,4,8,16,32,64", "1,8,32")
+	def(&sweep, "1,4,8,16,24,32,64", "1,8,32")
 	def(&sweepNs, "1000,10000", "1000")
 	if o.sizes, err = intList(sizes); err != nil || len(o.sizes) == 0 {
 		return o, fmt.Errorf("-n: want a list of positive integers")

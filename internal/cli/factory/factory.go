@@ -85,14 +85,15 @@ type AWSOptions struct {
 	MaxBackoff       time.Duration
 	OperationTimeout time.Duration
 	// Concurrency is the run's --concurrency: the HTTP client keeps up to
-	// Concurrency + 1 idle connections to the endpoint (0 = the SDK's
+	// Concurrency + 1 idle connections to the endpoint (at least the SDK's
 	// default of 10).
 	Concurrency int
 }
 
 // idleConnections is how many connections to Secrets Manager the client
 // keeps open between calls: the engine has at most Concurrency calls in
-// flight plus one discovery page (internal/engine/observe.go). The SDK's
+// flight (internal/engine), plus one of slack for a connection that is
+// still on its way back to the pool when the next call starts. The SDK's
 // default transport keeps only 10 idle connections per host
 // (aws/transport/http DefaultHTTPTransportMaxIdleConnsPerHost), so at
 // --concurrency 32 every burst of answers closed 22 connections and the next
