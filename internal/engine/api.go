@@ -41,6 +41,10 @@ type Config struct {
 	// WritesPerSecond paces mutations (all kinds together) to stay under
 	// AWS's 50/s write quotas; 0 = DefaultWritesPerSecond, < 0 = unpaced.
 	WritesPerSecond float64
+	// BatchReadsPerSecond paces BatchGetSecretValue calls to stay under
+	// AWS's 100/s quota, which every reader in the account shares; 0 =
+	// DefaultBatchReadsPerSecond, < 0 = unpaced.
+	BatchReadsPerSecond float64
 	// PollInterval is the fixed verification poll; 0 = DefaultPollInterval.
 	PollInterval time.Duration
 	// Clock and Tokens are injected for tests; nil = SystemClock and

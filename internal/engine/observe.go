@@ -210,12 +210,20 @@ func (o *observer) flush() {
 	}
 }
 
-// read starts one value batch; it waits for a free slot in its own
-// goroutine, so a describe that triggers it never holds two slots.
+// read starts one value batch; it waits for the batch pace
+// (BatchReadsPerSecond) and then for a free slot in its own goroutine, so a
+// describe that triggers it never holds two slots and no slot waits on the
+// pace.
 func (o *observer) read(names []string) {
 	o.reads.Add(1)
 	go func() {
 		defer o.reads.Done()
+		if len(names) > 1 {
+			if err := o.r.waitBatchPace(o.ctx); err != nil {
+				o.fail(err)
+				return
+			}
+		}
 		o.sem <- struct{}{}
 		defer func() { <-o.sem }()
 		if o.stopped() {

@@ -27,7 +27,9 @@ type runner struct {
 	log    *slog.Logger
 	clock  Clock
 	tokens TokenSource
-	pace   *rate.Limiter
+	pace   *rate.Limiter // mutations (WritesPerSecond)
+	// readPace paces value batches (BatchReadsPerSecond); nil = unpaced.
+	readPace *rate.Limiter
 
 	mu sync.Mutex
 	// labels maps names to log labels (resource-NNNN); nextOrdinal is the
@@ -65,6 +67,9 @@ func newRunner(cfg Config, want desired.State, port Port, log *slog.Logger) *run
 	if cfg.WritesPerSecond == 0 {
 		cfg.WritesPerSecond = DefaultWritesPerSecond
 	}
+	if cfg.BatchReadsPerSecond == 0 {
+		cfg.BatchReadsPerSecond = DefaultBatchReadsPerSecond
+	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -84,6 +89,9 @@ func newRunner(cfg Config, want desired.State, port Port, log *slog.Logger) *run
 	if cfg.WritesPerSecond > 0 {
 		r.pace = rate.NewLimiter(rate.Limit(cfg.WritesPerSecond), 1)
 	}
+	if cfg.BatchReadsPerSecond > 0 {
+		r.readPace = rate.NewLimiter(rate.Limit(cfg.BatchReadsPerSecond), max(1, int(cfg.BatchReadsPerSecond/8)))
+	}
 	maxOrdinal := 0
 	for i := range want.Secrets {
 		s := &want.Secrets[i]
@@ -93,6 +101,28 @@ func newRunner(cfg Config, want desired.State, port Port, log *slog.Logger) *run
 	}
 	r.nextOrdinal = maxOrdinal + 1
 	return r
+}
+
+// waitBatchPace waits for the value-batch pace (BatchReadsPerSecond).
+// It returns ctx.Err() if the run is cancelled first (rate.Limiter.Wait
+// would also fail early when the wait outlasts ctx's deadline, which is
+// not a cancellation).
+func (r *runner) waitBatchPace(ctx context.Context) error {
+	if r.readPace == nil {
+		return nil
+	}
+	res := r.readPace.Reserve()
+	d := res.Delay()
+	if d <= 0 {
+		return nil
+	}
+	select {
+	case <-r.clock.After(d):
+		return nil
+	case <-ctx.Done():
+		res.Cancel()
+		return ctx.Err()
+	}
 }
 
 func (r *runner) labelFor(name string, ordinal int) string {
