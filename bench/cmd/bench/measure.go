@@ -49,6 +49,11 @@ func (e *env) measure(ctx context.Context, kind harness.Kind, c harness.Corpus, 
 		"--repository-id", c.Scope.RepositoryID, "--source-root", c.Scope.SourceRoot,
 		"--secret-prefix", c.Scope.Prefix, "--aws-region", "us-east-1",
 		"--report-file", reportFile, "--log-format", "json", "--run-timeout", "60m",
+		// One re-observation of 10,000 secrets at --concurrency 1 takes
+		// about 4 minutes, beyond the default 2m verification timeout: a
+		// sequential 10 %-changed sync would end verification-inconclusive
+		// (exit 6) by configuration, not by any fault.
+		"--verification-timeout", "30m",
 	}
 	if conc != 0 || e.o.asDefault > 0 {
 		args = append(args, "--concurrency", strconv.Itoa(sc.Concurrency))

@@ -128,7 +128,7 @@ func render(e *env, rows []*harness.Row, verdicts []harness.Verdict, micro []mic
 	w("- Command: `go run ./bench/cmd/bench %s` (what `make bench` runs).\n", strings.Join(os.Args[1:], " "))
 	w("- Conditions: emulator binary with %v latency per call and AWS request quotas on (BatchGetSecretValue and ListSecrets 100/s, CreateSecret and PutSecretValue 50/s, DescribeSecret+GetSecretValue 10,000/s; buckets start full with one second's worth); ", o.latency)
 	w("values of about %d bytes (canonical JSON), one age-encrypted SOPS JSON document per secret, all in one commit.\n", o.valueBytes)
-	w("- Each run: `sops-aws-sync {plan|sync} --repository R --revision SHA --repository-id bench/repo --source-root nN --secret-prefix bench/nN --aws-region us-east-1 --report-file F --log-format json [--concurrency C]` with `SOPS_AGE_KEY_FILE` and `AWS_ENDPOINT_URL_SECRETS_MANAGER` set; calls are the emulator's `/_emulator/stats` difference around the run (throttled attempts and SDK retries included); peak RSS is the child's own `VmHWM` sampled every 50 ms (not `ru_maxrss`, which includes the harness's RSS; see Method).\n\n")
+	w("- Each run: `sops-aws-sync {plan|sync} --repository R --revision SHA --repository-id bench/repo --source-root nN --secret-prefix bench/nN --aws-region us-east-1 --report-file F --log-format json --run-timeout 60m --verification-timeout 30m [--concurrency C]` with `SOPS_AGE_KEY_FILE` and `AWS_ENDPOINT_URL_SECRETS_MANAGER` set; calls are the emulator's `/_emulator/stats` difference around the run (throttled attempts and SDK retries included); peak RSS is the child's own `VmHWM` sampled every 50 ms (not `ru_maxrss`, which includes the harness's RSS; see Method).\n\n")
 
 	w("### Targets of issue 7\n\n%s\n", harness.VerdictTable(verdicts))
 
