@@ -91,8 +91,8 @@ func remoteKey(k *keyservice.Key) bool {
 // SOPS's local key service builds a fresh age.MasterKey for every data key,
 // so each document re-reads SOPS_AGE_KEY_FILE (or SOPS_AGE_KEY, the
 // SOPS_AGE_KEY_CMD output, the user's keys.txt, SSH keys) and re-derives
-// every identity's public key: about 40 % of the CPU of loading 1,000 age
-// documents (docs/benchmarks.md). age.MasterKey is documented to load its
+// every identity's public key: about 30 % of the CPU of loading 1,000 age
+// documents (docs/desired-state.md, "Second pass"). age.MasterKey is documented to load its
 // identities "at-most once" and to reuse them for every later Decrypt, so a
 // copy of a key that has decrypted once carries the identities SOPS itself
 // loaded, by SOPS's own rules, and decrypts the next data key with them. The

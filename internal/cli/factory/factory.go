@@ -161,9 +161,9 @@ func readSmallFile(name string) ([]byte, error) {
 
 // NewAWSPort builds the Secrets Manager client from the SDK's default chain
 // (config.LoadDefaultConfig) with the Region/profile overrides and the retry
-// overrides (> 0 only), an HTTP client that keeps a connection per
-// concurrent call (idleConnections), and wraps it in the awssm adapter with the per-call
-// operation timeout. AWS_ENDPOINT_URL_SECRETS_MANAGER / AWS_ENDPOINT_URL are
+// overrides (> 0 only) and an HTTP client that keeps a connection per
+// concurrent call (idleConnections), and wraps it in the awssm adapter with
+// the per-call operation timeout. AWS_ENDPOINT_URL_SECRETS_MANAGER / AWS_ENDPOINT_URL are
 // honoured by the SDK itself.
 func NewAWSPort(ctx context.Context, o AWSOptions) (engine.Port, error) {
 	// The SDK's default logger writes raw library text to stderr (e.g. a
