@@ -5,10 +5,25 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/desired"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
+
+// seededScope returns an emulator holding n owned secrets (s000, s001, …),
+// created by a sync at concurrency conc, and their desired state.
+func seededScope(t *testing.T, n, conc int) (*env, desired.State) {
+	t.Helper()
+	e := newEnv(t)
+	var docs []doc
+	for i := range n {
+		docs = append(docs, doc{fmt.Sprintf("s%03d", i), fmt.Sprintf(`{"i":%d}`, i)})
+	}
+	st := state(docs...)
+	wantResult(t, e.sync(t, conc, st), vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Create: n})
+	return e, st
+}
 
 // TestConcurrencyBoundsCallsInFlight: --concurrency bounds every AWS call
 // in flight, discovery pages included; 1 is strictly sequential (SPEC
@@ -16,13 +31,7 @@ import (
 // --concurrency 1 had two calls in flight. 250 secrets: 3 list pages, 250
 // describes and 13 value batches per observation.
 func TestConcurrencyBoundsCallsInFlight(t *testing.T) {
-	e := newEnv(t)
-	var docs []doc
-	for i := range 250 {
-		docs = append(docs, doc{fmt.Sprintf("s%03d", i), fmt.Sprintf(`{"i":%d}`, i)})
-	}
-	st := state(docs...)
-	wantResult(t, e.sync(t, 1, st), vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Create: 250})
+	e, st := seededScope(t, 250, 1)
 	e.srv.SetFaults(t, emulator.Faults{LatencyMS: 2}) // calls last long enough to overlap
 	for _, c := range []struct {
 		conc     int
@@ -44,13 +53,7 @@ func TestConcurrencyBoundsCallsInFlight(t *testing.T) {
 // the fix, --concurrency 64 at 20 ms per call had 9 of 509 batches
 // throttled in a no-op sync of 10,000 secrets.
 func TestValueBatchesPacedUnderQuota(t *testing.T) {
-	e := newEnv(t)
-	var docs []doc
-	for i := range 250 {
-		docs = append(docs, doc{fmt.Sprintf("s%03d", i), fmt.Sprintf(`{"i":%d}`, i)})
-	}
-	st := state(docs...)
-	wantResult(t, e.sync(t, 8, st), vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Create: 250})
+	e, st := seededScope(t, 250, 8)
 	quotas := emulator.Faults{Seed: 1, Quotas: true, QuotaScale: 0.1}
 	for _, c := range []struct {
 		perSecond float64
