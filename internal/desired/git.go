@@ -50,17 +50,17 @@ func selectFormat(name string) (string, canonical.Format, bool) {
 	return "", 0, false
 }
 
+// objectCacheSize bounds go-git's cache of decoded objects. Each document's
+// blob is read once, so caching blobs only keeps them alive for the garbage
+// collector to scan; the trees of one walk fit easily. go-git's default
+// (96 MiB) held every encrypted document of a load: peak RSS 147 MB for
+// 10,000 documents of 1 KiB, 96 MB with this cache (docs/desired-state.md).
+const objectCacheSize = 4 * cache.MiByte
+
 // openRepository opens the repository at dir (a work tree, a bare
 // repository or a linked worktree). Only the object database and refs are
 // used, never the working tree or the index. The returned close function
 // releases the pack file descriptors kept open during the walk.
-// objectCacheSize bounds go-git's cache of decoded objects. Each document's
-// blob is read once, so caching blobs only keeps them alive for the garbage
-// collector to scan; the trees of one walk fit easily. go-git's default
-// (96 MiB) held every encrypted document of a load: peak RSS 146 MiB for
-// 10,000 documents of 1 KiB (docs/benchmarks.md).
-const objectCacheSize = 4 * cache.MiByte
-
 func openRepository(dir string) (*git.Repository, func(), *Error) {
 	bad := scopeError(ClassGitRepository,
 		"the repository path is not a readable Git repository",

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/desired"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
@@ -47,27 +48,34 @@ func TestConcurrencyBoundsCallsInFlight(t *testing.T) {
 
 // TestValueBatchesPacedUnderQuota: value batches are paced below the
 // BatchGetSecretValue quota instead of bouncing off it. The emulator's
-// quotas are scaled to a tenth (10 batches/s, a bucket of 10), the engine
-// paces at 8/s; an observation of 250 secrets makes 13 batches. Unpaced,
-// the same observation is throttled (the premise); paced, never. Before
-// the fix, --concurrency 64 at 20 ms per call had 9 of 509 batches
-// throttled in a no-op sync of 10,000 secrets.
+// quotas are scaled to a tenth (10 batches/s, a bucket of 10) and an
+// observation of 250 secrets makes 13 batches. The premise, unpaced, runs
+// with the emulator's clock frozen so that its bucket cannot refill however
+// slowly the machine goes: 3 or more batches are throttled. Paced at 8/s on
+// the real clock, none is. Before the fix, --concurrency 64 at 20 ms per
+// call had 9 of 509 batches throttled in a no-op sync of 10,000 secrets.
 func TestValueBatchesPacedUnderQuota(t *testing.T) {
 	e, st := seededScope(t, 250, 8)
 	quotas := emulator.Faults{Seed: 1, Quotas: true, QuotaScale: 0.1}
-	for _, c := range []struct {
-		perSecond float64
-		throttled bool
-	}{{-1, true}, {8, false}} {
+	run := func(perSecond float64) (engine.Result, int64) {
 		e.srv.SetFaults(t, quotas) // refills the buckets
 		before := e.srv.Stats(t).Throttled["BatchGetSecretValue"]
 		cfg := e.cfg(engine.ModePlan, 8)
-		cfg.BatchReadsPerSecond = c.perSecond
+		cfg.BatchReadsPerSecond = perSecond
 		r := engine.Run(context.Background(), cfg, st, e.port, nil)
-		wantResult(t, r, vocab.StatusConverged, vocab.VerificationNotRun, vocab.Counts{Unchanged: 250})
-		got := e.srv.Stats(t).Throttled["BatchGetSecretValue"] - before
-		if (got > 0) != c.throttled {
-			t.Fatalf("batches paced at %v/s: %d throttled", c.perSecond, got)
-		}
+		return r, e.srv.Stats(t).Throttled["BatchGetSecretValue"] - before
+	}
+
+	frozen := e.srv.Emu.Now()
+	e.srv.Emu.SetClock(func() time.Time { return frozen })
+	if _, throttled := run(-1); throttled < 3 {
+		t.Fatalf("premise: 13 unpaced batches against a bucket of 10 that cannot refill: %d throttled", throttled)
+	}
+	e.srv.Emu.SetClock(time.Now)
+
+	r, throttled := run(8)
+	wantResult(t, r, vocab.StatusConverged, vocab.VerificationNotRun, vocab.Counts{Unchanged: 250})
+	if throttled != 0 {
+		t.Fatalf("batches paced at 8/s: %d throttled", throttled)
 	}
 }

@@ -218,9 +218,12 @@ func (o *observer) read(names []string) {
 	o.reads.Add(1)
 	go func() {
 		defer o.reads.Done()
+		if o.stopped() {
+			return
+		}
 		if len(names) > 1 {
-			if err := o.r.waitBatchPace(o.ctx); err != nil {
-				o.fail(err)
+			if err := o.r.waitBatchPace(o.ctx, o.stopped); err != nil {
+				o.fail(err) // kept only if it is the first error
 				return
 			}
 		}

@@ -103,27 +103,36 @@ func newRunner(cfg Config, want desired.State, port Port, log *slog.Logger) *run
 	return r
 }
 
-// waitBatchPace waits for the value-batch pace (BatchReadsPerSecond).
-// It returns ctx.Err() if the run is cancelled first (rate.Limiter.Wait
-// would also fail early when the wait outlasts ctx's deadline, which is
-// not a cancellation).
-func (r *runner) waitBatchPace(ctx context.Context) error {
+// waitBatchPace waits for the value-batch pace (BatchReadsPerSecond),
+// measured on the runner's clock. It returns ctx.Err() if the run is
+// cancelled first, and errStopped (giving the token back) if stopped()
+// reports that the observation has already failed; rate.Limiter.Wait is not
+// used because it also fails early when the wait outlasts ctx's deadline,
+// which is not a cancellation.
+func (r *runner) waitBatchPace(ctx context.Context, stopped func() bool) error {
 	if r.readPace == nil {
 		return nil
 	}
-	res := r.readPace.Reserve()
-	d := res.Delay()
-	if d <= 0 {
-		return nil
+	now := r.clock.Now()
+	res := r.readPace.ReserveN(now, 1)
+	d := res.DelayFrom(now)
+	if d > 0 {
+		select {
+		case <-r.clock.After(d):
+		case <-ctx.Done():
+			res.CancelAt(r.clock.Now())
+			return ctx.Err()
+		}
 	}
-	select {
-	case <-r.clock.After(d):
-		return nil
-	case <-ctx.Done():
-		res.Cancel()
-		return ctx.Err()
+	if stopped() {
+		res.CancelAt(r.clock.Now())
+		return errStopped
 	}
+	return nil
 }
+
+// errStopped: the observation failed elsewhere; its first error is kept.
+var errStopped = errors.New("observation stopped")
 
 func (r *runner) labelFor(name string, ordinal int) string {
 	if r.cfg.ShowResourceNames {
