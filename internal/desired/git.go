@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
@@ -86,7 +87,10 @@ func openRepository(dir string) (*git.Repository, func(), *Error) {
 	// concurrent git gc) fails the load as a read error. No work tree is
 	// attached.
 	st := filesystem.NewStorageWithOptions(fsStorage.Filesystem(), cache.NewObjectLRU(objectCacheSize),
-		filesystem.Options{MaxOpenDescriptors: 64, ExclusiveAccess: true})
+		filesystem.Options{MaxOpenDescriptors: 64, ExclusiveAccess: true,
+			// Alternates (git clone --shared or --reference) are absolute
+			// paths; by default go-git resolves them inside .git.
+			AlternatesFS: osfs.New("/")})
 	repo, err := git.Open(st, nil)
 	if err != nil {
 		st.Close()

@@ -96,6 +96,15 @@ func TestLoadWorksOnShallowCloneBareRepoAndLinkedWorktree(t *testing.T) {
 			t.Fatalf("%s: commit %s, %d secrets", name, st.Commit, len(st.Secrets))
 		}
 	}
+	// TestSharedCloneAlternates: a clone made with --shared (or --reference)
+	// finds its objects through .git/objects/info/alternates, an absolute
+	// path that go-git resolved inside the .git directory: it failed as a
+	// revision error before AlternatesFS was set.
+	shared := filepath.Join(t.TempDir(), "shared")
+	gitCmd(t, src, "clone", "-q", "--shared", src, shared)
+	if st, err := Load(context.Background(), baseOptions(shared)); err != nil || st.Commit != head || len(st.Secrets) != 2 {
+		t.Fatalf("clone --shared: %v", err)
+	}
 	// A linked worktree's HEAD is its own, not the main repository's.
 	older := filepath.Join(t.TempDir(), "older")
 	gitCmd(t, src, "worktree", "add", "-q", "--detach", older, first)
