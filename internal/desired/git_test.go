@@ -73,6 +73,24 @@ func TestLoadResolvesDetachedHeadAndAnnotatedTags(t *testing.T) {
 	}
 }
 
+// TestSharedCloneAlternatesLoad: a clone made with --shared (or
+// --reference) finds its objects through .git/objects/info/alternates, an
+// absolute path that go-git resolved inside the .git directory: loading
+// failed as a revision error before AlternatesFS was set.
+func TestSharedCloneAlternatesLoad(t *testing.T) {
+	src, _ := newRepo(t, map[string][]byte{"secrets/old.sops.json": good(t)})
+	head := commitFiles(t, src, map[string][]byte{"secrets/new.sops.env": fixture(t, cur+"/good.sops.env")}, "second")
+	shared := filepath.Join(t.TempDir(), "shared")
+	gitCmd(t, src, "clone", "-q", "--shared", src, shared)
+	if _, err := os.Stat(filepath.Join(shared, ".git", "objects", "info", "alternates")); err != nil {
+		t.Fatal("premise: the clone has no alternates file")
+	}
+	st, err := Load(context.Background(), baseOptions(shared))
+	if err != nil || st.Commit != head || len(st.Secrets) != 2 {
+		t.Fatalf("clone --shared: %v, commit %s, %d secrets", err, st.Commit, len(st.Secrets))
+	}
+}
+
 func TestLoadWorksOnShallowCloneBareRepoAndLinkedWorktree(t *testing.T) {
 	src, first := newRepo(t, map[string][]byte{"secrets/old.sops.json": good(t)})
 	head := commitFiles(t, src, map[string][]byte{"secrets/new.sops.env": fixture(t, cur+"/good.sops.env")}, "second")
@@ -95,15 +113,6 @@ func TestLoadWorksOnShallowCloneBareRepoAndLinkedWorktree(t *testing.T) {
 		if st.Commit != head || len(st.Secrets) != 2 {
 			t.Fatalf("%s: commit %s, %d secrets", name, st.Commit, len(st.Secrets))
 		}
-	}
-	// TestSharedCloneAlternates: a clone made with --shared (or --reference)
-	// finds its objects through .git/objects/info/alternates, an absolute
-	// path that go-git resolved inside the .git directory: it failed as a
-	// revision error before AlternatesFS was set.
-	shared := filepath.Join(t.TempDir(), "shared")
-	gitCmd(t, src, "clone", "-q", "--shared", src, shared)
-	if st, err := Load(context.Background(), baseOptions(shared)); err != nil || st.Commit != head || len(st.Secrets) != 2 {
-		t.Fatalf("clone --shared: %v", err)
 	}
 	// A linked worktree's HEAD is its own, not the main repository's.
 	older := filepath.Join(t.TempDir(), "older")
