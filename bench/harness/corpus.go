@@ -8,7 +8,7 @@ import (
 
 	"github.com/gowebpki/jcs"
 
-	"github.com/sops-aws-sync/sops-aws-sync/internal/scope"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
 
 // Doc is one generated desired-state document and the secret it maps to.
@@ -30,12 +30,12 @@ type Doc struct {
 
 // Corpus is a set of documents under one source root of one scope.
 type Corpus struct {
-	Scope scope.Scope
+	Scope model.Scope
 	Docs  []Doc
 }
 
 // Tags returns the reserved tags the CLI writes at CreateSecret for d
-// (SPEC §4; internal/scope.Scope.Tags).
+// (SPEC §4; internal/model.Scope.Tags).
 func (c Corpus) Tags(d Doc) map[string]string { return c.Scope.Tags(d.Path) }
 
 // CorpusSpec describes a corpus to generate.
@@ -61,7 +61,7 @@ func NewCorpus(spec CorpusSpec) (Corpus, error) {
 	if spec.N < 0 || spec.ValueBytes < 128 {
 		return Corpus{}, fmt.Errorf("corpus: N must be >= 0 and ValueBytes >= 128")
 	}
-	sc := scope.Scope{RepositoryID: spec.RepositoryID, SourceRoot: scope.CleanSourceRoot(spec.SourceRoot), Prefix: scope.TrimPrefix(spec.Prefix)}
+	sc := model.Scope{RepositoryID: spec.RepositoryID, SourceRoot: cleanRoot(spec.SourceRoot), Prefix: cleanPrefix(spec.Prefix)}
 	rng := rand.New(rand.NewPCG(spec.Seed, 0x62656e6368))
 	c := Corpus{Scope: sc, Docs: make([]Doc, spec.N)}
 	for i := range spec.N {
@@ -113,4 +113,13 @@ func document(rng *rand.Rand, id string, n, size int) (plain, value []byte, err 
 		return nil, nil, fmt.Errorf("corpus: canonicalize: %w", err)
 	}
 	return append(plain, '\n'), value, nil
+}
+
+func cleanRoot(v string) string { r, _ := model.CleanSourceRoot(v); return r }
+
+func cleanPrefix(v string) string {
+	if p, err := model.CleanPrefix(v); err == nil {
+		return p
+	}
+	return v
 }

@@ -10,14 +10,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sops-aws-sync/sops-aws-sync/internal/scope"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
 
 func TestNewCorpus_NamesPathsTagsAndCanonicalValues(t *testing.T) {
 	c, err := NewCorpus(CorpusSpec{RepositoryID: "o/r", SourceRoot: "n50/", Prefix: "bench/n50/", N: 50, ValueBytes: 1024, Seed: 3})
 	require.NoError(t, err)
 	require.Len(t, c.Docs, 50)
-	assert.Equal(t, scope.Scope{RepositoryID: "o/r", SourceRoot: "n50", Prefix: "bench/n50"}, c.Scope)
+	assert.Equal(t, model.Scope{RepositoryID: "o/r", SourceRoot: "n50", Prefix: "bench/n50"}, c.Scope)
 
 	seen := map[string]bool{}
 	for i, d := range c.Docs {
@@ -40,9 +40,9 @@ func TestNewCorpus_NamesPathsTagsAndCanonicalValues(t *testing.T) {
 		seen[string(d.Value)] = true
 
 		assert.Equal(t, map[string]string{
-			scope.TagManagedBy: scope.ManagedByValue,
-			scope.TagScope:     c.Scope.Digest(),
-			scope.TagSource:    scope.SourceDigest(d.Path),
+			model.TagManagedBy: model.ManagedByValue,
+			model.TagScope:     c.Scope.Digest(),
+			model.TagSource:    model.SourceDigest(d.Path),
 		}, c.Tags(d))
 	}
 

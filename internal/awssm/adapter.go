@@ -12,8 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager/types"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/scope"
 )
 
 // Options configure the adapter.
@@ -57,7 +57,7 @@ func (a *Adapter) ListCandidates(ctx context.Context, scopeDigest string) ([]eng
 		IncludePlannedDeletion: aws.Bool(true),
 		MaxResults:             aws.Int32(listPageSize),
 		Filters: []types.Filter{
-			{Key: types.FilterNameStringTypeTagKey, Values: []string{scope.TagManagedBy}},
+			{Key: types.FilterNameStringTypeTagKey, Values: []string{model.TagManagedBy}},
 			{Key: types.FilterNameStringTypeTagValue, Values: []string{scopeDigest}},
 		},
 	}

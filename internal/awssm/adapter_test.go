@@ -15,10 +15,10 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/emulatortest"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/scope"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
 
-var sc = scope.Scope{RepositoryID: "acme/app", SourceRoot: "secrets", Prefix: "app"}
+var sc = model.Scope{RepositoryID: "acme/app", SourceRoot: "secrets", Prefix: "app"}
 
 func TestListCandidates_PagesAndFiltersOnScope(t *testing.T) {
 	srv := emulatortest.Start(t)
@@ -26,7 +26,7 @@ func TestListCandidates_PagesAndFiltersOnScope(t *testing.T) {
 	for i := range 205 {
 		create(t, c, fmt.Sprintf("app/s%03d", i), "{}", sc.Tags("secrets/x.sops.json"))
 	}
-	other := scope.Scope{RepositoryID: "acme/other", SourceRoot: "secrets", Prefix: "app"}
+	other := model.Scope{RepositoryID: "acme/other", SourceRoot: "secrets", Prefix: "app"}
 	create(t, c, "app/theirs", "{}", other.Tags("secrets/x.sops.json"))
 	create(t, c, "app/untagged", "{}", nil)
 	a := awssm.New(c, awssm.Options{OperationTimeout: 5 * time.Second})
@@ -193,7 +193,7 @@ func TestCreate_TagsInTheSameRequestAndTokenIsTheVersion(t *testing.T) {
 		t.Fatal("tags must be written in the CreateSecret request, not by TagResource")
 	}
 	s := srv.State(t).Secrets[0]
-	if s.Tags[scope.TagScope] != sc.Digest() || len(s.Versions) != 1 || s.Versions[0].VersionID != tok {
+	if s.Tags[model.TagScope] != sc.Digest() || len(s.Versions) != 1 || s.Versions[0].VersionID != tok {
 		t.Fatalf("state = %+v", s)
 	}
 }

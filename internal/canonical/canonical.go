@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/gowebpki/jcs"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
 
 // MaxValueBytes is the largest SecretString AWS Secrets Manager accepts
@@ -13,28 +15,16 @@ import (
 // canonical value (SPEC §3.3).
 const MaxValueBytes = 65536
 
-// Format is the plaintext syntax of a document, chosen by its file suffix
-// (SPEC §3.1).
-type Format int
+// Format is the plaintext syntax of a document (model.Format, chosen by
+// the document suffix table model.Suffixes, SPEC §3.1).
+type Format = model.Format
 
+// The formats, as defined by model.
 const (
-	JSON   Format = iota + 1 // .sops.json
-	YAML                     // .sops.yaml, .sops.yml
-	Dotenv                   // .sops.env
+	JSON   = model.JSON
+	YAML   = model.YAML
+	Dotenv = model.Dotenv
 )
-
-// String returns "json", "yaml" or "dotenv".
-func (f Format) String() string {
-	switch f {
-	case JSON:
-		return "json"
-	case YAML:
-		return "yaml"
-	case Dotenv:
-		return "dotenv"
-	}
-	return "unknown"
-}
 
 var (
 	utf8BOM = []byte{0xEF, 0xBB, 0xBF}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"path"
 	"regexp"
 	"sort"
 	"strconv"
@@ -14,6 +13,8 @@ import (
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
 
 // Options are the resolved, validated options of one plan or sync run.
@@ -273,24 +274,17 @@ func (o *Options) setString(s Setting, v string, in Input) (Problem, bool) {
 		}
 		o.RepositoryID = v
 	case SourceRoot:
-		root, reason := cleanSourceRoot(v)
-		if reason != "" {
-			return invalid(reason)
+		root, err := model.CleanSourceRoot(v)
+		if err != nil {
+			return invalid(err.Error())
 		}
 		o.SourceRoot = root
 	case SecretPrefix:
 		// Exactly one trailing "/" is trimmed, here and only here (SPEC
 		// §2.1); a prefix still ending in "/" ("t1//") is a typo, not "t1".
-		p := strings.TrimSuffix(v, "/")
-		if strings.HasSuffix(p, "/") {
-			return invalid("must not end with more than one '/' (one trailing '/' is trimmed)")
-		}
-		validate := in.ValidateName
-		if validate == nil {
-			validate = validateName
-		}
-		if p == "" || validate(p) != nil {
-			return invalid("must be a valid secret name: characters A-Z a-z 0-9 / _ + = . @ -, at most 512 bytes")
+		p, err := model.CleanPrefix(v)
+		if err != nil {
+			return invalid(err.Error())
 		}
 		o.SecretPrefix = p
 	case AWSRegion:
@@ -318,46 +312,6 @@ func (o *Options) setString(s Setting, v string, in Input) (Problem, bool) {
 		o.ConfigFile = v
 	}
 	return Problem{}, false
-}
-
-// cleanSourceRoot checks SPEC §2.1's rule for --source-root: a clean
-// repo-relative slash path, "." for the whole repository, no "..", not
-// absolute. A single trailing "/" is tolerated.
-func cleanSourceRoot(v string) (string, string) {
-	if strings.HasPrefix(v, "/") || strings.Contains(v, `\`) || (len(v) >= 2 && v[1] == ':') {
-		return "", "must be a repo-relative path, not absolute"
-	}
-	t := strings.TrimSuffix(v, "/")
-	if t == "" {
-		return "", "must be a repo-relative path, not absolute"
-	}
-	for _, el := range strings.Split(t, "/") {
-		if el == ".." {
-			return "", "must not contain \"..\""
-		}
-	}
-	if path.Clean(t) != t {
-		return "", "must be a clean path (no empty, \".\" or repeated \"/\" elements)"
-	}
-	return t, ""
-}
-
-// validateName is the conservative fallback check of SPEC §3.4: characters
-// A–Z a–z 0–9 / _ + = . @ - and at most 512 bytes.
-func validateName(name string) error {
-	if len(name) == 0 || len(name) > 512 {
-		return errors.New("bad length")
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		case strings.IndexByte("/_+=.@-", c) >= 0:
-		default:
-			return errors.New("bad character")
-		}
-	}
-	return nil
 }
 
 func parseBool(v string) (bool, error) {

@@ -248,18 +248,6 @@ func TestParseSize(t *testing.T) {
 	}
 }
 
-func TestSourceRootForms(t *testing.T) {
-	for in, want := range map[string]string{".": ".", "secrets": "secrets", "a/b/": "a/b"} {
-		got, reason := cleanSourceRoot(in)
-		assert.Empty(t, reason, in)
-		assert.Equal(t, want, got)
-	}
-	for _, in := range []string{"/abs", "..", "a/..", "./a", "a//b", "a/./b", `a\b`, "C:x", "/"} {
-		_, reason := cleanSourceRoot(in)
-		assert.NotEmpty(t, reason, in)
-	}
-}
-
 func TestEnvNames(t *testing.T) {
 	assert.Equal(t, "SOPS_AWS_SYNC_MAX_ENCRYPTED_BYTES", EnvName(MaxEncryptedBytes))
 	for _, s := range Settings {

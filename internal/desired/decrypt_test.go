@@ -14,14 +14,15 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
 
 func formatOf(t testing.TB, name string) canonical.Format {
-	_, f, ok := selectFormat(name)
+	s, ok := model.DocumentSuffix(name)
 	if !ok {
 		panic("no format for " + name)
 	}
-	return f
+	return s.Format
 }
 
 // decryptSOPS must produce exactly what the SOPS library's stable entry

@@ -1,12 +1,10 @@
 package desired
 
 import (
-	"fmt"
-	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
 
 // Class tokens (SPEC §3). They are part of the public contract: users, the
@@ -93,28 +91,10 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.cause }
 
 func (e *Error) subject() string {
-	switch {
-	case e.Path != "":
-		return showPath(e.Path)
-	case e.Ordinal > 0:
-		return Resource(e.Ordinal)
+	if e.Path == "" && e.Ordinal < 1 {
+		return ""
 	}
-	return ""
-}
-
-// Resource returns the redacted name of the document or secret with the
-// given ordinal: "resource-0003" (SPEC §7.3).
-func Resource(ordinal int) string { return fmt.Sprintf("resource-%04d", ordinal) }
-
-// showPath quotes a path that holds anything but printable characters, so a
-// crafted file name cannot forge log lines.
-func showPath(p string) string {
-	for _, r := range p {
-		if !unicode.IsPrint(r) {
-			return strconv.Quote(p)
-		}
-	}
-	return p
+	return model.Redaction{ShowNames: e.Path != ""}.Label(e.Ordinal, e.Path)
 }
 
 // docError builds a per-document error, showing the path only when allowed.

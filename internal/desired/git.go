@@ -17,18 +17,8 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
-
-// suffixes selects documents and their format, case-sensitive (SPEC §3.1).
-var suffixes = []struct {
-	suffix string
-	format canonical.Format
-}{
-	{".sops.json", canonical.JSON},
-	{".sops.yaml", canonical.YAML},
-	{".sops.yml", canonical.YAML},
-	{".sops.env", canonical.Dotenv},
-}
 
 // document is one selected tree entry.
 type document struct {
@@ -40,15 +30,6 @@ type document struct {
 	mode    filemode.FileMode
 	ordinal int
 	name    string
-}
-
-func selectFormat(name string) (string, canonical.Format, bool) {
-	for _, s := range suffixes {
-		if strings.HasSuffix(name, s.suffix) {
-			return s.suffix, s.format, true
-		}
-	}
-	return "", 0, false
 }
 
 // objectCacheSize bounds go-git's cache of decoded objects. Each document's
@@ -216,11 +197,11 @@ func walk(ctx context.Context, repo *git.Repository, t *object.Tree, base string
 			}
 			continue
 		}
-		suffix, format, ok := selectFormat(e.Name)
+		suf, ok := model.DocumentSuffix(e.Name)
 		if !ok {
 			continue
 		}
-		*out = append(*out, &document{rel: rel, suffix: suffix, format: format, hash: e.Hash, mode: e.Mode})
+		*out = append(*out, &document{rel: rel, suffix: suf.Suffix, format: suf.Format, hash: e.Hash, mode: e.Mode})
 	}
 	return nil
 }
@@ -326,16 +307,13 @@ func selectDocuments(ctx context.Context, repo *git.Repository, commit *object.C
 				"the document's file name is only a suffix, so it names no secret",
 				"give the file a name before its .sops.* suffix")
 		}
-		d.name = secretName(o.prefix, d.rel, d.suffix)
-		if err := ValidateName(d.name); err != nil {
-			ne := err.(*Error)
-			return nil, docError(ClassNameInvalid, d, o.show, ne.what, ne.next)
+		d.name = model.SecretName(o.prefix, d.rel, d.suffix)
+		if err := model.ValidateName(d.name); err != nil {
+			what, next := nameReason(err)
+			return nil, docError(ClassNameInvalid, d, o.show, what, next)
 		}
 		if prev, dup := byName[d.name]; dup {
-			what := "the document maps to the same secret name as document " + Resource(prev.ordinal)
-			if o.show {
-				what = "the document maps to the same secret name as document " + showPath(prev.path)
-			}
+			what := "the document maps to the same secret name as document " + o.redaction().Label(prev.ordinal, prev.path)
 			return nil, docError(ClassNameCollision, d, o.show, what,
 				"keep one document per secret name (for example db.sops.json or db.sops.yaml, not both)")
 		}

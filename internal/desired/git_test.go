@@ -160,7 +160,7 @@ func TestLoadSourceRootRules(t *testing.T) {
 	if len(got) != 3 || got["prod/app/top"] == "" || got["prod/app/secrets/deep/b"] == "" {
 		t.Fatalf("whole repository: %v", got)
 	}
-	opts.SourceRoot = "./secrets/deep/"
+	opts.SourceRoot = "secrets/deep/"
 	if got := loadValues(t, opts); len(got) != 1 || got["prod/app/b"] == "" {
 		t.Fatalf("nested root: %v", got)
 	}

@@ -3,7 +3,6 @@ package desired
 import (
 	"context"
 	"math"
-	"path"
 	"runtime"
 	"sort"
 	"strings"
@@ -13,7 +12,7 @@ import (
 	"github.com/go-git/go-git/v5"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/scope"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
 
 // Options say where the desired state is and how to read it. The CLI
@@ -48,8 +47,10 @@ type normalized struct {
 	maxBytes                int64
 	conc                    int
 	show                    bool
-	scope                   scope.Scope
+	scope                   model.Scope
 }
+
+func (n *normalized) redaction() model.Redaction { return model.Redaction{ShowNames: n.show} }
 
 func normalize(o Options) (*normalized, error) {
 	n := &normalized{
@@ -65,8 +66,9 @@ func normalize(o Options) (*normalized, error) {
 	if n.conc <= 0 {
 		n.conc = runtime.GOMAXPROCS(0)
 	}
-	n.root = scope.CleanSourceRoot(o.SourceRoot)
-	if path.IsAbs(n.root) || n.root == ".." || strings.HasPrefix(n.root, "../") || strings.Contains(o.SourceRoot, "\\") {
+	root, rootErr := model.CleanSourceRoot(o.SourceRoot)
+	n.root = root
+	if rootErr != nil {
 		return nil, scopeError(ClassOptionsInvalid,
 			"the source root must be a clean repo-relative path without '..' (or '.')",
 			"pass --source-root relative to the repository root, for example 'secrets'")
@@ -89,12 +91,12 @@ func normalize(o Options) (*normalized, error) {
 			"pass --secret-prefix without a trailing '/' beyond the one that is trimmed, for example team/app")
 	}
 	n.prefix = o.SecretPrefix
-	if err := ValidateName(n.prefix); err != nil {
+	if _, err := model.CleanPrefix(n.prefix); err != nil {
 		return nil, scopeError(ClassNameInvalid,
 			"the secret prefix is not a valid secret name (1..512 of A-Z a-z 0-9 / _ + = . @ -)",
 			"pass --secret-prefix using only those characters")
 	}
-	n.scope = scope.Scope{RepositoryID: o.RepositoryID, SourceRoot: n.root, Prefix: n.prefix}
+	n.scope = model.Scope{RepositoryID: o.RepositoryID, SourceRoot: n.root, Prefix: n.prefix}
 	return n, nil
 }
 
@@ -112,50 +114,50 @@ func normalize(o Options) (*normalized, error) {
 // with class "interrupted" wrapping ctx.Err(), even while a key-service call
 // is in flight (that call's goroutine finishes in the background and its
 // result is discarded).
-func Load(ctx context.Context, opts Options) (State, error) {
+func Load(ctx context.Context, opts Options) (model.State, error) {
 	if err := ctx.Err(); err != nil {
-		return State{}, interrupted(err)
+		return model.State{}, interrupted(err)
 	}
 	o, err := normalize(opts)
 	if err != nil {
-		return State{}, err
+		return model.State{}, err
 	}
 	repo, closeRepo, e := openRepository(o.repo)
 	if e != nil {
-		return State{}, e
+		return model.State{}, e
 	}
 
 	commit, e := resolveCommit(repo, o.rev)
 	if e != nil {
 		closeRepo()
-		return State{}, e
+		return model.State{}, e
 	}
 	docs, err := selectDocuments(ctx, repo, commit, o)
 	if err != nil {
 		closeRepo()
 		if ctx.Err() != nil {
-			return State{}, interrupted(ctx.Err())
+			return model.State{}, interrupted(ctx.Err())
 		}
-		return State{}, err
+		return model.State{}, err
 	}
 	// decryptAll's dispatcher is the last user of repo and closes it, also
 	// when Load has already returned on cancellation.
 	values, err := decryptAll(ctx, repo, closeRepo, docs, o)
 	if err != nil {
-		return State{}, err
+		return model.State{}, err
 	}
-	secrets := make([]Secret, len(docs))
+	secrets := make([]model.Secret, len(docs))
 	for i, d := range docs {
-		secrets[i] = Secret{
+		secrets[i] = model.Secret{
 			Name:         d.name,
 			Value:        values[i],
-			SourceDigest: scope.SourceDigest(d.path),
+			SourceDigest: model.SourceDigest(d.path),
 			Path:         d.path,
 			Ordinal:      d.ordinal,
 		}
 	}
 	sort.Slice(secrets, func(i, j int) bool { return secrets[i].Name < secrets[j].Name })
-	return State{Commit: commit.Hash.String(), Scope: o.scope, Secrets: secrets}, nil
+	return model.State{Commit: commit.Hash.String(), Scope: o.scope, Secrets: secrets}, nil
 }
 
 func interrupted(cause error) *Error {

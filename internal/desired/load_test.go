@@ -3,14 +3,13 @@ package desired
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/sops-aws-sync/sops-aws-sync/internal/scope"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
 
 const cur = "sops-" + currentSOPS
@@ -61,7 +60,7 @@ func TestLoadGoodFixturesCanonicalizeIdentically(t *testing.T) {
 	if st.Commit != sha || len(st.Commit) != 40 {
 		t.Errorf("Commit = %q, want %q", st.Commit, sha)
 	}
-	wantScope := scope.Scope{RepositoryID: "acme/infra", SourceRoot: "secrets", Prefix: "prod/app"}
+	wantScope := model.Scope{RepositoryID: "acme/infra", SourceRoot: "secrets", Prefix: "prod/app"}
 	if st.Scope != wantScope {
 		t.Errorf("Scope = %+v, want %+v", st.Scope, wantScope)
 	}
@@ -94,7 +93,7 @@ func TestLoadGoodFixturesCanonicalizeIdentically(t *testing.T) {
 		if s.Name != w.name || s.Path != w.path || string(s.Value) != w.value {
 			t.Errorf("secret %d = {%s %s %s}, want {%s %s %s}", i, s.Name, s.Path, s.Value, w.name, w.path, w.value)
 		}
-		if s.SourceDigest != scope.SourceDigest(w.path) {
+		if s.SourceDigest != model.SourceDigest(w.path) {
 			t.Errorf("%s: source digest %s", w.path, s.SourceDigest)
 		}
 		if s.Ordinal != ordinal[w.path] {
@@ -234,12 +233,6 @@ func TestErrorTextShape(t *testing.T) {
 	}
 	if (&Error{Class: ClassGitRevision, what: "x", next: "y"}).Error() != "git:revision: x; y" {
 		t.Fatal("scope errors have no document part")
-	}
-}
-
-func TestResourceFormat(t *testing.T) {
-	if Resource(3) != "resource-0003" || Resource(12345) != "resource-12345" {
-		t.Fatal(fmt.Sprint(Resource(3), Resource(12345)))
 	}
 }
 

@@ -5,7 +5,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/sops-aws-sync/sops-aws-sync/internal/desired"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -68,6 +68,6 @@ type Result struct {
 // Run observes the scope of want through sm, plans, and in ModeSync applies
 // and verifies. It never returns an error: every failure is a Status. A
 // cancelled ctx (signal or run timeout) yields StatusInterrupted.
-var _ = func(ctx context.Context, cfg Config, want desired.State, sm Port, log *slog.Logger) Result {
+var _ = func(ctx context.Context, cfg Config, want model.State, sm Port, log *slog.Logger) Result {
 	return Run(ctx, cfg, want, sm, log)
 }

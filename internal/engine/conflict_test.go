@@ -16,7 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/scope"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -33,13 +33,13 @@ func TestConflictClasses(t *testing.T) {
 	}{
 		{vocab.ConflictOwnership, func(t *testing.T, e *env) { e.seed(t, nameOf("x"), aws.String(`{}`), nil, nil) }},
 		{vocab.ConflictOwnership, func(t *testing.T, e *env) {
-			other := scope.Scope{RepositoryID: "acme/other", SourceRoot: "secrets", Prefix: "app"}
+			other := model.Scope{RepositoryID: "acme/other", SourceRoot: "secrets", Prefix: "app"}
 			e.seed(t, nameOf("x"), aws.String(`{}`), nil, other.Tags(pathOf("x")))
 		}},
 		{vocab.ConflictSource, func(t *testing.T, e *env) { e.seed(t, nameOf("x"), aws.String(`{}`), nil, testScope.Tags(pathOf("y"))) }},
 		{vocab.ConflictSourceTag, func(t *testing.T, e *env) {
 			tags := testScope.Tags(pathOf("x"))
-			tags[scope.TagSource] = "not-a-digest"
+			tags[model.TagSource] = "not-a-digest"
 			e.seed(t, nameOf("x"), aws.String(`{}`), nil, tags)
 		}},
 		{vocab.ConflictServiceOwned, func(t *testing.T, e *env) {

@@ -40,17 +40,6 @@ func (SystemClock) After(d time.Duration) <-chan time.Time { return time.After(d
 
 // Defaults used when a Config field is zero.
 const (
-	// DefaultConcurrency: parallel AWS calls inside one phase (SPEC §2.1
-	// says "tune by benchmark"). 28 is where, on the 2-CPU reference
-	// machine at 20 ms per call, a no-op sync of 10,000 secrets is both
-	// ≥ 20× faster than --concurrency 1 (needs ≥ 26) and within 1.5× of
-	// its latency-and-quota lower bound (needs ≤ 32, because decryption is
-	// CPU work outside the bound): 22.6× and 1.40× measured, where 32 gave
-	// 1.44–1.60× over four runs and 24 gave 19.0–19.8×. At 20 ms per call
-	// it offers at most 1,400 calls/s (14 % of the account's shared
-	// 10,000/s DescribeSecret quota; about 1,250/s measured) and about 60
-	// BatchGetSecretValue/s (of 100/s). docs/benchmarks.md has the sweep.
-	DefaultConcurrency = 28
 	// DefaultPollInterval: the fixed sub-second verification poll (SPEC §6).
 	DefaultPollInterval = 250 * time.Millisecond
 	// DefaultVerificationTimeout: --verification-timeout (SPEC §2.1).

@@ -16,20 +16,20 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager/types"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/awssm"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/desired"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/emulatortest"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/scope"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
-var testScope = scope.Scope{RepositoryID: "acme/app", SourceRoot: "secrets", Prefix: "app"}
+var testScope = model.Scope{RepositoryID: "acme/app", SourceRoot: "secrets", Prefix: "app"}
 
 // concurrencies are the settings every scenario runs with: strictly
 // sequential and the default.
-var concurrencies = []int{1, engine.DefaultConcurrency}
+var concurrencies = []int{1, config.DefaultConcurrency}
 
 func eachConcurrency(t *testing.T, f func(t *testing.T, conc int)) {
 	for _, c := range concurrencies {
@@ -45,19 +45,19 @@ func nameOf(base string) string { return "app/" + base }
 
 // state builds a desired state as the desired-state loader would: names
 // sorted, ordinals by path order.
-func state(docs ...doc) desired.State {
+func state(docs ...doc) model.State {
 	slices.SortFunc(docs, func(a, b doc) int {
 		if pathOf(a.base) < pathOf(b.base) {
 			return -1
 		}
 		return 1
 	})
-	st := desired.State{Commit: "0123456789abcdef0123456789abcdef01234567", Scope: testScope}
+	st := model.State{Commit: "0123456789abcdef0123456789abcdef01234567", Scope: testScope}
 	for i, d := range docs {
-		st.Secrets = append(st.Secrets, desired.Secret{Name: nameOf(d.base), Value: []byte(d.value),
-			SourceDigest: scope.SourceDigest(pathOf(d.base)), Path: pathOf(d.base), Ordinal: i + 1})
+		st.Secrets = append(st.Secrets, model.Secret{Name: nameOf(d.base), Value: []byte(d.value),
+			SourceDigest: model.SourceDigest(pathOf(d.base)), Path: pathOf(d.base), Ordinal: i + 1})
 	}
-	slices.SortFunc(st.Secrets, func(a, b desired.Secret) int { return bytes.Compare([]byte(a.Name), []byte(b.Name)) })
+	slices.SortFunc(st.Secrets, func(a, b model.Secret) int { return bytes.Compare([]byte(a.Name), []byte(b.Name)) })
 	return st
 }
 
@@ -80,23 +80,23 @@ func (e *env) cfg(mode engine.Mode, conc int) engine.Config {
 		PollInterval: 10 * time.Millisecond, WritesPerSecond: -1}
 }
 
-func (e *env) run(t *testing.T, cfg engine.Config, st desired.State) engine.Result {
+func (e *env) run(t *testing.T, cfg engine.Config, st model.State) engine.Result {
 	t.Helper()
 	return e.runPort(t, cfg, st, e.port)
 }
 
-func (e *env) runPort(t *testing.T, cfg engine.Config, st desired.State, p engine.Port) engine.Result {
+func (e *env) runPort(t *testing.T, cfg engine.Config, st model.State, p engine.Port) engine.Result {
 	t.Helper()
 	log := slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	return engine.Run(context.Background(), cfg, st, p, log)
 }
 
-func (e *env) sync(t *testing.T, conc int, st desired.State) engine.Result {
+func (e *env) sync(t *testing.T, conc int, st model.State) engine.Result {
 	t.Helper()
 	return e.run(t, e.cfg(engine.ModeSync, conc), st)
 }
 
-func (e *env) plan(t *testing.T, conc int, st desired.State) engine.Result {
+func (e *env) plan(t *testing.T, conc int, st model.State) engine.Result {
 	t.Helper()
 	return e.run(t, e.cfg(engine.ModePlan, conc), st)
 }

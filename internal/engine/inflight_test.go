@@ -6,15 +6,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sops-aws-sync/sops-aws-sync/internal/desired"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
 // seededScope returns an emulator holding n owned secrets (s000, s001, …),
 // created by a sync at concurrency conc, and their desired state.
-func seededScope(t *testing.T, n, conc int) (*env, desired.State) {
+func seededScope(t *testing.T, n, conc int) (*env, model.State) {
 	t.Helper()
 	e := newEnv(t)
 	var docs []doc

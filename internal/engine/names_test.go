@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -50,7 +51,7 @@ func TestARNSuffixNameWarning(t *testing.T) {
 	}
 	for _, mode := range []engine.Mode{engine.ModePlan, engine.ModeSync} {
 		e := newEnv(t)
-		e.run(t, e.cfg(mode, engine.DefaultConcurrency), st)
+		e.run(t, e.cfg(mode, config.DefaultConcurrency), st)
 		var warned []string
 		for _, line := range strings.Split(strings.TrimSpace(e.logs.String()), "\n") {
 			if !strings.Contains(line, msg) {

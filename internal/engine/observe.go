@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/sops-aws-sync/sops-aws-sync/internal/desired"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -58,7 +58,7 @@ func (r *runner) observe(ctx context.Context, extra []string) (observation, erro
 	for _, n := range known {
 		if id := r.arnOf(n); id != "" {
 			o.describe(n, id)
-		} else if desired.SuffixLooksLikeARN(n) {
+		} else if model.SuffixLooksLikeARN(n) {
 			deferred = append(deferred, n)
 		} else {
 			o.describe(n, n)

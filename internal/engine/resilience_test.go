@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
@@ -63,7 +64,7 @@ func TestWritePacing_StaysUnderQuota(t *testing.T) {
 	for i := range 12 {
 		docs = append(docs, doc{fmt.Sprintf("s%02d", i), `{}`})
 	}
-	cfg := e.cfg(engine.ModeSync, engine.DefaultConcurrency)
+	cfg := e.cfg(engine.ModeSync, config.DefaultConcurrency)
 	cfg.WritesPerSecond = 4
 	wantResult(t, e.run(t, cfg, state(docs...)), vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Create: 12})
 	if th := e.srv.Stats(t).Throttled["CreateSecret"]; th != 0 {

@@ -6,7 +6,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/sops-aws-sync/sops-aws-sync/internal/desired"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -27,7 +27,7 @@ import (
 // that took effect in this run (follow-up updates after restores included,
 // across a rebuild); unchanged are the final plan's unchanged names that
 // this run did not touch; conflicts are the final plan's.
-func Run(ctx context.Context, cfg Config, want desired.State, sm Port, log *slog.Logger) Result {
+func Run(ctx context.Context, cfg Config, want model.State, sm Port, log *slog.Logger) Result {
 	return newRunner(cfg, want, sm, log).run(ctx)
 }
 
@@ -99,7 +99,7 @@ func (r *runner) run(ctx context.Context) Result {
 // once known (SPEC §3.4). Labels are ordinals unless ShowResourceNames.
 func (r *runner) warnARNSuffixNames() {
 	for _, s := range r.want.Secrets {
-		if desired.SuffixLooksLikeARN(s.Name) {
+		if model.SuffixLooksLikeARN(s.Name) {
 			r.log.Warn("secret name ends like an ARN suffix; it will be addressed by full ARN once known",
 				slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.String(vocab.FieldResource, r.label(s.Name)))
 		}

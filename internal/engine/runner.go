@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"slices"
 	"sync"
@@ -11,7 +10,8 @@ import (
 
 	"golang.org/x/time/rate"
 
-	"github.com/sops-aws-sync/sops-aws-sync/internal/desired"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -20,9 +20,9 @@ import (
 // concurrent workers.
 type runner struct {
 	cfg    Config
-	want   desired.State
+	want   model.State
 	digest string
-	byName map[string]*desired.Secret
+	byName map[string]*model.Secret
 	port   Port
 	log    *slog.Logger
 	clock  Clock
@@ -51,9 +51,9 @@ type runner struct {
 	warnedOutside bool
 }
 
-func newRunner(cfg Config, want desired.State, port Port, log *slog.Logger) *runner {
+func newRunner(cfg Config, want model.State, port Port, log *slog.Logger) *runner {
 	if cfg.Concurrency < 1 {
-		cfg.Concurrency = DefaultConcurrency
+		cfg.Concurrency = config.DefaultConcurrency
 	}
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = DefaultPollInterval
@@ -76,7 +76,7 @@ func newRunner(cfg Config, want desired.State, port Port, log *slog.Logger) *run
 	r := &runner{
 		cfg: cfg, want: want, digest: want.Scope.Digest(), port: port, log: log,
 		clock: cfg.Clock, tokens: cfg.Tokens,
-		byName: make(map[string]*desired.Secret, len(want.Secrets)),
+		byName: make(map[string]*model.Secret, len(want.Secrets)),
 		labels: map[string]string{}, arns: map[string]string{},
 		touched: map[string]bool{}, known: map[string]map[string]bool{},
 	}
@@ -135,10 +135,7 @@ func (r *runner) waitBatchPace(ctx context.Context, stopped func() bool) error {
 var errStopped = errors.New("observation stopped")
 
 func (r *runner) labelFor(name string, ordinal int) string {
-	if r.cfg.ShowResourceNames {
-		return name
-	}
-	return fmt.Sprintf("resource-%04d", ordinal)
+	return model.Redaction{ShowNames: r.cfg.ShowResourceNames}.Label(ordinal, name)
 }
 
 // labelNew gives names that are not desired ordinals continuing after the

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
@@ -18,7 +19,7 @@ import (
 func TestVerificationTimeoutBoundsFirstObservation(t *testing.T) {
 	e := newEnv(t)
 	e.srv.SetFaults(t, emulator.Faults{Seed: 1, LatencyMS: 400})
-	cfg := e.cfg(engine.ModeSync, engine.DefaultConcurrency)
+	cfg := e.cfg(engine.ModeSync, config.DefaultConcurrency)
 	cfg.VerificationTimeout = 100 * time.Millisecond
 	res := e.run(t, cfg, state(doc{"db", `{"v":1}`}))
 	wantResult(t, res, vocab.StatusVerificationInconclusive, vocab.VerificationInconclusive, vocab.Counts{Create: 1})

@@ -2,11 +2,11 @@ package logging
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"sync/atomic"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -124,18 +124,11 @@ func New(w io.Writer, o Options) (*slog.Logger, *Vocab) {
 	return slog.New(v), v
 }
 
-// ResourceName returns the log name of a desired document or secret: its
-// real name when show is set (--show-resource-names), else "resource-NNNN"
-// with the 1-based ordinal zero-padded to four digits (SPEC §7.3). An
-// ordinal < 1 (unknown) gives "resource-unknown" when names are hidden.
+// ResourceName returns the log name of a desired document or secret
+// through the one redaction view (model.Redaction, SPEC §7.3): its real name
+// when show is set (--show-resource-names), else "resource-NNNN".
 func ResourceName(ordinal int, name string, show bool) string {
-	if show && name != "" {
-		return name
-	}
-	if ordinal < 1 {
-		return "resource-unknown"
-	}
-	return fmt.Sprintf("resource-%04d", ordinal)
+	return model.Redaction{ShowNames: show}.Label(ordinal, name)
 }
 
 // Resource returns the "resource" attribute for ResourceName.

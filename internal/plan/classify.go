@@ -3,8 +3,7 @@ package plan
 import (
 	"bytes"
 
-	"github.com/sops-aws-sync/sops-aws-sync/internal/desired"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/scope"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -83,7 +82,7 @@ type Decision struct {
 // For a desired, owned, active, conflict-free secret with one AWSCURRENT,
 // obs.Current must hold the read value (see NeedsValue); nil is treated as
 // Missing, which plans a harmless rewrite rather than a wrong "unchanged".
-func Classify(scopeDigest string, want *desired.Secret, obs ObservedSecret) Decision {
+func Classify(scopeDigest string, want *model.Secret, obs ObservedSecret) Decision {
 	d, _ := classifyMeta(scopeDigest, want, obs)
 	if d.Action != "" {
 		return d
@@ -94,7 +93,7 @@ func Classify(scopeDigest string, want *desired.Secret, obs ObservedSecret) Deci
 // NeedsValue reports whether the decision for this name depends on the
 // current value, i.e. whether the observer must read it (SPEC §4: only for
 // owned, active, conflict-free desired names).
-func NeedsValue(scopeDigest string, want *desired.Secret, obs ObservedSecret) bool {
+func NeedsValue(scopeDigest string, want *model.Secret, obs ObservedSecret) bool {
 	_, needs := classifyMeta(scopeDigest, want, obs)
 	return needs
 }
@@ -105,7 +104,7 @@ func conflict(c vocab.ConflictClass) (Decision, bool) {
 
 // classifyMeta decides from metadata alone. It returns an empty Decision and
 // needsValue=true when the value must be compared.
-func classifyMeta(scopeDigest string, want *desired.Secret, obs ObservedSecret) (Decision, bool) {
+func classifyMeta(scopeDigest string, want *model.Secret, obs ObservedSecret) (Decision, bool) {
 	if !obs.Exists {
 		if want != nil {
 			return Decision{Action: ActionCreate, Reason: ReasonAbsent}, false
@@ -121,8 +120,8 @@ func classifyMeta(scopeDigest string, want *desired.Secret, obs ObservedSecret) 
 	if want == nil && obs.Deleted {
 		return Decision{Action: ActionUnchanged, Reason: ReasonScheduled}, false
 	}
-	src := obs.Tags[scope.TagSource]
-	if !scope.IsDigest(src) {
+	src := obs.Tags[model.TagSource]
+	if !model.IsDigest(src) {
 		return conflict(vocab.ConflictSourceTag)
 	}
 	if want != nil && src != want.SourceDigest {
@@ -153,7 +152,7 @@ func classifyMeta(scopeDigest string, want *desired.Secret, obs ObservedSecret) 
 	return Decision{}, true
 }
 
-func classifyValue(want *desired.Secret, obs ObservedSecret) Decision {
+func classifyValue(want *model.Secret, obs ObservedSecret) Decision {
 	v := obs.Current
 	if v == nil || v.Missing {
 		return Decision{Action: ActionUpdate, Reason: ReasonNoCurrent}

@@ -1,7 +1,8 @@
 // Package plan is the pure heart of the reconciler: it classifies each
 // observed secret against the desired state and builds the plan of
 // operations (SPEC §4.1, §5). It does no I/O and imports only the standard
-// library and the domain packages vocab, scope and desired.
+// library and the domain packages vocab and model (internal/archtest
+// fails the build if it ever reaches SOPS, go-git or the AWS SDK).
 //
 // Invariants:
 //   - Build is a function of its inputs: the same desired state and

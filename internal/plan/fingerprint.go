@@ -5,7 +5,7 @@ import (
 	"encoding/hex"
 	"strings"
 
-	"github.com/sops-aws-sync/sops-aws-sync/internal/scope"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -37,7 +37,7 @@ func FingerprintOf(name string, obs ObservedSecret, d Decision) Fingerprint {
 		return fp
 	}
 	fp.ARN = obs.ARN
-	fp.Source = obs.Tags[scope.TagSource]
+	fp.Source = obs.Tags[model.TagSource]
 	fp.CurrentVersion = strings.Join(obs.CurrentVersionIDs(), ",")
 	fp.ValueHash = valueHash(obs.Current)
 	return fp

@@ -3,7 +3,7 @@ package plan
 import (
 	"slices"
 
-	"github.com/sops-aws-sync/sops-aws-sync/internal/scope"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
 
 // Staging labels with a meaning to the planner (AWS API: version stages).
@@ -55,7 +55,7 @@ type ObservedSecret struct {
 // Owned reports whether the managed-by and scope tags both match
 // (SPEC §4: owned = managed-by and scope both match).
 func (o ObservedSecret) Owned(scopeDigest string) bool {
-	return o.Exists && o.Tags[scope.TagManagedBy] == scope.ManagedByValue && o.Tags[scope.TagScope] == scopeDigest
+	return o.Exists && o.Tags[model.TagManagedBy] == model.ManagedByValue && o.Tags[model.TagScope] == scopeDigest
 }
 
 // CurrentVersionIDs returns, sorted, the ids of the versions labelled

@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/sops-aws-sync/sops-aws-sync/internal/desired"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -16,7 +16,7 @@ type Operation struct {
 	ARN    string
 	Reason Reason
 	// Desired is the desired secret (nil for a schedule-delete).
-	Desired *desired.Secret
+	Desired *model.Secret
 	// Fingerprint is what planning saw; the apply precondition compares a
 	// fresh observation with it (SPEC §6).
 	Fingerprint Fingerprint
@@ -27,7 +27,7 @@ type Conflict struct {
 	Name  string
 	Class vocab.ConflictClass
 	// Desired is the desired secret for the name, nil when not desired.
-	Desired *desired.Secret
+	Desired *model.Secret
 }
 
 // Unchanged is one name that needs no operation.
@@ -35,7 +35,7 @@ type Unchanged struct {
 	Name   string
 	Reason Reason
 	// Desired is nil for a not-desired secret already scheduled for deletion.
-	Desired *desired.Secret
+	Desired *model.Secret
 }
 
 // Plan is the outcome of Build: plain data.
@@ -95,9 +95,9 @@ func SortOps(ops []Operation) {
 // observations; it must hold every desired name (a missing entry means
 // absent) and may hold candidates found by discovery. Names are classified
 // with Classify; the result is independent of map order.
-func Build(want desired.State, observed map[string]ObservedSecret, allowEmpty bool) Plan {
+func Build(want model.State, observed map[string]ObservedSecret, allowEmpty bool) Plan {
 	digest := want.Scope.Digest()
-	byName := make(map[string]*desired.Secret, len(want.Secrets))
+	byName := make(map[string]*model.Secret, len(want.Secrets))
 	names := make([]string, 0, len(want.Secrets)+len(observed))
 	for i := range want.Secrets {
 		s := &want.Secrets[i]

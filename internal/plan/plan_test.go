@@ -3,16 +3,15 @@ package plan_test
 import (
 	"testing"
 
-	"github.com/sops-aws-sync/sops-aws-sync/internal/desired"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/scope"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
-var testScope = scope.Scope{RepositoryID: "acme/app", SourceRoot: "secrets", Prefix: "app"}
+var testScope = model.Scope{RepositoryID: "acme/app", SourceRoot: "secrets", Prefix: "app"}
 
-func want(name, path, value string) *desired.Secret {
-	return &desired.Secret{Name: name, Value: []byte(value), SourceDigest: scope.SourceDigest(path), Path: path, Ordinal: 1}
+func want(name, path, value string) *model.Secret {
+	return &model.Secret{Name: name, Value: []byte(value), SourceDigest: model.SourceDigest(path), Path: path, Ordinal: 1}
 }
 
 // owned returns an active owned secret whose one current version holds a
@@ -40,7 +39,7 @@ func TestClassify_DecisionRows(t *testing.T) {
 	base := owned("app/db", "secrets/db.sops.json", `{"a":1}`)
 	cases := []struct {
 		name   string
-		want   *desired.Secret
+		want   *model.Secret
 		obs    plan.ObservedSecret
 		action plan.Action
 		reason plan.Reason
@@ -65,17 +64,17 @@ func TestClassify_DecisionRows(t *testing.T) {
 
 		{"ownership: no tags", w, mod(base, func(o *plan.ObservedSecret) { o.Tags = nil }), plan.ActionConflict, plan.ReasonConflictFound, vocab.ConflictOwnership},
 		{"ownership: other scope", w, mod(base, func(o *plan.ObservedSecret) {
-			o.Tags = scope.Scope{RepositoryID: "acme/other", SourceRoot: "secrets", Prefix: "app"}.Tags("secrets/db.sops.json")
+			o.Tags = model.Scope{RepositoryID: "acme/other", SourceRoot: "secrets", Prefix: "app"}.Tags("secrets/db.sops.json")
 		}), plan.ActionConflict, plan.ReasonConflictFound, vocab.ConflictOwnership},
 		{"ownership: managed-by differs", w, mod(base, func(o *plan.ObservedSecret) {
-			o.Tags = map[string]string{scope.TagManagedBy: "someone", scope.TagScope: d, scope.TagSource: w.SourceDigest}
+			o.Tags = map[string]string{model.TagManagedBy: "someone", model.TagScope: d, model.TagSource: w.SourceDigest}
 		}), plan.ActionConflict, plan.ReasonConflictFound, vocab.ConflictOwnership},
 		{"source: another document's", w, mod(base, func(o *plan.ObservedSecret) { o.Tags = testScope.Tags("secrets/other.sops.json") }), plan.ActionConflict, plan.ReasonConflictFound, vocab.ConflictSource},
 		{"source-tag: not a digest", w, mod(base, func(o *plan.ObservedSecret) {
-			o.Tags = map[string]string{scope.TagManagedBy: scope.ManagedByValue, scope.TagScope: d, scope.TagSource: "NOT-HEX"}
+			o.Tags = map[string]string{model.TagManagedBy: model.ManagedByValue, model.TagScope: d, model.TagSource: "NOT-HEX"}
 		}), plan.ActionConflict, plan.ReasonConflictFound, vocab.ConflictSourceTag},
 		{"source-tag: missing, not desired", nil, mod(base, func(o *plan.ObservedSecret) {
-			o.Tags = map[string]string{scope.TagManagedBy: scope.ManagedByValue, scope.TagScope: d}
+			o.Tags = map[string]string{model.TagManagedBy: model.ManagedByValue, model.TagScope: d}
 		}), plan.ActionConflict, plan.ReasonConflictFound, vocab.ConflictSourceTag},
 		{"service-owned", w, mod(base, func(o *plan.ObservedSecret) { o.OwningService = "rds" }), plan.ActionConflict, plan.ReasonConflictFound, vocab.ConflictServiceOwned},
 		{"rotation: enabled", w, mod(base, func(o *plan.ObservedSecret) { o.RotationEnabled = true }), plan.ActionConflict, plan.ReasonConflictFound, vocab.ConflictRotation},
@@ -113,7 +112,7 @@ func TestNeedsValue_OnlyOwnedActiveConflictFreeDesired(t *testing.T) {
 	rot := o
 	rot.RotationEnabled = true
 	for name, c := range map[string]struct {
-		w *desired.Secret
+		w *model.Secret
 		o plan.ObservedSecret
 	}{"not desired": {nil, o}, "deleted": {w, del}, "rotation": {w, rot}, "absent": {w, plan.ObservedSecret{}}} {
 		if plan.NeedsValue(d, c.w, c.o) {
@@ -123,7 +122,7 @@ func TestNeedsValue_OnlyOwnedActiveConflictFreeDesired(t *testing.T) {
 }
 
 func TestBuild_EmptyScopeGate(t *testing.T) {
-	st := desired.State{Scope: testScope}
+	st := model.State{Scope: testScope}
 	obs := map[string]plan.ObservedSecret{"app/a": owned("app/a", "secrets/a.sops.json", `{}`)}
 	p := plan.Build(st, obs, false)
 	if !p.EmptyScopeGate || p.Counts().ScheduleDelete != 1 {
@@ -132,17 +131,17 @@ func TestBuild_EmptyScopeGate(t *testing.T) {
 	if p := plan.Build(st, obs, true); p.EmptyScopeGate {
 		t.Fatal("--allow-empty must lift the gate")
 	}
-	st.Secrets = []desired.Secret{*want("app/b", "secrets/b.sops.json", `{}`)}
+	st.Secrets = []model.Secret{*want("app/b", "secrets/b.sops.json", `{}`)}
 	if p := plan.Build(st, obs, false); p.EmptyScopeGate {
 		t.Fatal("gate applies only to an empty desired set")
 	}
-	if p := plan.Build(desired.State{Scope: testScope}, nil, false); p.EmptyScopeGate || len(p.Ops) != 0 {
+	if p := plan.Build(model.State{Scope: testScope}, nil, false); p.EmptyScopeGate || len(p.Ops) != 0 {
 		t.Fatal("empty desired and empty scope is a converged no-op")
 	}
 }
 
 func TestBuild_ConflictEmptiesOps(t *testing.T) {
-	st := desired.State{Scope: testScope, Secrets: []desired.Secret{*want("app/a", "secrets/a.sops.json", `{}`), *want("app/b", "secrets/b.sops.json", `{}`)}}
+	st := model.State{Scope: testScope, Secrets: []model.Secret{*want("app/a", "secrets/a.sops.json", `{}`), *want("app/b", "secrets/b.sops.json", `{}`)}}
 	foreign := owned("app/b", "secrets/b.sops.json", `{}`)
 	foreign.Tags = nil
 	p := plan.Build(st, map[string]plan.ObservedSecret{"app/b": foreign}, false)

@@ -8,9 +8,8 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/sops-aws-sync/sops-aws-sync/internal/desired"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/scope"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -20,16 +19,16 @@ type world map[string]plan.ObservedSecret
 
 var values = []string{`{"a":1}`, `{"a":2}`, `{"b":"x"}`}
 
-func genScenario(t *rapid.T, allowConflicts bool) (desired.State, world) {
+func genScenario(t *rapid.T, allowConflicts bool) (model.State, world) {
 	names := rapid.SliceOfNDistinct(rapid.SampledFrom([]string{"app/a", "app/b", "app/c-config", "app/d", "app/e", "app/f"}), 0, 6, rapid.ID[string]).Draw(t, "names")
 	slices.Sort(names)
-	st := desired.State{Scope: testScope}
+	st := model.State{Scope: testScope}
 	w := world{}
 	for i, name := range names {
 		path := "secrets/" + name[len("app/"):] + ".sops.json"
 		isDesired := rapid.Bool().Draw(t, "desired-"+name)
 		if isDesired {
-			st.Secrets = append(st.Secrets, desired.Secret{Name: name, Value: []byte(rapid.SampledFrom(values).Draw(t, "value-"+name)), SourceDigest: scope.SourceDigest(path), Path: path, Ordinal: i + 1})
+			st.Secrets = append(st.Secrets, model.Secret{Name: name, Value: []byte(rapid.SampledFrom(values).Draw(t, "value-"+name)), SourceDigest: model.SourceDigest(path), Path: path, Ordinal: i + 1})
 		}
 		kinds := []string{"absent", "string", "binary", "no-current", "deleted"}
 		if allowConflicts {
@@ -66,8 +65,8 @@ func genScenario(t *rapid.T, allowConflicts bool) (desired.State, world) {
 
 // observe is what a reconciler's observation returns: values only where
 // the planner needs them (SPEC §4).
-func observe(st desired.State, w world) map[string]plan.ObservedSecret {
-	byName := map[string]*desired.Secret{}
+func observe(st model.State, w world) map[string]plan.ObservedSecret {
+	byName := map[string]*model.Secret{}
 	for i := range st.Secrets {
 		byName[st.Secrets[i].Name] = &st.Secrets[i]
 	}
@@ -82,7 +81,7 @@ func observe(st desired.State, w world) map[string]plan.ObservedSecret {
 }
 
 // apply executes a plan's operations on the model the way AWS would.
-func apply(w world, st desired.State, ops []plan.Operation, version *int) {
+func apply(w world, st model.State, ops []plan.Operation, version *int) {
 	for _, op := range ops {
 		*version++
 		vid := fmt.Sprintf("w%d", *version)

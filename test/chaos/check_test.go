@@ -9,7 +9,7 @@ import (
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/scope"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
 
 const (
@@ -34,7 +34,7 @@ func reportJSON(rev, status, verification string, ops int) []byte {
 // cleanEvidence is a small scenario played by an ideal tool: p/a updated,
 // p/b created, p/old scheduled for deletion, p/f (foreign) untouched.
 func cleanEvidence() *Evidence {
-	sc := scope.Scope{RepositoryID: "o/r", SourceRoot: "secrets", Prefix: "p"}
+	sc := model.Scope{RepositoryID: "o/r", SourceRoot: "secrets", Prefix: "p"}
 	a0, a1, b := `{"a":0}`, `{"a":1}`, `{"b":1}`
 	s := &Scenario{
 		Scope: sc, RecoveryWindowDays: 10,
@@ -147,7 +147,7 @@ func TestCheckCatchesEveryBrokenInvariant(t *testing.T) {
 		},
 		"desired-tags": func(ev *Evidence) {
 			i := find(ev.Post, "p/b")
-			ev.Post.Secrets[i].Tags = map[string]string{scope.TagManagedBy: scope.ManagedByValue}
+			ev.Post.Secrets[i].Tags = map[string]string{model.TagManagedBy: model.ManagedByValue}
 		},
 		"exit-status-mismatch": func(ev *Evidence) { ev.Runs[0].Report = reportJSON(shaB, "apply-failed", "not-run", 1) },
 		"verification-mismatch": func(ev *Evidence) {

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/scope"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
 
 // GenOptions tune the scenario mix.
@@ -34,7 +34,7 @@ type entry struct {
 type generator struct {
 	r   *rand.Rand
 	opt GenOptions
-	sc  scope.Scope
+	sc  model.Scope
 	// used holds every stem ever used, so that foreign names never collide.
 	used map[string]bool
 }
@@ -53,7 +53,7 @@ func Generate(seed uint64, index int, opt GenOptions) (*Scenario, error) {
 	g := &generator{r: rand.New(rand.NewPCG(seed, uint64(index)+0x9e3779b97f4a7c15)), opt: opt, used: map[string]bool{}}
 	r := g.r
 	s := &Scenario{Index: index, Seed: seed, Changes: map[string]int{}}
-	g.sc = scope.Scope{
+	g.sc = model.Scope{
 		RepositoryID: fmt.Sprintf("chaos-org/repo-%d", r.IntN(3)),
 		SourceRoot:   roots[r.IntN(len(roots))],
 		Prefix:       prefixes[r.IntN(len(prefixes))],
@@ -61,7 +61,7 @@ func Generate(seed uint64, index int, opt GenOptions) (*Scenario, error) {
 	// The CLI gets the prefix as a user would type it (one trailing "/" is
 	// allowed); the scope holds it trimmed, as config passes it on.
 	s.PrefixArg = g.sc.Prefix
-	g.sc.Prefix = scope.TrimPrefix(g.sc.Prefix)
+	g.sc.Prefix = cleanPrefix(g.sc.Prefix)
 	s.Scope = g.sc
 	s.RecoveryWindowDays = 7 + r.IntN(24)
 	s.ShowResourceNames = r.IntN(4) == 0
@@ -146,7 +146,7 @@ func (g *generator) format(dotenvOK bool) canonical.Format {
 }
 
 func (g *generator) fullStem(stem string) string {
-	root := scope.CleanSourceRoot(g.sc.SourceRoot)
+	root := cleanRoot(g.sc.SourceRoot)
 	if root == "." {
 		return stem
 	}
@@ -250,7 +250,7 @@ func (g *generator) revision(es map[string]*entry) (Revision, error) {
 	for _, e := range es {
 		rev.Docs[e.doc.Path] = e.doc
 	}
-	root := scope.CleanSourceRoot(g.sc.SourceRoot)
+	root := cleanRoot(g.sc.SourceRoot)
 	under := func(p string) string {
 		if root == "." {
 			return p
@@ -325,8 +325,8 @@ func (g *generator) owned(c0, grave map[string]*entry) []PreSecret {
 func (g *generator) foreign() []PreSecret {
 	r := g.r
 	var out []PreSecret
-	prefix := scope.TrimPrefix(g.sc.Prefix)
-	other := scope.Scope{RepositoryID: "someone/else", SourceRoot: g.sc.SourceRoot, Prefix: g.sc.Prefix}
+	prefix := cleanPrefix(g.sc.Prefix)
+	other := model.Scope{RepositoryID: "someone/else", SourceRoot: g.sc.SourceRoot, Prefix: g.sc.Prefix}
 	for i := range 1 + r.IntN(4) {
 		var stem string
 		for {
@@ -351,10 +351,10 @@ func (g *generator) foreign() []PreSecret {
 			p.Tags = map[string]string{"managed-by": "terraform", "team": "payments"}
 		case 3:
 			p.Kind = "foreign-scope-only" // our scope tag without managed-by
-			p.Tags = map[string]string{scope.TagScope: g.sc.Digest(), scope.TagSource: scope.SourceDigest(g.fullStem(stem) + ".sops.json")}
+			p.Tags = map[string]string{model.TagScope: g.sc.Digest(), model.TagSource: model.SourceDigest(g.fullStem(stem) + ".sops.json")}
 		case 4:
 			p.Kind = "foreign-managed-by-case"
-			p.Tags = map[string]string{scope.TagManagedBy: strings.ToUpper(scope.ManagedByValue), scope.TagScope: g.sc.Digest()}
+			p.Tags = map[string]string{model.TagManagedBy: strings.ToUpper(model.ManagedByValue), model.TagScope: g.sc.Digest()}
 		default:
 			p.Kind = "foreign-other-prefix"
 			p.Name = "elsewhere/" + prefix + "/" + stem
@@ -383,7 +383,7 @@ func (g *generator) foreign() []PreSecret {
 // deletion that no revision desires: they must stay as they are.
 func (g *generator) bulk() []PreSecret {
 	var out []PreSecret
-	prefix := scope.TrimPrefix(g.sc.Prefix)
+	prefix := cleanPrefix(g.sc.Prefix)
 	for i := range 100 + g.r.IntN(30) {
 		path := g.fullStem(fmt.Sprintf("bulk/b%03d", i)) + ".sops.json"
 		v := `{"` + canaryKey(g.r) + `":"` + canary(g.r) + `"}`

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/scope"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
 
 func TestGenerateIsDeterministic(t *testing.T) {
@@ -86,7 +86,7 @@ func TestGeneratedScenariosAreValid(t *testing.T) {
 			if p.Foreign && ever[p.Name] {
 				t.Fatalf("scenario %d: foreign secret %s is also desired", i, p.Name)
 			}
-			if !p.Foreign && p.Tags[scope.TagScope] != s.Scope.Digest() {
+			if !p.Foreign && p.Tags[model.TagScope] != s.Scope.Digest() {
 				t.Fatalf("scenario %d: owned secret %s lacks the scope tag", i, p.Name)
 			}
 		}

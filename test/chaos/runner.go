@@ -14,7 +14,6 @@ import (
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/scope"
 )
 
 // Outcome is the result of one scenario.
@@ -173,7 +172,7 @@ func (p *Player) play(s *Scenario, dir string, o *Outcome) (*Evidence, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := WriteJunk(repoDir, scope.CleanSourceRoot(s.Scope.SourceRoot)); err != nil {
+	if err := WriteJunk(repoDir, cleanRoot(s.Scope.SourceRoot)); err != nil {
 		return nil, err
 	}
 	if p.SopsCLI != "" {

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/scope"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
 
 // Doc is one SOPS document of a revision, before encryption.
@@ -36,7 +36,7 @@ type Revision struct {
 }
 
 // Desired returns name → document for the documents of r under sc.
-func (r Revision) Desired(sc scope.Scope) map[string]Doc {
+func (r Revision) Desired(sc model.Scope) map[string]Doc {
 	out := map[string]Doc{}
 	for _, d := range r.Docs {
 		out[SecretName(sc, d.Path)] = d
@@ -45,8 +45,8 @@ func (r Revision) Desired(sc scope.Scope) map[string]Doc {
 }
 
 // SecretName is prefix + "/" + (path − source root − suffix) (SPEC §3.4).
-func SecretName(sc scope.Scope, path string) string {
-	root := scope.CleanSourceRoot(sc.SourceRoot)
+func SecretName(sc model.Scope, path string) string {
+	root := cleanRoot(sc.SourceRoot)
 	rel := path
 	if root != "." {
 		rel = strings.TrimPrefix(path, root+"/")
@@ -57,7 +57,7 @@ func SecretName(sc scope.Scope, path string) string {
 			break
 		}
 	}
-	return scope.TrimPrefix(sc.Prefix) + "/" + rel
+	return cleanPrefix(sc.Prefix) + "/" + rel
 }
 
 // PreVersion is one version of a seeded secret: exactly one of String and
@@ -190,7 +190,7 @@ type Drift struct {
 type Scenario struct {
 	Index int
 	Seed  uint64
-	Scope scope.Scope
+	Scope model.Scope
 	// PrefixArg is the --secret-prefix value as given to the CLI (it may
 	// end in one "/", which the CLI trims); Scope.Prefix is trimmed.
 	PrefixArg string
@@ -249,4 +249,15 @@ func sortedKeys[M ~map[string]V, V any](m M) []string {
 	}
 	sort.Strings(k)
 	return k
+}
+
+// cleanRoot and cleanPrefix apply model's source-root and prefix rules to
+// the scenario's settings as typed (they are valid by construction).
+func cleanRoot(v string) string { r, _ := model.CleanSourceRoot(v); return r }
+
+func cleanPrefix(v string) string {
+	if p, err := model.CleanPrefix(v); err == nil {
+		return p
+	}
+	return v
 }

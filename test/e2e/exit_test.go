@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/scope"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -59,9 +59,9 @@ func TestExit0_SyncConvergesRepairsDriftAndRerunIsNoOp(t *testing.T) {
 	assert.Equal(t, `{"MODE":"prod","TOKEN":"`+f.Values[2]+`"}`, e.currentValue(docs[2].Name))
 	s := e.secret(docs[0].Name)
 	require.NotNil(t, s)
-	assert.Equal(t, scope.ManagedByValue, s.Tags[scope.TagManagedBy])
-	assert.Equal(t, scope.Scope{RepositoryID: f.RepoID, SourceRoot: "secrets", Prefix: f.Prefix}.Digest(), s.Tags[scope.TagScope])
-	assert.Equal(t, scope.SourceDigest(docs[0].Rel), s.Tags[scope.TagSource])
+	assert.Equal(t, model.ManagedByValue, s.Tags[model.TagManagedBy])
+	assert.Equal(t, model.Scope{RepositoryID: f.RepoID, SourceRoot: "secrets", Prefix: f.Prefix}.Digest(), s.Tags[model.TagScope])
+	assert.Equal(t, model.SourceDigest(docs[0].Rel), s.Tags[model.TagSource])
 
 	// A converged scope is a pure no-op.
 	before := e.mutatingCalls()

@@ -5,12 +5,13 @@ import (
 	"errors"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/desired"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
 
 // loadDesired adapts desired.Load to the Factory's shape: a *desired.Error
 // becomes a *DesiredError (class, ordinal, path, and its log-safe text);
 // context errors pass through so errors.Is still sees them.
-func loadDesired(ctx context.Context, r DesiredRequest) (desired.State, error) {
+func loadDesired(ctx context.Context, r DesiredRequest) (model.State, error) {
 	st, err := desired.Load(ctx, desired.Options{
 		RepoPath: r.RepoPath, Revision: r.Revision, SourceRoot: r.SourceRoot,
 		SecretPrefix: r.SecretPrefix, RepositoryID: r.RepositoryID,
@@ -21,14 +22,14 @@ func loadDesired(ctx context.Context, r DesiredRequest) (desired.State, error) {
 		return st, nil
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return desired.State{}, err
+		return model.State{}, err
 	}
 	var de *desired.Error
 	if errors.As(err, &de) {
-		return desired.State{}, &DesiredError{Class: de.Class, Ordinal: de.Ordinal, Path: de.Path, Detail: de.Error()}
+		return model.State{}, &DesiredError{Class: de.Class, Ordinal: de.Ordinal, Path: de.Path, Detail: de.Error()}
 	}
-	return desired.State{}, &DesiredError{Class: "desired:internal"}
+	return model.State{}, &DesiredError{Class: "desired:internal"}
 }
 
 // validateName is the desired package's secret-name rule (SPEC §3.4).
-var validateName = desired.ValidateName
+var validateName = model.ValidateName

@@ -16,8 +16,8 @@ import (
 	"github.com/aws/smithy-go/logging"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/awssm"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/desired"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
 
 // IOStreams are the process's standard streams.
@@ -125,12 +125,12 @@ type Factory struct {
 	ValidateName func(name string) error
 	// LoadDesired reads, decrypts and validates the desired state. Errors:
 	// *DesiredError, or one that errors.Is context.Canceled/DeadlineExceeded.
-	LoadDesired func(ctx context.Context, r DesiredRequest) (desired.State, error)
+	LoadDesired func(ctx context.Context, r DesiredRequest) (model.State, error)
 	// NewPort builds the AWS port (SDK client + adapter). Errors:
 	// *AWSConfigError.
 	NewPort func(ctx context.Context, o AWSOptions) (engine.Port, error)
 	// RunEngine is engine.Run.
-	RunEngine func(ctx context.Context, cfg engine.Config, want desired.State, sm engine.Port, log *slog.Logger) engine.Result
+	RunEngine func(ctx context.Context, cfg engine.Config, want model.State, sm engine.Port, log *slog.Logger) engine.Result
 }
 
 // New returns the production Factory over the process's streams.

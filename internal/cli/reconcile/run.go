@@ -9,9 +9,9 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/exitcode"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/factory"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/desired"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/logging"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/report"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -233,5 +233,5 @@ func since(f *factory.Factory, start time.Time) int64 {
 	return f.Now().Sub(start).Milliseconds()
 }
 
-// keep the desired import honest: the loader returns desired.State.
-var _ desired.State
+// keep the desired import honest: the loader returns model.State.
+var _ model.State

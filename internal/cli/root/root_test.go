@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/factory"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/desired"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/report"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -54,19 +54,19 @@ func newFake() *fake {
 			return nil, os.ErrNotExist
 		},
 		Now: time.Now,
-		LoadDesired: func(ctx context.Context, r factory.DesiredRequest) (desired.State, error) {
+		LoadDesired: func(ctx context.Context, r factory.DesiredRequest) (model.State, error) {
 			fk.loads++
 			fk.gotReq = r
 			if fk.loadErr != nil {
-				return desired.State{}, fk.loadErr
+				return model.State{}, fk.loadErr
 			}
-			return desired.State{Commit: sha}, nil
+			return model.State{Commit: sha}, nil
 		},
 		NewPort: func(ctx context.Context, o factory.AWSOptions) (engine.Port, error) {
 			fk.ports++
 			return nil, fk.portErr
 		},
-		RunEngine: func(ctx context.Context, cfg engine.Config, want desired.State, sm engine.Port, log *slog.Logger) engine.Result {
+		RunEngine: func(ctx context.Context, cfg engine.Config, want model.State, sm engine.Port, log *slog.Logger) engine.Result {
 			fk.engines++
 			fk.gotCfg = cfg
 			if fk.block {
@@ -232,7 +232,7 @@ func TestCancellationIsInterrupted(t *testing.T) {
 	fk := newFake()
 	fk.block = true
 	ctx, cancel := context.WithCancel(context.Background())
-	fk.f.RunEngine = func(c context.Context, cfg engine.Config, want desired.State, sm engine.Port, log *slog.Logger) engine.Result {
+	fk.f.RunEngine = func(c context.Context, cfg engine.Config, want model.State, sm engine.Port, log *slog.Logger) engine.Result {
 		cancel()
 		<-c.Done()
 		return engine.Result{Status: vocab.StatusApplyFailed, Verification: vocab.VerificationNotRun}

@@ -1,10 +1,8 @@
-package scope
+package model
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"path"
-	"strings"
 )
 
 // Reserved tag keys and the managed-by value (SPEC §4).
@@ -32,38 +30,18 @@ func (s Scope) Digest() string {
 	h.Write([]byte{0})
 	h.Write([]byte(s.RepositoryID))
 	h.Write([]byte{0})
-	h.Write([]byte(CleanSourceRoot(s.SourceRoot)))
+	root, _ := CleanSourceRoot(s.SourceRoot)
+	h.Write([]byte(root))
 	h.Write([]byte{0})
 	h.Write([]byte(s.Prefix))
 	return hex.EncodeToString(h.Sum(nil))
-}
-
-// CleanSourceRoot returns the cleaned slash-separated form of a repo-relative
-// source root ("" and "./" become ".").
-func CleanSourceRoot(root string) string {
-	if root == "" {
-		return "."
-	}
-	return path.Clean(root)
-}
-
-// TrimPrefix trims exactly one trailing "/" from a secret prefix (SPEC §2.1).
-func TrimPrefix(prefix string) string {
-	return strings.TrimSuffix(prefix, "/")
 }
 
 // SourceDigest returns the lower-hex SHA-256 of a repo-relative source path,
 // with a ".sops.yaml", ".sops.yml" or ".sops.env" suffix rewritten to
 // ".sops.json" so that re-encoding a document keeps its identity (SPEC §4).
 func SourceDigest(repoPath string) string {
-	p := repoPath
-	for _, suf := range []string{".sops.yaml", ".sops.yml", ".sops.env"} {
-		if strings.HasSuffix(p, suf) {
-			p = strings.TrimSuffix(p, suf) + ".sops.json"
-			break
-		}
-	}
-	sum := sha256.Sum256([]byte(p))
+	sum := sha256.Sum256([]byte(canonicalDocumentPath(repoPath)))
 	return hex.EncodeToString(sum[:])
 }
 

@@ -1,4 +1,4 @@
-package scope
+package model
 
 import (
 	"crypto/sha256"

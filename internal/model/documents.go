@@ -1,0 +1,105 @@
+package model
+
+import (
+	"errors"
+	"path"
+	"strings"
+)
+
+// Format is the plaintext syntax of a document, chosen by its suffix
+// (SPEC §3.1); internal/canonical parses and canonicalises each.
+type Format int
+
+// The document formats.
+const (
+	JSON   Format = iota + 1 // .sops.json
+	YAML                     // .sops.yaml, .sops.yml
+	Dotenv                   // .sops.env
+)
+
+// String returns "json", "yaml" or "dotenv".
+func (f Format) String() string {
+	switch f {
+	case JSON:
+		return "json"
+	case YAML:
+		return "yaml"
+	case Dotenv:
+		return "dotenv"
+	}
+	return "unknown"
+}
+
+// Suffix is one entry of the document suffix table (SPEC §3.1).
+type Suffix struct {
+	// Suffix selects a committed file as a document, case-sensitive.
+	Suffix string
+	// Format is how its plaintext is parsed and canonicalised.
+	Format Format
+}
+
+// Suffixes is the document suffix table (SPEC §3.1): the only files under
+// the source root that are documents. The first entry is the canonical
+// spelling that the source digest rewrites the others to (SPEC §4), so that
+// re-encoding a document from YAML to JSON keeps its identity.
+var Suffixes = []Suffix{
+	{".sops.json", JSON},
+	{".sops.yaml", YAML},
+	{".sops.yml", YAML},
+	{".sops.env", Dotenv},
+}
+
+// DocumentSuffix returns the suffix entry that selects the file name (or
+// path) as a document, and false when none does.
+func DocumentSuffix(name string) (Suffix, bool) {
+	for _, s := range Suffixes {
+		if strings.HasSuffix(name, s.Suffix) {
+			return s, true
+		}
+	}
+	return Suffix{}, false
+}
+
+// canonicalDocumentPath rewrites a document path's suffix to the canonical
+// one (Suffixes[0]); other paths are returned unchanged.
+func canonicalDocumentPath(p string) string {
+	if s, ok := DocumentSuffix(p); ok {
+		return strings.TrimSuffix(p, s.Suffix) + Suffixes[0].Suffix
+	}
+	return p
+}
+
+// Reasons CleanSourceRoot gives; they never quote the value.
+var (
+	ErrSourceRootAbsolute = errors.New("must be a repo-relative path, not absolute")
+	ErrSourceRootDotDot   = errors.New("must not contain \"..\"")
+	ErrSourceRootUnclean  = errors.New("must be a clean path (no empty, \".\" or repeated \"/\" elements)")
+)
+
+// CleanSourceRoot applies the source-root rule of SPEC §2.1, here and only
+// here: a clean repo-relative slash path, "." for the whole repository, no
+// "..", not absolute (no leading "/", no backslash, no drive letter). A
+// single trailing "/" is tolerated and trimmed; "" means ".". It returns the
+// cleaned root, or a best-effort cleaned form together with one of the
+// ErrSourceRoot* reasons.
+func CleanSourceRoot(v string) (string, error) {
+	if v == "" {
+		return ".", nil
+	}
+	if strings.HasPrefix(v, "/") || strings.Contains(v, `\`) || (len(v) >= 2 && v[1] == ':') {
+		return path.Clean(v), ErrSourceRootAbsolute
+	}
+	t := strings.TrimSuffix(v, "/")
+	if t == "" {
+		return ".", ErrSourceRootAbsolute
+	}
+	for _, el := range strings.Split(t, "/") {
+		if el == ".." {
+			return path.Clean(t), ErrSourceRootDotDot
+		}
+	}
+	if path.Clean(t) != t {
+		return path.Clean(t), ErrSourceRootUnclean
+	}
+	return t, nil
+}
