@@ -13,38 +13,7 @@ import (
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
-
-	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
-
-// Options are the resolved, validated options of one plan or sync run.
-type Options struct {
-	Repository          string
-	Revision            string
-	RepositoryID        string
-	SourceRoot          string // cleaned; "." = whole repository
-	SecretPrefix        string // one trailing "/" trimmed
-	MaxEncryptedBytes   int64  // bytes, > 0
-	AllowEmpty          bool
-	AWSRegion           string // "" = SDK chain
-	AWSProfile          string // "" = SDK chain
-	RecoveryWindowDays  int    // 7..30
-	RunTimeout          time.Duration
-	OperationTimeout    time.Duration
-	VerificationTimeout time.Duration
-	AWSMaxAttempts      int           // 0 = SDK default
-	AWSMaxBackoff       time.Duration // 0 = SDK default
-	LogLevel            string        // debug, info, warn, error
-	LogFormat           string        // json, text
-	ShowResourceNames   bool
-	ReportFile          string // "" = no report
-	ConfigFile          string
-	DetailedExitCode    bool
-	Concurrency         int // >= 1
-
-	// Sources records where each setting's value came from.
-	Sources map[string]Source
-}
 
 // Input is everything Resolve reads. It is a snapshot: Resolve never touches
 // the process environment or the file system except through ReadFile.
@@ -58,9 +27,6 @@ type Input struct {
 	Environ []string
 	// ReadFile reads the --config file; called only when --config is given.
 	ReadFile func(name string) ([]byte, error)
-	// ValidateName checks a secret name (the trimmed prefix); nil uses a
-	// conservative built-in check of SPEC §3.4's character set and length.
-	ValidateName func(name string) error
 }
 
 // MaxConfigFileBytes bounds the --config file.
@@ -148,7 +114,7 @@ func Resolve(in Input) (Options, error) {
 			continue
 		}
 		o.Sources[s.Name] = r.source
-		if p, bad := o.set(s, r, in); bad {
+		if p, ok := s.set(&o, r.value); !ok {
 			p.Setting = settingLabel(s.Name, r.source)
 			p.Source = r.source
 			probs = append(probs, p)
@@ -167,151 +133,51 @@ func settingLabel(name string, src Source) string {
 	return name
 }
 
-// set parses and validates one value into o. It returns a problem (without
-// setting/source filled in) and true when the value is rejected.
-func (o *Options) set(s Setting, r raw, in Input) (Problem, bool) {
-	v := r.value
-	invalid := func(reason string) (Problem, bool) { return Problem{Class: ClassInvalidValue, Reason: reason}, true }
-	wrongType := func(reason string) (Problem, bool) { return Problem{Class: ClassWrongType, Reason: reason}, true }
-
+// set parses one raw value by the setting's Kind and hands it to the
+// setting's bind. It returns a problem (without setting/source filled in)
+// and false when the value is rejected.
+func (s Setting) set(o *Options, v string) (Problem, bool) {
+	invalid := func(reason string) (Problem, bool) { return Problem{Class: ClassInvalidValue, Reason: reason}, false }
+	wrongType := func(reason string) (Problem, bool) { return Problem{Class: ClassWrongType, Reason: reason}, false }
 	if v == "" {
 		return invalid("must not be empty")
 	}
 	if !utf8.ValidString(v) || strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 		return invalid("must be printable UTF-8 text without control characters")
 	}
+	var parsed any
 	switch s.Kind {
 	case KindBool:
 		b, err := parseBool(v)
 		if err != nil {
 			return wrongType("must be true or false")
 		}
-		switch s.Name {
-		case AllowEmpty:
-			o.AllowEmpty = b
-		case ShowResourceNames:
-			o.ShowResourceNames = b
-		case DetailedExitCode:
-			o.DetailedExitCode = b
-		}
+		parsed = b
 	case KindInt:
 		n, err := strconv.ParseInt(v, 10, 32)
 		if err != nil {
 			return wrongType("must be a base-10 integer")
 		}
-		switch s.Name {
-		case RecoveryWindowDays:
-			if n < 7 || n > 30 {
-				return invalid("must be between 7 and 30 days")
-			}
-			o.RecoveryWindowDays = int(n)
-		case AWSMaxAttempts:
-			if n < 0 || n > 100 {
-				return invalid("must be between 0 and 100 (0 = SDK default)")
-			}
-			o.AWSMaxAttempts = int(n)
-		case Concurrency:
-			if n < 1 || n > 64 {
-				return invalid("must be between 1 and 64")
-			}
-			o.Concurrency = int(n)
-		}
+		parsed = int(n)
 	case KindDuration:
 		d, err := time.ParseDuration(v)
 		if err != nil {
 			return wrongType("must be a Go duration such as 30s, 2m or 1h")
 		}
-		switch s.Name {
-		case RunTimeout, OperationTimeout, VerificationTimeout:
-			if d <= 0 {
-				return invalid("must be greater than zero")
-			}
-		case AWSMaxBackoff:
-			if d < 0 {
-				return invalid("must not be negative")
-			}
-		}
-		switch s.Name {
-		case RunTimeout:
-			o.RunTimeout = d
-		case OperationTimeout:
-			o.OperationTimeout = d
-		case VerificationTimeout:
-			o.VerificationTimeout = d
-		case AWSMaxBackoff:
-			o.AWSMaxBackoff = d
-		}
+		parsed = d
 	case KindSize:
 		n, err := ParseSize(v)
 		if err != nil {
 			return wrongType("must be a byte size such as 512KiB or 8MiB (suffixes B, KiB, MiB, GiB)")
 		}
-		if n <= 0 {
-			return invalid("must be greater than zero")
-		}
-		o.MaxEncryptedBytes = n
+		parsed = n
 	default:
-		return o.setString(s, v, in)
+		parsed = v
 	}
-	return Problem{}, false
-}
-
-var regionRE = regexp.MustCompile(`^[a-z]{2}(-[a-z0-9]+)+-[0-9]+$`)
-
-func (o *Options) setString(s Setting, v string, in Input) (Problem, bool) {
-	invalid := func(reason string) (Problem, bool) { return Problem{Class: ClassInvalidValue, Reason: reason}, true }
-	switch s.Name {
-	case Repository:
-		o.Repository = v
-	case Revision:
-		if strings.HasPrefix(v, "-") {
-			return invalid("must be a commit-ish, not an option")
-		}
-		o.Revision = v
-	case RepositoryID:
-		if len(v) > 256 {
-			return invalid("must be at most 256 bytes")
-		}
-		o.RepositoryID = v
-	case SourceRoot:
-		root, err := model.CleanSourceRoot(v)
-		if err != nil {
-			return invalid(err.Error())
-		}
-		o.SourceRoot = root
-	case SecretPrefix:
-		// Exactly one trailing "/" is trimmed, here and only here (SPEC
-		// §2.1); a prefix still ending in "/" ("t1//") is a typo, not "t1".
-		p, err := model.CleanPrefix(v)
-		if err != nil {
-			return invalid(err.Error())
-		}
-		o.SecretPrefix = p
-	case AWSRegion:
-		if !regionRE.MatchString(v) {
-			return invalid("must look like an AWS Region code such as eu-west-1")
-		}
-		o.AWSRegion = v
-	case AWSProfile:
-		o.AWSProfile = v
-	case LogLevel:
-		switch v {
-		case "debug", "info", "warn", "error":
-		default:
-			return invalid("must be one of debug, info, warn, error")
-		}
-		o.LogLevel = v
-	case LogFormat:
-		if v != "json" && v != "text" {
-			return invalid("must be json or text")
-		}
-		o.LogFormat = v
-	case ReportFile:
-		o.ReportFile = v
-	case ConfigFile:
-		o.ConfigFile = v
+	if err := s.bind(o, parsed); err != nil {
+		return invalid(err.Error())
 	}
-	return Problem{}, false
+	return Problem{}, true
 }
 
 func parseBool(v string) (bool, error) {

@@ -28,22 +28,22 @@ func problems(t *testing.T, err error) []Problem {
 func TestResolveDefaults(t *testing.T) {
 	o, err := Resolve(base())
 	require.NoError(t, err)
-	assert.Equal(t, ".", o.Repository)
-	assert.Equal(t, "HEAD", o.Revision)
-	assert.Equal(t, "secrets", o.SourceRoot)
-	assert.Equal(t, "team/app", o.SecretPrefix, "one trailing / trimmed")
-	assert.Equal(t, int64(8<<20), o.MaxEncryptedBytes)
-	assert.Equal(t, 30, o.RecoveryWindowDays)
-	assert.Equal(t, 10*time.Minute, o.RunTimeout)
-	assert.Equal(t, 30*time.Second, o.OperationTimeout)
-	assert.Equal(t, 2*time.Minute, o.VerificationTimeout)
-	assert.Equal(t, 0, o.AWSMaxAttempts)
-	assert.Equal(t, time.Duration(0), o.AWSMaxBackoff)
-	assert.Equal(t, "info", o.LogLevel)
-	assert.Equal(t, "json", o.LogFormat)
-	assert.Equal(t, DefaultConcurrency, o.Concurrency)
-	assert.False(t, o.AllowEmpty)
-	assert.False(t, o.ShowResourceNames)
+	assert.Equal(t, ".", o.Desired.RepoPath)
+	assert.Equal(t, "HEAD", o.Desired.Revision)
+	assert.Equal(t, "secrets", o.Desired.SourceRoot)
+	assert.Equal(t, "team/app", o.Desired.SecretPrefix, "one trailing / trimmed")
+	assert.Equal(t, int64(8<<20), o.Desired.MaxEncryptedBytes)
+	assert.Equal(t, 30, o.Engine.RecoveryWindowDays)
+	assert.Equal(t, 10*time.Minute, o.Run.Timeout)
+	assert.Equal(t, 30*time.Second, o.AWS.OperationTimeout)
+	assert.Equal(t, 2*time.Minute, o.Engine.VerificationTimeout)
+	assert.Equal(t, 0, o.AWS.MaxAttempts)
+	assert.Equal(t, time.Duration(0), o.AWS.MaxBackoff)
+	assert.Equal(t, "info", o.Output.LogLevel)
+	assert.Equal(t, "json", o.Output.LogFormat)
+	assert.Equal(t, DefaultConcurrency, o.Engine.Concurrency)
+	assert.False(t, o.Engine.AllowEmpty)
+	assert.False(t, o.Output.ShowResourceNames)
 	assert.Equal(t, SourceDefault, o.Sources[RecoveryWindowDays])
 }
 
@@ -57,11 +57,11 @@ func TestPrecedenceFlagOverEnvOverFileOverDefault(t *testing.T) {
 
 	o, err := Resolve(in)
 	require.NoError(t, err)
-	assert.Equal(t, 25, o.RecoveryWindowDays, "flag beats env and file")
+	assert.Equal(t, 25, o.Engine.RecoveryWindowDays, "flag beats env and file")
 	assert.Equal(t, SourceFlag, o.Sources[RecoveryWindowDays])
-	assert.Equal(t, "error", o.LogLevel, "env beats file")
+	assert.Equal(t, "error", o.Output.LogLevel, "env beats file")
 	assert.Equal(t, SourceEnv, o.Sources[LogLevel])
-	assert.Equal(t, 3, o.Concurrency, "file beats default")
+	assert.Equal(t, 3, o.Engine.Concurrency, "file beats default")
 	assert.Equal(t, SourceFile, o.Sources[Concurrency])
 }
 
@@ -170,7 +170,7 @@ func TestAllProblemsReportedAndReportFileStillResolved(t *testing.T) {
 	in.Flags[ReportFile] = "/tmp/r.json"
 	o, err := Resolve(in)
 	assert.Len(t, problems(t, err), 2)
-	assert.Equal(t, "/tmp/r.json", o.ReportFile)
+	assert.Equal(t, "/tmp/r.json", o.Output.ReportFile)
 }
 
 func TestEmptyEnvIsUnset(t *testing.T) {
@@ -178,7 +178,7 @@ func TestEmptyEnvIsUnset(t *testing.T) {
 	in.Environ = []string{"SOPS_AWS_SYNC_AWS_REGION="}
 	o, err := Resolve(in)
 	require.NoError(t, err)
-	assert.Equal(t, "", o.AWSRegion)
+	assert.Equal(t, "", o.AWS.Region)
 }
 
 func TestDetailedExitCodeOnlyOnPlan(t *testing.T) {
@@ -187,7 +187,7 @@ func TestDetailedExitCodeOnlyOnPlan(t *testing.T) {
 	in.Flags[DetailedExitCode] = "true"
 	o, err := Resolve(in)
 	require.NoError(t, err)
-	assert.True(t, o.DetailedExitCode)
+	assert.True(t, o.Run.DetailedExitCode)
 
 	in = base()
 	in.Environ = []string{"SOPS_AWS_SYNC_DETAILED_EXIT_CODE=true"}
@@ -217,15 +217,15 @@ concurrency: 1
 	}
 	o, err := Resolve(in)
 	require.NoError(t, err)
-	assert.Equal(t, "secrets/prod", o.SourceRoot)
-	assert.Equal(t, int64(512<<10), o.MaxEncryptedBytes)
-	assert.True(t, o.AllowEmpty)
-	assert.Equal(t, 7, o.RecoveryWindowDays)
-	assert.Equal(t, 90*time.Second, o.RunTimeout)
-	assert.Equal(t, 5, o.AWSMaxAttempts)
-	assert.Equal(t, 2*time.Second, o.AWSMaxBackoff)
-	assert.Equal(t, 1, o.Concurrency)
-	assert.Equal(t, "out/report.json", o.ReportFile)
+	assert.Equal(t, "secrets/prod", o.Desired.SourceRoot)
+	assert.Equal(t, int64(512<<10), o.Desired.MaxEncryptedBytes)
+	assert.True(t, o.Engine.AllowEmpty)
+	assert.Equal(t, 7, o.Engine.RecoveryWindowDays)
+	assert.Equal(t, 90*time.Second, o.Run.Timeout)
+	assert.Equal(t, 5, o.AWS.MaxAttempts)
+	assert.Equal(t, 2*time.Second, o.AWS.MaxBackoff)
+	assert.Equal(t, 1, o.Engine.Concurrency)
+	assert.Equal(t, "out/report.json", o.Output.ReportFile)
 }
 
 func TestConfigFileUnreadable(t *testing.T) {
@@ -264,7 +264,7 @@ func TestSecretPrefixTrimmedOnlyOnce(t *testing.T) {
 		in.Flags[SecretPrefix] = v
 		o, err := Resolve(in)
 		require.NoError(t, err, v)
-		assert.Equal(t, "t1", o.SecretPrefix, v)
+		assert.Equal(t, "t1", o.Desired.SecretPrefix, v)
 	}
 	for _, v := range []string{"t1//", "t1///", "//", canary + "//"} {
 		in := base()

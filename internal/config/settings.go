@@ -1,8 +1,14 @@
 package config
 
 import (
+	"errors"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
 
 // Kind is the value type of a setting. It decides how a raw value is parsed
@@ -38,7 +44,11 @@ func (k Kind) TypeName() string {
 	return "string"
 }
 
-// Setting describes one option of SPEC §2.1.
+// Setting is the one declaration of an option of SPEC §2.1: its flag name
+// (also its config key; its environment variable is EnvName(Name)), type,
+// default, help text, where it may be given, and bind, which checks the
+// setting's own rule and fills the typed option field(s) it feeds. Adding a
+// setting is one entry in Settings plus the code that uses its field.
 type Setting struct {
 	// Name is the flag name without dashes; it is also the config file key.
 	Name string
@@ -54,6 +64,93 @@ type Setting struct {
 	FlagOnly bool
 	// PlanOnly settings exist only on the plan command.
 	PlanOnly bool
+	// bind receives the value parsed for Kind (string, bool, int,
+	// time.Duration, or int64 bytes for KindSize), checks the setting's
+	// rule and stores it; the error is the rule's reason, never the value.
+	bind func(o *Options, v any) error
+}
+
+// into returns a bind function for values of type T: check (nil = none)
+// may reject or normalise the value; the result is stored in every field.
+func into[T any](check func(T) (T, error), fields ...func(*Options) *T) func(*Options, any) error {
+	return func(o *Options, v any) error {
+		t, ok := v.(T)
+		if !ok {
+			panic("config: a setting's Kind does not match its bind type")
+		}
+		if check != nil {
+			var err error
+			if t, err = check(t); err != nil {
+				return err
+			}
+		}
+		for _, f := range fields {
+			*f(o) = t
+		}
+		return nil
+	}
+}
+
+func between(lo, hi int, reason string) func(int) (int, error) {
+	return func(n int) (int, error) {
+		if n < lo || n > hi {
+			return 0, errors.New(reason)
+		}
+		return n, nil
+	}
+}
+
+func positive(d time.Duration) (time.Duration, error) {
+	if d <= 0 {
+		return 0, errors.New("must be greater than zero")
+	}
+	return d, nil
+}
+
+func nonNegative(d time.Duration) (time.Duration, error) {
+	if d < 0 {
+		return 0, errors.New("must not be negative")
+	}
+	return d, nil
+}
+
+func positiveSize(n int64) (int64, error) {
+	if n <= 0 {
+		return 0, errors.New("must be greater than zero")
+	}
+	return n, nil
+}
+
+func oneOf(reason string, values ...string) func(string) (string, error) {
+	return func(v string) (string, error) {
+		if slices.Contains(values, v) {
+			return v, nil
+		}
+		return "", errors.New(reason)
+	}
+}
+
+func commitish(v string) (string, error) {
+	if strings.HasPrefix(v, "-") {
+		return "", errors.New("must be a commit-ish, not an option")
+	}
+	return v, nil
+}
+
+func repositoryID(v string) (string, error) {
+	if len(v) > 256 {
+		return "", errors.New("must be at most 256 bytes")
+	}
+	return v, nil
+}
+
+var regionRE = regexp.MustCompile(`^[a-z]{2}(-[a-z0-9]+)+-[0-9]+$`)
+
+func region(v string) (string, error) {
+	if !regionRE.MatchString(v) {
+		return "", errors.New("must look like an AWS Region code such as eu-west-1")
+	}
+	return v, nil
 }
 
 // Setting names (flag names, config keys).
@@ -95,30 +192,60 @@ const (
 // BatchGetSecretValue/s (of 100/s). docs/benchmarks.md has the sweep.
 const DefaultConcurrency = 28
 
-// Settings lists every option of SPEC §2.1 in the order of its table.
+// Settings lists every option of SPEC §2.1 in the order of its table; each
+// entry is the one declaration of its setting (docs/configuration.md's
+// table is checked against it by TestConfigurationDocMatchesSettings).
 var Settings = []Setting{
-	{Name: Repository, Default: ".", Usage: "path of the local Git repository"},
-	{Name: Revision, Default: "HEAD", Usage: "commit-ish to read; resolved once to a full commit SHA"},
-	{Name: RepositoryID, Required: true, Usage: "stable repository identity, e.g. owner/repo (part of the ownership scope)"},
-	{Name: SourceRoot, Default: "secrets", Usage: "clean repo-relative directory holding the SOPS documents (\".\" = whole repository)"},
-	{Name: SecretPrefix, Required: true, Usage: "secret name prefix; one trailing \"/\" is trimmed"},
-	{Name: MaxEncryptedBytes, Kind: KindSize, Default: "8MiB", Usage: "largest committed document accepted (suffixes B, KiB, MiB, GiB)"},
-	{Name: AllowEmpty, Kind: KindBool, Default: "false", Usage: "authorize deletions when the desired set is empty"},
-	{Name: AWSRegion, Usage: "AWS Region (default: the SDK's chain)"},
-	{Name: AWSProfile, Usage: "AWS shared config profile (default: the SDK's chain)"},
-	{Name: RecoveryWindowDays, Kind: KindInt, Default: "30", Usage: "recovery window of scheduled deletions, 7-30 days"},
-	{Name: RunTimeout, Kind: KindDuration, Default: "10m", Usage: "bound on the whole command"},
-	{Name: OperationTimeout, Kind: KindDuration, Default: "30s", Usage: "bound on each AWS call (each page)"},
-	{Name: VerificationTimeout, Kind: KindDuration, Default: "2m", Usage: "bound on the post-apply verification"},
-	{Name: AWSMaxAttempts, Kind: KindInt, Default: "0", Usage: "SDK retry attempts per call (0 = SDK default)"},
-	{Name: AWSMaxBackoff, Kind: KindDuration, Default: "0s", Usage: "largest SDK retry backoff (0 = SDK default)"},
-	{Name: LogLevel, Default: "info", Usage: "debug, info, warn or error"},
-	{Name: LogFormat, Default: "json", Usage: "json or text (logs go to stdout)"},
-	{Name: ShowResourceNames, Kind: KindBool, Default: "false", Usage: "log real secret names and paths instead of resource-NNNN ordinals"},
-	{Name: ReportFile, Usage: "write the redacted JSON report to this path"},
-	{Name: ConfigFile, FlagOnly: true, Usage: "YAML file whose keys are flag names"},
-	{Name: DetailedExitCode, Kind: KindBool, Default: "false", FlagOnly: true, PlanOnly: true, Usage: "exit 2 when any operation is planned"},
-	{Name: Concurrency, Kind: KindInt, Default: strconv.Itoa(DefaultConcurrency), Usage: "parallel AWS calls inside one phase (1 = sequential)"},
+	{Name: Repository, Default: ".", Usage: "path of the local Git repository",
+		bind: into[string](nil, func(o *Options) *string { return &o.Desired.RepoPath })},
+	{Name: Revision, Default: "HEAD", Usage: "commit-ish to read; resolved once to a full commit SHA",
+		bind: into(commitish, func(o *Options) *string { return &o.Desired.Revision })},
+	{Name: RepositoryID, Required: true, Usage: "stable repository identity, e.g. owner/repo (part of the ownership scope)",
+		bind: into(repositoryID, func(o *Options) *string { return &o.Desired.RepositoryID })},
+	{Name: SourceRoot, Default: "secrets", Usage: "clean repo-relative directory holding the SOPS documents (\".\" = whole repository)",
+		bind: into(model.CleanSourceRoot, func(o *Options) *string { return &o.Desired.SourceRoot })},
+	{Name: SecretPrefix, Required: true, Usage: "secret name prefix; one trailing \"/\" is trimmed",
+		bind: into(model.CleanPrefix, func(o *Options) *string { return &o.Desired.SecretPrefix })},
+	{Name: MaxEncryptedBytes, Kind: KindSize, Default: "8MiB", Usage: "largest committed document accepted (suffixes B, KiB, MiB, GiB)",
+		bind: into(positiveSize, func(o *Options) *int64 { return &o.Desired.MaxEncryptedBytes })},
+	{Name: AllowEmpty, Kind: KindBool, Default: "false", Usage: "authorize deletions when the desired set is empty",
+		bind: into[bool](nil, func(o *Options) *bool { return &o.Engine.AllowEmpty })},
+	{Name: AWSRegion, Usage: "AWS Region (default: the SDK's chain)",
+		bind: into(region, func(o *Options) *string { return &o.AWS.Region })},
+	{Name: AWSProfile, Usage: "AWS shared config profile (default: the SDK's chain)",
+		bind: into[string](nil, func(o *Options) *string { return &o.AWS.Profile })},
+	{Name: RecoveryWindowDays, Kind: KindInt, Default: "30", Usage: "recovery window of scheduled deletions, 7-30 days",
+		bind: into(between(7, 30, "must be between 7 and 30 days"), func(o *Options) *int { return &o.Engine.RecoveryWindowDays })},
+	{Name: RunTimeout, Kind: KindDuration, Default: "10m", Usage: "bound on the whole command",
+		bind: into(positive, func(o *Options) *time.Duration { return &o.Run.Timeout })},
+	{Name: OperationTimeout, Kind: KindDuration, Default: "30s", Usage: "bound on each AWS call (each page)",
+		bind: into(positive, func(o *Options) *time.Duration { return &o.AWS.OperationTimeout })},
+	{Name: VerificationTimeout, Kind: KindDuration, Default: "2m", Usage: "bound on the post-apply verification",
+		bind: into(positive, func(o *Options) *time.Duration { return &o.Engine.VerificationTimeout })},
+	{Name: AWSMaxAttempts, Kind: KindInt, Default: "0", Usage: "SDK retry attempts per call (0 = SDK default)",
+		bind: into(between(0, 100, "must be between 0 and 100 (0 = SDK default)"), func(o *Options) *int { return &o.AWS.MaxAttempts })},
+	{Name: AWSMaxBackoff, Kind: KindDuration, Default: "0s", Usage: "largest SDK retry backoff (0 = SDK default)",
+		bind: into(nonNegative, func(o *Options) *time.Duration { return &o.AWS.MaxBackoff })},
+	{Name: LogLevel, Default: "info", Usage: "debug, info, warn or error",
+		bind: into(oneOf("must be one of debug, info, warn, error", "debug", "info", "warn", "error"), func(o *Options) *string { return &o.Output.LogLevel })},
+	{Name: LogFormat, Default: "json", Usage: "json or text (logs go to stdout)",
+		bind: into(oneOf("must be json or text", "json", "text"), func(o *Options) *string { return &o.Output.LogFormat })},
+	{Name: ShowResourceNames, Kind: KindBool, Default: "false", Usage: "log real secret names and paths instead of resource-NNNN ordinals",
+		bind: into[bool](nil,
+			func(o *Options) *bool { return &o.Output.ShowResourceNames },
+			func(o *Options) *bool { return &o.Desired.ShowResourceNames },
+			func(o *Options) *bool { return &o.Engine.ShowResourceNames })},
+	{Name: ReportFile, Usage: "write the redacted JSON report to this path",
+		bind: into[string](nil, func(o *Options) *string { return &o.Output.ReportFile })},
+	{Name: ConfigFile, FlagOnly: true, Usage: "YAML file whose keys are flag names",
+		bind: into[string](nil, func(o *Options) *string { return &o.Run.ConfigFile })},
+	{Name: DetailedExitCode, Kind: KindBool, Default: "false", FlagOnly: true, PlanOnly: true, Usage: "exit 2 when any operation is planned",
+		bind: into[bool](nil, func(o *Options) *bool { return &o.Run.DetailedExitCode })},
+	{Name: Concurrency, Kind: KindInt, Default: strconv.Itoa(DefaultConcurrency), Usage: "parallel AWS calls inside one phase (1 = sequential)",
+		bind: into(between(1, 64, "must be between 1 and 64"),
+			func(o *Options) *int { return &o.Engine.Concurrency },
+			func(o *Options) *int { return &o.AWS.Concurrency },
+			func(o *Options) *int { return &o.Desired.Concurrency })},
 }
 
 // Lookup returns the setting named name.

@@ -15,8 +15,6 @@ const (
 	ClassGitRevision   = "git:revision"   // the revision does not resolve to a commit
 	ClassGitRead       = "git:read"       // a committed object cannot be read
 
-	ClassOptionsInvalid = "options:invalid" // Options violate their documented rules
-
 	ClassSourceMissingRoot = "source:missing-root"
 	ClassSourceNotRegular  = "source:not-regular-file"
 	ClassSourceTooLarge    = "source:too-large"

@@ -6,11 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 )
 
 func good(t testing.TB) []byte { return fixture(t, cur+"/good.sops.json") }
 
-func loadValues(t *testing.T, opts Options) map[string]string {
+func loadValues(t *testing.T, opts config.Desired) map[string]string {
 	t.Helper()
 	st, err := Load(context.Background(), opts)
 	if err != nil {
@@ -160,7 +162,7 @@ func TestLoadSourceRootRules(t *testing.T) {
 	if len(got) != 3 || got["prod/app/top"] == "" || got["prod/app/secrets/deep/b"] == "" {
 		t.Fatalf("whole repository: %v", got)
 	}
-	opts.SourceRoot = "secrets/deep/"
+	opts.SourceRoot = "secrets/deep"
 	if got := loadValues(t, opts); len(got) != 1 || got["prod/app/b"] == "" {
 		t.Fatalf("nested root: %v", got)
 	}
@@ -280,37 +282,6 @@ func TestLoadReportsLowestFailingOrdinal(t *testing.T) {
 		opts.Concurrency = c
 		_, err := Load(context.Background(), opts)
 		assertClass(t, err, ClassPlaintextDuplicateKey, 6)
-	}
-}
-
-func TestLoadOptionErrors(t *testing.T) {
-	dir, _ := newRepo(t, map[string][]byte{"secrets/a.sops.json": good(t)})
-	cases := []struct {
-		mut   func(*Options)
-		class string
-	}{
-		{func(o *Options) { o.SourceRoot = "../x" }, ClassOptionsInvalid},
-		{func(o *Options) { o.SourceRoot = "/abs" }, ClassOptionsInvalid},
-		{func(o *Options) { o.SourceRoot = "secrets/../.." }, ClassOptionsInvalid},
-		{func(o *Options) { o.MaxEncryptedBytes = 0 }, ClassOptionsInvalid},
-		{func(o *Options) { o.RepositoryID = "" }, ClassOptionsInvalid},
-		{func(o *Options) { o.SecretPrefix = "" }, ClassNameInvalid},
-		{func(o *Options) { o.SecretPrefix = "bad prefix" }, ClassNameInvalid},
-	}
-	for _, c := range cases {
-		opts := baseOptions(dir)
-		c.mut(&opts)
-		_, err := Load(context.Background(), opts)
-		assertClass(t, err, c.class, 0)
-	}
-	// Defaults: "" repository revision and root mean ".", "HEAD" and ".".
-	wd, _ := os.Getwd()
-	t.Cleanup(func() { os.Chdir(wd) })
-	os.Chdir(dir)
-	opts := baseOptions("")
-	opts.Revision, opts.SourceRoot = "", ""
-	if got := loadValues(t, opts); got["prod/app/secrets/a"] != wantGood {
-		t.Fatalf("defaults: %v", got)
 	}
 }
 

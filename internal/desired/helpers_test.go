@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 )
 
 // Test environment: SOPS quietly reads ~/.ssh and ~/.config/sops, so HOME is
@@ -85,13 +87,14 @@ func commitFiles(t testing.TB, dir string, files map[string][]byte, msg string) 
 }
 
 // baseOptions are valid options for a repository at dir.
-func baseOptions(dir string) Options {
-	return Options{
+func baseOptions(dir string) config.Desired {
+	return config.Desired{
 		RepoPath:          dir,
 		Revision:          "HEAD",
 		SourceRoot:        "secrets",
 		SecretPrefix:      "prod/app",
 		RepositoryID:      "acme/infra",
 		MaxEncryptedBytes: 8 << 20,
+		Concurrency:       2,
 	}
 }

@@ -3,44 +3,16 @@ package desired
 import (
 	"context"
 	"math"
-	"runtime"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/go-git/go-git/v5"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
-
-// Options say where the desired state is and how to read it. The CLI
-// validates them (SPEC §2.1); Load checks them again and fails with class
-// options:invalid or name:invalid rather than guess.
-type Options struct {
-	// RepoPath is the repository (work tree root, bare repository or
-	// linked worktree); "" means ".".
-	RepoPath string
-	// Revision is any commit-ish, resolved once; "" means "HEAD".
-	Revision string
-	// SourceRoot is a clean repo-relative directory; "" and "." mean the
-	// whole repository. Absolute paths and ".." are refused.
-	SourceRoot string
-	// SecretPrefix has one trailing "/" trimmed and must then be a valid
-	// secret name.
-	SecretPrefix string
-	// RepositoryID (e.g. "owner/repo") is part of the scope identity.
-	RepositoryID string
-	// MaxEncryptedBytes bounds each committed blob, checked before reading;
-	// must be > 0.
-	MaxEncryptedBytes int64
-	// Concurrency bounds parallel decryptions; <= 0 means
-	// runtime.GOMAXPROCS(0).
-	Concurrency int
-	// ShowResourceNames lets errors name the document's path.
-	ShowResourceNames bool
-}
 
 type normalized struct {
 	repo, rev, root, prefix string
@@ -52,52 +24,15 @@ type normalized struct {
 
 func (n *normalized) redaction() model.Redaction { return model.Redaction{ShowNames: n.show} }
 
-func normalize(o Options) (*normalized, error) {
-	n := &normalized{
-		repo: o.RepoPath, rev: o.Revision, maxBytes: o.MaxEncryptedBytes,
-		conc: o.Concurrency, show: o.ShowResourceNames,
+// normalize derives the loader's view of its options. They arrive resolved
+// and validated by config.Resolve (the one home of every setting's rule);
+// the loader neither re-validates nor re-defaults them.
+func normalize(o config.Desired) *normalized {
+	return &normalized{
+		repo: o.RepoPath, rev: o.Revision, root: o.SourceRoot, prefix: o.SecretPrefix,
+		maxBytes: o.MaxEncryptedBytes, conc: max(1, o.Concurrency), show: o.ShowResourceNames,
+		scope: model.Scope{RepositoryID: o.RepositoryID, SourceRoot: o.SourceRoot, Prefix: o.SecretPrefix},
 	}
-	if n.repo == "" {
-		n.repo = "."
-	}
-	if n.rev == "" {
-		n.rev = "HEAD"
-	}
-	if n.conc <= 0 {
-		n.conc = runtime.GOMAXPROCS(0)
-	}
-	root, rootErr := model.CleanSourceRoot(o.SourceRoot)
-	n.root = root
-	if rootErr != nil {
-		return nil, scopeError(ClassOptionsInvalid,
-			"the source root must be a clean repo-relative path without '..' (or '.')",
-			"pass --source-root relative to the repository root, for example 'secrets'")
-	}
-	if n.maxBytes <= 0 {
-		return nil, scopeError(ClassOptionsInvalid,
-			"the encrypted-size limit must be greater than zero",
-			"pass --max-encrypted-bytes as a positive size such as 8MiB")
-	}
-	if o.RepositoryID == "" {
-		return nil, scopeError(ClassOptionsInvalid,
-			"the repository id is empty",
-			"pass --repository-id, for example owner/repo")
-	}
-	// The prefix arrives trimmed (internal/config trims one trailing "/",
-	// once); a prefix still ending in "/" is refused, never trimmed again.
-	if strings.HasSuffix(o.SecretPrefix, "/") {
-		return nil, scopeError(ClassOptionsInvalid,
-			"the secret prefix ends with '/'",
-			"pass --secret-prefix without a trailing '/' beyond the one that is trimmed, for example team/app")
-	}
-	n.prefix = o.SecretPrefix
-	if _, err := model.CleanPrefix(n.prefix); err != nil {
-		return nil, scopeError(ClassNameInvalid,
-			"the secret prefix is not a valid secret name (1..512 of A-Z a-z 0-9 / _ + = . @ -)",
-			"pass --secret-prefix using only those characters")
-	}
-	n.scope = model.Scope{RepositoryID: o.RepositoryID, SourceRoot: n.root, Prefix: n.prefix}
-	return n, nil
 }
 
 // Load reads the desired state of one scope at one commit (SPEC §3):
@@ -114,14 +49,11 @@ func normalize(o Options) (*normalized, error) {
 // with class "interrupted" wrapping ctx.Err(), even while a key-service call
 // is in flight (that call's goroutine finishes in the background and its
 // result is discarded).
-func Load(ctx context.Context, opts Options) (model.State, error) {
+func Load(ctx context.Context, opts config.Desired) (model.State, error) {
 	if err := ctx.Err(); err != nil {
 		return model.State{}, interrupted(err)
 	}
-	o, err := normalize(opts)
-	if err != nil {
-		return model.State{}, err
-	}
+	o := normalize(opts)
 	repo, closeRepo, e := openRepository(o.repo)
 	if e != nil {
 		return model.State{}, e

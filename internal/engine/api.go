@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -20,24 +21,16 @@ const (
 )
 
 // Config is what one run of the engine needs besides the desired state and
-// the AWS port. The CLI validates every field before calling Run.
+// the AWS port.
 type Config struct {
 	Mode Mode
-	// RecoveryWindowDays is passed to DeleteSecret; 7..30 (SPEC §2.1).
-	RecoveryWindowDays int
-	// AllowEmpty authorizes schedule-deletes when the desired set is empty
-	// (SPEC §5 empty-scope gate).
-	AllowEmpty bool
-	// Concurrency bounds parallel AWS calls inside one phase; 1 = sequential.
-	Concurrency int
-	// VerificationTimeout bounds the post-apply verification (SPEC §6).
-	VerificationTimeout time.Duration
-	// ShowResourceNames logs real secret names instead of resource-NNNN
-	// ordinals (SPEC §7.3).
-	ShowResourceNames bool
+	// Engine is the resolved settings (config.Resolve validated every
+	// field: recovery window, empty-scope authorisation, concurrency,
+	// verification timeout, resource names); Run takes them as they are.
+	config.Engine
 
-	// Added with the engine (issue 4); zero values select the defaults.
-
+	// Engine-only knobs, not settings; zero values select the defaults
+	// of deps.go.
 	// WritesPerSecond paces mutations (all kinds together) to stay under
 	// AWS's 50/s write quotas; 0 = DefaultWritesPerSecond, < 0 = unpaced.
 	WritesPerSecond float64

@@ -38,12 +38,11 @@ func (SystemClock) Now() time.Time { return time.Now() }
 // After implements Clock.
 func (SystemClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
-// Defaults used when a Config field is zero.
+// Defaults of the engine-only Config knobs (not settings), used when a
+// field is zero.
 const (
 	// DefaultPollInterval: the fixed sub-second verification poll (SPEC §6).
 	DefaultPollInterval = 250 * time.Millisecond
-	// DefaultVerificationTimeout: --verification-timeout (SPEC §2.1).
-	DefaultVerificationTimeout = 2 * time.Minute
 	// DefaultWritesPerSecond paces mutations below AWS's 50/s write quotas
 	// (CreateSecret, PutSecretValue, DeleteSecret, RestoreSecret), so a large
 	// first sync never bounces off ThrottlingException; 48 keeps 2/s of each

@@ -76,7 +76,7 @@ func newEnv(t *testing.T, clientOpts ...func(*secretsmanager.Options)) *env {
 }
 
 func (e *env) cfg(mode engine.Mode, conc int) engine.Config {
-	return engine.Config{Mode: mode, RecoveryWindowDays: 7, Concurrency: conc, VerificationTimeout: 10 * time.Second,
+	return engine.Config{Mode: mode, Engine: config.Engine{RecoveryWindowDays: 7, Concurrency: conc, VerificationTimeout: 10 * time.Second},
 		PollInterval: 10 * time.Millisecond, WritesPerSecond: -1}
 }
 

@@ -10,7 +10,6 @@ import (
 
 	"golang.org/x/time/rate"
 
-	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
@@ -52,17 +51,8 @@ type runner struct {
 }
 
 func newRunner(cfg Config, want model.State, port Port, log *slog.Logger) *runner {
-	if cfg.Concurrency < 1 {
-		cfg.Concurrency = config.DefaultConcurrency
-	}
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = DefaultPollInterval
-	}
-	if cfg.VerificationTimeout <= 0 {
-		cfg.VerificationTimeout = DefaultVerificationTimeout
-	}
-	if cfg.RecoveryWindowDays == 0 {
-		cfg.RecoveryWindowDays = 30 // AWS's and the CLI's default (SPEC §2.1)
 	}
 	if cfg.WritesPerSecond == 0 {
 		cfg.WritesPerSecond = DefaultWritesPerSecond

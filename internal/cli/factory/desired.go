@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/desired"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
@@ -11,13 +12,8 @@ import (
 // loadDesired adapts desired.Load to the Factory's shape: a *desired.Error
 // becomes a *DesiredError (class, ordinal, path, and its log-safe text);
 // context errors pass through so errors.Is still sees them.
-func loadDesired(ctx context.Context, r DesiredRequest) (model.State, error) {
-	st, err := desired.Load(ctx, desired.Options{
-		RepoPath: r.RepoPath, Revision: r.Revision, SourceRoot: r.SourceRoot,
-		SecretPrefix: r.SecretPrefix, RepositoryID: r.RepositoryID,
-		MaxEncryptedBytes: r.MaxEncryptedBytes, Concurrency: r.Concurrency,
-		ShowResourceNames: r.ShowResourceNames,
-	})
+func loadDesired(ctx context.Context, o config.Desired) (model.State, error) {
+	st, err := desired.Load(ctx, o)
 	if err == nil {
 		return st, nil
 	}
@@ -30,6 +26,3 @@ func loadDesired(ctx context.Context, r DesiredRequest) (model.State, error) {
 	}
 	return model.State{}, &DesiredError{Class: "desired:internal"}
 }
-
-// validateName is the desired package's secret-name rule (SPEC §3.4).
-var validateName = model.ValidateName

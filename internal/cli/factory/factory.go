@@ -16,6 +16,7 @@ import (
 	"github.com/aws/smithy-go/logging"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/awssm"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
@@ -50,18 +51,6 @@ func (b BuildInfo) Line() string {
 	return "sops-aws-sync " + v + " (" + c + ") built " + d
 }
 
-// DesiredRequest is what the desired-state loader needs (SPEC §3).
-type DesiredRequest struct {
-	RepoPath          string
-	Revision          string
-	SourceRoot        string
-	SecretPrefix      string
-	RepositoryID      string
-	MaxEncryptedBytes int64
-	Concurrency       int
-	ShowResourceNames bool
-}
-
 // DesiredError is a rejected desired state: a stable class token (e.g.
 // "decrypt:no-key", "name:collision") and the 1-based ordinal of the
 // document (0 = not tied to one document). Path is a resource name: it may
@@ -76,19 +65,6 @@ type DesiredError struct {
 }
 
 func (e *DesiredError) Error() string { return "desired state rejected: " + e.Class }
-
-// AWSOptions configure the SDK client and the adapter (SPEC §2.1).
-type AWSOptions struct {
-	Region           string
-	Profile          string
-	MaxAttempts      int
-	MaxBackoff       time.Duration
-	OperationTimeout time.Duration
-	// Concurrency is the run's --concurrency: the HTTP client keeps up to
-	// Concurrency + 1 idle connections to the endpoint (at least the SDK's
-	// default of 10).
-	Concurrency int
-}
 
 // idleConnections is how many connections to Secrets Manager the client
 // keeps open between calls: the engine has at most Concurrency calls in
@@ -121,14 +97,12 @@ type Factory struct {
 	ReadFile func(name string) ([]byte, error)
 	// Now is the clock used for durations.
 	Now func() time.Time
-	// ValidateName checks a secret name (SPEC §3.4); used for --secret-prefix.
-	ValidateName func(name string) error
 	// LoadDesired reads, decrypts and validates the desired state. Errors:
 	// *DesiredError, or one that errors.Is context.Canceled/DeadlineExceeded.
-	LoadDesired func(ctx context.Context, r DesiredRequest) (model.State, error)
+	LoadDesired func(ctx context.Context, o config.Desired) (model.State, error)
 	// NewPort builds the AWS port (SDK client + adapter). Errors:
 	// *AWSConfigError.
-	NewPort func(ctx context.Context, o AWSOptions) (engine.Port, error)
+	NewPort func(ctx context.Context, o config.AWS) (engine.Port, error)
 	// RunEngine is engine.Run.
 	RunEngine func(ctx context.Context, cfg engine.Config, want model.State, sm engine.Port, log *slog.Logger) engine.Result
 }
@@ -136,15 +110,14 @@ type Factory struct {
 // New returns the production Factory over the process's streams.
 func New(b BuildInfo) *Factory {
 	return &Factory{
-		IOStreams:    IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr},
-		Build:        b,
-		Environ:      os.Environ,
-		ReadFile:     readSmallFile,
-		Now:          time.Now,
-		ValidateName: validateName,
-		LoadDesired:  loadDesired,
-		NewPort:      NewAWSPort,
-		RunEngine:    engine.Run,
+		IOStreams:   IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr},
+		Build:       b,
+		Environ:     os.Environ,
+		ReadFile:    readSmallFile,
+		Now:         time.Now,
+		LoadDesired: loadDesired,
+		NewPort:     NewAWSPort,
+		RunEngine:   engine.Run,
 	}
 }
 
@@ -165,7 +138,7 @@ func readSmallFile(name string) ([]byte, error) {
 // concurrent call (idleConnections), and wraps it in the awssm adapter with
 // the per-call operation timeout. AWS_ENDPOINT_URL_SECRETS_MANAGER / AWS_ENDPOINT_URL are
 // honoured by the SDK itself.
-func NewAWSPort(ctx context.Context, o AWSOptions) (engine.Port, error) {
+func NewAWSPort(ctx context.Context, o config.AWS) (engine.Port, error) {
 	// The SDK's default logger writes raw library text to stderr (e.g. a
 	// warning about an undiscarded response body, with local addresses);
 	// SPEC §7.3 reserves stderr for usage and configuration diagnostics, and

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/emulatortest"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
@@ -40,7 +41,7 @@ func TestNewAWSPortEndpointAndRetryOverride(t *testing.T) {
 	fault := emulator.Faults{Script: []emulator.ScriptedFault{{Operation: "ListSecrets", Nth: 1, Fault: "error:InternalServiceError"}}}
 
 	srv.SetFaults(t, fault)
-	p, err := NewAWSPort(context.Background(), AWSOptions{MaxAttempts: 1})
+	p, err := NewAWSPort(context.Background(), config.AWS{MaxAttempts: 1})
 	require.NoError(t, err)
 	_, err = p.ListCandidates(context.Background(), "0000000000000000000000000000000000000000000000000000000000000000")
 	require.Error(t, err)
@@ -49,7 +50,7 @@ func TestNewAWSPortEndpointAndRetryOverride(t *testing.T) {
 	assert.Equal(t, int64(1), srv.Stats(t).Calls["ListSecrets"])
 
 	srv.SetFaults(t, fault)
-	p, err = NewAWSPort(context.Background(), AWSOptions{MaxAttempts: 2})
+	p, err = NewAWSPort(context.Background(), config.AWS{MaxAttempts: 2})
 	require.NoError(t, err)
 	_, err = p.ListCandidates(context.Background(), "0000000000000000000000000000000000000000000000000000000000000000")
 	require.NoError(t, err)
@@ -67,7 +68,7 @@ func TestConnectionChurnAtHighConcurrency(t *testing.T) {
 	awsEnv(t, srv.URL)
 	srv.SetFaults(t, emulator.Faults{LatencyMS: 20}) // the 32 calls of a round overlap
 	const conc, rounds = 32, 10
-	p, err := NewAWSPort(context.Background(), AWSOptions{Concurrency: conc})
+	p, err := NewAWSPort(context.Background(), config.AWS{Concurrency: conc})
 	require.NoError(t, err)
 	before := srv.Emu.Stats().Connections
 	for range rounds {
@@ -89,17 +90,17 @@ func TestConnectionChurnAtHighConcurrency(t *testing.T) {
 func TestNewAWSPortConfigErrors(t *testing.T) {
 	srv := emulatortest.Start(t)
 	awsEnv(t, srv.URL)
-	_, err := NewAWSPort(context.Background(), AWSOptions{Profile: "no-such-profile"})
+	_, err := NewAWSPort(context.Background(), config.AWS{Profile: "no-such-profile"})
 	var ae *AWSConfigError
 	require.True(t, errors.As(err, &ae))
 	assert.Equal(t, "aws:config", ae.Class)
 
 	t.Setenv("AWS_REGION", "")
-	_, err = NewAWSPort(context.Background(), AWSOptions{})
+	_, err = NewAWSPort(context.Background(), config.AWS{})
 	require.True(t, errors.As(err, &ae))
 	assert.Equal(t, "aws:no-region", ae.Class)
 
-	p, err := NewAWSPort(context.Background(), AWSOptions{Region: "eu-west-1"})
+	p, err := NewAWSPort(context.Background(), config.AWS{Region: "eu-west-1"})
 	require.NoError(t, err)
 	assert.NotNil(t, p)
 }

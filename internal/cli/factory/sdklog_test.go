@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/stretchr/testify/require"
 )
 
@@ -52,7 +53,7 @@ func TestSDKLogNeverReachesStderr(t *testing.T) {
 	}
 	t.Cleanup(restore)
 
-	p, err := NewAWSPort(context.Background(), AWSOptions{MaxAttempts: 1})
+	p, err := NewAWSPort(context.Background(), config.AWS{MaxAttempts: 1})
 	require.NoError(t, err)
 	_, _ = p.Describe(context.Background(), "p/a") // the outcome does not matter here
 	restore()

@@ -41,27 +41,26 @@ const (
 func Run(ctx context.Context, f *factory.Factory, req Request) error {
 	start := f.Now()
 	opts, cerr := config.Resolve(config.Input{
-		Command:      req.Command,
-		Flags:        req.Flags,
-		Environ:      f.Environ(),
-		ReadFile:     f.ReadFile,
-		ValidateName: f.ValidateName,
+		Command:  req.Command,
+		Flags:    req.Flags,
+		Environ:  f.Environ(),
+		ReadFile: f.ReadFile,
 	})
 	if cerr != nil {
 		// Nothing is logged (the log settings may be the invalid ones); the
 		// diagnostic goes to stderr, and the report is still written when
 		// its own setting resolved.
 		out := &exitcode.RunError{Status: vocab.StatusInvalid, Diagnostic: cerr}
-		if opts.ReportFile != "" {
+		if opts.Output.ReportFile != "" {
 			rep := report.New(f.Build.Version, "", vocab.StatusInvalid, vocab.VerificationNotRun, vocab.Counts{}, since(f, start))
-			if err := report.WriteFile(opts.ReportFile, rep); err != nil {
+			if err := report.WriteFile(opts.Output.ReportFile, rep); err != nil {
 				out.ReportErr = err
 			}
 		}
 		return out
 	}
 
-	log, _ := logging.New(f.IOStreams.Out, logging.Options{Level: opts.LogLevel, Format: opts.LogFormat})
+	log, _ := logging.New(f.IOStreams.Out, logging.Options{Level: opts.Output.LogLevel, Format: opts.Output.LogFormat})
 	r := &runner{f: f, opts: opts, req: req, log: log, start: start}
 	return r.run(ctx)
 }
@@ -83,7 +82,7 @@ type outcome struct {
 }
 
 func (r *runner) run(parent context.Context) error {
-	ctx, cancel := context.WithTimeoutCause(parent, r.opts.RunTimeout, errRunTimeout)
+	ctx, cancel := context.WithTimeoutCause(parent, r.opts.Run.Timeout, errRunTimeout)
 	defer cancel()
 
 	r.log.Info("run started", slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.String(vocab.FieldOperation, r.req.Command))
@@ -103,7 +102,7 @@ func (r *runner) run(parent context.Context) error {
 			slog.String(vocab.FieldPhase, vocab.PhaseComplete), slog.String(vocab.FieldErrorClass, class))
 	}
 
-	detailed := r.req.Mode == engine.ModePlan && r.opts.DetailedExitCode
+	detailed := r.req.Mode == engine.ModePlan && r.opts.Run.DetailedExitCode
 	code := vocab.ExitCode(o.status, detailed)
 	level := slog.LevelInfo
 	if code != vocab.ExitOK && o.status != vocab.StatusDrift {
@@ -118,9 +117,9 @@ func (r *runner) run(parent context.Context) error {
 		slog.Int64(vocab.FieldDurationMS, dur))
 
 	var repErr error
-	if r.opts.ReportFile != "" {
+	if r.opts.Output.ReportFile != "" {
 		rep := report.New(r.f.Build.Version, o.revision, o.status, o.verification, o.counts, dur)
-		if err := report.WriteFile(r.opts.ReportFile, rep); err != nil {
+		if err := report.WriteFile(r.opts.Output.ReportFile, rep); err != nil {
 			repErr = err
 			var we *report.WriteError
 			step := "unknown"
@@ -145,11 +144,7 @@ func (r *runner) reconcile(ctx context.Context) outcome {
 	invalid := outcome{status: vocab.StatusInvalid, verification: vocab.VerificationNotRun}
 	interrupted := outcome{status: vocab.StatusInterrupted, verification: vocab.VerificationNotRun}
 
-	port, err := r.f.NewPort(ctx, factory.AWSOptions{
-		Region: r.opts.AWSRegion, Profile: r.opts.AWSProfile,
-		MaxAttempts: r.opts.AWSMaxAttempts, MaxBackoff: r.opts.AWSMaxBackoff,
-		OperationTimeout: r.opts.OperationTimeout, Concurrency: r.opts.Concurrency,
-	})
+	port, err := r.f.NewPort(ctx, r.opts.AWS)
 	if err != nil {
 		if ctx.Err() != nil {
 			return interrupted
@@ -165,12 +160,7 @@ func (r *runner) reconcile(ctx context.Context) outcome {
 	}
 
 	loadStart := r.f.Now()
-	state, err := r.f.LoadDesired(ctx, factory.DesiredRequest{
-		RepoPath: r.opts.Repository, Revision: r.opts.Revision, SourceRoot: r.opts.SourceRoot,
-		SecretPrefix: r.opts.SecretPrefix, RepositoryID: r.opts.RepositoryID,
-		MaxEncryptedBytes: r.opts.MaxEncryptedBytes, Concurrency: r.opts.Concurrency,
-		ShowResourceNames: r.opts.ShowResourceNames,
-	})
+	state, err := r.f.LoadDesired(ctx, r.opts.Desired)
 	if err != nil {
 		if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return interrupted
@@ -181,14 +171,7 @@ func (r *runner) reconcile(ctx context.Context) outcome {
 	r.log.Info("desired state loaded", slog.String(vocab.FieldPhase, vocab.PhasePlan),
 		slog.Int(vocab.FieldCount, len(state.Secrets)), slog.Int64(vocab.FieldDurationMS, r.f.Now().Sub(loadStart).Milliseconds()))
 
-	res := r.f.RunEngine(ctx, engine.Config{
-		Mode:                r.req.Mode,
-		RecoveryWindowDays:  r.opts.RecoveryWindowDays,
-		AllowEmpty:          r.opts.AllowEmpty,
-		Concurrency:         r.opts.Concurrency,
-		VerificationTimeout: r.opts.VerificationTimeout,
-		ShowResourceNames:   r.opts.ShowResourceNames,
-	}, state, port, r.log)
+	res := r.f.RunEngine(ctx, engine.Config{Mode: r.req.Mode, Engine: r.opts.Engine}, state, port, r.log)
 	o := outcome{status: res.Status, verification: res.Verification, counts: res.Counts, revision: state.Commit}
 	if o.verification == "" {
 		o.verification = vocab.VerificationNotRun
@@ -216,8 +199,8 @@ func (r *runner) logDesiredError(err error) {
 		slog.String(vocab.FieldStatus, string(vocab.StatusInvalid)),
 		slog.String(vocab.FieldErrorClass, class),
 	}
-	if ordinal > 0 || (r.opts.ShowResourceNames && path != "") {
-		attrs = append(attrs, logging.Resource(ordinal, path, r.opts.ShowResourceNames))
+	if ordinal > 0 || (r.opts.Output.ShowResourceNames && path != "") {
+		attrs = append(attrs, logging.Resource(ordinal, path, r.opts.Output.ShowResourceNames))
 	}
 	r.log.Error("desired state rejected: "+detail, attrs...)
 }

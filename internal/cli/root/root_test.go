@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/factory"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/report"
@@ -37,7 +38,7 @@ type fake struct {
 	loadErr  error
 	portErr  error
 	gotCfg   engine.Config
-	gotReq   factory.DesiredRequest
+	gotReq   config.Desired
 	block    bool // RunEngine waits for cancellation
 }
 
@@ -54,7 +55,7 @@ func newFake() *fake {
 			return nil, os.ErrNotExist
 		},
 		Now: time.Now,
-		LoadDesired: func(ctx context.Context, r factory.DesiredRequest) (model.State, error) {
+		LoadDesired: func(ctx context.Context, r config.Desired) (model.State, error) {
 			fk.loads++
 			fk.gotReq = r
 			if fk.loadErr != nil {
@@ -62,7 +63,7 @@ func newFake() *fake {
 			}
 			return model.State{Commit: sha}, nil
 		},
-		NewPort: func(ctx context.Context, o factory.AWSOptions) (engine.Port, error) {
+		NewPort: func(ctx context.Context, o config.AWS) (engine.Port, error) {
 			fk.ports++
 			return nil, fk.portErr
 		},
