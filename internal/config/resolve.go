@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"regexp"
 	"sort"
@@ -238,6 +239,10 @@ func readConfigFile(name string, in Input) (map[string]string, []Problem) {
 	return parseConfig(data)
 }
 
+// ReasonNoSettings is the config:file reason for a --config file that holds
+// no settings at all.
+const ReasonNoSettings = "holds no settings (it is empty or only comments); add settings or drop --config"
+
 // parseConfig is the YAML config parser (fuzzed). It never includes YAML
 // library error text in a problem, because that text can quote the input.
 func parseConfig(data []byte) (map[string]string, []Problem) {
@@ -247,12 +252,20 @@ func parseConfig(data []byte) (map[string]string, []Problem) {
 	if len(data) > MaxConfigFileBytes {
 		return nil, fileProblem(fmt.Sprintf("is larger than %d bytes", MaxConfigFileBytes))
 	}
+	// A file given with --config that holds no settings (empty, blank,
+	// only comments, or a lone null document) is rejected: it is most often
+	// a config file whose generating step failed, and the operator asked for
+	// settings to be read (docs/configuration.md).
+	noSettings := fileProblem(ReasonNoSettings)
 	if len(bytes.TrimSpace(data)) == 0 {
-		return map[string]string{}, nil
+		return nil, noSettings
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, noSettings // comments and blank lines only
+		}
 		return nil, fileProblem("is not valid YAML")
 	}
 	var extra yaml.Node
@@ -264,10 +277,13 @@ func parseConfig(data []byte) (map[string]string, []Problem) {
 	}
 	m := doc.Content[0]
 	if m.Kind == yaml.ScalarNode && m.Tag == "!!null" {
-		return map[string]string{}, nil
+		return nil, noSettings // "---", "~" or "null" alone
 	}
 	if m.Kind != yaml.MappingNode {
 		return nil, fileProblem("must be a YAML mapping of setting names to values")
+	}
+	if len(m.Content) == 0 {
+		return nil, noSettings // "{}"
 	}
 	out := map[string]string{}
 	var probs []Problem

@@ -277,3 +277,35 @@ func TestSecretPrefixTrimmedOnlyOnce(t *testing.T) {
 		assert.NotContains(t, err.Error(), canary, v)
 	}
 }
+
+// TestConfigFileWithoutSettingsRejected is the regression test of issue 15
+// finding 6: an empty config file was accepted while a comment-only one was
+// called "not valid YAML". Every file that holds no settings now gets the
+// same config:file diagnostic, and valid YAML is never called invalid.
+func TestConfigFileWithoutSettingsRejected(t *testing.T) {
+	for name, body := range map[string]string{
+		"empty":          "",
+		"blank":          "  \n\n\t\n",
+		"comment-only":   "# settings come from the environment\n",
+		"comments-blank": "\n# a\n\n   # b\n",
+		"null-document":  "---\n",
+		"tilde":          "~\n",
+		"empty-mapping":  "{}\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			out, probs := parseConfig([]byte(body))
+			if out != nil || len(probs) != 1 {
+				t.Fatalf("parseConfig(%q) = %v, %v; want one problem", body, out, probs)
+			}
+			p := probs[0]
+			if p.Class != ClassFile || p.Reason != ReasonNoSettings {
+				t.Fatalf("problem = %+v; want %s %q", p, ClassFile, ReasonNoSettings)
+			}
+		})
+	}
+	// A comment next to a real setting is fine.
+	out, probs := parseConfig([]byte("# team app\nsecret-prefix: team/app # trailing\n"))
+	if len(probs) != 0 || out["secret-prefix"] != "team/app" {
+		t.Fatalf("commented file: %v, %v", out, probs)
+	}
+}
