@@ -45,7 +45,7 @@ func (e *Emulator) State() StateDump {
 			sd.Tags[t.key] = t.value
 		}
 		for _, v := range s.versions {
-			vd := VersionDump{VersionID: v.id, Stages: append([]string{}, s.stages[v.id]...), SecretBinary: slices.Clone(v.bin), CreatedDate: v.created}
+			vd := VersionDump{VersionID: v.id, Stages: append([]string{}, s.stages[v.id]...), SecretBinary: slices.Clone(v.bin), CreatedDate: v.created, KmsKeyIDs: keyIDsOut(v)}
 			if v.str != nil {
 				str := *v.str
 				vd.SecretString = &str
@@ -104,7 +104,7 @@ func (e *Emulator) SetConditions(c Conditions) error {
 				p := "pending"
 				str = &p
 			}
-			n.versions = append(n.versions, newVersion(id, str, bin, now))
+			n.versions = append(n.versions, newVersion(id, str, bin, now, e.storedKeyID(n)))
 			n.removeLabel("AWSPENDING")
 			n.addLabel(id, "AWSPENDING")
 		} else {
@@ -129,13 +129,13 @@ func (e *Emulator) SetConditions(c Conditions) error {
 			if target == "" {
 				target = e.newVersionID()
 				p := "extra-current"
-				n.versions = append(n.versions, newVersion(target, &p, nil, now))
+				n.versions = append(n.versions, newVersion(target, &p, nil, now, e.storedKeyID(n)))
 			}
 			n.addLabel(target, "AWSCURRENT")
 			if len(holders) == 0 { // needs two holders
 				other := e.newVersionID()
 				p := "extra-current"
-				n.versions = append(n.versions, newVersion(other, &p, nil, now))
+				n.versions = append(n.versions, newVersion(other, &p, nil, now, e.storedKeyID(n)))
 				n.addLabel(other, "AWSCURRENT")
 			}
 		} else if len(holders) > 1 {
@@ -146,7 +146,7 @@ func (e *Emulator) SetConditions(c Conditions) error {
 	}
 	if c.CurrentPayload != nil {
 		id := e.newVersionID()
-		v := &version{id: id, created: now}
+		v := &version{id: id, created: now, keys: []string{e.storedKeyID(n)}}
 		if *c.CurrentPayload == "both" {
 			str := "string-part"
 			v.str, v.bin = &str, []byte("binary-part")
@@ -246,6 +246,8 @@ func (e *Emulator) serveControl(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", "GET, POST")
 			writeControlError(w, http.StatusMethodNotAllowed, "/_emulator/clock needs GET or POST")
 		}
+	case "/_emulator/kms", "/_emulator/kms/keys", "/_emulator/kms/aliases":
+		e.serveKMS(w, r)
 	default:
 		writeControlError(w, http.StatusNotFound, "unknown control endpoint "+path+"; see docs/emulator.md")
 	}

@@ -40,6 +40,9 @@ type Emulator struct {
 	nth      map[string]int64
 	stats    Stats
 	inFlight int64 // API requests being served now
+
+	kms         *kmsRegistry // KMS keys and aliases; survives Reset
+	pendingKeys []KMSKey     // from WithKMSKeys, added by New
 }
 
 // Option configures New.
@@ -63,6 +66,7 @@ func WithFaults(f Faults) Option {
 		}
 		e.faults = f
 		e.faults.Script = append([]ScriptedFault(nil), f.Script...)
+		e.faults.KMSKeyFaults = append([]KMSKeyFault(nil), f.KMSKeyFaults...)
 	}
 }
 
@@ -79,6 +83,13 @@ func New(opts ...Option) *Emulator {
 	e.st = newStore()
 	e.resetFaultState()
 	e.resetStats()
+	e.kms = newKMSRegistry()
+	for _, k := range e.pendingKeys {
+		if _, err := e.addKMSKey(k); err != nil {
+			panic("emulator.WithKMSKeys: " + err.Error())
+		}
+	}
+	e.pendingKeys = nil
 	return e
 }
 

@@ -107,6 +107,9 @@ func ValidateFaults(f Faults) error {
 	default:
 		return fmt.Errorf("ambiguous_kind must be one of after-apply, before-apply, mixed")
 	}
+	if err := validateKMSKeyFaults(f.KMSKeyFaults); err != nil {
+		return err
+	}
 	for i, s := range f.Script {
 		if operations[s.Operation] == nil {
 			return fmt.Errorf("script[%d].operation %q is not a served operation", i, s.Operation)
@@ -169,6 +172,7 @@ func (e *Emulator) SetFaults(f Faults) error {
 	defer e.mu.Unlock()
 	e.faults = f
 	e.faults.Script = append([]ScriptedFault(nil), f.Script...)
+	e.faults.KMSKeyFaults = append([]KMSKeyFault(nil), f.KMSKeyFaults...)
 	e.resetFaultState()
 	return nil
 }
@@ -179,6 +183,7 @@ func (e *Emulator) Faults() Faults {
 	defer e.mu.Unlock()
 	f := e.faults
 	f.Script = append([]ScriptedFault(nil), f.Script...)
+	f.KMSKeyFaults = append([]KMSKeyFault(nil), f.KMSKeyFaults...)
 	return f
 }
 

@@ -415,6 +415,9 @@ func (e *Emulator) batchGetSecretValue(in *batchGetIn) (any, *apiError) {
 			if aerr == nil {
 				var v *version
 				if v, aerr = resolveVersion(s, nil, nil); aerr == nil {
+					aerr = e.decrypt(v)
+				}
+				if aerr == nil {
 					r.lastAccessed = day(now)
 					out.SecretValues = append(out.SecretValues, valueOut(s, v))
 					continue
@@ -444,6 +447,9 @@ func (e *Emulator) batchGetSecretValue(in *batchGetIn) (any, *apiError) {
 			continue
 		}
 		v, verr := resolveVersion(s, nil, nil)
+		if verr == nil {
+			verr = e.decrypt(v)
+		}
 		if verr != nil {
 			out.Errors = append(out.Errors, batchErrorOut{SecretID: id, ErrorCode: verr.code, Message: verr.msg})
 			continue

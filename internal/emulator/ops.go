@@ -44,8 +44,9 @@ func errTokenInUse(tok, arn string) *apiError {
 	return errf("ResourceExistsException", "You can't use ClientRequestToken %s because that value is already in use for a version of secret %s.", tok, arn)
 }
 
-func newVersion(id string, str *string, bin []byte, now time.Time) *version {
-	v := &version{id: id, bin: slices.Clone(bin), created: now}
+// newVersion makes a version encrypted under the KMS key id keyID.
+func newVersion(id string, str *string, bin []byte, now time.Time, keyID string) *version {
+	v := &version{id: id, bin: slices.Clone(bin), created: now, keys: []string{keyID}}
 	if str != nil {
 		s := *str
 		v.str = &s
@@ -119,6 +120,18 @@ func (e *Emulator) createSecret(in *createSecretIn) (any, *apiError) {
 		}
 		return nil, errf("ResourceExistsException", "The operation failed because the secret %s already exists.", name)
 	}
+	keyID := defaultKMSKeyID
+	if in.KmsKeyID != nil {
+		var aerr *apiError
+		if keyID, aerr = e.resolveKMS(*in.KmsKeyID); aerr != nil {
+			return nil, aerr
+		}
+	}
+	if hasValue {
+		if aerr := e.encryptWith(keyID); aerr != nil {
+			return nil, aerr
+		}
+	}
 	s := &secret{
 		arn:         e.arn(name),
 		name:        name,
@@ -131,7 +144,7 @@ func (e *Emulator) createSecret(in *createSecretIn) (any, *apiError) {
 	if in.Description != nil {
 		s.description = *in.Description
 	}
-	if in.KmsKeyID != nil {
+	if keyID != defaultKMSKeyID { // DescribeSecret leaves the AWS managed key out
 		s.kmsKeyID = *in.KmsKeyID
 	}
 	if in.Type != nil {
@@ -146,7 +159,7 @@ func (e *Emulator) createSecret(in *createSecretIn) (any, *apiError) {
 	}
 	if hasValue {
 		id := e.tokenOrNew(in.ClientRequestToken)
-		s.versions = []*version{newVersion(id, in.SecretString, in.SecretBinary, now)}
+		s.versions = []*version{newVersion(id, in.SecretString, in.SecretBinary, now, keyID)}
 		s.moveCurrent(id)
 		out.VersionID = id
 	}
@@ -218,9 +231,13 @@ func (e *Emulator) putSecretValue(in *putSecretValueIn) (any, *apiError) {
 		}
 		return nil, errTokenInUse(tok, s.arn)
 	}
+	keyID := e.storedKeyID(s)
+	if aerr := e.encryptWith(keyID); aerr != nil {
+		return nil, aerr
+	}
 	n := s.clone()
 	first := len(n.versions) == 0
-	n.versions = append(n.versions, newVersion(tok, in.SecretString, in.SecretBinary, now))
+	n.versions = append(n.versions, newVersion(tok, in.SecretString, in.SecretBinary, now, keyID))
 	if in.VersionStages == nil {
 		n.moveCurrent(tok)
 	} else {
@@ -263,8 +280,16 @@ func (e *Emulator) updateSecret(in *updateSecretIn) (any, *apiError) {
 	if aerr != nil {
 		return nil, aerr
 	}
+	oldKey := e.storedKeyID(s)
+	keyID := oldKey
+	if in.KmsKeyID != nil {
+		if keyID, aerr = e.resolveKMS(*in.KmsKeyID); aerr != nil {
+			return nil, aerr
+		}
+	}
 	out := arnNameVersionOut{ARN: s.arn, Name: s.name}
 	n := s.clone()
+	var add *version
 	if in.SecretString != nil || in.SecretBinary != nil {
 		id := e.tokenOrNew(in.ClientRequestToken)
 		if v := s.version(id); v != nil {
@@ -272,17 +297,31 @@ func (e *Emulator) updateSecret(in *updateSecretIn) (any, *apiError) {
 				return nil, errTokenInUse(id, s.arn)
 			}
 		} else {
-			n.versions = append(n.versions, newVersion(id, in.SecretString, in.SecretBinary, now))
-			n.moveCurrent(id)
-			trimVersions(n, now)
+			if aerr := e.encryptWith(keyID); aerr != nil {
+				return nil, aerr
+			}
+			add = newVersion(id, in.SecretString, in.SecretBinary, now, keyID)
 		}
 		out.VersionID = id
+	}
+	if keyID != oldKey {
+		// A changed key re-encrypts the labelled versions as they were when
+		// the call arrived; it creates no version and moves no label.
+		e.reencrypt(n, keyID)
+	}
+	if add != nil {
+		n.versions = append(n.versions, add)
+		n.moveCurrent(add.id)
+		trimVersions(n, now)
 	}
 	if in.Description != nil {
 		n.description = *in.Description
 	}
 	if in.KmsKeyID != nil {
 		n.kmsKeyID = *in.KmsKeyID
+		if keyID == defaultKMSKeyID { // "" or the managed key: left out of DescribeSecret
+			n.kmsKeyID = ""
+		}
 	}
 	if in.Type != nil {
 		n.typ = *in.Type

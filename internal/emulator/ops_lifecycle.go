@@ -3,7 +3,6 @@ package emulator
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -118,8 +117,8 @@ func (e *Emulator) untagResource(in *untagResourceIn) (any, *apiError) {
 		return nil, errMissing("tagKeys")
 	}
 	for _, k := range in.TagKeys {
-		if strings.HasPrefix(strings.ToLower(k), "aws:") {
-			return nil, errf("InvalidParameterException", msgReservedTag)
+		if err := validTagKey(k, "tagKeys.member"); err != nil {
+			return nil, err
 		}
 	}
 	now, lag := e.begin()

@@ -113,6 +113,9 @@ func (e *Emulator) getSecretValue(in *getSecretValueIn) (any, *apiError) {
 	if aerr != nil {
 		return nil, aerr
 	}
+	if aerr := e.decrypt(v); aerr != nil {
+		return nil, aerr
+	}
 	r.lastAccessed = day(now)
 	return valueOut(s, v), nil
 }
@@ -159,7 +162,7 @@ func (e *Emulator) listSecretVersionIDs(in *listVersionIDsIn) (any, *apiError) {
 				out.NextToken = encodeOffsetToken(idx)
 				break
 			}
-			out.Versions = append(out.Versions, versionEntryOut{VersionID: v.id, VersionStages: slices.Clone(labels), CreatedDate: ep(v.created)})
+			out.Versions = append(out.Versions, versionEntryOut{VersionID: v.id, VersionStages: slices.Clone(labels), CreatedDate: ep(v.created), KmsKeyIDs: keyIDsOut(v)})
 		}
 		idx++
 	}

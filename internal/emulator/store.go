@@ -15,6 +15,7 @@ type version struct {
 	str     *string
 	bin     []byte
 	created time.Time
+	keys    []string // KMS key ids that can decrypt it, oldest first (kms.go)
 }
 
 type tag struct{ key, value string }

@@ -34,6 +34,10 @@ type VersionDump struct {
 	SecretString *string   `json:"secret_string,omitempty"`
 	SecretBinary []byte    `json:"secret_binary,omitempty"`
 	CreatedDate  time.Time `json:"created_date"`
+	// KmsKeyIDs are the KMS keys that can decrypt this version, oldest
+	// first, as ListSecretVersionIds shows them (DefaultEncryptionKey for
+	// the AWS managed key).
+	KmsKeyIDs []string `json:"kms_key_ids"`
 }
 
 // Stats are the counters served by GET /_emulator/stats, reset by
@@ -95,6 +99,12 @@ type Faults struct {
 	// Script lists faults for exact calls: the Nth request of Operation
 	// (counting from 1, since these faults were set) gets Fault.
 	Script []ScriptedFault `json:"script"`
+	// KMSKeyFaults make KMS keys unusable (issue 14; see KMSKeyFault): a
+	// write whose value would be encrypted under such a key fails with
+	// EncryptionFailure (or AccessDeniedException), a read of a version no
+	// usable key can decrypt fails with DecryptionFailure (or
+	// AccessDeniedException). An addition to AWS's own faults.
+	KMSKeyFaults []KMSKeyFault `json:"kms_key_faults,omitempty"`
 }
 
 // ScriptedFault gives the Nth request of Operation (counted since the faults

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Limits the emulator enforces itself; the SDK validates only required-ness
@@ -100,21 +101,45 @@ func validValue(str *string, bin []byte, need bool) *apiError {
 	return nil
 }
 
+// validDescKms checks Description (at most 2,048 characters; the model
+// measures strings in characters, not bytes) and the form of KmsKeyId
+// (kms.go); whether the key exists needs the registry and is checked later.
 func validDescKms(desc, kms *string) *apiError {
-	if desc != nil && len(*desc) > maxDescriptionLen {
+	if desc != nil && utf8.RuneCountInString(*desc) > maxDescriptionLen {
 		return errTooLong("description", maxDescriptionLen)
 	}
-	if kms != nil && len(*kms) > maxKmsKeyIDLen {
-		return errTooLong("kmsKeyId", maxKmsKeyIDLen)
+	return validKMSKeyIDForm(kms)
+}
+
+// Tag rules (reference §5; model TagKeyType 1..128 and TagValueType
+// 0..256 characters, no pattern): keys and values are case-sensitive; a key
+// starting with aws: in any case is reserved (messages ours).
+const (
+	msgReservedTag = "Invalid tag key: the aws: prefix is reserved for AWS use."
+	msgTooManyTags = "Too many tags: a secret can have at most 50 tags."
+)
+
+func reservedTagKey(k string) bool { return len(k) >= 4 && strings.EqualFold(k[:4], "aws:") }
+
+func validTagKey(k, member string) *apiError {
+	n := utf8.RuneCountInString(k)
+	if n == 0 {
+		return errTooShort(member, 1)
+	}
+	if n > maxTagKeyLen {
+		return errTooLong(member, maxTagKeyLen)
+	}
+	if reservedTagKey(k) {
+		return errf("InvalidParameterException", msgReservedTag)
 	}
 	return nil
 }
 
-const msgReservedTag = "Invalid tag key: the aws: prefix is reserved for AWS use."
-
+// validTags checks a request's tag list. A key given twice keeps its last
+// value (mergeTags).
 func validTags(tags []wireTag) ([]tag, *apiError) {
 	if len(tags) > maxTags {
-		return nil, errf("InvalidParameterException", "Too many tags: a secret can have at most %d tags.", maxTags)
+		return nil, errf("InvalidParameterException", msgTooManyTags)
 	}
 	out := make([]tag, 0, len(tags))
 	for _, t := range tags {
@@ -126,17 +151,11 @@ func validTags(tags []wireTag) ([]tag, *apiError) {
 		if t.Value != nil {
 			v = *t.Value
 		}
-		if len(k) == 0 {
-			return nil, errTooShort("tags.member.key", 1)
+		if err := validTagKey(k, "tags.member.key"); err != nil {
+			return nil, err
 		}
-		if len(k) > maxTagKeyLen {
-			return nil, errTooLong("tags.member.key", maxTagKeyLen)
-		}
-		if len(v) > maxTagValueLen {
+		if utf8.RuneCountInString(v) > maxTagValueLen {
 			return nil, errTooLong("tags.member.value", maxTagValueLen)
-		}
-		if strings.HasPrefix(strings.ToLower(k), "aws:") {
-			return nil, errf("InvalidParameterException", msgReservedTag)
 		}
 		out = append(out, tag{k, v})
 	}
@@ -162,12 +181,12 @@ func mergeTags(have, add []tag) ([]tag, *apiError) {
 	}
 	n := 0
 	for _, t := range out {
-		if !strings.HasPrefix(strings.ToLower(t.key), "aws:") {
+		if !reservedTagKey(t.key) { // aws: tags do not count (reference §5)
 			n++
 		}
 	}
 	if n > maxTags {
-		return nil, errf("InvalidParameterException", "Too many tags: a secret can have at most %d tags.", maxTags)
+		return nil, errf("InvalidParameterException", msgTooManyTags)
 	}
 	return out, nil
 }

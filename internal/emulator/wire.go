@@ -267,6 +267,7 @@ type versionEntryOut struct {
 	VersionStages    []string `json:"VersionStages,omitempty"`
 	LastAccessedDate *epoch   `json:"LastAccessedDate,omitempty"`
 	CreatedDate      *epoch   `json:"CreatedDate,omitempty"`
+	KmsKeyIDs        []string `json:"KmsKeyIds,omitempty"`
 }
 
 type listVersionIDsOut struct {
