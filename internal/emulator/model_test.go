@@ -19,14 +19,26 @@ import (
 // calls (tokens and values drawn from small sets so that replays, conflicts,
 // deletions and restores collide often) must leave the emulator in the state
 // a small reference model predicts, and every answer's error code must be
-// the one AWS gives in that state.
+// the one AWS gives in that state. KMS keys (issue 14): secrets name one of
+// two customer keys or the default one, keys become unusable at random, and
+// UpdateSecret re-encrypts the labelled versions when the key changes.
 
 type mSecret struct {
 	pending                   bool
-	current, previous, staged string            // values under AWSCURRENT, AWSPREVIOUS, AWSPENDING ("" = none)
-	versions                  map[string]string // token → value
+	current, previous, staged string              // tokens under AWSCURRENT, AWSPREVIOUS, AWSPENDING ("" = none)
+	versions                  map[string]string   // token → value
+	keys                      map[string][]string // token → model keys that can decrypt it ("D", "A", "B"), oldest first
+	key                       string              // the secret's model key
 	tags                      map[string]string
 }
+
+// Model KMS keys: D is aws/secretsmanager, A and B customer keys; refs are
+// the KmsKeyId values the test sends ("" means D, alias/missing is unknown).
+var (
+	mKeyIDs  = map[string]string{"D": "DefaultEncryptionKey", "A": "1234abcd-12ab-34cd-56ef-1234567890ab", "B": "0987dcba-09fe-87dc-65ba-ab0987654321"}
+	mKeyRefs = map[string]string{"": "D", "alias/aws/secretsmanager": "D", "1234abcd-12ab-34cd-56ef-1234567890ab": "A", "alias/b": "B", "alias/missing": ""}
+	mRefs    = []string{"", "alias/aws/secretsmanager", "1234abcd-12ab-34cd-56ef-1234567890ab", "alias/b", "alias/missing"}
+)
 
 type model map[string]*mSecret
 
@@ -47,8 +59,34 @@ func tok(n int) string { return fmt.Sprintf("00000000-0000-4000-8000-%012d", n) 
 
 func TestModel_RandomCallSequencesMatchReferenceModel(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
-		e := emulator.New()
+		e := emulator.New(emulator.WithKMSKeys(
+			emulator.KMSKey{KeyID: mKeyIDs["A"]},
+			emulator.KMSKey{KeyID: mKeyIDs["B"], Aliases: []string{"alias/b"}}))
 		m := model{}
+		kmsState := map[string]string{} // model key → "", disabled or access-denied
+		refs := rapid.SampledFrom(mRefs)
+		// kmsErr is the error code for a key in state st ("" when usable).
+		kmsErr := func(k string, encrypt bool) string {
+			switch kmsState[k] {
+			case emulator.KMSAccessDenied:
+				return "AccessDeniedException"
+			case emulator.KMSDisabled:
+				if encrypt {
+					return "EncryptionFailure"
+				}
+				return "DecryptionFailure"
+			}
+			return ""
+		}
+		decryptErr := func(ks []string) string {
+			last := ""
+			for _, k := range ks {
+				if last = kmsErr(k, false); last == "" {
+					return ""
+				}
+			}
+			return last
+		}
 		names := rapid.SampledFrom([]string{"a", "b/c", "d"})
 		values := rapid.SampledFrom([]string{"x", "y", "z"})
 		tokens := rapid.IntRange(1, 6)
@@ -69,18 +107,23 @@ func TestModel_RandomCallSequencesMatchReferenceModel(t *testing.T) {
 			}
 			return "", true
 		}
-		moveCurrent := func(s *mSecret, value string) {
+		moveCurrent := func(s *mSecret, tok string) {
 			if s.current != "" {
 				s.previous = s.current
 			}
-			s.current = value
+			s.current = tok
+		}
+		addVersion := func(s *mSecret, tok, value string) {
+			s.versions[tok] = value
+			s.keys[tok] = []string{s.key}
 		}
 		rt.Repeat(map[string]func(*rapid.T){
 			"create": func(rt *rapid.T) {
 				name, tk := names.Draw(rt, "name"), tok(tokens.Draw(rt, "tok"))
 				withValue := rapid.Bool().Draw(rt, "withValue")
 				value := values.Draw(rt, "value")
-				body := map[string]any{"Name": name, "ClientRequestToken": tk}
+				ref := refs.Draw(rt, "kmsKeyId")
+				body := map[string]any{"Name": name, "ClientRequestToken": tk, "KmsKeyId": ref}
 				if withValue {
 					body["SecretString"] = value
 				}
@@ -95,12 +138,16 @@ func TestModel_RandomCallSequencesMatchReferenceModel(t *testing.T) {
 						want = ""
 					}
 					expect(rt, "create", code, typ, want)
+				case mKeyRefs[ref] == "":
+					expect(rt, "create", code, typ, "InvalidParameterException")
+				case withValue && kmsErr(mKeyRefs[ref], true) != "":
+					expect(rt, "create", code, typ, kmsErr(mKeyRefs[ref], true))
 				default:
 					expect(rt, "create", code, typ, "")
-					ns := &mSecret{versions: map[string]string{}, tags: map[string]string{}}
+					ns := &mSecret{versions: map[string]string{}, keys: map[string][]string{}, tags: map[string]string{}, key: mKeyRefs[ref]}
 					if withValue {
-						ns.versions[tk] = value
-						ns.current = value
+						addVersion(ns, tk, value)
+						ns.current = tk
 					}
 					m[name] = ns
 				}
@@ -121,36 +168,71 @@ func TestModel_RandomCallSequencesMatchReferenceModel(t *testing.T) {
 					expect(rt, "put", code, typ, "InvalidRequestException")
 				default:
 					want, created := replay(s, tk, value)
+					if created && kmsErr(s.key, true) != "" {
+						want, created = kmsErr(s.key, true), false
+					}
 					expect(rt, "put", code, typ, want)
 					if created {
 						first := len(s.versions) == 0
-						s.versions[tk] = value
+						addVersion(s, tk, value)
 						if pending {
-							s.staged = value
+							s.staged = tk
 							if first {
-								s.current = value
+								s.current = tk
 							}
 						} else {
-							moveCurrent(s, value)
+							moveCurrent(s, tk)
 						}
 					}
 				}
 			},
 			"update": func(rt *rapid.T) {
 				name, tk, value := names.Draw(rt, "name"), tok(tokens.Draw(rt, "tok")), values.Draw(rt, "value")
-				code, typ := do(e, "UpdateSecret", map[string]any{"SecretId": name, "ClientRequestToken": tk, "SecretString": value})
+				withValue, withKey := rapid.Bool().Draw(rt, "withValue"), rapid.Bool().Draw(rt, "withKey")
+				ref := refs.Draw(rt, "kmsKeyId")
+				body := map[string]any{"SecretId": name, "ClientRequestToken": tk, "Description": "d"}
+				if withValue {
+					body["SecretString"] = value
+				}
+				if withKey {
+					body["KmsKeyId"] = ref
+				}
+				code, typ := do(e, "UpdateSecret", body)
 				s := m[name]
 				switch {
 				case s == nil:
 					expect(rt, "update", code, typ, "ResourceNotFoundException")
 				case s.pending:
 					expect(rt, "update", code, typ, "InvalidRequestException")
+				case withKey && mKeyRefs[ref] == "":
+					expect(rt, "update", code, typ, "InvalidParameterException")
 				default:
-					want, created := replay(s, tk, value)
+					newKey := s.key
+					if withKey {
+						newKey = mKeyRefs[ref]
+					}
+					want, created := "", false
+					if withValue {
+						want, created = replay(s, tk, value)
+						if created && kmsErr(newKey, true) != "" {
+							want, created = kmsErr(newKey, true), false
+						}
+					}
 					expect(rt, "update", code, typ, want)
+					if want != "" {
+						return
+					}
+					if newKey != s.key && kmsErr(newKey, true) == "" {
+						for _, t := range []string{s.current, s.previous, s.staged} {
+							if t != "" && decryptErr(s.keys[t]) == "" && !slices.Contains(s.keys[t], newKey) {
+								s.keys[t] = append(s.keys[t], newKey)
+							}
+						}
+					}
+					s.key = newKey
 					if created {
-						s.versions[tk] = value
-						moveCurrent(s, value)
+						addVersion(s, tk, value)
+						moveCurrent(s, tk)
 					}
 				}
 			},
@@ -209,6 +291,38 @@ func TestModel_RandomCallSequencesMatchReferenceModel(t *testing.T) {
 					}
 				}
 			},
+			"get": func(rt *rapid.T) {
+				name := names.Draw(rt, "name")
+				stage := rapid.SampledFrom([]string{"AWSCURRENT", "AWSPREVIOUS", "AWSPENDING"}).Draw(rt, "stage")
+				code, typ := do(e, "GetSecretValue", map[string]any{"SecretId": name, "VersionStage": stage})
+				s := m[name]
+				switch {
+				case s == nil:
+					expect(rt, "get", code, typ, "ResourceNotFoundException")
+				case s.pending:
+					expect(rt, "get", code, typ, "InvalidRequestException")
+				default:
+					t := map[string]string{"AWSCURRENT": s.current, "AWSPREVIOUS": s.previous, "AWSPENDING": s.staged}[stage]
+					if t == "" {
+						expect(rt, "get", code, typ, "ResourceNotFoundException")
+					} else {
+						expect(rt, "get", code, typ, decryptErr(s.keys[t]))
+					}
+				}
+			},
+			"kmsFault": func(rt *rapid.T) {
+				var fs []emulator.KMSKeyFault
+				for _, k := range []string{"D", "A", "B"} {
+					kmsState[k] = rapid.SampledFrom([]string{"", "", emulator.KMSDisabled, emulator.KMSAccessDenied}).Draw(rt, "state"+k)
+					if kmsState[k] != "" {
+						ref := map[string]string{"D": "alias/aws/secretsmanager", "A": mKeyIDs["A"], "B": "alias/b"}[k]
+						fs = append(fs, emulator.KMSKeyFault{Key: ref, State: kmsState[k]})
+					}
+				}
+				if err := e.SetFaults(emulator.Faults{KMSKeyFaults: fs}); err != nil {
+					rt.Fatal(err)
+				}
+			},
 			"windowEnds": func(rt *rapid.T) {
 				e.AdvanceClock(7 * 24 * time.Hour)
 				for name, s := range m {
@@ -238,7 +352,17 @@ func TestModel_RandomCallSequencesMatchReferenceModel(t *testing.T) {
 								rt.Fatalf("%s: label %s on two versions", sd.Name, l)
 							}
 							seen[l] = true
-							got[l] = *v.SecretString
+							got[l] = v.VersionID
+						}
+						if *v.SecretString != s.versions[v.VersionID] {
+							rt.Fatalf("%s/%s holds %q, model %q", sd.Name, v.VersionID, *v.SecretString, s.versions[v.VersionID])
+						}
+						var want []string
+						for _, k := range s.keys[v.VersionID] {
+							want = append(want, mKeyIDs[k])
+						}
+						if !slices.Equal(v.KmsKeyIDs, want) {
+							rt.Fatalf("%s/%s keys %v, model %v", sd.Name, v.VersionID, v.KmsKeyIDs, want)
 						}
 					}
 					if got["AWSCURRENT"] != s.current || got["AWSPREVIOUS"] != s.previous || got["AWSPENDING"] != s.staged {
@@ -246,6 +370,10 @@ func TestModel_RandomCallSequencesMatchReferenceModel(t *testing.T) {
 					}
 					if len(sd.Versions) != len(s.versions) {
 						rt.Fatalf("%s: %d versions, model %d", sd.Name, len(sd.Versions), len(s.versions))
+					}
+					wantRef := map[string]bool{"D": sd.KmsKeyID == "", "A": sd.KmsKeyID == mKeyIDs["A"], "B": sd.KmsKeyID == "alias/b"}
+					if !wantRef[s.key] {
+						rt.Fatalf("%s KmsKeyId %q, model key %s", sd.Name, sd.KmsKeyID, s.key)
 					}
 					keys := func(mm map[string]string) []string {
 						var ks []string
