@@ -19,7 +19,14 @@ func FuzzServeAPI(f *testing.F) {
 	slices.Sort(ops)
 	ops = append(ops, "RotateSecret")
 	f.Add(uint8(0), []byte(`{"Name":"a","SecretString":"v"}`))
-	e := New()
+	// A customer key with an alias, so KmsKeyId seeds reach the valid paths
+	// (testdata/fuzz/FuzzServeAPI/kms-*), and a fault on the alias's key,
+	// so that writes and reads under it take the failure paths too.
+	e := New(WithKMSKeys(KMSKey{KeyID: "1234abcd-12ab-34cd-56ef-1234567890ab", Aliases: []string{"alias/fuzz"}},
+		KMSKey{KeyID: "mrk-0123456789abcdef0123456789abcdef"}))
+	if err := e.SetFaults(Faults{KMSKeyFaults: []KMSKeyFault{{Key: "mrk-0123456789abcdef0123456789abcdef", State: KMSDisabled}}}); err != nil {
+		f.Fatal(err)
+	}
 	calls := 0
 	f.Fuzz(func(t *testing.T, opIdx uint8, body []byte) {
 		if len(body) > 16<<10 {
@@ -58,7 +65,8 @@ func FuzzServeAPI(f *testing.F) {
 
 // checkWellFormed asserts the store's invariants: names unique among live
 // secrets, every label on a known version, no label on two versions except
-// AWSCURRENT put there by Conditions (never by the API).
+// AWSCURRENT put there by Conditions (never by the API), every version
+// encrypted under at least one KMS key and no key listed twice.
 func checkWellFormed(t *testing.T, e *Emulator) {
 	t.Helper()
 	names := map[string]bool{}
@@ -72,6 +80,9 @@ func checkWellFormed(t *testing.T, e *Emulator) {
 			if (v.SecretString == nil) == (v.SecretBinary == nil) {
 				t.Fatalf("%s/%s holds both or neither of string and binary", s.Name, v.VersionID)
 			}
+			if len(v.KmsKeyIDs) == 0 || len(slices.Compact(slices.Sorted(slices.Values(v.KmsKeyIDs)))) != len(v.KmsKeyIDs) {
+				t.Fatalf("%s/%s KMS keys %v: none, or one twice", s.Name, v.VersionID, v.KmsKeyIDs)
+			}
 			for _, l := range v.Stages {
 				if other, dup := seen[l]; dup {
 					t.Fatalf("label %s on %s and %s", l, other, v.VersionID)
@@ -82,13 +93,16 @@ func checkWellFormed(t *testing.T, e *Emulator) {
 	}
 }
 
-// FuzzControl feeds arbitrary bodies to the control endpoints: never a
-// panic, only 200 or 400, always a JSON body.
+// FuzzControl feeds arbitrary bodies to the control endpoints (faults,
+// conditions, clock, KMS keys and aliases): never a panic, only 200 or 400,
+// always a JSON body.
 func FuzzControl(f *testing.F) {
 	paths := []struct{ method, path string }{
 		{http.MethodPut, "/_emulator/faults"},
 		{http.MethodPost, "/_emulator/conditions"},
 		{http.MethodPost, "/_emulator/clock"},
+		{http.MethodPost, "/_emulator/kms/keys"},
+		{http.MethodPost, "/_emulator/kms/aliases"},
 	}
 	f.Add(uint8(0), []byte(`{"seed":1,"error_rate":0.5}`))
 	e := New()
