@@ -35,6 +35,36 @@ func (s *scriptFlag) Set(v string) error {
 	return nil
 }
 
+// kmsKeyFlag collects repeated --kms-key KEY_ID[=alias/a,alias/b] values.
+type kmsKeyFlag []emulator.KMSKey
+
+func (k *kmsKeyFlag) String() string { return "" }
+
+func (k *kmsKeyFlag) Set(v string) error {
+	id, aliases, found := strings.Cut(v, "=")
+	key := emulator.KMSKey{KeyID: id}
+	if found {
+		key.Aliases = strings.Split(aliases, ",")
+	}
+	*k = append(*k, key)
+	return nil
+}
+
+// kmsFaultFlag collects repeated --kms-key-fault KEY:STATE values (KEY may
+// be an ARN, so the state follows the last colon).
+type kmsFaultFlag []emulator.KMSKeyFault
+
+func (k *kmsFaultFlag) String() string { return "" }
+
+func (k *kmsFaultFlag) Set(v string) error {
+	i := strings.LastIndexByte(v, ':')
+	if i < 0 {
+		return errors.New("want KEY:STATE, e.g. alias/app:disabled")
+	}
+	*k = append(*k, emulator.KMSKeyFault{Key: v[:i], State: v[i+1:]})
+	return nil
+}
+
 // Run runs the emulator command with args (without the program name) until
 // a value arrives on stop. It returns the process exit code.
 func Run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
@@ -46,6 +76,8 @@ func Run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	logCalls := fs.Bool("log", false, "log one line per API call to stderr (operation, status, error code, fault; never names or values)")
 	var f emulator.Faults
 	var script scriptFlag
+	var kmsKeys kmsKeyFlag
+	var kmsFaults kmsFaultFlag
 	fs.Int64Var(&f.Seed, "seed", 0, "seed for every random decision (ARN suffixes, fault rolls, jitter)")
 	fs.Int64Var(&f.LatencyMS, "latency-ms", 0, "latency added to every API call, milliseconds")
 	fs.Int64Var(&f.LatencyJitterMS, "latency-jitter-ms", 0, "extra uniform random latency in [0,n] milliseconds")
@@ -57,6 +89,8 @@ func Run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	fs.BoolVar(&f.Quotas, "quotas", false, "enforce AWS request quotas (token buckets per operation family)")
 	fs.Float64Var(&f.QuotaScale, "quota-scale", 1, "multiply every quota rate and burst by this factor")
 	fs.Var(&script, "script", "scripted fault Operation:nth:fault (repeatable), fault = ambiguous-after-apply | ambiguous-before-apply | error:<Code>[:<Message>]")
+	fs.Var(&kmsKeys, "kms-key", "customer managed KMS key KEY_ID[=alias/a,alias/b] the emulator knows (repeatable); aws/secretsmanager is always known")
+	fs.Var(&kmsFaults, "kms-key-fault", "make a KMS key unusable KEY:STATE (repeatable), KEY = key id, key ARN, alias name or alias ARN, STATE = disabled | pending-deletion | access-denied")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -68,6 +102,7 @@ func Run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		return 2
 	}
 	f.Script = script
+	f.KMSKeyFaults = kmsFaults
 	if err := emulator.ValidateFaults(f); err != nil {
 		fmt.Fprintf(stderr, "secretsmanager-emulator: invalid fault flags: %v\n", err)
 		return 2
@@ -77,6 +112,12 @@ func Run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		opts = append(opts, emulator.WithLogger(slog.New(slog.NewTextHandler(stderr, nil))))
 	}
 	emu := emulator.New(opts...)
+	for _, k := range kmsKeys {
+		if _, err := emu.AddKMSKey(k); err != nil {
+			fmt.Fprintf(stderr, "secretsmanager-emulator: invalid --kms-key: %v\n", err)
+			return 2
+		}
+	}
 
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {

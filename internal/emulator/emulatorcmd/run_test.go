@@ -174,3 +174,38 @@ func TestRun_LogFlagLogsCallsWithoutValues(t *testing.T) {
 		t.Fatalf("log leaks the name or value: %q", logs)
 	}
 }
+
+func TestRun_KMSKeyFlagsRegisterKeysAndFaults(t *testing.T) {
+	const id = "1234abcd-12ab-34cd-56ef-1234567890ab"
+	url, stop, code := startRun(t, "--listen", "127.0.0.1:0", "--kms-key", id+"=alias/app,alias/team/x", "--kms-key", "0987dcba-09fe-87dc-65ba-ab0987654321",
+		"--kms-key-fault", "arn:aws:kms:us-east-1:123456789012:alias/app:disabled")
+	defer func() { stop <- syscall.SIGINT; <-code }()
+	var d emulator.KMSDump
+	getJSON(t, url+"/_emulator/kms", &d)
+	if len(d.Keys) != 3 || d.Keys[1].KeyID != id || strings.Join(d.Keys[1].Aliases, ",") != "alias/app,alias/team/x" || len(d.Keys[2].Aliases) != 0 {
+		t.Fatalf("keys %+v", d.Keys)
+	}
+	var f emulator.Faults
+	getJSON(t, url+"/_emulator/faults", &f)
+	if len(f.KMSKeyFaults) != 1 || f.KMSKeyFaults[0] != (emulator.KMSKeyFault{Key: "arn:aws:kms:us-east-1:123456789012:alias/app", State: "disabled"}) {
+		t.Fatalf("faults %+v", f.KMSKeyFaults)
+	}
+	for _, bad := range [][]string{{"--kms-key", "nope"}, {"--kms-key", id + "=app"}, {"--kms-key-fault", "alias/app"}, {"--kms-key-fault", "alias/app:melted"}} {
+		var stderr bytes.Buffer
+		if c := Run(append([]string{"--listen", "127.0.0.1:0"}, bad...), io.Discard, &stderr, make(chan os.Signal)); c != 2 {
+			t.Errorf("%v: exit %d, want 2 (%s)", bad, c, stderr.String())
+		}
+	}
+}
+
+func getJSON(t *testing.T, url string, v any) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		t.Fatal(err)
+	}
+}
