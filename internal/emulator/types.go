@@ -16,7 +16,7 @@ type SecretDump struct {
 	Name            string            `json:"name"`
 	ARN             string            `json:"arn"`
 	Description     string            `json:"description"`
-	KmsKeyID        string            `json:"kms_key_id"`
+	KmsKeyID        string            `json:"kms_key_id"` // as DescribeSecret shows it; "" for aws/secretsmanager
 	Tags            map[string]string `json:"tags"`
 	DeletedDate     *time.Time        `json:"deleted_date"`
 	RotationEnabled bool              `json:"rotation_enabled"`
@@ -45,7 +45,9 @@ type VersionDump struct {
 // operation (SDK retries count as separate calls); Throttled counts requests
 // answered with ThrottlingException by the quota buckets; Faults counts
 // injected faults by kind: "latency", "error:<Code>" (random or scripted),
-// "ambiguous-after-apply", "ambiguous-before-apply". Connections counts the
+// "ambiguous-after-apply", "ambiguous-before-apply" (KMS key faults count
+// as "error:EncryptionFailure", "error:DecryptionFailure" or
+// "error:AccessDeniedException"). Connections counts the
 // TCP connections the HTTP server accepted (each one a TCP handshake, and a
 // TLS handshake against real AWS); it is only counted when the server calls
 // Emulator.ConnState (cmd/secretsmanager-emulator and emulatortest do).
