@@ -230,7 +230,7 @@ func (e *Emulator) resolveKMS(s string) (string, *apiError) {
 		}
 		return id, nil
 	}
-	id := strings.ToLower(ref.keyID)
+	id := ref.keyID // key ids are matched exactly (KMS's are lower case)
 	if _, known := e.kms.keys[id]; !known || foreign {
 		return "", errf("InvalidParameterException", "The operation failed because of an invalid KMS key: Key '%s' does not exist", e.kmsKeyARN(ref.keyID))
 	}
@@ -377,7 +377,7 @@ func (e *Emulator) AddKMSKey(k KMSKey) (KMSKey, error) {
 }
 
 func (e *Emulator) addKMSKey(k KMSKey) (KMSKey, error) {
-	id := strings.ToLower(k.KeyID)
+	id := k.KeyID
 	if id == "" {
 		id = e.newVersionID()
 	}
