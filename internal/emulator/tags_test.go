@@ -28,7 +28,9 @@ func tagResource(c *secretsmanager.Client, id string, tags ...types.Tag) error {
 	return err
 }
 
-func TestTags_LengthsAreCountedInCharactersNotBytes(t *testing.T) {
+// Regression: tag lengths were counted in UTF-8 bytes, so a 128-character
+// key of non-ASCII letters was refused.
+func TestRegression_TagLengthsCountCharactersNotBytes(t *testing.T) {
 	_, c := start(t)
 	create(t, c, "len", "v")
 	key, val := strings.Repeat("é", 128), strings.Repeat("日", 256) // 256 and 768 bytes
