@@ -159,20 +159,24 @@ func parseKMSRef(s string) (kmsRef, bool) {
 	if strings.HasPrefix(s, "alias/") {
 		return kmsRef{alias: s}, validAliasName(s)
 	}
-	if rest, ok := strings.CutPrefix(s, "arn:aws:kms:"); ok {
-		// <region>:<account>:key/<id> or <region>:<account>:alias/<name>
-		f := strings.SplitN(rest, ":", 3)
-		if len(f) != 3 || !validRegion(f[0]) || len(f[1]) != 12 || !isDigits(f[1]) {
+	if strings.HasPrefix(s, "arn:") {
+		// arn:<partition>:kms:<region>:<account>:key/<id> or …:alias/<name>
+		f := strings.SplitN(s, ":", 6)
+		if len(f) != 6 || f[1] == "" || f[2] != "kms" || f[3] == "" || len(f[4]) != 12 || !isDigits(f[4]) {
 			return kmsRef{}, false
 		}
-		ref := kmsRef{arn: true, region: f[0], account: f[1]}
-		if id, ok := strings.CutPrefix(f[2], "key/"); ok {
+		// Another partition is as foreign as another Region or account.
+		ref := kmsRef{arn: true, region: f[3], account: f[4]}
+		if f[1] != "aws" {
+			ref.region = f[1] + ":" + f[3]
+		}
+		if id, ok := strings.CutPrefix(f[5], "key/"); ok {
 			ref.keyID = id
 			return ref, validKeyID(id)
 		}
-		if strings.HasPrefix(f[2], "alias/") {
-			ref.alias = f[2]
-			return ref, validAliasName(f[2])
+		if strings.HasPrefix(f[5], "alias/") {
+			ref.alias = f[5]
+			return ref, validAliasName(f[5])
 		}
 		return kmsRef{}, false
 	}

@@ -126,6 +126,7 @@ func TestKMS_InvalidFormAndUnknownKeyAreInvalidParameter(t *testing.T) {
 		// Keys of other accounts or Regions are not modelled: unknown.
 		{"arn:aws:kms:us-east-1:210987654321:key/" + keyA, "The operation failed because of an invalid KMS key: Key '" + arnKey(keyA) + "' does not exist"},
 		{"arn:aws:kms:eu-west-1:123456789012:alias/app", "The operation failed because of an invalid KMS key: Alias " + arnAlias("alias/app") + " is not found."},
+		{"arn:aws-us-gov:kms:us-east-1:123456789012:key/" + keyA, "The operation failed because of an invalid KMS key: Key '" + arnKey(keyA) + "' does not exist"},
 	}
 	for _, tc := range cases {
 		_, err := c.CreateSecret(ctx, &secretsmanager.CreateSecretInput{Name: aws.String("n"), KmsKeyId: aws.String(tc.ref), SecretString: aws.String("v")})
