@@ -1,0 +1,88 @@
+package vocab
+
+// PlanSchema is the plan file's schema_version value (SPEC §7.4; issue 13).
+const PlanSchema = "sops-aws-sync/plan/v1"
+
+// PlanAction is what a plan does with one secret, as written to the plan
+// file's "action" (SPEC §7.4): one of the four operation kinds (same
+// spelling as OperationKind), or conflict, or unchanged.
+type PlanAction string
+
+const (
+	PlanRestore        = PlanAction(OpRestore)
+	PlanCreate         = PlanAction(OpCreate)
+	PlanUpdate         = PlanAction(OpUpdate)
+	PlanScheduleDelete = PlanAction(OpScheduleDelete)
+	PlanConflict       PlanAction = "conflict"
+	PlanUnchanged      PlanAction = "unchanged"
+)
+
+// PlanActions lists every action in the order views show them: conflicts
+// first, then the apply phases (Phases), then unchanged.
+var PlanActions = []PlanAction{PlanConflict, PlanRestore, PlanCreate, PlanUpdate, PlanScheduleDelete, PlanUnchanged}
+
+// PlanReason says why an action was chosen, separately from the action
+// (the plan file's "reason"). For a conflict the reason is its
+// ConflictClass, spelled the same.
+type PlanReason string
+
+const (
+	// ReasonAbsent: create, no secret of that name exists.
+	ReasonAbsent PlanReason = "absent"
+	// ReasonValueDiffers: update, the current SecretString differs from the
+	// canonical desired value.
+	ReasonValueDiffers PlanReason = "value-differs"
+	// ReasonStoredValueBinary: update, the current version holds SecretBinary.
+	ReasonStoredValueBinary PlanReason = "stored-value-binary"
+	// ReasonNoCurrentVersion: update, no version is labelled AWSCURRENT (or
+	// the read found none).
+	ReasonNoCurrentVersion PlanReason = "no-current-version"
+	// ReasonRestoreThenUpdate: the follow-up update of a secret restored in
+	// this run whose value differs (sync only).
+	ReasonRestoreThenUpdate PlanReason = "restore-then-update"
+	// ReasonMetadata: update of metadata only (description, KMS key, tags;
+	// issue 14).
+	ReasonMetadata PlanReason = "metadata"
+	// ReasonScheduledForDeletion: restore of a desired secret scheduled for
+	// deletion; or unchanged, an owned secret that is not desired and is
+	// already scheduled for deletion.
+	ReasonScheduledForDeletion PlanReason = "scheduled-for-deletion"
+	// ReasonNotDesired: schedule-delete, an owned secret no document of the
+	// commit maps to.
+	ReasonNotDesired PlanReason = "not-desired"
+	// ReasonValueEqual: unchanged, the current SecretString is byte-equal
+	// to the canonical desired value.
+	ReasonValueEqual PlanReason = "value-equal"
+)
+
+// PlanReasons lists, per action, the reasons it may carry.
+var PlanReasons = map[PlanAction][]PlanReason{
+	PlanRestore:        {ReasonScheduledForDeletion},
+	PlanCreate:         {ReasonAbsent},
+	PlanUpdate:         {ReasonValueDiffers, ReasonStoredValueBinary, ReasonNoCurrentVersion, ReasonRestoreThenUpdate, ReasonMetadata},
+	PlanScheduleDelete: {ReasonNotDesired},
+	PlanUnchanged:      {ReasonValueEqual, ReasonScheduledForDeletion},
+	PlanConflict:       conflictReasons(),
+}
+
+func conflictReasons() []PlanReason {
+	out := make([]PlanReason, len(ConflictClasses))
+	for i, c := range ConflictClasses {
+		out[i] = PlanReason(c)
+	}
+	return out
+}
+
+// KeysUnavailable says why a create or update has no key-level change
+// summary: the observed current value is not a JSON object (the plan
+// file's "keys_unavailable").
+type KeysUnavailable string
+
+const (
+	KeysStoredValueBinary    KeysUnavailable = "stored-value-binary"
+	KeysStoredValueNotJSON   KeysUnavailable = "stored-value-not-json"
+	KeysStoredValueNotObject KeysUnavailable = "stored-value-not-object"
+)
+
+// KeysUnavailableReasons lists every KeysUnavailable token.
+var KeysUnavailableReasons = []KeysUnavailable{KeysStoredValueBinary, KeysStoredValueNotJSON, KeysStoredValueNotObject}
