@@ -33,7 +33,7 @@ func genValue(depth int) *rapid.Generator[any] {
 		case "empty":
 			return map[string]any{}
 		}
-		return genObject(depth - 1).Draw(t, "obj")
+		return genObject(depth-1).Draw(t, "obj")
 	})
 }
 
