@@ -24,12 +24,12 @@ var layers = [][]string{
 	{"internal/awssm", "internal/desired"},
 	{"internal/engine"},
 	{"internal/plan"},
-	{"internal/report", "internal/logging"},
+	{"internal/report", "internal/logging", "internal/planview"},
 	{"internal/config"},
 	{"internal/diag"},
-	{"internal/canonical"},
+	{"internal/canonical", "internal/keydiff"},
 	{"internal/model"},
-	{"internal/vocab"},
+	{"internal/vocab", "internal/atomicfile"},
 }
 
 // pure packages never reach these modules, directly or transitively.
@@ -37,6 +37,7 @@ var (
 	pure = []string{
 		"internal/model", "internal/plan", "internal/config", "internal/report",
 		"internal/vocab", "internal/diag", "internal/canonical", "internal/logging",
+		"internal/keydiff", "internal/planview", "internal/atomicfile",
 	}
 	forbidden = []string{
 		"github.com/getsops/sops",
@@ -105,7 +106,7 @@ func isPure(rel string) bool {
 }
 
 // TestPurePackagesReachNoIOLibrary: plan, model, config, report, vocab,
-// diag, canonical and logging never link SOPS, go-git or the AWS SDK
+// diag, canonical, logging, keydiff, planview and atomicfile never link SOPS, go-git or the AWS SDK
 // (issue 12; docs/architecture.md).
 func TestPurePackagesReachNoIOLibrary(t *testing.T) {
 	pkgs := listPackages(t)

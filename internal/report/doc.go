@@ -7,7 +7,8 @@
 //     unchanged, conflicts}, verification and duration_ms — never a name,
 //     path, value, key, token or provider id. Parse rejects anything else.
 //   - git_revision is a 40-hex commit SHA or empty.
-//   - WriteFile is atomic: a temporary file in the target's directory, mode
-//     0600, fsync, rename, then a best-effort fsync of the directory. A
-//     reader sees the old file or the complete new one, never a torn write.
+//   - WriteFile is atomic (internal/atomicfile): a temporary file in the
+//     target's directory, mode 0600, fsync, rename, then a best-effort
+//     fsync of the directory. A reader sees the old file or the complete
+//     new one, never a torn write.
 package report

@@ -6,9 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/atomicfile"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -154,11 +153,12 @@ type WriteError struct {
 func (e *WriteError) Error() string { return "failed to write report file (" + e.Step + ")" }
 func (e *WriteError) Unwrap() error { return e.Err }
 
-// WriteFile validates r and writes it to path atomically: a temporary file
-// in the same directory created with mode 0600, written, fsynced, closed,
-// then renamed over path; the directory is fsynced on a best-effort basis.
-// On any failure the temporary file is removed and a *WriteError returned.
-func WriteFile(path string, r Report) (err error) {
+// WriteFile validates r and writes it to path atomically (atomicfile.Write:
+// a temporary file in the same directory created with mode 0600, written,
+// fsynced, closed, then renamed over path; the directory fsynced on a
+// best-effort basis). On any failure the temporary file is removed and a
+// *WriteError returned.
+func WriteFile(path string, r Report) error {
 	if err := r.Validate(); err != nil {
 		return &WriteError{"validate", err}
 	}
@@ -166,36 +166,12 @@ func WriteFile(path string, r Report) (err error) {
 	if err != nil {
 		return &WriteError{"encode", err}
 	}
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, ".sops-aws-sync-report-*.tmp")
-	if err != nil {
-		return &WriteError{"create", err}
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			_ = f.Close()
-			_ = os.Remove(tmp)
+	if err := atomicfile.Write(path, data, ".sops-aws-sync-report-*.tmp"); err != nil {
+		var ae *atomicfile.Error
+		if errors.As(err, &ae) {
+			return &WriteError{ae.Step, ae.Err}
 		}
-	}()
-	if err = f.Chmod(0o600); err != nil {
-		return &WriteError{"chmod", err}
-	}
-	if _, err = f.Write(data); err != nil {
 		return &WriteError{"write", err}
-	}
-	if err = f.Sync(); err != nil {
-		return &WriteError{"sync", err}
-	}
-	if err = f.Close(); err != nil {
-		return &WriteError{"close", err}
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return &WriteError{"rename", err}
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		_ = d.Sync()
-		_ = d.Close()
 	}
 	return nil
 }

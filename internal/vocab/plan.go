@@ -9,10 +9,10 @@ const PlanSchema = "sops-aws-sync/plan/v1"
 type PlanAction string
 
 const (
-	PlanRestore        = PlanAction(OpRestore)
-	PlanCreate         = PlanAction(OpCreate)
-	PlanUpdate         = PlanAction(OpUpdate)
-	PlanScheduleDelete = PlanAction(OpScheduleDelete)
+	PlanRestore                   = PlanAction(OpRestore)
+	PlanCreate                    = PlanAction(OpCreate)
+	PlanUpdate                    = PlanAction(OpUpdate)
+	PlanScheduleDelete            = PlanAction(OpScheduleDelete)
 	PlanConflict       PlanAction = "conflict"
 	PlanUnchanged      PlanAction = "unchanged"
 )

@@ -1,0 +1,139 @@
+package planview
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+func fileOf(t *testing.T, shown bool) []byte {
+	t.Helper()
+	b, err := Marshal(Build(fixtures(t)["full"], model.Redaction{ShowNames: shown}))
+	require.NoError(t, err)
+	return b
+}
+
+func classOf(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Class
+	}
+	return ""
+}
+
+func TestParseRejectsAnUnknownSchemaWithItsClass(t *testing.T) {
+	for _, s := range []string{
+		`{"schema_version":"sops-aws-sync/plan/v2","anything":"new"}`,
+		`{"schema_version":"sops-aws-sync/report/v1"}`,
+		`{"schema_version":1}`,
+		`{"git_revision":""}`,
+	} {
+		_, err := Parse([]byte(s))
+		assert.Equal(t, ClassUnknownSchema, classOf(err), s)
+	}
+}
+
+func TestParseRejectsSchemaDrift(t *testing.T) {
+	mutate := func(shown bool, f func(m map[string]any)) []byte {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal(fileOf(t, shown), &m))
+		f(m)
+		b, _ := json.Marshal(m)
+		return b
+	}
+	op := func(m map[string]any, i int) map[string]any { return m["operations"].([]any)[i].(map[string]any) }
+	// operation 1 is the create, 2 the first update, 0 the restore.
+	bad := map[string][]byte{
+		"extra top key":          mutate(false, func(m map[string]any) { m["status"] = "drift" }),
+		"missing top key":        mutate(false, func(m map[string]any) { delete(m, "diagnostics") }),
+		"null operations":        mutate(false, func(m map[string]any) { m["operations"] = nil }),
+		"extra summary key":      mutate(false, func(m map[string]any) { m["summary"].(map[string]any)["deleted"] = 0 }),
+		"summary mismatch":       mutate(false, func(m map[string]any) { m["summary"].(map[string]any)["create"] = 7.0 }),
+		"extra op key":           mutate(false, func(m map[string]any) { op(m, 0)["value"] = "x" }),
+		"unknown action":         mutate(false, func(m map[string]any) { op(m, 0)["action"] = "adopt" }),
+		"reason of other action": mutate(false, func(m map[string]any) { op(m, 0)["reason"] = "absent" }),
+		"name with names hidden": mutate(false, func(m map[string]any) { op(m, 0)["resource"] = "prod/app/x" }),
+		"key_paths names hidden": mutate(false, func(m map[string]any) {
+			op(m, 1)["key_paths"] = map[string]any{"added": []string{"/a"}, "removed": []string{}, "changed": []string{}}
+		}),
+		"keys on a restore":        mutate(false, func(m map[string]any) { op(m, 0)["keys"] = map[string]any{"added": 0, "removed": 0, "changed": 0} }),
+		"create without keys":      mutate(false, func(m map[string]any) { delete(op(m, 1), "keys") }),
+		"keys and unavailable":     mutate(false, func(m map[string]any) { op(m, 1)["keys_unavailable"] = "stored-value-binary" }),
+		"unknown unavailable":      mutate(false, func(m map[string]any) { delete(op(m, 1), "keys"); op(m, 1)["keys_unavailable"] = "huge" }),
+		"negative count":           mutate(false, func(m map[string]any) { op(m, 1)["keys"].(map[string]any)["added"] = -1 }),
+		"no key_paths names shown": mutate(true, func(m map[string]any) { delete(op(m, 1), "key_paths") }),
+		"more named than counted": mutate(true, func(m map[string]any) {
+			op(m, 2)["key_paths"].(map[string]any)["removed"] = []string{"/a", "/b", "/c", "/d"}
+		}),
+		"invalid pointer": mutate(true, func(m map[string]any) { op(m, 1)["key_paths"].(map[string]any)["added"] = []string{"/a", "/b~", "/c"} }),
+		"unsorted paths":  mutate(true, func(m map[string]any) { op(m, 1)["key_paths"].(map[string]any)["added"] = []string{"/c", "/b", "/a"} }),
+		"bad revision":    mutate(false, func(m map[string]any) { m["git_revision"] = "HEAD" }),
+		"wrong type":      mutate(false, func(m map[string]any) { m["names_shown"] = "no" }),
+		"diagnostic class": mutate(false, func(m map[string]any) {
+			m["diagnostics"] = []any{map[string]any{"class": "", "summary": "s", "next": "", "subject": ""}}
+		}),
+		"diagnostic key": mutate(false, func(m map[string]any) {
+			m["diagnostics"] = []any{map[string]any{"class": "c", "summary": "s", "next": "", "subject": "", "detail": "x"}}
+		}),
+		"trailing data": append(fileOf(t, false), []byte("{}")...),
+		"not an object": []byte(`[]`),
+	}
+	for name, b := range bad {
+		_, err := Parse(b)
+		assert.Equal(t, ClassMalformed, classOf(err), name)
+	}
+	for _, shown := range []bool{false, true} {
+		_, err := Parse(fileOf(t, shown))
+		require.NoError(t, err, "the unmodified file parses")
+	}
+}
+
+func TestErrorTextNeverQuotesTheFile(t *testing.T) {
+	_, err := Parse([]byte(`{"schema_version":"sops-aws-sync/plan/v1","git_revision":"CANARY","names_shown":false,"operations":[],"summary":{"create":0,"update":0,"restore":0,"schedule_delete":0,"unchanged":0,"conflicts":0},"diagnostics":[]}`))
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "CANARY")
+}
+
+func TestWriteFileAtomic0600AndReadBack(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "plan.json")
+	require.NoError(t, os.WriteFile(p, []byte("old"), 0o644))
+	v := Build(fixtures(t)["full"], model.Redaction{})
+	require.NoError(t, WriteFile(p, v))
+	st, err := os.Stat(p)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), st.Mode().Perm())
+	back, err := ReadFile(p)
+	require.NoError(t, err)
+	assert.Equal(t, v, back)
+	entries, _ := os.ReadDir(dir)
+	assert.Len(t, entries, 1, "no temporary file left behind")
+}
+
+func TestWriteFileFailuresAreTyped(t *testing.T) {
+	dir := t.TempDir()
+	var we *WriteError
+	err := WriteFile(filepath.Join(dir, "missing-dir", "p.json"), Build(Input{}, model.Redaction{}))
+	require.True(t, errors.As(err, &we))
+	assert.Equal(t, "create", we.Step)
+	assert.NotContains(t, err.Error(), "missing-dir")
+	assert.Contains(t, err.Error(), ClassWriteFailed)
+
+	invalid := Build(Input{Operations: []Operation{{Ordinal: 1, Action: vocab.PlanCreate}}}, model.Redaction{})
+	err = WriteFile(filepath.Join(dir, "p.json"), invalid)
+	require.True(t, errors.As(err, &we))
+	assert.Equal(t, "validate", we.Step, "a create without keys is refused, not written")
+	_, statErr := os.Stat(filepath.Join(dir, "p.json"))
+	assert.True(t, os.IsNotExist(statErr))
+
+	_, err = ReadFile(filepath.Join(dir, "absent.json"))
+	assert.Equal(t, ClassUnreadable, classOf(err))
+}

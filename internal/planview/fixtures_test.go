@@ -1,0 +1,80 @@
+package planview
+
+import (
+	"testing"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/keydiff"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+const rev = "0123456789abcdef0123456789abcdef01234567"
+
+// Canaries: plaintext values, out-of-band key names and a ciphertext
+// fragment are placed in the inputs; no output may ever contain them.
+// Desired-side key names start with "dk_" and secret names with
+// "prod/app/": with names hidden no output may contain those either.
+var canaries = []string{"CANARY", "OOB_", "ENC[AES256_GCM"}
+
+func summary(t testing.TB, desired, observed string) *keydiff.Summary {
+	t.Helper()
+	var (
+		s   keydiff.Summary
+		err error
+	)
+	if observed == "" {
+		s, err = keydiff.Create([]byte(desired))
+	} else {
+		s, err = keydiff.Diff([]byte(desired), []byte(observed))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &s
+}
+
+func binary() *keydiff.Summary { s := keydiff.Binary(); return &s }
+
+// fixtures are the plans the golden files render: every action and
+// reason (full), conflicts (conflict), an early failure (invalid) and a
+// converged scope (nochange).
+func fixtures(t testing.TB) map[string]Input {
+	t.Helper()
+	full := Input{GitRevision: rev, Operations: []Operation{
+		{Ordinal: 9, Name: "prod/app/old", Action: vocab.PlanScheduleDelete, Reason: vocab.ReasonNotDesired},
+		{Ordinal: 1, Name: "prod/app/api", Action: vocab.PlanCreate, Reason: vocab.ReasonAbsent,
+			Keys: summary(t, `{"dk_db":{"dk_password":"CANARY-pw-1","dk_user":"api"},"dk_token":"CANARY-tok"}`, "")},
+		{Ordinal: 2, Name: "prod/app/billing", Action: vocab.PlanRestore, Reason: vocab.ReasonScheduledForDeletion},
+		{Ordinal: 3, Name: "prod/app/db", Action: vocab.PlanUpdate, Reason: vocab.ReasonValueDiffers,
+			Keys: summary(t,
+				`{"dk_cache":{"dk_ttl":5},"dk_db":{"dk_host":"db.internal","dk_password":"CANARY-new","dk_pool":{"dk_max":10,"dk_min":1}},"dk_feature/flags":["a"],"dk_tilde~key":"x"}`,
+				`{"dk_cache":5,"dk_db":{"dk_host":"db.internal","dk_password":"CANARY-old","dk_pool":{"dk_max":10}},"dk_feature/flags":["a","b"],"dk_tilde~key":"x","OOB_added":"CANARY-oob","OOB_other":{"x":"ENC[AES256_GCM,data:CANARY]"}}`)},
+		{Ordinal: 5, Name: "prod/app/blob", Action: vocab.PlanUpdate, Reason: vocab.ReasonStoredValueBinary, Keys: binary()},
+		{Ordinal: 6, Name: "prod/app/notjson", Action: vocab.PlanUpdate, Reason: vocab.ReasonValueDiffers,
+			Keys: summary(t, `{"dk_a":"CANARY-a"}`, `CANARY plain text stored by hand`)},
+		{Ordinal: 7, Name: "prod/app/nocurrent", Action: vocab.PlanUpdate, Reason: vocab.ReasonNoCurrentVersion,
+			Keys: summary(t, `{"dk_a":"CANARY-a"}`, "")},
+		{Ordinal: 8, Name: "prod/app/restored", Action: vocab.PlanUpdate, Reason: vocab.ReasonRestoreThenUpdate,
+			Keys: summary(t, `{"dk_a":"CANARY-a","dk_b":"CANARY-b"}`, `{"dk_a":"CANARY-z","OOB_c":1}`)},
+		{Ordinal: 4, Name: "prod/app/same", Action: vocab.PlanUnchanged, Reason: vocab.ReasonValueEqual},
+		{Ordinal: 10, Name: "prod/app/same2", Action: vocab.PlanUnchanged, Reason: vocab.ReasonValueEqual},
+		{Ordinal: 11, Name: "prod/app/gone", Action: vocab.PlanUnchanged, Reason: vocab.ReasonScheduledForDeletion},
+	}}
+	conflict := Input{GitRevision: rev, Operations: []Operation{
+		{Ordinal: 2, Name: "prod/app/rotated", Action: vocab.PlanConflict, Conflict: vocab.ConflictRotation},
+		{Ordinal: 1, Name: "prod/app/taken", Action: vocab.PlanConflict, Conflict: vocab.ConflictOwnership},
+		{Ordinal: 3, Name: "prod/app/same", Action: vocab.PlanUnchanged, Reason: vocab.ReasonValueEqual},
+	}}
+	invalid := Input{Operations: nil, Diagnostics: []Diagnostic{
+		{Class: "decrypt:no-key", Subject: "resource-0002",
+			Summary: "document resource-0002 cannot be decrypted: no key this runner holds opens it",
+			Next:    "add a recipient this runner holds to the document with sops updatekeys, or give the runner the key"},
+		{Class: "plaintext:duplicate-key", Subject: "resource-0005",
+			Summary: "document resource-0005: a member name appears twice in one JSON object",
+			Next:    "remove or rename the repeated member in the source document, then re-encrypt it with sops"},
+	}}
+	nochange := Input{GitRevision: rev, Operations: []Operation{
+		{Ordinal: 1, Name: "prod/app/a", Action: vocab.PlanUnchanged, Reason: vocab.ReasonValueEqual},
+		{Ordinal: 2, Name: "prod/app/b", Action: vocab.PlanUnchanged, Reason: vocab.ReasonValueEqual},
+	}}
+	return map[string]Input{"full": full, "conflict": conflict, "invalid": invalid, "nochange": nochange}
+}

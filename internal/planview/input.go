@@ -1,0 +1,52 @@
+package planview
+
+import (
+	"github.com/sops-aws-sync/sops-aws-sync/internal/keydiff"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+// Input is the plan data a view is built from: plain values, unredacted,
+// in any order. The engine's plan (plan.Plan plus the per-secret key-level
+// summaries) is turned into an Input by the caller; Build redacts it.
+type Input struct {
+	// GitRevision is the resolved 40-hex commit, or "" when the run ended
+	// before it was resolved.
+	GitRevision string
+	// Operations holds one entry per secret the plan classified: every
+	// operation, conflict and unchanged name (not the foreign names the
+	// plan ignores).
+	Operations []Operation
+	// Diagnostics are the problems that stopped or limited the run.
+	Diagnostics []Diagnostic
+}
+
+// Operation is what the plan does with one secret.
+type Operation struct {
+	// Ordinal is the resource ordinal (model.Secret.Ordinal for a desired
+	// secret; the engine's continuing ordinal for one that is not desired).
+	Ordinal int
+	// Name is the secret name; shown only when names are shown.
+	Name string
+	// Action is the plan action.
+	Action vocab.PlanAction
+	// Reason is one of vocab.PlanReasons[Action]; ignored for a conflict,
+	// whose reason is its Conflict class.
+	Reason vocab.PlanReason
+	// Conflict is set only when Action is vocab.PlanConflict.
+	Conflict vocab.ConflictClass
+	// Keys is the key-level change summary (internal/keydiff); required for
+	// create and update, ignored otherwise.
+	Keys *keydiff.Summary
+}
+
+// Diagnostic is one user-facing problem, as the plan file writes it:
+// {class, summary, next, subject}. It mirrors diag.Diagnostic's fields
+// (Class, Summary, Next, Subject); Subject is already redacted by its
+// producer (a model.Redaction label or a setting name), and Summary and
+// Next are the producer's fixed sentences, which never hold a value.
+type Diagnostic struct {
+	Class   string `json:"class"`
+	Summary string `json:"summary"`
+	Next    string `json:"next"`
+	Subject string `json:"subject"`
+}

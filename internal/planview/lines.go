@@ -1,0 +1,149 @@
+package planview
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/report"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// q makes one data string safe to print (model.QuotePath).
+func q(s string) string { return model.QuotePath(s) }
+
+// section is a titled list of lines shared by the text and Markdown
+// renderers: both print exactly the same lines, so neither can show what
+// the other hides.
+type section struct {
+	title string
+	lines []string
+}
+
+func (s section) all() []string {
+	return append([]string{s.title}, s.lines...)
+}
+
+// blocking returns the sections that stop the run: diagnostics, then
+// conflicts (each with its class and remedy).
+func blocking(v View) []section {
+	var out []section
+	if n := len(v.Diagnostics); n > 0 {
+		s := section{title: fmt.Sprintf("Errors (%d):", n)}
+		for _, d := range v.Diagnostics {
+			head := "  x " + q(d.Class)
+			if d.Subject != "" {
+				head += " " + q(d.Subject)
+			}
+			s.lines = append(s.lines, head+": "+q(d.Summary))
+			if d.Next != "" {
+				s.lines = append(s.lines, "      next: "+q(d.Next))
+			}
+		}
+		out = append(out, s)
+	}
+	if n := v.Summary.Conflicts; n > 0 {
+		s := section{title: fmt.Sprintf("Conflicts (%d): nothing will be changed until %s resolved.", n, map[bool]string{true: "it is", false: "each is"}[n == 1])}
+		for _, o := range v.Operations {
+			if o.Action != vocab.PlanConflict {
+				continue
+			}
+			s.lines = append(s.lines, "  ! "+q(o.Resource)+" conflict: "+q(string(o.Reason)))
+			if t, ok := conflictText[vocab.ConflictClass(o.Reason)]; ok {
+				s.lines = append(s.lines, "      "+t[0], "      next: "+t[1])
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// phases returns one section per non-empty apply phase, in apply order.
+func phases(v View) []section {
+	var out []section
+	for _, k := range vocab.Phases {
+		a := vocab.PlanAction(k)
+		var s section
+		n := 0
+		for _, o := range v.Operations {
+			if o.Action == a {
+				n++
+				s.lines = append(s.lines, opLines(o)...)
+			}
+		}
+		if n > 0 {
+			s.title = fmt.Sprintf("%s (%d):", titles[a], n)
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// opLines is one operation: "  ~ resource-0003 update: ~1 +2 -0 (value
+// differs)", then, when names are shown, one line per named key path and
+// one for the removed paths that are only counted.
+func opLines(o Op) []string {
+	head := "  " + symbols[o.Action] + " " + q(o.Resource) + " " + string(o.Action)
+	reason := "(" + reasonPhrases[o.Reason] + ")"
+	switch {
+	case o.Keys != nil:
+		k := o.Keys
+		head += fmt.Sprintf(": ~%d +%d -%d %s", k.Changed, k.Added, k.Removed, reason)
+	case o.KeysUnavailable != "":
+		head += ": keys not compared"
+		if !(o.KeysUnavailable == vocab.KeysStoredValueBinary && o.Reason == vocab.ReasonStoredValueBinary) {
+			head += ", " + unavailablePhrases[o.KeysUnavailable]
+		}
+		head += " " + reason
+	default:
+		head += " " + reason
+	}
+	out := []string{head}
+	if p := o.KeyPaths; p != nil {
+		for _, kp := range []struct {
+			sym   string
+			paths []string
+		}{{"~", p.Changed}, {"+", p.Added}, {"-", p.Removed}} {
+			for _, ptr := range kp.paths {
+				out = append(out, "      "+kp.sym+" "+q(ptr))
+			}
+		}
+		if n := o.Unnamed(); n > 0 {
+			out = append(out, "      - "+plural(n, "key", "keys")+" not in the desired document (never named)")
+		}
+	}
+	return out
+}
+
+// closing is Terraform's closing line.
+func closing(c vocab.Counts) string {
+	return fmt.Sprintf("Plan: %d to create, %d to update, %d to restore, %d to schedule for deletion, %d unchanged.",
+		c.Create, c.Update, c.Restore, c.ScheduleDelete, c.Unchanged)
+}
+
+// verdict is the line under the closing line, or "".
+func verdict(v View) string {
+	switch {
+	case v.Summary.Conflicts > 0:
+		return plural(v.Summary.Conflicts, "conflict blocks", "conflicts block") + " the plan: nothing will be changed."
+	case len(v.Diagnostics) == 0 && v.Summary.Operations() == 0:
+		return "No changes: AWS Secrets Manager matches the commit."
+	}
+	return ""
+}
+
+func commitLine(v View) string {
+	if !report.IsRevision(v.GitRevision) {
+		return "(commit not resolved)"
+	}
+	return "at commit " + v.GitRevision
+}
+
+func namesLine(v View) string {
+	if v.NamesShown {
+		return "Resource names are shown (--show-resource-names); keys that exist only in AWS are counted, never named."
+	}
+	return "Resource names are hidden: resources by ordinal, keys by count (--show-resource-names shows names and key paths)."
+}

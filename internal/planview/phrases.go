@@ -1,0 +1,61 @@
+package planview
+
+import "github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+
+// reasonPhrases are the renderers' words for each reason token.
+var reasonPhrases = map[vocab.PlanReason]string{
+	vocab.ReasonAbsent:               "not in AWS",
+	vocab.ReasonValueDiffers:         "value differs",
+	vocab.ReasonStoredValueBinary:    "stored value is binary",
+	vocab.ReasonNoCurrentVersion:     "no current version",
+	vocab.ReasonRestoreThenUpdate:    "restored, value differs",
+	vocab.ReasonMetadata:             "metadata differs",
+	vocab.ReasonScheduledForDeletion: "scheduled for deletion",
+	vocab.ReasonNotDesired:           "no document in the commit",
+	vocab.ReasonValueEqual:           "value equal",
+}
+
+var unavailablePhrases = map[vocab.KeysUnavailable]string{
+	vocab.KeysStoredValueBinary:    "stored value is binary",
+	vocab.KeysStoredValueNotJSON:   "stored value is not JSON",
+	vocab.KeysStoredValueNotObject: "stored value is not a JSON object",
+}
+
+// conflictText is, per conflict class, what was found and what to do
+// (docs/recovery.md, exit 4).
+var conflictText = map[vocab.ConflictClass][2]string{
+	vocab.ConflictOwnership: {"a secret with this name exists and is not owned by this scope",
+		"rename the document or choose another --secret-prefix; the tool never adopts a secret (if it is abandoned, delete it in AWS yourself)"},
+	vocab.ConflictSource: {"owned by this scope, but created from another document",
+		"rename the document back, or move it to a fresh name and let the old secret be scheduled for deletion first"},
+	vocab.ConflictSourceTag: {"the sops-aws-sync:source tag is not a 64-hex digest",
+		"someone edited the tag: fix or remove the secret in AWS"},
+	vocab.ConflictServiceOwned: {"another AWS service owns the secret",
+		"move that service off this name, or choose another name"},
+	vocab.ConflictRotation: {"rotation is on, or a version is labelled AWSPENDING",
+		"turn rotation off or finish the rotation: a rotated secret cannot also be Git-managed"},
+	vocab.ConflictReplication: {"the secret has replica Regions",
+		"remove the replicas, or manage this secret elsewhere"},
+	vocab.ConflictStaging: {"more than one AWSCURRENT, or the value read disagrees with the description",
+		"make sure only one writer touches the scope, then re-run; if it persists, fix the staging labels in AWS"},
+	vocab.ConflictPayload: {"the current version has both or neither of SecretString and SecretBinary",
+		"put a clean string version in AWS, or delete the secret"},
+}
+
+var (
+	symbols = map[vocab.PlanAction]string{
+		vocab.PlanConflict: "!", vocab.PlanRestore: "^", vocab.PlanCreate: "+",
+		vocab.PlanUpdate: "~", vocab.PlanScheduleDelete: "-",
+	}
+	titles = map[vocab.PlanAction]string{
+		vocab.PlanRestore: "Restore", vocab.PlanCreate: "Create",
+		vocab.PlanUpdate: "Update", vocab.PlanScheduleDelete: "Schedule deletion",
+	}
+)
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return itoa(n) + " " + many
+}

@@ -1,0 +1,95 @@
+package planview
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/keydiff"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+// genInput draws a plan whose desired keys start with "dk", whose
+// out-of-band keys start with "OOB_", whose values hold "CANARY" and
+// whose names start with "prod/app/".
+func genInput(t *rapid.T) Input {
+	n := rapid.IntRange(0, 8).Draw(t, "n")
+	var in Input
+	if rapid.Bool().Draw(t, "resolved") {
+		in.GitRevision = rev
+	}
+	keys := []string{"dka", "dkb", "dkc/x", "dk~d"}
+	for i := range n {
+		a := rapid.SampledFrom(vocab.PlanActions).Draw(t, "action")
+		o := Operation{Ordinal: i + 1, Name: fmt.Sprintf("prod/app/s%d", i), Action: a}
+		if a == vocab.PlanConflict {
+			o.Conflict = rapid.SampledFrom(vocab.ConflictClasses).Draw(t, "class")
+		} else {
+			o.Reason = rapid.SampledFrom(vocab.PlanReasons[a]).Draw(t, "reason")
+		}
+		if a == vocab.PlanCreate || a == vocab.PlanUpdate {
+			desired, observed := map[string]any{}, map[string]any{}
+			for _, k := range rapid.SliceOfDistinct(rapid.SampledFrom(keys), rapid.ID[string]).Draw(t, "desired") {
+				desired[k] = "CANARY-d-" + k
+			}
+			for _, k := range rapid.SliceOfDistinct(rapid.SampledFrom(append(keys, "OOB_x", "OOB_y/z")), rapid.ID[string]).Draw(t, "observed") {
+				observed[k] = rapid.SampledFrom([]any{"CANARY-o", map[string]any{"OOB_inner": "CANARY-i"}}).Draw(t, "ov")
+			}
+			d, _ := json.Marshal(desired)
+			ob, _ := json.Marshal(observed)
+			var s keydiff.Summary
+			switch rapid.IntRange(0, 3).Draw(t, "observed kind") {
+			case 0:
+				s, _ = keydiff.Create(d)
+			case 1:
+				s = keydiff.Binary()
+			case 2:
+				s, _ = keydiff.Diff(d, []byte("CANARY not json"))
+			default:
+				s, _ = keydiff.Diff(d, ob)
+			}
+			o.Keys = &s
+		}
+		in.Operations = append(in.Operations, o)
+	}
+	return in
+}
+
+// TestPropertyRedactionHoldsForEveryPlan: for any plan, every output is
+// free of values and out-of-band keys; with names hidden also of names and
+// key paths; the plan file is valid and reads back as the same view; the
+// summary is the count of the operations.
+func TestPropertyRedactionHoldsForEveryPlan(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		in := genInput(t)
+		shown := rapid.Bool().Draw(t, "shown")
+		v := Build(in, model.Redaction{ShowNames: shown})
+		file, err := Marshal(v)
+		if err != nil {
+			t.Fatalf("Build gave an invalid view: %v", err)
+		}
+		back, err := Parse(file)
+		if err != nil || !reflect.DeepEqual(v, back) {
+			t.Fatalf("round trip: %v", err)
+		}
+		if v.Summary != Count(v.Operations) || len(v.Operations) != len(in.Operations) {
+			t.Fatal("summary is not derived from the operations")
+		}
+		forbidden := []string{"CANARY", "OOB_"}
+		if !shown {
+			forbidden = append(forbidden, "prod/app/", "/dk")
+		}
+		for _, out := range []string{string(file), Text(v), Markdown(v), MarkdownCapped(v, 2048)} {
+			for _, f := range forbidden {
+				if strings.Contains(out, f) {
+					t.Fatalf("output leaks %q (names shown %v):\n%s", f, shown, out)
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,122 @@
+package planview
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/keydiff"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+func ptrsOf(ps []keydiff.Path) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.Pointer)
+	}
+	return out
+}
+
+func TestBuildOrdersConflictsFirstThenPhasesThenUnchanged(t *testing.T) {
+	v := Build(fixtures(t)["full"], model.Redaction{})
+	var got []string
+	for _, o := range v.Operations {
+		got = append(got, o.Resource+" "+string(o.Action))
+	}
+	assert.Equal(t, []string{
+		"resource-0002 restore", "resource-0001 create",
+		"resource-0003 update", "resource-0005 update", "resource-0006 update", "resource-0007 update", "resource-0008 update",
+		"resource-0009 schedule-delete",
+		"resource-0004 unchanged", "resource-0010 unchanged", "resource-0011 unchanged",
+	}, got)
+	assert.Equal(t, vocab.Counts{Create: 1, Update: 5, Restore: 1, ScheduleDelete: 1, Unchanged: 3}, v.Summary)
+
+	c := Build(fixtures(t)["conflict"], model.Redaction{})
+	assert.Equal(t, vocab.PlanConflict, c.Operations[0].Action)
+	assert.Equal(t, vocab.PlanReason("ownership"), c.Operations[0].Reason, "a conflict's reason is its class")
+}
+
+func TestBuildRedactsKeysByDefault(t *testing.T) {
+	in := Input{GitRevision: rev, Operations: []Operation{{Ordinal: 3, Name: "prod/app/db", Action: vocab.PlanUpdate,
+		Reason: vocab.ReasonValueDiffers, Keys: summary(t, `{"a":1,"b":2,"c":3}`, `{"a":2,"oob":1}`)}}}
+	hidden := Build(in, model.Redaction{}).Operations[0]
+	assert.Equal(t, "resource-0003", hidden.Resource)
+	assert.Equal(t, &KeyCounts{Added: 2, Removed: 1, Changed: 1}, hidden.Keys)
+	assert.Nil(t, hidden.KeyPaths)
+	assert.Equal(t, "  ~ resource-0003 update: ~1 +2 -1 (value differs)", opLines(hidden)[0], "the issue's line shape")
+
+	shown := Build(in, model.Redaction{ShowNames: true}).Operations[0]
+	assert.Equal(t, "prod/app/db", shown.Resource)
+	assert.Equal(t, &KeyPaths{Added: []string{"/b", "/c"}, Removed: []string{}, Changed: []string{"/a"}}, shown.KeyPaths)
+	assert.Equal(t, 1, shown.Unnamed(), "the out-of-band key is counted, not named")
+}
+
+func TestBuildDropsARevisionThatIsNotACommit(t *testing.T) {
+	v := Build(Input{GitRevision: "main`<b>"}, model.Redaction{})
+	assert.Equal(t, "", v.GitRevision)
+	assert.NotContains(t, Markdown(v), "<b>")
+}
+
+// TestRenderingQuotesCraftedKeyNames: a desired key name holding a
+// newline, a terminal escape or a Markdown fence cannot forge a line, an
+// escape sequence or close the code block.
+func TestRenderingQuotesCraftedKeyNames(t *testing.T) {
+	in := Input{GitRevision: rev, Operations: []Operation{{Ordinal: 1, Name: "prod/app/x", Action: vocab.PlanCreate,
+		Reason: vocab.ReasonAbsent, Keys: summary(t, "{\"a\\n  + /forged\":1,\"\\u001b[31mred\":2,\"````\\n</details>@org/team\":3}", "")}}}
+	v := Build(in, model.Redaction{ShowNames: true})
+	text := Text(v)
+	assert.NotContains(t, text, "\n  + /forged", "a newline in a key cannot start a line")
+	assert.NotContains(t, text, "\x1b", "no terminal escape reaches the output")
+	md := Markdown(v)
+	assert.Contains(t, md, "`````text\n", "the fence is longer than any backtick run in the lines")
+	assert.Equal(t, 1, strings.Count(md, "</details>"), "only the renderer's own closing tag is outside a code block")
+	fmt := strings.Count(md, "`````\n")
+	assert.Equal(t, 1, fmt, "one closing fence")
+}
+
+func TestMarkdownCappedStaysUnderGitHubsLimit(t *testing.T) {
+	var in Input
+	in.GitRevision = rev
+	doc := `{`
+	for i := range 40 {
+		if i > 0 {
+			doc += ","
+		}
+		doc += `"dk_key_with_a_long_descriptive_name_` + itoa(i) + `":1`
+	}
+	doc += `}`
+	for i := range 2000 {
+		in.Operations = append(in.Operations, Operation{Ordinal: i + 1, Name: "prod/app/s" + itoa(i), Action: vocab.PlanCreate,
+			Reason: vocab.ReasonAbsent, Keys: summary(t, doc, "")})
+	}
+	v := Build(in, model.Redaction{ShowNames: true})
+	full := Markdown(v)
+	require.Greater(t, len(full), GitHubCommentLimit, "the fixture must need a cut")
+	limit := GitHubCommentLimit - 100 // the caller's marker
+	got := MarkdownCapped(v, limit)
+	assert.Less(t, len(got), limit)
+	assert.Less(t, len([]rune(got)), limit)
+	assert.Contains(t, got, "_Truncated: ")
+	assert.Contains(t, got, "lines are not shown")
+	assert.Contains(t, got, "</details>", "the collapsed block is closed")
+	assert.Equal(t, 0, strings.Count(got, "```")%2, "every fence is closed")
+	assert.True(t, strings.HasPrefix(got, full[:strings.Index(full, "<details>")]), "header, table and closing line are kept whole")
+
+	small := Build(fixtures(t)["full"], model.Redaction{ShowNames: true})
+	assert.Equal(t, Markdown(small), MarkdownCapped(small, GitHubCommentLimit), "a plan that fits is not cut")
+}
+
+func TestMarkdownCappedCutsInsideTheConflictBlock(t *testing.T) {
+	var in Input
+	for i := range 300 {
+		in.Operations = append(in.Operations, Operation{Ordinal: i + 1, Action: vocab.PlanConflict, Conflict: vocab.ConflictOwnership})
+	}
+	got := MarkdownCapped(Build(in, model.Redaction{}), 4096)
+	assert.Less(t, len(got), 4096)
+	assert.Contains(t, got, "_Truncated: ")
+	assert.NotContains(t, got, "<details>", "nothing after a cut")
+	assert.Equal(t, 0, strings.Count(got, "```")%2)
+}
