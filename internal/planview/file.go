@@ -16,19 +16,20 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
-// Class tokens of plan-file failures. They are part of the public contract
-// (docs/results.md); the diag registry lists them.
+// Class tokens of plan-file failures, family "planfile" (one word, as the
+// diag registry's families are). They are part of the public contract
+// (docs/results.md) and are to be registered in internal/diag.
 const (
 	// ClassUnknownSchema: schema_version is not sops-aws-sync/plan/v1 (a
 	// file from another major version of the tool).
-	ClassUnknownSchema = "plan-file:unknown-schema"
+	ClassUnknownSchema = "planfile:unknown-schema"
 	// ClassMalformed: the file breaks the v1 schema.
-	ClassMalformed = "plan-file:malformed"
+	ClassMalformed = "planfile:malformed"
 	// ClassUnreadable: the file cannot be opened or read, or is larger
 	// than MaxFileBytes.
-	ClassUnreadable = "plan-file:unreadable"
+	ClassUnreadable = "planfile:unreadable"
 	// ClassWriteFailed: WriteFile failed (see WriteError).
-	ClassWriteFailed = "plan-file:write-failed"
+	ClassWriteFailed = "planfile:write-failed"
 )
 
 // MaxFileBytes caps what ReadFile reads: 64 MiB, far above a plan of
