@@ -102,7 +102,7 @@ func (o Op) validate(namesShown bool) error {
 		return nil
 	}
 	if o.KeysUnavailable != "" {
-		if o.Keys != nil || o.KeyPaths != nil || !slices.Contains(vocab.KeysUnavailableReasons, o.KeysUnavailable) {
+		if o.Action == vocab.PlanCreate || o.Keys != nil || o.KeyPaths != nil || !slices.Contains(vocab.KeysUnavailableReasons, o.KeysUnavailable) {
 			return errors.New("keys_unavailable must be a known token and come alone")
 		}
 		return nil

@@ -67,6 +67,7 @@ func TestParseRejectsSchemaDrift(t *testing.T) {
 		"keys on a restore":        mutate(false, func(m map[string]any) { op(m, 0)["keys"] = map[string]any{"added": 0, "removed": 0, "changed": 0} }),
 		"create without keys":      mutate(false, func(m map[string]any) { delete(op(m, 1), "keys") }),
 		"keys and unavailable":     mutate(false, func(m map[string]any) { op(m, 1)["keys_unavailable"] = "stored-value-binary" }),
+		"create unavailable":       mutate(false, func(m map[string]any) { delete(op(m, 1), "keys"); op(m, 1)["keys_unavailable"] = "stored-value-binary" }),
 		"unknown unavailable":      mutate(false, func(m map[string]any) { delete(op(m, 1), "keys"); op(m, 1)["keys_unavailable"] = "huge" }),
 		"negative count":           mutate(false, func(m map[string]any) { op(m, 1)["keys"].(map[string]any)["added"] = -1 }),
 		"no key_paths names shown": mutate(true, func(m map[string]any) { delete(op(m, 1), "key_paths") }),

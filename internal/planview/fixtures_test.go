@@ -55,6 +55,8 @@ func fixtures(t testing.TB) map[string]Input {
 			Keys: summary(t, `{"dk_a":"CANARY-a"}`, "")},
 		{Ordinal: 8, Name: "prod/app/restored", Action: vocab.PlanUpdate, Reason: vocab.ReasonRestoreThenUpdate,
 			Keys: summary(t, `{"dk_a":"CANARY-a","dk_b":"CANARY-b"}`, `{"dk_a":"CANARY-z","OOB_c":1}`)},
+		{Ordinal: 12, Name: "prod/app/spacing", Action: vocab.PlanUpdate, Reason: vocab.ReasonValueDiffers,
+			Keys: summary(t, `{"dk_a":"CANARY-a","dk_b":[1]}`, ` { "dk_b" : [ 1.0 ], "dk_a" : "CANARY-a" } `)},
 		{Ordinal: 4, Name: "prod/app/same", Action: vocab.PlanUnchanged, Reason: vocab.ReasonValueEqual},
 		{Ordinal: 10, Name: "prod/app/same2", Action: vocab.PlanUnchanged, Reason: vocab.ReasonValueEqual},
 		{Ordinal: 11, Name: "prod/app/gone", Action: vocab.PlanUnchanged, Reason: vocab.ReasonScheduledForDeletion},

@@ -90,6 +90,11 @@ func opLines(o Op) []string {
 	switch {
 	case o.Keys != nil:
 		k := o.Keys
+		if *k == (KeyCounts{}) && o.Reason == vocab.ReasonValueDiffers {
+			// Same keys and values, other bytes: the stored value was
+			// written by hand or by another tool.
+			reason = "(stored value is not in canonical form)"
+		}
 		head += fmt.Sprintf(": ~%d +%d -%d %s", k.Changed, k.Added, k.Removed, reason)
 	case o.KeysUnavailable != "":
 		head += ": keys not compared"

@@ -43,7 +43,11 @@ func genInput(t *rapid.T) Input {
 			d, _ := json.Marshal(desired)
 			ob, _ := json.Marshal(observed)
 			var s keydiff.Summary
-			switch rapid.IntRange(0, 3).Draw(t, "observed kind") {
+			kind := 0 // a create has no observed value
+			if a == vocab.PlanUpdate {
+				kind = rapid.IntRange(0, 3).Draw(t, "observed kind")
+			}
+			switch kind {
 			case 0:
 				s, _ = keydiff.Create(d)
 			case 1:
