@@ -7,9 +7,15 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/report"
 )
 
-// GitHubCommentLimit is the largest body GitHub accepts for an issue or
-// pull-request comment: 65,536 characters.
-const GitHubCommentLimit = 65536
+// GitHub's size limits for the two places the Markdown goes.
+const (
+	// GitHubCommentLimit is the largest body GitHub accepts for an issue or
+	// pull-request comment: 65,536 characters.
+	GitHubCommentLimit = 65536
+	// GitHubStepSummaryLimit is the largest job summary one step may
+	// write: 1 MiB.
+	GitHubStepSummaryLimit = 1 << 20
+)
 
 // minMarkdownLimit is the smallest limit MarkdownCapped honours: the
 // header, the table and the truncation note always fit.
@@ -27,7 +33,8 @@ func Markdown(v View) string { return render(v, 0) }
 // limit characters; limits below 2,048 are raised to it): operation lines
 // that do not fit are dropped from the end, the open blocks are closed and
 // a note says how many lines are missing and that the plan file holds them
-// all. Pass GitHubCommentLimit minus what the caller adds (a hidden marker).
+// all. Pass GitHubCommentLimit minus what the caller adds (a hidden
+// marker) for a comment, GitHubStepSummaryLimit for a job summary.
 func MarkdownCapped(v View, limit int) string {
 	return render(v, max(limit, minMarkdownLimit))
 }
@@ -74,7 +81,7 @@ func render(v View, limit int) string {
 		w.block(fence, ops, fmt.Sprintf("<details><summary>Operations (%d)</summary>\n\n", n), "</details>\n")
 	}
 	if w.cut {
-		fmt.Fprintf(&b, "_Truncated: %s not shown, to stay under GitHub's 65,536-character comment limit. "+
+		fmt.Fprintf(&b, "_Truncated to stay under GitHub's size limit: %s not shown. "+
 			"The plan file holds every operation; `sops-aws-sync show PLAN_FILE` renders it in full._\n",
 			plural(w.remaining, "line is", "lines are"))
 	}
@@ -138,4 +145,19 @@ func fenceFor(lines []string) string {
 		}
 	}
 	return strings.Repeat("`", max(3, longest+1))
+}
+
+// Formats are the renderings Render knows (show --format).
+var Formats = []string{"text", "markdown"}
+
+// Render renders v in format ("text" or "markdown"); ok is false for
+// another format.
+func Render(v View, format string) (out string, ok bool) {
+	switch format {
+	case "text":
+		return Text(v), true
+	case "markdown":
+		return Markdown(v), true
+	}
+	return "", false
 }

@@ -99,7 +99,7 @@ func TestMarkdownCappedStaysUnderGitHubsLimit(t *testing.T) {
 	got := MarkdownCapped(v, limit)
 	assert.Less(t, len(got), limit)
 	assert.Less(t, len([]rune(got)), limit)
-	assert.Contains(t, got, "_Truncated: ")
+	assert.Contains(t, got, "_Truncated to stay under GitHub's size limit: ")
 	assert.Contains(t, got, "lines are not shown")
 	assert.Contains(t, got, "</details>", "the collapsed block is closed")
 	assert.Equal(t, 0, strings.Count(got, "```")%2, "every fence is closed")
@@ -116,7 +116,22 @@ func TestMarkdownCappedCutsInsideTheConflictBlock(t *testing.T) {
 	}
 	got := MarkdownCapped(Build(in, model.Redaction{}), 4096)
 	assert.Less(t, len(got), 4096)
-	assert.Contains(t, got, "_Truncated: ")
+	assert.Contains(t, got, "_Truncated to stay under")
 	assert.NotContains(t, got, "<details>", "nothing after a cut")
 	assert.Equal(t, 0, strings.Count(got, "```")%2)
+}
+
+func TestRenderKnowsTheShowFormats(t *testing.T) {
+	v := Build(fixtures(t)["full"], model.Redaction{})
+	for _, f := range Formats {
+		out, ok := Render(v, f)
+		assert.True(t, ok, f)
+		assert.NotEmpty(t, out)
+	}
+	txt, _ := Render(v, "text")
+	assert.Equal(t, Text(v), txt)
+	md, _ := Render(v, "markdown")
+	assert.Equal(t, Markdown(v), md)
+	_, ok := Render(v, "html")
+	assert.False(t, ok)
 }
