@@ -39,7 +39,8 @@ func MarkdownCapped(v View, limit int) string {
 	return render(v, max(limit, minMarkdownLimit))
 }
 
-// truncationNoteMax bounds the note and the closers written after a cut.
+// truncationNoteMax bounds the note and the closing tag written after a
+// cut (the closing fence is counted apart: its length depends on the lines).
 const truncationNoteMax = 400
 
 func render(v View, limit int) string {
@@ -72,13 +73,12 @@ func render(v View, limit int) string {
 		b.WriteString("**" + l + "**\n\n")
 	}
 
-	w := &cappedWriter{b: &b, limit: limit, remaining: len(all)}
+	w := &cappedWriter{b: &b, limit: limit, fence: fence, remaining: len(all)}
 	if len(block) > 0 {
-		w.block(fence, block, "", "")
+		w.block(block, "", "")
 	}
-	if len(ops) > 0 && !w.cut {
-		n := c.Operations()
-		w.block(fence, ops, fmt.Sprintf("<details><summary>Operations (%d)</summary>\n\n", n), "</details>\n")
+	if len(ops) > 0 {
+		w.block(ops, fmt.Sprintf("<details><summary>Operations (%d)</summary>\n\n", c.Operations()), "</details>\n")
 	}
 	if w.cut {
 		fmt.Fprintf(&b, "_Truncated to stay under GitHub's size limit: %s not shown. "+
@@ -89,24 +89,34 @@ func render(v View, limit int) string {
 }
 
 // cappedWriter writes fenced blocks of lines until the next line would
-// leave no room for the closers and the truncation note under limit
-// (limit 0: no cap).
+// leave no room for the closing fence, the closing tag and the truncation
+// note under limit (limit 0: no cap). After a cut nothing more is written
+// but the closers of the open block.
 type cappedWriter struct {
 	b         *strings.Builder
 	limit     int
+	fence     string
 	remaining int // lines not yet written
 	cut       bool
 }
 
-func (w *cappedWriter) block(fence string, sections []section, open, closeTag string) {
-	w.b.WriteString(open + fence + "text\n")
+// fits reports whether n more bytes leave room for the closers and the note.
+func (w *cappedWriter) fits(n int) bool {
+	return w.limit <= 0 || w.b.Len()+n+len(w.fence)+2+truncationNoteMax < w.limit
+}
+
+func (w *cappedWriter) block(sections []section, open, closeTag string) {
+	if w.cut || !w.fits(len(open)+len(w.fence)+len("text\n")) {
+		w.cut = true
+		return
+	}
+	w.b.WriteString(open + w.fence + "text\n")
 	for i, s := range sections {
-		if i > 0 {
-			w.line("")
+		if i > 0 && !w.line("") {
+			break
 		}
 		for _, l := range s.all() {
-			w.line(l)
-			if w.cut {
+			if !w.line(l) {
 				break
 			}
 			w.remaining--
@@ -115,18 +125,17 @@ func (w *cappedWriter) block(fence string, sections []section, open, closeTag st
 			break
 		}
 	}
-	w.b.WriteString(fence + "\n\n" + closeTag)
+	w.b.WriteString(w.fence + "\n\n" + closeTag)
 }
 
-func (w *cappedWriter) line(l string) {
-	if w.cut {
-		return
-	}
-	if w.limit > 0 && w.b.Len()+len(l)+1+truncationNoteMax >= w.limit {
+// line writes l unless it does not fit, which starts the cut.
+func (w *cappedWriter) line(l string) bool {
+	if w.cut || !w.fits(len(l)+1) {
 		w.cut = true
-		return
+		return false
 	}
 	w.b.WriteString(l + "\n")
+	return true
 }
 
 // fenceFor returns a backtick fence longer than any backtick run in lines

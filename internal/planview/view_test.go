@@ -135,3 +135,22 @@ func TestRenderKnowsTheShowFormats(t *testing.T) {
 	_, ok := Render(v, "html")
 	assert.False(t, ok)
 }
+
+// TestMarkdownCappedHoldsWithAHugeFence: a desired key made of backticks
+// makes the fence long; the cap still holds and every fence is closed.
+func TestMarkdownCappedHoldsWithAHugeFence(t *testing.T) {
+	key := strings.Repeat("`", 3000)
+	var in Input
+	for i := range 200 {
+		in.Operations = append(in.Operations, Operation{Ordinal: i + 1, Name: "prod/app/s" + itoa(i), Action: vocab.PlanCreate,
+			Reason: vocab.ReasonAbsent, Keys: summary(t, `{"`+key+`":1,"b":2}`, "")})
+	}
+	v := Build(in, model.Redaction{ShowNames: true})
+	for _, limit := range []int{2048, 8000, GitHubCommentLimit} {
+		got := MarkdownCapped(v, limit)
+		assert.Less(t, len(got), limit)
+		assert.Contains(t, got, "_Truncated to stay under")
+		fence := strings.Repeat("`", 3001)
+		assert.Equal(t, strings.Count(got, fence+"text\n"), strings.Count(got, fence+"\n\n"), "limit %d: every fence opened is closed", limit)
+	}
+}
