@@ -45,7 +45,11 @@ func blocking(v View) []section {
 		out = append(out, s)
 	}
 	if n := v.Summary.Conflicts; n > 0 {
-		s := section{title: fmt.Sprintf("Conflicts (%d): nothing will be changed until %s resolved.", n, map[bool]string{true: "it is", false: "each is"}[n == 1])}
+		which := "each is"
+		if n == 1 {
+			which = "it is"
+		}
+		s := section{title: fmt.Sprintf("Conflicts (%d): nothing will be changed until %s resolved.", n, which)}
 		for _, o := range v.Operations {
 			if o.Action != vocab.PlanConflict {
 				continue
