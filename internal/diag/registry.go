@@ -1,0 +1,274 @@
+package diag
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+// Family groups class tokens; the family decides the exit code when a
+// diagnostic ends the run (FamilyExitCode).
+type Family string
+
+// Families, in the order of the registry's golden file.
+const (
+	FamilyUsage       Family = "usage"       // the command line could not be parsed
+	FamilyConfig      Family = "config"      // a setting was rejected
+	FamilyGit         Family = "git"         // the repository or revision cannot be read
+	FamilySource      Family = "source"      // the committed tree breaks a source rule
+	FamilyName        Family = "name"        // a derived secret name breaks the name rule
+	FamilyDecrypt     Family = "decrypt"     // a document cannot be decrypted
+	FamilyPlaintext   Family = "plaintext"   // a decrypted document breaks a plaintext rule
+	FamilyDesired     Family = "desired"     // the loader failed unexpectedly
+	FamilyAWS         Family = "aws"         // the SDK client could not be configured
+	FamilyReport      Family = "report"      // the report file cannot be written
+	FamilyInterrupted Family = "interrupted" // a signal or the run timeout
+	FamilyInternal    Family = "internal"    // an unexpected failure
+)
+
+// familyExit is the one table from class family to exit code (SPEC §7.1,
+// docs/results.md). Every family but interrupted is "invalid": the run is
+// refused before (or, for report, regardless of) any change it made.
+var familyExit = map[Family]int{
+	FamilyUsage: vocab.ExitInvalid, FamilyConfig: vocab.ExitInvalid, FamilyGit: vocab.ExitInvalid,
+	FamilySource: vocab.ExitInvalid, FamilyName: vocab.ExitInvalid, FamilyDecrypt: vocab.ExitInvalid,
+	FamilyPlaintext: vocab.ExitInvalid, FamilyDesired: vocab.ExitInvalid, FamilyAWS: vocab.ExitInvalid,
+	FamilyReport: vocab.ExitInvalid, FamilyInterrupted: vocab.ExitInterrupted, FamilyInternal: vocab.ExitInvalid,
+}
+
+// FamilyExitCode is the exit code of a run ended by a diagnostic of
+// family f; ExitInvalid for an unknown family.
+func FamilyExitCode(f Family) int {
+	if c, ok := familyExit[f]; ok {
+		return c
+	}
+	return vocab.ExitInvalid
+}
+
+// ExitCodeOf is the exit code of class's family (ExitInvalid when class is
+// not registered).
+func ExitCodeOf(class string) int {
+	e, ok := Lookup(class)
+	if !ok {
+		return vocab.ExitInvalid
+	}
+	return FamilyExitCode(e.Family)
+}
+
+// Class tokens (SPEC §3, §7; docs/results.md). They are part of the public
+// contract: users, the recovery guide and the Action key on them.
+const (
+	UsageUnknownFlag    = "usage:unknown-flag"
+	UsageFlagArgument   = "usage:flag-argument"
+	UsageBadFlag        = "usage:bad-flag"
+	UsageRepeatedFlag   = "usage:repeated-flag"
+	UsageStrayArgument  = "usage:stray-argument"
+	UsageUnknownCommand = "usage:unknown-command"
+	UsageInvalid        = "usage:invalid"
+
+	ConfigUnknownKey   = "config:unknown-key"
+	ConfigUnknownEnv   = "config:unknown-env"
+	ConfigFlagOnly     = "config:flag-only"
+	ConfigWrongType    = "config:wrong-type"
+	ConfigInvalidValue = "config:invalid-value"
+	ConfigRequired     = "config:required"
+	ConfigFile         = "config:file"
+
+	GitRepository = "git:repository"
+	GitRevision   = "git:revision"
+	GitRead       = "git:read"
+
+	SourceMissingRoot = "source:missing-root"
+	SourceNotRegular  = "source:not-regular-file"
+	SourceTooLarge    = "source:too-large"
+
+	NameInvalid   = "name:invalid"
+	NameCollision = "name:collision"
+
+	DecryptNoKey        = "decrypt:no-key"
+	DecryptMACMismatch  = "decrypt:mac-mismatch"
+	DecryptMalformed    = "decrypt:malformed"
+	DecryptKeyService   = "decrypt:key-service"
+	DecryptNotEncrypted = "decrypt:not-encrypted"
+
+	// The plaintext:* tokens are declared by internal/canonical (below
+	// diag); these are the same constants.
+	PlaintextNotUTF8           = canonical.ClassNotUTF8
+	PlaintextBOM               = canonical.ClassBOM
+	PlaintextNotObject         = canonical.ClassNotObject
+	PlaintextDuplicateKey      = canonical.ClassDuplicateKey
+	PlaintextMultiDocument     = canonical.ClassMultiDocument
+	PlaintextAnchorOrAlias     = canonical.ClassAnchorOrAlias
+	PlaintextNonStringKey      = canonical.ClassNonStringKey
+	PlaintextUnsupportedScalar = canonical.ClassUnsupportedScalar
+	PlaintextNonFiniteNumber   = canonical.ClassNonFiniteNumber
+	PlaintextNumberPrecision   = canonical.ClassNumberPrecision
+	PlaintextTooLarge          = canonical.ClassTooLarge
+	PlaintextEmpty             = canonical.ClassEmpty
+	PlaintextSyntax            = canonical.ClassSyntax
+
+	DesiredInternal = "desired:internal"
+
+	AWSConfig   = "aws:config"
+	AWSNoRegion = "aws:no-region"
+
+	ReportWriteFailed = "report:write-failed"
+
+	// Interrupted marks work cut short by cancellation (the loader's
+	// error, the engine's record of an AWS call cut short).
+	Interrupted        = "interrupted"
+	InterruptedSignal  = "interrupted:signal"
+	InterruptedTimeout = "interrupted:run-timeout"
+
+	// Internal is an unexpected failure (an engine record of a call that
+	// failed without a modelled AWS error; the CLI's last-resort line).
+	Internal = "internal"
+)
+
+// Entry is one registered class token.
+type Entry struct {
+	Class   string
+	Family  Family
+	Summary string // what is wrong, when the finder knows nothing more precise
+	Next    string // the operator's next action
+}
+
+// Next actions shared by a whole family.
+const (
+	nextUsage     = "run 'sops-aws-sync <command> --help' for the accepted flags; nothing was read from Git or AWS"
+	nextConfig    = "fix the named setting (see docs/configuration.md) and re-run; nothing was read from Git or AWS"
+	nextPlaintext = "fix the source document, then re-encrypt it with sops"
+	nextRerun     = "re-run to finish (nothing is rolled back, the next run resumes from observed state)"
+	nextBug       = "re-run; if it persists, report a bug with the log records from stdout"
+)
+
+// entries is the registry. Add a class here (and to the golden file with
+// go test ./internal/diag -update) before any code emits it.
+var entries = []Entry{
+	{UsageUnknownFlag, FamilyUsage, "unknown flag", nextUsage},
+	{UsageFlagArgument, FamilyUsage, "a flag needs a value", nextUsage},
+	{UsageBadFlag, FamilyUsage, "malformed flag syntax", nextUsage},
+	{UsageRepeatedFlag, FamilyUsage, "a flag is given more than once", nextUsage},
+	{UsageStrayArgument, FamilyUsage, "the command takes no positional arguments; every option is a --flag", nextUsage},
+	{UsageUnknownCommand, FamilyUsage, "unknown command; the commands are plan, sync and version", nextUsage},
+	{UsageInvalid, FamilyUsage, "the command line could not be parsed", nextUsage},
+
+	{ConfigUnknownKey, FamilyConfig, "is not a sops-aws-sync setting", nextConfig},
+	{ConfigUnknownEnv, FamilyConfig, "is not a sops-aws-sync setting", nextConfig},
+	{ConfigFlagOnly, FamilyConfig, "may only be given as a command-line flag", nextConfig},
+	{ConfigWrongType, FamilyConfig, "has the wrong type", nextConfig},
+	{ConfigInvalidValue, FamilyConfig, "is out of its rule", nextConfig},
+	{ConfigRequired, FamilyConfig, "is required", nextConfig},
+	{ConfigFile, FamilyConfig, "cannot be read or is not a YAML mapping", nextConfig},
+
+	{GitRepository, FamilyGit, "the repository path is not a readable Git repository",
+		"point --repository at the root of a Git clone (the directory holding .git) that this process may read"},
+	{GitRevision, FamilyGit, "the revision does not resolve to a commit in this repository",
+		"pass --revision a branch, tag or commit SHA that this clone contains (shallow clones must include the commit)"},
+	{GitRead, FamilyGit, "a committed Git object could not be read (missing or corrupt; a partial clone without blobs?)",
+		"run against a complete clone that contains the commit's trees and blobs (for example: git fetch --depth=1 origin <commit>)"},
+
+	{SourceMissingRoot, FamilySource, "the source root is not a directory in the commit",
+		"check --source-root against the committed tree (it is case-sensitive), or use '.' for the whole repository"},
+	{SourceNotRegular, FamilySource, "the document is not a regular file in the commit (a symlink or a submodule)",
+		"commit the encrypted document itself at this path, or rename it so its suffix does not select it"},
+	{SourceTooLarge, FamilySource, "the committed document is larger than --max-encrypted-bytes",
+		"split the document, or raise --max-encrypted-bytes if the size is expected"},
+
+	{NameInvalid, FamilyName, "the secret name derived from the document's path breaks the name rule (SPEC §3.4)",
+		"rename the document (or change the secret prefix) using only those characters"},
+	{NameCollision, FamilyName, "the document maps to the same secret name as another document",
+		"keep one document per secret name (for example db.sops.json or db.sops.yaml, not both)"},
+
+	{DecryptNoKey, FamilyDecrypt, "no key available to this run could decrypt the document's data key",
+		"provide a key the document is encrypted to (age: SOPS_AGE_KEY_FILE or SOPS_AGE_KEY; PGP: the secret key in the keyring), or re-encrypt the document with sops updatekeys for this run's key"},
+	{DecryptMACMismatch, FamilyDecrypt, "the document fails SOPS integrity checks (its MAC or an encrypted value does not verify): it was changed after encryption",
+		"restore the document from a known-good commit or re-create it with sops; never edit encrypted values by hand"},
+	{DecryptMalformed, FamilyDecrypt, "the committed file is not a well-formed SOPS document in the format its suffix names",
+		"re-create it with sops encrypt (check that .sops.json/.sops.yaml/.sops.env matches the file's real format)"},
+	{DecryptKeyService, FamilyDecrypt, "a key service named in the document's SOPS metadata (AWS KMS, GCP KMS, Azure Key Vault, HashiCorp Vault, HuaweiCloud KMS) could not be reached or refused to decrypt, and no other key could",
+		"check network access to that service and that this run's credentials may decrypt with the key (for AWS KMS: kms:Decrypt on the key ARN), then retry"},
+	{DecryptNotEncrypted, FamilyDecrypt, "the committed file has no SOPS metadata: it was committed without being encrypted",
+		"encrypt it with sops before committing, and rotate every value in it: the plaintext is in the Git history"},
+
+	{PlaintextNotUTF8, FamilyPlaintext, "the decrypted plaintext is not valid UTF-8", nextPlaintext},
+	{PlaintextBOM, FamilyPlaintext, "the decrypted plaintext starts with a UTF-8 byte-order mark", nextPlaintext},
+	{PlaintextNotObject, FamilyPlaintext, "the decrypted document is not one object (mapping)", nextPlaintext},
+	{PlaintextDuplicateKey, FamilyPlaintext, "a key appears twice in the decrypted document", nextPlaintext},
+	{PlaintextMultiDocument, FamilyPlaintext, "the decrypted plaintext holds more than one document", nextPlaintext},
+	{PlaintextAnchorOrAlias, FamilyPlaintext, "the YAML document uses an anchor, an alias or a merge key", nextPlaintext},
+	{PlaintextNonStringKey, FamilyPlaintext, "a mapping key is not a string", nextPlaintext},
+	{PlaintextUnsupportedScalar, FamilyPlaintext, "a value is not a JSON value (a timestamp, binary or tagged scalar)", nextPlaintext},
+	{PlaintextNonFiniteNumber, FamilyPlaintext, "a number is infinite, not-a-number, or too large for an IEEE-754 double", nextPlaintext},
+	{PlaintextNumberPrecision, FamilyPlaintext, "a number would change when read as an IEEE-754 double", nextPlaintext},
+	{PlaintextTooLarge, FamilyPlaintext, "the canonical JSON value is larger than 65,536 bytes, the AWS Secrets Manager limit", nextPlaintext},
+	{PlaintextEmpty, FamilyPlaintext, "the decrypted plaintext holds no document", nextPlaintext},
+	{PlaintextSyntax, FamilyPlaintext, "the decrypted plaintext is not valid in the format its suffix names", nextPlaintext},
+
+	{DesiredInternal, FamilyDesired, "reading the desired state failed unexpectedly", nextBug},
+
+	{AWSConfig, FamilyAWS, "AWS client not configured: the shared config or profile could not be loaded",
+		"check --aws-profile and AWS_CONFIG_FILE"},
+	{AWSNoRegion, FamilyAWS, "AWS client not configured: no Region", "pass --aws-region or set AWS_REGION"},
+
+	{ReportWriteFailed, FamilyReport, "the report file could not be written",
+		"make sure the directory of --report-file exists and is writable, then re-run to see the real outcome"},
+
+	{Interrupted, FamilyInterrupted, "the work was cut short by a signal or the run timeout", nextRerun},
+	{InterruptedSignal, FamilyInterrupted, "run interrupted", nextRerun},
+	{InterruptedTimeout, FamilyInterrupted, "run interrupted", nextRerun},
+
+	{Internal, FamilyInternal, "internal error", nextBug},
+}
+
+var byClass = func() map[string]Entry {
+	m := make(map[string]Entry, len(entries))
+	for _, e := range entries {
+		if _, dup := m[e.Class]; dup {
+			panic("diag: class registered twice: " + e.Class)
+		}
+		m[e.Class] = e
+	}
+	return m
+}()
+
+// Lookup returns the registry entry of class.
+func Lookup(class string) (Entry, bool) {
+	e, ok := byClass[class]
+	return e, ok
+}
+
+func mustLookup(class string) Entry {
+	e, ok := byClass[class]
+	if !ok {
+		panic("diag: unregistered class token " + class + " (add it to internal/diag/registry.go)")
+	}
+	return e
+}
+
+// Entries returns every registered class, sorted by family order then
+// token.
+func Entries() []Entry {
+	out := append([]Entry(nil), entries...)
+	order := map[Family]int{}
+	for i, f := range []Family{FamilyUsage, FamilyConfig, FamilyGit, FamilySource, FamilyName, FamilyDecrypt,
+		FamilyPlaintext, FamilyDesired, FamilyAWS, FamilyReport, FamilyInterrupted, FamilyInternal} {
+		order[f] = i
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if order[out[i].Family] != order[out[j].Family] {
+			return order[out[i].Family] < order[out[j].Family]
+		}
+		return out[i].Class < out[j].Class
+	})
+	return out
+}
+
+// FamilyOf returns the family a token's prefix names ("decrypt" for
+// "decrypt:no-key"); the registry's Family agrees (a test checks it).
+func FamilyOf(class string) Family {
+	f, _, _ := strings.Cut(class, ":")
+	return Family(f)
+}
