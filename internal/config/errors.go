@@ -1,19 +1,17 @@
 package config
 
-import (
-	"fmt"
-	"strings"
-)
+import "github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 
-// Problem classes: stable tokens of configuration diagnostics (docs/results.md).
+// Problem classes: aliases of the config:* tokens registered in
+// internal/diag (summaries, next action, exit code; docs/results.md).
 const (
-	ClassUnknownKey   = "config:unknown-key"   // config file key that is no setting
-	ClassUnknownEnv   = "config:unknown-env"   // SOPS_AWS_SYNC_* variable that is no setting
-	ClassFlagOnly     = "config:flag-only"     // setting that may only be given as a flag
-	ClassWrongType    = "config:wrong-type"    // value of the wrong type
-	ClassInvalidValue = "config:invalid-value" // value of the right type but out of its rule
-	ClassRequired     = "config:required"      // required setting not given
-	ClassFile         = "config:file"          // config file unreadable or not a YAML mapping
+	ClassUnknownKey   = diag.ConfigUnknownKey   // config file key that is no setting
+	ClassUnknownEnv   = diag.ConfigUnknownEnv   // SOPS_AWS_SYNC_* variable that is no setting
+	ClassFlagOnly     = diag.ConfigFlagOnly     // setting that may only be given as a flag
+	ClassWrongType    = diag.ConfigWrongType    // value of the wrong type
+	ClassInvalidValue = diag.ConfigInvalidValue // value of the right type but out of its rule
+	ClassRequired     = diag.ConfigRequired     // required setting not given
+	ClassFile         = diag.ConfigFile         // config file unreadable or not a YAML mapping
 )
 
 // Source names where a value came from.
@@ -38,47 +36,35 @@ func (s Source) String() string {
 	return "default"
 }
 
-// Problem is one rejected setting. Its text names the setting, the source and
-// the rule, never the rejected value.
-type Problem struct {
-	Class   string
-	Setting string // flag name, environment variable name or config key
-	Source  Source
-	Reason  string
-}
-
-func (p Problem) String() string {
-	var where string
-	switch p.Source {
-	case SourceFlag:
-		where = "flag --" + p.Setting
-	case SourceEnv:
-		where = "environment variable " + p.Setting
+func (s Source) origin() diag.Origin {
+	switch s {
 	case SourceFile:
-		if p.Setting == "" {
-			where = "config file"
-		} else {
-			where = "config file key " + p.Setting
-		}
-	default:
-		where = "setting --" + p.Setting
+		return diag.OriginFile
+	case SourceEnv:
+		return diag.OriginEnv
+	case SourceFlag:
+		return diag.OriginFlag
 	}
-	return fmt.Sprintf("%s: %s (%s)", where, p.Reason, p.Class)
+	return diag.OriginDefault
 }
 
-// Error is returned by Resolve when any setting is rejected. All problems
-// found are listed, in a stable order.
-type Error struct {
-	Problems []Problem
+// problem is one rejected setting while Resolve collects them; it becomes a
+// diag.Diagnostic whose subject is the setting (never the value).
+type problem struct {
+	class   string
+	setting string // flag name, environment variable name or config key
+	source  Source
+	reason  string
 }
 
-func (e *Error) Error() string {
-	lines := make([]string, len(e.Problems))
-	for i, p := range e.Problems {
-		lines[i] = p.String()
+func (p problem) diagnostic() diag.Diagnostic {
+	return diag.New(p.class, diag.Subject{Setting: p.setting, Origin: p.source.origin()}).WithSummary(p.reason)
+}
+
+func diagnostics(ps []problem) diag.Diagnostics {
+	out := make(diag.Diagnostics, len(ps))
+	for i, p := range ps {
+		out[i] = p.diagnostic()
 	}
-	return "invalid configuration: " + strings.Join(lines, "; ")
+	return out
 }
-
-// NextAction is the operator's next step for any configuration error.
-const NextAction = "fix the named setting (see docs/configuration.md) and re-run; nothing was read from Git or AWS"

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"os"
 	"strings"
 	"testing"
@@ -18,11 +19,16 @@ func base() Input {
 	}
 }
 
-func problems(t *testing.T, err error) []Problem {
+func problems(t *testing.T, err error) diag.Diagnostics {
 	t.Helper()
-	var ce *Error
-	require.True(t, errors.As(err, &ce), "want *config.Error, got %v", err)
-	return ce.Problems
+	var ds diag.Diagnostics
+	require.True(t, errors.As(err, &ds), "want diag.Diagnostics, got %v", err)
+	for _, d := range ds {
+		_, ok := diag.Lookup(d.Class)
+		require.True(t, ok, "class %s is registered", d.Class)
+		require.Equal(t, diag.FamilyConfig, diag.FamilyOf(d.Class))
+	}
+	return ds
 }
 
 func TestResolveDefaults(t *testing.T) {

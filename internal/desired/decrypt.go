@@ -49,30 +49,20 @@ func sopsFormat(f canonical.Format) formats.Format {
 }
 
 // decryptFailure is a classified decryption failure; it holds no library
-// error text.
+// error text. what is "" for the registry's summary of the class; the next
+// action is always the registry's (internal/diag).
 type decryptFailure struct {
-	class, what, next string
+	class, what string
 }
 
 var (
-	failNotEncrypted = &decryptFailure{ClassDecryptNotEncrypted,
-		"the committed file has no SOPS metadata: it was committed without being encrypted",
-		"encrypt it with sops before committing, and rotate every value in it: the plaintext is in the Git history"}
-	failMalformed = &decryptFailure{ClassDecryptMalformed,
-		"the committed file is not a well-formed SOPS document in the format its suffix names",
-		"re-create it with sops encrypt (check that .sops.json/.sops.yaml/.sops.env matches the file's real format)"}
-	failPanic = &decryptFailure{ClassDecryptMalformed,
-		"the SOPS library failed on this document (an internal panic, usually caused by a malformed file)",
-		"re-create it with sops encrypt; if it persists, report the SOPS version that wrote the file"}
-	failNoKey = &decryptFailure{ClassDecryptNoKey,
-		"no key available to this run could decrypt the document's data key",
-		"provide a key the document is encrypted to (age: SOPS_AGE_KEY_FILE or SOPS_AGE_KEY; PGP: the secret key in the keyring), or re-encrypt the document with sops updatekeys for this run's key"}
-	failKeyService = &decryptFailure{ClassDecryptKeyService,
-		"a key service named in the document's SOPS metadata (AWS KMS, GCP KMS, Azure Key Vault, HashiCorp Vault, HuaweiCloud KMS) could not be reached or refused to decrypt, and no other key could",
-		"check network access to that service and that this run's credentials may decrypt with the key (for AWS KMS: kms:Decrypt on the key ARN), then retry"}
-	failIntegrity = &decryptFailure{ClassDecryptMACMismatch,
-		"the document fails SOPS integrity checks (its MAC or an encrypted value does not verify): it was changed after encryption",
-		"restore the document from a known-good commit or re-create it with sops; never edit encrypted values by hand"}
+	failNotEncrypted = &decryptFailure{ClassDecryptNotEncrypted, ""}
+	failMalformed    = &decryptFailure{ClassDecryptMalformed, ""}
+	failPanic        = &decryptFailure{ClassDecryptMalformed,
+		"the SOPS library failed on this document (an internal panic, usually caused by a malformed file; if it persists, report the SOPS version that wrote the file)"}
+	failNoKey      = &decryptFailure{ClassDecryptNoKey, ""}
+	failKeyService = &decryptFailure{ClassDecryptKeyService, ""}
+	failIntegrity  = &decryptFailure{ClassDecryptMACMismatch, ""}
 )
 
 // remoteKey reports whether a master key is served by a remote service.

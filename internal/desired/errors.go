@@ -1,109 +1,72 @@
 package desired
 
 import (
-	"strings"
-
-	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 )
 
-// Class tokens (SPEC §3). They are part of the public contract: users, the
-// recovery guide and the CLI key on them. The plaintext:* classes are
-// defined by internal/canonical and re-exported here.
+// Class tokens of the loader (SPEC §3): aliases of the tokens registered in
+// internal/diag, the one registry with their summaries and next actions.
 const (
-	ClassGitRepository = "git:repository" // the repository cannot be opened
-	ClassGitRevision   = "git:revision"   // the revision does not resolve to a commit
-	ClassGitRead       = "git:read"       // a committed object cannot be read
+	ClassGitRepository = diag.GitRepository
+	ClassGitRevision   = diag.GitRevision
+	ClassGitRead       = diag.GitRead
 
-	ClassSourceMissingRoot = "source:missing-root"
-	ClassSourceNotRegular  = "source:not-regular-file"
-	ClassSourceTooLarge    = "source:too-large"
+	ClassSourceMissingRoot = diag.SourceMissingRoot
+	ClassSourceNotRegular  = diag.SourceNotRegular
+	ClassSourceTooLarge    = diag.SourceTooLarge
 
-	ClassNameInvalid   = "name:invalid"
-	ClassNameCollision = "name:collision"
+	ClassNameInvalid   = diag.NameInvalid
+	ClassNameCollision = diag.NameCollision
 
-	ClassDecryptNoKey        = "decrypt:no-key"
-	ClassDecryptMACMismatch  = "decrypt:mac-mismatch"
-	ClassDecryptMalformed    = "decrypt:malformed"
-	ClassDecryptKeyService   = "decrypt:key-service"
-	ClassDecryptNotEncrypted = "decrypt:not-encrypted"
+	ClassDecryptNoKey        = diag.DecryptNoKey
+	ClassDecryptMACMismatch  = diag.DecryptMACMismatch
+	ClassDecryptMalformed    = diag.DecryptMalformed
+	ClassDecryptKeyService   = diag.DecryptKeyService
+	ClassDecryptNotEncrypted = diag.DecryptNotEncrypted
 
-	ClassPlaintextNotUTF8           = canonical.ClassNotUTF8
-	ClassPlaintextBOM               = canonical.ClassBOM
-	ClassPlaintextNotObject         = canonical.ClassNotObject
-	ClassPlaintextDuplicateKey      = canonical.ClassDuplicateKey
-	ClassPlaintextMultiDocument     = canonical.ClassMultiDocument
-	ClassPlaintextAnchorOrAlias     = canonical.ClassAnchorOrAlias
-	ClassPlaintextNonStringKey      = canonical.ClassNonStringKey
-	ClassPlaintextUnsupportedScalar = canonical.ClassUnsupportedScalar
-	ClassPlaintextNonFiniteNumber   = canonical.ClassNonFiniteNumber
-	ClassPlaintextNumberPrecision   = canonical.ClassNumberPrecision
-	ClassPlaintextTooLarge          = canonical.ClassTooLarge
-	ClassPlaintextEmpty             = canonical.ClassEmpty
-	ClassPlaintextSyntax            = canonical.ClassSyntax
+	ClassPlaintextNotUTF8           = diag.PlaintextNotUTF8
+	ClassPlaintextBOM               = diag.PlaintextBOM
+	ClassPlaintextNotObject         = diag.PlaintextNotObject
+	ClassPlaintextDuplicateKey      = diag.PlaintextDuplicateKey
+	ClassPlaintextMultiDocument     = diag.PlaintextMultiDocument
+	ClassPlaintextAnchorOrAlias     = diag.PlaintextAnchorOrAlias
+	ClassPlaintextNonStringKey      = diag.PlaintextNonStringKey
+	ClassPlaintextUnsupportedScalar = diag.PlaintextUnsupportedScalar
+	ClassPlaintextNonFiniteNumber   = diag.PlaintextNonFiniteNumber
+	ClassPlaintextNumberPrecision   = diag.PlaintextNumberPrecision
+	ClassPlaintextTooLarge          = diag.PlaintextTooLarge
+	ClassPlaintextEmpty             = diag.PlaintextEmpty
+	ClassPlaintextSyntax            = diag.PlaintextSyntax
 
 	// ClassInterrupted: Load was cancelled (signal or run timeout); the
-	// error wraps ctx.Err(), so errors.Is(err, context.Canceled) or
+	// diagnostic wraps ctx.Err(), so errors.Is(err, context.Canceled) or
 	// context.DeadlineExceeded holds.
-	ClassInterrupted = "interrupted"
+	ClassInterrupted = diag.Interrupted
 )
 
-// Error is every error Load returns.
-//
-// Error() is "<class>: document resource-0003: <what>; <next>" (the
-// document part is the path instead when resource names may be shown, and
-// is absent when the failure concerns no single document). It never holds
-// plaintext, ciphertext, key material or library error text.
-type Error struct {
-	// Class is one of the Class* tokens.
-	Class string
-	// Ordinal is the 1-based position of the document among the selected
-	// documents sorted by repo path; 0 when no single document is at fault.
-	Ordinal int
-	// Path is the document's repo-relative path, set only when
-	// Options.ShowResourceNames is true.
-	Path string
-
-	what, next string
-	cause      error // only ever a context error
+// docError builds a per-document diagnostic with the registry's next
+// action; the path is kept only when names may be shown. what, when not
+// "", is a more precise summary than the registry's.
+func docError(class string, d *document, show bool, what string) *diag.Diagnostic {
+	e := diag.New(class, diag.Document(d.ordinal, d.path, show)).WithSummary(what)
+	return &e
 }
 
-func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString(e.Class)
-	b.WriteString(": ")
-	if doc := e.subject(); doc != "" {
-		b.WriteString("document ")
-		b.WriteString(doc)
-		b.WriteString(": ")
-	}
-	b.WriteString(e.what)
-	if e.next != "" {
-		b.WriteString("; ")
-		b.WriteString(e.next)
-	}
-	return b.String()
+// scopeError builds a diagnostic about no single document.
+func scopeError(class, what string) *diag.Diagnostic {
+	e := diag.New(class, diag.Subject{}).WithSummary(what)
+	return &e
 }
 
-// Unwrap returns the context error of an interrupted Load, else nil.
-func (e *Error) Unwrap() error { return e.cause }
-
-func (e *Error) subject() string {
-	if e.Path == "" && e.Ordinal < 1 {
-		return ""
-	}
-	return model.Redaction{ShowNames: e.Path != ""}.Label(e.Ordinal, e.Path)
-}
-
-// docError builds a per-document error, showing the path only when allowed.
-func docError(class string, d *document, show bool, what, next string) *Error {
-	e := &Error{Class: class, Ordinal: d.ordinal, what: what, next: next}
-	if show {
-		e.Path = d.path
-	}
+// withDoc ties a scope diagnostic to document d.
+func withDoc(e *diag.Diagnostic, d *document, show bool) *diag.Diagnostic {
+	e.Subject = diag.Document(d.ordinal, d.path, show)
 	return e
 }
 
-func scopeError(class, what, next string) *Error {
-	return &Error{Class: class, what: what, next: next}
+// reject turns the loader's diagnostic into Load's error: the run's
+// Diagnostics (the loader reports the failing document with the lowest
+// ordinal).
+func reject(e *diag.Diagnostic) error {
+	return diag.Diagnostics{*e}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
 
@@ -43,10 +44,8 @@ const objectCacheSize = 4 * cache.MiByte
 // repository or a linked worktree). Only the object database and refs are
 // used, never the working tree or the index. The returned close function
 // releases the pack file descriptors kept open during the walk.
-func openRepository(dir string) (*git.Repository, func(), *Error) {
-	bad := scopeError(ClassGitRepository,
-		"the repository path is not a readable Git repository",
-		"point --repository at the root of a Git clone (the directory holding .git) that this process may read")
+func openRepository(dir string) (*git.Repository, func(), *diag.Diagnostic) {
+	bad := scopeError(ClassGitRepository, "")
 	plain, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{
 		// Linked worktrees (git worktree add) keep objects and refs in the
 		// main repository's common dir.
@@ -85,10 +84,8 @@ func openRepository(dir string) (*git.Repository, func(), *Error) {
 // detached) and suffixes such as ~1, ^, ^{} and ^{commit}. A revision that
 // names anything but a commit (HEAD^{tree}, HEAD:secrets, a tree or blob
 // SHA, a tag of a tree) is ClassGitRevision.
-func resolveCommit(repo *git.Repository, rev string) (*object.Commit, *Error) {
-	bad := scopeError(ClassGitRevision,
-		"the revision does not resolve to a commit in this repository",
-		"pass --revision a branch, tag or commit SHA that this clone contains (shallow clones must include the commit)")
+func resolveCommit(repo *git.Repository, rev string) (*object.Commit, *diag.Diagnostic) {
+	bad := scopeError(ClassGitRevision, "")
 	if !namesCommit(rev) {
 		return nil, bad
 	}
@@ -139,17 +136,13 @@ func namesCommit(rev string) bool {
 	return true
 }
 
-func readError() *Error {
-	return scopeError(ClassGitRead,
-		"a committed Git object could not be read (missing or corrupt; a partial clone without blobs?)",
-		"run against a complete clone that contains the commit's trees and blobs (for example: git fetch --depth=1 origin <commit>)")
+func readError() *diag.Diagnostic {
+	return scopeError(ClassGitRead, "")
 }
 
 // findRoot returns the tree at the slash-separated root below t; "." is t.
-func findRoot(repo *git.Repository, t *object.Tree, root string) (*object.Tree, *Error) {
-	missing := scopeError(ClassSourceMissingRoot,
-		"the source root is not a directory in the commit",
-		"check --source-root against the committed tree (it is case-sensitive), or use '.' for the whole repository")
+func findRoot(repo *git.Repository, t *object.Tree, root string) (*object.Tree, *diag.Diagnostic) {
+	missing := scopeError(ClassSourceMissingRoot, "")
 	if root == "." {
 		return t, nil
 	}
@@ -178,9 +171,9 @@ func findRoot(repo *git.Repository, t *object.Tree, root string) (*object.Tree, 
 // relative to t. Unlike object.TreeWalker it fails on a subtree it cannot
 // read instead of silently skipping it: a silently shorter desired set would
 // turn into deletions.
-func walk(ctx context.Context, repo *git.Repository, t *object.Tree, base string, out *[]*document) error {
+func walk(ctx context.Context, repo *git.Repository, t *object.Tree, base string, out *[]*document) *diag.Diagnostic {
 	if err := ctx.Err(); err != nil {
-		return err
+		return interrupted(err)
 	}
 	for _, e := range t.Entries {
 		rel := e.Name
@@ -192,8 +185,8 @@ func walk(ctx context.Context, repo *git.Repository, t *object.Tree, base string
 			if err != nil {
 				return readError()
 			}
-			if err := walk(ctx, repo, sub, rel, out); err != nil {
-				return err
+			if e := walk(ctx, repo, sub, rel, out); e != nil {
+				return e
 			}
 			continue
 		}
@@ -260,7 +253,7 @@ var errBlobTooLarge = errors.New("blob larger than the limit")
 // selectDocuments walks the committed tree under the source root, assigns
 // ordinals in repo-path order and names, and checks every structural rule
 // (SPEC §3.1, §3.4) before any decryption.
-func selectDocuments(ctx context.Context, repo *git.Repository, commit *object.Commit, o *normalized) ([]*document, error) {
+func selectDocuments(ctx context.Context, repo *git.Repository, commit *object.Commit, o *normalized) ([]*document, *diag.Diagnostic) {
 	tree, err := commit.Tree()
 	if err != nil {
 		return nil, readError()
@@ -270,8 +263,8 @@ func selectDocuments(ctx context.Context, repo *git.Repository, commit *object.C
 		return nil, e
 	}
 	var docs []*document
-	if err := walk(ctx, repo, root, "", &docs); err != nil {
-		return nil, err
+	if e := walk(ctx, repo, root, "", &docs); e != nil {
+		return nil, e
 	}
 	for _, d := range docs {
 		if o.root == "." {
@@ -284,48 +277,37 @@ func selectDocuments(ctx context.Context, repo *git.Repository, commit *object.C
 	byName := make(map[string]*document, len(docs))
 	for i, d := range docs {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, interrupted(err)
 		}
 		d.ordinal = i + 1
 		if !isRegular(d.mode) {
-			return nil, docError(ClassSourceNotRegular, d, o.show,
-				"the document is not a regular file in the commit (a symlink or a submodule)",
-				"commit the encrypted document itself at this path, or rename it so its suffix does not select it")
+			return nil, docError(ClassSourceNotRegular, d, o.show, "")
 		}
 		size, err := blobSize(repo, d.hash)
 		if err != nil {
 			return nil, withDoc(readError(), d, o.show)
 		}
 		if size > o.maxBytes {
-			return nil, docError(ClassSourceTooLarge, d, o.show,
-				"the committed document is larger than --max-encrypted-bytes",
-				"split the document, or raise --max-encrypted-bytes if the size is expected")
+			return nil, docError(ClassSourceTooLarge, d, o.show, "")
 		}
 		stem := strings.TrimSuffix(d.rel, d.suffix)
 		if stem == "" || strings.HasSuffix(stem, "/") {
-			return nil, docError(ClassNameInvalid, d, o.show,
-				"the document's file name is only a suffix, so it names no secret",
-				"give the file a name before its .sops.* suffix")
+			e := docError(ClassNameInvalid, d, o.show, "the document's file name is only a suffix, so it names no secret")
+			e.Next = "give the file a name before its .sops.* suffix"
+			return nil, e
 		}
 		d.name = model.SecretName(o.prefix, d.rel, d.suffix)
 		if err := model.ValidateName(d.name); err != nil {
 			what, next := nameReason(err)
-			return nil, docError(ClassNameInvalid, d, o.show, what, next)
+			e := docError(ClassNameInvalid, d, o.show, what)
+			e.Next = next
+			return nil, e
 		}
 		if prev, dup := byName[d.name]; dup {
 			what := "the document maps to the same secret name as document " + o.redaction().Label(prev.ordinal, prev.path)
-			return nil, docError(ClassNameCollision, d, o.show, what,
-				"keep one document per secret name (for example db.sops.json or db.sops.yaml, not both)")
+			return nil, docError(ClassNameCollision, d, o.show, what)
 		}
 		byName[d.name] = d
 	}
 	return docs, nil
-}
-
-func withDoc(e *Error, d *document, show bool) *Error {
-	e.Ordinal = d.ordinal
-	if show {
-		e.Path = d.path
-	}
-	return e
 }

@@ -2,6 +2,7 @@ package desired
 
 import (
 	"context"
+	"errors"
 	"math"
 	"sort"
 	"sync"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
 
@@ -44,12 +46,22 @@ func normalize(o config.Desired) *normalized {
 // each plaintext (internal/canonical).
 //
 // The returned State holds the commit, the scope and the secrets ordered by
-// name. Every error is an *Error; when several documents fail, the one with
-// the lowest ordinal is reported. If ctx is cancelled, Load returns promptly
-// with class "interrupted" wrapping ctx.Err(), even while a key-service call
+// name. Every error is a diag.Diagnostics holding one diagnostic (a
+// registered class, the document's ordinal, its path only with
+// ShowResourceNames); when several documents fail, the one with the lowest
+// ordinal is reported. If ctx is cancelled, Load returns promptly with class
+// "interrupted" wrapping ctx.Err(), even while a key-service call
 // is in flight (that call's goroutine finishes in the background and its
 // result is discarded).
 func Load(ctx context.Context, opts config.Desired) (model.State, error) {
+	st, e := load(ctx, opts)
+	if e != nil {
+		return model.State{}, reject(e)
+	}
+	return st, nil
+}
+
+func load(ctx context.Context, opts config.Desired) (model.State, *diag.Diagnostic) {
 	if err := ctx.Err(); err != nil {
 		return model.State{}, interrupted(err)
 	}
@@ -64,19 +76,19 @@ func Load(ctx context.Context, opts config.Desired) (model.State, error) {
 		closeRepo()
 		return model.State{}, e
 	}
-	docs, err := selectDocuments(ctx, repo, commit, o)
-	if err != nil {
+	docs, e := selectDocuments(ctx, repo, commit, o)
+	if e != nil {
 		closeRepo()
 		if ctx.Err() != nil {
 			return model.State{}, interrupted(ctx.Err())
 		}
-		return model.State{}, err
+		return model.State{}, e
 	}
 	// decryptAll's dispatcher is the last user of repo and closes it, also
 	// when Load has already returned on cancellation.
-	values, err := decryptAll(ctx, repo, closeRepo, docs, o)
-	if err != nil {
-		return model.State{}, err
+	values, e := decryptAll(ctx, repo, closeRepo, docs, o)
+	if e != nil {
+		return model.State{}, e
 	}
 	secrets := make([]model.Secret, len(docs))
 	for i, d := range docs {
@@ -92,20 +104,20 @@ func Load(ctx context.Context, opts config.Desired) (model.State, error) {
 	return model.State{Commit: commit.Hash.String(), Scope: o.scope, Secrets: secrets}, nil
 }
 
-func interrupted(cause error) *Error {
-	return &Error{Class: ClassInterrupted,
-		what:  "reading the desired state was interrupted (signal or run timeout) before every document was decrypted and checked",
-		next:  "nothing was changed; run again",
-		cause: cause}
+func interrupted(cause error) *diag.Diagnostic {
+	e := diag.New(ClassInterrupted, diag.Subject{}).
+		WithSummary("reading the desired state was interrupted (signal or run timeout) before every document was decrypted and checked").
+		WithCause(cause)
+	return &e
 }
 
 // decryptAll reads, decrypts and canonicalizes every document with at most
 // o.conc decryptions in flight. Blobs are read by one dispatcher goroutine
 // (go-git repositories are not safe for concurrent use), in ordinal order,
 // so at most o.conc encrypted documents are held in memory at once.
-func decryptAll(ctx context.Context, repo *git.Repository, closeRepo func(), docs []*document, o *normalized) ([][]byte, error) {
+func decryptAll(ctx context.Context, repo *git.Repository, closeRepo func(), docs []*document, o *normalized) ([][]byte, *diag.Diagnostic) {
 	values := make([][]byte, len(docs))
-	errs := make([]*Error, len(docs))
+	errs := make([]*diag.Diagnostic, len(docs))
 	var minFail atomic.Int64 // lowest failed ordinal so far
 	minFail.Store(math.MaxInt64)
 	noteFail := func(ord int) {
@@ -138,9 +150,7 @@ func decryptAll(ctx context.Context, repo *git.Repository, closeRepo func(), doc
 			data, err := readBlob(repo, d.hash, o.maxBytes)
 			if err != nil {
 				if err == errBlobTooLarge {
-					errs[i] = docError(ClassSourceTooLarge, d, o.show,
-						"the committed document is larger than --max-encrypted-bytes",
-						"split the document, or raise --max-encrypted-bytes if the size is expected")
+					errs[i] = docError(ClassSourceTooLarge, d, o.show, "")
 				} else {
 					errs[i] = withDoc(readError(), d, o.show)
 				}
@@ -179,16 +189,25 @@ func decryptAll(ctx context.Context, repo *git.Repository, closeRepo func(), doc
 }
 
 // decryptDocument turns one committed blob into its canonical value.
-func decryptDocument(data []byte, d *document, show bool, ages *ageIdentities) ([]byte, *Error) {
+func decryptDocument(data []byte, d *document, show bool, ages *ageIdentities) ([]byte, *diag.Diagnostic) {
 	plain, f := decryptSOPS(data, d.format, ages)
 	if f != nil {
-		return nil, docError(f.class, d, show, f.what, f.next)
+		return nil, docError(f.class, d, show, f.what)
 	}
 	v, err := canonical.Canonicalize(d.format, plain)
 	clear(plain)
 	if err != nil {
-		ce := err.(*canonical.Error)
-		return nil, docError(ce.Class, d, show, ce.What, ce.Next)
+		// canonical's errors are *canonical.Error (its documented contract);
+		// anything else would be a bug there, reported as plaintext:syntax
+		// rather than a panic here.
+		var ce *canonical.Error
+		if !errors.As(err, &ce) {
+			return nil, docError(ClassPlaintextSyntax, d, show, "")
+		}
+		// canonical knows the precise rule broken, so it chooses the action.
+		e := docError(ce.Class, d, show, ce.What)
+		e.Next = ce.Next
+		return nil, e
 	}
 	return v, nil
 }

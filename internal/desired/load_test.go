@@ -3,6 +3,7 @@ package desired
 import (
 	"context"
 	"errors"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -20,22 +21,26 @@ const (
 	wantGoodEnv = `{"DB_HOST":"db.internal","DB_PASSWORD":"pa=ss-FIXTURE","MULTI":"line1\nline2"}`
 )
 
-func assertClass(t *testing.T, err error, class string, ordinal int) *Error {
+func assertClass(t *testing.T, err error, class string, ordinal int) *diag.Subject {
 	t.Helper()
 	if err == nil {
 		t.Fatalf("no error; want %s", class)
 	}
-	var de *Error
-	if !errors.As(err, &de) {
-		t.Fatalf("error %T %v is not *desired.Error", err, err)
+	var ds diag.Diagnostics
+	if !errors.As(err, &ds) || len(ds) != 1 {
+		t.Fatalf("error %T %v is not one diag.Diagnostics", err, err)
 	}
-	if de.Class != class || de.Ordinal != ordinal {
-		t.Fatalf("got %s (ordinal %d): %v; want %s (ordinal %d)", de.Class, de.Ordinal, err, class, ordinal)
+	de := ds[0]
+	if de.Class != class || de.Subject.Ordinal != ordinal {
+		t.Fatalf("got %s (ordinal %d): %v; want %s (ordinal %d)", de.Class, de.Subject.Ordinal, err, class, ordinal)
+	}
+	if _, ok := diag.Lookup(de.Class); !ok {
+		t.Fatalf("class %s is not registered", de.Class)
 	}
 	if !strings.HasPrefix(err.Error(), class+": ") || !strings.Contains(err.Error(), "; ") {
 		t.Errorf("error text %q does not start with the class or lacks a next action", err)
 	}
-	return de
+	return &de.Subject
 }
 
 func TestLoadGoodFixturesCanonicalizeIdentically(t *testing.T) {
@@ -220,18 +225,18 @@ func TestLoadFixturesFromOlderSOPS(t *testing.T) {
 var errorShape = regexp.MustCompile(`^[a-z]+(:[a-z0-9-]+)?: (document resource-[0-9]{4}: )?[^;]+; .+$`)
 
 func TestErrorTextShape(t *testing.T) {
-	e := &Error{Class: ClassDecryptNoKey, Ordinal: 3, what: "no key", next: "add one"}
+	e := diag.Diagnostic{Class: ClassDecryptNoKey, Subject: diag.Subject{Ordinal: 3}, Summary: "no key", Next: "add one"}
 	if e.Error() != "decrypt:no-key: document resource-0003: no key; add one" {
 		t.Fatalf("Error() = %q", e.Error())
 	}
 	if !errorShape.MatchString(e.Error()) {
 		t.Fatal("shape regexp does not match the reference text")
 	}
-	e.Path = "secrets/a\nb.sops.json"
+	e.Subject.Path = "secrets/a\nb.sops.json"
 	if got := e.Error(); !strings.Contains(got, `document "secrets/a\nb.sops.json": `) {
 		t.Fatalf("a path with control characters must be quoted: %q", got)
 	}
-	if (&Error{Class: ClassGitRevision, what: "x", next: "y"}).Error() != "git:revision: x; y" {
+	if (diag.Diagnostic{Class: ClassGitRevision, Summary: "x", Next: "y"}).Error() != "git:revision: x; y" {
 		t.Fatal("scope errors have no document part")
 	}
 }

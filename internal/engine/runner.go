@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
@@ -185,9 +186,9 @@ func errAttrs(err error) []any {
 		}
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return []any{slog.String(vocab.FieldErrorClass, "interrupted")}
+		return []any{slog.String(vocab.FieldErrorClass, diag.Interrupted)}
 	}
-	return []any{slog.String(vocab.FieldErrorClass, "internal")}
+	return []any{slog.String(vocab.FieldErrorClass, diag.Internal)}
 }
 
 func ms(d time.Duration) slog.Attr { return slog.Int64(vocab.FieldDurationMS, d.Milliseconds()) }

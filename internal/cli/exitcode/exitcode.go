@@ -3,102 +3,69 @@ package exitcode
 import (
 	"errors"
 
-	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/report"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
-// UsageError is a command-line usage problem: an unknown flag or command, a
-// missing flag argument, or a stray positional argument. Class is a stable
-// token (usage:unknown-flag, usage:flag-argument, usage:stray-argument,
-// usage:unknown-command); Message never quotes a value.
-type UsageError struct {
-	Class   string
-	Message string
-}
-
-func (e *UsageError) Error() string { return e.Message + " (" + e.Class + ")" }
-
 // RunError is the outcome of a plan or sync that does not exit 0: the final
 // status (mapped by vocab.ExitCode), whether plan --detailed-exit-code was
-// given, an optional diagnostic for stderr (configuration problems only),
-// and a report write failure, which forces exit 3 (SPEC §7.1).
+// given, and the diagnostics for stderr (configuration problems, a report
+// write failure). A diagnostic of a family whose exit code is not the
+// status's (report:write-failed, SPEC §7.1) decides the exit code.
 type RunError struct {
-	Status     vocab.Status
-	Detailed   bool
-	Diagnostic error
-	ReportErr  error
+	Status      vocab.Status
+	Detailed    bool
+	Diagnostics diag.Diagnostics
 }
 
 func (e *RunError) Error() string {
-	if e.ReportErr != nil {
-		return e.ReportErr.Error()
-	}
-	if e.Diagnostic != nil {
-		return e.Diagnostic.Error()
+	if len(e.Diagnostics) > 0 {
+		return e.Diagnostics.Error()
 	}
 	return "run ended with status " + string(e.Status)
 }
 
-func (e *RunError) Unwrap() []error {
-	var out []error
-	for _, err := range []error{e.Diagnostic, e.ReportErr} {
-		if err != nil {
-			out = append(out, err)
-		}
-	}
-	return out
-}
+// Unwrap lets errors.As find the diagnostics.
+func (e *RunError) Unwrap() error { return e.Diagnostics.Err() }
 
-// For maps err to the process exit code.
+// For maps err to the process exit code: nil is 0; a *RunError its status
+// (a report write failure forces 3); diag.Diagnostics their family's code;
+// anything else fails closed as exit 3.
 func For(err error) int {
 	if err == nil {
 		return vocab.ExitOK
 	}
 	var re *RunError
 	if errors.As(err, &re) {
-		if re.ReportErr != nil {
-			return vocab.ExitInvalid
+		for _, d := range re.Diagnostics {
+			if diag.FamilyOf(d.Class) == diag.FamilyReport {
+				return d.ExitCode()
+			}
 		}
 		return vocab.ExitCode(re.Status, re.Detailed)
 	}
-	var ue *UsageError
-	var ce *config.Error
-	var we *report.WriteError
-	switch {
-	case errors.As(err, &ue), errors.As(err, &ce), errors.As(err, &we):
-		return vocab.ExitInvalid
+	var ds diag.Diagnostics
+	if errors.As(err, &ds) {
+		return ds.ExitCode()
 	}
 	return vocab.ExitInvalid
 }
 
-// Diagnostic returns the lines to print on stderr for err: what went wrong
-// and what to do next. It is empty when the outcome is fully described by
-// the log records on stdout.
-func Diagnostic(err error) []string {
+// Lines returns the lines to print on stderr for err: each diagnostic's
+// line, then its next action. It is empty when the outcome is fully
+// described by the log records on stdout; an error that carries no
+// diagnostic gets the internal one.
+func Lines(err error) []string {
 	if err == nil {
 		return nil
 	}
-	var lines []string
-	var ue *UsageError
-	var ce *config.Error
-	if errors.As(err, &ue) {
-		lines = append(lines, "sops-aws-sync: "+ue.Error(), "next: run 'sops-aws-sync <command> --help' for the accepted flags; nothing was read from Git or AWS")
-	}
-	if errors.As(err, &ce) {
-		for _, p := range ce.Problems {
-			lines = append(lines, "sops-aws-sync: "+p.String())
-		}
-		lines = append(lines, "next: "+config.NextAction)
-	}
-	var we *report.WriteError
-	if errors.As(err, &we) {
-		lines = append(lines, "sops-aws-sync: the report file could not be written (report:write-failed, step "+we.Step+")",
-			"next: make sure the directory of --report-file exists and is writable, then re-run to see the real outcome")
-	}
 	var re *RunError
-	if len(lines) == 0 && !errors.As(err, &re) {
-		lines = append(lines, "sops-aws-sync: internal error (internal)", "next: re-run; if it persists, report a bug with the log records from stdout")
+	if errors.As(err, &re) {
+		return re.Diagnostics.Lines()
 	}
-	return lines
+	var ds diag.Diagnostics
+	if errors.As(err, &ds) {
+		return ds.Lines()
+	}
+	return diag.Diagnostics{diag.New(diag.Internal, diag.Subject{})}.Lines()
 }

@@ -7,12 +7,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/report"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
 func TestFor(t *testing.T) {
+	reportFailed := diag.Diagnostics{diag.New(diag.ReportWriteFailed, diag.Subject{})}
 	cases := []struct {
 		err  error
 		want int
@@ -27,10 +27,10 @@ func TestFor(t *testing.T) {
 		{&RunError{Status: vocab.StatusVerificationFailed}, 6},
 		{&RunError{Status: vocab.StatusVerificationInconclusive}, 6},
 		{&RunError{Status: vocab.StatusInterrupted}, 130},
-		{&RunError{Status: vocab.StatusConverged, ReportErr: &report.WriteError{Step: "rename"}}, 3},
-		{&RunError{Status: vocab.StatusInterrupted, ReportErr: &report.WriteError{Step: "create"}}, 3},
-		{&UsageError{Class: "usage:unknown-flag", Message: "x"}, 3},
-		{fmt.Errorf("wrapped: %w", &config.Error{}), 3},
+		{&RunError{Status: vocab.StatusConverged, Diagnostics: reportFailed}, 3},
+		{&RunError{Status: vocab.StatusInterrupted, Diagnostics: reportFailed}, 3},
+		{diag.Diagnostics{diag.New(diag.UsageUnknownFlag, diag.Subject{})}, 3},
+		{fmt.Errorf("wrapped: %w", diag.Diagnostics{diag.New(diag.ConfigRequired, diag.Subject{})}), 3},
 		{errors.New("anything else"), 3},
 	}
 	for _, c := range cases {
@@ -38,14 +38,15 @@ func TestFor(t *testing.T) {
 	}
 }
 
-func TestDiagnostic(t *testing.T) {
-	assert.Empty(t, Diagnostic(nil))
-	assert.Empty(t, Diagnostic(&RunError{Status: vocab.StatusConflict}), "run outcomes are logged on stdout, not stderr")
-	d := Diagnostic(&config.Error{Problems: []config.Problem{{Class: config.ClassRequired, Setting: "secret-prefix", Reason: "is required"}}})
-	assert.Len(t, d, 2)
-	assert.Contains(t, d[0], "secret-prefix")
-	assert.Contains(t, d[1], "next:")
-	d = Diagnostic(&RunError{Status: vocab.StatusConverged, ReportErr: &report.WriteError{Step: "create"}})
+func TestLines(t *testing.T) {
+	assert.Empty(t, Lines(nil))
+	assert.Empty(t, Lines(&RunError{Status: vocab.StatusConflict}), "run outcomes are logged on stdout, not stderr")
+	d := Lines(diag.Diagnostics{diag.New(diag.ConfigRequired, diag.Subject{Setting: "secret-prefix"}).WithSummary("is required")})
+	assert.Equal(t, []string{
+		"sops-aws-sync: setting --secret-prefix: is required (config:required)",
+		"next: fix the named setting (see docs/configuration.md) and re-run; nothing was read from Git or AWS",
+	}, d)
+	d = Lines(&RunError{Status: vocab.StatusConverged, Diagnostics: diag.Diagnostics{diag.New(diag.ReportWriteFailed, diag.Subject{})}})
 	assert.Contains(t, d[0], "report:write-failed")
-	assert.Len(t, Diagnostic(errors.New("x")), 2)
+	assert.Equal(t, []string{"sops-aws-sync: internal error (internal)", "next: re-run; if it persists, report a bug with the log records from stdout"}, Lines(errors.New("x")))
 }

@@ -17,6 +17,8 @@ import (
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/awssm"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/desired"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
@@ -51,21 +53,6 @@ func (b BuildInfo) Line() string {
 	return "sops-aws-sync " + v + " (" + c + ") built " + d
 }
 
-// DesiredError is a rejected desired state: a stable class token (e.g.
-// "decrypt:no-key", "name:collision") and the 1-based ordinal of the
-// document (0 = not tied to one document). Path is a resource name: it may
-// only be shown with --show-resource-names.
-type DesiredError struct {
-	Class   string
-	Ordinal int
-	Path    string
-	// Detail is the loader's own log-safe sentence (class, document
-	// ordinal or path, what and next action); "" when unknown.
-	Detail string
-}
-
-func (e *DesiredError) Error() string { return "desired state rejected: " + e.Class }
-
 // idleConnections is how many connections to Secrets Manager the client
 // keeps open between calls: the engine has at most Concurrency calls in
 // flight (internal/engine), plus one of slack for a connection that is
@@ -79,13 +66,6 @@ func idleConnections(concurrency int) int {
 	return max(concurrency+1, awshttp.DefaultHTTPTransportMaxIdleConnsPerHost)
 }
 
-// AWSConfigError is a failure to set up the SDK client. Class is
-// "aws:config" (the shared config or profile could not be loaded) or
-// "aws:no-region" (no Region from the flag or the SDK chain).
-type AWSConfigError struct{ Class string }
-
-func (e *AWSConfigError) Error() string { return "AWS client not configured: " + e.Class }
-
 // Factory is the CLI's dependency set. Every field has a production default
 // from New; tests replace fields.
 type Factory struct {
@@ -97,11 +77,12 @@ type Factory struct {
 	ReadFile func(name string) ([]byte, error)
 	// Now is the clock used for durations.
 	Now func() time.Time
-	// LoadDesired reads, decrypts and validates the desired state. Errors:
-	// *DesiredError, or one that errors.Is context.Canceled/DeadlineExceeded.
+	// LoadDesired reads, decrypts and validates the desired state
+	// (desired.Load). Errors: diag.Diagnostics; an interrupted load also
+	// errors.Is context.Canceled/DeadlineExceeded.
 	LoadDesired func(ctx context.Context, o config.Desired) (model.State, error)
-	// NewPort builds the AWS port (SDK client + adapter). Errors:
-	// *AWSConfigError.
+	// NewPort builds the AWS port (SDK client + adapter). Errors: a
+	// diag.Diagnostic of class aws:config or aws:no-region.
 	NewPort func(ctx context.Context, o config.AWS) (engine.Port, error)
 	// RunEngine is engine.Run.
 	RunEngine func(ctx context.Context, cfg engine.Config, want model.State, sm engine.Port, log *slog.Logger) engine.Result
@@ -115,7 +96,7 @@ func New(b BuildInfo) *Factory {
 		Environ:     os.Environ,
 		ReadFile:    readSmallFile,
 		Now:         time.Now,
-		LoadDesired: loadDesired,
+		LoadDesired: desired.Load,
 		NewPort:     NewAWSPort,
 		RunEngine:   engine.Run,
 	}
@@ -169,10 +150,10 @@ func NewAWSPort(ctx context.Context, o config.AWS) (engine.Port, error) {
 	}
 	cfg, err := awsconfig.LoadDefaultConfig(ctx, lo...)
 	if err != nil {
-		return nil, &AWSConfigError{Class: "aws:config"}
+		return nil, diag.New(diag.AWSConfig, diag.Subject{})
 	}
 	if cfg.Region == "" {
-		return nil, &AWSConfigError{Class: "aws:no-region"}
+		return nil, diag.New(diag.AWSNoRegion, diag.Subject{})
 	}
 	return awssm.New(secretsmanager.NewFromConfig(cfg), awssm.Options{OperationTimeout: o.OperationTimeout}), nil
 }

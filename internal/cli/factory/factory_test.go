@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"os"
 	"path/filepath"
 	"sync"
@@ -91,7 +92,7 @@ func TestNewAWSPortConfigErrors(t *testing.T) {
 	srv := emulatortest.Start(t)
 	awsEnv(t, srv.URL)
 	_, err := NewAWSPort(context.Background(), config.AWS{Profile: "no-such-profile"})
-	var ae *AWSConfigError
+	var ae diag.Diagnostic
 	require.True(t, errors.As(err, &ae))
 	assert.Equal(t, "aws:config", ae.Class)
 

@@ -12,12 +12,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/command"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/exitcode"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/factory"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/plan"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/reconcile"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/sync"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/version"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 )
 
 // NewCmdRoot returns the root command with plan, sync and version.
@@ -32,7 +31,7 @@ func NewCmdRoot(f *factory.Factory) *cobra.Command {
 		SilenceUsage:  true,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return &exitcode.UsageError{Class: "usage:unknown-command", Message: "unknown command; the commands are plan, sync and version"}
+				return usage(diag.UsageUnknownCommand, "")
 			}
 			return nil
 		},
@@ -52,49 +51,106 @@ func NewCmdRoot(f *factory.Factory) *cobra.Command {
 	cmd.SetOut(f.IOStreams.Out)
 	cmd.SetErr(f.IOStreams.ErrOut)
 	cmd.SetFlagErrorFunc(flagError)
-	cmd.AddCommand(plan.NewCmdPlan(f, nil), sync.NewCmdSync(f, nil), version.NewCmdVersion(f))
+	cmd.AddCommand(command.NewCmdPlan(f, nil), command.NewCmdSync(f, nil), version.NewCmdVersion(f))
 	return cmd
 }
 
 var flagNameRE = regexp.MustCompile(`^(unknown flag|flag needs an argument): (--[a-z0-9][a-z0-9-]{0,40})$`)
 
-// flagError turns a pflag parse error into a UsageError that names at most
-// the flag (a word of lower-case letters, digits and dashes), never a value.
+// usage is a one-diagnostic usage error; summary "" keeps the registry's.
+func usage(class, summary string) error {
+	return diag.Diagnostics{diag.New(class, diag.Subject{}).WithSummary(summary)}
+}
+
+// flagError turns a pflag parse error into a usage diagnostic that names at
+// most the flag (a word of lower-case letters, digits and dashes), never a
+// value.
 func flagError(_ *cobra.Command, err error) error {
 	msg := err.Error()
 	if m := flagNameRE.FindStringSubmatch(msg); m != nil {
 		if m[1] == "unknown flag" {
-			return &exitcode.UsageError{Class: "usage:unknown-flag", Message: "unknown flag " + m[2]}
+			return usage(diag.UsageUnknownFlag, "unknown flag "+m[2])
 		}
-		return &exitcode.UsageError{Class: "usage:flag-argument", Message: "flag " + m[2] + " needs a value"}
+		return usage(diag.UsageFlagArgument, "flag "+m[2]+" needs a value")
 	}
 	switch {
 	case strings.HasPrefix(msg, "unknown flag"), strings.HasPrefix(msg, "unknown shorthand flag"):
-		return &exitcode.UsageError{Class: "usage:unknown-flag", Message: "unknown flag"}
+		return usage(diag.UsageUnknownFlag, "")
 	case strings.HasPrefix(msg, "flag needs an argument"):
-		return &exitcode.UsageError{Class: "usage:flag-argument", Message: "a flag needs a value"}
+		return usage(diag.UsageFlagArgument, "")
 	}
-	return &exitcode.UsageError{Class: "usage:bad-flag", Message: "malformed flag syntax"}
+	return usage(diag.UsageBadFlag, "")
+}
+
+// commandWord returns the first argument that is not a flag: the command
+// the user meant (the root's only flags, -v and -h, take no value).
+func commandWord(args []string) string {
+	for _, a := range args {
+		if a == "--" {
+			return ""
+		}
+		if !strings.HasPrefix(a, "-") {
+			return a
+		}
+	}
+	return ""
+}
+
+// unknownCommand returns the usage:unknown-command diagnostic for a command
+// word that names no command, with cobra's suggestion when there is one
+// ("plna" → plan); nil when word is a command. The word itself is never
+// quoted: it may be a value that lost its flag.
+func unknownCommand(root *cobra.Command, word string) error {
+	if word == "" || word == "help" {
+		return nil
+	}
+	for _, c := range root.Commands() {
+		if c.Name() == word || c.HasAlias(word) {
+			return nil
+		}
+	}
+	summary := ""
+	if s := root.SuggestionsFor(word); len(s) > 0 {
+		summary = "unknown command; did you mean " + s[0] + "? the commands are plan, sync and version"
+	}
+	return usage(diag.UsageUnknownCommand, summary)
+}
+
+// isUsage reports whether err is a usage diagnostic.
+func isUsage(err error) bool {
+	var ds diag.Diagnostics
+	return errors.As(err, &ds) && len(ds) > 0 && diag.FamilyOf(ds[0].Class) == diag.FamilyUsage
 }
 
 // Execute runs the command line args with f and returns the exit code.
 func Execute(ctx context.Context, f *factory.Factory, args []string) int {
 	cmd := NewCmdRoot(f)
 	cmd.SetArgs(args)
-	err := cmd.ExecuteContext(ctx)
-	var ue *exitcode.UsageError
-	if errors.As(err, &ue) {
-		if sub, _, ferr := cmd.Find(args); ferr == nil && (sub.Name() == "plan" || sub.Name() == "sync") {
-			if rerr := reconcile.EarlyReport(f, sub.Name(), args); rerr != nil {
-				err = &exitcode.RunError{Diagnostic: err, ReportErr: rerr}
-			}
+	// A mistyped command is found before cobra parses the root's flags, so
+	// "plna --secret-prefix x" says "unknown command", not "unknown flag".
+	word := commandWord(args)
+	err := unknownCommand(cmd, word)
+	earlyReport := err != nil
+	if err == nil {
+		err = cmd.ExecuteContext(ctx)
+		if isUsage(err) {
+			sub, _, ferr := cmd.Find(args)
+			earlyReport = ferr == nil && command.IsReconcile(sub.Name())
 		}
-	} else if err != nil && !isKnown(err) {
+	}
+	switch {
+	case earlyReport:
+		if rerr := command.EarlyReport(f, args); rerr != nil {
+			var ds diag.Diagnostics
+			errors.As(err, &ds)
+			err = &exitcode.RunError{Diagnostics: append(ds, command.ReportFailure(rerr))}
+		}
+	case err != nil && !isKnown(err):
 		// cobra's own errors (e.g. from a subcommand lookup) may quote
 		// arguments: replace them.
-		err = &exitcode.UsageError{Class: "usage:invalid", Message: "the command line could not be parsed"}
+		err = usage(diag.UsageInvalid, "")
 	}
-	for _, line := range exitcode.Diagnostic(err) {
+	for _, line := range exitcode.Lines(err) {
 		fmt.Fprintln(f.IOStreams.ErrOut, line)
 	}
 	return exitcode.For(err)
@@ -102,8 +158,8 @@ func Execute(ctx context.Context, f *factory.Factory, args []string) int {
 
 func isKnown(err error) bool {
 	var re *exitcode.RunError
-	var ue *exitcode.UsageError
-	return errors.As(err, &re) || errors.As(err, &ue)
+	var ds diag.Diagnostics
+	return errors.As(err, &re) || errors.As(err, &ds)
 }
 
 // Main is the binary's entry point: SIGINT and SIGTERM cancel the run (the

@@ -16,6 +16,7 @@ import (
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/factory"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/report"
@@ -205,7 +206,7 @@ func TestReportWriteFailureForcesExit3(t *testing.T) {
 
 func TestDesiredErrorIsOneClassifiedRecord(t *testing.T) {
 	fk := newFake()
-	fk.loadErr = &factory.DesiredError{Class: "plaintext:bom", Ordinal: 3, Path: "secrets/x.sops.env"}
+	fk.loadErr = diag.Diagnostics{diag.New(diag.PlaintextBOM, diag.Document(3, "secrets/x.sops.env", false))}
 	p := filepath.Join(t.TempDir(), "r.json")
 	assert.Equal(t, 3, fk.exec(context.Background(), append([]string{"sync", "--report-file", p}, req...)...))
 	assert.Zero(t, fk.engines)
@@ -215,14 +216,14 @@ func TestDesiredErrorIsOneClassifiedRecord(t *testing.T) {
 	assert.Equal(t, vocab.StatusInvalid, readReport(t, p).Status)
 
 	fk = newFake()
-	fk.loadErr = &factory.DesiredError{Class: "plaintext:bom", Ordinal: 3, Path: "secrets/x.sops.env"}
+	fk.loadErr = diag.Diagnostics{diag.New(diag.PlaintextBOM, diag.Document(3, "secrets/x.sops.env", true))}
 	fk.exec(context.Background(), append([]string{"sync", "--show-resource-names"}, req...)...)
 	assert.Contains(t, fk.out.String(), `"resource":"secrets/x.sops.env"`)
 }
 
 func TestAWSConfigErrorIsInvalid(t *testing.T) {
 	fk := newFake()
-	fk.portErr = &factory.AWSConfigError{Class: "aws:no-region"}
+	fk.portErr = diag.New(diag.AWSNoRegion, diag.Subject{})
 	assert.Equal(t, 3, fk.exec(context.Background(), append([]string{"plan"}, req...)...))
 	assert.Contains(t, fk.out.String(), `"error_class":"aws:no-region"`)
 	assert.Zero(t, fk.loads)

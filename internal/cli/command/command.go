@@ -1,0 +1,170 @@
+package command
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/factory"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
+)
+
+// Options are the resolved, typed options of one plan or sync, as RunE
+// hands them to runF or to the run.
+type Options struct {
+	// Command is "plan" or "sync".
+	Command string
+	// Mode is Command's engine mode.
+	Mode engine.Mode
+	// Config is every setting resolved (flag > environment > config file >
+	// default) and validated by config.Resolve.
+	Config config.Options
+}
+
+// spec is what differs between plan and sync.
+type spec struct {
+	name, short, long string
+	mode              engine.Mode
+}
+
+var (
+	planSpec = spec{
+		name:  "plan",
+		short: "Show what sync would change (read-only)",
+		long: "Observe the owned scope in AWS Secrets Manager, compare it with the SOPS documents at one\n" +
+			"commit and log the plan. Never writes to AWS. With --detailed-exit-code, exit 2 on drift.",
+		mode: engine.ModePlan,
+	}
+	syncSpec = spec{
+		name:  "sync",
+		short: "Make the owned scope equal to the committed documents, then verify",
+		long: "Observe the owned scope, plan the smallest safe change, apply it (restore, create, update,\n" +
+			"schedule-delete) and re-observe until convergence is proven or the verification timeout passes.",
+		mode: engine.ModeSync,
+	}
+)
+
+// NewCmdPlan returns the plan command. runF replaces the run in tests: it
+// receives the resolved Options (and is not called when they are invalid);
+// nil runs the reconciler in plan mode.
+func NewCmdPlan(f *factory.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+	return newCmd(f, planSpec, runF)
+}
+
+// NewCmdSync returns the sync command; runF as for NewCmdPlan.
+func NewCmdSync(f *factory.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+	return newCmd(f, syncSpec, runF)
+}
+
+// IsReconcile reports whether name is plan or sync (the commands whose
+// usage errors still write a report).
+func IsReconcile(name string) bool { return name == planSpec.name || name == syncSpec.name }
+
+func newCmd(f *factory.Factory, s spec, runF func(context.Context, *Options) error) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   s.name,
+		Short: s.short,
+		Long:  s.long,
+		Args:  NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			flags, ds := givenFlags(cmd.Flags())
+			if len(ds) > 0 {
+				return ds
+			}
+			start := f.Now()
+			resolved, err := config.Resolve(config.Input{
+				Command:  s.name,
+				Flags:    flags,
+				Environ:  f.Environ(),
+				ReadFile: f.ReadFile,
+			})
+			if err != nil {
+				return invalidConfig(f, start, resolved, err)
+			}
+			opts := &Options{Command: s.name, Mode: s.mode, Config: resolved}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return run(cmd.Context(), f, opts, start)
+		},
+	}
+	addFlags(cmd, s.mode == engine.ModePlan)
+	return cmd
+}
+
+// NoArgs rejects stray positional arguments (SPEC §2: exit 3) without
+// quoting them: a stray argument is often a value that lost its flag.
+func NoArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return diag.Diagnostics{diag.New(diag.UsageStrayArgument, diag.Subject{}).WithSummary(
+			cmd.CommandPath() + " takes no positional arguments (" + strconv.Itoa(len(args)) + " given); every option is a --flag")}
+	}
+	return nil
+}
+
+// rawValue is a pflag.Value that only records the raw text and how often it
+// was set: every value is parsed and validated by package config,
+// uniformly for flags, environment and config file, so that no parse error
+// can quote a value.
+type rawValue struct {
+	kind  config.Kind
+	value string
+	sets  int
+}
+
+func (v *rawValue) String() string     { return v.value }
+func (v *rawValue) Set(s string) error { v.value = s; v.sets++; return nil }
+func (v *rawValue) Type() string       { return v.kind.TypeName() }
+
+// IsBoolFlag lets "--allow-empty" stand for "--allow-empty=true".
+func (v *rawValue) IsBoolFlag() bool { return v.kind == config.KindBool }
+
+// addFlags registers every setting of SPEC §2.1 on cmd (plan-only ones only
+// when plan is set).
+func addFlags(cmd *cobra.Command, plan bool) {
+	fs := cmd.Flags()
+	for _, s := range config.Settings {
+		if s.PlanOnly && !plan {
+			continue
+		}
+		v := &rawValue{kind: s.Kind}
+		usage := s.Usage
+		if s.Required {
+			usage += " (required)"
+		}
+		if !s.FlagOnly {
+			usage += " [env " + config.EnvName(s.Name) + "]"
+		}
+		fl := fs.VarPF(v, s.Name, "", usage)
+		fl.DefValue = s.Default
+		if s.Kind == config.KindBool {
+			fl.NoOptDefVal = "true"
+		}
+	}
+	fs.SortFlags = false
+}
+
+// givenFlags returns the flags set explicitly on the command line with their
+// raw values, or one usage:repeated-flag diagnostic per flag given more than
+// once (a repeated config-file key is an error too; the last one silently
+// winning would hide a typo in a long CI command line).
+func givenFlags(fs *pflag.FlagSet) (map[string]string, diag.Diagnostics) {
+	out := map[string]string{}
+	var ds diag.Diagnostics
+	fs.Visit(func(f *pflag.Flag) {
+		if _, ok := config.Lookup(f.Name); !ok {
+			return
+		}
+		if v, ok := f.Value.(*rawValue); ok && v.sets > 1 {
+			ds = append(ds, diag.New(diag.UsageRepeatedFlag, diag.Subject{Setting: f.Name, Origin: diag.OriginFlag}).
+				WithSummary("is given "+strconv.Itoa(v.sets)+" times; give it once"))
+			return
+		}
+		out[f.Name] = f.Value.String()
+	})
+	return out, ds
+}
