@@ -193,20 +193,6 @@ func TestExit3_EmptyScopeGateBlocksDeletingEverything(t *testing.T) {
 	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{ScheduleDelete: 3})
 }
 
-func TestExit3_ReportWriteFailureMasksTheOutcome(t *testing.T) {
-	f := newFixture(t)
-	e := startEmulator(t)
-	f.standardDocs()
-	r := f.run(e, runOpts{NoReport: true}, f.args("sync", "--report-file", f.Home+"/missing-dir/report.json")...)
-	require.Equal(t, 3, r.Code)
-	fin := findRecord(r.records(t), func(m map[string]any) bool { return m["msg"] == "run finished" })
-	require.NotNil(t, fin)
-	assert.Equal(t, "converged", fin["status"], "the run itself converged")
-	rec := findRecord(r.records(t), func(m map[string]any) bool { return m["error_class"] == "report:write-failed" })
-	assert.NotNil(t, rec)
-	assert.Contains(t, r.Stderr, "report:write-failed")
-}
-
 func TestExit4_OwnershipConflict(t *testing.T) {
 	f := newFixture(t)
 	e := startEmulator(t)

@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/command"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/exitcode"
@@ -48,6 +49,7 @@ func NewCmdRoot(f *factory.Factory) *cobra.Command {
 	// "--version extra" would exit 0 (SPEC §2: stray arguments exit 3).
 	cmd.Flags().BoolP("version", "v", false, "print the version line")
 	cmd.CompletionOptions.DisableDefaultCmd = true
+	cmd.SuggestionsMinimumDistance = 2 // cobra's own default, set so unknownCommand sees it
 	cmd.SetOut(f.IOStreams.Out)
 	cmd.SetErr(f.IOStreams.ErrOut)
 	cmd.SetFlagErrorFunc(flagError)
@@ -82,14 +84,27 @@ func flagError(_ *cobra.Command, err error) error {
 	return usage(diag.UsageBadFlag, "")
 }
 
-// commandWord returns the first argument that is not a flag: the command
-// the user meant (the root's only flags, -v and -h, take no value).
-func commandWord(args []string) string {
-	for _, a := range args {
-		if a == "--" {
+// commandWord returns the word cobra takes as the command: the first
+// argument that is neither a flag nor the value of one, by cobra's own rule
+// for flags before the command (a "--flag" or "-f" without "=" that is not a
+// boolean flag of root takes the next argument as its value).
+func commandWord(root *cobra.Command, args []string) string {
+	root.InitDefaultHelpFlag()
+	isBool := func(fl *pflag.Flag) bool { return fl != nil && fl.NoOptDefVal != "" }
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
 			return ""
-		}
-		if !strings.HasPrefix(a, "-") {
+		case strings.HasPrefix(a, "--"):
+			if !strings.Contains(a, "=") && !isBool(root.Flags().Lookup(a[2:])) {
+				i++
+			}
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			if !strings.Contains(a, "=") && len(a) == 2 && !isBool(root.Flags().ShorthandLookup(a[1:])) {
+				i++
+			}
+		default:
 			return a
 		}
 	}
@@ -128,7 +143,7 @@ func Execute(ctx context.Context, f *factory.Factory, args []string) int {
 	cmd.SetArgs(args)
 	// A mistyped command is found before cobra parses the root's flags, so
 	// "plna --secret-prefix x" says "unknown command", not "unknown flag".
-	word := commandWord(args)
+	word := commandWord(cmd, args)
 	err := unknownCommand(cmd, word)
 	earlyReport := err != nil
 	if err == nil {

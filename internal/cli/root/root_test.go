@@ -288,3 +288,63 @@ func TestStrayArgumentsWithVersionFlagRejected(t *testing.T) {
 		assert.Equal(t, "sops-aws-sync v9.9.9 (abc) built 2026-01-01\n", fk.out.String(), "%v", args)
 	}
 }
+
+// TestMistypedCommandIsUnknownCommand: a mistyped command with plan's flags
+// is usage:unknown-command with cobra's suggestion, not "unknown flag", and
+// writes the invalid report named by the environment (issue 15, finding 6).
+func TestMistypedCommandIsUnknownCommand(t *testing.T) {
+	fk := newFake()
+	p := filepath.Join(t.TempDir(), "r.json")
+	fk.env = []string{"SOPS_AWS_SYNC_REPORT_FILE=" + p}
+	assert.Equal(t, 3, fk.exec(context.Background(), append([]string{"plna"}, req...)...))
+	assert.Contains(t, fk.err.String(), "(usage:unknown-command)")
+	assert.Contains(t, fk.err.String(), "did you mean plan?")
+	assert.NotContains(t, fk.err.String(), "unknown flag")
+	assert.NotContains(t, fk.err.String(), "plna")
+	assert.Equal(t, vocab.StatusInvalid, readReport(t, p).Status)
+	assert.Zero(t, fk.loads+fk.ports+fk.engines)
+
+	// Flags before the command keep working; their values are not commands.
+	fk = newFake()
+	assert.Equal(t, 0, fk.exec(context.Background(), "--secret-prefix", "team/app", "plan", "--repository-id", "o/r"))
+	fk = newFake()
+	assert.Equal(t, 3, fk.exec(context.Background(), "--secret-prefix", "team/app", "snyc"))
+	assert.Contains(t, fk.err.String(), "did you mean sync?")
+}
+
+// TestRepeatedFlagWritesReport: a repeated flag is a usage error that still
+// writes the invalid report; a repeated --report-file is ambiguous and
+// writes none.
+func TestRepeatedFlagWritesReport(t *testing.T) {
+	fk := newFake()
+	p := filepath.Join(t.TempDir(), "r.json")
+	assert.Equal(t, 3, fk.exec(context.Background(), append([]string{"sync", "--report-file", p, "--concurrency", "2", "--concurrency", "3"}, req...)...))
+	assert.Contains(t, fk.err.String(), "flag --concurrency: is given 2 times; give it once (usage:repeated-flag)")
+	assert.Equal(t, vocab.StatusInvalid, readReport(t, p).Status)
+
+	fk = newFake()
+	q := filepath.Join(t.TempDir(), "q.json")
+	assert.Equal(t, 3, fk.exec(context.Background(), append([]string{"sync", "--report-file", p + "x", "--report-file", q}, req...)...))
+	assert.NoFileExists(t, q)
+	assert.NoFileExists(t, p+"x")
+}
+
+// TestUnwritableReportFileFoundBeforeAWS: the report file is probed before
+// the AWS port is built: a missing directory or a directory as the target
+// ends the run invalid with report:write-failed, and nothing is loaded,
+// built or run (issue 15, finding 2).
+func TestUnwritableReportFileFoundBeforeAWS(t *testing.T) {
+	for _, p := range []string{filepath.Join(t.TempDir(), "missing", "r.json"), t.TempDir()} {
+		fk := newFake()
+		assert.Equal(t, 3, fk.exec(context.Background(), append([]string{"sync", "--report-file", p}, req...)...))
+		assert.Zero(t, fk.ports+fk.loads+fk.engines, p)
+		assert.Contains(t, fk.out.String(), `"status":"invalid"`)
+		assert.Contains(t, fk.out.String(), `"error_class":"report:write-failed"`)
+		assert.Contains(t, fk.err.String(), "(report:write-failed)")
+	}
+	entries, err := os.ReadDir(os.TempDir())
+	require.NoError(t, err)
+	for _, e := range entries {
+		assert.NotContains(t, e.Name(), ".sops-aws-sync-report-", "the probe removes its temporary file")
+	}
+}
