@@ -131,20 +131,18 @@ func (d Diagnostic) WithCause(cause error) Diagnostic {
 // "<class>: <setting>: <summary>; <next>" for a setting, and
 // "<class>: <summary>; <next>" otherwise.
 func (d Diagnostic) Error() string {
-	var b strings.Builder
-	b.WriteString(d.Class)
-	b.WriteString(": ")
+	return d.Class + ": " + d.Subject.prefix() + d.Sentence()
+}
+
+// prefix is "document <label>: ", "<setting>: " or "" (no subject).
+func (s Subject) prefix() string {
 	switch {
-	case d.Subject.IsDocument():
-		b.WriteString("document ")
-		b.WriteString(d.Subject.Label())
-		b.WriteString(": ")
-	case d.Subject.where() != "":
-		b.WriteString(d.Subject.where())
-		b.WriteString(": ")
+	case s.IsDocument():
+		return "document " + s.Label() + ": "
+	case s.where() != "":
+		return s.where() + ": "
 	}
-	b.WriteString(d.Sentence())
-	return b.String()
+	return ""
 }
 
 // Sentence is "<summary>; <next>" (the summary alone when there is no next
@@ -165,22 +163,7 @@ func (d Diagnostic) ExitCode() int { return ExitCodeOf(d.Class) }
 // Line is the stderr line of d: "sops-aws-sync: <subject>: <summary>
 // (<class>)".
 func (d Diagnostic) Line() string {
-	var b strings.Builder
-	b.WriteString("sops-aws-sync: ")
-	switch {
-	case d.Subject.IsDocument():
-		b.WriteString("document ")
-		b.WriteString(d.Subject.Label())
-		b.WriteString(": ")
-	case d.Subject.where() != "":
-		b.WriteString(d.Subject.where())
-		b.WriteString(": ")
-	}
-	b.WriteString(d.Summary)
-	b.WriteString(" (")
-	b.WriteString(d.Class)
-	b.WriteString(")")
-	return b.String()
+	return "sops-aws-sync: " + d.Subject.prefix() + d.Summary + " (" + d.Class + ")"
 }
 
 // Attrs are the log attributes of d: error_class, and resource when the
