@@ -49,20 +49,21 @@ func sopsFormat(f canonical.Format) formats.Format {
 }
 
 // decryptFailure is a classified decryption failure; it holds no library
-// error text. what is "" for the registry's summary of the class; the next
-// action is always the registry's (internal/diag).
+// error text. what and next are "" for the registry's summary and next
+// action of the class (internal/diag), as for docError.
 type decryptFailure struct {
-	class, what string
+	class, what, next string
 }
 
 var (
-	failNotEncrypted = &decryptFailure{ClassDecryptNotEncrypted, ""}
-	failMalformed    = &decryptFailure{ClassDecryptMalformed, ""}
+	failNotEncrypted = &decryptFailure{ClassDecryptNotEncrypted, "", ""}
+	failMalformed    = &decryptFailure{ClassDecryptMalformed, "", ""}
 	failPanic        = &decryptFailure{ClassDecryptMalformed,
-		"the SOPS library failed on this document (an internal panic, usually caused by a malformed file; if it persists, report the SOPS version that wrote the file)"}
-	failNoKey      = &decryptFailure{ClassDecryptNoKey, ""}
-	failKeyService = &decryptFailure{ClassDecryptKeyService, ""}
-	failIntegrity  = &decryptFailure{ClassDecryptMACMismatch, ""}
+		"the SOPS library failed on this document (an internal panic, usually caused by a malformed file)",
+		"re-create it with sops encrypt; if it persists, report the SOPS version that wrote the file"}
+	failNoKey      = &decryptFailure{ClassDecryptNoKey, "", ""}
+	failKeyService = &decryptFailure{ClassDecryptKeyService, "", ""}
+	failIntegrity  = &decryptFailure{ClassDecryptMACMismatch, "", ""}
 )
 
 // remoteKey reports whether a master key is served by a remote service.

@@ -70,7 +70,7 @@ func TestDecryptFailureNeverCarriesLibraryText(t *testing.T) {
 	if fail == nil || fail.class != ClassDecryptMalformed {
 		t.Fatalf("got %+v", fail)
 	}
-	for _, s := range []string{fail.what} {
+	for _, s := range []string{fail.what, fail.next} {
 		if strings.Contains(s, "injected") || strings.Contains(s, "ENC[") {
 			t.Fatalf("failure text leaks: %q", s)
 		}

@@ -44,17 +44,21 @@ const (
 	ClassInterrupted = diag.Interrupted
 )
 
-// docError builds a per-document diagnostic with the registry's next
-// action; the path is kept only when names may be shown. what, when not
-// "", is a more precise summary than the registry's.
-func docError(class string, d *document, show bool, what string) *diag.Diagnostic {
-	e := diag.New(class, diag.Document(d.ordinal, d.path, show)).WithSummary(what)
+// docError builds a per-document diagnostic of a registered class; the path
+// is kept only when names may be shown. what and next are "" for the
+// registry's summary and next action (the usual case: the registry is the
+// one place a class's text is written); a site passes its own only for a
+// precise reason within the class that calls for a different action (a
+// name-rule reason, a canonical rule, a repository format).
+func docError(class string, d *document, show bool, what, next string) *diag.Diagnostic {
+	e := diag.New(class, diag.Document(d.ordinal, d.path, show)).WithSummary(what).WithNext(next)
 	return &e
 }
 
-// scopeError builds a diagnostic about no single document.
-func scopeError(class, what string) *diag.Diagnostic {
-	e := diag.New(class, diag.Subject{}).WithSummary(what)
+// scopeError builds a diagnostic about no single document; what and next as
+// for docError.
+func scopeError(class, what, next string) *diag.Diagnostic {
+	e := diag.New(class, diag.Subject{}).WithSummary(what).WithNext(next)
 	return &e
 }
 

@@ -45,7 +45,7 @@ const objectCacheSize = 4 * cache.MiByte
 // used, never the working tree or the index. The returned close function
 // releases the pack file descriptors kept open during the walk.
 func openRepository(dir string) (*git.Repository, func(), *diag.Diagnostic) {
-	bad := scopeError(ClassGitRepository, "")
+	bad := scopeError(ClassGitRepository, "", "")
 	plain, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{
 		// Linked worktrees (git worktree add) keep objects and refs in the
 		// main repository's common dir.
@@ -85,7 +85,7 @@ func openRepository(dir string) (*git.Repository, func(), *diag.Diagnostic) {
 // names anything but a commit (HEAD^{tree}, HEAD:secrets, a tree or blob
 // SHA, a tag of a tree) is ClassGitRevision.
 func resolveCommit(repo *git.Repository, rev string) (*object.Commit, *diag.Diagnostic) {
-	bad := scopeError(ClassGitRevision, "")
+	bad := scopeError(ClassGitRevision, "", "")
 	if !namesCommit(rev) {
 		return nil, bad
 	}
@@ -137,12 +137,12 @@ func namesCommit(rev string) bool {
 }
 
 func readError() *diag.Diagnostic {
-	return scopeError(ClassGitRead, "")
+	return scopeError(ClassGitRead, "", "")
 }
 
 // findRoot returns the tree at the slash-separated root below t; "." is t.
 func findRoot(repo *git.Repository, t *object.Tree, root string) (*object.Tree, *diag.Diagnostic) {
-	missing := scopeError(ClassSourceMissingRoot, "")
+	missing := scopeError(ClassSourceMissingRoot, "", "")
 	if root == "." {
 		return t, nil
 	}
@@ -281,31 +281,29 @@ func selectDocuments(ctx context.Context, repo *git.Repository, commit *object.C
 		}
 		d.ordinal = i + 1
 		if !isRegular(d.mode) {
-			return nil, docError(ClassSourceNotRegular, d, o.show, "")
+			return nil, docError(ClassSourceNotRegular, d, o.show, "", "")
 		}
 		size, err := blobSize(repo, d.hash)
 		if err != nil {
 			return nil, withDoc(readError(), d, o.show)
 		}
 		if size > o.maxBytes {
-			return nil, docError(ClassSourceTooLarge, d, o.show, "")
+			return nil, docError(ClassSourceTooLarge, d, o.show, "", "")
 		}
 		stem := strings.TrimSuffix(d.rel, d.suffix)
 		if stem == "" || strings.HasSuffix(stem, "/") {
-			e := docError(ClassNameInvalid, d, o.show, "the document's file name is only a suffix, so it names no secret")
-			e.Next = "give the file a name before its .sops.* suffix"
-			return nil, e
+			return nil, docError(ClassNameInvalid, d, o.show,
+				"the document's file name is only a suffix, so it names no secret",
+				"give the file a name before its .sops.* suffix")
 		}
 		d.name = model.SecretName(o.prefix, d.rel, d.suffix)
 		if err := model.ValidateName(d.name); err != nil {
 			what, next := nameReason(err)
-			e := docError(ClassNameInvalid, d, o.show, what)
-			e.Next = next
-			return nil, e
+			return nil, docError(ClassNameInvalid, d, o.show, what, next)
 		}
 		if prev, dup := byName[d.name]; dup {
 			what := "the document maps to the same secret name as document " + o.redaction().Label(prev.ordinal, prev.path)
-			return nil, docError(ClassNameCollision, d, o.show, what)
+			return nil, docError(ClassNameCollision, d, o.show, what, "")
 		}
 		byName[d.name] = d
 	}

@@ -150,7 +150,7 @@ func decryptAll(ctx context.Context, repo *git.Repository, closeRepo func(), doc
 			data, err := readBlob(repo, d.hash, o.maxBytes)
 			if err != nil {
 				if err == errBlobTooLarge {
-					errs[i] = docError(ClassSourceTooLarge, d, o.show, "")
+					errs[i] = docError(ClassSourceTooLarge, d, o.show, "", "")
 				} else {
 					errs[i] = withDoc(readError(), d, o.show)
 				}
@@ -192,7 +192,7 @@ func decryptAll(ctx context.Context, repo *git.Repository, closeRepo func(), doc
 func decryptDocument(data []byte, d *document, show bool, ages *ageIdentities) ([]byte, *diag.Diagnostic) {
 	plain, f := decryptSOPS(data, d.format, ages)
 	if f != nil {
-		return nil, docError(f.class, d, show, f.what)
+		return nil, docError(f.class, d, show, f.what, f.next)
 	}
 	v, err := canonical.Canonicalize(d.format, plain)
 	clear(plain)
@@ -202,12 +202,10 @@ func decryptDocument(data []byte, d *document, show bool, ages *ageIdentities) (
 		// rather than a panic here.
 		var ce *canonical.Error
 		if !errors.As(err, &ce) {
-			return nil, docError(ClassPlaintextSyntax, d, show, "")
+			return nil, docError(ClassPlaintextSyntax, d, show, "", "")
 		}
 		// canonical knows the precise rule broken, so it chooses the action.
-		e := docError(ce.Class, d, show, ce.What)
-		e.Next = ce.Next
-		return nil, e
+		return nil, docError(ce.Class, d, show, ce.What, ce.Next)
 	}
 	return v, nil
 }

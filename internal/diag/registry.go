@@ -79,10 +79,17 @@ const (
 	GitRepository = "git:repository"
 	GitRevision   = "git:revision"
 	GitRead       = "git:read"
+	// GitObjectMissing: an object the commit needs is absent from the clone
+	// (a partial clone's filtered blob), as opposed to present but
+	// unreadable (GitRead). Issue 15; emitted by the loader.
+	GitObjectMissing = "git:object-missing"
 
 	SourceMissingRoot = "source:missing-root"
 	SourceNotRegular  = "source:not-regular-file"
 	SourceTooLarge    = "source:too-large"
+	// SourceLFSPointer: a committed document is a Git LFS pointer, not the
+	// SOPS file itself (issue 15).
+	SourceLFSPointer = "source:lfs-pointer"
 
 	NameInvalid   = "name:invalid"
 	NameCollision = "name:collision"
@@ -92,6 +99,9 @@ const (
 	DecryptMalformed    = "decrypt:malformed"
 	DecryptKeyService   = "decrypt:key-service"
 	DecryptNotEncrypted = "decrypt:not-encrypted"
+	// DecryptKeyFile: SOPS_AGE_KEY_FILE is set but names no readable file
+	// (missing, a directory, unreadable; issue 15).
+	DecryptKeyFile = "decrypt:key-file"
 
 	// The plaintext:* tokens are declared by internal/canonical (below
 	// diag); these are the same constants.
@@ -108,6 +118,10 @@ const (
 	PlaintextTooLarge          = canonical.ClassTooLarge
 	PlaintextEmpty             = canonical.ClassEmpty
 	PlaintextSyntax            = canonical.ClassSyntax
+	// PlaintextTooDeep: objects and arrays nested deeper than canonical's
+	// depth limit (issue 15). Registered ahead of canonical's own constant;
+	// once canonical declares ClassTooDeep this becomes that constant.
+	PlaintextTooDeep = "plaintext:too-deep"
 
 	DesiredInternal = "desired:internal"
 
@@ -169,6 +183,8 @@ var entries = []Entry{
 		"pass --revision a branch, tag or commit SHA that this clone contains (shallow clones must include the commit)"},
 	{GitRead, FamilyGit, "a committed Git object could not be read (missing or corrupt; a partial clone without blobs?)",
 		"run against a complete clone that contains the commit's trees and blobs (for example: git fetch --depth=1 origin <commit>)"},
+	{GitObjectMissing, FamilyGit, "an object the commit needs is not in this clone (a partial clone without that blob)",
+		"fetch the blobs (clone without --filter, or run git fetch for the commit without a filter) or include the source root in the sparse-checkout set so that Git fetches its documents"},
 
 	{SourceMissingRoot, FamilySource, "the source root is not a directory in the commit",
 		"check --source-root against the committed tree (it is case-sensitive), or use '.' for the whole repository"},
@@ -176,6 +192,8 @@ var entries = []Entry{
 		"commit the encrypted document itself at this path, or rename it so its suffix does not select it"},
 	{SourceTooLarge, FamilySource, "the committed document is larger than --max-encrypted-bytes",
 		"split the document, or raise --max-encrypted-bytes if the size is expected"},
+	{SourceLFSPointer, FamilySource, "the committed document is a Git LFS pointer, not the SOPS file: Git LFS stores the file outside the commit",
+		"commit the SOPS file itself, not through LFS (remove its pattern from .gitattributes, then git add --renormalize the file and commit)"},
 
 	{NameInvalid, FamilyName, "the secret name derived from the document's path breaks the name rule (SPEC §3.4)",
 		"rename the document (or change the secret prefix) using only those characters"},
@@ -192,6 +210,8 @@ var entries = []Entry{
 		"check network access to that service and that this run's credentials may decrypt with the key (for AWS KMS: kms:Decrypt on the key ARN), then retry"},
 	{DecryptNotEncrypted, FamilyDecrypt, "the committed file has no SOPS metadata: it was committed without being encrypted",
 		"encrypt it with sops before committing, and rotate every value in it: the plaintext is in the Git history"},
+	{DecryptKeyFile, FamilyDecrypt, "SOPS_AGE_KEY_FILE is set but names no readable file (missing, a directory, or unreadable)",
+		"set SOPS_AGE_KEY_FILE to the path of a readable age identity file (mode 0600, owned by the runner's user), or unset it and pass the key in SOPS_AGE_KEY"},
 
 	{PlaintextNotUTF8, FamilyPlaintext, "the decrypted plaintext is not valid UTF-8", nextPlaintext},
 	{PlaintextBOM, FamilyPlaintext, "the decrypted plaintext starts with a UTF-8 byte-order mark", nextPlaintext},
@@ -206,6 +226,8 @@ var entries = []Entry{
 	{PlaintextTooLarge, FamilyPlaintext, "the canonical JSON value is larger than 65,536 bytes, the AWS Secrets Manager limit", nextPlaintext},
 	{PlaintextEmpty, FamilyPlaintext, "the decrypted plaintext holds no document", nextPlaintext},
 	{PlaintextSyntax, FamilyPlaintext, "the decrypted plaintext is not valid in the format its suffix names", nextPlaintext},
+	{PlaintextTooDeep, FamilyPlaintext, "the document nests objects and arrays more than 100 levels deep",
+		"flatten the document (at most 100 nested levels), then re-encrypt it with sops"},
 
 	{DesiredInternal, FamilyDesired, "reading the desired state failed unexpectedly", nextBug},
 
