@@ -262,14 +262,6 @@ func Lookup(class string) (Entry, bool) {
 	return e, ok
 }
 
-func mustLookup(class string) Entry {
-	e, ok := byClass[class]
-	if !ok {
-		panic("diag: unregistered class token " + class + " (add it to internal/diag/registry.go)")
-	}
-	return e
-}
-
 // Entries returns every registered class, sorted by family order then
 // token.
 func Entries() []Entry {

@@ -46,8 +46,14 @@ func TestRegistryEntriesWellFormed(t *testing.T) {
 	}
 }
 
-func TestNewUnregisteredClassPanics(t *testing.T) {
-	assert.Panics(t, func() { New("nope:never", Subject{}) })
+// An unregistered class never crashes a run: it fails closed as an
+// internal problem, exit 3.
+func TestNewUnregisteredClassFailsClosed(t *testing.T) {
+	d := New("nope:never", Subject{})
+	assert.Equal(t, "nope:never", d.Class)
+	assert.Equal(t, "internal error", d.Summary)
+	assert.Equal(t, nextBug, d.Next)
+	assert.Equal(t, 3, d.ExitCode())
 }
 
 // A document subject shows its label, or its path only when set (names
