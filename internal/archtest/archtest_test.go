@@ -49,6 +49,7 @@ var (
 
 type pkg struct {
 	ImportPath string
+	Name       string
 	Imports    []string
 	Deps       []string
 	Standard   bool
@@ -164,6 +165,30 @@ func TestEveryProductPackageHasALayer(t *testing.T) {
 		}
 		if layerOf(rel) < 0 {
 			t.Errorf("%s is in no layer: add it to docs/architecture.md and to layers in this test", rel)
+		}
+	}
+}
+
+// TestNoPackageNamedLikeStandardLibrary: no package of ours is named like a
+// top-level standard-library package (a package "sync" shadows the
+// standard library's in every file that needs both; issue 12 item 5).
+func TestNoPackageNamedLikeStandardLibrary(t *testing.T) {
+	out, err := exec.Command("go", "list", "std").Output()
+	if err != nil {
+		t.Fatalf("go list std: %v", err)
+	}
+	std := map[string]bool{}
+	for _, p := range strings.Fields(string(out)) {
+		if !strings.Contains(p, "/") {
+			std[p] = true
+		}
+	}
+	if !std["sync"] || !std["errors"] {
+		t.Fatal("premise: go list std lists sync and errors")
+	}
+	for rel, p := range listPackages(t) {
+		if p.Name != "main" && std[p.Name] {
+			t.Errorf("%s is package %s, the name of a standard-library package: rename it", rel, p.Name)
 		}
 	}
 }
