@@ -48,23 +48,25 @@ func (s Source) origin() diag.Origin {
 	return diag.OriginDefault
 }
 
-// problem is one rejected setting while Resolve collects them; it becomes a
-// diag.Diagnostic whose subject is the setting (never the value).
-type problem struct {
-	class   string
-	setting string // flag name, environment variable name or config key
-	source  Source
-	reason  string
+// Problem is one rejected setting while Resolve collects them. Resolve
+// returns each as a diag.Diagnostic whose subject is the setting (never the
+// value); its stderr line is "<where>: <reason> (<class>)".
+type Problem struct {
+	Class   string
+	Setting string // flag name, environment variable name or config key
+	Source  Source
+	Reason  string
 }
 
-func (p problem) diagnostic() diag.Diagnostic {
-	return diag.New(p.class, diag.Subject{Setting: p.setting, Origin: p.source.origin()}).WithSummary(p.reason)
+// Diagnostic is p as the one diagnostic value (internal/diag).
+func (p Problem) Diagnostic() diag.Diagnostic {
+	return diag.New(p.Class, diag.Subject{Setting: p.Setting, Origin: p.Source.origin()}).WithSummary(p.Reason)
 }
 
-func diagnostics(ps []problem) diag.Diagnostics {
+func diagnostics(ps []Problem) diag.Diagnostics {
 	out := make(diag.Diagnostics, len(ps))
 	for i, p := range ps {
-		out[i] = p.diagnostic()
+		out[i] = p.Diagnostic()
 	}
 	return out
 }

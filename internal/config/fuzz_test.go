@@ -19,9 +19,9 @@ func FuzzParseConfig(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_, probs := parseConfig(data)
 		for _, p := range probs {
-			if p.setting != "" && !strings.HasPrefix(p.setting, "at line ") {
-				if _, ok := Lookup(p.setting); !ok && !validKeyText(p.setting) {
-					t.Fatalf("problem quotes text that is no setting-like key: %q", p.setting)
+			if p.Setting != "" && !strings.HasPrefix(p.Setting, "at line ") {
+				if _, ok := Lookup(p.Setting); !ok && !validKeyText(p.Setting) {
+					t.Fatalf("problem quotes text that is no setting-like key: %q", p.Setting)
 				}
 			}
 		}

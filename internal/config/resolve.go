@@ -40,10 +40,11 @@ type raw struct {
 
 // Resolve merges flag > environment > config file > default and validates
 // every setting (SPEC §2.1). On error it returns a diag.Diagnostics listing
-// every problem (config:* classes, subject the setting), together with the options it could resolve (so that a caller can
-// still honour a valid --report-file).
+// every problem (config:* classes, subject the setting), together with the
+// options it could resolve (so that a caller can still honour a valid
+// --report-file).
 func Resolve(in Input) (Options, error) {
-	var probs []problem
+	var probs []Problem
 	vals := map[string]raw{}
 	for _, s := range Settings {
 		if s.PlanOnly && in.Command != "plan" {
@@ -80,10 +81,10 @@ func Resolve(in Input) (Options, error) {
 		s, known := Lookup(name)
 		switch {
 		case !known || EnvName(name) != k:
-			probs = append(probs, problem{ClassUnknownEnv, k, SourceEnv, "is not a sops-aws-sync setting"})
+			probs = append(probs, Problem{ClassUnknownEnv, k, SourceEnv, "is not a sops-aws-sync setting"})
 			continue
 		case s.FlagOnly:
-			probs = append(probs, problem{ClassFlagOnly, k, SourceEnv, "may only be given as the command-line flag --" + name})
+			probs = append(probs, Problem{ClassFlagOnly, k, SourceEnv, "may only be given as the command-line flag --" + name})
 			continue
 		}
 		if env[k] == "" {
@@ -110,14 +111,14 @@ func Resolve(in Input) (Options, error) {
 		r, ok := vals[s.Name]
 		if !ok {
 			if s.Required {
-				probs = append(probs, problem{ClassRequired, s.Name, SourceDefault, "is required; give --" + s.Name + ", " + EnvName(s.Name) + " or the config key " + s.Name})
+				probs = append(probs, Problem{ClassRequired, s.Name, SourceDefault, "is required; give --" + s.Name + ", " + EnvName(s.Name) + " or the config key " + s.Name})
 			}
 			continue
 		}
 		o.Sources[s.Name] = r.source
 		if p, ok := s.set(&o, r.value); !ok {
-			p.setting = settingLabel(s.Name, r.source)
-			p.source = r.source
+			p.Setting = settingLabel(s.Name, r.source)
+			p.Source = r.source
 			probs = append(probs, p)
 		}
 	}
@@ -137,9 +138,9 @@ func settingLabel(name string, src Source) string {
 // set parses one raw value by the setting's Kind and hands it to the
 // setting's bind. It returns a problem (without setting/source filled in)
 // and false when the value is rejected.
-func (s Setting) set(o *Options, v string) (problem, bool) {
-	invalid := func(reason string) (problem, bool) { return problem{class: ClassInvalidValue, reason: reason}, false }
-	wrongType := func(reason string) (problem, bool) { return problem{class: ClassWrongType, reason: reason}, false }
+func (s Setting) set(o *Options, v string) (Problem, bool) {
+	invalid := func(reason string) (Problem, bool) { return Problem{Class: ClassInvalidValue, Reason: reason}, false }
+	wrongType := func(reason string) (Problem, bool) { return Problem{Class: ClassWrongType, Reason: reason}, false }
 	if v == "" {
 		return invalid("must not be empty")
 	}
@@ -178,7 +179,7 @@ func (s Setting) set(o *Options, v string) (problem, bool) {
 	if err := s.bind(o, parsed); err != nil {
 		return invalid(err.Error())
 	}
-	return problem{}, true
+	return Problem{}, true
 }
 
 func parseBool(v string) (bool, error) {
@@ -222,12 +223,12 @@ func ParseSize(v string) (int64, error) {
 // readConfigFile reads and type-checks the YAML config file. Keys must be
 // setting names; values must have the setting's YAML type. Returned values
 // are raw strings, validated later like any other source.
-func readConfigFile(name string, in Input) (map[string]string, []problem) {
-	fileProblem := func(reason string) []problem {
-		return []problem{{class: ClassFile, source: SourceFile, reason: reason}}
+func readConfigFile(name string, in Input) (map[string]string, []Problem) {
+	fileProblem := func(reason string) []Problem {
+		return []Problem{{Class: ClassFile, Source: SourceFile, Reason: reason}}
 	}
 	if name == "" {
-		return nil, []problem{{ClassInvalidValue, ConfigFile, SourceFlag, "must not be empty"}}
+		return nil, []Problem{{ClassInvalidValue, ConfigFile, SourceFlag, "must not be empty"}}
 	}
 	if in.ReadFile == nil {
 		return nil, fileProblem("cannot be read")
@@ -245,9 +246,9 @@ const ReasonNoSettings = "holds no settings (it is empty or only comments); add 
 
 // parseConfig is the YAML config parser (fuzzed). It never includes YAML
 // library error text in a problem, because that text can quote the input.
-func parseConfig(data []byte) (map[string]string, []problem) {
-	fileProblem := func(reason string) []problem {
-		return []problem{{class: ClassFile, source: SourceFile, reason: reason}}
+func parseConfig(data []byte) (map[string]string, []Problem) {
+	fileProblem := func(reason string) []Problem {
+		return []Problem{{Class: ClassFile, Source: SourceFile, Reason: reason}}
 	}
 	if len(data) > MaxConfigFileBytes {
 		return nil, fileProblem(fmt.Sprintf("is larger than %d bytes", MaxConfigFileBytes))
@@ -286,12 +287,12 @@ func parseConfig(data []byte) (map[string]string, []problem) {
 		return nil, noSettings // "{}"
 	}
 	out := map[string]string{}
-	var probs []problem
+	var probs []Problem
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
 		if k.Kind != yaml.ScalarNode || k.Tag != "!!str" {
-			probs = append(probs, problem{ClassUnknownKey, fmt.Sprintf("at line %d", k.Line), SourceFile, "keys must be setting names"})
+			probs = append(probs, Problem{ClassUnknownKey, fmt.Sprintf("at line %d", k.Line), SourceFile, "keys must be setting names"})
 			continue
 		}
 		key := k.Value
@@ -301,21 +302,21 @@ func parseConfig(data []byte) (map[string]string, []problem) {
 			if !validKeyText(key) {
 				label = fmt.Sprintf("at line %d", k.Line)
 			}
-			probs = append(probs, problem{ClassUnknownKey, label, SourceFile, "is not a sops-aws-sync setting"})
+			probs = append(probs, Problem{ClassUnknownKey, label, SourceFile, "is not a sops-aws-sync setting"})
 			continue
 		}
 		if seen[key] {
-			probs = append(probs, problem{ClassInvalidValue, key, SourceFile, "is given more than once"})
+			probs = append(probs, Problem{ClassInvalidValue, key, SourceFile, "is given more than once"})
 			continue
 		}
 		seen[key] = true
 		if s.FlagOnly {
-			probs = append(probs, problem{ClassFlagOnly, key, SourceFile, "may only be given as the command-line flag --" + key})
+			probs = append(probs, Problem{ClassFlagOnly, key, SourceFile, "may only be given as the command-line flag --" + key})
 			continue
 		}
 		val, ok := scalarFor(s.Kind, v)
 		if !ok {
-			probs = append(probs, problem{ClassWrongType, key, SourceFile, "must be a YAML " + yamlTypeName(s.Kind)})
+			probs = append(probs, Problem{ClassWrongType, key, SourceFile, "must be a YAML " + yamlTypeName(s.Kind)})
 			continue
 		}
 		out[key] = val
