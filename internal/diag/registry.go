@@ -24,6 +24,7 @@ const (
 	FamilyDesired     Family = "desired"     // the loader failed unexpectedly
 	FamilyAWS         Family = "aws"         // the SDK client could not be configured
 	FamilyReport      Family = "report"      // the report file cannot be written
+	FamilyPlanfile    Family = "planfile"    // a plan file cannot be read, is not a v1 plan, or cannot be written
 	FamilyInterrupted Family = "interrupted" // a signal or the run timeout
 	FamilyInternal    Family = "internal"    // an unexpected failure
 )
@@ -35,7 +36,7 @@ var familyExit = map[Family]int{
 	FamilyUsage: vocab.ExitInvalid, FamilyConfig: vocab.ExitInvalid, FamilyGit: vocab.ExitInvalid,
 	FamilySource: vocab.ExitInvalid, FamilyName: vocab.ExitInvalid, FamilyDecrypt: vocab.ExitInvalid,
 	FamilyPlaintext: vocab.ExitInvalid, FamilyDesired: vocab.ExitInvalid, FamilyAWS: vocab.ExitInvalid,
-	FamilyReport: vocab.ExitInvalid, FamilyInterrupted: vocab.ExitInterrupted, FamilyInternal: vocab.ExitInvalid,
+	FamilyReport: vocab.ExitInvalid, FamilyPlanfile: vocab.ExitInvalid, FamilyInterrupted: vocab.ExitInterrupted, FamilyInternal: vocab.ExitInvalid,
 }
 
 // FamilyExitCode is the exit code of a run ended by a diagnostic of
@@ -129,6 +130,13 @@ const (
 	AWSNoRegion = "aws:no-region"
 
 	ReportWriteFailed = "report:write-failed"
+
+	// The planfile:* tokens (issue 13) are declared by internal/planview,
+	// which returns them in its own errors; these are the same strings.
+	PlanfileUnknownSchema = "planfile:unknown-schema"
+	PlanfileMalformed     = "planfile:malformed"
+	PlanfileUnreadable    = "planfile:unreadable"
+	PlanfileWriteFailed   = "planfile:write-failed"
 
 	// Interrupted marks work cut short by cancellation (the loader's
 	// error, the engine's record of an AWS call cut short).
@@ -238,6 +246,15 @@ var entries = []Entry{
 	{ReportWriteFailed, FamilyReport, "the report file could not be written",
 		"make sure the directory of --report-file exists and is writable, then re-run to see the real outcome"},
 
+	{PlanfileUnknownSchema, FamilyPlanfile, "the plan file's schema_version is not sops-aws-sync/plan/v1",
+		"render the file with the sops-aws-sync version that wrote it, or write a new plan with this version"},
+	{PlanfileMalformed, FamilyPlanfile, "the plan file breaks the plan v1 schema",
+		"write a new plan with sops-aws-sync plan; never edit a plan file by hand"},
+	{PlanfileUnreadable, FamilyPlanfile, "the plan file cannot be opened or read, or is larger than 64 MiB",
+		"check the plan file's path and permissions"},
+	{PlanfileWriteFailed, FamilyPlanfile, "the plan file could not be written",
+		"make sure the plan file's directory exists and is writable, then re-run"},
+
 	{Interrupted, FamilyInterrupted, "the work was cut short by a signal or the run timeout", nextRerun},
 	{InterruptedSignal, FamilyInterrupted, "run interrupted", nextRerun},
 	{InterruptedTimeout, FamilyInterrupted, "run interrupted", nextRerun},
@@ -268,7 +285,7 @@ func Entries() []Entry {
 	out := append([]Entry(nil), entries...)
 	order := map[Family]int{}
 	for i, f := range []Family{FamilyUsage, FamilyConfig, FamilyGit, FamilySource, FamilyName, FamilyDecrypt,
-		FamilyPlaintext, FamilyDesired, FamilyAWS, FamilyReport, FamilyInterrupted, FamilyInternal} {
+		FamilyPlaintext, FamilyDesired, FamilyAWS, FamilyReport, FamilyPlanfile, FamilyInterrupted, FamilyInternal} {
 		order[f] = i
 	}
 	sort.SliceStable(out, func(i, j int) bool {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/registry.golden")
@@ -75,4 +77,13 @@ func TestDiagnosticRendering(t *testing.T) {
 	assert.Equal(t, 3, ds.ExitCode())
 	assert.Equal(t, 130, New(InterruptedSignal, Subject{}).ExitCode())
 	assert.Equal(t, "run interrupted; "+nextRerun, New(InterruptedSignal, Subject{}).Sentence())
+}
+
+// The planfile:* tokens are declared by planview (which returns them in its
+// own errors); the registry's are the same strings.
+func TestPlanfileTokensMatchPlanview(t *testing.T) {
+	assert.Equal(t, planview.ClassUnknownSchema, PlanfileUnknownSchema)
+	assert.Equal(t, planview.ClassMalformed, PlanfileMalformed)
+	assert.Equal(t, planview.ClassUnreadable, PlanfileUnreadable)
+	assert.Equal(t, planview.ClassWriteFailed, PlanfileWriteFailed)
 }
