@@ -212,6 +212,10 @@ func TestDesiredErrorIsOneClassifiedRecord(t *testing.T) {
 	assert.Zero(t, fk.engines)
 	assert.Contains(t, fk.out.String(), `"error_class":"plaintext:bom"`)
 	assert.Contains(t, fk.out.String(), `"resource":"resource-0003"`)
+	// The record renders the diagnostic itself: its text with the
+	// registry's next action.
+	d := diag.New(diag.PlaintextBOM, diag.Document(3, "", false))
+	assert.Contains(t, fk.out.String(), `"msg":"desired state rejected: `+d.Error()+`"`)
 	assert.NotContains(t, fk.out.String(), "x.sops.env")
 	assert.Equal(t, vocab.StatusInvalid, readReport(t, p).Status)
 
