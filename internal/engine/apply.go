@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"strings"
+	"slices"
 	"sync"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
@@ -16,11 +16,15 @@ import (
 type outcome int
 
 const (
-	outDone        outcome = iota // took effect (or proven to have)
-	outRebuild                    // precondition saw a benign change: rebuild the plan
-	outFailed                     // failed closed (apply-failed)
-	outConflict                   // a new conflict appeared (conflict)
-	outInterrupted                // the run was cancelled (interrupted)
+	outDone    outcome = iota // took effect (or proven to have, or found done by another writer)
+	outRebuild                // precondition saw a benign change: rebuild the plan
+	outFailed                 // failed closed (apply-failed)
+	// outSecondWriter: AWS refused a create because the secret exists, yet
+	// a direct observation still shows none: another writer is active
+	// (verification-failed, the single-writer signal).
+	outSecondWriter
+	outConflict    // a new conflict appeared (conflict)
+	outInterrupted // the run was cancelled (interrupted)
 )
 
 // apply runs one plan phase by phase (SPEC §5, §6). Restored names get at
@@ -96,32 +100,34 @@ func (r *runner) execute(ctx context.Context, op plan.Operation) outcome {
 	if ctx.Err() != nil {
 		return outInterrupted
 	}
-	obs, err := r.observeOne(ctx, op.Name)
+	s, err := r.observeOne(ctx, op.Name)
 	if err != nil {
 		return r.failed(ctx, op, "precondition observation failed", err)
 	}
-	d := plan.Classify(r.digest, op.Desired, obs)
-	if fp := plan.FingerprintOf(op.Name, obs, d); fp != op.Fingerprint {
-		if d.Action == plan.ActionConflict {
-			r.log.Warn("new conflict before apply", r.opAttrs(op, slog.String(vocab.FieldConflictClass, string(d.Conflict)))...)
-			r.noteConflict()
-			return outConflict
+	if !s.fingerprint().Equal(op.Fingerprint) {
+		switch {
+		case s.d.Action == plan.ActionConflict:
+			return r.lateConflict(op, s, "new conflict before apply")
+		case op.Kind == vocab.OpCreate && s.d.Action == plan.ActionUnchanged:
+			return r.createdElsewhere(op, s, "")
 		}
 		r.log.Info("target changed since planning", r.opAttrs(op)...)
 		return outRebuild
 	}
 	switch op.Kind {
 	case vocab.OpCreate, vocab.OpUpdate:
-		return r.write(ctx, op, obs)
+		return r.write(ctx, op, s.obs)
 	default:
-		return r.transition(ctx, op, obs)
+		return r.transition(ctx, op, s.obs)
 	}
 }
 
 // write performs a create or update with a fresh ClientRequestToken. On an
 // ambiguous outcome it re-observes: accepts when the desired state is there,
 // else retries once with the same token when the operation is still the
-// one planned, else fails closed (SPEC §6).
+// one planned, else fails closed (SPEC §6). A create refused because the
+// secret exists (ResourceExistsException) is re-observed too and judged by
+// metExisting: never a bare apply-failed (issue 15, finding 3).
 func (r *runner) write(ctx context.Context, op plan.Operation, obs plan.ObservedSecret) outcome {
 	token := r.tokens.NewToken()
 	attempt := func() (WriteResult, error) {
@@ -135,29 +141,84 @@ func (r *runner) write(ctx context.Context, op plan.Operation, obs plan.Observed
 		if ctx.Err() != nil {
 			return outInterrupted
 		}
-		if !isAmbiguous(err) {
+		exists := op.Kind == vocab.OpCreate && isResourceExists(err)
+		if !exists && !isAmbiguous(err) {
 			return r.failed(ctx, op, "operation failed", err)
 		}
-		r.log.Warn("ambiguous outcome; re-observing", r.opAttrs(op, errAttrs(err)...)...)
+		msg := "ambiguous outcome; re-observing"
+		if exists {
+			msg = "secret already exists; re-observing"
+		}
+		r.log.Warn(msg, r.opAttrs(op, errAttrs(err)...)...)
 		now, oerr := r.observeOne(ctx, op.Name)
 		if oerr != nil {
 			return r.failed(ctx, op, "re-observation failed", oerr)
 		}
-		d := plan.Classify(r.digest, op.Desired, now)
-		if d.Action == plan.ActionUnchanged {
-			r.accept(op, now.ARN, token)
+		if exists {
+			return r.metExisting(op, now, token)
+		}
+		if now.d.Action == plan.ActionUnchanged {
+			r.accept(op, now.obs.ARN, token)
 			return outDone
 		}
-		if retried || string(d.Action) != string(op.Kind) {
+		if retried || string(now.d.Action) != string(op.Kind) {
 			return r.failed(ctx, op, "ambiguous outcome not proven", err)
 		}
 		if op.Kind == vocab.OpUpdate {
-			obs = now
+			obs = now.obs
 		}
 		res, err = attempt()
 	}
 	r.accept(op, res.ARN, token)
 	return outDone
+}
+
+// metExisting judges a create that AWS refused because the name exists,
+// from the re-observation s (SPEC §4.1, §6; docs/reconciliation.md
+// "A create that meets an existing secret"):
+//   - owned by this scope, this document's source, the desired value:
+//     accepted (our own earlier attempt when its version is token, else
+//     another writer's, which is not counted as this run's create);
+//   - a conflict (another tool's or another scope's secret, rotation, …):
+//     a late conflict, nothing more is started (exit 4);
+//   - another operation (the value differs, scheduled for deletion): the
+//     plan changed, so one rebuild;
+//   - still absent: AWS and the observation disagree, which a single writer
+//     never sees (verification-failed, exit 6).
+func (r *runner) metExisting(op plan.Operation, s sighting, token string) outcome {
+	switch {
+	case s.d.Action == plan.ActionUnchanged:
+		return r.createdElsewhere(op, s, token)
+	case s.d.Action == plan.ActionConflict:
+		return r.lateConflict(op, s, "secret created by someone else is a conflict")
+	case s.d.Action == plan.ActionCreate:
+		r.log.Error("secret exists but cannot be observed; another writer is active", r.opAttrs(op)...)
+		return outSecondWriter
+	}
+	r.log.Info("target changed since planning", r.opAttrs(op)...)
+	return outRebuild
+}
+
+// createdElsewhere accepts a planned create whose target s already holds
+// the desired state, owned by this scope. When the current version is
+// token, the write was this run's own (an earlier attempt whose answer was
+// lost) and counts as applied; otherwise another writer made it, which is
+// logged and not counted (the name stays untouched, so verification's
+// lag rule does not cover it and it counts as unchanged if still so).
+func (r *runner) createdElsewhere(op plan.Operation, s sighting, token string) outcome {
+	if token != "" && slices.Equal(s.obs.CurrentVersionIDs(), []string{token}) {
+		r.accept(op, s.obs.ARN, token)
+		return outDone
+	}
+	r.log.Warn("secret already created with the desired value by another writer; accepted", r.opAttrs(op)...)
+	return outDone
+}
+
+// lateConflict logs and counts a conflict found while applying.
+func (r *runner) lateConflict(op plan.Operation, s sighting, msg string) outcome {
+	r.log.Warn(msg, r.opAttrs(op, slog.String(vocab.FieldConflictClass, string(s.d.Conflict)))...)
+	r.ledger.noteConflict()
+	return outConflict
 }
 
 // transition performs a restore or schedule-delete. They carry no token, so
@@ -182,8 +243,8 @@ func (r *runner) transition(ctx context.Context, op plan.Operation, obs plan.Obs
 	if oerr != nil {
 		return r.failed(ctx, op, "re-observation failed", oerr)
 	}
-	if now.Exists && now.Deleted == (op.Kind == vocab.OpScheduleDelete) {
-		r.accept(op, now.ARN, "")
+	if now.obs.Exists && now.obs.Deleted == (op.Kind == vocab.OpScheduleDelete) {
+		r.accept(op, now.obs.ARN, "")
 		return outDone
 	}
 	return r.failed(ctx, op, "operation not proven done", err)
@@ -203,11 +264,11 @@ func (r *runner) followUps(ctx context.Context, restored []plan.Operation) ([]pl
 	each(len(restored), r.cfg.Concurrency, func(i int) bool {
 		op := restored[i]
 		var (
-			obs plan.ObservedSecret
+			s   sighting
 			err error
 		)
 		for {
-			if obs, err = r.observeOne(ctx, op.Name); err != nil || !(obs.Exists && obs.Deleted) || !r.clock.Now().Before(deadline) {
+			if s, err = r.observeOne(ctx, op.Name); err != nil || !(s.obs.Exists && s.obs.Deleted) || !r.clock.Now().Before(deadline) {
 				break
 			}
 			select {
@@ -220,14 +281,12 @@ func (r *runner) followUps(ctx context.Context, restored []plan.Operation) ([]pl
 		if err != nil {
 			out = r.failed(ctx, op, "observation after restore failed", err)
 		} else {
-			switch d := plan.Classify(r.digest, op.Desired, obs); d.Action {
+			switch s.d.Action {
 			case plan.ActionUpdate:
-				fu = &plan.Operation{Kind: vocab.OpUpdate, Name: op.Name, ARN: obs.ARN, Reason: plan.ReasonAfterRestore,
-					Desired: op.Desired, Fingerprint: plan.FingerprintOf(op.Name, obs, d)}
+				fu = &plan.Operation{Kind: vocab.OpUpdate, Name: op.Name, ARN: s.obs.ARN, Reason: plan.ReasonAfterRestore,
+					Desired: op.Desired, Fingerprint: s.fingerprint()}
 			case plan.ActionConflict:
-				r.log.Warn("new conflict after restore", r.opAttrs(op, slog.String(vocab.FieldConflictClass, string(d.Conflict)))...)
-				r.noteConflict()
-				out = outConflict
+				out = r.lateConflict(op, s, "new conflict after restore")
 			case plan.ActionUnchanged, plan.ActionRestore:
 			default:
 				out = outRebuild
@@ -244,31 +303,9 @@ func (r *runner) followUps(ctx context.Context, restored []plan.Operation) ([]pl
 	return follow, worst
 }
 
-// noteConflict counts a conflict found while applying.
-func (r *runner) noteConflict() {
-	r.mu.Lock()
-	r.lateConflicts++
-	r.mu.Unlock()
-}
-
-// accept records an operation that took effect.
+// accept records an operation that took effect in the ledger and logs it.
 func (r *runner) accept(op plan.Operation, arn, version string) {
-	r.learnARN(op.Name, arn)
-	r.mu.Lock()
-	r.touched[op.Name] = true
-	k := r.known[op.Name]
-	if k == nil {
-		k = map[string]bool{}
-		r.known[op.Name] = k
-	}
-	for _, v := range strings.Split(op.Fingerprint.CurrentVersion, ",") {
-		k[v] = true
-	}
-	if version != "" {
-		k[version] = true
-	}
-	r.applied = append(r.applied, op)
-	r.mu.Unlock()
+	r.ledger.accept(op, arn, version)
 	r.log.Info("operation applied", r.opAttrs(op)...)
 }
 
@@ -291,4 +328,14 @@ func (r *runner) opAttrs(op plan.Operation, extra ...any) []any {
 func isAmbiguous(err error) bool {
 	var e *Error
 	return errors.As(err, &e) && e.Ambiguous
+}
+
+// codeResourceExists is AWS's modelled error code for a CreateSecret whose
+// name is taken (AWS API reference, CreateSecret errors).
+const codeResourceExists = "ResourceExistsException"
+
+// isResourceExists reports a refused create: the secret already exists.
+func isResourceExists(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Code == codeResourceExists
 }

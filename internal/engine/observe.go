@@ -53,10 +53,10 @@ func (r *runner) observe(ctx context.Context, extra []string) (observation, erro
 	known = append(known, extra...)
 	slices.Sort(known)
 	known = slices.Compact(known)
-	r.labelNew(known)
+	r.ledger.labelNew(known)
 	var deferred []string
 	for _, n := range known {
-		if id := r.arnOf(n); id != "" {
+		if id := r.ledger.arn(n); id != "" {
 			o.describe(n, id)
 		} else if model.SuffixLooksLikeARN(n) {
 			deferred = append(deferred, n)
@@ -76,7 +76,7 @@ func (r *runner) observe(ctx context.Context, extra []string) (observation, erro
 			listed[c.Name] = c.ARN
 			names = append(names, c.Name)
 		}
-		r.labelNew(names)
+		r.ledger.labelNew(names)
 		for _, n := range deferred {
 			o.describe(n, cmp.Or(listed[n], n))
 		}
@@ -109,16 +109,14 @@ func (r *runner) inScope(cands []Candidate) []Candidate {
 			outside = append(outside, c.Name)
 		}
 	}
-	r.mu.Lock()
-	warn := len(outside) > 0 && !r.warnedOutside
-	r.warnedOutside = r.warnedOutside || warn
-	r.mu.Unlock()
-	if warn {
-		attrs := []any{slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.Int(vocab.FieldCount, len(outside))}
-		if r.cfg.ShowResourceNames {
-			attrs = append(attrs, slog.String(vocab.FieldResource, strings.Join(outside, ",")))
-		}
-		r.log.Warn("ignoring tagged secrets outside the secret prefix", attrs...)
+	if len(outside) > 0 {
+		r.warnOutside.Do(func() {
+			attrs := []any{slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.Int(vocab.FieldCount, len(outside))}
+			if r.cfg.ShowResourceNames {
+				attrs = append(attrs, slog.String(vocab.FieldResource, strings.Join(outside, ",")))
+			}
+			r.log.Warn("ignoring tagged secrets outside the secret prefix", attrs...)
+		})
 	}
 	return kept
 }
@@ -181,7 +179,7 @@ func (o *observer) describe(name, id string) {
 			return
 		}
 		obs = sameName(name, obs)
-		o.r.learnARN(name, obs.ARN)
+		o.r.ledger.learnARN(name, obs.ARN)
 		o.mu.Lock()
 		o.out[name] = obs
 		var batch []string
@@ -268,11 +266,36 @@ func sameName(name string, o plan.ObservedSecret) plan.ObservedSecret {
 	return o
 }
 
-// observeOne directly observes one name (the apply precondition and the
-// re-observation after an ambiguous outcome), reading its value when the
-// planner needs it, exactly as observe would.
-func (r *runner) observeOne(ctx context.Context, name string) (plan.ObservedSecret, error) {
-	id := r.arnOf(name)
+// sighting is one direct observation of one name together with its
+// classification, which is made once (plan.Classify in observeOne) and
+// passed along: the apply precondition, the re-observation after an
+// ambiguous or refused write and the follow-up after a restore all judge the
+// same Decision.
+type sighting struct {
+	name string
+	obs  plan.ObservedSecret
+	d    plan.Decision
+}
+
+// fingerprint is what the sighting shows, in the form the plan recorded at
+// planning (plan.Operation.Fingerprint).
+func (s sighting) fingerprint() plan.Fingerprint { return plan.FingerprintOf(s.name, s.obs, s.d) }
+
+// observeOne directly observes and classifies one name (the apply
+// precondition, the re-observation after an ambiguous or refused write, the
+// follow-up after a restore), reading its value when the planner needs it,
+// exactly as observe would.
+func (r *runner) observeOne(ctx context.Context, name string) (sighting, error) {
+	o, err := r.describeOne(ctx, name)
+	if err != nil {
+		return sighting{}, err
+	}
+	want := r.byName[name]
+	return sighting{name: name, obs: o, d: plan.Classify(r.digest, want, o)}, nil
+}
+
+func (r *runner) describeOne(ctx context.Context, name string) (plan.ObservedSecret, error) {
+	id := r.ledger.arn(name)
 	if id == "" {
 		id = name
 	}
@@ -288,7 +311,7 @@ func (r *runner) observeOne(ctx context.Context, name string) (plan.ObservedSecr
 		}
 		o = sameName(name, o)
 	}
-	r.learnARN(name, o.ARN)
+	r.ledger.learnARN(name, o.ARN)
 	if plan.NeedsValue(r.digest, r.byName[name], o) {
 		vs, err := r.port.GetCurrentValues(ctx, []ValueRequest{{ID: o.ARN, Name: name, CurrentVersionID: o.CurrentVersionIDs()[0]}})
 		if err != nil {

@@ -32,63 +32,67 @@ func Run(ctx context.Context, cfg Config, want model.State, sm Port, log *slog.L
 }
 
 func (r *runner) run(ctx context.Context) Result {
+	status, final := r.outcome(ctx)
+	return r.ledger.result(status, final)
+}
+
+// outcome runs observe, plan, apply and verify and returns the status and
+// the last plan built (the zero Plan when the first observation failed);
+// run turns them into the Result through the ledger (one place).
+func (r *runner) outcome(ctx context.Context) (vocab.Status, plan.Plan) {
 	start := r.clock.Now()
 	r.warnARNSuffixNames()
 	obs, err := r.observe(ctx, nil)
 	if err != nil {
-		return r.observationFailed(ctx, err)
+		return r.observationFailed(ctx, err), plan.Plan{}
 	}
 	p := plan.Build(r.want, obs, r.cfg.AllowEmpty)
 	r.logPlan(p, start)
-	if res, stop := r.gate(p); stop {
-		return res
+	if status, stop := r.gate(p); stop {
+		return status, p
 	}
 	if r.cfg.Mode == ModePlan {
-		status := vocab.StatusConverged
 		if len(p.Ops) > 0 {
-			status = vocab.StatusDrift
+			return vocab.StatusDrift, p
 		}
-		return Result{Status: status, Verification: vocab.VerificationNotRun, Counts: p.Counts()}
+		return vocab.StatusConverged, p
 	}
 	if len(p.Ops) == 0 {
 		// The initial direct observation is the proof (SPEC §6 [beyond]).
-		return Result{Status: vocab.StatusConverged, Verification: vocab.VerificationConverged, Counts: p.Counts()}
+		return vocab.StatusConverged, p
 	}
+	r.ledger.startApply()
 	for rebuilt := false; ; rebuilt = true {
 		switch r.apply(ctx, p) {
 		case outDone:
-			status, verification, final := r.verify(ctx)
-			return Result{Status: status, Verification: verification, Counts: r.counts(final)}
+			return r.verify(ctx)
 		case outInterrupted:
-			return Result{Status: vocab.StatusInterrupted, Verification: vocab.VerificationNotRun, Counts: r.counts(p)}
+			return vocab.StatusInterrupted, p
 		case outConflict:
-			c := r.counts(p)
-			r.mu.Lock()
-			c.Conflicts = r.lateConflicts
-			r.mu.Unlock()
-			return Result{Status: vocab.StatusConflict, Verification: vocab.VerificationNotRun, Counts: c}
+			return vocab.StatusConflict, p
 		case outFailed:
-			return Result{Status: vocab.StatusApplyFailed, Verification: vocab.VerificationNotRun, Counts: r.counts(p)}
+			return vocab.StatusApplyFailed, p
+		case outSecondWriter:
+			return vocab.StatusVerificationFailed, p
 		case outRebuild:
 			if rebuilt {
 				r.log.Error("rebuild budget exhausted", slog.String(vocab.FieldPhase, vocab.PhaseApply))
-				return Result{Status: vocab.StatusVerificationFailed, Verification: vocab.VerificationFailed, Counts: r.counts(p)}
+				return vocab.StatusVerificationFailed, p
 			}
 		}
 		r.log.Info("rebuilding plan", slog.String(vocab.FieldPhase, vocab.PhasePlan))
 		start = r.clock.Now()
-		if obs, err = r.observe(ctx, r.touchedNames()); err != nil {
+		if obs, err = r.observe(ctx, r.ledger.touchedNames()); err != nil {
 			if ctx.Err() != nil {
-				return Result{Status: vocab.StatusInterrupted, Verification: vocab.VerificationNotRun, Counts: r.counts(p)}
+				return vocab.StatusInterrupted, p
 			}
 			r.log.Error("observation failed", append([]any{slog.String(vocab.FieldPhase, vocab.PhasePlan)}, errAttrs(err)...)...)
-			return Result{Status: vocab.StatusApplyFailed, Verification: vocab.VerificationNotRun, Counts: r.counts(p)}
+			return vocab.StatusApplyFailed, p
 		}
 		p = plan.Build(r.want, obs, r.cfg.AllowEmpty)
 		r.logPlan(p, start)
-		if res, stop := r.gate(p); stop {
-			res.Counts = r.counts(p)
-			return res
+		if status, stop := r.gate(p); stop {
+			return status, p
 		}
 	}
 }
@@ -108,40 +112,25 @@ func (r *runner) warnARNSuffixNames() {
 
 // gate stops on conflicts (nothing is mutated, SPEC §4.1) and on the
 // empty-scope gate (SPEC §5).
-func (r *runner) gate(p plan.Plan) (Result, bool) {
+func (r *runner) gate(p plan.Plan) (vocab.Status, bool) {
 	switch {
 	case len(p.Conflicts) > 0:
 		r.logConflicts(vocab.PhasePlan, p)
-		return Result{Status: vocab.StatusConflict, Verification: vocab.VerificationNotRun, Counts: p.Counts()}, true
+		return vocab.StatusConflict, true
 	case p.EmptyScopeGate:
 		r.log.Error("empty desired state would delete the whole scope; pass --allow-empty to authorize",
 			slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.Int(vocab.FieldCount, p.Counts().ScheduleDelete))
-		return Result{Status: vocab.StatusInvalid, Verification: vocab.VerificationNotRun, Counts: p.Counts()}, true
+		return vocab.StatusInvalid, true
 	}
-	return Result{}, false
+	return "", false
 }
 
-func (r *runner) observationFailed(ctx context.Context, err error) Result {
+func (r *runner) observationFailed(ctx context.Context, err error) vocab.Status {
 	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
-		return Result{Status: vocab.StatusInterrupted, Verification: vocab.VerificationNotRun}
+		return vocab.StatusInterrupted
 	}
 	r.log.Error("observation failed", append([]any{slog.String(vocab.FieldPhase, vocab.PhasePlan)}, errAttrs(err)...)...)
-	return Result{Status: vocab.StatusObservationFailed, Verification: vocab.VerificationNotRun}
-}
-
-// counts derives the sync counts from the operations that took effect and
-// the given (last) plan.
-func (r *runner) counts(p plan.Plan) vocab.Counts {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	c := plan.CountOps(r.applied)
-	for _, u := range p.Unchanged {
-		if !r.touched[u.Name] {
-			c.Unchanged++
-		}
-	}
-	c.Conflicts = len(p.Conflicts)
-	return c
+	return vocab.StatusObservationFailed
 }
 
 func (r *runner) logPlan(p plan.Plan, start time.Time) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"slices"
 	"sync"
 	"time"
 
@@ -12,12 +11,12 @@ import (
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
-// runner holds the state of one Run. Fields under mu are written by
-// concurrent workers.
+// runner holds the state of one Run. Its fields are set by newRunner and
+// then only read; what the run learns and does while workers run
+// concurrently is in ledger (ledger.go), which has its own lock.
 type runner struct {
 	cfg    Config
 	want   model.State
@@ -31,24 +30,11 @@ type runner struct {
 	// readPace paces value batches (BatchReadsPerSecond); nil = unpaced.
 	readPace *rate.Limiter
 
-	mu sync.Mutex
-	// labels maps names to log labels (resource-NNNN); nextOrdinal is the
-	// next ordinal for a name that is not desired.
-	labels      map[string]string
-	nextOrdinal int
-	// arns are the ARNs learned this run, by name.
-	arns map[string]string
-	// touched are the names an accepted operation changed; known holds, per
-	// name, the current version ids seen at planning and the versions this
-	// run wrote (to tell propagation lag from a second writer).
-	touched map[string]bool
-	known   map[string]map[string]bool
-	// applied are the operations that took effect, in completion order.
-	applied []plan.Operation
-	// lateConflicts counts conflicts found by preconditions and follow-ups.
-	lateConflicts int
-	// warnedOutside: the out-of-prefix candidates warning was logged.
-	warnedOutside bool
+	// ledger is the run's record: labels, ARNs, applied operations, touched
+	// names, known versions, late conflicts; every Result is built from it.
+	ledger *ledger
+	// warnOutside logs the out-of-prefix candidates warning once per run.
+	warnOutside sync.Once
 }
 
 func newRunner(cfg Config, want model.State, port Port, log *slog.Logger) *runner {
@@ -68,8 +54,7 @@ func newRunner(cfg Config, want model.State, port Port, log *slog.Logger) *runne
 		cfg: cfg, want: want, digest: want.Scope.Digest(), port: port, log: log,
 		clock: cfg.Clock, tokens: cfg.Tokens,
 		byName: make(map[string]*model.Secret, len(want.Secrets)),
-		labels: map[string]string{}, arns: map[string]string{},
-		touched: map[string]bool{}, known: map[string]map[string]bool{},
+		ledger: newLedger(want, cfg.ShowResourceNames, cfg.Mode),
 	}
 	if r.clock == nil {
 		r.clock = SystemClock{}
@@ -83,14 +68,9 @@ func newRunner(cfg Config, want model.State, port Port, log *slog.Logger) *runne
 	if cfg.BatchReadsPerSecond > 0 {
 		r.readPace = rate.NewLimiter(rate.Limit(cfg.BatchReadsPerSecond), max(1, int(cfg.BatchReadsPerSecond/8)))
 	}
-	maxOrdinal := 0
 	for i := range want.Secrets {
-		s := &want.Secrets[i]
-		r.byName[s.Name] = s
-		r.labels[s.Name] = r.labelFor(s.Name, s.Ordinal)
-		maxOrdinal = max(maxOrdinal, s.Ordinal)
+		r.byName[want.Secrets[i].Name] = &want.Secrets[i]
 	}
-	r.nextOrdinal = maxOrdinal + 1
 	return r
 }
 
@@ -125,54 +105,7 @@ func (r *runner) waitBatchPace(ctx context.Context, stopped func() bool) error {
 // errStopped: the observation failed elsewhere; its first error is kept.
 var errStopped = errors.New("observation stopped")
 
-func (r *runner) labelFor(name string, ordinal int) string {
-	return model.Redaction{ShowNames: r.cfg.ShowResourceNames}.Label(ordinal, name)
-}
-
-// labelNew gives names that are not desired ordinals continuing after the
-// largest document ordinal, in name order per observation (SPEC §7.3).
-func (r *runner) labelNew(names []string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var fresh []string
-	for _, n := range names {
-		if _, ok := r.labels[n]; !ok {
-			fresh = append(fresh, n)
-		}
-	}
-	slices.Sort(fresh)
-	for _, n := range slices.Compact(fresh) {
-		r.labels[n] = r.labelFor(n, r.nextOrdinal)
-		r.nextOrdinal++
-	}
-}
-
-func (r *runner) label(name string) string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if l, ok := r.labels[name]; ok {
-		return l
-	}
-	l := r.labelFor(name, r.nextOrdinal)
-	r.nextOrdinal++
-	r.labels[name] = l
-	return l
-}
-
-func (r *runner) arnOf(name string) string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.arns[name]
-}
-
-func (r *runner) learnARN(name, arn string) {
-	if arn == "" {
-		return
-	}
-	r.mu.Lock()
-	r.arns[name] = arn
-	r.mu.Unlock()
-}
+func (r *runner) label(name string) string { return r.ledger.label(name) }
 
 // errAttrs returns the loggable fields of a port error: the operation's
 // modelled code, fault class and request id, never provider text.

@@ -3,7 +3,7 @@ package plan
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"strings"
+	"slices"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
@@ -13,7 +13,8 @@ import (
 // observation just before each mutation (SPEC §6: name, kind, source, hash
 // of value, current version id, conflict class). ARN is included too, so a
 // secret deleted and re-created under the same name is never written through
-// a stale plan. It holds no value, only a SHA-256 of it. Comparable with ==.
+// a stale plan. It holds no value, only a SHA-256 of it. Compare two with
+// Equal (CurrentVersions is a slice, so == does not apply).
 type Fingerprint struct {
 	Name   string
 	ARN    string
@@ -24,9 +25,18 @@ type Fingerprint struct {
 	// none, else "s:<sha256 hex>", "b:<sha256 hex>", "sb:…" or "none" by
 	// which payload fields were present.
 	ValueHash string
-	// CurrentVersion is the AWSCURRENT version id(s), comma-joined.
-	CurrentVersion string
-	Conflict       vocab.ConflictClass
+	// CurrentVersions are the ids of the versions labelled AWSCURRENT,
+	// sorted ascending (ObservedSecret.CurrentVersionIDs); nil when none or
+	// absent. More than one is a staging conflict (SPEC §4.1).
+	CurrentVersions []string
+	Conflict        vocab.ConflictClass
+}
+
+// Equal reports whether two fingerprints are the same: every field equal,
+// CurrentVersions element by element (nil and empty are the same).
+func (f Fingerprint) Equal(g Fingerprint) bool {
+	return f.Name == g.Name && f.ARN == g.ARN && f.Action == g.Action && f.Source == g.Source &&
+		f.ValueHash == g.ValueHash && f.Conflict == g.Conflict && slices.Equal(f.CurrentVersions, g.CurrentVersions)
 }
 
 // FingerprintOf returns the fingerprint of one name's observation and the
@@ -38,7 +48,7 @@ func FingerprintOf(name string, obs ObservedSecret, d Decision) Fingerprint {
 	}
 	fp.ARN = obs.ARN
 	fp.Source = obs.Tags[model.TagSource]
-	fp.CurrentVersion = strings.Join(obs.CurrentVersionIDs(), ",")
+	fp.CurrentVersions = obs.CurrentVersionIDs()
 	fp.ValueHash = valueHash(obs.Current)
 	return fp
 }

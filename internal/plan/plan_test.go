@@ -159,17 +159,17 @@ func TestFingerprint_ChangesWithValueVersionAndDecision(t *testing.T) {
 	a := owned("app/db", "secrets/db.sops.json", `{"a":2}`)
 	fa := plan.FingerprintOf("app/db", a, plan.Classify(d, w, a))
 	b := owned("app/db", "secrets/db.sops.json", `{"a":3}`)
-	if fb := plan.FingerprintOf("app/db", b, plan.Classify(d, w, b)); fb == fa {
+	if fb := plan.FingerprintOf("app/db", b, plan.Classify(d, w, b)); fb.Equal(fa) {
 		t.Fatal("a different value must change the fingerprint")
 	}
 	c := owned("app/db", "secrets/db.sops.json", `{"a":2}`)
 	c.VersionIDsToStages = map[string][]string{"v2": {"AWSCURRENT"}}
 	c.Current.VersionID = "v2"
-	if fc := plan.FingerprintOf("app/db", c, plan.Classify(d, w, c)); fc == fa {
+	if fc := plan.FingerprintOf("app/db", c, plan.Classify(d, w, c)); fc.Equal(fa) {
 		t.Fatal("a new current version must change the fingerprint")
 	}
 	same := owned("app/db", "secrets/db.sops.json", `{"a":2}`)
-	if fs := plan.FingerprintOf("app/db", same, plan.Classify(d, w, same)); fs != fa {
+	if fs := plan.FingerprintOf("app/db", same, plan.Classify(d, w, same)); !fs.Equal(fa) {
 		t.Fatal("an identical observation must give an identical fingerprint")
 	}
 }

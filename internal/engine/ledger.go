@@ -1,0 +1,259 @@
+package engine
+
+import (
+	"slices"
+	"sync"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+// ledger is the record of one run: what it learned about each name (log
+// label, ARN, the version ids it knows) and what it did (the operations that
+// took effect, the names they touched, the conflicts found while applying).
+// It is plain data with its own lock; its methods make no call and read no
+// clock, so they are unit-tested without AWS (ledger_test.go). Every Result
+// of a run is built by result, from the ledger and the run's last plan.
+type ledger struct {
+	// Fixed at construction, read without the lock.
+	mode   Mode
+	redact model.Redaction
+
+	mu sync.Mutex
+	// names holds what the run knows per secret name.
+	names map[string]*entry
+	// nextOrdinal is the next log ordinal for a name that is not desired.
+	nextOrdinal int
+	// applied are the operations that took effect, in completion order.
+	applied []plan.Operation
+	// lateConflicts counts conflicts found by apply preconditions, follow-ups
+	// and re-observations after a create met an existing secret (SPEC §4.1
+	// "late": planning found none).
+	lateConflicts int
+	// applying is set when the first apply pass starts: from then on counts
+	// are what took effect, before it they are the plan's.
+	applying bool
+}
+
+// entry is what one run knows about one name.
+type entry struct {
+	// label is the log label (resource-NNNN, or the name with
+	// --show-resource-names; SPEC §7.3); "" until the name is first logged
+	// or observed.
+	label string
+	// arn is the full ARN once learned ("" until then).
+	arn string
+	// touched: an accepted operation of this run changed the name.
+	touched bool
+	// known are the AWSCURRENT version ids seen when planning the accepted
+	// operations plus the versions this run wrote: a later observation
+	// showing only these is propagation lag, anything else a second writer.
+	known map[string]bool
+}
+
+// newLedger labels the desired names by their document ordinals; names that
+// are not desired get ordinals after the largest one (SPEC §7.3).
+func newLedger(want model.State, showNames bool, mode Mode) *ledger {
+	l := &ledger{mode: mode, redact: model.Redaction{ShowNames: showNames}, names: make(map[string]*entry, len(want.Secrets))}
+	maxOrdinal := 0
+	for _, s := range want.Secrets {
+		l.names[s.Name] = &entry{label: l.redact.Label(s.Ordinal, s.Name)}
+		maxOrdinal = max(maxOrdinal, s.Ordinal)
+	}
+	l.nextOrdinal = maxOrdinal + 1
+	return l
+}
+
+// entryLocked returns name's entry, creating an empty one (no label yet)
+// when the name is new. l.mu must be held.
+func (l *ledger) entryLocked(name string) *entry {
+	e, ok := l.names[name]
+	if !ok {
+		e = &entry{}
+		l.names[name] = e
+	}
+	return e
+}
+
+// labelLocked returns name's label, giving the name the next ordinal when
+// it has none yet. l.mu must be held.
+func (l *ledger) labelLocked(name string) string {
+	e := l.entryLocked(name)
+	if e.label == "" {
+		e.label = l.redact.Label(l.nextOrdinal, name)
+		l.nextOrdinal++
+	}
+	return e.label
+}
+
+// label returns name's log label; a name seen for the first time gets the
+// next ordinal.
+func (l *ledger) label(name string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.labelLocked(name)
+}
+
+// labelNew gives the names not labelled yet the next ordinals, in name order
+// (one call per observation, so ordinals do not depend on goroutine order).
+func (l *ledger) labelNew(names []string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var fresh []string
+	for _, n := range names {
+		if e, ok := l.names[n]; !ok || e.label == "" {
+			fresh = append(fresh, n)
+		}
+	}
+	slices.Sort(fresh)
+	for _, n := range slices.Compact(fresh) {
+		l.labelLocked(n)
+	}
+}
+
+// arn returns the ARN learned for name ("" when none).
+func (l *ledger) arn(name string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if e, ok := l.names[name]; ok {
+		return e.arn
+	}
+	return ""
+}
+
+// learnARN remembers name's ARN; "" is ignored (absent secrets keep the
+// last known ARN, which observeOne then finds gone).
+func (l *ledger) learnARN(name, arn string) {
+	if arn == "" {
+		return
+	}
+	l.mu.Lock()
+	l.entryLocked(name).arn = arn
+	l.mu.Unlock()
+}
+
+// startApply marks the start of the first apply pass (see counts).
+func (l *ledger) startApply() {
+	l.mu.Lock()
+	l.applying = true
+	l.mu.Unlock()
+}
+
+// accept records an operation that took effect: its name is touched, the
+// versions it was planned from (op.Fingerprint.CurrentVersions) and the
+// version it wrote ("" for restore and schedule-delete) become known.
+func (l *ledger) accept(op plan.Operation, arn, version string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e := l.entryLocked(op.Name)
+	if arn != "" {
+		e.arn = arn
+	}
+	e.touched = true
+	if e.known == nil {
+		e.known = map[string]bool{}
+	}
+	for _, v := range op.Fingerprint.CurrentVersions {
+		e.known[v] = true
+	}
+	if version != "" {
+		e.known[version] = true
+	}
+	l.applied = append(l.applied, op)
+}
+
+// noteConflict counts one conflict found while applying.
+func (l *ledger) noteConflict() {
+	l.mu.Lock()
+	l.lateConflicts++
+	l.mu.Unlock()
+}
+
+// touchedNames returns the names accepted operations changed, ascending.
+func (l *ledger) touchedNames() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var names []string
+	for n, e := range l.names {
+		if e.touched {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// explainedByLag reports whether the operations p still plans are all
+// propagation lag: each is on a name this run touched, and the name's
+// observation shows only AWSCURRENT versions this run knows (planned from
+// or wrote). Anything else is someone else's write or an untouched name that
+// changed (docs/reconciliation.md, Verification).
+func (l *ledger) explainedByLag(obs observation, p plan.Plan) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, op := range p.Ops {
+		e, ok := l.names[op.Name]
+		if !ok || !e.touched {
+			return false
+		}
+		for _, v := range obs[op.Name].CurrentVersionIDs() {
+			if !e.known[v] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// counts derives the report counts (SPEC §7.2, docs/reconciliation.md
+// "Results and counts"). Before the first apply pass (plan mode, a gate, a
+// plan with nothing to do, a failed first observation) they are final's
+// own counts. From then on: the operations that took effect (follow-ups
+// and both sides of a rebuild included), final's unchanged names this run
+// did not touch, and final's conflicts plus, when status is conflict, the
+// conflicts found while applying (final, the plan being applied, has none).
+func (l *ledger) counts(final plan.Plan, status vocab.Status) vocab.Counts {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.applying {
+		return final.Counts()
+	}
+	c := plan.CountOps(l.applied)
+	for _, u := range final.Unchanged {
+		if e, ok := l.names[u.Name]; !ok || !e.touched {
+			c.Unchanged++
+		}
+	}
+	c.Conflicts = len(final.Conflicts)
+	if status == vocab.StatusConflict {
+		c.Conflicts += l.lateConflicts
+	}
+	return c
+}
+
+// verificationOf is the verification outcome a status implies (SPEC §7.1):
+// plan mode never verifies; in sync, converged, verification-failed and
+// verification-inconclusive are verification's own outcomes (converged also
+// when the first observation was the proof), every other status ended the
+// run before verification.
+func verificationOf(mode Mode, s vocab.Status) vocab.Verification {
+	if mode == ModePlan {
+		return vocab.VerificationNotRun
+	}
+	switch s {
+	case vocab.StatusConverged:
+		return vocab.VerificationConverged
+	case vocab.StatusVerificationFailed:
+		return vocab.VerificationFailed
+	case vocab.StatusVerificationInconclusive:
+		return vocab.VerificationInconclusive
+	}
+	return vocab.VerificationNotRun
+}
+
+// result builds the Result of the run: the only place one is made. final is
+// the last plan the run built (the zero Plan when none was).
+func (l *ledger) result(status vocab.Status, final plan.Plan) Result {
+	return Result{Status: status, Verification: verificationOf(l.mode, status), Counts: l.counts(final, status)}
+}

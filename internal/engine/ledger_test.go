@@ -1,0 +1,169 @@
+package engine
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+// Pure tests of the run ledger: no AWS, no clock.
+
+func ledgerState() model.State {
+	return model.State{Secrets: []model.Secret{
+		{Name: "app/a", Ordinal: 1},
+		{Name: "app/c", Ordinal: 3},
+	}}
+}
+
+func current(ids ...string) plan.ObservedSecret {
+	m := map[string][]string{}
+	for _, id := range ids {
+		m[id] = []string{plan.StageCurrent}
+	}
+	return plan.ObservedSecret{Exists: true, VersionIDsToStages: m}
+}
+
+func op(kind vocab.OperationKind, name string, planned ...string) plan.Operation {
+	return plan.Operation{Kind: kind, Name: name, Fingerprint: plan.Fingerprint{Name: name, CurrentVersions: planned}}
+}
+
+func TestLedger_LabelsDesiredByOrdinalOthersAfterInNameOrder(t *testing.T) {
+	l := newLedger(ledgerState(), false, ModeSync)
+	l.labelNew([]string{"app/z", "app/a", "app/b", "app/z"})
+	for name, want := range map[string]string{
+		"app/a": "resource-0001", "app/c": "resource-0003", // document ordinals
+		"app/b": "resource-0004", "app/z": "resource-0005", // after the largest, name order
+	} {
+		if got := l.label(name); got != want {
+			t.Errorf("label(%s) = %s, want %s", name, got, want)
+		}
+	}
+	if got := l.label("app/y"); got != "resource-0006" {
+		t.Errorf("a name first seen by label gets the next ordinal, got %s", got)
+	}
+	// Learning an ARN does not spend an ordinal.
+	l.learnARN("app/x", "arn:x")
+	l.labelNew([]string{"app/x"})
+	if got := l.label("app/x"); got != "resource-0007" {
+		t.Errorf("label after learnARN = %s, want resource-0007", got)
+	}
+	if shown := newLedger(ledgerState(), true, ModeSync); shown.label("app/a") != "app/a" {
+		t.Errorf("with names shown the label is the name")
+	}
+}
+
+func TestLedger_ARNs(t *testing.T) {
+	l := newLedger(ledgerState(), false, ModeSync)
+	if l.arn("app/a") != "" {
+		t.Fatal("no ARN before one is learned")
+	}
+	l.learnARN("app/a", "arn:1")
+	l.learnARN("app/a", "") // an absent observation keeps the known ARN
+	if got := l.arn("app/a"); got != "arn:1" {
+		t.Fatalf("arn = %q", got)
+	}
+	l.accept(op(vocab.OpCreate, "app/n"), "arn:n", "tok")
+	if got := l.arn("app/n"); got != "arn:n" {
+		t.Fatalf("accept records the ARN, got %q", got)
+	}
+}
+
+func TestLedger_CountsBeforeAndAfterApply(t *testing.T) {
+	final := plan.Plan{
+		Ops:       []plan.Operation{op(vocab.OpCreate, "app/x")},
+		Unchanged: []plan.Unchanged{{Name: "app/a"}, {Name: "app/c"}},
+		Conflicts: nil,
+	}
+	l := newLedger(ledgerState(), false, ModeSync)
+	if got, want := l.counts(final, vocab.StatusInvalid), final.Counts(); got != want {
+		t.Fatalf("before apply counts are the plan's: %+v, want %+v", got, want)
+	}
+	l.startApply()
+	l.accept(op(vocab.OpRestore, "app/c"), "", "")
+	l.accept(op(vocab.OpUpdate, "app/c"), "", "v2")
+	l.accept(op(vocab.OpCreate, "app/n"), "", "v1")
+	got := l.counts(final, vocab.StatusConverged)
+	want := vocab.Counts{Create: 1, Update: 1, Restore: 1, Unchanged: 1} // app/c was touched
+	if got != want {
+		t.Fatalf("after apply: %+v, want %+v", got, want)
+	}
+	l.noteConflict()
+	if got := l.counts(plan.Plan{}, vocab.StatusConflict).Conflicts; got != 1 {
+		t.Fatalf("a conflict status counts the late conflicts, got %d", got)
+	}
+	if got := l.counts(plan.Plan{}, vocab.StatusInterrupted).Conflicts; got != 0 {
+		t.Fatalf("other statuses count the final plan's conflicts only, got %d", got)
+	}
+	withConflict := plan.Plan{Conflicts: []plan.Conflict{{Name: "app/a"}}}
+	if got := l.counts(withConflict, vocab.StatusConflict).Conflicts; got != 2 {
+		t.Fatalf("a rebuilt plan's conflicts add to the late ones, got %d", got)
+	}
+}
+
+func TestLedger_TouchedNamesSorted(t *testing.T) {
+	l := newLedger(ledgerState(), false, ModeSync)
+	l.learnARN("app/q", "arn:q") // known, not touched
+	for _, n := range []string{"app/z", "app/a", "app/z"} {
+		l.accept(op(vocab.OpUpdate, n), "", "")
+	}
+	if got := l.touchedNames(); !slices.Equal(got, []string{"app/a", "app/z"}) {
+		t.Fatalf("touchedNames = %v", got)
+	}
+}
+
+func TestLedger_ExplainedByLag(t *testing.T) {
+	l := newLedger(ledgerState(), false, ModeSync)
+	l.accept(op(vocab.OpUpdate, "app/a", "v0"), "", "v1")
+	remaining := plan.Plan{Ops: []plan.Operation{op(vocab.OpUpdate, "app/a")}}
+	for _, c := range []struct {
+		name string
+		obs  observation
+		p    plan.Plan
+		want bool
+	}{
+		{"nothing left", observation{}, plan.Plan{}, true},
+		{"still the planned-from version", observation{"app/a": current("v0")}, remaining, true},
+		{"our written version", observation{"app/a": current("v1")}, remaining, true},
+		{"no current version", observation{"app/a": current()}, remaining, true},
+		{"someone else's version", observation{"app/a": current("v9")}, remaining, false},
+		{"ours beside someone else's", observation{"app/a": current("v1", "v9")}, remaining, false},
+		{"an untouched name", observation{"app/c": current("v0")},
+			plan.Plan{Ops: []plan.Operation{op(vocab.OpUpdate, "app/c")}}, false},
+		{"a name never seen", observation{}, plan.Plan{Ops: []plan.Operation{op(vocab.OpCreate, "app/new")}}, false},
+	} {
+		if got := l.explainedByLag(c.obs, c.p); got != c.want {
+			t.Errorf("%s: explainedByLag = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestLedger_ResultVerificationFollowsStatusAndMode(t *testing.T) {
+	sync := newLedger(ledgerState(), false, ModeSync)
+	for s, want := range map[vocab.Status]vocab.Verification{
+		vocab.StatusConverged:                vocab.VerificationConverged,
+		vocab.StatusVerificationFailed:       vocab.VerificationFailed,
+		vocab.StatusVerificationInconclusive: vocab.VerificationInconclusive,
+		vocab.StatusConflict:                 vocab.VerificationNotRun,
+		vocab.StatusApplyFailed:              vocab.VerificationNotRun,
+		vocab.StatusObservationFailed:        vocab.VerificationNotRun,
+		vocab.StatusInvalid:                  vocab.VerificationNotRun,
+		vocab.StatusInterrupted:              vocab.VerificationNotRun,
+	} {
+		if got := sync.result(s, plan.Plan{}); got.Status != s || got.Verification != want {
+			t.Errorf("sync %s: %+v, want verification %s", s, got, want)
+		}
+	}
+	pl := newLedger(ledgerState(), false, ModePlan)
+	for _, s := range []vocab.Status{vocab.StatusConverged, vocab.StatusDrift, vocab.StatusConflict} {
+		if got := pl.result(s, plan.Plan{}); got.Verification != vocab.VerificationNotRun {
+			t.Errorf("plan %s: verification %s, want not-run", s, got.Verification)
+		}
+	}
+	p := plan.Plan{Ops: []plan.Operation{op(vocab.OpCreate, "app/x")}}
+	if got := pl.result(vocab.StatusDrift, p).Counts; got != (vocab.Counts{Create: 1}) {
+		t.Errorf("plan counts are the plan's: %+v", got)
+	}
+}
