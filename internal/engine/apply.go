@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"slices"
 	"sync"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
@@ -109,7 +108,7 @@ func (r *runner) execute(ctx context.Context, op plan.Operation) outcome {
 		case s.d.Action == plan.ActionConflict:
 			return r.lateConflict(op, s, "new conflict before apply")
 		case op.Kind == vocab.OpCreate && s.d.Action == plan.ActionUnchanged:
-			return r.createdElsewhere(op, s, "")
+			return r.createdElsewhere(op)
 		}
 		r.log.Info("target changed since planning", r.opAttrs(op)...)
 		return outRebuild
@@ -155,7 +154,7 @@ func (r *runner) write(ctx context.Context, op plan.Operation, obs plan.Observed
 			return r.failed(ctx, op, "re-observation failed", oerr)
 		}
 		if exists {
-			return r.metExisting(op, now, token)
+			return r.metExisting(op, now)
 		}
 		if now.d.Action == plan.ActionUnchanged {
 			r.accept(op, now.obs.ARN, token)
@@ -177,18 +176,17 @@ func (r *runner) write(ctx context.Context, op plan.Operation, obs plan.Observed
 // from the re-observation s (SPEC §4.1, §6; docs/reconciliation.md
 // "A create that meets an existing secret"):
 //   - owned by this scope, this document's source, the desired value:
-//     accepted (our own earlier attempt when its version is token, else
-//     another writer's, which is not counted as this run's create);
+//     accepted without writing (createdElsewhere);
 //   - a conflict (another tool's or another scope's secret, rotation, …):
 //     a late conflict, nothing more is started (exit 4);
 //   - another operation (the value differs, scheduled for deletion): the
 //     plan changed, so one rebuild;
 //   - still absent: AWS and the observation disagree, which a single writer
 //     never sees (verification-failed, exit 6).
-func (r *runner) metExisting(op plan.Operation, s sighting, token string) outcome {
+func (r *runner) metExisting(op plan.Operation, s sighting) outcome {
 	switch {
 	case s.d.Action == plan.ActionUnchanged:
-		return r.createdElsewhere(op, s, token)
+		return r.createdElsewhere(op)
 	case s.d.Action == plan.ActionConflict:
 		return r.lateConflict(op, s, "secret created by someone else is a conflict")
 	case s.d.Action == plan.ActionCreate:
@@ -199,18 +197,14 @@ func (r *runner) metExisting(op plan.Operation, s sighting, token string) outcom
 	return outRebuild
 }
 
-// createdElsewhere accepts a planned create whose target s already holds
-// the desired state, owned by this scope. When the current version is
-// token, the write was this run's own (an earlier attempt whose answer was
-// lost) and counts as applied; otherwise another writer made it, which is
-// logged and not counted (the name stays untouched, so verification's
-// lag rule does not cover it and it counts as unchanged if still so).
-func (r *runner) createdElsewhere(op plan.Operation, s sighting, token string) outcome {
-	if token != "" && slices.Equal(s.obs.CurrentVersionIDs(), []string{token}) {
-		r.accept(op, s.obs.ARN, token)
-		return outDone
-	}
-	r.log.Warn("secret already created with the desired value by another writer; accepted", r.opAttrs(op)...)
+// createdElsewhere accepts a planned create whose target already holds
+// the desired state, owned by this scope and this document: another writer
+// of the scope (or this run, before a rebuild whose observation lagged)
+// created it. Nothing is written; the operation is not counted as this
+// run's create and the name is not marked touched, so it counts as
+// unchanged and verification's lag rule does not cover it.
+func (r *runner) createdElsewhere(op plan.Operation) outcome {
+	r.log.Warn("secret already holds the desired state; accepted without writing", r.opAttrs(op)...)
 	return outDone
 }
 
