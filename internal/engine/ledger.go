@@ -185,11 +185,12 @@ func (l *ledger) touchedNames() []string {
 }
 
 // explainedByLag reports whether the operations p still plans are all
-// propagation lag: each is on a name this run touched, and the name's
-// observation shows only AWSCURRENT versions this run knows (planned from
-// or wrote). Anything else is someone else's write or an untouched name that
-// changed (docs/reconciliation.md, Verification).
-func (l *ledger) explainedByLag(obs observation, p plan.Plan) bool {
+// propagation lag: each is on a name this run touched, and the AWSCURRENT
+// versions its fingerprint shows (what the observation behind p saw) are
+// all versions this run knows (planned from or wrote). Anything else is
+// someone else's write or an untouched name that changed
+// (docs/reconciliation.md, Verification).
+func (l *ledger) explainedByLag(p plan.Plan) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, op := range p.Ops {
@@ -197,7 +198,7 @@ func (l *ledger) explainedByLag(obs observation, p plan.Plan) bool {
 		if !ok || !e.touched {
 			return false
 		}
-		for _, v := range obs[op.Name].CurrentVersionIDs() {
+		for _, v := range op.Fingerprint.CurrentVersions {
 			if !e.known[v] {
 				return false
 			}

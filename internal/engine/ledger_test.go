@@ -18,14 +18,6 @@ func ledgerState() model.State {
 	}}
 }
 
-func current(ids ...string) plan.ObservedSecret {
-	m := map[string][]string{}
-	for _, id := range ids {
-		m[id] = []string{plan.StageCurrent}
-	}
-	return plan.ObservedSecret{Exists: true, VersionIDsToStages: m}
-}
-
 func op(kind vocab.OperationKind, name string, planned ...string) plan.Operation {
 	return plan.Operation{Kind: kind, Name: name, Fingerprint: plan.Fingerprint{Name: name, CurrentVersions: planned}}
 }
@@ -117,24 +109,24 @@ func TestLedger_TouchedNamesSorted(t *testing.T) {
 func TestLedger_ExplainedByLag(t *testing.T) {
 	l := newLedger(ledgerState(), false, ModeSync)
 	l.accept(op(vocab.OpUpdate, "app/a", "v0"), "", "v1")
-	remaining := plan.Plan{Ops: []plan.Operation{op(vocab.OpUpdate, "app/a")}}
+	still := func(name string, shows ...string) plan.Plan {
+		return plan.Plan{Ops: []plan.Operation{op(vocab.OpUpdate, name, shows...)}}
+	}
 	for _, c := range []struct {
 		name string
-		obs  observation
 		p    plan.Plan
 		want bool
 	}{
-		{"nothing left", observation{}, plan.Plan{}, true},
-		{"still the planned-from version", observation{"app/a": current("v0")}, remaining, true},
-		{"our written version", observation{"app/a": current("v1")}, remaining, true},
-		{"no current version", observation{"app/a": current()}, remaining, true},
-		{"someone else's version", observation{"app/a": current("v9")}, remaining, false},
-		{"ours beside someone else's", observation{"app/a": current("v1", "v9")}, remaining, false},
-		{"an untouched name", observation{"app/c": current("v0")},
-			plan.Plan{Ops: []plan.Operation{op(vocab.OpUpdate, "app/c")}}, false},
-		{"a name never seen", observation{}, plan.Plan{Ops: []plan.Operation{op(vocab.OpCreate, "app/new")}}, false},
+		{"nothing left", plan.Plan{}, true},
+		{"still the planned-from version", still("app/a", "v0"), true},
+		{"our written version", still("app/a", "v1"), true},
+		{"no current version", still("app/a"), true},
+		{"someone else's version", still("app/a", "v9"), false},
+		{"ours beside someone else's", still("app/a", "v1", "v9"), false},
+		{"an untouched name", still("app/c", "v0"), false},
+		{"a name never seen", still("app/new"), false},
 	} {
-		if got := l.explainedByLag(c.obs, c.p); got != c.want {
+		if got := l.explainedByLag(c.p); got != c.want {
 			t.Errorf("%s: explainedByLag = %v, want %v", c.name, got, c.want)
 		}
 	}

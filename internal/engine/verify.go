@@ -26,8 +26,8 @@ func (r *runner) verify(ctx context.Context) (vocab.Status, plan.Plan) {
 	defer cancel()
 	expired := func() bool { return vctx.Err() != nil || !r.clock.Now().Before(deadline) }
 	var (
-		last    plan.Plan
-		lastObs observation // the last completed round's observation
+		last     plan.Plan
+		observed bool // a round completed its observation (last is its plan)
 	)
 	for round := 1; ; round++ {
 		obs, err := r.observe(vctx, r.ledger.touchedNames())
@@ -37,7 +37,7 @@ func (r *runner) verify(ctx context.Context) (vocab.Status, plan.Plan) {
 		case err != nil && vctx.Err() != nil:
 			// The deadline passed mid-observation: this round proves
 			// nothing; an earlier round's real mismatch still fails.
-			if lastObs != nil && !r.ledger.explainedByLag(lastObs, last) {
+			if observed && !r.ledger.explainedByLag(last) {
 				return r.verified(vocab.StatusVerificationFailed, round, start, last)
 			}
 			return r.verified(vocab.StatusVerificationInconclusive, round, start, last)
@@ -45,7 +45,7 @@ func (r *runner) verify(ctx context.Context) (vocab.Status, plan.Plan) {
 			// Observation failures may be transient: keep polling.
 			r.log.Warn("verification observation failed", append([]any{slog.String(vocab.FieldPhase, vocab.PhaseVerify)}, errAttrs(err)...)...)
 		default:
-			lastObs = obs
+			observed = true
 			last = plan.Build(r.want, obs, r.cfg.AllowEmpty)
 			if len(last.Conflicts) > 0 {
 				r.logConflicts(vocab.PhaseVerify, last)
@@ -57,7 +57,7 @@ func (r *runner) verify(ctx context.Context) (vocab.Status, plan.Plan) {
 		}
 		if expired() {
 			// A persisting observation failure proves nothing either way.
-			if err != nil || r.ledger.explainedByLag(obs, last) {
+			if err != nil || r.ledger.explainedByLag(last) {
 				return r.verified(vocab.StatusVerificationInconclusive, round, start, last)
 			}
 			return r.verified(vocab.StatusVerificationFailed, round, start, last)
