@@ -12,6 +12,12 @@
 //     starts.
 //   - Every mutation is preceded by a direct re-observation whose
 //     fingerprint must equal the planned one; at most one rebuild per run.
+//     Each observation of a name is classified once (sighting).
+//   - A create that meets an existing secret is re-observed and accepted
+//     (desired state, this scope), rebuilt once, a conflict, or
+//     verification-failed; never apply-failed.
+//   - What the run did and learned is in the ledger (ledger.go); every
+//     Result is built from it by ledger.result.
 //   - One fresh ClientRequestToken per logical create/update, reused only by
 //     SDK retries and one retry after an ambiguous outcome; restore and
 //     schedule-delete are never re-issued in the same run.
