@@ -94,6 +94,8 @@ func (a *Adapter) Describe(ctx context.Context, id string) (plan.ObservedSecret,
 		ARN:                aws.ToString(d.ARN),
 		Name:               aws.ToString(d.Name),
 		Tags:               make(map[string]string, len(d.Tags)),
+		KMSKeyID:           aws.ToString(d.KmsKeyId),
+		Description:        aws.ToString(d.Description),
 		Deleted:            d.DeletedDate != nil,
 		OwningService:      aws.ToString(d.OwningService),
 		RotationEnabled:    aws.ToBool(d.RotationEnabled),
@@ -117,12 +119,19 @@ func (a *Adapter) Create(ctx context.Context, req engine.CreateRequest) (engine.
 	}
 	cctx, cancel := a.call(ctx)
 	defer cancel()
-	out, err := a.c.CreateSecret(cctx, &secretsmanager.CreateSecretInput{
+	in := &secretsmanager.CreateSecretInput{
 		Name:               aws.String(req.Name),
 		SecretString:       aws.String(string(req.Value)),
 		Tags:               tags,
 		ClientRequestToken: aws.String(req.Token),
-	})
+	}
+	if req.KMSKeyID != "" {
+		in.KmsKeyId = aws.String(req.KMSKeyID)
+	}
+	if req.Description != "" {
+		in.Description = aws.String(req.Description)
+	}
+	out, err := a.c.CreateSecret(cctx, in)
 	if err != nil {
 		return engine.WriteResult{}, convert(ctx, "CreateSecret", err)
 	}
@@ -161,4 +170,29 @@ func (a *Adapter) Restore(ctx context.Context, id string) error {
 	defer cancel()
 	_, err := a.c.RestoreSecret(cctx, &secretsmanager.RestoreSecretInput{SecretId: aws.String(id)})
 	return convert(ctx, "RestoreSecret", err)
+}
+
+// UpdateMetadata implements engine.Port: UpdateSecret with KmsKeyId and/or
+// Description and no value, so no version is created.
+func (a *Adapter) UpdateMetadata(ctx context.Context, id string, kmsKeyID, description *string) error {
+	cctx, cancel := a.call(ctx)
+	defer cancel()
+	_, err := a.c.UpdateSecret(cctx, &secretsmanager.UpdateSecretInput{
+		SecretId:    aws.String(id),
+		KmsKeyId:    kmsKeyID,
+		Description: description,
+	})
+	return convert(ctx, "UpdateSecret", err)
+}
+
+// Tag implements engine.Port (TagResource).
+func (a *Adapter) Tag(ctx context.Context, id string, tags map[string]string) error {
+	list := make([]types.Tag, 0, len(tags))
+	for _, k := range slices.Sorted(maps.Keys(tags)) {
+		list = append(list, types.Tag{Key: aws.String(k), Value: aws.String(tags[k])})
+	}
+	cctx, cancel := a.call(ctx)
+	defer cancel()
+	_, err := a.c.TagResource(cctx, &secretsmanager.TagResourceInput{SecretId: aws.String(id), Tags: list})
+	return convert(ctx, "TagResource", err)
 }

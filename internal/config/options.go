@@ -1,6 +1,10 @@
 package config
 
-import "time"
+import (
+	"time"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+)
 
 // Options are the resolved, validated options of one plan or sync run,
 // grouped by the consumer that takes them. Every field is filled by exactly
@@ -58,6 +62,13 @@ type Engine struct {
 	VerificationTimeout time.Duration
 	// ShowResourceNames logs real secret names instead of resource-NNNN.
 	ShowResourceNames bool
+	// Metadata is the KMS key, description and tags every owned secret
+	// must carry (--kms-key-id, --description, --tag; issue 14); zero
+	// fields are not managed.
+	Metadata model.Metadata
+	// MaxDeletions is --max-deletions: the most schedule-deletes one plan
+	// may hold; nil = no limit.
+	MaxDeletions *int
 }
 
 // AWS configures the SDK client and the adapter (SPEC §2.1).

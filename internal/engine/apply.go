@@ -128,10 +128,13 @@ func (r *runner) execute(ctx context.Context, op plan.Operation) outcome {
 // secret exists (ResourceExistsException) is re-observed too and judged by
 // metExisting: never a bare apply-failed (issue 15, finding 3).
 func (r *runner) write(ctx context.Context, op plan.Operation, obs plan.ObservedSecret) outcome {
+	if op.Reason == plan.ReasonMetadata {
+		return r.writeMetadata(ctx, op, obs.ARN, "")
+	}
 	token := r.tokens.NewToken()
 	attempt := func() (WriteResult, error) {
 		if op.Kind == vocab.OpCreate {
-			return r.port.Create(ctx, CreateRequest{Name: op.Name, Value: op.Desired.Value, Tags: r.want.Scope.Tags(op.Desired.Path), Token: token})
+			return r.port.Create(ctx, r.createRequest(op, token))
 		}
 		return r.port.PutValue(ctx, obs.ARN, op.Desired.Value, token)
 	}
@@ -160,6 +163,11 @@ func (r *runner) write(ctx context.Context, op plan.Operation, obs plan.Observed
 			r.accept(op, now.obs.ARN, token)
 			return outDone
 		}
+		if now.d.Reason == plan.ReasonMetadata {
+			// The value is there (the write took effect); what is left is
+			// the metadata of an update.
+			return r.writeMetadata(ctx, op, now.obs.ARN, token)
+		}
 		if retried || string(now.d.Action) != string(op.Kind) {
 			return r.failed(ctx, op, "ambiguous outcome not proven", err)
 		}
@@ -167,6 +175,9 @@ func (r *runner) write(ctx context.Context, op plan.Operation, obs plan.Observed
 			obs = now.obs
 		}
 		res, err = attempt()
+	}
+	if op.Kind == vocab.OpUpdate && op.Metadata.Any() {
+		return r.writeMetadata(ctx, op, res.ARN, token)
 	}
 	r.accept(op, res.ARN, token)
 	return outDone
@@ -213,6 +224,72 @@ func (r *runner) lateConflict(op plan.Operation, s sighting, msg string) outcome
 	r.log.Warn(msg, r.opAttrs(op, slog.String(vocab.FieldConflictClass, string(s.d.Conflict)))...)
 	r.ledger.noteConflict()
 	return outConflict
+}
+
+// createRequest is one CreateSecret: the value, the ownership tags and the
+// configured metadata in one request (issue 14).
+func (r *runner) createRequest(op plan.Operation, token string) CreateRequest {
+	tags := r.want.Scope.Tags(op.Desired.Path)
+	for k, v := range r.cfg.Metadata.Tags {
+		tags[k] = v // reserved keys are refused by config: ownership tags are never overwritten
+	}
+	return CreateRequest{Name: op.Name, Value: op.Desired.Value, Tags: tags, Token: token,
+		KMSKeyID: r.cfg.Metadata.KMSKeyID, Description: r.cfg.Metadata.Description}
+}
+
+// writeMetadata applies an update's metadata change: UpdateSecret for the
+// KMS key and description (no new version), TagResource for the configured
+// tags that are missing or differ. Both are idempotent, so an ambiguous
+// outcome is resent once; the operation is then accepted only when a fresh
+// observation shows no metadata difference left (issue 14). version is
+// the value version this operation wrote, if any ("" for metadata alone).
+func (r *runner) writeMetadata(ctx context.Context, op plan.Operation, arn, version string) outcome {
+	m := r.cfg.Metadata
+	call := func() error {
+		if op.Metadata.NeedsUpdateSecret() {
+			var kms, desc *string
+			if op.Metadata.KMSKeyID {
+				kms = &m.KMSKeyID
+			}
+			if op.Metadata.Description {
+				desc = &m.Description
+			}
+			if err := r.port.UpdateMetadata(ctx, arn, kms, desc); err != nil {
+				return err
+			}
+		}
+		if len(op.Metadata.Tags) > 0 {
+			tags := make(map[string]string, len(op.Metadata.Tags))
+			for _, k := range op.Metadata.Tags {
+				tags[k] = m.Tags[k]
+			}
+			return r.port.Tag(ctx, arn, tags)
+		}
+		return nil
+	}
+	err := call()
+	for retried := false; err != nil; retried = true {
+		if ctx.Err() != nil {
+			return outInterrupted
+		}
+		if !isAmbiguous(err) {
+			return r.failed(ctx, op, "metadata update failed", err)
+		}
+		r.log.Warn("ambiguous outcome; re-observing", r.opAttrs(op, errAttrs(err)...)...)
+		now, oerr := r.observeOne(ctx, op.Name)
+		if oerr != nil {
+			return r.failed(ctx, op, "re-observation failed", oerr)
+		}
+		if !plan.DiffMetadata(m, now.obs).Any() {
+			break
+		}
+		if retried {
+			return r.failed(ctx, op, "ambiguous outcome not proven", err)
+		}
+		err = call()
+	}
+	r.accept(op, arn, version)
+	return outDone
 }
 
 // transition performs a restore or schedule-delete. They carry no token, so
@@ -277,8 +354,12 @@ func (r *runner) followUps(ctx context.Context, restored []plan.Operation) ([]pl
 		} else {
 			switch s.d.Action {
 			case plan.ActionUpdate:
-				fu = &plan.Operation{Kind: vocab.OpUpdate, Name: op.Name, ARN: s.obs.ARN, Reason: plan.ReasonAfterRestore,
-					Desired: op.Desired, Fingerprint: s.fingerprint()}
+				reason := plan.ReasonAfterRestore
+				if s.d.Reason == plan.ReasonMetadata {
+					reason = plan.ReasonMetadata // the value survived the deletion window; only metadata differs
+				}
+				fu = &plan.Operation{Kind: vocab.OpUpdate, Name: op.Name, ARN: s.obs.ARN, Reason: reason,
+					Metadata: s.d.Metadata, Desired: op.Desired, Fingerprint: s.fingerprint()}
 			case plan.ActionConflict:
 				out = r.lateConflict(op, s, "new conflict after restore")
 			case plan.ActionUnchanged, plan.ActionRestore:

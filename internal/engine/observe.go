@@ -291,7 +291,7 @@ func (r *runner) observeOne(ctx context.Context, name string) (sighting, error) 
 		return sighting{}, err
 	}
 	want := r.byName[name]
-	return sighting{name: name, obs: o, d: plan.Classify(r.digest, want, o)}, nil
+	return sighting{name: name, obs: o, d: plan.Classify(r.rules, want, o)}, nil
 }
 
 func (r *runner) describeOne(ctx context.Context, name string) (plan.ObservedSecret, error) {

@@ -29,12 +29,17 @@ type ValueRequest struct {
 	CurrentVersionID string
 }
 
-// CreateRequest is one CreateSecret call: the value and the three reserved
-// tags go in the same request (SPEC §4).
+// CreateRequest is one CreateSecret call: the value, the three reserved
+// tags, the configured tags, KMS key and description go in the same
+// request (SPEC §4; issue 14).
 type CreateRequest struct {
 	Name  string
 	Value []byte
 	Tags  map[string]string
+	// KMSKeyID and Description: "" = not given (the AWS managed key, no
+	// description).
+	KMSKeyID    string
+	Description string
 	// Token is the ClientRequestToken (32..64 chars); it becomes the
 	// version id of the first version.
 	Token string
@@ -77,6 +82,13 @@ type Port interface {
 	ScheduleDelete(ctx context.Context, id string, recoveryWindowDays int) error
 	// Restore calls RestoreSecret (cancels a scheduled deletion).
 	Restore(ctx context.Context, id string) error
+	// UpdateMetadata calls UpdateSecret without a value, setting the KMS
+	// key and/or the description (nil = leave as it is). It creates no
+	// version (AWS API reference, UpdateSecret) and is safe to resend.
+	UpdateMetadata(ctx context.Context, id string, kmsKeyID, description *string) error
+	// Tag calls TagResource: the given keys are added or overwritten,
+	// every other tag stays. Safe to resend.
+	Tag(ctx context.Context, id string, tags map[string]string) error
 }
 
 // Fault classes of an *Error (SPEC §7.3).

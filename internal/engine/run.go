@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -46,7 +47,7 @@ func (r *runner) outcome(ctx context.Context) (vocab.Status, plan.Plan) {
 	if err != nil {
 		return r.observationFailed(ctx, err), plan.Plan{}
 	}
-	p := plan.Build(r.want, obs, r.cfg.AllowEmpty)
+	p := plan.Build(r.want, obs, r.policy)
 	r.logPlan(p, start)
 	if status, stop := r.gate(p); stop {
 		return status, p
@@ -89,7 +90,7 @@ func (r *runner) outcome(ctx context.Context) (vocab.Status, plan.Plan) {
 			r.log.Error("observation failed", append([]any{slog.String(vocab.FieldPhase, vocab.PhasePlan)}, errAttrs(err)...)...)
 			return vocab.StatusApplyFailed, p
 		}
-		p = plan.Build(r.want, obs, r.cfg.AllowEmpty)
+		p = plan.Build(r.want, obs, r.policy)
 		r.logPlan(p, start)
 		if status, stop := r.gate(p); stop {
 			return status, p
@@ -110,8 +111,12 @@ func (r *runner) warnARNSuffixNames() {
 	}
 }
 
-// gate stops on conflicts (nothing is mutated, SPEC §4.1) and on the
-// empty-scope gate (SPEC §5).
+// ClassDeletionLimit is the error class of a plan blocked by --max-deletions
+// (issue 14; docs/recovery.md, exit 3).
+const ClassDeletionLimit = "gate:max-deletions"
+
+// gate stops on conflicts (nothing is mutated, SPEC §4.1), on the
+// empty-scope gate (SPEC §5) and on the deletion limit (issue 14).
 func (r *runner) gate(p plan.Plan) (vocab.Status, bool) {
 	switch {
 	case len(p.Conflicts) > 0:
@@ -120,6 +125,11 @@ func (r *runner) gate(p plan.Plan) (vocab.Status, bool) {
 	case p.EmptyScopeGate:
 		r.log.Error("empty desired state would delete the whole scope; pass --allow-empty to authorize",
 			slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.Int(vocab.FieldCount, p.Counts().ScheduleDelete))
+		return vocab.StatusInvalid, true
+	case p.DeletionLimitGate:
+		r.log.Error(fmt.Sprintf("plan would schedule more deletions than --max-deletions allows (%d); nothing was changed: check the source root and prefix, or raise --max-deletions for this run to authorize them", *r.policy.MaxDeletions),
+			slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.String(vocab.FieldErrorClass, ClassDeletionLimit),
+			slog.Int(vocab.FieldCount, p.Deletions()))
 		return vocab.StatusInvalid, true
 	}
 	return "", false

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -21,6 +22,10 @@ type runner struct {
 	cfg    Config
 	want   model.State
 	digest string
+	// rules and policy are what plan.Classify and plan.Build take from the
+	// configuration (scope digest, metadata, deletion gates).
+	rules  plan.Rules
+	policy plan.Policy
 	byName map[string]*model.Secret
 	port   Port
 	log    *slog.Logger
@@ -52,7 +57,9 @@ func newRunner(cfg Config, want model.State, port Port, log *slog.Logger) *runne
 	}
 	r := &runner{
 		cfg: cfg, want: want, digest: want.Scope.Digest(), port: port, log: log,
-		clock: cfg.Clock, tokens: cfg.Tokens,
+		rules:  plan.Rules{ScopeDigest: want.Scope.Digest(), Metadata: cfg.Metadata},
+		policy: plan.Policy{Metadata: cfg.Metadata, AllowEmpty: cfg.AllowEmpty, MaxDeletions: cfg.MaxDeletions},
+		clock:  cfg.Clock, tokens: cfg.Tokens,
 		byName: make(map[string]*model.Secret, len(want.Secrets)),
 		ledger: newLedger(want, cfg.ShowResourceNames, cfg.Mode),
 	}

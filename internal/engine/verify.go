@@ -46,7 +46,7 @@ func (r *runner) verify(ctx context.Context) (vocab.Status, plan.Plan) {
 			r.log.Warn("verification observation failed", append([]any{slog.String(vocab.FieldPhase, vocab.PhaseVerify)}, errAttrs(err)...)...)
 		default:
 			observed = true
-			last = plan.Build(r.want, obs, r.cfg.AllowEmpty)
+			last = plan.Build(r.want, obs, r.policy)
 			if len(last.Conflicts) > 0 {
 				r.logConflicts(vocab.PhaseVerify, last)
 				return r.verified(vocab.StatusVerificationFailed, round, start, last)

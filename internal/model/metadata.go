@@ -222,3 +222,55 @@ func digits(s string, n int) bool {
 	}
 	return true
 }
+
+// Metadata is the metadata the operator configured for every owned secret
+// of the scope (issue 14): the KMS key, the description and tags. A zero
+// field is not managed: the tool leaves whatever the secret has. Only the
+// tag keys listed in Tags are managed; other tags (set by people or other
+// tools) and the ownership tags are never changed.
+type Metadata struct {
+	// KMSKeyID is a key id, key ARN, alias name or alias ARN
+	// (ValidateKMSKeyID); "" = not managed.
+	KMSKeyID string
+	// Description is plain text (ValidateDescription); "" = not managed.
+	Description string
+	// Tags are the managed tag keys and their values (ValidateTags).
+	Tags map[string]string
+}
+
+// DefaultKMSAlias names the AWS managed key Secrets Manager uses when no
+// KmsKeyId is given; DescribeSecret leaves KmsKeyId out for it (AWS API
+// reference, DescribeSecret).
+const DefaultKMSAlias = "alias/aws/secretsmanager"
+
+// SameKMSKey reports whether a configured KMS key reference names the key
+// DescribeSecret reported. AWS returns the key id or the alias ARN the
+// secret was given (and nothing for the default key), so equal forms are
+// compared directly, a key id with a key ARN by the ARN's key/<id>, and an
+// alias name with an alias ARN by its alias/<name>. A reference in another
+// form (an alias configured, a key id observed) cannot be resolved without
+// KMS and counts as different: one UpdateSecret then stores the configured
+// form, after which the two compare equal, so a run converges.
+func SameKMSKey(configured, observed string) bool {
+	if configured == observed {
+		return true
+	}
+	if observed == "" {
+		return configured == DefaultKMSAlias
+	}
+	return kmsResource(configured) == kmsResource(observed)
+}
+
+// kmsResource returns "key/<id>" or "alias/<name>" for any accepted form.
+func kmsResource(ref string) string {
+	if strings.HasPrefix(ref, "arn:") {
+		if parts := strings.SplitN(ref, ":", 6); len(parts) == 6 {
+			return parts[5]
+		}
+		return ref
+	}
+	if strings.HasPrefix(ref, "alias/") {
+		return ref
+	}
+	return "key/" + ref
+}

@@ -139,3 +139,28 @@ func FuzzValidateTagKey(f *testing.F) {
 		}
 	})
 }
+
+func TestSameKMSKey(t *testing.T) {
+	const id = "1234abcd-12ab-34cd-56ef-1234567890ab"
+	const keyARN = "arn:aws:kms:us-east-2:111122223333:key/" + id
+	const aliasARN = "arn:aws:kms:us-east-2:111122223333:alias/app"
+	for _, c := range []struct {
+		configured, observed string
+		same                 bool
+	}{
+		{id, id, true},
+		{id, keyARN, true},
+		{keyARN, id, true},
+		{"alias/app", aliasARN, true},
+		{aliasARN, aliasARN, true},
+		{DefaultKMSAlias, "", true},
+		{"alias/app", "", false},
+		{"alias/app", id, false}, // unresolvable without KMS: one update stores the configured form
+		{id, "5678abcd-12ab-34cd-56ef-1234567890ab", false},
+		{"alias/app", "arn:aws:kms:us-east-2:111122223333:alias/other", false},
+	} {
+		if got := SameKMSKey(c.configured, c.observed); got != c.same {
+			t.Errorf("SameKMSKey(%q, %q) = %v, want %v", c.configured, c.observed, got, c.same)
+		}
+	}
+}

@@ -47,6 +47,7 @@ const (
 	ReasonEqual         Reason = "value-equal"            // unchanged
 	ReasonNotOurs       Reason = "not-ours"               // none
 	ReasonAfterRestore  Reason = "after-restore"          // follow-up update (set by the engine)
+	ReasonMetadata      Reason = "metadata"               // update: only the configured metadata differs
 	ReasonConflictFound Reason = "conflict"               // conflict; see Decision.Conflict
 )
 
@@ -55,11 +56,21 @@ type Decision struct {
 	Action   Action
 	Reason   Reason
 	Conflict vocab.ConflictClass // set only when Action is ActionConflict
+	// Metadata is what an update must change besides (or, with
+	// ReasonMetadata, instead of) the value; zero otherwise.
+	Metadata MetadataChange
+}
+
+// Rules are what classification needs besides one name's desired secret
+// and observation: the scope tag value of this configuration and the
+// configured metadata of owned secrets.
+type Rules struct {
+	ScopeDigest string
+	Metadata    model.Metadata
 }
 
 // Classify decides what to do with one name (SPEC §4.1 and the table of
-// §5). want is nil when the name is not desired. scopeDigest is the scope
-// tag value of this configuration.
+// §5). want is nil when the name is not desired.
 //
 // Rules, in order:
 //   - absent: create if desired, else none;
@@ -77,17 +88,26 @@ type Decision struct {
 //   - fetched version differs from DescribeSecret's AWSCURRENT: staging;
 //     both or neither of string and binary: payload; binary: update
 //     (stored-binary); string byte-equal to want.Value: unchanged, else
-//     update (value-differs).
+//     update (value-differs);
+//   - a desired, owned, active secret that is unchanged or updated is also
+//     compared with the configured metadata (DiffMetadata): a difference
+//     rides along an update, or plans one with reason metadata (issue 14).
 //
 // For a desired, owned, active, conflict-free secret with one AWSCURRENT,
 // obs.Current must hold the read value (see NeedsValue); nil is treated as
 // Missing, which plans a harmless rewrite rather than a wrong "unchanged".
-func Classify(scopeDigest string, want *model.Secret, obs ObservedSecret) Decision {
-	d, _ := classifyMeta(scopeDigest, want, obs)
-	if d.Action != "" {
-		return d
+func Classify(rules Rules, want *model.Secret, obs ObservedSecret) Decision {
+	d, _ := classifyMeta(rules.ScopeDigest, want, obs)
+	if d.Action == "" {
+		d = classifyValue(want, obs)
 	}
-	return classifyValue(want, obs)
+	if want != nil && obs.Exists && !obs.Deleted && (d.Action == ActionUnchanged || d.Action == ActionUpdate) {
+		d.Metadata = DiffMetadata(rules.Metadata, obs)
+		if d.Action == ActionUnchanged && d.Metadata.Any() {
+			d.Action, d.Reason = ActionUpdate, ReasonMetadata
+		}
+	}
+	return d
 }
 
 // NeedsValue reports whether the decision for this name depends on the

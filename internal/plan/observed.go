@@ -41,6 +41,10 @@ type ObservedSecret struct {
 	ARN  string
 	Name string
 	Tags map[string]string
+	// KMSKeyID is DescribeSecret's KmsKeyId ("" = the AWS managed key
+	// aws/secretsmanager); Description its Description.
+	KMSKeyID    string
+	Description string
 	// Deleted: scheduled for deletion (DescribeSecret returned DeletedDate).
 	Deleted         bool
 	OwningService   string

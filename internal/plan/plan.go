@@ -15,6 +15,9 @@ type Operation struct {
 	// ARN addresses the secret once known ("" for a create).
 	ARN    string
 	Reason Reason
+	// Metadata is the metadata an update changes (zero for other kinds and
+	// for updates of the value alone).
+	Metadata MetadataChange
 	// Desired is the desired secret (nil for a schedule-delete).
 	Desired *model.Secret
 	// Fingerprint is what planning saw; the apply precondition compares a
@@ -51,7 +54,30 @@ type Plan struct {
 	// (--allow-empty): the run is invalid and nothing may be mutated (SPEC §5).
 	// Ops still lists what would have been done.
 	EmptyScopeGate bool
+	// DeletionLimitGate is true when more schedule-deletes are planned than
+	// Policy.MaxDeletions allows (issue 14): the run is invalid and nothing
+	// may be mutated, like the empty-scope gate. Ops still lists them.
+	DeletionLimitGate bool
 }
+
+// Policy is what Build needs besides the desired and observed state: the
+// configured metadata of owned secrets and the two deletion gates.
+type Policy struct {
+	Metadata model.Metadata
+	// AllowEmpty authorizes schedule-deletes when the desired set is empty
+	// (--allow-empty, SPEC §5).
+	AllowEmpty bool
+	// MaxDeletions is the most schedule-deletes one plan may hold
+	// (--max-deletions); nil = no limit (the default). 0 forbids every
+	// deletion.
+	MaxDeletions *int
+}
+
+// Gated reports whether a gate blocks the plan (nothing may be mutated).
+func (p Plan) Gated() bool { return p.EmptyScopeGate || p.DeletionLimitGate }
+
+// Deletions returns the number of planned schedule-deletes.
+func (p Plan) Deletions() int { return CountOps(p.Ops).ScheduleDelete }
 
 // Counts derives the report counts from the plan (SPEC §7.2).
 func (p Plan) Counts() vocab.Counts {
@@ -95,8 +121,8 @@ func SortOps(ops []Operation) {
 // observations; it must hold every desired name (a missing entry means
 // absent) and may hold candidates found by discovery. Names are classified
 // with Classify; the result is independent of map order.
-func Build(want model.State, observed map[string]ObservedSecret, allowEmpty bool) Plan {
-	digest := want.Scope.Digest()
+func Build(want model.State, observed map[string]ObservedSecret, policy Policy) Plan {
+	rules := Rules{ScopeDigest: want.Scope.Digest(), Metadata: policy.Metadata}
 	byName := make(map[string]*model.Secret, len(want.Secrets))
 	names := make([]string, 0, len(want.Secrets)+len(observed))
 	for i := range want.Secrets {
@@ -114,7 +140,7 @@ func Build(want model.State, observed map[string]ObservedSecret, allowEmpty bool
 	var p Plan
 	for _, name := range names {
 		w, obs := byName[name], observed[name]
-		d := Classify(digest, w, obs)
+		d := Classify(rules, w, obs)
 		switch {
 		case d.Action == ActionConflict:
 			p.Conflicts = append(p.Conflicts, Conflict{Name: name, Class: d.Conflict, Desired: w})
@@ -123,7 +149,7 @@ func Build(want model.State, observed map[string]ObservedSecret, allowEmpty bool
 		case d.Action.IsOperation():
 			p.Ops = append(p.Ops, Operation{
 				Kind: vocab.OperationKind(d.Action), Name: name, ARN: obs.ARN,
-				Reason: d.Reason, Desired: w, Fingerprint: FingerprintOf(name, obs, d),
+				Reason: d.Reason, Metadata: d.Metadata, Desired: w, Fingerprint: FingerprintOf(name, obs, d),
 			})
 		}
 	}
@@ -132,8 +158,12 @@ func Build(want model.State, observed map[string]ObservedSecret, allowEmpty bool
 		return p
 	}
 	SortOps(p.Ops)
-	if len(want.Secrets) == 0 && !allowEmpty && slices.ContainsFunc(p.Ops, func(o Operation) bool { return o.Kind == vocab.OpScheduleDelete }) {
+	deletions := p.Deletions()
+	if len(want.Secrets) == 0 && !policy.AllowEmpty && deletions > 0 {
 		p.EmptyScopeGate = true
+	}
+	if policy.MaxDeletions != nil && deletions > *policy.MaxDeletions {
+		p.DeletionLimitGate = true
 	}
 	return p
 }

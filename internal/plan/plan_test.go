@@ -92,7 +92,7 @@ func TestClassify_DecisionRows(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := plan.Classify(d, tc.want, tc.obs)
+			got := plan.Classify(plan.Rules{ScopeDigest: d}, tc.want, tc.obs)
 			if got.Action != tc.action || got.Reason != tc.reason || got.Conflict != tc.class {
 				t.Fatalf("Classify = %+v, want {%s %s %s}", got, tc.action, tc.reason, tc.class)
 			}
@@ -124,18 +124,18 @@ func TestNeedsValue_OnlyOwnedActiveConflictFreeDesired(t *testing.T) {
 func TestBuild_EmptyScopeGate(t *testing.T) {
 	st := model.State{Scope: testScope}
 	obs := map[string]plan.ObservedSecret{"app/a": owned("app/a", "secrets/a.sops.json", `{}`)}
-	p := plan.Build(st, obs, false)
+	p := plan.Build(st, obs, plan.Policy{})
 	if !p.EmptyScopeGate || p.Counts().ScheduleDelete != 1 {
 		t.Fatalf("gate must block deleting the whole scope: %+v", p)
 	}
-	if p := plan.Build(st, obs, true); p.EmptyScopeGate {
+	if p := plan.Build(st, obs, plan.Policy{AllowEmpty: true}); p.EmptyScopeGate {
 		t.Fatal("--allow-empty must lift the gate")
 	}
 	st.Secrets = []model.Secret{*want("app/b", "secrets/b.sops.json", `{}`)}
-	if p := plan.Build(st, obs, false); p.EmptyScopeGate {
+	if p := plan.Build(st, obs, plan.Policy{}); p.EmptyScopeGate {
 		t.Fatal("gate applies only to an empty desired set")
 	}
-	if p := plan.Build(model.State{Scope: testScope}, nil, false); p.EmptyScopeGate || len(p.Ops) != 0 {
+	if p := plan.Build(model.State{Scope: testScope}, nil, plan.Policy{}); p.EmptyScopeGate || len(p.Ops) != 0 {
 		t.Fatal("empty desired and empty scope is a converged no-op")
 	}
 }
@@ -144,7 +144,7 @@ func TestBuild_ConflictEmptiesOps(t *testing.T) {
 	st := model.State{Scope: testScope, Secrets: []model.Secret{*want("app/a", "secrets/a.sops.json", `{}`), *want("app/b", "secrets/b.sops.json", `{}`)}}
 	foreign := owned("app/b", "secrets/b.sops.json", `{}`)
 	foreign.Tags = nil
-	p := plan.Build(st, map[string]plan.ObservedSecret{"app/b": foreign}, false)
+	p := plan.Build(st, map[string]plan.ObservedSecret{"app/b": foreign}, plan.Policy{})
 	if len(p.Ops) != 0 || len(p.Conflicts) != 1 || p.Conflicts[0].Class != vocab.ConflictOwnership {
 		t.Fatalf("plan = %+v", p)
 	}
@@ -157,19 +157,19 @@ func TestFingerprint_ChangesWithValueVersionAndDecision(t *testing.T) {
 	d := testScope.Digest()
 	w := want("app/db", "secrets/db.sops.json", `{"a":1}`)
 	a := owned("app/db", "secrets/db.sops.json", `{"a":2}`)
-	fa := plan.FingerprintOf("app/db", a, plan.Classify(d, w, a))
+	fa := plan.FingerprintOf("app/db", a, plan.Classify(plan.Rules{ScopeDigest: d}, w, a))
 	b := owned("app/db", "secrets/db.sops.json", `{"a":3}`)
-	if fb := plan.FingerprintOf("app/db", b, plan.Classify(d, w, b)); fb.Equal(fa) {
+	if fb := plan.FingerprintOf("app/db", b, plan.Classify(plan.Rules{ScopeDigest: d}, w, b)); fb.Equal(fa) {
 		t.Fatal("a different value must change the fingerprint")
 	}
 	c := owned("app/db", "secrets/db.sops.json", `{"a":2}`)
 	c.VersionIDsToStages = map[string][]string{"v2": {"AWSCURRENT"}}
 	c.Current.VersionID = "v2"
-	if fc := plan.FingerprintOf("app/db", c, plan.Classify(d, w, c)); fc.Equal(fa) {
+	if fc := plan.FingerprintOf("app/db", c, plan.Classify(plan.Rules{ScopeDigest: d}, w, c)); fc.Equal(fa) {
 		t.Fatal("a new current version must change the fingerprint")
 	}
 	same := owned("app/db", "secrets/db.sops.json", `{"a":2}`)
-	if fs := plan.FingerprintOf("app/db", same, plan.Classify(d, w, same)); !fs.Equal(fa) {
+	if fs := plan.FingerprintOf("app/db", same, plan.Classify(plan.Rules{ScopeDigest: d}, w, same)); !fs.Equal(fa) {
 		t.Fatal("an identical observation must give an identical fingerprint")
 	}
 }

@@ -106,7 +106,7 @@ func TestProperty_OrderDeterminismAndCounts(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		st, w := genScenario(t, true)
 		obs := observe(st, w)
-		p := plan.Build(st, obs, rapid.Bool().Draw(t, "allowEmpty"))
+		p := plan.Build(st, obs, plan.Policy{AllowEmpty: rapid.Bool().Draw(t, "allowEmpty")})
 		for i := 1; i < len(p.Ops); i++ {
 			a, b := p.Ops[i-1], p.Ops[i]
 			if plan.Phase(a.Kind) > plan.Phase(b.Kind) || (a.Kind == b.Kind && a.Name >= b.Name) {
@@ -132,8 +132,8 @@ func TestProperty_OrderDeterminismAndCounts(t *testing.T) {
 				t.Fatalf("desired %s accounted %d times", s.Name, seen[s.Name])
 			}
 		}
-		again := plan.Build(st, maps.Clone(obs), false)
-		if fmt.Sprint(again.Ops) != fmt.Sprint(plan.Build(st, obs, false).Ops) {
+		again := plan.Build(st, maps.Clone(obs), plan.Policy{})
+		if fmt.Sprint(again.Ops) != fmt.Sprint(plan.Build(st, obs, plan.Policy{}).Ops) {
 			t.Fatal("Build is not deterministic")
 		}
 		c := p.Counts()
@@ -146,7 +146,7 @@ func TestProperty_OrderDeterminismAndCounts(t *testing.T) {
 func TestProperty_ApplyingAPlanConverges(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		st, w := genScenario(t, false)
-		p := plan.Build(st, observe(st, w), true)
+		p := plan.Build(st, observe(st, w), plan.Policy{AllowEmpty: true})
 		if len(p.Conflicts) > 0 {
 			t.Fatalf("no conflict expected: %+v", p.Conflicts)
 		}
@@ -159,14 +159,14 @@ func TestProperty_ApplyingAPlanConverges(t *testing.T) {
 			}
 		}
 		// After restores, at most one follow-up update per restored name.
-		follow := plan.Build(st, observe(st, w), true)
+		follow := plan.Build(st, observe(st, w), plan.Policy{AllowEmpty: true})
 		for _, op := range follow.Ops {
 			if op.Kind != vocab.OpUpdate || !restored[op.Name] {
 				t.Fatalf("second plan may hold only follow-up updates of restored names, got %s %s", op.Kind, op.Name)
 			}
 		}
 		apply(w, st, follow.Ops, &version)
-		final := plan.Build(st, observe(st, w), true)
+		final := plan.Build(st, observe(st, w), plan.Policy{AllowEmpty: true})
 		if len(final.Ops) != 0 || len(final.Conflicts) != 0 {
 			t.Fatalf("not converged after apply: %+v", final)
 		}

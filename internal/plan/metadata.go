@@ -1,0 +1,69 @@
+package plan
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+)
+
+// MetadataChange is what differs between the configured metadata
+// (model.Metadata) and one owned secret's observation (issue 14). The zero
+// value means nothing to change. It never holds a secret value.
+type MetadataChange struct {
+	// KMSKeyID and Description: UpdateSecret must set them (the configured
+	// KMS key differs, model.SameKMSKey; the description differs).
+	KMSKeyID    bool
+	Description bool
+	// Tags are the managed tag keys that are missing or hold another value,
+	// sorted; TagResource sets them to the configured values. Tags the
+	// configuration does not name are never listed (never removed).
+	Tags []string
+}
+
+// Any reports whether anything must change.
+func (c MetadataChange) Any() bool { return c.KMSKeyID || c.Description || len(c.Tags) > 0 }
+
+// NeedsUpdateSecret reports whether UpdateSecret must be called (the KMS key
+// or the description). Tags go through TagResource.
+func (c MetadataChange) NeedsUpdateSecret() bool { return c.KMSKeyID || c.Description }
+
+// key is the change as a comparable string for the fingerprint: a stale
+// plan is one whose metadata change is no longer the one observed.
+func (c MetadataChange) key() string {
+	if !c.Any() {
+		return ""
+	}
+	var b strings.Builder
+	if c.KMSKeyID {
+		b.WriteString("k")
+	}
+	if c.Description {
+		b.WriteString("d")
+	}
+	for _, t := range c.Tags {
+		b.WriteByte(0)
+		b.WriteString(t)
+	}
+	return b.String()
+}
+
+// DiffMetadata compares the configured metadata with an observation. Only
+// what is configured is compared: an unset KMS key or description, and tag
+// keys that are not configured, never make a difference.
+func DiffMetadata(m model.Metadata, obs ObservedSecret) MetadataChange {
+	var c MetadataChange
+	if m.KMSKeyID != "" && !model.SameKMSKey(m.KMSKeyID, obs.KMSKeyID) {
+		c.KMSKeyID = true
+	}
+	if m.Description != "" && m.Description != obs.Description {
+		c.Description = true
+	}
+	for _, k := range slices.Sorted(maps.Keys(m.Tags)) {
+		if v, ok := obs.Tags[k]; !ok || v != m.Tags[k] {
+			c.Tags = append(c.Tags, k)
+		}
+	}
+	return c
+}
