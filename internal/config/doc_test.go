@@ -58,15 +58,18 @@ func TestConfigurationDocMatchesSettings(t *testing.T) {
 // TestEverySettingBindsItsKind: each declaration's bind accepts a value of
 // its Kind (a mismatch would panic at run time) and fills a field.
 func TestEverySettingBindsItsKind(t *testing.T) {
-	sample := map[Kind]string{KindString: "eu-west-1", KindBool: "true", KindInt: "7", KindDuration: "1m", KindSize: "1KiB"}
+	sample := map[Kind]string{KindString: "eu-west-1", KindBool: "true", KindInt: "7", KindDuration: "1m", KindSize: "1KiB", KindTags: "team=platform"}
 	for _, s := range Settings {
 		var o Options
 		v := sample[s.Kind]
 		if s.Default != "" {
 			v = s.Default
 		}
-		if s.Name == SecretPrefix {
+		switch s.Name {
+		case SecretPrefix:
 			v = "team/app"
+		case KMSKeyID:
+			v = "alias/app-secrets"
 		}
 		if _, ok := s.set(&o, v); !ok {
 			t.Errorf("--%s rejects a sample value of its kind", s.Name)

@@ -144,7 +144,7 @@ func (s Setting) set(o *Options, v string) (Problem, bool) {
 	if v == "" {
 		return invalid("must not be empty")
 	}
-	if !utf8.ValidString(v) || strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+	if !utf8.ValidString(v) || strings.ContainsFunc(v, func(r rune) bool { return (r < 0x20 && !(s.Kind == KindTags && (r == '\n' || r == '\r'))) || r == 0x7f }) {
 		return invalid("must be printable UTF-8 text without control characters")
 	}
 	var parsed any
@@ -173,6 +173,12 @@ func (s Setting) set(o *Options, v string) (Problem, bool) {
 			return wrongType("must be a byte size such as 512KiB or 8MiB (suffixes B, KiB, MiB, GiB)")
 		}
 		parsed = n
+	case KindTags:
+		m, reason := ParseTags(v)
+		if reason != "" {
+			return wrongType(reason)
+		}
+		parsed = m
 	default:
 		parsed = v
 	}
@@ -339,8 +345,35 @@ func validKeyText(k string) bool {
 	return true
 }
 
+// ParseTags parses the raw value of a KindTags setting: KEY=VALUE pairs,
+// one per line (blank lines ignored); the key ends at the first "=". The
+// reason for a rejection never quotes the input.
+func ParseTags(v string) (map[string]string, string) {
+	m := map[string]string{}
+	for _, line := range strings.Split(v, "\n") {
+		line = strings.TrimSuffix(line, "\r")
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		k, val, ok := strings.Cut(line, "=")
+		if !ok {
+			return nil, "must be KEY=VALUE pairs (a pair has no \"=\")"
+		}
+		if _, dup := m[k]; dup {
+			return nil, "must not give one tag key twice"
+		}
+		m[k] = val
+	}
+	if len(m) == 0 {
+		return nil, "must hold at least one KEY=VALUE pair"
+	}
+	return m, ""
+}
+
 func yamlTypeName(k Kind) string {
 	switch k {
+	case KindTags:
+		return "mapping of tag keys to values"
 	case KindBool:
 		return "boolean (true or false)"
 	case KindInt:
@@ -354,6 +387,9 @@ func yamlTypeName(k Kind) string {
 }
 
 func scalarFor(k Kind, n *yaml.Node) (string, bool) {
+	if k == KindTags {
+		return tagsFor(n)
+	}
 	if n.Kind != yaml.ScalarNode {
 		return "", false
 	}
@@ -380,4 +416,27 @@ func scalarFor(k Kind, n *yaml.Node) (string, bool) {
 		return n.Value, n.Tag == "!!str"
 	}
 	return n.Value, n.Tag == "!!str"
+}
+
+// tagsFor turns a YAML mapping of tag keys to scalar values into the raw
+// KindTags value (pairs sorted by key). A value may be any non-null scalar
+// (cost: 42 is the tag value "42"); a key or value holding "=" before the
+// key's end or a newline cannot be expressed and is refused.
+func tagsFor(n *yaml.Node) (string, bool) {
+	if n.Kind != yaml.MappingNode || len(n.Content) == 0 {
+		return "", false
+	}
+	pairs := make([]string, 0, len(n.Content)/2)
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode || v.Kind != yaml.ScalarNode || v.Tag == "!!null" ||
+			strings.ContainsAny(k.Value, "=\n") || strings.Contains(v.Value, "\n") || seen[k.Value] {
+			return "", false
+		}
+		seen[k.Value] = true
+		pairs = append(pairs, k.Value+"="+v.Value)
+	}
+	sort.Strings(pairs)
+	return strings.Join(pairs, "\n"), true
 }

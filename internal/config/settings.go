@@ -27,6 +27,13 @@ const (
 	// KindSize is a byte count with an optional suffix B, KiB, MiB or GiB
 	// (YAML string, or !!int for a plain byte count).
 	KindSize
+	// KindTags is a set of KEY=VALUE pairs: a flag given once per pair
+	// (--tag team=platform --tag env=prod), an environment variable with
+	// one pair per line, or a YAML mapping in the config file. The key ends
+	// at the first "=". The raw value is the pairs joined by newlines
+	// (tags cannot hold a newline). Flag, variable and file each give the
+	// whole set; the one of highest precedence wins, they are not merged.
+	KindTags
 )
 
 // TypeName is the word shown in help and diagnostics for a kind.
@@ -40,6 +47,8 @@ func (k Kind) TypeName() string {
 		return "duration"
 	case KindSize:
 		return "size"
+	case KindTags:
+		return "tags"
 	}
 	return "string"
 }
@@ -121,6 +130,11 @@ func positiveSize(n int64) (int64, error) {
 	return n, nil
 }
 
+// ruleOf adapts a model rule (which returns a reason) to a bind check.
+func ruleOf(rule func(string) error) func(string) (string, error) {
+	return func(v string) (string, error) { return v, rule(v) }
+}
+
 func oneOf(reason string, values ...string) func(string) (string, error) {
 	return func(v string) (string, error) {
 		if slices.Contains(values, v) {
@@ -174,6 +188,10 @@ const (
 	LogFormat           = "log-format"
 	ShowResourceNames   = "show-resource-names"
 	ReportFile          = "report-file"
+	KMSKeyID            = "kms-key-id"
+	Description         = "description"
+	Tag                 = "tag"
+	MaxDeletions        = "max-deletions"
 	ConfigFile          = "config"
 	DetailedExitCode    = "detailed-exit-code"
 	Concurrency         = "concurrency"
@@ -237,6 +255,22 @@ var Settings = []Setting{
 			func(o *Options) *bool { return &o.Engine.ShowResourceNames })},
 	{Name: ReportFile, Usage: "write the redacted JSON report to this path",
 		bind: into[string](nil, func(o *Options) *string { return &o.Output.ReportFile })},
+	{Name: KMSKeyID, Usage: "KMS key of owned secrets: key id, key ARN, alias/NAME or alias ARN (not given = not managed)",
+		bind: into[string](ruleOf(model.ValidateKMSKeyID), func(o *Options) *string { return &o.Engine.Metadata.KMSKeyID })},
+	{Name: Description, Usage: "description of owned secrets, at most 2,048 characters (not given = not managed)",
+		bind: into[string](ruleOf(model.ValidateDescription), func(o *Options) *string { return &o.Engine.Metadata.Description })},
+	{Name: Tag, Kind: KindTags, Usage: "KEY=VALUE tag of owned secrets; repeat for more (only these keys are managed)",
+		bind: into[map[string]string](func(m map[string]string) (map[string]string, error) { return m, model.ValidateTags(m) },
+			func(o *Options) *map[string]string { return &o.Engine.Metadata.Tags })},
+	{Name: MaxDeletions, Kind: KindInt, Usage: "block the run when the plan would schedule more deletions than this (not given = no limit)",
+		bind: func(o *Options, v any) error {
+			n := v.(int)
+			if n < 0 {
+				return errors.New("must be 0 or more")
+			}
+			o.Engine.MaxDeletions = &n
+			return nil
+		}},
 	{Name: ConfigFile, FlagOnly: true, Usage: "YAML file whose keys are flag names",
 		bind: into[string](nil, func(o *Options) *string { return &o.Run.ConfigFile })},
 	{Name: DetailedExitCode, Kind: KindBool, Default: "false", FlagOnly: true, PlanOnly: true, Usage: "exit 2 when any operation is planned",

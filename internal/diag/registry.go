@@ -25,6 +25,7 @@ const (
 	FamilyAWS         Family = "aws"         // the SDK client could not be configured
 	FamilyReport      Family = "report"      // the report file cannot be written
 	FamilyPlanfile    Family = "planfile"    // a plan file cannot be read, is not a v1 plan, or cannot be written
+	FamilyGate        Family = "gate"        // a safety gate blocked the plan; nothing was changed
 	FamilyInterrupted Family = "interrupted" // a signal or the run timeout
 	FamilyInternal    Family = "internal"    // an unexpected failure
 )
@@ -36,7 +37,7 @@ var familyExit = map[Family]int{
 	FamilyUsage: vocab.ExitInvalid, FamilyConfig: vocab.ExitInvalid, FamilyGit: vocab.ExitInvalid,
 	FamilySource: vocab.ExitInvalid, FamilyName: vocab.ExitInvalid, FamilyDecrypt: vocab.ExitInvalid,
 	FamilyPlaintext: vocab.ExitInvalid, FamilyDesired: vocab.ExitInvalid, FamilyAWS: vocab.ExitInvalid,
-	FamilyReport: vocab.ExitInvalid, FamilyPlanfile: vocab.ExitInvalid, FamilyInterrupted: vocab.ExitInterrupted, FamilyInternal: vocab.ExitInvalid,
+	FamilyReport: vocab.ExitInvalid, FamilyPlanfile: vocab.ExitInvalid, FamilyGate: vocab.ExitInvalid, FamilyInterrupted: vocab.ExitInterrupted, FamilyInternal: vocab.ExitInvalid,
 }
 
 // FamilyExitCode is the exit code of a run ended by a diagnostic of
@@ -130,6 +131,10 @@ const (
 	AWSNoRegion = "aws:no-region"
 
 	ReportWriteFailed = "report:write-failed"
+
+	// GateMaxDeletions: the plan would schedule more deletions than
+	// --max-deletions allows (issue 14).
+	GateMaxDeletions = "gate:max-deletions"
 
 	// The planfile:* tokens (issue 13) are declared by internal/planview,
 	// which returns them in its own errors; these are the same strings.
@@ -245,6 +250,9 @@ var entries = []Entry{
 
 	{ReportWriteFailed, FamilyReport, "the report file could not be written",
 		"make sure the directory of --report-file exists and is writable, then re-run to see the real outcome"},
+
+	{GateMaxDeletions, FamilyGate, "the plan would schedule more deletions than --max-deletions allows; nothing was changed",
+		"check why the documents are gone (a moved directory, a wrong --source-root, a revert); to authorize, re-run once with a higher --max-deletions"},
 
 	{PlanfileUnknownSchema, FamilyPlanfile, "the plan file's schema_version is not sops-aws-sync/plan/v1",
 		"render the file with the sops-aws-sync version that wrote it, or write a new plan with this version"},

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
@@ -113,7 +114,7 @@ func (r *runner) warnARNSuffixNames() {
 
 // ClassDeletionLimit is the error class of a plan blocked by --max-deletions
 // (issue 14; docs/recovery.md, exit 3).
-const ClassDeletionLimit = "gate:max-deletions"
+const ClassDeletionLimit = diag.GateMaxDeletions
 
 // gate stops on conflicts (nothing is mutated, SPEC §4.1), on the
 // empty-scope gate (SPEC §5) and on the deletion limit (issue 14).

@@ -116,9 +116,24 @@ type rawValue struct {
 	sets  int
 }
 
-func (v *rawValue) String() string     { return v.value }
-func (v *rawValue) Set(s string) error { v.value = s; v.sets++; return nil }
-func (v *rawValue) Type() string       { return v.kind.TypeName() }
+func (v *rawValue) String() string { return v.value }
+func (v *rawValue) Type() string   { return v.kind.TypeName() }
+
+// Set records the raw text. A KindTags flag (--tag) is the one repeatable
+// flag: each use adds a KEY=VALUE pair, newline-joined (config.ParseTags
+// reads them); any other flag given twice is reported by givenFlags.
+func (v *rawValue) Set(s string) error {
+	if v.kind == config.KindTags && v.sets > 0 {
+		v.value += "\n" + s
+	} else {
+		v.value = s
+	}
+	v.sets++
+	return nil
+}
+
+// repeatable reports whether the flag may be given more than once.
+func (v *rawValue) repeatable() bool { return v.kind == config.KindTags }
 
 // IsBoolFlag lets "--allow-empty" stand for "--allow-empty=true".
 func (v *rawValue) IsBoolFlag() bool { return v.kind == config.KindBool }
@@ -159,7 +174,7 @@ func givenFlags(fs *pflag.FlagSet) (map[string]string, diag.Diagnostics) {
 		if _, ok := config.Lookup(f.Name); !ok {
 			return
 		}
-		if v, ok := f.Value.(*rawValue); ok && v.sets > 1 {
+		if v, ok := f.Value.(*rawValue); ok && v.sets > 1 && !v.repeatable() {
 			ds = append(ds, diag.New(diag.UsageRepeatedFlag, diag.Subject{Setting: f.Name, Origin: diag.OriginFlag}).
 				WithSummary("is given "+strconv.Itoa(v.sets)+" times; give it once"))
 			return

@@ -1,0 +1,158 @@
+package e2e
+
+import (
+	"context"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+const e2eKeyARN = "arn:aws:kms:us-east-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab"
+
+// TestOperatorMetadataLifecycle is issue 14's first "Done when" with the
+// real binary, SOPS documents, Git and the emulator: create with KMS key,
+// description and tags (flags, then the config file and the environment);
+// each change of configuration is exactly one metadata update per secret
+// and no new version, then a no-op; a tag someone else added survives.
+func TestOperatorMetadataLifecycle(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	docs := f.standardDocs()
+
+	meta := []string{"--kms-key-id", e2eKeyARN, "--description", "from owner/repo", "--tag", "team=platform", "--tag", "env=prod"}
+	r := f.run(e, runOpts{}, f.args("sync", meta...)...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Create: 3})
+	for _, d := range docs {
+		s := e.secret(d.Name)
+		require.NotNil(t, s)
+		assert.Equal(t, e2eKeyARN, s.KmsKeyID)
+		assert.Equal(t, "from owner/repo", s.Description)
+		assert.Equal(t, "platform", s.Tags["team"])
+		assert.Equal(t, "prod", s.Tags["env"])
+		assert.Equal(t, model.ManagedByValue, s.Tags[model.TagManagedBy], "ownership tags beside the configured ones")
+	}
+	assert.Equal(t, int64(3), e.stats().Calls["CreateSecret"], "one CreateSecret per secret carries everything")
+
+	// Someone else tags a secret.
+	_, err := e.sdk().TagResource(context.Background(), &secretsmanager.TagResourceInput{SecretId: aws.String(docs[0].Name),
+		Tags: []types.Tag{{Key: aws.String("by-hand"), Value: aws.String("keep")}}})
+	require.NoError(t, err)
+
+	before := e.mutatingCalls()
+	r = f.run(e, runOpts{}, f.args("sync", meta...)...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Unchanged: 3})
+	assert.Equal(t, before, e.mutatingCalls(), "a converged scope with metadata is a no-op")
+
+	versions := map[string]int{}
+	for _, d := range docs {
+		versions[d.Name] = len(e.secret(d.Name).Versions)
+	}
+	steps := []struct {
+		name   string
+		o      runOpts
+		args   []string
+		update map[string]int64
+	}{
+		{"description by flag", runOpts{}, []string{"--kms-key-id", e2eKeyARN, "--description", "moved", "--tag", "team=platform", "--tag", "env=prod"},
+			map[string]int64{"UpdateSecret": 3}},
+		{"kms key by config file", runOpts{Config: "kms-key-id: alias/app-secrets\ndescription: moved\ntag:\n  team: platform\n  env: prod\n"}, nil,
+			map[string]int64{"UpdateSecret": 3}},
+		{"tags by environment", runOpts{Env: []string{"SOPS_AWS_SYNC_KMS_KEY_ID=alias/app-secrets", "SOPS_AWS_SYNC_DESCRIPTION=moved",
+			"SOPS_AWS_SYNC_TAG=team=payments\nenv=prod\ncost=42\n"}}, nil,
+			map[string]int64{"TagResource": 3}},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			calls := e.stats().Calls
+			r := f.run(e, st.o, f.args("plan", st.args...)...)
+			expect(t, r, 0, vocab.StatusDrift, vocab.VerificationNotRun, &vocab.Counts{Update: 3})
+			r = f.run(e, st.o, f.args("sync", st.args...)...)
+			expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Update: 3})
+			after := e.stats().Calls
+			for _, op := range mutating {
+				assert.Equal(t, st.update[op], after[op]-calls[op], "%s calls", op)
+			}
+			before := e.mutatingCalls()
+			r = f.run(e, st.o, f.args("sync", st.args...)...)
+			expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Unchanged: 3})
+			assert.Equal(t, before, e.mutatingCalls(), "then a no-op")
+		})
+	}
+	for _, d := range docs {
+		s := e.secret(d.Name)
+		assert.Equal(t, versions[d.Name], len(s.Versions), "metadata updates write no version")
+		assert.Equal(t, "alias/app-secrets", s.KmsKeyID)
+		assert.Equal(t, "moved", s.Description)
+		assert.Equal(t, "payments", s.Tags["team"])
+		assert.Equal(t, "42", s.Tags["cost"])
+	}
+	assert.Equal(t, "keep", e.secret(docs[0].Name).Tags["by-hand"], "a tag added by someone else survives every run")
+
+	// Settings not given are not managed: nothing changes.
+	before = e.mutatingCalls()
+	r = f.run(e, runOpts{}, f.args("sync")...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Unchanged: 3})
+	assert.Equal(t, before, e.mutatingCalls())
+}
+
+// TestReservedTagKeyExits3WithZeroCalls: a reserved or invalid tag key (or
+// another invalid metadata setting) is exit 3 before any AWS call, naming
+// the setting and never echoing the value.
+func TestReservedTagKeyExits3WithZeroCalls(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	f.standardDocs()
+	for name, args := range map[string][]string{
+		"aws prefix":       {"--tag", "aws:CANARY-tagkey=v"},
+		"ownership prefix": {"--tag", "sops-aws-sync:scope=CANARY-tagvalue"},
+		"bad character":    {"--tag", "CANARY-tag;key=v"},
+		"kms form":         {"--kms-key-id", "CANARY-kms"},
+		"negative limit":   {"--max-deletions", "-1"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			before := e.stats().Calls
+			r := f.run(e, runOpts{}, f.args("sync", args...)...)
+			expect(t, r, 3, vocab.StatusInvalid, vocab.VerificationNotRun, nil)
+			assert.Contains(t, r.Stderr, args[0][2:], "the setting is named")
+			assert.NotContains(t, r.Stderr+r.Stdout, "CANARY-")
+			assert.Equal(t, before, e.stats().Calls, "zero AWS calls")
+		})
+	}
+}
+
+// TestMaxDeletionsBlocksAndAllows: --max-deletions 2 blocks a plan with 3
+// deletions (exit 3, zero writes, plan too) and allows one with 2.
+func TestMaxDeletionsBlocksAndAllows(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	docs := f.standardDocs()
+	f.writeDoc("secrets/keep.sops.json", `{"k": "CANARY-keep-`+token(6)+`"}`, "")
+	f.commit("add keep")
+	r := f.run(e, runOpts{}, f.args("sync")...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Create: 4})
+
+	for _, d := range docs {
+		f.removeDoc(d.Rel)
+	}
+	f.commit("remove three")
+	for _, cmd := range []string{"plan", "sync"} {
+		before := e.mutatingCalls()
+		r = f.run(e, runOpts{}, f.args(cmd, "--max-deletions", "2")...)
+		expect(t, r, 3, vocab.StatusInvalid, vocab.VerificationNotRun, &vocab.Counts{ScheduleDelete: 3, Unchanged: 1})
+		assert.Equal(t, before, e.mutatingCalls(), "%s: zero writes", cmd)
+		rec := findRecord(r.records(t), func(m map[string]any) bool { return m["error_class"] == "gate:max-deletions" })
+		require.NotNil(t, rec, "the gate's record: %s", r.Stdout)
+		assert.EqualValues(t, 3, rec["count"])
+	}
+	f.writeDoc(docs[0].Rel, docs[0].Plain, "")
+	f.commit("bring one back")
+	r = f.run(e, runOpts{}, f.args("sync", "--max-deletions", "2")...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{ScheduleDelete: 2, Unchanged: 2})
+}
