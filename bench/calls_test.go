@@ -74,7 +74,7 @@ func (f *fixture) seed(t *testing.T, fresh bool, stale []int) {
 }
 
 // run runs the CLI and returns its exit code, report and the calls it made.
-func (f *fixture) run(t *testing.T, mode string, concurrency int) (int, harness.Delta, vocab.Counts, vocab.Status) {
+func (f *fixture) run(t *testing.T, mode string, concurrency int, extra ...string) (int, harness.Delta, vocab.Counts, vocab.Status) {
 	t.Helper()
 	ctx := context.Background()
 	report := filepath.Join(t.TempDir(), "report.json")
@@ -84,6 +84,7 @@ func (f *fixture) run(t *testing.T, mode string, concurrency int) (int, harness.
 	if concurrency > 0 {
 		args = append(args, "--concurrency", strconv.Itoa(concurrency))
 	}
+	args = append(args, extra...)
 	before, err := f.ctl.Stats(ctx)
 	require.NoError(t, err)
 	m, err := harness.Run(ctx, harness.Invocation{Bin: f.cli, Args: args, Dir: f.home, Env: []string{
@@ -157,6 +158,29 @@ func TestCallCounts_N200(t *testing.T) {
 			assert.Empty(t, d.Throttled)
 		})
 	}
+
+	// Issue 14: metadata is compared with what DescribeSecret already
+	// returned, so a no-op with metadata configured costs exactly the calls
+	// of a no-op without it. The first run with metadata tags every secret
+	// (one TagResource and one UpdateSecret each), paced under the write quota.
+	t.Run("no-op with metadata configured", func(t *testing.T) {
+		meta := []string{"--description", "bench corpus", "--kms-key-id", "alias/bench", "--tag", "team=bench", "--tag", "cost=7"}
+		exit, d, counts, status := f.run(t, "sync", 0, meta...)
+		require.Equal(t, 0, exit)
+		assert.Equal(t, vocab.StatusConverged, status)
+		assert.Equal(t, vocab.Counts{Update: ciN}, counts)
+		assert.Equal(t, int64(ciN), d.Calls["TagResource"])
+		assert.Equal(t, int64(ciN), d.Calls["UpdateSecret"])
+		assert.Zero(t, d.Calls["PutSecretValue"], "metadata updates write no value")
+		assert.Empty(t, d.Throttled)
+		for _, mode := range []string{"plan", "sync"} {
+			exit, d, counts, status = f.run(t, mode, 0, meta...)
+			assert.Equal(t, 0, exit)
+			assert.Equal(t, vocab.StatusConverged, status)
+			assert.Equal(t, vocab.Counts{Unchanged: ciN}, counts)
+			assert.Equal(t, noop, d.Calls, "%s with metadata: the calls of a no-op without it", mode)
+		}
+	})
 
 	t.Run("sync with 10% changed", func(t *testing.T) {
 		stale := harness.EveryTenth(ciN)
