@@ -51,7 +51,8 @@ func newFixture(t *testing.T) *fixture {
 	f.repo, err = harness.WriteRepo(filepath.Join(dir, "git"), []harness.Corpus{f.corpus}, [][][]byte{ct})
 	require.NoError(t, err)
 
-	f.srv = emulatortest.Start(t)
+	// alias/bench is the customer managed key of the metadata scenario.
+	f.srv = emulatortest.Start(t, emulator.WithKMSKeys(emulator.KMSKey{KeyID: "0000beec-0000-4000-8000-000000000000", Aliases: []string{"alias/bench"}}))
 	f.ctl = harness.Control{URL: f.srv.URL}
 	return f
 }

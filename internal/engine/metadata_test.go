@@ -4,17 +4,33 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager/types"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/awssm"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/emulatortest"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
-const testKeyARN = "arn:aws:kms:us-east-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab"
+const (
+	testKeyID  = "1234abcd-12ab-34cd-56ef-1234567890ab"
+	testKeyARN = "arn:aws:kms:us-east-1:" + emulator.DefaultAccountID + ":key/" + testKeyID
+)
+
+// newMetaEnv is newEnv with a customer managed key (and its alias) the
+// emulator knows: it refuses unknown keys as AWS does.
+func newMetaEnv(t *testing.T) *env {
+	srv := emulatortest.Start(t, emulator.WithKMSKeys(emulator.KMSKey{KeyID: testKeyID},
+		emulator.KMSKey{KeyID: "5678abcd-12ab-34cd-56ef-1234567890ab", Aliases: []string{"alias/app-secrets"}}))
+	c := srv.Client(t)
+	return &env{srv: srv, client: c, port: awssm.New(c, awssm.Options{OperationTimeout: 10 * time.Second}), logs: &syncBuffer{}}
+}
 
 func (e *env) syncMeta(t *testing.T, conc int, st model.State, m model.Metadata) engine.Result {
 	t.Helper()
@@ -31,7 +47,7 @@ func (e *env) syncMeta(t *testing.T, conc int, st model.State, m model.Metadata)
 // set by someone else survives every run, and ownership tags are untouched.
 func TestMetadataCreateChangeAndNoOp(t *testing.T) {
 	eachConcurrency(t, func(t *testing.T, conc int) {
-		e := newEnv(t)
+		e := newMetaEnv(t)
 		st := state(doc{"api", `{"key":"a1"}`}, doc{"db", `{"password":"p1"}`})
 		m := model.Metadata{KMSKeyID: testKeyARN, Description: "from owner/repo", Tags: map[string]string{"team": "platform", "env": "prod"}}
 

@@ -14,7 +14,16 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
-const e2eKeyARN = "arn:aws:kms:us-east-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab"
+const (
+	e2eKeyID  = "1234abcd-12ab-34cd-56ef-1234567890ab"
+	e2eKeyARN = "arn:aws:kms:us-east-1:123456789012:key/" + e2eKeyID
+)
+
+// startKMSEmulator starts the emulator with a customer managed key and a
+// second key behind alias/app-secrets (unknown keys are refused, as by AWS).
+func startKMSEmulator(t *testing.T) *emu {
+	return startEmulator(t, "--kms-key", e2eKeyID, "--kms-key", "5678abcd-12ab-34cd-56ef-1234567890ab=alias/app-secrets")
+}
 
 // TestOperatorMetadataLifecycle is issue 14's first "Done when" with the
 // real binary, SOPS documents, Git and the emulator: create with KMS key,
@@ -23,7 +32,7 @@ const e2eKeyARN = "arn:aws:kms:us-east-1:111122223333:key/1234abcd-12ab-34cd-56e
 // and no new version, then a no-op; a tag someone else added survives.
 func TestOperatorMetadataLifecycle(t *testing.T) {
 	f := newFixture(t)
-	e := startEmulator(t)
+	e := startKMSEmulator(t)
 	docs := f.standardDocs()
 
 	meta := []string{"--kms-key-id", e2eKeyARN, "--description", "from owner/repo", "--tag", "team=platform", "--tag", "env=prod"}
@@ -155,4 +164,18 @@ func TestMaxDeletionsBlocksAndAllows(t *testing.T) {
 	f.commit("bring one back")
 	r = f.run(e, runOpts{}, f.args("sync", "--max-deletions", "2")...)
 	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{ScheduleDelete: 2, Unchanged: 2})
+}
+
+// TestUnusableKMSKeyIsApplyFailed: a configured key that KMS refuses
+// (disabled) fails the write it encrypts; the run ends apply-failed (exit 5)
+// and the log names the modelled error code, never provider text.
+func TestUnusableKMSKeyIsApplyFailed(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t, "--kms-key", e2eKeyID, "--kms-key-fault", e2eKeyID+":disabled")
+	f.standardDocs()
+	r := f.run(e, runOpts{}, f.args("sync", "--kms-key-id", e2eKeyARN)...)
+	expect(t, r, 5, vocab.StatusApplyFailed, vocab.VerificationNotRun, nil)
+	rec := findRecord(r.records(t), func(m map[string]any) bool { return m["error_code"] == "EncryptionFailure" })
+	require.NotNil(t, rec, "a record with the modelled error code: %s", r.Stdout)
+	assert.Zero(t, len(e.state().Secrets), "nothing was created with the unusable key")
 }
