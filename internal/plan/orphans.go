@@ -1,0 +1,46 @@
+package plan
+
+import (
+	"slices"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+)
+
+// Listed is one entry of a ListSecrets page: what discovery saw of a secret
+// (eventually consistent; never ownership by itself).
+type Listed struct {
+	Name string
+	ARN  string
+	Tags map[string]string
+	// Deleted: the entry has a DeletedDate (scheduled for deletion).
+	Deleted bool
+}
+
+// Orphans returns, sorted, the names of listed secrets that this tool owns
+// in another scope and that come from a document of this commit: managed-by
+// is ours, the scope tag is not this scope's, and the source tag is the
+// source digest of a desired document. That is what a change of
+// --secret-prefix, --repository-id or --source-root leaves behind (issue 14
+// item 5). Secrets already scheduled for deletion are being retired and are
+// not listed. The caller only warns about them; nothing ever touches them.
+func Orphans(want model.State, listed []Listed) []string {
+	digest := want.Scope.Digest()
+	sources := make(map[string]bool, len(want.Secrets))
+	for _, s := range want.Secrets {
+		sources[s.SourceDigest] = true
+	}
+	var out []string
+	for _, l := range listed {
+		if l.Deleted || l.Tags[model.TagManagedBy] != model.ManagedByValue {
+			continue
+		}
+		if scope := l.Tags[model.TagScope]; scope == digest || scope == "" {
+			continue
+		}
+		if sources[l.Tags[model.TagSource]] {
+			out = append(out, l.Name)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
