@@ -160,6 +160,11 @@ func TestCanonicalizeRejects(t *testing.T) {
 		{"yaml syntax", YAML, "a: [" + marker + "\n", ClassSyntax},
 		{"yaml bad int tag", YAML, "a: !!int " + marker + "\n", ClassSyntax},
 		{"yaml tab indentation", YAML, "a:\n\tb: " + marker + "\n", ClassSyntax},
+		{"json objects 101 deep", JSON, deepJSON(MaxDepth+1, `{"a":"`+marker+`"}`), ClassTooDeep},
+		{"json arrays 101 deep", JSON, `{"a":` + strings.Repeat("[", MaxDepth) + `"` + marker + `"` + strings.Repeat("]", MaxDepth) + `}`, ClassTooDeep},
+		{"json 10000 deep", JSON, deepJSON(10000, `{"a":"`+marker+`"}`), ClassTooDeep},
+		{"yaml flow 101 deep", YAML, "a: " + strings.Repeat("[", MaxDepth) + marker + strings.Repeat("]", MaxDepth) + "\n", ClassTooDeep},
+		{"yaml block 101 deep", YAML, deepYAMLBlock(MaxDepth+1, marker), ClassTooDeep},
 	}
 	seen := map[string]bool{}
 	for _, c := range cases {
@@ -263,4 +268,35 @@ func TestIntegralValuesBeyondSafeRangeAreRefusedWhateverTheSpelling(t *testing.T
 func isClass(err error, class string) bool {
 	var ce *Error
 	return errors.As(err, &ce) && ce.Class == class
+}
+
+// deepJSON nests inner in depth-1 objects ({"a":...}).
+func deepJSON(depth int, inner string) string {
+	return strings.Repeat(`{"a":`, depth-1) + inner + strings.Repeat("}", depth-1)
+}
+
+// deepYAMLBlock is a block mapping nested depth levels deep.
+func deepYAMLBlock(depth int, leaf string) string {
+	var b strings.Builder
+	for i := 0; i < depth-1; i++ {
+		b.WriteString(strings.Repeat(" ", i) + "a:\n")
+	}
+	b.WriteString(strings.Repeat(" ", depth-1) + "a: " + leaf + "\n")
+	return b.String()
+}
+
+// TestNestingDepthLimit: exactly MaxDepth levels is accepted in JSON and
+// YAML, and gives the same canonical value.
+func TestNestingDepthLimit(t *testing.T) {
+	j, err := Canonicalize(JSON, []byte(deepJSON(MaxDepth, `{"a":"x"}`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := Canonicalize(YAML, []byte(deepYAMLBlock(MaxDepth, "x")))
+	if err != nil || string(y) != string(j) {
+		t.Fatalf("yaml: %v", err)
+	}
+	if TooDeep().Class != ClassTooDeep {
+		t.Fatal("TooDeep")
+	}
 }

@@ -18,6 +18,10 @@ const (
 	ClassSyntax            = "plaintext:syntax"
 )
 
+// ClassTooDeep (issue 15): objects and arrays nested deeper than MaxDepth.
+// In its own block so that the diagnostics registry can fold it in.
+const ClassTooDeep = "plaintext:too-deep"
+
 // Error is a plaintext rule violation. What and Next are fixed sentences
 // chosen by this package: they never contain any part of the document.
 type Error struct {

@@ -9,6 +9,7 @@ import (
 
 // knownClasses is every class Canonicalize may return.
 var knownClasses = map[string]bool{
+	ClassTooDeep: true,
 	ClassNotUTF8: true, ClassBOM: true, ClassNotObject: true, ClassDuplicateKey: true,
 	ClassMultiDocument: true, ClassAnchorOrAlias: true, ClassNonStringKey: true,
 	ClassUnsupportedScalar: true, ClassNonFiniteNumber: true, ClassNumberPrecision: true,

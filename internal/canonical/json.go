@@ -67,6 +67,11 @@ func validateJSON(plain []byte) *Error {
 				stack = append(stack, &frame{object: true, keys: map[string]struct{}{}, wantKey: true})
 			case '[':
 				stack = append(stack, &frame{})
+			}
+			if len(stack) > MaxDepth {
+				return errTooDeep
+			}
+			switch t {
 			case '}', ']':
 				stack = stack[:len(stack)-1]
 				if len(stack) == 0 {

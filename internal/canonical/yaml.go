@@ -84,15 +84,20 @@ func yamlToJSON(plain []byte) (out []byte, e *Error) {
 		return nil, errYAMLNotObject
 	}
 	var buf bytes.Buffer
-	if e := writeYAML(&buf, root); e != nil {
+	if e := writeYAML(&buf, root, 1); e != nil {
 		return nil, e
 	}
 	return buf.Bytes(), nil
 }
 
-func writeYAML(buf *bytes.Buffer, n *yaml.Node) *Error {
+// writeYAML writes n as JSON; depth is n's nesting level (the root
+// mapping is 1).
+func writeYAML(buf *bytes.Buffer, n *yaml.Node, depth int) *Error {
 	if n.Anchor != "" || n.Kind == yaml.AliasNode {
 		return errYAMLAnchor
+	}
+	if (n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode) && depth > MaxDepth {
+		return errTooDeep
 	}
 	switch n.Kind {
 	case yaml.MappingNode:
@@ -128,7 +133,7 @@ func writeYAML(buf *bytes.Buffer, n *yaml.Node) *Error {
 			}
 			writeJSONString(buf, k.Value)
 			buf.WriteByte(':')
-			if e := writeYAML(buf, v); e != nil {
+			if e := writeYAML(buf, v, depth+1); e != nil {
 				return e
 			}
 		}
@@ -143,7 +148,7 @@ func writeYAML(buf *bytes.Buffer, n *yaml.Node) *Error {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			if e := writeYAML(buf, c); e != nil {
+			if e := writeYAML(buf, c, depth+1); e != nil {
 				return e
 			}
 		}

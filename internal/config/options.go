@@ -45,6 +45,10 @@ type Desired struct {
 	Concurrency int
 	// ShowResourceNames lets diagnostics name a document's path.
 	ShowResourceNames bool
+	// KeyServiceTimeout bounds each key-service call of a decryption (AWS
+	// KMS and the other remote SOPS key services; they are AWS calls too):
+	// --operation-timeout. 0 means no bound of its own.
+	KeyServiceTimeout time.Duration
 }
 
 // Engine is what one run of the engine needs from the settings (SPEC §5,

@@ -121,18 +121,34 @@ func (c *ageIdentities) decrypt(recipient string, ciphertext []byte) ([]byte, er
 // recordingKeyService wraps SOPS's local key service and notes which kinds
 // of master keys failed, so a data-key failure is classified from typed
 // facts (the key type of each failed request) rather than from error text.
-// Age keys are decrypted through ages (identities loaded once per Load);
-// every other key type goes to SOPS's local key service unchanged.
+// Age keys are decrypted through src.ages (identities loaded once per
+// Load); remote keys through SOPS's own master key types with a bounded
+// context (keySources); every other key type (PGP) goes to SOPS's local key
+// service unchanged.
 type recordingKeyService struct {
 	inner        keyservice.KeyServiceClient
-	ages         *ageIdentities
+	src          *keySources
 	remoteFailed bool
+	timedOut     bool // a remote key did not answer within src.timeout
 }
 
 func (r *recordingKeyService) Decrypt(ctx context.Context, req *keyservice.DecryptRequest, opts ...grpc.CallOption) (*keyservice.DecryptResponse, error) {
-	if k, ok := req.GetKey().GetKeyType().(*keyservice.Key_AgeKey); ok && r.ages != nil {
-		plaintext, err := r.ages.decrypt(k.AgeKey.GetRecipient(), req.GetCiphertext())
+	if k, ok := req.GetKey().GetKeyType().(*keyservice.Key_AgeKey); ok && r.src.ages != nil {
+		plaintext, err := r.src.ages.decrypt(k.AgeKey.GetRecipient(), req.GetCiphertext())
 		if err != nil {
+			return nil, err
+		}
+		return &keyservice.DecryptResponse{Plaintext: plaintext}, nil
+	}
+	if mk, ok := remoteMasterKey(req.GetKey(), req.GetCiphertext()); ok {
+		callCtx, cancel := r.src.callContext()
+		defer cancel()
+		plaintext, err := mk.DecryptContext(callCtx)
+		if err != nil {
+			r.remoteFailed = true
+			if errors.Is(callCtx.Err(), context.DeadlineExceeded) && r.src.parent().Err() == nil {
+				r.timedOut = true
+			}
 			return nil, err
 		}
 		return &keyservice.DecryptResponse{Plaintext: plaintext}, nil
@@ -149,6 +165,9 @@ func (r *recordingKeyService) Encrypt(context.Context, *keyservice.EncryptReques
 }
 
 // decryptSOPS decrypts one committed SOPS document and verifies its MAC.
+// src (nil for none) carries what the decryptions of one Load share: the
+// age identities, the context and bound of key-service calls, the
+// SOPS_AGE_KEY_FILE diagnosis.
 //
 // It performs the same steps, in the same order, as the SOPS library's
 // stable entry point decrypt.DataWithFormat (load with the format's store,
@@ -158,11 +177,14 @@ func (r *recordingKeyService) Encrypt(context.Context, *keyservice.EncryptReques
 // recording key service for the data key, because DataWithFormat's errors
 // are untyped strings, some of which echo plaintext.
 //
-// A panic inside SOPS becomes a malformed-document failure. ages may be nil
-// (no identity reuse) or shared by the concurrent decryptions of one Load.
-func decryptSOPS(data []byte, f canonical.Format, ages *ageIdentities) ([]byte, *decryptFailure) {
+// A panic inside SOPS becomes a malformed-document failure. src may be
+// shared by the concurrent decryptions of one Load.
+func decryptSOPS(data []byte, f canonical.Format, src *keySources) ([]byte, *decryptFailure) {
 	silenceSOPS()
-	return recoverAs(failPanic, func() ([]byte, *decryptFailure) { return decryptSteps(data, f, ages) })
+	if src == nil {
+		src = &keySources{}
+	}
+	return recoverAs(failPanic, func() ([]byte, *decryptFailure) { return decryptSteps(data, f, src) })
 }
 
 // recoverAs runs fn and turns a panic into onPanic. The panic value is
@@ -176,7 +198,7 @@ func recoverAs(onPanic *decryptFailure, fn func() ([]byte, *decryptFailure)) (ou
 	return fn()
 }
 
-func decryptSteps(data []byte, f canonical.Format, ages *ageIdentities) ([]byte, *decryptFailure) {
+func decryptSteps(data []byte, f canonical.Format, src *keySources) ([]byte, *decryptFailure) {
 	store := common.StoreForFormat(sopsFormat(f), config.NewStoresConfig())
 	tree, err := store.LoadEncryptedFile(data)
 	if err != nil {
@@ -185,11 +207,27 @@ func decryptSteps(data []byte, f canonical.Format, ages *ageIdentities) ([]byte,
 		}
 		return nil, failMalformed
 	}
-	ks := &recordingKeyService{inner: keyservice.NewLocalClient(), ages: ages}
+	// The loaded tree has the plaintext's structure (SOPS encrypts leaf
+	// values only), so its depth is the plaintext's: a document deeper than
+	// canonical.MaxDepth is refused before SOPS decrypts and re-emits it
+	// (re-emitting indents once per level: 515 MB for 10,000 levels).
+	if branchesTooDeep(tree.Branches) {
+		te := canonical.TooDeep()
+		return nil, &decryptFailure{te.Class, te.What, te.Next}
+	}
+	ks := &recordingKeyService{inner: keyservice.NewLocalClient(), src: src}
 	key, err := tree.Metadata.GetDataKeyWithKeyServices([]keyservice.KeyServiceClient{ks}, nil)
 	if err != nil {
-		if ks.remoteFailed {
+		switch {
+		case ks.timedOut:
+			return nil, failKeyServiceTimeout
+		case ks.remoteFailed:
 			return nil, failKeyService
+		}
+		if hasAgeKey(tree.Metadata) {
+			if f := src.keyFileFailure(); f != nil {
+				return nil, f
+			}
 		}
 		return nil, failNoKey
 	}

@@ -45,7 +45,7 @@ func matchDataWithFormat(t *testing.T, ages *ageIdentities) {
 			name := e.Name()
 			data := fixture(t, filepath.Join(dir, name))
 			f := formatOf(t, name)
-			ours, fail := decryptSOPS(data, f, ages)
+			ours, fail := decryptSOPS(data, f, &keySources{ages: ages})
 			theirs, err := decrypt.DataWithFormat(data, sopsFormat(f))
 			if (fail == nil) != (err == nil) {
 				t.Errorf("%s/%s: ours failed=%v (%v), DataWithFormat err=%v", dir, name, fail != nil, fail, err != nil)

@@ -13,6 +13,9 @@
 //     action. No plaintext, ciphertext, key material or SOPS/go-git error
 //     text is ever carried in an error (SOPS error text can echo plaintext).
 //   - SOPS's own logging is silenced before the first decryption.
+//   - Nothing here fetches from a remote or runs git: an object the clone
+//     lacks (a partial clone) is an error, never a network call; the only
+//     network calls are the key services SOPS documents name, each bounded.
 //   - Results are deterministic: documents are ordered by repo path
 //     (ordinals), secrets by name, and when several documents fail the one
 //     with the lowest ordinal is reported.

@@ -44,6 +44,24 @@ const (
 	ClassInterrupted = diag.Interrupted
 )
 
+// Class tokens added for issue 15 (repository shapes CI produces, key
+// files, nesting depth), in their own block; registered in internal/diag.
+const (
+	// ClassGitObjectMissing: an object the commit needs is absent from the
+	// clone (a partial clone's filtered blob, typically outside the sparse
+	// set), as opposed to present but unreadable (ClassGitRead).
+	ClassGitObjectMissing = diag.GitObjectMissing
+	// ClassSourceLFSPointer: a committed document is a Git LFS pointer, not
+	// the SOPS file itself.
+	ClassSourceLFSPointer = diag.SourceLFSPointer
+	// ClassDecryptKeyFile: SOPS_AGE_KEY_FILE is set but names no readable
+	// file (missing, a directory, or unreadable).
+	ClassDecryptKeyFile = diag.DecryptKeyFile
+	// ClassPlaintextTooDeep: the document nests objects and arrays deeper
+	// than canonical.MaxDepth.
+	ClassPlaintextTooDeep = diag.PlaintextTooDeep
+)
+
 // docError builds a per-document diagnostic of a registered class; the path
 // is kept only when names may be shown. what and next are "" for the
 // registry's summary and next action (the usual case: the registry is the

@@ -3,12 +3,15 @@ package desired
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
 )
 
 // Fixture generator. The committed fixtures under testdata/sops-*/ and
@@ -100,15 +103,21 @@ func encryptAll(t *testing.T, bin, dir string, names []string) {
 	}
 }
 
-func TestGenerateFixtures(t *testing.T) {
-	if !*regen {
-		t.Skip("fixture generation runs only with -regen-fixtures")
-	}
+// currentSOPSBin is the sops CLI on PATH, which must be currentSOPS.
+func currentSOPSBin(t *testing.T) string {
 	sopsBin, err := exec.LookPath("sops")
 	if err != nil {
 		t.Fatal("sops is not on PATH; run make tools")
 	}
 	requireVersion(t, sopsBin, currentSOPS)
+	return sopsBin
+}
+
+func TestGenerateFixtures(t *testing.T) {
+	if !*regen {
+		t.Skip("fixture generation runs only with -regen-fixtures")
+	}
+	sopsBin := currentSOPSBin(t)
 	entries, err := os.ReadDir(filepath.Join("testdata", "plain"))
 	if err != nil {
 		t.Fatal(err)
@@ -131,6 +140,7 @@ func TestGenerateFixtures(t *testing.T) {
 	} else {
 		t.Log("no -old-sops: testdata/sops-" + oldSOPS + " left as is")
 	}
+	generateDeepFixtures(t, sopsBin)
 	if *localKMS != "" {
 		generateKMSFixture(t, sopsBin, *localKMS)
 	} else {
@@ -183,4 +193,37 @@ func deriveBroken(t *testing.T, dir string) {
 	writeFixture(t, filepath.Join(dir, "not-encrypted.sops.json"), plainJSON)
 	writeFixture(t, filepath.Join(dir, "not-encrypted.sops.yaml"), fixture(t, "plain/good.yaml"))
 	writeFixture(t, filepath.Join(dir, "not-encrypted.sops.env"), fixture(t, "plain/good.env"))
+}
+
+// nested returns a JSON object nested depth levels deep ({"a":{"a":"x"}}
+// has depth 2).
+func nested(depth int) string {
+	return strings.Repeat(`{"a":`, depth-1) + `{"a":"deep-FIXTURE"}` + strings.Repeat("}", depth-1)
+}
+
+// generateDeepFixtures writes testdata/deep: documents nested exactly
+// canonical.MaxDepth levels (accepted) and one more (plaintext:too-deep),
+// as JSON and YAML, encrypted by the sops CLI. They live outside
+// testdata/sops-* because SOPS itself accepts them: the parity test
+// against DataWithFormat does not apply.
+func generateDeepFixtures(t *testing.T, sopsBin string) {
+	for _, depth := range []int{canonical.MaxDepth, canonical.MaxDepth + 1} {
+		plain := filepath.Join(t.TempDir(), "deep.json")
+		if err := os.WriteFile(plain, []byte(nested(depth)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for _, typ := range []string{"json", "yaml"} {
+			out := runSOPS(t, sopsBin, nil, "--encrypt", "--age", testRecipient, "--input-type", "json", "--output-type", typ, plain)
+			writeFixture(t, filepath.Join("deep", fmt.Sprintf("depth%d.sops.%s", depth, typ)), out)
+		}
+	}
+}
+
+// TestGenerateDeepFixtures regenerates only testdata/deep.
+func TestGenerateDeepFixtures(t *testing.T) {
+	if !*regen {
+		t.Skip("fixture generation runs only with -regen-fixtures")
+	}
+	sopsBin := currentSOPSBin(t)
+	generateDeepFixtures(t, sopsBin)
 }

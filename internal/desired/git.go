@@ -8,13 +8,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/go-git/go-billy/v5/osfs"
-	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
@@ -31,79 +27,6 @@ type document struct {
 	mode    filemode.FileMode
 	ordinal int
 	name    string
-}
-
-// objectCacheSize bounds go-git's cache of decoded objects. Each document's
-// blob is read once, so caching blobs only keeps them alive for the garbage
-// collector to scan; the trees of one walk fit easily. go-git's default
-// (96 MiB) held every encrypted document of a load: peak RSS 147 MB for
-// 10,000 documents of 1 KiB, 96 MB with this cache (docs/desired-state.md).
-const objectCacheSize = 4 * cache.MiByte
-
-// openRepository opens the repository at dir (a work tree, a bare
-// repository or a linked worktree). Only the object database and refs are
-// used, never the working tree or the index. The returned close function
-// releases the pack file descriptors kept open during the walk.
-func openRepository(dir string) (*git.Repository, func(), *diag.Diagnostic) {
-	bad := scopeError(ClassGitRepository, "", "")
-	plain, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{
-		// Linked worktrees (git worktree add) keep objects and refs in the
-		// main repository's common dir.
-		EnableDotGitCommonDir: true,
-	})
-	if err != nil {
-		return nil, nil, bad
-	}
-	fsStorage, ok := plain.Storer.(*filesystem.Storage)
-	if !ok {
-		return plain, func() {}, nil
-	}
-	// The same object database, but with pack files kept open: by default
-	// go-git reopens the pack for every object, which dominated reading
-	// 1,000 documents. ExclusiveAccess lets go-git list the loose objects
-	// once instead of trying to open a loose file before every packed
-	// object (8 % of the CPU of loading 1,000 documents); the objects of a
-	// resolved commit never change, and one that disappears mid-read (a
-	// concurrent git gc) fails the load as a read error. No work tree is
-	// attached.
-	st := filesystem.NewStorageWithOptions(fsStorage.Filesystem(), cache.NewObjectLRU(objectCacheSize),
-		filesystem.Options{MaxOpenDescriptors: 64, ExclusiveAccess: true,
-			// Alternates (git clone --shared or --reference) are absolute
-			// paths; by default go-git resolves them inside .git.
-			AlternatesFS: osfs.New("/")})
-	repo, err := git.Open(st, nil)
-	if err != nil {
-		st.Close()
-		return nil, nil, bad
-	}
-	return repo, func() { st.Close() }, nil
-}
-
-// resolveCommit resolves rev once to a commit (SPEC §2.1): branches, tags
-// (annotated tags are peeled), abbreviated or full SHAs, HEAD (attached or
-// detached) and suffixes such as ~1, ^, ^{} and ^{commit}. A revision that
-// names anything but a commit (HEAD^{tree}, HEAD:secrets, a tree or blob
-// SHA, a tag of a tree) is ClassGitRevision.
-func resolveCommit(repo *git.Repository, rev string) (*object.Commit, *diag.Diagnostic) {
-	bad := scopeError(ClassGitRevision, "", "")
-	if !namesCommit(rev) {
-		return nil, bad
-	}
-	h, err := repo.ResolveRevision(plumbing.Revision(rev))
-	if err != nil || h == nil {
-		return nil, bad
-	}
-	c, err := repo.CommitObject(*h)
-	if err != nil {
-		// A tag object that ResolveRevision did not peel, or a tree/blob SHA.
-		if t, terr := repo.TagObject(*h); terr == nil {
-			if pc, perr := t.Commit(); perr == nil {
-				return pc, nil
-			}
-		}
-		return nil, bad
-	}
-	return c, nil
 }
 
 // namesCommit reports whether rev's syntax can only name a commit.
@@ -136,12 +59,14 @@ func namesCommit(rev string) bool {
 	return true
 }
 
+// readError is a committed object that exists but cannot be read
+// (corrupt); objectError tells it from an absent one.
 func readError() *diag.Diagnostic {
 	return scopeError(ClassGitRead, "", "")
 }
 
 // findRoot returns the tree at the slash-separated root below t; "." is t.
-func findRoot(repo *git.Repository, t *object.Tree, root string) (*object.Tree, *diag.Diagnostic) {
+func findRoot(repo *repository, t *object.Tree, root string) (*object.Tree, *diag.Diagnostic) {
 	missing := scopeError(ClassSourceMissingRoot, "", "")
 	if root == "." {
 		return t, nil
@@ -160,7 +85,7 @@ func findRoot(repo *git.Repository, t *object.Tree, root string) (*object.Tree, 
 		}
 		next, err := repo.TreeObject(found.Hash)
 		if err != nil {
-			return nil, readError()
+			return nil, repo.objectError(err)
 		}
 		cur = next
 	}
@@ -171,7 +96,7 @@ func findRoot(repo *git.Repository, t *object.Tree, root string) (*object.Tree, 
 // relative to t. Unlike object.TreeWalker it fails on a subtree it cannot
 // read instead of silently skipping it: a silently shorter desired set would
 // turn into deletions.
-func walk(ctx context.Context, repo *git.Repository, t *object.Tree, base string, out *[]*document) *diag.Diagnostic {
+func walk(ctx context.Context, repo *repository, t *object.Tree, base string, out *[]*document) *diag.Diagnostic {
 	if err := ctx.Err(); err != nil {
 		return interrupted(err)
 	}
@@ -183,7 +108,7 @@ func walk(ctx context.Context, repo *git.Repository, t *object.Tree, base string
 		if e.Mode == filemode.Dir {
 			sub, err := repo.TreeObject(e.Hash)
 			if err != nil {
-				return readError()
+				return repo.objectError(err)
 			}
 			if e := walk(ctx, repo, sub, rel, out); e != nil {
 				return e
@@ -207,7 +132,7 @@ func isRegular(m filemode.FileMode) bool {
 
 // blobSize returns a blob's size from its object header, before reading the
 // content (SPEC §3.1: checked before reading).
-func blobSize(repo *git.Repository, h plumbing.Hash) (int64, error) {
+func blobSize(repo *repository, h plumbing.Hash) (int64, error) {
 	type sizer interface {
 		EncodedObjectSize(plumbing.Hash) (int64, error)
 	}
@@ -225,7 +150,7 @@ func blobSize(repo *git.Repository, h plumbing.Hash) (int64, error) {
 }
 
 // readBlob reads at most max bytes of a blob; errTooLarge if it is longer.
-func readBlob(repo *git.Repository, h plumbing.Hash, max int64) ([]byte, error) {
+func readBlob(repo *repository, h plumbing.Hash, max int64) ([]byte, error) {
 	b, err := repo.BlobObject(h)
 	if err != nil {
 		return nil, err
@@ -253,10 +178,10 @@ var errBlobTooLarge = errors.New("blob larger than the limit")
 // selectDocuments walks the committed tree under the source root, assigns
 // ordinals in repo-path order and names, and checks every structural rule
 // (SPEC §3.1, §3.4) before any decryption.
-func selectDocuments(ctx context.Context, repo *git.Repository, commit *object.Commit, o *normalized) ([]*document, *diag.Diagnostic) {
-	tree, err := commit.Tree()
+func selectDocuments(ctx context.Context, repo *repository, commit *object.Commit, o *normalized) ([]*document, *diag.Diagnostic) {
+	tree, err := repo.TreeObject(commit.TreeHash)
 	if err != nil {
-		return nil, readError()
+		return nil, repo.objectError(err)
 	}
 	root, e := findRoot(repo, tree, o.root)
 	if e != nil {
@@ -285,10 +210,13 @@ func selectDocuments(ctx context.Context, repo *git.Repository, commit *object.C
 		}
 		size, err := blobSize(repo, d.hash)
 		if err != nil {
-			return nil, withDoc(readError(), d, o.show)
+			return nil, withDoc(repo.objectError(err), d, o.show)
 		}
 		if size > o.maxBytes {
 			return nil, docError(ClassSourceTooLarge, d, o.show, "", "")
+		}
+		if e := checkNotLFSPointer(repo, d, size, o.show); e != nil {
+			return nil, e
 		}
 		stem := strings.TrimSuffix(d.rel, d.suffix)
 		if stem == "" || strings.HasSuffix(stem, "/") {

@@ -5,12 +5,15 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -205,4 +208,66 @@ func generateKMSFixture(t *testing.T, sopsBin, lkms string) {
 		"AWS_SECRET_ACCESS_KEY=local-kms-test-secret", "AWS_REGION=" + kmsRegion, "AWS_EC2_METADATA_DISABLED=true",
 	}, "--encrypt", "--kms", kmsKeyARN, "--input-type", "json", "--output-type", "json", plain)
 	writeFixture(t, "kms/kms.sops.json", out)
+}
+
+// TestKeyServiceThatNeverAnswersIsKeyService (issue 15, finding 5): a KMS
+// endpoint that accepts the connection and never answers ends in
+// decrypt:key-service after the key-service bound (--operation-timeout),
+// not after the whole run timeout. The listener is loopback TCP that
+// accepts and then reads forever; the bound is short in the test instead of
+// a sleep.
+func TestKeyServiceThatNeverAnswersIsKeyService(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted := make(chan struct{}, 16)
+	var conns []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			select {
+			case accepted <- struct{}{}:
+			default:
+			}
+			go io.Copy(io.Discard, c) // read the request, never answer
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+	})
+	useKMSEndpoint(t, "http://"+ln.Addr().String())
+	opts := baseOptions(kmsRepo(t))
+	opts.KeyServiceTimeout = 300 * time.Millisecond
+	res := make(chan error, 1)
+	go func() {
+		_, err := Load(context.Background(), opts)
+		res <- err
+	}()
+	select {
+	case err := <-res:
+		assertClass(t, err, ClassDecryptKeyService, 1)
+		if !strings.Contains(err.Error(), "did not answer within --operation-timeout") {
+			t.Fatalf("the message must say the service did not answer: %v", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("Load did not end within 60s although the key-service bound is 300ms")
+	}
+	select {
+	case <-accepted:
+	default:
+		t.Fatal("premise: the KMS client never connected to the listener")
+	}
 }

@@ -7,8 +7,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
-
-	"github.com/go-git/go-git/v5"
+	"time"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
@@ -20,6 +19,7 @@ type normalized struct {
 	repo, rev, root, prefix string
 	maxBytes                int64
 	conc                    int
+	keyTimeout              time.Duration
 	show                    bool
 	scope                   model.Scope
 }
@@ -33,7 +33,8 @@ func normalize(o config.Desired) *normalized {
 	return &normalized{
 		repo: o.RepoPath, rev: o.Revision, root: o.SourceRoot, prefix: o.SecretPrefix,
 		maxBytes: o.MaxEncryptedBytes, conc: max(1, o.Concurrency), show: o.ShowResourceNames,
-		scope: model.Scope{RepositoryID: o.RepositoryID, SourceRoot: o.SourceRoot, Prefix: o.SecretPrefix},
+		keyTimeout: o.KeyServiceTimeout,
+		scope:      model.Scope{RepositoryID: o.RepositoryID, SourceRoot: o.SourceRoot, Prefix: o.SecretPrefix},
 	}
 }
 
@@ -50,18 +51,53 @@ func normalize(o config.Desired) *normalized {
 // registered class, the document's ordinal, its path only with
 // ShowResourceNames); when several documents fail, the one with the lowest
 // ordinal is reported. If ctx is cancelled, Load returns promptly with class
-// "interrupted" wrapping ctx.Err(), even while a key-service call
-// is in flight (that call's goroutine finishes in the background and its
-// result is discarded).
+// "interrupted" wrapping ctx.Err(), even while a key-service call is in
+// flight (the call is cancelled with ctx). Each remote key-service call (AWS
+// KMS and the other remote SOPS key services) is bounded by
+// opts.KeyServiceTimeout (--operation-timeout); one that runs out fails its
+// document with decrypt:key-service. The repository may be any shape CI
+// produces (shallow, sparse, partial, linked worktree, shared); see
+// checkFormat for the repository extensions it reads.
 func Load(ctx context.Context, opts config.Desired) (model.State, error) {
-	st, e := load(ctx, opts)
+	return LoadWithProgress(ctx, opts, nil)
+}
+
+// Progress counts the documents of one Load, for a progress reporter that
+// samples it at its own interval (issue 15, item 2): Total is known once
+// the tree is walked, Done counts documents decrypted and checked. Safe for
+// concurrent use; the zero value is ready.
+type Progress struct {
+	total, done atomic.Int64
+}
+
+// Total is the number of selected documents (0 until the walk ends).
+func (p *Progress) Total() int64 { return p.total.Load() }
+
+// Done is the number of documents decrypted and checked so far.
+func (p *Progress) Done() int64 { return p.done.Load() }
+
+func (p *Progress) setTotal(n int) {
+	if p != nil {
+		p.total.Store(int64(n))
+	}
+}
+
+func (p *Progress) addDone() {
+	if p != nil {
+		p.done.Add(1)
+	}
+}
+
+// LoadWithProgress is Load, counting documents in p (nil: no counting).
+func LoadWithProgress(ctx context.Context, opts config.Desired, p *Progress) (model.State, error) {
+	st, e := load(ctx, opts, p)
 	if e != nil {
 		return model.State{}, reject(e)
 	}
 	return st, nil
 }
 
-func load(ctx context.Context, opts config.Desired) (model.State, *diag.Diagnostic) {
+func load(ctx context.Context, opts config.Desired, p *Progress) (model.State, *diag.Diagnostic) {
 	if err := ctx.Err(); err != nil {
 		return model.State{}, interrupted(err)
 	}
@@ -86,7 +122,8 @@ func load(ctx context.Context, opts config.Desired) (model.State, *diag.Diagnost
 	}
 	// decryptAll's dispatcher is the last user of repo and closes it, also
 	// when Load has already returned on cancellation.
-	values, e := decryptAll(ctx, repo, closeRepo, docs, o)
+	p.setTotal(len(docs))
+	values, e := decryptAll(ctx, repo, closeRepo, docs, o, p)
 	if e != nil {
 		return model.State{}, e
 	}
@@ -115,7 +152,7 @@ func interrupted(cause error) *diag.Diagnostic {
 // o.conc decryptions in flight. Blobs are read by one dispatcher goroutine
 // (go-git repositories are not safe for concurrent use), in ordinal order,
 // so at most o.conc encrypted documents are held in memory at once.
-func decryptAll(ctx context.Context, repo *git.Repository, closeRepo func(), docs []*document, o *normalized) ([][]byte, *diag.Diagnostic) {
+func decryptAll(ctx context.Context, repo *repository, closeRepo func(), docs []*document, o *normalized, p *Progress) ([][]byte, *diag.Diagnostic) {
 	values := make([][]byte, len(docs))
 	errs := make([]*diag.Diagnostic, len(docs))
 	var minFail atomic.Int64 // lowest failed ordinal so far
@@ -129,7 +166,7 @@ func decryptAll(ctx context.Context, repo *git.Repository, closeRepo func(), doc
 		}
 	}
 	sem := make(chan struct{}, o.conc)
-	ages := &ageIdentities{}
+	src := &keySources{ctx: ctx, timeout: o.keyTimeout, ages: &ageIdentities{}}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -152,7 +189,7 @@ func decryptAll(ctx context.Context, repo *git.Repository, closeRepo func(), doc
 				if err == errBlobTooLarge {
 					errs[i] = docError(ClassSourceTooLarge, d, o.show, "", "")
 				} else {
-					errs[i] = withDoc(readError(), d, o.show)
+					errs[i] = withDoc(repo.objectError(err), d, o.show)
 				}
 				noteFail(d.ordinal)
 				<-sem
@@ -162,13 +199,14 @@ func decryptAll(ctx context.Context, repo *git.Repository, closeRepo func(), doc
 			go func(i int, d *document, data []byte) {
 				defer wg.Done()
 				defer func() { <-sem }()
-				v, e := decryptDocument(data, d, o.show, ages)
+				v, e := decryptDocument(data, d, o.show, src)
 				if e != nil {
 					errs[i] = e
 					noteFail(d.ordinal)
 					return
 				}
 				values[i] = v
+				p.addDone()
 			}(i, d, data)
 		}
 	}()
@@ -189,8 +227,8 @@ func decryptAll(ctx context.Context, repo *git.Repository, closeRepo func(), doc
 }
 
 // decryptDocument turns one committed blob into its canonical value.
-func decryptDocument(data []byte, d *document, show bool, ages *ageIdentities) ([]byte, *diag.Diagnostic) {
-	plain, f := decryptSOPS(data, d.format, ages)
+func decryptDocument(data []byte, d *document, show bool, src *keySources) ([]byte, *diag.Diagnostic) {
+	plain, f := decryptSOPS(data, d.format, src)
 	if f != nil {
 		return nil, docError(f.class, d, show, f.what, f.next)
 	}

@@ -241,21 +241,53 @@ func TestErrorTextShape(t *testing.T) {
 	}
 }
 
-// With no usable age identity (a missing key file, or a key the document is
-// not encrypted to) every age document is decrypt:no-key.
+// With a readable key file the document is not encrypted to, every age
+// document is decrypt:no-key; the other key opens the document encrypted
+// to it.
 func TestLoadWithoutTheRightKeyIsNoKey(t *testing.T) {
 	dir, _ := newRepo(t, map[string][]byte{"secrets/a.sops.json": fixture(t, cur+"/good.sops.json")})
 	other, _ := filepath.Abs("testdata/keys/age-other.txt")
-	for _, keyFile := range []string{filepath.Join(t.TempDir(), "missing.txt"), other} {
-		t.Setenv("SOPS_AGE_KEY_FILE", keyFile)
-		_, err := Load(context.Background(), baseOptions(dir))
-		assertClass(t, err, ClassDecryptNoKey, 1)
-	}
-	// The other key opens the document encrypted to it.
 	t.Setenv("SOPS_AGE_KEY_FILE", other)
+	_, err := Load(context.Background(), baseOptions(dir))
+	assertClass(t, err, ClassDecryptNoKey, 1)
 	dir2, _ := newRepo(t, map[string][]byte{"secrets/w.sops.json": fixture(t, cur+"/wrong-key.sops.json")})
 	if got := loadValues(t, baseOptions(dir2)); got["prod/app/w"] != `{"token":"wrong-key-FIXTURE"}` {
 		t.Fatalf("other key: %v", got)
+	}
+}
+
+// TestAgeKeyFileMissingUnreadableOrDirectoryIsKeyFile (issue 15, finding
+// 6): a SOPS_AGE_KEY_FILE that names no readable file is its own diagnosis,
+// naming the variable and never its value; it read as "no key" before.
+func TestAgeKeyFileMissingUnreadableOrDirectoryIsKeyFile(t *testing.T) {
+	dir, _ := newRepo(t, map[string][]byte{"secrets/a.sops.json": fixture(t, cur+"/good.sops.json")})
+	tmp := t.TempDir()
+	cases := map[string]string{
+		"missing":   filepath.Join(tmp, "missing-CANARYPATH.txt"),
+		"directory": tmp,
+		"empty":     "",
+	}
+	if os.Geteuid() != 0 { // root reads a mode-0000 file
+		unreadable := filepath.Join(tmp, "unreadable.txt")
+		os.WriteFile(unreadable, fixture(t, "keys/age-test.txt"), 0o000)
+		cases["unreadable"] = unreadable
+	}
+	for name, keyFile := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv("SOPS_AGE_KEY_FILE", keyFile)
+			_, err := Load(context.Background(), baseOptions(dir))
+			assertClass(t, err, ClassDecryptKeyFile, 1)
+			if !strings.Contains(err.Error(), "SOPS_AGE_KEY_FILE") || (keyFile != "" && strings.Contains(err.Error(), keyFile)) {
+				t.Fatalf("must name the variable, not its value: %v", err)
+			}
+		})
+	}
+	// A document another key opens is not failed by a broken variable: the
+	// diagnosis is made only when an age document cannot be decrypted.
+	t.Setenv("SOPS_AGE_KEY_FILE", filepath.Join(tmp, "missing.txt"))
+	t.Setenv("SOPS_AGE_KEY", string(fixture(t, "keys/age-test.txt")))
+	if got := loadValues(t, baseOptions(dir)); len(got) != 1 {
+		t.Fatalf("SOPS_AGE_KEY must still open the document: %v", got)
 	}
 }
 

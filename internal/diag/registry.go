@@ -120,10 +120,9 @@ const (
 	PlaintextTooLarge          = canonical.ClassTooLarge
 	PlaintextEmpty             = canonical.ClassEmpty
 	PlaintextSyntax            = canonical.ClassSyntax
-	// PlaintextTooDeep: objects and arrays nested deeper than canonical's
-	// depth limit (issue 15). Registered ahead of canonical's own constant;
-	// once canonical declares ClassTooDeep this becomes that constant.
-	PlaintextTooDeep = "plaintext:too-deep"
+	// PlaintextTooDeep: objects and arrays nested deeper than
+	// canonical.MaxDepth (issue 15).
+	PlaintextTooDeep = canonical.ClassTooDeep
 
 	DesiredInternal = "desired:internal"
 

@@ -49,9 +49,33 @@ var Suffixes = []Suffix{
 	{".sops.env", Dotenv},
 }
 
+// SOPSConfigNames are the file names of SOPS's own configuration (the
+// creation rules `sops` looks up from the working directory upwards: SOPS
+// v3.13 config.go, ".sops.yaml" then ".sops.yml"). A file with exactly one
+// of these names, in any directory, is never a document although it ends in
+// a document suffix: a standard SOPS repository keeps one at its root, so
+// --source-root . would otherwise select it (issue 15, finding 4).
+var SOPSConfigNames = []string{".sops.yaml", ".sops.yml"}
+
+// IsSOPSConfig reports whether the last element of the slash-separated name
+// is one of SOPSConfigNames (case-sensitive, like the suffixes).
+func IsSOPSConfig(name string) bool {
+	base := name[strings.LastIndexByte(name, '/')+1:]
+	for _, c := range SOPSConfigNames {
+		if base == c {
+			return true
+		}
+	}
+	return false
+}
+
 // DocumentSuffix returns the suffix entry that selects the file name (or
-// path) as a document, and false when none does.
+// path) as a document, and false when none does. SOPS configuration files
+// (IsSOPSConfig) are never documents.
 func DocumentSuffix(name string) (Suffix, bool) {
+	if IsSOPSConfig(name) {
+		return Suffix{}, false
+	}
 	for _, s := range Suffixes {
 		if strings.HasSuffix(name, s.Suffix) {
 			return s, true

@@ -79,7 +79,7 @@ func TestDocumentSuffixTable(t *testing.T) {
 			t.Errorf("%s not selected", n)
 		}
 	}
-	for _, n := range []string{"a.json", "a.SOPS.json", "a.sops.toml", ".sops.yaml.bak"} {
+	for _, n := range []string{"a.json", "a.SOPS.json", "a.sops.toml", ".sops.yaml.bak", ".sops.yaml", ".sops.yml", "secrets/.sops.yaml", "a/b/.sops.yml"} {
 		if _, ok := DocumentSuffix(n); ok {
 			t.Errorf("%s selected", n)
 		}

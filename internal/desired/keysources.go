@@ -1,0 +1,185 @@
+package desired
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/getsops/sops/v3"
+	sopsage "github.com/getsops/sops/v3/age"
+	"github.com/getsops/sops/v3/azkv"
+	"github.com/getsops/sops/v3/gcpkms"
+	"github.com/getsops/sops/v3/hckms"
+	"github.com/getsops/sops/v3/hcvault"
+	"github.com/getsops/sops/v3/keyservice"
+	"github.com/getsops/sops/v3/kms"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
+)
+
+// keySources is what the decryptions of one Load share.
+type keySources struct {
+	// ctx is Load's context; key-service calls end when it is cancelled.
+	ctx context.Context
+	// timeout bounds each key-service call (config.Desired.KeyServiceTimeout,
+	// from --operation-timeout); 0 means no bound of its own.
+	timeout time.Duration
+	// ages remembers loaded age identities (nil: no reuse).
+	ages *ageIdentities
+
+	keyFileOnce sync.Once
+	keyFile     *decryptFailure
+}
+
+func (s *keySources) parent() context.Context {
+	if s.ctx == nil {
+		return context.Background()
+	}
+	return s.ctx
+}
+
+// callContext is the context of one key-service call.
+func (s *keySources) callContext() (context.Context, context.CancelFunc) {
+	if s.timeout > 0 {
+		return context.WithTimeout(s.parent(), s.timeout)
+	}
+	return context.WithCancel(s.parent())
+}
+
+// decryptContexter is every SOPS master key of a remote key service.
+type decryptContexter interface {
+	DecryptContext(context.Context) ([]byte, error)
+}
+
+// remoteMasterKey builds the SOPS master key for a remote key-service
+// request, with the same fields SOPS's local key service sets
+// (keyservice/server.go, decryptWith*), so that the call can be given a
+// context: SOPS's local service calls each provider with
+// context.Background(), and a KMS endpoint that accepts connections but
+// never answers then held the run for the whole --run-timeout (issue 15,
+// finding 5). ok is false for key types that are not remote.
+func remoteMasterKey(k *keyservice.Key, ciphertext []byte) (decryptContexter, bool) {
+	enc := string(ciphertext)
+	switch t := k.GetKeyType().(type) {
+	case *keyservice.Key_KmsKey:
+		ctx := make(map[string]*string, len(t.KmsKey.GetContext()))
+		for key, v := range t.KmsKey.GetContext() {
+			ctx[key] = &v
+		}
+		return &kms.MasterKey{Arn: t.KmsKey.GetArn(), Role: t.KmsKey.GetRole(), EncryptionContext: ctx,
+			AwsProfile: t.KmsKey.GetAwsProfile(), EncryptedKey: enc}, true
+	case *keyservice.Key_GcpKmsKey:
+		return &gcpkms.MasterKey{ResourceID: t.GcpKmsKey.GetResourceId(), EncryptedKey: enc}, true
+	case *keyservice.Key_AzureKeyvaultKey:
+		return &azkv.MasterKey{VaultURL: t.AzureKeyvaultKey.GetVaultUrl(), Name: t.AzureKeyvaultKey.GetName(),
+			Version: t.AzureKeyvaultKey.GetVersion(), EncryptedKey: enc}, true
+	case *keyservice.Key_VaultKey:
+		return &hcvault.MasterKey{VaultAddress: t.VaultKey.GetVaultAddress(), EnginePath: t.VaultKey.GetEnginePath(),
+			KeyName: t.VaultKey.GetKeyName(), EncryptedKey: enc}, true
+	case *keyservice.Key_HckmsKey:
+		mk, err := hckms.NewMasterKey(t.HckmsKey.GetKeyId())
+		if err != nil {
+			return nil, false
+		}
+		mk.EncryptedKey = enc
+		return mk, true
+	}
+	return nil, false
+}
+
+var failKeyServiceTimeout = &decryptFailure{ClassDecryptKeyService,
+	"a key service named in the document's SOPS metadata (AWS KMS, GCP KMS, Azure Key Vault, HashiCorp Vault, HuaweiCloud KMS) did not answer within --operation-timeout, and no other key could decrypt",
+	"check network access to that service (a proxy or firewall that accepts connections but never answers, or a wrong AWS_ENDPOINT_URL_KMS), then retry; raise --operation-timeout only if the service is known to be slow"}
+
+// hasAgeKey reports whether any key group of the document holds an age
+// recipient.
+func hasAgeKey(m sops.Metadata) bool {
+	for _, g := range m.KeyGroups {
+		for _, k := range g {
+			if _, ok := k.(*sopsage.MasterKey); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// keyFileFailure diagnoses SOPS_AGE_KEY_FILE once per Load: set, but naming
+// no readable file (missing, a directory, unreadable). SOPS reports that as
+// one of the reasons no age identity loaded; without this diagnosis it read
+// as "no key" (issue 15, finding 6). It is consulted only when a document
+// with an age recipient could not be decrypted, so a broken variable never
+// fails documents another key opens. The message names the variable,
+// never its value.
+func (s *keySources) keyFileFailure() *decryptFailure {
+	s.keyFileOnce.Do(func() {
+		p, ok := os.LookupEnv(sopsage.SopsAgeKeyFileEnv)
+		if !ok {
+			return
+		}
+		var what string
+		fi, err := os.Stat(p)
+		switch {
+		case os.IsNotExist(err):
+			what = "SOPS_AGE_KEY_FILE is set but names no existing file, so no age identity could be loaded from it"
+		case err != nil:
+			what = "SOPS_AGE_KEY_FILE is set but the file it names cannot be examined by this process"
+		case fi.IsDir():
+			what = "SOPS_AGE_KEY_FILE is set but names a directory, not an age identity file"
+		default:
+			f, err := os.Open(p)
+			if err == nil {
+				_, err = f.Read(make([]byte, 1))
+				f.Close()
+			}
+			if err != nil && !errors.Is(err, io.EOF) {
+				what = "SOPS_AGE_KEY_FILE is set but the file it names cannot be read by this process"
+			}
+		}
+		if what != "" {
+			// The precise reason; the registry's next action.
+			s.keyFile = &decryptFailure{ClassDecryptKeyFile, what, ""}
+		}
+	})
+	return s.keyFile
+}
+
+// branchesTooDeep reports whether any document of a loaded SOPS tree nests
+// objects and arrays deeper than canonical.MaxDepth (the document's root
+// object is depth 1). The walk stops at the limit, so its own recursion is
+// bounded.
+func branchesTooDeep(bs sops.TreeBranches) bool {
+	for _, b := range bs {
+		if valueTooDeep(b, 1) {
+			return true
+		}
+	}
+	return false
+}
+
+func valueTooDeep(v any, depth int) bool {
+	switch t := v.(type) {
+	case sops.TreeBranch:
+		if depth > canonical.MaxDepth {
+			return true
+		}
+		for _, item := range t {
+			if valueTooDeep(item.Value, depth+1) {
+				return true
+			}
+		}
+	case []any:
+		if depth > canonical.MaxDepth {
+			return true
+		}
+		for _, item := range t {
+			if valueTooDeep(item, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
+}
