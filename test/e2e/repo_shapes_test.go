@@ -1,13 +1,11 @@
 package e2e
 
 import (
-	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -177,30 +175,12 @@ func TestFinding5_KMSThatNeverAnswersIsKeyService(t *testing.T) {
 	f.Names = append(f.Names, "zz-kms", f.Prefix+"/zz-kms")
 	f.commit("a KMS document")
 
+	// A listener that never calls Accept: the kernel completes the TCP
+	// handshake (the connection is accepted from the client's side) and
+	// queues the request, which nobody ever reads or answers.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	var conns []net.Conn
-	var mu sync.Mutex
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			go io.Copy(io.Discard, c) // read the request, never answer
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
+	t.Cleanup(func() { ln.Close() })
 
 	r := f.run(e, runOpts{Env: []string{"AWS_ENDPOINT_URL_KMS=http://" + ln.Addr().String()}},
 		f.args("sync", "--operation-timeout", "2s", "--run-timeout", "2m")...)
@@ -209,9 +189,6 @@ func TestFinding5_KMSThatNeverAnswersIsKeyService(t *testing.T) {
 	assert.Equal(t, "decrypt:key-service", rec["error_class"])
 	assert.Equal(t, "resource-0004", rec["resource"])
 	assert.Contains(t, rec["msg"], "did not answer within --operation-timeout")
-	mu.Lock()
-	assert.NotEmpty(t, conns, "premise: the KMS client connected to the listener")
-	mu.Unlock()
 	assert.Empty(t, e.stats().Calls, "documents are decrypted before the first AWS Secrets Manager call")
 }
 
