@@ -23353,8 +23353,140 @@ function info(message) {
   process.stdout.write(message + os5.EOL);
 }
 
+// src/cancel.ts
+var CANCEL_SIGNALS = ["SIGINT", "SIGTERM"];
+var DEFAULT_KILL_GRACE_MS = 5e3;
+var LATE_SIGNAL_GRACE_MS = 1e3;
+var KILL_GRACE_ENV = "SOPS_AWS_SYNC_ACTION_TEST_KILL_GRACE_MS";
+function killGraceMs(env) {
+  const raw = env[KILL_GRACE_ENV];
+  if (raw === void 0 || !/^[0-9]{1,7}$/.test(raw)) return DEFAULT_KILL_GRACE_MS;
+  const ms = Number(raw);
+  return ms >= 1 && ms <= DEFAULT_KILL_GRACE_MS ? ms : DEFAULT_KILL_GRACE_MS;
+}
+var Cancellation = class {
+  constructor(source) {
+    this.source = source;
+    for (const sig of CANCEL_SIGNALS) {
+      const handler = () => {
+        this.first ??= sig;
+        for (const l of [...this.listeners]) l(sig);
+      };
+      this.handlers.set(sig, handler);
+      source.on(sig, handler);
+    }
+  }
+  source;
+  first;
+  listeners = /* @__PURE__ */ new Set();
+  handlers = /* @__PURE__ */ new Map();
+  /** The first signal received, or undefined while none has arrived. */
+  get signal() {
+    return this.first;
+  }
+  /** Calls listener for every later signal; returns the function that unsubscribes it. */
+  subscribe(listener) {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+  /** A promise that resolves (never rejects) with the first signal. */
+  whenSignalled() {
+    const first = this.first;
+    if (first !== void 0) return Promise.resolve(first);
+    return new Promise((resolve2) => {
+      const off = this.subscribe((sig) => {
+        off();
+        resolve2(sig);
+      });
+    });
+  }
+  /** Stops listening: the default signal behaviour applies again. */
+  close() {
+    for (const [sig, handler] of this.handlers) this.source.off(sig, handler);
+    this.handlers.clear();
+    this.listeners.clear();
+  }
+};
+function untilCancelled(work, cancellation, onSignal) {
+  if (cancellation.signal !== void 0) {
+    work.catch(() => void 0);
+    return Promise.reject(onSignal(cancellation.signal));
+  }
+  return new Promise((resolve2, reject) => {
+    let done = false;
+    const off = cancellation.subscribe((sig) => {
+      if (done) return;
+      done = true;
+      off();
+      reject(onSignal(sig));
+    });
+    work.then(
+      (v) => {
+        if (done) return;
+        done = true;
+        off();
+        resolve2(v);
+      },
+      (e) => {
+        if (done) return;
+        done = true;
+        off();
+        reject(e instanceof Error ? e : new Error("non-error rejection"));
+      }
+    );
+  });
+}
+function supervise(child2, cancellation, opts) {
+  const now = opts.now ?? Date.now;
+  const lateGraceMs = opts.lateGraceMs ?? LATE_SIGNAL_GRACE_MS;
+  const log = opts.log ?? (() => void 0);
+  let forwarded;
+  let killed = false;
+  let released = false;
+  let timer;
+  let deadline = Infinity;
+  const killAfter = (ms) => {
+    if (now() + ms >= deadline) return;
+    deadline = now() + ms;
+    if (timer !== void 0) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = void 0;
+      if (released) return;
+      killed = true;
+      log(`sops-aws-sync did not exit within the grace period after ${forwarded ?? "the signal"}; stopping it with SIGKILL.`);
+      child2.kill("SIGKILL");
+    }, ms);
+  };
+  const unsubscribe = cancellation.subscribe((sig) => {
+    if (released || killed) return;
+    if (forwarded === void 0) {
+      forwarded = sig;
+      log(`Received ${sig}: forwarded it to sops-aws-sync (SIGKILL if it has not exited within ${opts.graceMs} ms).`);
+      child2.kill(sig);
+      killAfter(opts.graceMs);
+      return;
+    }
+    log(`Received ${sig} again: not forwarded (the CLI would exit without its report); grace period shortened.`);
+    killAfter(lateGraceMs);
+  });
+  return {
+    release() {
+      if (!released) {
+        released = true;
+        unsubscribe();
+        if (timer !== void 0) clearTimeout(timer);
+        timer = void 0;
+      }
+      return { forwarded, killed };
+    }
+  };
+}
+
 // src/cli.ts
 var import_node_crypto = require("node:crypto");
+var import_node_child_process = require("node:child_process");
 function cliArgs(inputs, repositoryPath, reportFile) {
   const args = [inputs.mode];
   const flag = (name, value) => {
@@ -23377,34 +23509,60 @@ function cliArgs(inputs, repositoryPath, reportFile) {
   if (inputs.mode === "plan" && inputs.failOnDrift) args.push("--detailed-exit-code");
   return args;
 }
-async function runCli(binary, args, cwd, env, write = (c) => process.stdout.write(c)) {
-  let stderrBytes = 0;
+var STDIO_CLOSE_MS = 2e3;
+async function runCli(binary, args, cwd, env, opts = {}) {
+  const write = opts.write ?? ((c) => process.stdout.write(c));
   const marker = (0, import_node_crypto.randomUUID)().replace(/-/g, "");
   write(`::stop-commands::${marker}
 `);
-  let code;
   try {
-    code = await exec(`"${binary}"`, args, {
-      cwd,
-      env,
-      silent: true,
-      ignoreReturnCode: true,
-      windowsVerbatimArguments: false,
-      listeners: {
-        stdout: (data) => {
-          write(data);
-        },
-        stderr: (data) => {
-          stderrBytes += data.length;
+    return await new Promise((resolve2, reject) => {
+      let stderrBytes = 0;
+      let exited;
+      let settled = false;
+      let closeTimer;
+      const child2 = (0, import_node_child_process.spawn)(binary, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"], windowsHide: true });
+      const supervision = opts.cancellation === void 0 ? void 0 : supervise(child2, opts.cancellation, {
+        graceMs: opts.graceMs ?? DEFAULT_KILL_GRACE_MS,
+        ...opts.log === void 0 ? {} : { log: opts.log }
+      });
+      const finish = () => {
+        if (settled) return;
+        settled = true;
+        if (closeTimer !== void 0) clearTimeout(closeTimer);
+        const outcome = supervision?.release() ?? { forwarded: void 0, killed: false };
+        if (exited === void 0) {
+          reject(new Error("the CLI could not be started"));
+          return;
         }
-      }
+        const { code, signal } = exited;
+        resolve2({ exitCode: Number.isInteger(code) ? code : -1, signal, stderrBytes, ...outcome });
+      };
+      child2.stdout.on("data", (data) => {
+        write(data);
+      });
+      child2.stderr.on("data", (data) => {
+        stderrBytes += data.length;
+      });
+      child2.on("error", () => {
+        if (child2.pid === void 0 && exited === void 0) finish();
+      });
+      child2.on("exit", (code, signal) => {
+        exited = { code, signal };
+        supervision?.release();
+        closeTimer = setTimeout(() => {
+          child2.stdout.destroy();
+          child2.stderr.destroy();
+          finish();
+        }, STDIO_CLOSE_MS);
+      });
+      child2.on("close", finish);
     });
   } finally {
     write(`
 ::${marker}::
 `);
   }
-  return { exitCode: Number.isInteger(code) ? code : -1, stderrBytes };
 }
 
 // src/env.ts
@@ -24320,11 +24478,16 @@ async function readReport(path5) {
   try {
     st = await (0, import_promises2.lstat)(path5);
   } catch {
-    return void 0;
+    return { kind: "absent" };
   }
-  if (!st.isFile()) throw new ReportError("report is not a regular file");
-  if (st.size > MAX_REPORT_BYTES) throw new ReportError("report is larger than expected");
-  return parseReport(await (0, import_promises2.readFile)(path5, "utf8"));
+  if (!st.isFile()) return { kind: "broken", reason: "report is not a regular file", regularFile: false };
+  if (st.size > MAX_REPORT_BYTES) return { kind: "broken", reason: "report is larger than expected", regularFile: true };
+  try {
+    return { kind: "valid", report: parseReport(await (0, import_promises2.readFile)(path5, "utf8")) };
+  } catch (e) {
+    if (e instanceof ReportError) return { kind: "broken", reason: e.message, regularFile: true };
+    throw e;
+  }
 }
 function publish(inputs, report, reportPath, failure) {
   const c = report.counts;
@@ -24362,47 +24525,78 @@ function publish(inputs, report, reportPath, failure) {
     row("Duration (ms)", String(report.duration_ms))
   ]).write().then(() => void 0);
 }
-async function execute(inputs, binary, childEnv) {
+function notStarted(signal) {
+  return new ActionFailure(Message.interrupted, `Received ${signal} before the CLI started; it was not run.`);
+}
+function interruptionLine(cli, graceMs) {
+  const sig = cli.forwarded ?? "a signal";
+  if (cli.killed) return `The Action forwarded ${sig}; sops-aws-sync did not exit within ${graceMs} ms and was stopped with SIGKILL.`;
+  if (cli.signal !== null) return `The Action forwarded ${sig}; sops-aws-sync was ended by ${cli.signal}.`;
+  return `The Action forwarded ${sig}; sops-aws-sync exited with code ${cli.exitCode}.`;
+}
+async function execute(inputs, binary, childEnv, cancellation) {
   const env = process.env;
   const reportPath = await privateReportPath(env);
   const workspace = env.GITHUB_WORKSPACE || process.cwd();
   const args = cliArgs(inputs, workspace, reportPath);
+  const graceMs = killGraceMs(env);
+  if (cancellation.signal !== void 0) throw notStarted(cancellation.signal);
   info(`Running sops-aws-sync ${inputs.mode} (cli ${inputs.cliVersion}).`);
-  const { exitCode, stderrBytes } = await runCli(binary, args, workspace, childEnv);
-  if (stderrBytes > 0) warning(Message.stderrWarning);
+  const cli = await runCli(binary, args, workspace, childEnv, {
+    cancellation,
+    graceMs,
+    log: (line) => {
+      info(line);
+    }
+  });
+  if (cli.stderrBytes > 0) warning(Message.stderrWarning);
   setOutput("cli-version", inputs.cliVersion);
-  setOutput("redacted-report-path", reportPath);
-  let report;
-  try {
-    report = await readReport(reportPath);
-  } catch (e) {
-    if (e instanceof ReportError) throw skewFailure(`The ${e.message}.`);
-    throw e;
+  const { exitCode } = cli;
+  const read = await readReport(reportPath);
+  if (read.kind === "valid" || read.kind === "broken" && read.regularFile) {
+    setOutput("redacted-report-path", reportPath);
   }
+  const report = read.kind === "valid" ? read.report : void 0;
+  const tv = report?.tool_version;
+  const versionMatches = tv === inputs.cliVersion || tv === `v${inputs.cliVersion}`;
+  const disagreement = report === void 0 || !versionMatches || cli.killed ? void 0 : crossCheck(exitCode, report, { mode: inputs.mode, detailedExitCode: inputs.mode === "plan" && inputs.failOnDrift });
+  if (cli.forwarded !== void 0) {
+    info(interruptionLine(cli, graceMs));
+    if (report !== void 0 && versionMatches && !cli.killed && disagreement === void 0) {
+      const failure2 = failureMessageFor(exitCode);
+      await publish(inputs, report, reportPath, failure2);
+      if (failure2 !== void 0) throw new ActionFailure(failure2);
+      return;
+    }
+    if (report !== void 0 && versionMatches) await publish(inputs, report, reportPath, Message.interrupted);
+    const why = read.kind === "absent" ? "without writing its report" : "and its report does not match the exit status";
+    throw new ActionFailure(Message.interrupted, `The CLI was interrupted ${why}.`);
+  }
+  if (read.kind === "broken") throw skewFailure(`The ${read.reason}.`);
   if (report === void 0) {
     if (exitCode === 3) throw new ActionFailure(Message.invalid, "The CLI exited 3 without writing its report.");
+    if (cli.signal !== null) throw skewFailure(`The CLI was ended by ${cli.signal} without writing its report.`);
     throw skewFailure(`The CLI exited ${exitCode} without writing its report.`);
   }
-  const tv = report.tool_version;
-  if (tv !== inputs.cliVersion && tv !== `v${inputs.cliVersion}`) {
-    throw skewFailure("The report names a CLI version other than cli-version.");
-  }
-  const disagreement = crossCheck(exitCode, report, {
-    mode: inputs.mode,
-    detailedExitCode: inputs.mode === "plan" && inputs.failOnDrift
-  });
+  if (!versionMatches) throw skewFailure("The report names a CLI version other than cli-version.");
   if (disagreement !== void 0) throw skewFailure(`Exit code and report disagree: ${disagreement}.`);
   const failure = failureMessageFor(exitCode);
   await publish(inputs, report, reportPath, failure);
   if (failure !== void 0) throw new ActionFailure(failure);
 }
-async function run() {
+var EXIT_AFTER_INTERRUPT_MS = 1e3;
+async function run(source = process) {
+  const cancellation = new Cancellation(source);
   try {
     const inputs = parseInputs(envInputReader(process.env), process.env);
     setSecret(inputs.githubToken);
     const childEnv = scrubbedEnv(process.env);
-    const installed = await installCli(inputs.cliVersion, inputs.githubToken, process.env, childEnv);
-    await execute(inputs, installed.path, childEnv);
+    const installed = await untilCancelled(
+      installCli(inputs.cliVersion, inputs.githubToken, process.env, childEnv),
+      cancellation,
+      notStarted
+    );
+    await execute(inputs, installed.path, childEnv, cancellation);
   } catch (e) {
     if (e instanceof ActionFailure) {
       if (e.reason !== void 0) info(e.reason);
@@ -24411,6 +24605,10 @@ async function run() {
     }
     debug(e instanceof Error ? `unexpected ${e.name}` : "unexpected non-error value");
     setFailed(Message.internal);
+  } finally {
+    const signalled = cancellation.signal !== void 0;
+    cancellation.close();
+    if (signalled && source === process) setTimeout(() => process.exit(), EXIT_AFTER_INTERRUPT_MS).unref();
   }
 }
 

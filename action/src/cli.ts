@@ -1,10 +1,11 @@
 /**
  * Running the verified CLI (SPEC §8): no shell, --log-format=json, the report
  * in a private directory, stdout forwarded with workflow commands disabled,
- * stderr captured and never forwarded.
+ * stderr captured and never forwarded, cancellation signals forwarded.
  */
 import { randomUUID } from 'node:crypto';
-import * as exec from '@actions/exec';
+import { spawn } from 'node:child_process';
+import { DEFAULT_KILL_GRACE_MS, supervise, type Cancellation, type CancelSignal } from './cancel.js';
 import type { Inputs } from './inputs.js';
 
 /** The CLI arguments for the validated inputs; one flag per set input. */
@@ -34,44 +35,99 @@ export function cliArgs(inputs: Inputs, repositoryPath: string, reportFile: stri
 export interface CliResult {
   /** The process exit code; -1 when the process ended without one (killed by a signal). */
   exitCode: number;
+  /** The signal that ended the process, or null when it exited on its own. */
+  signal: NodeJS.Signals | null;
   /** Bytes the CLI wrote to stderr (the bytes themselves are discarded). */
   stderrBytes: number;
+  /** The cancellation signal the Action forwarded to the CLI (src/cancel.ts), if any. */
+  forwarded: CancelSignal | undefined;
+  /** True when the CLI outlived the grace period after that signal and was sent SIGKILL. */
+  killed: boolean;
 }
 
+export interface RunCliOptions {
+  /** Where the CLI's stdout goes (the step log by default). */
+  write?: (chunk: Buffer | string) => void;
+  /** Forwards the runner's cancellation signals to the CLI while it runs. */
+  cancellation?: Cancellation;
+  /** Milliseconds between the forwarded signal and SIGKILL (DEFAULT_KILL_GRACE_MS). */
+  graceMs?: number;
+  /** Log lines of the Action itself about the forwarding. */
+  log?: (line: string) => void;
+}
+
+/** Milliseconds to wait for the CLI's stdout/stderr to close after it exited (a grandchild may hold them). */
+const STDIO_CLOSE_MS = 2000;
+
 /**
- * Runs the binary directly (no shell) in cwd with env. stdout goes to the
- * log between stop-commands markers, so no line the CLI prints can act as a
- * workflow command; stderr is counted and dropped.
+ * Runs the binary directly (no shell) in cwd with env and no stdin. stdout
+ * goes to the log between stop-commands markers, so no line the CLI prints
+ * can act as a workflow command; stderr is counted and dropped. With a
+ * cancellation, SIGINT/SIGTERM reach the CLI (see src/cancel.ts). Rejects
+ * only when the process cannot be started.
+ *
+ * node:child_process rather than @actions/exec: forwarding a signal needs the
+ * child process, which @actions/exec does not expose.
  */
 export async function runCli(
   binary: string,
   args: string[],
   cwd: string,
   env: Record<string, string>,
-  write: (chunk: Buffer | string) => void = (c) => process.stdout.write(c),
+  opts: RunCliOptions = {},
 ): Promise<CliResult> {
-  let stderrBytes = 0;
+  const write = opts.write ?? ((c: Buffer | string) => process.stdout.write(c));
   const marker = randomUUID().replace(/-/g, '');
   write(`::stop-commands::${marker}\n`);
-  let code: number;
   try {
-    code = await exec.exec(`"${binary}"`, args, {
-      cwd,
-      env,
-      silent: true,
-      ignoreReturnCode: true,
-      windowsVerbatimArguments: false,
-      listeners: {
-        stdout: (data: Buffer) => {
-          write(data);
-        },
-        stderr: (data: Buffer) => {
-          stderrBytes += data.length;
-        },
-      },
+    return await new Promise<CliResult>((resolve, reject) => {
+      let stderrBytes = 0;
+      let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+      let settled = false;
+      let closeTimer: NodeJS.Timeout | undefined;
+      const child = spawn(binary, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+      const supervision =
+        opts.cancellation === undefined
+          ? undefined
+          : supervise(child, opts.cancellation, {
+              graceMs: opts.graceMs ?? DEFAULT_KILL_GRACE_MS,
+              ...(opts.log === undefined ? {} : { log: opts.log }),
+            });
+      const finish = (): void => {
+        if (settled) return;
+        settled = true;
+        if (closeTimer !== undefined) clearTimeout(closeTimer);
+        const outcome = supervision?.release() ?? { forwarded: undefined, killed: false };
+        if (exited === undefined) {
+          reject(new Error('the CLI could not be started'));
+          return;
+        }
+        const { code, signal } = exited;
+        resolve({ exitCode: Number.isInteger(code) ? (code as number) : -1, signal, stderrBytes, ...outcome });
+      };
+      child.stdout.on('data', (data: Buffer) => {
+        write(data);
+      });
+      child.stderr.on('data', (data: Buffer) => {
+        stderrBytes += data.length;
+      });
+      child.on('error', () => {
+        // Only a start failure (no pid, no exit to follow) ends the wait; a
+        // failed kill of a running CLI changes nothing here.
+        if (child.pid === undefined && exited === undefined) finish();
+      });
+      child.on('exit', (code, signal) => {
+        exited = { code, signal };
+        supervision?.release();
+        closeTimer = setTimeout(() => {
+          child.stdout.destroy();
+          child.stderr.destroy();
+          finish();
+        }, STDIO_CLOSE_MS);
+      });
+      child.on('close', finish);
     });
   } finally {
     write(`\n::${marker}::\n`);
   }
-  return { exitCode: Number.isInteger(code) ? code : -1, stderrBytes };
 }

@@ -7,7 +7,8 @@ import { lstat, mkdtemp, chmod, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as core from '@actions/core';
-import { cliArgs, runCli } from './cli.js';
+import { Cancellation, killGraceMs, untilCancelled, type CancelSignal, type SignalSource } from './cancel.js';
+import { cliArgs, runCli, type CliResult } from './cli.js';
 import { scrubbedEnv } from './env.js';
 import { envInputReader, parseInputs, type Inputs } from './inputs.js';
 import { installCli } from './install.js';
@@ -42,17 +43,28 @@ async function privateReportPath(env: NodeJS.ProcessEnv): Promise<string> {
   return join(dir, 'report.json');
 }
 
-/** Reads the report if it exists as a regular file; undefined when absent. */
-async function readReport(path: string): Promise<Report | undefined> {
+/** What lies at the report path after the CLI has run. */
+type ReportRead =
+  | { kind: 'absent' }
+  | { kind: 'valid'; report: Report }
+  | { kind: 'broken'; reason: string; regularFile: boolean };
+
+/** Reads and validates the report if the CLI left one. */
+async function readReport(path: string): Promise<ReportRead> {
   let st;
   try {
     st = await lstat(path);
   } catch {
-    return undefined;
+    return { kind: 'absent' };
   }
-  if (!st.isFile()) throw new ReportError('report is not a regular file');
-  if (st.size > MAX_REPORT_BYTES) throw new ReportError('report is larger than expected');
-  return parseReport(await readFile(path, 'utf8'));
+  if (!st.isFile()) return { kind: 'broken', reason: 'report is not a regular file', regularFile: false };
+  if (st.size > MAX_REPORT_BYTES) return { kind: 'broken', reason: 'report is larger than expected', regularFile: true };
+  try {
+    return { kind: 'valid', report: parseReport(await readFile(path, 'utf8')) };
+  } catch (e) {
+    if (e instanceof ReportError) return { kind: 'broken', reason: e.message, regularFile: true };
+    throw e;
+  }
 }
 
 function publish(inputs: Inputs, report: Report, reportPath: string, failure: FixedMessage | undefined): Promise<void> {
@@ -97,39 +109,88 @@ function publish(inputs: Inputs, report: Report, reportPath: string, failure: Fi
     .then(() => undefined);
 }
 
-/** Runs the CLI and turns its exit code and report into the step's result. */
-async function execute(inputs: Inputs, binary: string, childEnv: Record<string, string>): Promise<void> {
+/** A cancellation that arrived before the CLI started: it is never run. */
+function notStarted(signal: CancelSignal): ActionFailure {
+  return new ActionFailure(Message.interrupted, `Received ${signal} before the CLI started; it was not run.`);
+}
+
+/** One log line saying how the CLI ended after the Action forwarded a signal. */
+function interruptionLine(cli: CliResult, graceMs: number): string {
+  const sig = cli.forwarded ?? 'a signal';
+  if (cli.killed) return `The Action forwarded ${sig}; sops-aws-sync did not exit within ${graceMs} ms and was stopped with SIGKILL.`;
+  if (cli.signal !== null) return `The Action forwarded ${sig}; sops-aws-sync was ended by ${cli.signal}.`;
+  return `The Action forwarded ${sig}; sops-aws-sync exited with code ${cli.exitCode}.`;
+}
+
+/**
+ * Runs the CLI and turns its exit code and report into the step's result.
+ * Outputs: cli-version once the CLI has run, redacted-report-path when it
+ * left a report file, the report's values when the report is valid and
+ * agrees with the exit code (or, after a forwarded cancellation, when it is
+ * valid at all).
+ */
+async function execute(
+  inputs: Inputs,
+  binary: string,
+  childEnv: Record<string, string>,
+  cancellation: Cancellation,
+): Promise<void> {
   const env = process.env;
   const reportPath = await privateReportPath(env);
   const workspace = env.GITHUB_WORKSPACE || process.cwd();
   const args = cliArgs(inputs, workspace, reportPath);
+  const graceMs = killGraceMs(env);
+  if (cancellation.signal !== undefined) throw notStarted(cancellation.signal);
   core.info(`Running sops-aws-sync ${inputs.mode} (cli ${inputs.cliVersion}).`);
-  const { exitCode, stderrBytes } = await runCli(binary, args, workspace, childEnv);
-  if (stderrBytes > 0) core.warning(Message.stderrWarning);
+  const cli = await runCli(binary, args, workspace, childEnv, {
+    cancellation,
+    graceMs,
+    log: (line) => {
+      core.info(line);
+    },
+  });
+  if (cli.stderrBytes > 0) core.warning(Message.stderrWarning);
   core.setOutput('cli-version', inputs.cliVersion);
-  core.setOutput('redacted-report-path', reportPath);
+  const { exitCode } = cli;
 
-  let report: Report | undefined;
-  try {
-    report = await readReport(reportPath);
-  } catch (e) {
-    if (e instanceof ReportError) throw skewFailure(`The ${e.message}.`);
-    throw e;
+  const read = await readReport(reportPath);
+  if (read.kind === 'valid' || (read.kind === 'broken' && read.regularFile)) {
+    core.setOutput('redacted-report-path', reportPath);
   }
+  const report = read.kind === 'valid' ? read.report : undefined;
+  const tv = report?.tool_version;
+  const versionMatches = tv === inputs.cliVersion || tv === `v${inputs.cliVersion}`;
+  const disagreement =
+    report === undefined || !versionMatches || cli.killed
+      ? undefined
+      : crossCheck(exitCode, report, { mode: inputs.mode, detailedExitCode: inputs.mode === 'plan' && inputs.failOnDrift });
+
+  if (cli.forwarded !== undefined) {
+    // Cancelled: the CLI's own result stands when it is a valid one
+    // (normally exit 130 with status interrupted); anything less (killed
+    // after the grace period, no report, a report that does not fit) is
+    // still the interruption, never version skew.
+    core.info(interruptionLine(cli, graceMs));
+    if (report !== undefined && versionMatches && !cli.killed && disagreement === undefined) {
+      const failure = failureMessageFor(exitCode);
+      await publish(inputs, report, reportPath, failure);
+      if (failure !== undefined) throw new ActionFailure(failure);
+      return;
+    }
+    if (report !== undefined && versionMatches) await publish(inputs, report, reportPath, Message.interrupted);
+    const why = read.kind === 'absent' ? 'without writing its report' : 'and its report does not match the exit status';
+    throw new ActionFailure(Message.interrupted, `The CLI was interrupted ${why}.`);
+  }
+
+  if (read.kind === 'broken') throw skewFailure(`The ${read.reason}.`);
   if (report === undefined) {
     // A report that cannot be written forces exit 3 (SPEC §7.1); any other
     // exit without a report means the CLI does not honour this contract.
     if (exitCode === 3) throw new ActionFailure(Message.invalid, 'The CLI exited 3 without writing its report.');
+    if (cli.signal !== null) throw skewFailure(`The CLI was ended by ${cli.signal} without writing its report.`);
     throw skewFailure(`The CLI exited ${exitCode} without writing its report.`);
   }
-  const tv = report.tool_version;
-  if (tv !== inputs.cliVersion && tv !== `v${inputs.cliVersion}`) {
-    throw skewFailure('The report names a CLI version other than cli-version.');
-  }
-  const disagreement = crossCheck(exitCode, report, {
-    mode: inputs.mode,
-    detailedExitCode: inputs.mode === 'plan' && inputs.failOnDrift,
-  });
+  if (!versionMatches) throw skewFailure('The report names a CLI version other than cli-version.');
   if (disagreement !== undefined) throw skewFailure(`Exit code and report disagree: ${disagreement}.`);
 
   const failure = failureMessageFor(exitCode);
@@ -137,14 +198,27 @@ async function execute(inputs: Inputs, binary: string, childEnv: Record<string, 
   if (failure !== undefined) throw new ActionFailure(failure);
 }
 
-/** Entry point: never throws; failures end in core.setFailed with a fixed message. */
-export async function run(): Promise<void> {
+/** Milliseconds an interrupted Action waits for abandoned work (an install download) before it exits anyway. */
+const EXIT_AFTER_INTERRUPT_MS = 1000;
+
+/**
+ * Entry point: never throws; failures end in core.setFailed with a fixed
+ * message, exactly once. From the start, SIGINT/SIGTERM are recorded rather
+ * than ending the process: before the CLI runs they stop the Action with the
+ * interrupted message, while it runs they are forwarded to it (src/cancel.ts).
+ */
+export async function run(source: SignalSource = process): Promise<void> {
+  const cancellation = new Cancellation(source);
   try {
     const inputs = parseInputs(envInputReader(process.env), process.env);
     core.setSecret(inputs.githubToken);
     const childEnv = scrubbedEnv(process.env);
-    const installed = await installCli(inputs.cliVersion, inputs.githubToken, process.env, childEnv);
-    await execute(inputs, installed.path, childEnv);
+    const installed = await untilCancelled(
+      installCli(inputs.cliVersion, inputs.githubToken, process.env, childEnv),
+      cancellation,
+      notStarted,
+    );
+    await execute(inputs, installed.path, childEnv, cancellation);
   } catch (e) {
     if (e instanceof ActionFailure) {
       if (e.reason !== undefined) core.info(e.reason);
@@ -153,5 +227,10 @@ export async function run(): Promise<void> {
     }
     core.debug(e instanceof Error ? `unexpected ${e.name}` : 'unexpected non-error value');
     core.setFailed(Message.internal);
+  } finally {
+    const signalled = cancellation.signal !== undefined;
+    cancellation.close();
+    // An abandoned install may hold a socket open; the step is over.
+    if (signalled && source === process) setTimeout(() => process.exit(), EXIT_AFTER_INTERRUPT_MS).unref();
   }
 }

@@ -13,7 +13,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { appendFile, mkdir, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   Emulator,
   findSops,
@@ -370,6 +370,105 @@ describe('Action with a stand-in CLI release', () => {
     const third = await runner.runAction({ inputs: inputs(), env: standIn(0, rep()), toolCache });
     expectFailure(third, MSG.checksum);
     expect(await isFile(standInArgs)).toBe(false);
+  });
+});
+
+describe('Action with a stand-in CLI release: cancellation', () => {
+  const inputs = { 'secret-prefix': 'apps/prod', 'cli-version': STANDIN, 'github-token': TOKEN, mode: 'sync' };
+  const waiting = '"msg":"stand-in waiting for a signal"';
+
+  /** True while a process with this pid exists. */
+  const alive = (pid: number): boolean => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  /** The stand-in's pids (it and its blocker) from its pid file. */
+  const pids = async (file: string): Promise<number[]> =>
+    readFile(file, 'utf8').then(
+      (t) => t.trim().split(' ').map(Number),
+      () => [],
+    );
+  const pidFiles: string[] = [];
+  const pidFile = (): string => {
+    const f = join(work, `standin-pid-${randomUUID()}`);
+    pidFiles.push(f);
+    return f;
+  };
+  // A failed test must not leave a stand-in running (on main it outlived the Action).
+  afterEach(async () => {
+    for (const f of pidFiles.splice(0)) for (const pid of await pids(f)) if (alive(pid)) process.kill(pid, 'SIGKILL');
+  });
+
+  it.each(['SIGINT', 'SIGTERM'] as const)(
+    'forwards %s to the CLI, which exits 130 with its report: interrupted message and outputs',
+    async (signal) => {
+      const signals = join(work, `signals-${randomUUID()}`);
+      const pidPath = pidFile();
+      const started = await runner.startAction({
+        inputs,
+        env: {
+          STANDIN_BLOCK: 'trap',
+          STANDIN_PID: pidPath,
+          STANDIN_SIGNALS: signals,
+          STANDIN_EXIT: '130',
+          STANDIN_REPORT: reportJson({ tool_version: STANDIN, status: 'interrupted' }, { create: 1 }),
+        },
+      });
+      await started.waitForStdout(waiting);
+      started.process.kill(signal);
+      const r = await started.done;
+
+      expectFailure(r, MSG.interrupted);
+      for (const pid of await pids(pidPath)) expect(alive(pid)).toBe(false);
+      // The CLI got the signal exactly once, as the signal the runner sent.
+      expect(await readFile(signals, 'utf8')).toBe(`${signal.slice(3)}\n`);
+      expect(r.stdout).toContain(`Received ${signal}: forwarded it to sops-aws-sync`);
+      expect(r.stdout).toContain(`The Action forwarded ${signal}; sops-aws-sync exited with code 130.`);
+      expect(r.outputs.status).toBe('interrupted');
+      expect(r.outputs['create-count']).toBe('1');
+      expect(r.outputs['cli-version']).toBe(STANDIN);
+      expect(JSON.parse(await readFile(r.outputs['redacted-report-path'] ?? '', 'utf8'))).toMatchObject({
+        status: 'interrupted',
+      });
+      expect(r.summary).toContain('<td>Status</td><td>interrupted</td>');
+      expect(r.summary).toContain(MSG.interrupted);
+      // One failure, no crash of the Action itself.
+      expect(r.stdout.split(`::error::${MSG.interrupted}`)).toHaveLength(2);
+      expect(r.stderr).toBe('');
+    },
+  );
+
+  it('stops a CLI that ignores the signal with SIGKILL after the grace period, and still says interrupted', async () => {
+    const pidPath = pidFile();
+    const started = await runner.startAction({
+      inputs,
+      env: {
+        STANDIN_BLOCK: 'ignore',
+        STANDIN_PID: pidPath,
+        STANDIN_REPORT: reportJson({ tool_version: STANDIN, status: 'interrupted' }),
+        // Internal test hook: 200 ms instead of 5,000 ms.
+        SOPS_AWS_SYNC_ACTION_TEST_KILL_GRACE_MS: '200',
+      },
+    });
+    await started.waitForStdout(waiting);
+    const [cliPid = 0] = await pids(pidPath);
+    expect(alive(cliPid)).toBe(true);
+    started.process.kill('SIGINT');
+    const r = await started.done;
+
+    expectFailure(r, MSG.interrupted);
+    expect(r.stdout).toContain('did not exit within 200 ms and was stopped with SIGKILL');
+    expect(r.stdout).toContain('The CLI was interrupted without writing its report.');
+    // The CLI is gone, not orphaned; no report, so no report-derived output and no path.
+    expect(alive(cliPid)).toBe(false);
+    expect(r.outputs['cli-version']).toBe(STANDIN);
+    expect(r.outputs.status).toBeUndefined();
+    expect(r.outputs['redacted-report-path']).toBeUndefined();
+    expect(r.stderr).toBe('');
   });
 });
 

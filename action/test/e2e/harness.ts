@@ -326,8 +326,35 @@ env > "$STANDIN_ENV"
 echo '{"level":"INFO","msg":"stand-in run","phase":"complete"}'
 echo '::error::a workflow command printed by the CLI'
 if [ -n "\${STANDIN_STDERR:-}" ]; then echo "$STANDIN_STDERR" >&2; fi
-if [ -n "\${STANDIN_REPORT:-}" ] && [ -n "$report" ]; then printf '%s' "$STANDIN_REPORT" > "$report"; fi
-exit "\${STANDIN_EXIT:-0}"
+finish() {
+  if [ -n "\${STANDIN_REPORT:-}" ] && [ -n "$report" ]; then printf '%s' "$STANDIN_REPORT" > "$report"; fi
+  exit "\${STANDIN_EXIT:-0}"
+}
+# STANDIN_BLOCK: wait for a signal instead of finishing at once. "trap":
+# record each signal in STANDIN_SIGNALS, then finish as above (the CLI's
+# behaviour); "ignore": ignore SIGINT and SIGTERM and block until killed.
+# Both write their pids to STANDIN_PID, so a test can check none is left.
+case "\${STANDIN_BLOCK:-}" in
+  trap)
+    on_signal() { printf '%s\\n' "$1" >> "$STANDIN_SIGNALS"; kill "$blocker" 2>/dev/null || true; wait "$blocker" 2>/dev/null || true; finish; }
+    trap 'on_signal INT' INT
+    trap 'on_signal TERM' TERM
+    sleep 100000 </dev/null >/dev/null 2>&1 &
+    blocker=$!
+    printf '%s %s\\n' "$$" "$blocker" > "$STANDIN_PID"
+    echo '{"level":"INFO","msg":"stand-in waiting for a signal"}'
+    wait "$blocker" || true
+    echo "stand-in: the blocker ended without a signal" >&2
+    exit 99
+    ;;
+  ignore)
+    trap '' INT TERM
+    printf '%s\\n' "$$" > "$STANDIN_PID"
+    echo '{"level":"INFO","msg":"stand-in waiting for a signal"}'
+    exec sleep 100000
+    ;;
+esac
+finish
 `;
   await writeFile(join(dir, name), script);
   await chmod(join(dir, name), 0o755);
@@ -384,6 +411,20 @@ export interface RunOptions {
   toolCache?: string;
 }
 
+/** A running Action: its Node process, a way to wait for a log line, and its end. */
+export interface StartedAction {
+  /** The Node process running dist/index.js (the runner's step entry process). */
+  readonly process: ChildProcess;
+  /**
+   * Resolves once the Action's stdout so far contains text; rejects when the
+   * Action exits first (with what it printed), so a test never hangs on a
+   * line that will not come.
+   */
+  waitForStdout(text: string): Promise<void>;
+  /** Resolves when the Action has exited, with its outputs and summary. */
+  readonly done: Promise<ActionRun>;
+}
+
 export class Runner {
   constructor(
     readonly work: string,
@@ -391,6 +432,11 @@ export class Runner {
   ) {}
 
   async runAction(opts: RunOptions): Promise<ActionRun> {
+    return (await this.startAction(opts)).done;
+  }
+
+  /** Starts the Action as the runner does and returns while it runs. */
+  async startAction(opts: RunOptions): Promise<StartedAction> {
     const dir = await mkdtemp(join(this.work, 'run-'));
     const runnerTemp = join(dir, 'temp');
     const toolCache = opts.toolCache ?? join(dir, 'toolcache');
@@ -409,12 +455,54 @@ export class Runner {
       ...opts.env,
     };
     for (const [k, v] of Object.entries(opts.inputs)) env[`INPUT_${k.toUpperCase()}`] = v;
-    const r = await run(process.execPath, [distEntry], { env, cwd: env.GITHUB_WORKSPACE ?? dir });
-    return {
-      ...r,
+    const proc = spawn(process.execPath, [distEntry], {
+      env,
+      cwd: env.GITHUB_WORKSPACE ?? dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    const waiters: { text: string; ok: () => void; fail: (e: Error) => void }[] = [];
+    proc.stdout.setEncoding('utf8');
+    proc.stderr.setEncoding('utf8');
+    proc.stdout.on('data', (d: string) => {
+      stdout += d;
+      for (const w of waiters.filter((x) => stdout.includes(x.text))) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.ok();
+      }
+    });
+    proc.stderr.on('data', (d: string) => {
+      stderr += d;
+    });
+    const exited = new Promise<number>((ok, fail) => {
+      proc.on('error', () => {
+        fail(new Error('node could not be started'));
+      });
+      proc.on('close', (code, signal) => {
+        for (const w of waiters.splice(0)) {
+          w.fail(new Error(`the Action exited before printing ${JSON.stringify(w.text)}:\n${stdout}\n${stderr}`));
+        }
+        ok(code ?? (signal === null ? -1 : 128));
+      });
+    });
+    const done = exited.then(async (code) => ({
+      code,
+      stdout,
+      stderr,
       outputs: parseOutputFile(await readFile(outputFile, 'utf8')),
       summary: await readFile(summaryFile, 'utf8'),
       runnerTemp,
+    }));
+    return {
+      process: proc,
+      done,
+      waitForStdout: (text) =>
+        stdout.includes(text)
+          ? Promise.resolve()
+          : proc.exitCode !== null || proc.signalCode !== null
+            ? Promise.reject(new Error(`the Action had exited before printing ${JSON.stringify(text)}`))
+            : new Promise<void>((ok, fail) => waiters.push({ text, ok, fail })),
     };
   }
 }
@@ -565,6 +653,16 @@ export class Emulator {
     });
     if (!res.ok) throw new Error(`${operation}: HTTP ${res.status}`);
     return res.json();
+  }
+
+  /** Replaces the emulator's whole fault set (PUT /_emulator/faults; {} turns every fault off). */
+  async setFaults(faults: Record<string, unknown>): Promise<void> {
+    const res = await fetch(`${this.url}/_emulator/faults`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(faults),
+    });
+    if (!res.ok) throw new Error(`PUT /_emulator/faults: HTTP ${res.status}`);
   }
 
   stop(): void {

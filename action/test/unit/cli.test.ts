@@ -1,8 +1,10 @@
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { EventEmitter } from 'node:events';
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliArgs, runCli } from '../../src/cli.js';
+import { Cancellation } from '../../src/cancel.js';
+import { cliArgs, runCli, type CliResult } from '../../src/cli.js';
 import { parseInputs, type InputName } from '../../src/inputs.js';
 
 function inputs(over: Partial<Record<InputName, string>> = {}) {
@@ -77,11 +79,17 @@ describe('runCli', () => {
     );
     chmodSync(bin, 0o755);
     const chunks: string[] = [];
-    const res = await runCli(bin, ['a b', '$(echo no)', ';x'], dir, { PATH: process.env.PATH ?? '' }, (c) =>
-      chunks.push(c.toString()),
-    );
+    const res = await runCli(bin, ['a b', '$(echo no)', ';x'], dir, { PATH: process.env.PATH ?? '' }, {
+      write: (c) => chunks.push(c.toString()),
+    });
     const out = chunks.join('');
-    expect(res).toEqual({ exitCode: 4, stderrBytes: 'secret-stderr-text\n'.length });
+    expect(res).toEqual({
+      exitCode: 4,
+      signal: null,
+      stderrBytes: 'secret-stderr-text\n'.length,
+      forwarded: undefined,
+      killed: false,
+    });
     expect(out).toContain('a b|$(echo no)|;x|');
     expect(out).not.toContain('secret-stderr-text');
     const marker = /::stop-commands::([0-9a-f]{32})\n/.exec(out)?.[1];
@@ -91,5 +99,101 @@ describe('runCli', () => {
     const injected = out.indexOf('::error::injected');
     expect(start).toBeLessThan(injected);
     expect(injected).toBeLessThan(end);
+  });
+});
+
+describe('runCli forwards cancellation to the real child process', () => {
+  /**
+   * Starts a stand-in CLI (a Node script, one process, nothing left behind)
+   * under runCli with a signal source the test drives. The script records
+   * each signal it handles in a file and prints lines the test waits for.
+   */
+  function start(body: string, graceMs = 60_000) {
+    const dir = mkdtempSync(join(tmpdir(), 'cli-cancel-'));
+    const bin = join(dir, 'cli');
+    const log = join(dir, 'signals');
+    writeFileSync(
+      bin,
+      `#!${process.execPath}\nconst fs = require('node:fs');\nconst record = (s) => fs.appendFileSync(${JSON.stringify(log)}, s + '\\n');\nsetInterval(() => {}, 1 << 30);\n${body}\nconsole.log('READY');\n`,
+    );
+    chmodSync(bin, 0o755);
+    const emitter = new EventEmitter();
+    const lines: string[] = [];
+    let out = '';
+    const waiters: { text: string; ok: () => void }[] = [];
+    const result: Promise<CliResult> = runCli(bin, [], dir, { PATH: process.env.PATH ?? '' }, {
+      cancellation: new Cancellation(emitter),
+      graceMs,
+      write: (c) => {
+        out += c.toString();
+        for (const w of waiters.filter((x) => out.includes(x.text))) w.ok();
+      },
+      log: (l) => lines.push(l),
+    });
+    const waitFor = (text: string) =>
+      new Promise<void>((ok) => {
+        if (out.includes(text)) ok();
+        else waiters.push({ text, ok });
+      });
+    const signals = () => {
+      try {
+        return readFileSync(log, 'utf8');
+      } catch {
+        return '';
+      }
+    };
+    return { emitter, waitFor, result, signals, lines };
+  }
+
+  // The CLI's behaviour: record the signal, exit 130.
+  const trapping = `for (const s of ['SIGINT', 'SIGTERM']) process.on(s, () => { record(s); process.exit(130); });`;
+
+  it.each(['SIGINT', 'SIGTERM'] as const)('delivers %s once and returns the exit code 130', async (sig) => {
+    const run = start(trapping);
+    await run.waitFor('READY');
+    run.emitter.emit(sig);
+    const res = await run.result;
+    expect(res).toMatchObject({ exitCode: 130, signal: null, forwarded: sig, killed: false });
+    expect(run.signals()).toBe(`${sig}\n`);
+    expect(run.lines.join('\n')).toContain(`Received ${sig}: forwarded it to sops-aws-sync`);
+  });
+
+  it('sends SIGKILL to a CLI that ignores the signal once the grace period ends', async () => {
+    const run = start(`for (const s of ['SIGINT', 'SIGTERM']) process.on(s, () => record(s));`, 100);
+    await run.waitFor('READY');
+    run.emitter.emit('SIGINT');
+    const res = await run.result;
+    expect(res).toMatchObject({ exitCode: -1, signal: 'SIGKILL', forwarded: 'SIGINT', killed: true });
+    expect(run.signals()).toBe('SIGINT\n');
+  });
+
+  it('does not forward a second signal while the CLI is finishing, and ends the wait sooner', async () => {
+    const run = start(
+      `for (const s of ['SIGINT', 'SIGTERM']) process.on(s, () => { record(s); console.log('GOT-' + s); });`,
+    );
+    await run.waitFor('READY');
+    run.emitter.emit('SIGINT');
+    await run.waitFor('GOT-SIGINT');
+    run.emitter.emit('SIGTERM');
+    const res = await run.result;
+    // Killed after the late grace (1 s), not the 60 s grace; SIGTERM never reached it.
+    expect(res).toMatchObject({ signal: 'SIGKILL', forwarded: 'SIGINT', killed: true });
+    expect(run.signals()).toBe('SIGINT\n');
+  });
+
+  it('runs a CLI to completion untouched when no signal arrives', async () => {
+    const run = start(`process.on('SIGINT', () => record('SIGINT'));\nsetImmediate(() => process.exit(0));`);
+    const res = await run.result;
+    expect(res).toEqual({ exitCode: 0, signal: null, stderrBytes: 0, forwarded: undefined, killed: false });
+    expect(run.signals()).toBe('');
+  });
+
+  it('rejects when the binary cannot be started, and still closes the stop-commands region', async () => {
+    const chunks: string[] = [];
+    await expect(
+      runCli(join(tmpdir(), 'no-such-cli-binary'), [], tmpdir(), {}, { write: (c) => chunks.push(c.toString()) }),
+    ).rejects.toThrow('could not be started');
+    const marker = /::stop-commands::([0-9a-f]{32})\n/.exec(chunks.join(''))?.[1] ?? 'missing';
+    expect(chunks.join('')).toContain(`::${marker}::`);
   });
 });
