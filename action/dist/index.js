@@ -23521,7 +23521,13 @@ async function runCli(binary, args, cwd, env, opts = {}) {
       let exited;
       let settled = false;
       let closeTimer;
-      const child2 = (0, import_node_child_process.spawn)(binary, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"], windowsHide: true });
+      const child2 = (0, import_node_child_process.spawn)(binary, args, {
+        cwd,
+        env,
+        stdio: ["ignore", "pipe", "pipe"],
+        windowsHide: true,
+        detached: true
+      });
       const supervision = opts.cancellation === void 0 ? void 0 : supervise(child2, opts.cancellation, {
         graceMs: opts.graceMs ?? DEFAULT_KILL_GRACE_MS,
         ...opts.log === void 0 ? {} : { log: opts.log }
@@ -24569,7 +24575,12 @@ async function execute(inputs, binary, childEnv, cancellation) {
       return;
     }
     if (report !== void 0 && versionMatches) await publish(inputs, report, reportPath, Message.interrupted);
-    const why = read.kind === "absent" ? "without writing its report" : "and its report does not match the exit status";
+    let why;
+    if (read.kind === "absent") why = "without writing its report";
+    else if (read.kind === "broken") why = `and left a ${read.reason}`;
+    else if (!versionMatches) why = "and its report names a CLI version other than cli-version";
+    else if (cli.killed) why = "and had to be killed; the outputs are from the report it had written";
+    else why = `and its exit code and report disagree: ${disagreement ?? "unknown"}`;
     throw new ActionFailure(Message.interrupted, `The CLI was interrupted ${why}.`);
   }
   if (read.kind === "broken") throw skewFailure(`The ${read.reason}.`);

@@ -85,7 +85,17 @@ export async function runCli(
       let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
       let settled = false;
       let closeTimer: NodeJS.Timeout | undefined;
-      const child = spawn(binary, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+      // detached: the CLI leads its own process group, so a signal sent to
+      // the Action's whole group (Ctrl-C in a terminal) reaches the CLI only
+      // once, through supervise: a second delivery would make it exit at
+      // once without its report.
+      const child = spawn(binary, args, {
+        cwd,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        windowsHide: true,
+        detached: true,
+      });
       const supervision =
         opts.cancellation === undefined
           ? undefined

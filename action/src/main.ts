@@ -178,7 +178,12 @@ async function execute(
       return;
     }
     if (report !== undefined && versionMatches) await publish(inputs, report, reportPath, Message.interrupted);
-    const why = read.kind === 'absent' ? 'without writing its report' : 'and its report does not match the exit status';
+    let why: string;
+    if (read.kind === 'absent') why = 'without writing its report';
+    else if (read.kind === 'broken') why = `and left a ${read.reason}`;
+    else if (!versionMatches) why = 'and its report names a CLI version other than cli-version';
+    else if (cli.killed) why = 'and had to be killed; the outputs are from the report it had written';
+    else why = `and its exit code and report disagree: ${disagreement ?? 'unknown'}`;
     throw new ActionFailure(Message.interrupted, `The CLI was interrupted ${why}.`);
   }
 

@@ -7,7 +7,8 @@
  * - the real release made by `make release-snapshot`, served with its real
  *   checksums.txt, runs against the secretsmanager-emulator binary on
  *   documents encrypted by the real sops CLI (converged, drift with and
- *   without fail-on-drift, conflict, invalid, tampered binary).
+ *   without fail-on-drift, conflict, invalid, a sync cancelled by SIGINT,
+ *   tampered binary); the stand-in also plays a CLI that ignores the signal.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -442,6 +443,26 @@ describe('Action with a stand-in CLI release: cancellation', () => {
     },
   );
 
+  it('delivers SIGINT to the whole process group (Ctrl-C in a terminal) to the CLI once', async () => {
+    const signals = join(work, `signals-${randomUUID()}`);
+    const started = await runner.startAction({
+      inputs,
+      env: {
+        STANDIN_BLOCK: 'trap',
+        STANDIN_PID: pidFile(),
+        STANDIN_SIGNALS: signals,
+        STANDIN_EXIT: '130',
+        STANDIN_REPORT: reportJson({ tool_version: STANDIN, status: 'interrupted' }),
+      },
+    });
+    await started.waitForStdout(waiting);
+    started.killGroup('SIGINT');
+    const r = await started.done;
+    expectFailure(r, MSG.interrupted);
+    expect(await readFile(signals, 'utf8')).toBe('INT\n');
+    expect(r.outputs.status).toBe('interrupted');
+  });
+
   it('stops a CLI that ignores the signal with SIGKILL after the grace period, and still says interrupted', async () => {
     const pidPath = pidFile();
     const started = await runner.startAction({
@@ -628,6 +649,45 @@ describe.skipIf(!cliPresent)('Action with the real release snapshot and the emul
     expectFailure(r, MSG.invalid);
     expect(r.outputs.status).toBe('invalid');
   });
+
+  it.each(['process', 'group'] as const)(
+    'cancelled: SIGINT to the Action (%s) reaches the running CLI, which exits 130 with its report; a re-run converges',
+    async (target) => {
+      // process: what the runner does; group: Ctrl-C in a terminal, where
+      // the CLI must still get the signal once (a second would lose the report).
+      const prefix = `e2e/cancelled-${target}`;
+      // Every AWS call now hangs (the emulator sleeps until the client goes
+      // away), so the sync is still running when the signal comes; the
+      // timeouts are raised so only the signal can end it.
+      await emulator.setFaults({ latency_ms: 3_600_000 });
+      let r: ActionRun;
+      try {
+        const started = await runner.startAction({
+          inputs: inputs(prefix, { mode: 'sync', 'operation-timeout': '2h', 'run-timeout': '2h' }),
+          env: realEnv,
+        });
+        // The CLI has read the commit and is observing AWS.
+        await started.waitForStdout('"msg":"desired state loaded"');
+        if (target === 'group') started.killGroup('SIGINT');
+        else started.process.kill('SIGINT');
+        r = await started.done;
+      } finally {
+        await emulator.setFaults({});
+      }
+      expectFailure(r, MSG.interrupted);
+      expect(r.stdout).toContain('Received SIGINT: forwarded it to sops-aws-sync');
+      expect(r.stdout).toContain('The Action forwarded SIGINT; sops-aws-sync exited with code 130.');
+      expect(r.stdout).toContain('"error_class":"interrupted:signal"');
+      expect(r.outputs).toMatchObject({ status: 'interrupted', 'verification-status': 'not-run', 'cli-version': REAL });
+      const report = JSON.parse(await readFile(r.outputs['redacted-report-path'] ?? '', 'utf8')) as Record<string, unknown>;
+      expect(report).toMatchObject({ status: 'interrupted', tool_version: REAL });
+      expect(r.summary).toContain('<td>Status</td><td>interrupted</td>');
+
+      const again = await runner.runAction({ inputs: inputs(prefix, { mode: 'sync' }), env: realEnv });
+      expectSuccess(again);
+      expect(again.outputs).toMatchObject({ status: 'converged', 'create-count': '2', 'verification-status': 'converged' });
+    },
+  );
 
   it('tampered binary: the real checksums.txt catches it', async () => {
     server.tampered.add(realAsset);

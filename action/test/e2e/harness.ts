@@ -415,6 +415,8 @@ export interface RunOptions {
 export interface StartedAction {
   /** The Node process running dist/index.js (the runner's step entry process). */
   readonly process: ChildProcess;
+  /** Sends signal to the Node process's whole process group (what Ctrl-C in a terminal does). */
+  killGroup(signal: NodeJS.Signals): void;
   /**
    * Resolves once the Action's stdout so far contains text; rejects when the
    * Action exits first (with what it printed), so a test never hangs on a
@@ -455,10 +457,13 @@ export class Runner {
       ...opts.env,
     };
     for (const [k, v] of Object.entries(opts.inputs)) env[`INPUT_${k.toUpperCase()}`] = v;
+    // Its own process group, so a test can signal the whole group as a
+    // terminal's Ctrl-C does without signalling the test runner.
     const proc = spawn(process.execPath, [distEntry], {
       env,
       cwd: env.GITHUB_WORKSPACE ?? dir,
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
     });
     let stdout = '';
     let stderr = '';
@@ -496,6 +501,9 @@ export class Runner {
     }));
     return {
       process: proc,
+      killGroup: (signal) => {
+        if (proc.pid !== undefined) process.kill(-proc.pid, signal);
+      },
       done,
       waitForStdout: (text) =>
         stdout.includes(text)
