@@ -23503,6 +23503,10 @@ function cliArgs(inputs, repositoryPath, reportFile) {
   flag("operation-timeout", inputs.operationTimeout);
   flag("verification-timeout", inputs.verificationTimeout);
   flag("allow-empty", String(inputs.allowEmpty));
+  flag("max-deletions", inputs.maxDeletions);
+  flag("kms-key-id", inputs.kmsKeyId);
+  flag("description", inputs.description);
+  for (const pair of inputs.tags) flag("tag", pair);
   flag("show-resource-names", String(inputs.showResourceNames));
   flag("log-format", "json");
   flag("report-file", reportFile);
@@ -23659,6 +23663,18 @@ function singleLine(read, name) {
   if (/[\r\n\0]/.test(raw)) throw configFailure(`Input ${name} must be a single line.`);
   return raw;
 }
+function parseTags(read) {
+  const pairs = [];
+  for (const raw of read("tags").split("\n")) {
+    const line = raw.trim();
+    if (line === "") continue;
+    if (/\0/.test(line) || line.indexOf("=") <= 0) {
+      throw configFailure("Input tags must hold one KEY=VALUE pair per line.");
+    }
+    pairs.push(line);
+  }
+  return pairs;
+}
 function parseInputs(read, env) {
   const mode = read("mode") || "plan";
   if (mode !== "plan" && mode !== "sync") throw configFailure("Input mode must be plan or sync.");
@@ -23678,6 +23694,12 @@ function parseInputs(read, env) {
       throw configFailure("Input recovery-window-days must be a whole number from 7 to 30.");
     }
     recoveryWindowDays = n;
+  }
+  let maxDeletions;
+  const rawMax = read("max-deletions");
+  if (rawMax !== "") {
+    if (!/^\d{1,9}$/.test(rawMax)) throw configFailure("Input max-deletions must be a whole number, 0 or more.");
+    maxDeletions = Number(rawMax);
   }
   const cliVersion = read("cli-version");
   if (!isExactSemver(cliVersion)) {
@@ -23702,6 +23724,10 @@ function parseInputs(read, env) {
     operationTimeout: parseDuration(read, "operation-timeout"),
     verificationTimeout: parseDuration(read, "verification-timeout"),
     allowEmpty: parseBoolean(read, "allow-empty"),
+    maxDeletions,
+    kmsKeyId: singleLine(read, "kms-key-id"),
+    description: singleLine(read, "description"),
+    tags: parseTags(read),
     showResourceNames: parseBoolean(read, "show-resource-names"),
     cliVersion,
     githubToken

@@ -25,6 +25,10 @@ export function cliArgs(inputs: Inputs, repositoryPath: string, reportFile: stri
   flag('operation-timeout', inputs.operationTimeout);
   flag('verification-timeout', inputs.verificationTimeout);
   flag('allow-empty', String(inputs.allowEmpty));
+  flag('max-deletions', inputs.maxDeletions);
+  flag('kms-key-id', inputs.kmsKeyId);
+  flag('description', inputs.description);
+  for (const pair of inputs.tags) flag('tag', pair);
   flag('show-resource-names', String(inputs.showResourceNames));
   flag('log-format', 'json');
   flag('report-file', reportFile);

@@ -18,6 +18,14 @@ export interface Inputs {
   operationTimeout: string;
   verificationTimeout: string;
   allowEmpty: boolean;
+  /** Undefined means no deletion limit (the CLI default). */
+  maxDeletions: number | undefined;
+  /** Empty means "not managed" (the CLI leaves the secret's key alone). */
+  kmsKeyId: string;
+  /** Empty means "not managed". */
+  description: string;
+  /** KEY=VALUE pairs, one per line of the multi-line input; empty = not managed. */
+  tags: string[];
   showResourceNames: boolean;
   /** Exact semantic version without a leading "v", e.g. 1.2.3. */
   cliVersion: string;
@@ -38,6 +46,10 @@ export const INPUT_NAMES = [
   'operation-timeout',
   'verification-timeout',
   'allow-empty',
+  'max-deletions',
+  'kms-key-id',
+  'description',
+  'tags',
   'show-resource-names',
   'cli-version',
   'github-token',
@@ -104,6 +116,26 @@ function singleLine(read: InputReader, name: InputName): string {
 }
 
 /**
+ * The multi-line tags input: one KEY=VALUE pair per line (the key ends at
+ * the first "="); blank lines and surrounding whitespace are ignored, CRLF
+ * is tolerated. Only the shape is checked here; the CLI owns the tag rules
+ * (reserved prefixes, lengths, characters, count) and rejects them with
+ * exit 3, naming --tag and never the value.
+ */
+function parseTags(read: InputReader): string[] {
+  const pairs: string[] = [];
+  for (const raw of read('tags').split('\n')) {
+    const line = raw.trim();
+    if (line === '') continue;
+    if (/\0/.test(line) || line.indexOf('=') <= 0) {
+      throw configFailure('Input tags must hold one KEY=VALUE pair per line.');
+    }
+    pairs.push(line);
+  }
+  return pairs;
+}
+
+/**
  * Validates every input (SPEC §8) and applies the workflow defaults for
  * revision (GITHUB_SHA) and repository-id (GITHUB_REPOSITORY). Rules the CLI
  * owns (secret-name characters, source-root shape) are left to the CLI,
@@ -136,6 +168,13 @@ export function parseInputs(read: InputReader, env: NodeJS.ProcessEnv): Inputs {
     recoveryWindowDays = n;
   }
 
+  let maxDeletions: number | undefined;
+  const rawMax = read('max-deletions');
+  if (rawMax !== '') {
+    if (!/^\d{1,9}$/.test(rawMax)) throw configFailure('Input max-deletions must be a whole number, 0 or more.');
+    maxDeletions = Number(rawMax);
+  }
+
   const cliVersion = read('cli-version');
   if (!isExactSemver(cliVersion)) {
     throw configFailure(
@@ -161,6 +200,10 @@ export function parseInputs(read: InputReader, env: NodeJS.ProcessEnv): Inputs {
     operationTimeout: parseDuration(read, 'operation-timeout'),
     verificationTimeout: parseDuration(read, 'verification-timeout'),
     allowEmpty: parseBoolean(read, 'allow-empty'),
+    maxDeletions,
+    kmsKeyId: singleLine(read, 'kms-key-id'),
+    description: singleLine(read, 'description'),
+    tags: parseTags(read),
     showResourceNames: parseBoolean(read, 'show-resource-names'),
     cliVersion,
     githubToken,

@@ -63,6 +63,31 @@ describe('cliArgs', () => {
     expect(sync).not.toContain('--detailed-exit-code');
   });
 
+  it('passes the operator controls, one --tag per line of the tags input', () => {
+    const args = cliArgs(
+      inputs({
+        'max-deletions': '2',
+        'kms-key-id': 'alias/app-secrets',
+        description: 'from acme/infra',
+        tags: 'team=platform\nenv=prod',
+      }),
+      '/ws',
+      '/r.json',
+    );
+    expect(args).toEqual(
+      expect.arrayContaining([
+        '--max-deletions=2',
+        '--kms-key-id=alias/app-secrets',
+        '--description=from acme/infra',
+        '--tag=team=platform',
+        '--tag=env=prod',
+      ]),
+    );
+    expect(args.filter((a) => a.startsWith('--tag=')).length).toBe(2);
+    const none = cliArgs(inputs(), '/ws', '/r.json');
+    expect(none.some((a) => /^--(tag|kms-key-id|description|max-deletions)=/.test(a))).toBe(false);
+  });
+
   it('passes values with shell metacharacters as one argument each', () => {
     const args = cliArgs(inputs({ 'secret-prefix': 'a b;$(x)' }), '/ws', '/r.json');
     expect(args).toContain('--secret-prefix=a b;$(x)');

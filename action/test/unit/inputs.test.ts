@@ -92,6 +92,37 @@ describe('parseInputs', () => {
     if (value !== undefined && value.length > 1) expect(f.reason).not.toContain(value);
   });
 
+  it('reads the operator controls: deletion limit, KMS key, description, multi-line tags', () => {
+    const i = parse({
+      'max-deletions': '0',
+      'kms-key-id': 'alias/app-secrets',
+      description: 'from acme/infra',
+      tags: 'team=platform\r\n\n  env=prod  \ncost=a=b\n',
+    });
+    expect(i).toMatchObject({
+      maxDeletions: 0,
+      kmsKeyId: 'alias/app-secrets',
+      description: 'from acme/infra',
+      tags: ['team=platform', 'env=prod', 'cost=a=b'],
+    });
+    expect(parse()).toMatchObject({ maxDeletions: undefined, kmsKeyId: '', description: '', tags: [] });
+  });
+
+  it.each([
+    [{ 'max-deletions': '-1' }, 'max-deletions'],
+    [{ 'max-deletions': '2.5' }, 'max-deletions'],
+    [{ 'max-deletions': 'many' }, 'max-deletions'],
+    [{ tags: 'team=platform\nCANARY-no-equals' }, 'tags'],
+    [{ tags: '=CANARY-no-key' }, 'tags'],
+    [{ 'kms-key-id': 'alias/a\nalias/CANARY' }, 'kms-key-id'],
+    [{ description: 'two\nCANARY-lines' }, 'description'],
+  ])('rejects %o naming the input, never its value', (over, name) => {
+    const f = rejection(over);
+    expect(f.message).toBe(Message.invalid);
+    expect(f.reason).toContain(name);
+    expect(f.reason).not.toContain('CANARY');
+  });
+
   it('requires a revision and repository when the workflow provides none', () => {
     expect(rejection({}, { GITHUB_REPOSITORY: 'o/r' }).reason).toContain('revision');
     expect(rejection({}, { GITHUB_SHA: 'a'.repeat(40) }).reason).toContain('repository-id');
