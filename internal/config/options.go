@@ -95,6 +95,7 @@ type Output struct {
 	LogFormat         string // json, text
 	ShowResourceNames bool
 	ReportFile        string // "" = no report
+	PlanFile          string // "" = no plan file
 }
 
 // Run bounds and shapes the command itself.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -56,6 +57,14 @@ type Result struct {
 	// sides of a rebuild included) plus the unchanged names it did not touch;
 	// Conflicts counts conflicting secrets (docs/results.md).
 	Counts vocab.Counts
+	// Plan is the plan the run shows, as planview's input (unredacted:
+	// planview.Build applies the redaction rule): every operation with its
+	// reason, key-level summary and metadata kinds, every conflict with its
+	// class, every unchanged name, each with its resource ordinal (the
+	// logs' label). For sync it is the plan that was applied (after a
+	// rebuild, the rebuilt one) plus the follow-up updates after restores.
+	// Nil when no plan was built (the first observation failed).
+	Plan []planview.Operation
 }
 
 // Run observes the scope of want through sm, plans, and in ModeSync applies

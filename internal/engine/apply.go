@@ -359,7 +359,8 @@ func (r *runner) followUps(ctx context.Context, restored []plan.Operation) ([]pl
 					reason = plan.ReasonMetadata // the value survived the deletion window; only metadata differs
 				}
 				fu = &plan.Operation{Kind: vocab.OpUpdate, Name: op.Name, ARN: s.obs.ARN, Reason: reason,
-					Metadata: s.d.Metadata, Desired: op.Desired, Fingerprint: s.fingerprint()}
+					Metadata: s.d.Metadata, Keys: plan.KeysOf(vocab.OpUpdate, op.Desired, s.obs),
+					Desired: op.Desired, Fingerprint: s.fingerprint()}
 			case plan.ActionConflict:
 				out = r.lateConflict(op, s, "new conflict after restore")
 			case plan.ActionUnchanged, plan.ActionRestore:
@@ -372,6 +373,7 @@ func (r *runner) followUps(ctx context.Context, restored []plan.Operation) ([]pl
 		worst = max(worst, out)
 		if fu != nil {
 			follow = append(follow, *fu)
+			r.ledger.followUp(*fu)
 		}
 		return out == outDone
 	})

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -34,6 +35,13 @@ type ledger struct {
 	// applying is set when the first apply pass starts: from then on counts
 	// are what took effect, before it they are the plan's.
 	applying bool
+	// shown is the plan the run shows (the plan file, the rendering): the
+	// last one built for applying or, in plan mode, the plan; nil until a
+	// plan is built. Verification's plans never replace it.
+	shown *plan.Plan
+	// followUps are the updates decided after restores of shown, in
+	// decision order (part of the plan that was applied).
+	followUps []plan.Operation
 }
 
 // entry is what one run knows about one name.
@@ -42,6 +50,9 @@ type entry struct {
 	// --show-resource-names; SPEC §7.3); "" until the name is first logged
 	// or observed.
 	label string
+	// ordinal is the resource ordinal behind label (the document ordinal
+	// of a desired name, a continuing one otherwise); 0 while label is "".
+	ordinal int
 	// arn is the full ARN once learned ("" until then).
 	arn string
 	// touched: an accepted operation of this run changed the name.
@@ -58,7 +69,7 @@ func newLedger(want model.State, showNames bool, mode Mode) *ledger {
 	l := &ledger{mode: mode, redact: model.Redaction{ShowNames: showNames}, names: make(map[string]*entry, len(want.Secrets))}
 	maxOrdinal := 0
 	for _, s := range want.Secrets {
-		l.names[s.Name] = &entry{label: l.redact.Label(s.Ordinal, s.Name)}
+		l.names[s.Name] = &entry{label: l.redact.Label(s.Ordinal, s.Name), ordinal: s.Ordinal}
 		maxOrdinal = max(maxOrdinal, s.Ordinal)
 	}
 	l.nextOrdinal = maxOrdinal + 1
@@ -81,7 +92,7 @@ func (l *ledger) entryLocked(name string) *entry {
 func (l *ledger) labelLocked(name string) string {
 	e := l.entryLocked(name)
 	if e.label == "" {
-		e.label = l.redact.Label(l.nextOrdinal, name)
+		e.label, e.ordinal = l.redact.Label(l.nextOrdinal, name), l.nextOrdinal
 		l.nextOrdinal++
 	}
 	return e.label
@@ -253,8 +264,60 @@ func verificationOf(mode Mode, s vocab.Status) vocab.Verification {
 	return vocab.VerificationNotRun
 }
 
+// planned records p as the plan the run shows (the first plan, or the
+// rebuilt one, which replaces it and the follow-ups of the earlier pass).
+func (l *ledger) planned(p plan.Plan) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.shown, l.followUps = &p, nil
+}
+
+// followUp records an update decided after a restore of the shown plan.
+func (l *ledger) followUp(op plan.Operation) {
+	l.mu.Lock()
+	l.followUps = append(l.followUps, op)
+	l.mu.Unlock()
+}
+
+// planData is the shown plan as planview's input operations: every
+// operation (follow-ups included), conflict and unchanged name, each with
+// its resource ordinal and its name unredacted (planview.Build redacts);
+// nil when no plan was built. Labels are given here to names not seen yet,
+// so ordinals stay the log's.
+func (l *ledger) planData() []planview.Operation {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.shown == nil {
+		return nil
+	}
+	p := l.shown
+	out := make([]planview.Operation, 0, len(p.Ops)+len(l.followUps)+len(p.Conflicts)+len(p.Unchanged))
+	op := func(name string, a vocab.PlanAction, r vocab.PlanReason) planview.Operation {
+		l.labelLocked(name)
+		return planview.Operation{Ordinal: l.names[name].ordinal, Name: name, Action: a, Reason: r}
+	}
+	for _, ops := range [][]plan.Operation{p.Ops, l.followUps} {
+		for _, o := range ops {
+			v := op(o.Name, vocab.PlanAction(o.Kind), o.Reason.PlanReason())
+			v.Keys, v.Metadata = o.Keys, o.Metadata.Kinds()
+			out = append(out, v)
+		}
+	}
+	for _, c := range p.Conflicts {
+		v := op(c.Name, vocab.PlanConflict, vocab.PlanReason(c.Class))
+		v.Conflict = c.Class
+		out = append(out, v)
+	}
+	for _, u := range p.Unchanged {
+		out = append(out, op(u.Name, vocab.PlanUnchanged, u.Reason.PlanReason()))
+	}
+	return out
+}
+
 // result builds the Result of the run: the only place one is made. final is
-// the last plan the run built (the zero Plan when none was).
+// the last plan the run built (the zero Plan when none was); the Result's
+// Plan is the shown plan (planData), which for sync is the plan applied.
 func (l *ledger) result(status vocab.Status, final plan.Plan) Result {
-	return Result{Status: status, Verification: verificationOf(l.mode, status), Counts: l.counts(final, status)}
+	return Result{Status: status, Verification: verificationOf(l.mode, status), Counts: l.counts(final, status),
+		Plan: l.planData()}
 }

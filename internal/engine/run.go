@@ -49,6 +49,7 @@ func (r *runner) outcome(ctx context.Context) (vocab.Status, plan.Plan) {
 		return r.observationFailed(ctx, err), plan.Plan{}
 	}
 	p := plan.Build(r.want, obs, r.policy)
+	r.ledger.planned(p)
 	r.logPlan(p, start)
 	if status, stop := r.gate(p); stop {
 		return status, p
@@ -92,6 +93,7 @@ func (r *runner) outcome(ctx context.Context) (vocab.Status, plan.Plan) {
 			return vocab.StatusApplyFailed, p
 		}
 		p = plan.Build(r.want, obs, r.policy)
+		r.ledger.planned(p)
 		r.logPlan(p, start)
 		if status, stop := r.gate(p); stop {
 			return status, p

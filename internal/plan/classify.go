@@ -33,22 +33,26 @@ func (a Action) IsOperation() bool {
 
 // Reason says why an action was chosen, separately from the action
 // (an update *because* the value differs, the stored value is binary, or
-// there is no current version). Reasons are data for logs and tests; they
-// never carry a value.
+// there is no current version). Reasons are data for logs, tests and the
+// plan file; they never carry a value. Every reason an operation or an
+// unchanged name carries is spelled as its vocab.PlanReason (the plan
+// file's wire token, SPEC §7.4), so PlanReason is a conversion, not a
+// table; not-ours and conflict never reach a plan file (a conflict's
+// reason there is its class).
 type Reason string
 
 const (
-	ReasonAbsent        Reason = "absent"                 // create
-	ReasonValueDiffers  Reason = "value-differs"          // update
-	ReasonStoredBinary  Reason = "stored-binary"          // update
-	ReasonNoCurrent     Reason = "no-current"             // update
-	ReasonScheduled     Reason = "scheduled-for-deletion" // restore; unchanged when not desired
-	ReasonNotDesired    Reason = "not-desired"            // schedule-delete
-	ReasonEqual         Reason = "value-equal"            // unchanged
-	ReasonNotOurs       Reason = "not-ours"               // none
-	ReasonAfterRestore  Reason = "after-restore"          // follow-up update (set by the engine)
-	ReasonMetadata      Reason = "metadata"               // update: only the configured metadata differs
-	ReasonConflictFound Reason = "conflict"               // conflict; see Decision.Conflict
+	ReasonAbsent               = Reason(vocab.ReasonAbsent)               // create
+	ReasonValueDiffers         = Reason(vocab.ReasonValueDiffers)         // update
+	ReasonStoredBinary         = Reason(vocab.ReasonStoredValueBinary)    // update
+	ReasonNoCurrent            = Reason(vocab.ReasonNoCurrentVersion)     // update
+	ReasonScheduled            = Reason(vocab.ReasonScheduledForDeletion) // restore; unchanged when not desired
+	ReasonNotDesired           = Reason(vocab.ReasonNotDesired)           // schedule-delete
+	ReasonEqual                = Reason(vocab.ReasonValueEqual)           // unchanged
+	ReasonAfterRestore         = Reason(vocab.ReasonRestoreThenUpdate)    // follow-up update (set by the engine)
+	ReasonMetadata             = Reason(vocab.ReasonMetadata)             // update: only the configured metadata differs
+	ReasonNotOurs       Reason = "not-ours"                               // none (never in a plan)
+	ReasonConflictFound Reason = "conflict"                               // conflict; see Decision.Conflict
 )
 
 // Decision is the classification of one name.
@@ -87,7 +91,7 @@ type Rules struct {
 //   - no AWSCURRENT, or the read found none: update (no-current);
 //   - fetched version differs from DescribeSecret's AWSCURRENT: staging;
 //     both or neither of string and binary: payload; binary: update
-//     (stored-binary); string byte-equal to want.Value: unchanged, else
+//     (stored-value-binary); string byte-equal to want.Value: unchanged, else
 //     update (value-differs);
 //   - a desired, owned, active secret that is unchanged or updated is also
 //     compared with the configured metadata (DiffMetadata): a difference
@@ -193,3 +197,6 @@ func classifyValue(want *model.Secret, obs ObservedSecret) Decision {
 	}
 	return Decision{Action: ActionUpdate, Reason: ReasonValueDiffers}
 }
+
+// PlanReason is r as the plan file's reason token (vocab.PlanReasons).
+func (r Reason) PlanReason() vocab.PlanReason { return vocab.PlanReason(r) }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
 // MetadataChange is what differs between the configured metadata
@@ -66,4 +67,21 @@ func DiffMetadata(m model.Metadata, obs ObservedSecret) MetadataChange {
 		}
 	}
 	return c
+}
+
+// Kinds lists what c changes as plan-file metadata kinds, in
+// vocab.MetadataKinds order (kinds only: the plan file never shows a
+// configured value or a tag key); nil when nothing changes.
+func (c MetadataChange) Kinds() []vocab.MetadataKind {
+	var out []vocab.MetadataKind
+	if c.KMSKeyID {
+		out = append(out, vocab.MetadataKMSKey)
+	}
+	if c.Description {
+		out = append(out, vocab.MetadataDescription)
+	}
+	if len(c.Tags) > 0 {
+		out = append(out, vocab.MetadataTags)
+	}
+	return out
 }

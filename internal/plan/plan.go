@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/keydiff"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -18,6 +19,9 @@ type Operation struct {
 	// Metadata is the metadata an update changes (zero for other kinds and
 	// for updates of the value alone).
 	Metadata MetadataChange
+	// Keys is the key-level change summary of a create or update (KeysOf;
+	// nil for restore and schedule-delete). It holds pointers only.
+	Keys *keydiff.Summary
 	// Desired is the desired secret (nil for a schedule-delete).
 	Desired *model.Secret
 	// Fingerprint is what planning saw; the apply precondition compares a
@@ -147,9 +151,10 @@ func Build(want model.State, observed map[string]ObservedSecret, policy Policy) 
 		case d.Action == ActionUnchanged:
 			p.Unchanged = append(p.Unchanged, Unchanged{Name: name, Reason: d.Reason, Desired: w})
 		case d.Action.IsOperation():
+			kind := vocab.OperationKind(d.Action)
 			p.Ops = append(p.Ops, Operation{
-				Kind: vocab.OperationKind(d.Action), Name: name, ARN: obs.ARN,
-				Reason: d.Reason, Metadata: d.Metadata, Desired: w, Fingerprint: FingerprintOf(name, obs, d),
+				Kind: kind, Name: name, ARN: obs.ARN, Reason: d.Reason, Metadata: d.Metadata,
+				Keys: KeysOf(kind, w, obs), Desired: w, Fingerprint: FingerprintOf(name, obs, d),
 			})
 		}
 	}

@@ -3,6 +3,7 @@ package plan_test
 import (
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -133,7 +134,7 @@ func TestProperty_OrderDeterminismAndCounts(t *testing.T) {
 			}
 		}
 		again := plan.Build(st, maps.Clone(obs), plan.Policy{})
-		if fmt.Sprint(again.Ops) != fmt.Sprint(plan.Build(st, obs, plan.Policy{}).Ops) {
+		if !reflect.DeepEqual(again.Ops, plan.Build(st, obs, plan.Policy{}).Ops) {
 			t.Fatal("Build is not deterministic")
 		}
 		c := p.Counts()

@@ -54,6 +54,7 @@ var labelRE = regexp.MustCompile(`^resource-(unknown|[0-9]{4,})$`)
 // Validate checks the v1 rules on v, the redaction rule's shape included:
 // the schema; a 40-hex or empty git_revision; known actions and reasons;
 // with names hidden, every resource an ordinal label and no key_paths;
+// metadata kinds only on an update;
 // for create and update exactly one of keys and keys_unavailable, with
 // key_paths exactly when names are shown, holding valid, sorted, distinct
 // RFC 6901 pointers, as many added and changed as counted and no more
@@ -95,6 +96,12 @@ func (o Op) validate(namesShown bool) error {
 	case !namesShown && !labelRE.MatchString(o.Resource):
 		return errors.New("resource is not an ordinal label, but names are not shown")
 	}
+	if o.Metadata != nil && o.Action != vocab.PlanUpdate {
+		return errors.New("metadata on an action other than update")
+	}
+	if o.Metadata != nil && !validMetadata(o.Metadata) {
+		return errors.New("metadata must be a non-empty list of distinct known kinds in schema order")
+	}
 	if !hasKeys(o.Action) {
 		if o.Keys != nil || o.KeyPaths != nil || o.KeysUnavailable != "" {
 			return errors.New("keys on an action other than create or update")
@@ -133,6 +140,19 @@ func (o Op) validate(namesShown bool) error {
 		}
 	}
 	return nil
+}
+
+// validMetadata: non-empty, known kinds, strictly in vocab.MetadataKinds order.
+func validMetadata(ks []vocab.MetadataKind) bool {
+	last := -1
+	for _, k := range ks {
+		i := slices.Index(vocab.MetadataKinds, k)
+		if i <= last {
+			return false
+		}
+		last = i
+	}
+	return len(ks) > 0
 }
 
 // Marshal validates v and returns the plan file: indented JSON with a

@@ -37,6 +37,9 @@ type Operation struct {
 	// Keys is the key-level change summary (internal/keydiff); required for
 	// create and update, ignored otherwise.
 	Keys *keydiff.Summary
+	// Metadata lists the kinds of configured metadata an update changes
+	// (issue 14), in vocab.MetadataKinds order; ignored for other actions.
+	Metadata []vocab.MetadataKind
 }
 
 // Diagnostic is one user-facing problem, as the plan file writes it:

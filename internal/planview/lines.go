@@ -3,6 +3,7 @@ package planview
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/report"
@@ -90,7 +91,7 @@ func phases(v View) []section {
 // one for the removed paths that are only counted.
 func opLines(o Op) []string {
 	head := "  " + symbols[o.Action] + " " + q(o.Resource) + " " + string(o.Action)
-	reason := "(" + reasonPhrases[o.Reason] + ")"
+	reason := "(" + reasonPhrases[o.Reason] + metadataPhrase(o) + ")"
 	switch {
 	case o.Keys != nil:
 		k := o.Keys
@@ -124,6 +125,22 @@ func opLines(o Op) []string {
 		}
 	}
 	return out
+}
+
+// metadataPhrase names the kinds of metadata an update changes: ": kms-key,
+// tags" after reason metadata, "; metadata: description" after another.
+func metadataPhrase(o Op) string {
+	if len(o.Metadata) == 0 {
+		return ""
+	}
+	ks := make([]string, len(o.Metadata))
+	for i, k := range o.Metadata {
+		ks[i] = string(k)
+	}
+	if o.Reason == vocab.ReasonMetadata {
+		return ": " + strings.Join(ks, ", ")
+	}
+	return "; metadata: " + strings.Join(ks, ", ")
 }
 
 // closing is Terraform's closing line.

@@ -44,6 +44,10 @@ type Op struct {
 	// KeysUnavailable replaces Keys when the stored value is not a JSON
 	// object.
 	KeysUnavailable vocab.KeysUnavailable `json:"keys_unavailable,omitempty"`
+	// Metadata lists the kinds of configured metadata an update changes
+	// (kms-key, description, tags; vocab.MetadataKinds order), never their
+	// values or tag keys; absent when none changes and for other actions.
+	Metadata []vocab.MetadataKind `json:"metadata,omitempty"`
 }
 
 // KeyCounts are the numbers of leaf paths added, removed and changed.
@@ -111,6 +115,9 @@ func buildOp(o Operation, r model.Redaction) Op {
 	op := Op{Resource: r.Label(o.Ordinal, o.Name), Action: o.Action, Reason: o.Reason}
 	if o.Action == vocab.PlanConflict {
 		op.Reason = vocab.PlanReason(o.Conflict)
+	}
+	if o.Action == vocab.PlanUpdate && len(o.Metadata) > 0 {
+		op.Metadata = slices.Clone(o.Metadata)
 	}
 	if !hasKeys(o.Action) || o.Keys == nil {
 		return op

@@ -86,3 +86,17 @@ const (
 
 // KeysUnavailableReasons lists every KeysUnavailable token.
 var KeysUnavailableReasons = []KeysUnavailable{KeysStoredValueBinary, KeysStoredValueNotJSON, KeysStoredValueNotObject}
+
+// MetadataKind is one kind of configured metadata an update changes
+// (issue 14), as listed in the plan file's "metadata" of an update: the
+// kind only, never a value and never a tag key.
+type MetadataKind string
+
+const (
+	MetadataKMSKey      MetadataKind = "kms-key"
+	MetadataDescription MetadataKind = "description"
+	MetadataTags        MetadataKind = "tags"
+)
+
+// MetadataKinds lists every MetadataKind in the order a plan file lists them.
+var MetadataKinds = []MetadataKind{MetadataKMSKey, MetadataDescription, MetadataTags}

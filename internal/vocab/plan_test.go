@@ -49,6 +49,15 @@ func TestPlanTokensGolden(t *testing.T) {
 			t.Errorf("keys_unavailable %d = %q, want %q", i, k, keys[i])
 		}
 	}
+	meta := []string{"kms-key", "description", "tags"}
+	if len(MetadataKinds) != len(meta) {
+		t.Fatalf("metadata kinds: %v, want %v", MetadataKinds, meta)
+	}
+	for i, k := range MetadataKinds {
+		if string(k) != meta[i] {
+			t.Errorf("metadata kind %d = %q, want %q", i, k, meta[i])
+		}
+	}
 	if !slices.Contains(PlanActions, PlanAction(OpScheduleDelete)) {
 		t.Errorf("plan actions must spell the operation kinds as vocab does")
 	}

@@ -11,7 +11,8 @@ import (
 // status (mapped by vocab.ExitCode), whether plan --detailed-exit-code was
 // given, and the diagnostics for stderr (configuration problems, a report
 // write failure). A diagnostic of a family whose exit code is not the
-// status's (report:write-failed, SPEC §7.1) decides the exit code.
+// status's (report:write-failed, SPEC §7.1; planfile:write-failed)
+// decides the exit code.
 type RunError struct {
 	Status      vocab.Status
 	Detailed    bool
@@ -29,7 +30,7 @@ func (e *RunError) Error() string {
 func (e *RunError) Unwrap() error { return e.Diagnostics.Err() }
 
 // For maps err to the process exit code: nil is 0; a *RunError its status
-// (a report write failure forces 3); diag.Diagnostics their family's code;
+// (a report or plan-file write failure forces 3); diag.Diagnostics their family's code;
 // anything else fails closed as exit 3.
 func For(err error) int {
 	if err == nil {
@@ -38,7 +39,7 @@ func For(err error) int {
 	var re *RunError
 	if errors.As(err, &re) {
 		for _, d := range re.Diagnostics {
-			if diag.FamilyOf(d.Class) == diag.FamilyReport {
+			if f := diag.FamilyOf(d.Class); f == diag.FamilyReport || f == diag.FamilyPlanfile {
 				return d.ExitCode()
 			}
 		}

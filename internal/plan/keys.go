@@ -1,0 +1,44 @@
+package plan
+
+import (
+	"github.com/sops-aws-sync/sops-aws-sync/internal/keydiff"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+// KeysOf is the key-level change summary (internal/keydiff, issue 13) of
+// writing want's canonical value over what obs shows, for a create or an
+// update; nil for every other kind and when want is nil. It is computed
+// only for operations (never for unchanged names or conflicts), so a no-op
+// plan decodes no value:
+//   - create, or an update with no current value read (no AWSCURRENT, the
+//     read found none): every desired leaf added (keydiff.Create);
+//   - the current version holds SecretBinary: no paths, keys_unavailable
+//     stored-value-binary (keydiff.Binary);
+//   - otherwise the desired value against the current SecretString
+//     (keydiff.Diff; a metadata-only update has no key change).
+//
+// A desired value that is not a JSON object (a bug: internal/canonical only
+// produces objects) gives the empty summary rather than a panic.
+func KeysOf(kind vocab.OperationKind, want *model.Secret, obs ObservedSecret) *keydiff.Summary {
+	if want == nil || (kind != vocab.OpCreate && kind != vocab.OpUpdate) {
+		return nil
+	}
+	var (
+		s   keydiff.Summary
+		err error
+	)
+	cur := obs.Current
+	switch {
+	case kind == vocab.OpCreate || cur == nil || cur.Missing || (!cur.HasString && !cur.HasBinary):
+		s, err = keydiff.Create(want.Value)
+	case !cur.HasString:
+		s = keydiff.Binary()
+	default:
+		s, err = keydiff.Diff(want.Value, cur.String)
+	}
+	if err != nil {
+		s = keydiff.Summary{}
+	}
+	return &s
+}
