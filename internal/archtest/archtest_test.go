@@ -18,7 +18,7 @@ const module = "github.com/sops-aws-sync/sops-aws-sync"
 var layers = [][]string{
 	{"cmd/"},
 	{"internal/cli", "internal/cli/root"},
-	{"internal/cli/command", "internal/cli/version"},
+	{"internal/cli/command", "internal/cli/show", "internal/cli/version"},
 	{"internal/cli/exitcode"},
 	{"internal/cli/factory"},
 	{"internal/awssm", "internal/desired"},

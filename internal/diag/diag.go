@@ -56,6 +56,16 @@ func (s Subject) Label() string {
 	return model.Redaction{ShowNames: s.Path != ""}.Label(s.Ordinal, s.Path)
 }
 
+// Name is the subject in one phrase, as the plan file's diagnostics carry
+// it: a document's label (ordinal, or path when shown), a setting as
+// stderr names it ("flag --secret-prefix"), or "" for the whole run.
+func (s Subject) Name() string {
+	if s.IsDocument() {
+		return s.Label()
+	}
+	return s.where()
+}
+
 // where names a setting subject as stderr shows it ("flag --secret-prefix",
 // "environment variable SOPS_AWS_SYNC_X", "config file key x").
 func (s Subject) where() string {

@@ -178,7 +178,7 @@ var entries = []Entry{
 	{UsageBadFlag, FamilyUsage, "malformed flag syntax", nextUsage},
 	{UsageRepeatedFlag, FamilyUsage, "a flag is given more than once", nextUsage},
 	{UsageStrayArgument, FamilyUsage, "the command takes no positional arguments; every option is a --flag", nextUsage},
-	{UsageUnknownCommand, FamilyUsage, "unknown command; the commands are plan, sync and version", nextUsage},
+	{UsageUnknownCommand, FamilyUsage, "unknown command; the commands are plan, sync, show and version", nextUsage},
 	{UsageInvalid, FamilyUsage, "the command line could not be parsed", nextUsage},
 
 	{ConfigUnknownKey, FamilyConfig, "is not a sops-aws-sync setting", nextConfig},

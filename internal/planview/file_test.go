@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -137,4 +138,26 @@ func TestWriteFileFailuresAreTyped(t *testing.T) {
 
 	_, err = ReadFile(filepath.Join(dir, "absent.json"))
 	assert.Equal(t, ClassUnreadable, classOf(err))
+}
+
+// TestMetadataKindsOnlyOnUpdates: a plan file lists metadata kinds only on
+// an update, known kinds in schema order, never an empty list.
+func TestMetadataKindsOnlyOnUpdates(t *testing.T) {
+	base := Build(fixtures(t)["full"], model.Redaction{})
+	require.NoError(t, base.Validate())
+	for name, mutate := range map[string]func(*Op){
+		"on a restore":  func(o *Op) { o.Action, o.Reason, o.Keys = vocab.PlanRestore, vocab.ReasonScheduledForDeletion, nil },
+		"unknown kind":  func(o *Op) { o.Metadata = []vocab.MetadataKind{"owner"} },
+		"out of order":  func(o *Op) { o.Metadata = []vocab.MetadataKind{vocab.MetadataTags, vocab.MetadataKMSKey} },
+		"repeated kind": func(o *Op) { o.Metadata = []vocab.MetadataKind{vocab.MetadataTags, vocab.MetadataTags} },
+		"empty list":    func(o *Op) { o.Metadata = []vocab.MetadataKind{} },
+	} {
+		v := base
+		v.Operations = slices.Clone(base.Operations)
+		i := slices.IndexFunc(v.Operations, func(o Op) bool { return len(o.Metadata) > 0 })
+		require.GreaterOrEqual(t, i, 0)
+		mutate(&v.Operations[i])
+		v.Summary = Count(v.Operations)
+		assert.Error(t, v.Validate(), name)
+	}
 }

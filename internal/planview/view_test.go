@@ -28,11 +28,11 @@ func TestBuildOrdersConflictsFirstThenPhasesThenUnchanged(t *testing.T) {
 	}
 	assert.Equal(t, []string{
 		"resource-0002 restore", "resource-0001 create",
-		"resource-0003 update", "resource-0005 update", "resource-0006 update", "resource-0007 update", "resource-0008 update", "resource-0012 update",
+		"resource-0003 update", "resource-0005 update", "resource-0006 update", "resource-0007 update", "resource-0008 update", "resource-0012 update", "resource-0013 update", "resource-0014 update",
 		"resource-0009 schedule-delete",
 		"resource-0004 unchanged", "resource-0010 unchanged", "resource-0011 unchanged",
 	}, got)
-	assert.Equal(t, vocab.Counts{Create: 1, Update: 6, Restore: 1, ScheduleDelete: 1, Unchanged: 3}, v.Summary)
+	assert.Equal(t, vocab.Counts{Create: 1, Update: 8, Restore: 1, ScheduleDelete: 1, Unchanged: 3}, v.Summary)
 
 	c := Build(fixtures(t)["conflict"], model.Redaction{})
 	assert.Equal(t, vocab.PlanConflict, c.Operations[0].Action)

@@ -3,9 +3,9 @@ package command
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/exitcode"
@@ -14,6 +14,7 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/logging"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/report"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -34,6 +35,12 @@ func invalidConfig(f *factory.Factory, start time.Time, resolved config.Options,
 		rep := report.New(f.Build.Version, "", vocab.StatusInvalid, vocab.VerificationNotRun, vocab.Counts{}, since(f, start))
 		if werr := report.WriteFile(resolved.Output.ReportFile, rep); werr != nil {
 			out.Diagnostics = append(out.Diagnostics, ReportFailure(werr))
+		}
+	}
+	if resolved.Output.PlanFile != "" {
+		v := planView("", nil, out.Diagnostics, resolved.Output.ShowResourceNames)
+		if werr := planview.WriteFile(resolved.Output.PlanFile, v); werr != nil {
+			out.Diagnostics = append(out.Diagnostics, PlanFailure(werr))
 		}
 	}
 	return out
@@ -60,26 +67,11 @@ func reportStep(err error) string {
 	return "unknown"
 }
 
-var errReportIsDirectory = errors.New("the report path is a directory")
-
-// probeReportFile proves, before any AWS call, that WriteFile can succeed
-// at path: the target is not a directory, and a temporary file can be
-// created (and is removed again) in its directory — the same directory and
-// pattern the atomic writer uses. Errors are *report.WriteError with step
-// "probe-target" (the path is a directory) or "probe-create" (the directory
-// is missing, not a directory, or not writable, e.g. under /proc).
+// probeReportFile is probe for --report-file; errors are
+// *report.WriteError (steps as probe's).
 func probeReportFile(path string) error {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return &report.WriteError{Step: "probe-target", Err: errReportIsDirectory}
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".sops-aws-sync-report-*.tmp")
-	if err != nil {
-		return &report.WriteError{Step: "probe-create", Err: err}
-	}
-	name := f.Name()
-	_ = f.Close()
-	if err := os.Remove(name); err != nil {
-		return &report.WriteError{Step: "probe-remove", Err: err}
+	if step, err := probe(path, ".sops-aws-sync-report-*.tmp"); err != nil {
+		return &report.WriteError{Step: step, Err: err}
 	}
 	return nil
 }
@@ -97,6 +89,11 @@ type outcome struct {
 	verification vocab.Verification
 	counts       vocab.Counts
 	revision     string
+	// plan is the engine's shown plan (nil when none was built); diags
+	// the run's diagnostics for the plan file (a rejected desired state,
+	// the AWS set-up error, the interruption).
+	plan  []planview.Operation
+	diags diag.Diagnostics
 }
 
 // run executes one plan or sync with resolved options. It returns nil for
@@ -111,12 +108,15 @@ func run(parent context.Context, f *factory.Factory, opts *Options, start time.T
 
 	r.log.Info("run started", slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.String(vocab.FieldOperation, opts.Command))
 
-	var repErr error
+	var repErr, planErr error
 	var o outcome
 	if out.ReportFile != "" {
 		repErr = probeReportFile(out.ReportFile)
 	}
-	if repErr != nil {
+	if out.PlanFile != "" {
+		planErr = probePlanFile(out.PlanFile)
+	}
+	if repErr != nil || planErr != nil {
 		o = outcome{status: vocab.StatusInvalid, verification: vocab.VerificationNotRun}
 	} else {
 		o = r.reconcile(ctx)
@@ -134,6 +134,7 @@ func run(parent context.Context, f *factory.Factory, opts *Options, start time.T
 		}
 		d := diag.New(class, diag.Subject{})
 		r.log.Warn(d.Sentence(), append([]any{slog.String(vocab.FieldPhase, vocab.PhaseComplete)}, d.Attrs()...)...)
+		o.diags = append(o.diags, d)
 	}
 
 	detailed := opts.Mode == engine.ModePlan && opts.Config.Run.DetailedExitCode
@@ -164,6 +165,24 @@ func run(parent context.Context, f *factory.Factory, opts *Options, start time.T
 			slog.String(vocab.FieldOperation, reportStep(repErr)))...)
 		ds = append(ds, d)
 	}
+	view := planView(o.revision, o.plan, append(slices.Clone(o.diags), ds...), out.ShowResourceNames)
+	if out.PlanFile != "" && planErr == nil {
+		planErr = planview.WriteFile(out.PlanFile, view)
+		if planErr == nil {
+			r.log.Debug("plan file written", slog.String(vocab.FieldPhase, vocab.PhaseReport))
+		}
+	}
+	if planErr != nil {
+		d := PlanFailure(planErr)
+		r.log.Error(d.Sentence(), append(append([]any{slog.String(vocab.FieldPhase, vocab.PhaseReport)}, d.Attrs()...),
+			slog.String(vocab.FieldOperation, planStep(planErr)))...)
+		ds = append(ds, d)
+	}
+	if out.LogFormat == "text" {
+		// The human rendering follows the text log; the JSON log stream
+		// stays pure JSON records.
+		_, _ = io.WriteString(f.IOStreams.Out, "\n"+planview.Text(view))
+	}
 	if code == vocab.ExitOK && len(ds) == 0 {
 		return nil
 	}
@@ -185,6 +204,7 @@ func (r *runner) reconcile(ctx context.Context) outcome {
 		}
 		r.log.Error(d.Sentence(), append([]any{slog.String(vocab.FieldPhase, vocab.PhaseAWS),
 			slog.String(vocab.FieldStatus, string(vocab.StatusInvalid))}, d.Attrs()...)...)
+		invalid.diags = diag.Diagnostics{d}
 		return invalid
 	}
 
@@ -194,14 +214,14 @@ func (r *runner) reconcile(ctx context.Context) outcome {
 		if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return interrupted
 		}
-		r.logDesired(err)
+		invalid.diags = r.logDesired(err)
 		return invalid
 	}
 	r.log.Info("desired state loaded", slog.String(vocab.FieldPhase, vocab.PhasePlan),
 		slog.Int(vocab.FieldCount, len(state.Secrets)), slog.Int64(vocab.FieldDurationMS, r.f.Now().Sub(loadStart).Milliseconds()))
 
 	res := r.f.RunEngine(ctx, engine.Config{Mode: r.opts.Mode, Engine: r.opts.Config.Engine}, state, port, r.log)
-	o := outcome{status: res.Status, verification: res.Verification, counts: res.Counts, revision: state.Commit}
+	o := outcome{status: res.Status, verification: res.Verification, counts: res.Counts, revision: state.Commit, plan: res.Plan}
 	if o.verification == "" {
 		o.verification = vocab.VerificationNotRun
 	}
@@ -213,8 +233,9 @@ func (r *runner) reconcile(ctx context.Context) outcome {
 
 // logDesired logs a rejected desired state: one record per diagnostic, with
 // its class token and the document's label (ordinal, or path with
-// --show-resource-names); the message is the diagnostic's own text.
-func (r *runner) logDesired(err error) {
+// --show-resource-names); the message is the diagnostic's own text. It
+// returns the diagnostics (for the plan file).
+func (r *runner) logDesired(err error) diag.Diagnostics {
 	var ds diag.Diagnostics
 	if !errors.As(err, &ds) || len(ds) == 0 {
 		ds = diag.Diagnostics{diag.New(diag.DesiredInternal, diag.Subject{})}
@@ -225,6 +246,7 @@ func (r *runner) logDesired(err error) {
 			slog.String(vocab.FieldStatus, string(vocab.StatusInvalid)),
 		}, d.Attrs()...)...)
 	}
+	return ds
 }
 
 func since(f *factory.Factory, start time.Time) int64 {

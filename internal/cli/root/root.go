@@ -16,11 +16,12 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/command"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/exitcode"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/factory"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/show"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/version"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 )
 
-// NewCmdRoot returns the root command with plan, sync and version.
+// NewCmdRoot returns the root command with plan, sync, show and version.
 func NewCmdRoot(f *factory.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sops-aws-sync <command> [flags]",
@@ -53,7 +54,7 @@ func NewCmdRoot(f *factory.Factory) *cobra.Command {
 	cmd.SetOut(f.IOStreams.Out)
 	cmd.SetErr(f.IOStreams.ErrOut)
 	cmd.SetFlagErrorFunc(flagError)
-	cmd.AddCommand(command.NewCmdPlan(f, nil), command.NewCmdSync(f, nil), version.NewCmdVersion(f))
+	cmd.AddCommand(command.NewCmdPlan(f, nil), command.NewCmdSync(f, nil), show.NewCmdShow(f, nil), version.NewCmdVersion(f))
 	return cmd
 }
 
@@ -126,7 +127,7 @@ func unknownCommand(root *cobra.Command, word string) error {
 	}
 	summary := ""
 	if s := root.SuggestionsFor(word); len(s) > 0 {
-		summary = "unknown command; did you mean " + s[0] + "? the commands are plan, sync and version"
+		summary = "unknown command; did you mean " + s[0] + "? the commands are plan, sync, show and version"
 	}
 	return usage(diag.UsageUnknownCommand, summary)
 }
@@ -155,10 +156,10 @@ func Execute(ctx context.Context, f *factory.Factory, args []string) int {
 	}
 	switch {
 	case earlyReport:
-		if rerr := command.EarlyReport(f, args); rerr != nil {
-			var ds diag.Diagnostics
-			errors.As(err, &ds)
-			err = &exitcode.RunError{Diagnostics: append(ds, command.ReportFailure(rerr))}
+		var ds diag.Diagnostics
+		errors.As(err, &ds)
+		if fails := command.EarlyFiles(f, args, ds); len(fails) > 0 {
+			err = &exitcode.RunError{Diagnostics: append(ds, fails...)}
 		}
 	case err != nil && !isKnown(err):
 		// cobra's own errors (e.g. from a subcommand lookup) may quote
