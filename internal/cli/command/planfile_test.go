@@ -1,0 +1,150 @@
+package command
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/exitcode"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/factory"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/keydiff"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+const testRev = "0123456789abcdef0123456789abcdef01234567"
+
+// runReal runs the real plan command (no runF) on f and returns stdout and
+// the error.
+func runReal(t *testing.T, f *factory.Factory, args ...string) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	f.IOStreams.Out = &out
+	cmd := NewCmdPlan(f, nil)
+	cmd.SetArgs(args)
+	cmd.SetOut(&bytes.Buffer{})
+	cmd.SetErr(&bytes.Buffer{})
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	err := cmd.ExecuteContext(context.Background())
+	return out.String(), err
+}
+
+// engineFactory is testFactory whose Git, AWS and engine return a state
+// and a Result with a plan (a create and an unchanged name).
+func engineFactory(t *testing.T) *factory.Factory {
+	f := testFactory(t, nil, nil)
+	f.LoadDesired = func(context.Context, config.Desired) (model.State, error) {
+		return model.State{Commit: testRev}, nil
+	}
+	f.NewPort = func(context.Context, config.AWS) (engine.Port, error) { return nil, nil }
+	f.RunEngine = func(context.Context, engine.Config, model.State, engine.Port, *slog.Logger) engine.Result {
+		k, err := keydiff.Create([]byte(`{"db":{"password":"CANARY"}}`))
+		require.NoError(t, err)
+		return engine.Result{Status: vocab.StatusDrift, Counts: vocab.Counts{Create: 1, Unchanged: 1}, Plan: []planview.Operation{
+			{Ordinal: 2, Name: "team/app/same", Action: vocab.PlanUnchanged, Reason: vocab.ReasonValueEqual},
+			{Ordinal: 1, Name: "team/app/api", Action: vocab.PlanCreate, Reason: vocab.ReasonAbsent, Keys: &k},
+		}}
+	}
+	return f
+}
+
+// TestPlanFileWrittenFromTheEnginePlan: --plan-file holds the engine's plan,
+// redacted by planview.Build, with the commit; mode 0600; the JSON log has
+// no rendering, --log-format text adds planview.Text after the records.
+func TestPlanFileWrittenFromTheEnginePlan(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "plan.json")
+	out, err := runReal(t, engineFactory(t), append([]string{"--plan-file", p}, required...)...)
+	assert.NoError(t, err, "drift without --detailed-exit-code is exit 0")
+	v, rerr := planview.ReadFile(p)
+	require.NoError(t, rerr)
+	assert.Equal(t, testRev, v.GitRevision)
+	assert.Equal(t, vocab.Counts{Create: 1, Unchanged: 1}, v.Summary)
+	assert.Equal(t, "resource-0001", v.Operations[0].Resource)
+	assert.Equal(t, &planview.KeyCounts{Added: 1}, v.Operations[0].Keys)
+	fi, serr := os.Stat(p)
+	require.NoError(t, serr)
+	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+	assert.NotContains(t, out, "Plan: ", "the JSON log stream has no rendering")
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		assert.True(t, strings.HasPrefix(line, "{"), "JSON record: %s", line)
+	}
+
+	out, err = runReal(t, engineFactory(t), append([]string{"--log-format", "text", "--show-resource-names"}, required...)...)
+	assert.NoError(t, err)
+	assert.Contains(t, out, "\nsops-aws-sync plan at commit "+testRev+"\n")
+	assert.Contains(t, out, "  + team/app/api create: ~0 +1 -0 (not in AWS)\n      + /db/password\n")
+	assert.True(t, strings.HasSuffix(out, "Plan: 1 to create, 0 to update, 0 to restore, 0 to schedule for deletion, 1 unchanged.\n"))
+	assert.NotContains(t, out, "CANARY")
+}
+
+// TestPlanFileUnwritableFoundBeforeAnyAWSCall: an unwritable --plan-file
+// ends the run with planfile:write-failed and exit 3 before the AWS port
+// is built (testFactory fails the test if it is), as for the report.
+func TestPlanFileUnwritableFoundBeforeAnyAWSCall(t *testing.T) {
+	dir := t.TempDir()
+	report := filepath.Join(dir, "report.json")
+	for _, p := range []string{filepath.Join(dir, "missing", "plan.json"), dir} {
+		_, err := runReal(t, testFactory(t, nil, nil), append([]string{"--plan-file", p, "--report-file", report}, required...)...)
+		assert.Equal(t, 3, exitcode.For(err))
+		assert.Contains(t, classes(t, err), diag.PlanfileWriteFailed)
+		assert.NotContains(t, strings.Join(exitcode.Lines(err), "\n"), dir, "the path is never quoted")
+		data, rerr := os.ReadFile(report)
+		require.NoError(t, rerr, "the report is still written")
+		assert.Contains(t, string(data), `"status": "invalid"`)
+	}
+}
+
+// TestPlanFileWrittenWhenConfigurationIsRejected: a rejected configuration
+// whose --plan-file resolved still writes the plan file, with the
+// diagnostics and no operation.
+func TestPlanFileWrittenWhenConfigurationIsRejected(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "plan.json")
+	_, err := execute(t, NewCmdPlan, testFactory(t, nil, nil), "--plan-file", p, "--recovery-window-days", "6", "--secret-prefix", "a")
+	assert.Equal(t, 3, exitcode.For(err))
+	v, rerr := planview.ReadFile(p)
+	require.NoError(t, rerr)
+	assert.Empty(t, v.Operations)
+	var got []string
+	for _, d := range v.Diagnostics {
+		got = append(got, d.Class)
+		assert.NotEmpty(t, d.Subject, "a setting's diagnostic names the setting")
+	}
+	assert.ElementsMatch(t, classes(t, err), got)
+}
+
+// TestPlanFileHoldsRejectedDesiredState: every diagnostic of a rejected
+// desired state reaches the plan file, with its document label, and the
+// run never reaches the engine.
+func TestPlanFileHoldsRejectedDesiredState(t *testing.T) {
+	f := testFactory(t, nil, nil)
+	f.NewPort = func(context.Context, config.AWS) (engine.Port, error) { return nil, nil }
+	f.LoadDesired = func(context.Context, config.Desired) (model.State, error) {
+		return model.State{}, diag.Diagnostics{
+			diag.New(diag.DecryptNotEncrypted, diag.Document(1, "secrets/a.sops.json", false)),
+			diag.New(diag.PlaintextNotObject, diag.Document(3, "secrets/c.sops.json", false)),
+		}
+	}
+	f.Now = func() time.Time { return time.Unix(0, 0) }
+	p := filepath.Join(t.TempDir(), "plan.json")
+	out, err := runReal(t, f, append([]string{"--plan-file", p, "--log-format", "text"}, required...)...)
+	assert.Equal(t, 3, exitcode.For(err))
+	v, rerr := planview.ReadFile(p)
+	require.NoError(t, rerr)
+	require.Len(t, v.Diagnostics, 2)
+	assert.Equal(t, "resource-0001", v.Diagnostics[0].Subject)
+	assert.Equal(t, diag.PlaintextNotObject, v.Diagnostics[1].Class)
+	assert.Contains(t, out, "Errors (2):")
+	assert.NotContains(t, out, "secrets/")
+}
