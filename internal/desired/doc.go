@@ -8,7 +8,7 @@
 //   - Load either returns every desired secret, validated, or an error; it
 //     never returns a partial state. Nothing here talks to AWS Secrets
 //     Manager, so a failure leaves AWS untouched by construction.
-//   - Errors are *Error values with a stable class token, the document's
+//   - Errors are diag.Diagnostics with a stable class token, the document's
 //     ordinal, the path only when resource names may be shown, and a next
 //     action. No plaintext, ciphertext, key material or SOPS/go-git error
 //     text is ever carried in an error (SOPS error text can echo plaintext).
@@ -17,6 +17,8 @@
 //     lacks (a partial clone) is an error, never a network call; the only
 //     network calls are the key services SOPS documents name, each bounded.
 //   - Results are deterministic: documents are ordered by repo path
-//     (ordinals), secrets by name, and when several documents fail the one
-//     with the lowest ordinal is reported.
+//     (ordinals), secrets by name; when several documents fail to decrypt
+//     or canonicalize, every one is reported in ordinal order (at most 50,
+//     then desired:more-invalid counts the rest); a structural failure
+//     stops the load at the lowest ordinal.
 package desired

@@ -266,25 +266,6 @@ func TestLoadStructuralErrors(t *testing.T) {
 	})
 }
 
-// When several documents fail, the lowest ordinal is reported, whatever
-// the concurrency.
-func TestLoadReportsLowestFailingOrdinal(t *testing.T) {
-	files := map[string][]byte{}
-	for i := 0; i < 12; i++ {
-		files[filepath.ToSlash(filepath.Join("secrets", string(rune('a'+i))+".sops.json"))] = good(t)
-	}
-	files["secrets/f.sops.json"] = fixture(t, cur+"/dup.sops.json")
-	files["secrets/h.sops.json"] = fixture(t, cur+"/wrong-key.sops.json")
-	files["secrets/k.sops.json"] = fixture(t, cur+"/not-encrypted.sops.json")
-	dir, _ := newRepo(t, files)
-	for _, c := range []int{1, 2, 8, 64} {
-		opts := baseOptions(dir)
-		opts.Concurrency = c
-		_, err := Load(context.Background(), opts)
-		assertClass(t, err, ClassPlaintextDuplicateKey, 6)
-	}
-}
-
 func TestLoadCancelledBeforeStart(t *testing.T) {
 	dir, _ := newRepo(t, map[string][]byte{"secrets/a.sops.json": good(t)})
 	ctx, cancel := context.WithCancel(context.Background())

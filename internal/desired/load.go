@@ -3,8 +3,8 @@ package desired
 import (
 	"context"
 	"errors"
-	"math"
 	"sort"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -47,10 +47,15 @@ func normalize(o config.Desired) *normalized {
 // each plaintext (internal/canonical).
 //
 // The returned State holds the commit, the scope and the secrets ordered by
-// name. Every error is a diag.Diagnostics holding one diagnostic (a
-// registered class, the document's ordinal, its path only with
-// ShowResourceNames); when several documents fail, the one with the lowest
-// ordinal is reported. If ctx is cancelled, Load returns promptly with class
+// name. Every error is a diag.Diagnostics (registered classes, the
+// document's ordinal, its path only with ShowResourceNames). A repository,
+// revision or structural failure is one diagnostic (structure is checked
+// before any decryption; the lowest ordinal is reported). Every document
+// is decrypted and checked even after one fails, so that a commit with
+// several invalid documents is fixed in one CI run (issue 13 item 5):
+// each invalid document is one diagnostic, in ordinal order, at most
+// MaxReportedDocuments of them, then one desired:more-invalid diagnostic
+// saying how many more there are. If ctx is cancelled, Load returns promptly with class
 // "interrupted" wrapping ctx.Err(), even while a key-service call is in
 // flight (the call is cancelled with ctx). Each remote key-service call (AWS
 // KMS and the other remote SOPS key services) is bounded by
@@ -90,42 +95,66 @@ func (p *Progress) addDone() {
 
 // LoadWithProgress is Load, counting documents in p (nil: no counting).
 func LoadWithProgress(ctx context.Context, opts config.Desired, p *Progress) (model.State, error) {
-	st, e := load(ctx, opts, p)
-	if e != nil {
+	st, e, invalid := load(ctx, opts, p)
+	switch {
+	case e != nil:
 		return model.State{}, reject(e)
+	case len(invalid) > 0:
+		return model.State{}, capped(invalid)
 	}
 	return st, nil
 }
 
-func load(ctx context.Context, opts config.Desired, p *Progress) (model.State, *diag.Diagnostic) {
+// MaxReportedDocuments is the most invalid documents one run reports, each
+// with its own diagnostic; past it one desired:more-invalid diagnostic
+// counts the rest.
+const MaxReportedDocuments = 50
+
+// capped returns the diagnostics of the invalid documents (already in
+// ordinal order) cut at MaxReportedDocuments, plus the count of the rest.
+func capped(invalid []*diag.Diagnostic) diag.Diagnostics {
+	ds := make(diag.Diagnostics, 0, min(len(invalid), MaxReportedDocuments)+1)
+	for _, e := range invalid[:min(len(invalid), MaxReportedDocuments)] {
+		ds = append(ds, *e)
+	}
+	if n := len(invalid) - MaxReportedDocuments; n > 0 {
+		ds = append(ds, diag.New(diag.DesiredMoreInvalid, diag.Subject{}).
+			WithSummary("and "+strconv.Itoa(n)+" more invalid documents are not listed (the first "+strconv.Itoa(MaxReportedDocuments)+" by ordinal are)"))
+	}
+	return ds
+}
+
+// load returns the state, or the one diagnostic that stopped it, or the
+// diagnostics of every invalid document (in ordinal order).
+func load(ctx context.Context, opts config.Desired, p *Progress) (model.State, *diag.Diagnostic, []*diag.Diagnostic) {
 	if err := ctx.Err(); err != nil {
-		return model.State{}, interrupted(err)
+		return model.State{}, interrupted(err), nil
 	}
 	o := normalize(opts)
 	repo, closeRepo, e := openRepository(o.repo)
 	if e != nil {
-		return model.State{}, e
+		return model.State{}, e, nil
 	}
 
 	commit, e := resolveCommit(repo, o.rev)
 	if e != nil {
 		closeRepo()
-		return model.State{}, e
+		return model.State{}, e, nil
 	}
 	docs, e := selectDocuments(ctx, repo, commit, o)
 	if e != nil {
 		closeRepo()
 		if ctx.Err() != nil {
-			return model.State{}, interrupted(ctx.Err())
+			return model.State{}, interrupted(ctx.Err()), nil
 		}
-		return model.State{}, e
+		return model.State{}, e, nil
 	}
 	// decryptAll's dispatcher is the last user of repo and closes it, also
 	// when Load has already returned on cancellation.
 	p.setTotal(len(docs))
-	values, e := decryptAll(ctx, repo, closeRepo, docs, o, p)
-	if e != nil {
-		return model.State{}, e
+	values, e, invalid := decryptAll(ctx, repo, closeRepo, docs, o, p)
+	if e != nil || len(invalid) > 0 {
+		return model.State{}, e, invalid
 	}
 	secrets := make([]model.Secret, len(docs))
 	for i, d := range docs {
@@ -138,7 +167,7 @@ func load(ctx context.Context, opts config.Desired, p *Progress) (model.State, *
 		}
 	}
 	sort.Slice(secrets, func(i, j int) bool { return secrets[i].Name < secrets[j].Name })
-	return model.State{Commit: commit.Hash.String(), Scope: o.scope, Secrets: secrets}, nil
+	return model.State{Commit: commit.Hash.String(), Scope: o.scope, Secrets: secrets}, nil, nil
 }
 
 func interrupted(cause error) *diag.Diagnostic {
@@ -151,20 +180,13 @@ func interrupted(cause error) *diag.Diagnostic {
 // decryptAll reads, decrypts and canonicalizes every document with at most
 // o.conc decryptions in flight. Blobs are read by one dispatcher goroutine
 // (go-git repositories are not safe for concurrent use), in ordinal order,
-// so at most o.conc encrypted documents are held in memory at once.
-func decryptAll(ctx context.Context, repo *repository, closeRepo func(), docs []*document, o *normalized, p *Progress) ([][]byte, *diag.Diagnostic) {
+// so at most o.conc encrypted documents are held in memory at once. A
+// failing document does not stop the others: it returns the diagnostics
+// of every invalid document in ordinal order (docs is in ordinal order),
+// or the interruption.
+func decryptAll(ctx context.Context, repo *repository, closeRepo func(), docs []*document, o *normalized, p *Progress) ([][]byte, *diag.Diagnostic, []*diag.Diagnostic) {
 	values := make([][]byte, len(docs))
 	errs := make([]*diag.Diagnostic, len(docs))
-	var minFail atomic.Int64 // lowest failed ordinal so far
-	minFail.Store(math.MaxInt64)
-	noteFail := func(ord int) {
-		for {
-			cur := minFail.Load()
-			if int64(ord) >= cur || minFail.CompareAndSwap(cur, int64(ord)) {
-				return
-			}
-		}
-	}
 	sem := make(chan struct{}, o.conc)
 	src := &keySources{ctx: ctx, timeout: o.keyTimeout, ages: &ageIdentities{}}
 	done := make(chan struct{})
@@ -174,9 +196,8 @@ func decryptAll(ctx context.Context, repo *repository, closeRepo func(), docs []
 		defer wg.Wait()
 		defer closeRepo() // runs before wg.Wait: workers never touch repo
 		for i, d := range docs {
-			// Documents after a failure cannot change the reported error;
-			// after cancellation nothing new starts.
-			if int64(d.ordinal) > minFail.Load() || ctx.Err() != nil {
+			// After cancellation nothing new starts.
+			if ctx.Err() != nil {
 				return
 			}
 			select {
@@ -191,7 +212,6 @@ func decryptAll(ctx context.Context, repo *repository, closeRepo func(), docs []
 				} else {
 					errs[i] = withDoc(repo.objectError(err), d, o.show)
 				}
-				noteFail(d.ordinal)
 				<-sem
 				continue
 			}
@@ -202,7 +222,6 @@ func decryptAll(ctx context.Context, repo *repository, closeRepo func(), docs []
 				v, e := decryptDocument(data, d, o.show, src)
 				if e != nil {
 					errs[i] = e
-					noteFail(d.ordinal)
 					return
 				}
 				values[i] = v
@@ -213,17 +232,21 @@ func decryptAll(ctx context.Context, repo *repository, closeRepo func(), docs []
 	select {
 	case <-done:
 	case <-ctx.Done():
-		return nil, interrupted(ctx.Err())
+		return nil, interrupted(ctx.Err()), nil
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, interrupted(err)
+		return nil, interrupted(err), nil
 	}
+	var invalid []*diag.Diagnostic
 	for _, e := range errs {
 		if e != nil {
-			return nil, e
+			invalid = append(invalid, e)
 		}
 	}
-	return values, nil
+	if len(invalid) > 0 {
+		return nil, nil, invalid
+	}
+	return values, nil, nil
 }
 
 // decryptDocument turns one committed blob into its canonical value.

@@ -3,6 +3,7 @@ package desired
 import (
 	"context"
 	"errors"
+	"fmt"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"os"
 	"path/filepath"
@@ -301,5 +302,101 @@ func TestLoadSecretPrefixNotRetrimmed(t *testing.T) {
 	st, err := Load(context.Background(), opts)
 	if err != nil || st.Scope.Prefix != "t1" || len(st.Secrets) != 1 || st.Secrets[0].Name != "t1/a" {
 		t.Fatalf("prefix t1: %v %+v", err, st.Scope)
+	}
+}
+
+// TestLoadReportsEveryInvalidDocument: three invalid documents of three
+// classes among good ones are three diagnostics, in ordinal order, each
+// with its class and ordinal (path only with names shown), none quoting
+// content (issue 13 item 5: a team fixes them in one CI run).
+func TestLoadReportsEveryInvalidDocument(t *testing.T) {
+	dir, _ := newRepo(t, map[string][]byte{
+		"secrets/a.sops.json": fixture(t, cur+"/good.sops.json"),
+		"secrets/b.sops.json": fixture(t, cur+"/not-encrypted.sops.json"),
+		"secrets/c.sops.yaml": fixture(t, cur+"/good.sops.yaml"),
+		"secrets/d.sops.json": fixture(t, cur+"/dup.sops.json"),
+		"secrets/e.sops.yaml": fixture(t, cur+"/date.sops.yaml"),
+	})
+	for _, show := range []bool{false, true} {
+		opts := baseOptions(dir)
+		opts.ShowResourceNames = show
+		_, err := Load(context.Background(), opts)
+		var ds diag.Diagnostics
+		if !errors.As(err, &ds) {
+			t.Fatalf("want diagnostics, got %v", err)
+		}
+		type got struct {
+			class   string
+			ordinal int
+			path    string
+		}
+		want := []got{{ClassDecryptNotEncrypted, 2, ""}, {ClassPlaintextDuplicateKey, 4, ""}, {ClassPlaintextUnsupportedScalar, 5, ""}}
+		if show {
+			want[0].path, want[1].path, want[2].path = "secrets/b.sops.json", "secrets/d.sops.json", "secrets/e.sops.yaml"
+		}
+		var have []got
+		for _, d := range ds {
+			have = append(have, got{d.Class, d.Subject.Ordinal, d.Subject.Path})
+		}
+		if fmt.Sprint(have) != fmt.Sprint(want) {
+			t.Errorf("show=%v: diagnostics %v, want %v", show, have, want)
+		}
+		if msg := err.Error(); strings.Contains(msg, "FIXTURE") || strings.Contains(msg, "ENC[") {
+			t.Errorf("error text leaks content: %q", msg)
+		}
+	}
+}
+
+// TestCappedListsAtMostFiftyThenCounts: past MaxReportedDocuments invalid
+// documents, one desired:more-invalid diagnostic counts the rest.
+func TestCappedListsAtMostFiftyThenCounts(t *testing.T) {
+	var invalid []*diag.Diagnostic
+	for i := 1; i <= MaxReportedDocuments+7; i++ {
+		d := diag.New(ClassDecryptNoKey, diag.Document(i, "", false))
+		invalid = append(invalid, &d)
+	}
+	ds := capped(invalid)
+	if len(ds) != MaxReportedDocuments+1 {
+		t.Fatalf("%d diagnostics, want %d", len(ds), MaxReportedDocuments+1)
+	}
+	last := ds[len(ds)-1]
+	if last.Class != diag.DesiredMoreInvalid || !strings.Contains(last.Summary, "and 7 more invalid documents") {
+		t.Errorf("last diagnostic %v", last)
+	}
+	if ds[MaxReportedDocuments-1].Subject.Ordinal != MaxReportedDocuments {
+		t.Errorf("the first 50 by ordinal are listed")
+	}
+	if got := capped(invalid[:3]); len(got) != 3 {
+		t.Errorf("under the cap every document is listed, got %d", len(got))
+	}
+}
+
+// When several documents fail, every one is reported in ordinal order,
+// whatever the concurrency (issue 13 item 5).
+func TestLoadReportsEveryFailingOrdinalInOrder(t *testing.T) {
+	files := map[string][]byte{}
+	for i := 0; i < 12; i++ {
+		files[filepath.ToSlash(filepath.Join("secrets", string(rune('a'+i))+".sops.json"))] = good(t)
+	}
+	files["secrets/f.sops.json"] = fixture(t, cur+"/dup.sops.json")
+	files["secrets/h.sops.json"] = fixture(t, cur+"/wrong-key.sops.json")
+	files["secrets/k.sops.json"] = fixture(t, cur+"/not-encrypted.sops.json")
+	dir, _ := newRepo(t, files)
+	for _, c := range []int{1, 2, 8, 64} {
+		opts := baseOptions(dir)
+		opts.Concurrency = c
+		_, err := Load(context.Background(), opts)
+		var ds diag.Diagnostics
+		if !errors.As(err, &ds) || len(ds) != 3 {
+			t.Fatalf("concurrency %d: want 3 diagnostics, got %v", c, err)
+		}
+		for i, w := range []struct {
+			class   string
+			ordinal int
+		}{{ClassPlaintextDuplicateKey, 6}, {ClassDecryptNoKey, 8}, {ClassDecryptNotEncrypted, 11}} {
+			if ds[i].Class != w.class || ds[i].Subject.Ordinal != w.ordinal {
+				t.Errorf("concurrency %d: diagnostic %d is %s ordinal %d, want %s ordinal %d", c, i, ds[i].Class, ds[i].Subject.Ordinal, w.class, w.ordinal)
+			}
+		}
 	}
 }

@@ -125,6 +125,9 @@ const (
 	PlaintextTooDeep = canonical.ClassTooDeep
 
 	DesiredInternal = "desired:internal"
+	// DesiredMoreInvalid closes a list of invalid documents cut at the
+	// loader's cap (50): its summary says how many more are invalid.
+	DesiredMoreInvalid = "desired:more-invalid"
 
 	AWSConfig   = "aws:config"
 	AWSNoRegion = "aws:no-region"
@@ -242,6 +245,8 @@ var entries = []Entry{
 		"flatten the document (at most 100 nested levels), then re-encrypt it with sops"},
 
 	{DesiredInternal, FamilyDesired, "reading the desired state failed unexpectedly", nextBug},
+	{DesiredMoreInvalid, FamilyDesired, "more documents are invalid than are listed",
+		"fix the listed documents, then run again to see the rest"},
 
 	{AWSConfig, FamilyAWS, "AWS client not configured: the shared config or profile could not be loaded",
 		"check --aws-profile and AWS_CONFIG_FILE"},
