@@ -1,11 +1,15 @@
 package engine
 
 import (
+	"reflect"
+	"strconv"
 	"slices"
 	"testing"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/keydiff"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -158,4 +162,65 @@ func TestLedger_ResultVerificationFollowsStatusAndMode(t *testing.T) {
 	if got := pl.result(vocab.StatusDrift, p).Counts; got != (vocab.Counts{Create: 1}) {
 		t.Errorf("plan counts are the plan's: %+v", got)
 	}
+}
+
+// TestLedger_PlanDataIsTheShownPlanWithOrdinals: Result.Plan is nil before
+// any plan; then every operation (with its key summary and metadata
+// kinds), follow-up, conflict and unchanged name of the shown plan, each
+// with the ordinal of its log label and its wire reason; a rebuilt plan
+// replaces the earlier one and its follow-ups; verification's plans never
+// reach it (they are not recorded).
+func TestLedger_PlanDataIsTheShownPlanWithOrdinals(t *testing.T) {
+	l := newLedger(ledgerState(), false, ModeSync)
+	if got := l.result(vocab.StatusObservationFailed, plan.Plan{}).Plan; got != nil {
+		t.Fatalf("no plan built, got %v", got)
+	}
+	l.labelNew([]string{"app/old"}) // ordinal 4, as observation gives it
+	keys := &keydiff.Summary{Added: []keydiff.Path{{Pointer: "/k", InDesired: true}}}
+	upd := op(vocab.OpUpdate, "app/a")
+	upd.Reason, upd.Keys, upd.Metadata = plan.ReasonMetadata, keys, plan.MetadataChange{Description: true}
+	del := op(vocab.OpScheduleDelete, "app/old")
+	del.Reason = plan.ReasonNotDesired
+	l.planned(plan.Plan{Ops: []plan.Operation{upd, del}, Unchanged: []plan.Unchanged{{Name: "app/c", Reason: plan.ReasonEqual}}})
+	fu := op(vocab.OpUpdate, "app/c")
+	fu.Reason, fu.Keys = plan.ReasonAfterRestore, keys
+	l.followUp(fu)
+	got := l.result(vocab.StatusConverged, plan.Plan{}).Plan
+	want := []planview.Operation{
+		{Ordinal: 1, Name: "app/a", Action: vocab.PlanUpdate, Reason: vocab.ReasonMetadata, Keys: keys, Metadata: []vocab.MetadataKind{vocab.MetadataDescription}},
+		{Ordinal: 4, Name: "app/old", Action: vocab.PlanScheduleDelete, Reason: vocab.ReasonNotDesired},
+		{Ordinal: 3, Name: "app/c", Action: vocab.PlanUpdate, Reason: vocab.ReasonRestoreThenUpdate, Keys: keys},
+		{Ordinal: 3, Name: "app/c", Action: vocab.PlanUnchanged, Reason: vocab.ReasonValueEqual},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("plan data\n got %+v\nwant %+v", got, want)
+	}
+	// A rebuild replaces the plan and drops the earlier follow-ups.
+	l.planned(plan.Plan{Conflicts: []plan.Conflict{{Name: "app/new", Class: vocab.ConflictOwnership}}})
+	got = l.result(vocab.StatusConflict, plan.Plan{}).Plan
+	want = []planview.Operation{{Ordinal: 5, Name: "app/new", Action: vocab.PlanConflict, Reason: vocab.PlanReason(vocab.ConflictOwnership), Conflict: vocab.ConflictOwnership}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("rebuilt plan data\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// BenchmarkLedgerPlanData10000 is the engine's own share of issue 13 in a
+// no-op plan of N = 10,000: turning the shown plan into Result.Plan
+// (compare with BenchmarkNoopPlanView's plan).
+func BenchmarkLedgerPlanData10000(b *testing.B) {
+	var st model.State
+	var p plan.Plan
+	for i := range 10000 {
+		name := "app/s" + strconv.Itoa(i)
+		st.Secrets = append(st.Secrets, model.Secret{Name: name, Ordinal: i + 1})
+		p.Unchanged = append(p.Unchanged, plan.Unchanged{Name: name, Reason: plan.ReasonEqual})
+	}
+	l := newLedger(st, false, ModePlan)
+	l.planned(p)
+	for b.Loop() {
+		if len(l.planData()) != 10000 {
+			b.Fatal("short")
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/plan")
 }
