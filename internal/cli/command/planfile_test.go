@@ -148,3 +148,26 @@ func TestPlanFileHoldsRejectedDesiredState(t *testing.T) {
 	assert.Contains(t, out, "Errors (2):")
 	assert.NotContains(t, out, "secrets/")
 }
+
+// TestEarlyFilesWritesPlanFileForUsageErrors: a command line that cannot
+// be used still writes the plan file (from --plan-file in the arguments or
+// its environment variable) holding the usage diagnostics, names hidden;
+// an unwritable one is reported as planfile:write-failed.
+func TestEarlyFilesWritesPlanFileForUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	usage := diag.Diagnostics{diag.New(diag.UsageUnknownFlag, diag.Subject{})}
+	fromFlag, fromEnv := filepath.Join(dir, "flag.json"), filepath.Join(dir, "env.json")
+	f := testFactory(t, []string{"SOPS_AWS_SYNC_PLAN_FILE=" + fromEnv}, nil)
+	assert.Empty(t, EarlyFiles(f, []string{"plan", "--bogus", "--plan-file", fromFlag}, usage))
+	assert.Empty(t, EarlyFiles(f, []string{"plan", "--bogus"}, usage))
+	for _, p := range []string{fromFlag, fromEnv} {
+		v, err := planview.ReadFile(p)
+		require.NoError(t, err)
+		require.Len(t, v.Diagnostics, 1)
+		assert.Equal(t, diag.UsageUnknownFlag, v.Diagnostics[0].Class)
+		assert.False(t, v.NamesShown)
+	}
+	fails := EarlyFiles(f, []string{"plan", "--plan-file", filepath.Join(dir, "missing", "p.json")}, usage)
+	require.Len(t, fails, 1)
+	assert.Equal(t, diag.PlanfileWriteFailed, fails[0].Class)
+}
