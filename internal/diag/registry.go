@@ -26,6 +26,7 @@ const (
 	FamilyReport      Family = "report"      // the report file cannot be written
 	FamilyPlanfile    Family = "planfile"    // a plan file cannot be read, is not a v1 plan, or cannot be written
 	FamilyGate        Family = "gate"        // a safety gate blocked the plan; nothing was changed
+	FamilyObserve     Family = "observe"     // the scope could not be read from AWS
 	FamilyInterrupted Family = "interrupted" // a signal or the run timeout
 	FamilyInternal    Family = "internal"    // an unexpected failure
 )
@@ -37,7 +38,7 @@ var familyExit = map[Family]int{
 	FamilyUsage: vocab.ExitInvalid, FamilyConfig: vocab.ExitInvalid, FamilyGit: vocab.ExitInvalid,
 	FamilySource: vocab.ExitInvalid, FamilyName: vocab.ExitInvalid, FamilyDecrypt: vocab.ExitInvalid,
 	FamilyPlaintext: vocab.ExitInvalid, FamilyDesired: vocab.ExitInvalid, FamilyAWS: vocab.ExitInvalid,
-	FamilyReport: vocab.ExitInvalid, FamilyPlanfile: vocab.ExitInvalid, FamilyGate: vocab.ExitInvalid, FamilyInterrupted: vocab.ExitInterrupted, FamilyInternal: vocab.ExitInvalid,
+	FamilyReport: vocab.ExitInvalid, FamilyPlanfile: vocab.ExitInvalid, FamilyGate: vocab.ExitInvalid, FamilyObserve: vocab.ExitApply, FamilyInterrupted: vocab.ExitInterrupted, FamilyInternal: vocab.ExitInvalid,
 }
 
 // FamilyExitCode is the exit code of a run ended by a diagnostic of
@@ -137,6 +138,12 @@ const (
 	// GateMaxDeletions: the plan would schedule more deletions than
 	// --max-deletions allows (issue 14).
 	GateMaxDeletions = "gate:max-deletions"
+	// GateEmptyScope: the desired set is empty, owned secrets exist, and
+	// --allow-empty was not given (SPEC §5).
+	GateEmptyScope = "gate:empty-scope"
+	// ObserveFailed: observing the scope failed (access denied, a fault
+	// that outlived the retries); the log record has the error_code.
+	ObserveFailed = "observe:failed"
 
 	// The planfile:* tokens (issue 13) are declared by internal/planview,
 	// which returns them in its own errors; these are the same strings.
@@ -257,6 +264,10 @@ var entries = []Entry{
 
 	{GateMaxDeletions, FamilyGate, "the plan would schedule more deletions than --max-deletions allows; nothing was changed",
 		"check why the documents are gone (a moved directory, a wrong --source-root, a revert); to authorize, re-run once with a higher --max-deletions"},
+	{GateEmptyScope, FamilyGate, "the commit has no documents, so the plan would schedule every owned secret for deletion; nothing was changed",
+		"if unintended, restore the documents; to empty the scope, re-run with --allow-empty"},
+	{ObserveFailed, FamilyObserve, "the scope could not be read from AWS Secrets Manager",
+		"see the log record's error_code and operation: re-run for a transient fault; for AccessDeniedException add the read permission (docs/iam-policy.md)"},
 
 	{PlanfileUnknownSchema, FamilyPlanfile, "the plan file's schema_version is not sops-aws-sync/plan/v1",
 		"render the file with the sops-aws-sync version that wrote it, or write a new plan with this version"},

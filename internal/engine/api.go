@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
@@ -65,6 +66,10 @@ type Result struct {
 	// rebuild, the rebuilt one) plus the follow-up updates after restores.
 	// Nil when no plan was built (the first observation failed).
 	Plan []planview.Operation
+	// Diagnostics say what stopped the run in the engine, for the plan
+	// file: gate:empty-scope, gate:max-deletions, observe:failed. The log
+	// records (with error_code, request_id …) stay the full account.
+	Diagnostics diag.Diagnostics
 }
 
 // Run observes the scope of want through sm, plans, and in ModeSync applies

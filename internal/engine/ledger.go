@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
@@ -42,6 +43,9 @@ type ledger struct {
 	// followUps are the updates decided after restores of shown, in
 	// decision order (part of the plan that was applied).
 	followUps []plan.Operation
+	// problems are the diagnostics of what stopped the run in the engine
+	// (a gate, a failed observation), for the plan file.
+	problems diag.Diagnostics
 }
 
 // entry is what one run knows about one name.
@@ -272,6 +276,13 @@ func (l *ledger) planned(p plan.Plan) {
 	l.shown, l.followUps = &p, nil
 }
 
+// problem records a diagnostic of what stopped the run.
+func (l *ledger) problem(d diag.Diagnostic) {
+	l.mu.Lock()
+	l.problems = append(l.problems, d)
+	l.mu.Unlock()
+}
+
 // followUp records an update decided after a restore of the shown plan.
 func (l *ledger) followUp(op plan.Operation) {
 	l.mu.Lock()
@@ -318,6 +329,9 @@ func (l *ledger) planData() []planview.Operation {
 // the last plan the run built (the zero Plan when none was); the Result's
 // Plan is the shown plan (planData), which for sync is the plan applied.
 func (l *ledger) result(status vocab.Status, final plan.Plan) Result {
+	l.mu.Lock()
+	problems := slices.Clone(l.problems)
+	l.mu.Unlock()
 	return Result{Status: status, Verification: verificationOf(l.mode, status), Counts: l.counts(final, status),
-		Plan: l.planData()}
+		Plan: l.planData(), Diagnostics: problems}
 }

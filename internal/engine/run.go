@@ -90,6 +90,7 @@ func (r *runner) outcome(ctx context.Context) (vocab.Status, plan.Plan) {
 				return vocab.StatusInterrupted, p
 			}
 			r.log.Error("observation failed", append([]any{slog.String(vocab.FieldPhase, vocab.PhasePlan)}, errAttrs(err)...)...)
+			r.ledger.problem(diag.New(diag.ObserveFailed, diag.Subject{}))
 			return vocab.StatusApplyFailed, p
 		}
 		p = plan.Build(r.want, obs, r.policy)
@@ -126,10 +127,12 @@ func (r *runner) gate(p plan.Plan) (vocab.Status, bool) {
 		r.logConflicts(vocab.PhasePlan, p)
 		return vocab.StatusConflict, true
 	case p.EmptyScopeGate:
+		r.ledger.problem(diag.New(diag.GateEmptyScope, diag.Subject{}))
 		r.log.Error("empty desired state would delete the whole scope; pass --allow-empty to authorize",
 			slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.Int(vocab.FieldCount, p.Counts().ScheduleDelete))
 		return vocab.StatusInvalid, true
 	case p.DeletionLimitGate:
+		r.ledger.problem(diag.New(diag.GateMaxDeletions, diag.Subject{}))
 		r.log.Error(fmt.Sprintf("plan would schedule more deletions than --max-deletions allows (%d); nothing was changed: check the source root and prefix, or raise --max-deletions for this run to authorize them", *r.policy.MaxDeletions),
 			slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.String(vocab.FieldErrorClass, ClassDeletionLimit),
 			slog.Int(vocab.FieldCount, p.Deletions()))
@@ -143,6 +146,7 @@ func (r *runner) observationFailed(ctx context.Context, err error) vocab.Status 
 		return vocab.StatusInterrupted
 	}
 	r.log.Error("observation failed", append([]any{slog.String(vocab.FieldPhase, vocab.PhasePlan)}, errAttrs(err)...)...)
+	r.ledger.problem(diag.New(diag.ObserveFailed, diag.Subject{}))
 	return vocab.StatusObservationFailed
 }
 

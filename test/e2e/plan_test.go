@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -376,4 +377,33 @@ func TestCanary_PlanOutputsHoldNoValueCiphertextOrOutOfBandKey(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestPlanFile_EngineStopsCarryTheirDiagnostic: a run the engine stops
+// still writes its plan file, with the diagnostic of what stopped it: a
+// failed first observation (observe:failed, no operation, exit 5) and the
+// deletion limit (gate:max-deletions, the gated operations listed, exit 3).
+func TestPlanFile_EngineStopsCarryTheirDiagnostic(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	docs := f.standardDocs()
+	r := f.run(e, runOpts{}, f.args("sync")...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, nil)
+
+	e.setFaults(emulator.Faults{Script: []emulator.ScriptedFault{{Operation: "ListSecrets", Nth: 1, Fault: "error:AccessDeniedException"}}})
+	r, v, _ := f.runPlan(e, runOpts{}, f.args("plan")...)
+	expect(t, r, 5, vocab.StatusObservationFailed, vocab.VerificationNotRun, nil)
+	assert.Empty(t, v.Operations)
+	require.Len(t, v.Diagnostics, 1)
+	assert.Equal(t, "observe:failed", v.Diagnostics[0].Class)
+	e.setFaults(emulator.Faults{})
+
+	f.removeDoc(docs[0].Rel)
+	f.commit("remove one")
+	r, v, _ = f.runPlan(e, runOpts{}, f.args("sync", "--max-deletions", "0")...)
+	expect(t, r, 3, vocab.StatusInvalid, vocab.VerificationNotRun, nil)
+	require.Len(t, v.Diagnostics, 1)
+	assert.Equal(t, "gate:max-deletions", v.Diagnostics[0].Class)
+	assert.Equal(t, 1, v.Summary.ScheduleDelete, "the gated plan still shows what it would do")
+	assert.Contains(t, planview.Text(v), "gate:max-deletions")
 }

@@ -221,7 +221,7 @@ func (r *runner) reconcile(ctx context.Context) outcome {
 		slog.Int(vocab.FieldCount, len(state.Secrets)), slog.Int64(vocab.FieldDurationMS, r.f.Now().Sub(loadStart).Milliseconds()))
 
 	res := r.f.RunEngine(ctx, engine.Config{Mode: r.opts.Mode, Engine: r.opts.Config.Engine}, state, port, r.log)
-	o := outcome{status: res.Status, verification: res.Verification, counts: res.Counts, revision: state.Commit, plan: res.Plan}
+	o := outcome{status: res.Status, verification: res.Verification, counts: res.Counts, revision: state.Commit, plan: res.Plan, diags: res.Diagnostics}
 	if o.verification == "" {
 		o.verification = vocab.VerificationNotRun
 	}
