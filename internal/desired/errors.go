@@ -86,9 +86,9 @@ func withDoc(e *diag.Diagnostic, d *document, show bool) *diag.Diagnostic {
 	return e
 }
 
-// reject turns the loader's diagnostic into Load's error: the run's
-// Diagnostics (the loader reports the failing document with the lowest
-// ordinal).
+// reject turns the loader's one stopping diagnostic (repository, revision,
+// structure, interruption) into Load's error: the run's Diagnostics. Invalid
+// documents found while decrypting are all reported (capped in load.go).
 func reject(e *diag.Diagnostic) error {
 	return diag.Diagnostics{*e}
 }
