@@ -17,8 +17,9 @@
 //     lacks (a partial clone) is an error, never a network call; the only
 //     network calls are the key services SOPS documents name, each bounded.
 //   - Results are deterministic: documents are ordered by repo path
-//     (ordinals), secrets by name; when several documents fail to decrypt
-//     or canonicalize, every one is reported in ordinal order (at most 50,
-//     then desired:more-invalid counts the rest); a structural failure
-//     stops the load at the lowest ordinal.
+//     (ordinals), secrets by name; when several documents are invalid,
+//     every one is reported in ordinal order (at most 50, then
+//     desired:more-invalid counts the rest): the structurally invalid ones
+//     when there are any (nothing is then decrypted), else those that fail
+//     to decrypt or canonicalize.
 package desired

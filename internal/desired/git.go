@@ -177,19 +177,22 @@ var errBlobTooLarge = errors.New("blob larger than the limit")
 
 // selectDocuments walks the committed tree under the source root, assigns
 // ordinals in repo-path order and names, and checks every structural rule
-// (SPEC §3.1, §3.4) before any decryption.
-func selectDocuments(ctx context.Context, repo *repository, commit *object.Commit, o *normalized) ([]*document, *diag.Diagnostic) {
+// (SPEC §3.1, §3.4) for every document before any decryption. It returns
+// the documents, or the one diagnostic that stopped the walk (tree, root,
+// interruption), or the diagnostics of every structurally invalid
+// document in ordinal order (issue 13 item 5).
+func selectDocuments(ctx context.Context, repo *repository, commit *object.Commit, o *normalized) ([]*document, *diag.Diagnostic, []*diag.Diagnostic) {
 	tree, err := repo.TreeObject(commit.TreeHash)
 	if err != nil {
-		return nil, repo.objectError(err)
+		return nil, repo.objectError(err), nil
 	}
 	root, e := findRoot(repo, tree, o.root)
 	if e != nil {
-		return nil, e
+		return nil, e, nil
 	}
 	var docs []*document
 	if e := walk(ctx, repo, root, "", &docs); e != nil {
-		return nil, e
+		return nil, e, nil
 	}
 	for _, d := range docs {
 		if o.root == "." {
@@ -200,40 +203,61 @@ func selectDocuments(ctx context.Context, repo *repository, commit *object.Commi
 	}
 	sort.Slice(docs, func(i, j int) bool { return docs[i].path < docs[j].path })
 	byName := make(map[string]*document, len(docs))
+	var invalid []*diag.Diagnostic
 	for i, d := range docs {
 		if err := ctx.Err(); err != nil {
-			return nil, interrupted(err)
+			return nil, interrupted(err), nil
 		}
 		d.ordinal = i + 1
-		if !isRegular(d.mode) {
-			return nil, docError(ClassSourceNotRegular, d, o.show, "", "")
+		e, stop := checkDocument(repo, d, o, byName)
+		switch {
+		case stop:
+			return nil, e, nil
+		case e != nil:
+			invalid = append(invalid, e)
 		}
-		size, err := blobSize(repo, d.hash)
-		if err != nil {
-			return nil, withDoc(repo.objectError(err), d, o.show)
-		}
-		if size > o.maxBytes {
-			return nil, docError(ClassSourceTooLarge, d, o.show, "", "")
-		}
-		if e := checkNotLFSPointer(repo, d, size, o.show); e != nil {
-			return nil, e
-		}
-		stem := strings.TrimSuffix(d.rel, d.suffix)
-		if stem == "" || strings.HasSuffix(stem, "/") {
-			return nil, docError(ClassNameInvalid, d, o.show,
-				"the document's file name is only a suffix, so it names no secret",
-				"give the file a name before its .sops.* suffix")
-		}
-		d.name = model.SecretName(o.prefix, d.rel, d.suffix)
-		if err := model.ValidateName(d.name); err != nil {
-			what, next := nameReason(err)
-			return nil, docError(ClassNameInvalid, d, o.show, what, next)
-		}
-		if prev, dup := byName[d.name]; dup {
-			what := "the document maps to the same secret name as document " + o.redaction().Label(prev.ordinal, prev.path)
-			return nil, docError(ClassNameCollision, d, o.show, what, "")
-		}
-		byName[d.name] = d
 	}
-	return docs, nil
+	if len(invalid) > 0 {
+		return nil, nil, invalid
+	}
+	return docs, nil, nil
+}
+
+// checkDocument checks one document's structure (file type, size, LFS
+// pointer, name rule, collision with an earlier document) and records its
+// name in byName; it returns the document's diagnostic or nil. stop is set
+// when the repository itself cannot be read (an object that cannot be
+// read or is missing from a partial clone): one diagnostic for the
+// repository, not one per document.
+func checkDocument(repo *repository, d *document, o *normalized, byName map[string]*document) (_ *diag.Diagnostic, stop bool) {
+	if !isRegular(d.mode) {
+		return docError(ClassSourceNotRegular, d, o.show, "", ""), false
+	}
+	size, err := blobSize(repo, d.hash)
+	if err != nil {
+		return withDoc(repo.objectError(err), d, o.show), true
+	}
+	if size > o.maxBytes {
+		return docError(ClassSourceTooLarge, d, o.show, "", ""), false
+	}
+	if e := checkNotLFSPointer(repo, d, size, o.show); e != nil {
+		return e, diag.FamilyOf(e.Class) == diag.FamilyGit
+	}
+	stem := strings.TrimSuffix(d.rel, d.suffix)
+	if stem == "" || strings.HasSuffix(stem, "/") {
+		return docError(ClassNameInvalid, d, o.show,
+			"the document's file name is only a suffix, so it names no secret",
+			"give the file a name before its .sops.* suffix"), false
+	}
+	d.name = model.SecretName(o.prefix, d.rel, d.suffix)
+	if err := model.ValidateName(d.name); err != nil {
+		what, next := nameReason(err)
+		return docError(ClassNameInvalid, d, o.show, what, next), false
+	}
+	if prev, dup := byName[d.name]; dup {
+		what := "the document maps to the same secret name as document " + o.redaction().Label(prev.ordinal, prev.path)
+		return docError(ClassNameCollision, d, o.show, what, ""), false
+	}
+	byName[d.name] = d
+	return nil, false
 }

@@ -48,14 +48,15 @@ func normalize(o config.Desired) *normalized {
 //
 // The returned State holds the commit, the scope and the secrets ordered by
 // name. Every error is a diag.Diagnostics (registered classes, the
-// document's ordinal, its path only with ShowResourceNames). A repository,
-// revision or structural failure is one diagnostic (structure is checked
-// before any decryption; the lowest ordinal is reported). Every document
-// is decrypted and checked even after one fails, so that a commit with
-// several invalid documents is fixed in one CI run (issue 13 item 5):
-// each invalid document is one diagnostic, in ordinal order, at most
-// MaxReportedDocuments of them, then one desired:more-invalid diagnostic
-// saying how many more there are. If ctx is cancelled, Load returns promptly with class
+// document's ordinal, its path only with ShowResourceNames). A repository
+// or revision failure is one diagnostic. Otherwise every invalid document
+// of the commit is reported, so that a commit with several is fixed in one
+// CI run (issue 13 item 5): first the structure of every document is
+// checked (file type, size, name, collision); if any breaks it, those are
+// reported and nothing is decrypted; else every document is decrypted and
+// checked even after one fails. Each invalid document is one diagnostic,
+// in ordinal order, at most MaxReportedDocuments of them, then one
+// desired:more-invalid diagnostic saying how many more there are. If ctx is cancelled, Load returns promptly with class
 // "interrupted" wrapping ctx.Err(), even while a key-service call is in
 // flight (the call is cancelled with ctx). Each remote key-service call (AWS
 // KMS and the other remote SOPS key services) is bounded by
@@ -141,13 +142,13 @@ func load(ctx context.Context, opts config.Desired, p *Progress) (model.State, *
 		closeRepo()
 		return model.State{}, e, nil
 	}
-	docs, e := selectDocuments(ctx, repo, commit, o)
-	if e != nil {
+	docs, e, invalid := selectDocuments(ctx, repo, commit, o)
+	if e != nil || len(invalid) > 0 {
 		closeRepo()
 		if ctx.Err() != nil {
 			return model.State{}, interrupted(ctx.Err()), nil
 		}
-		return model.State{}, e, nil
+		return model.State{}, e, invalid
 	}
 	// decryptAll's dispatcher is the last user of repo and closes it, also
 	// when Load has already returned on cancellation.

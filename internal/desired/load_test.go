@@ -44,6 +44,21 @@ func assertClass(t *testing.T, err error, class string, ordinal int) *diag.Subje
 	return &de.Subject
 }
 
+// assertEvery checks that err reports exactly the documents ordinals, in
+// order, each with class (every invalid document is reported, issue 13).
+func assertEvery(t *testing.T, err error, class string, ordinals ...int) {
+	t.Helper()
+	var ds diag.Diagnostics
+	if !errors.As(err, &ds) || len(ds) != len(ordinals) {
+		t.Fatalf("error %v: want %d diagnostics of %s", err, len(ordinals), class)
+	}
+	for i, d := range ds {
+		if d.Class != class || d.Subject.Ordinal != ordinals[i] {
+			t.Errorf("diagnostic %d is %s ordinal %d, want %s ordinal %d", i, d.Class, d.Subject.Ordinal, class, ordinals[i])
+		}
+	}
+}
+
 func TestLoadGoodFixturesCanonicalizeIdentically(t *testing.T) {
 	dir, sha := newRepo(t, map[string][]byte{
 		"secrets/json/good.sops.json": fixture(t, cur+"/good.sops.json"),
@@ -398,5 +413,27 @@ func TestLoadReportsEveryFailingOrdinalInOrder(t *testing.T) {
 				t.Errorf("concurrency %d: diagnostic %d is %s ordinal %d, want %s ordinal %d", c, i, ds[i].Class, ds[i].Subject.Ordinal, w.class, w.ordinal)
 			}
 		}
+	}
+}
+
+// TestLoadReportsEveryStructuralError: every structurally invalid document
+// is reported before anything is decrypted — here a suffix-only file name
+// and a name collision, while the undecryptable document between them is
+// not reached (structure first, SPEC §3.1).
+func TestLoadReportsEveryStructuralError(t *testing.T) {
+	dir, _ := newRepo(t, map[string][]byte{
+		"secrets/a.sops.json":  fixture(t, cur+"/good.sops.json"),
+		"secrets/a.sops.yaml":  fixture(t, cur+"/good.sops.yaml"),
+		"secrets/b.sops.json":  fixture(t, cur+"/not-encrypted.sops.json"),
+		"secrets/c/.sops.json": fixture(t, cur+"/good.sops.json"),
+		"secrets/d.sops.json":  fixture(t, cur+"/good.sops.json"),
+	})
+	_, err := Load(context.Background(), baseOptions(dir))
+	var ds diag.Diagnostics
+	if !errors.As(err, &ds) || len(ds) != 2 {
+		t.Fatalf("want 2 diagnostics, got %v", err)
+	}
+	if ds[0].Class != ClassNameCollision || ds[0].Subject.Ordinal != 2 || ds[1].Class != ClassNameInvalid || ds[1].Subject.Ordinal != 4 {
+		t.Errorf("got %v", err)
 	}
 }
