@@ -7,6 +7,8 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -48,12 +50,26 @@ func TestProperty_SyncConvergesAndIsIdempotent(t *testing.T) {
 		}
 		st := state(docs...)
 		conc := rapid.IntRange(1, 8).Draw(rt, "concurrency")
-		planned := e.plan(t, conc, st).Counts
+		pr := e.plan(t, conc, st)
+		planned := pr.Counts
 		res := e.sync(t, conc, st)
 		want := planned
 		want.Update += followUps
 		if res.Status != vocab.StatusConverged || res.Verification != vocab.VerificationConverged || res.Counts != want {
 			rt.Fatalf("sync = %+v, want converged with %+v", res, want)
+		}
+		// The plan data of both runs builds a valid plan view whose summary
+		// is the run's counts (sync: the applied plan plus its follow-ups).
+		for _, c := range []struct {
+			r    engine.Result
+			want vocab.Counts
+		}{{pr, planned}, {res, want}} {
+			for _, show := range []bool{false, true} {
+				v := planview.Build(planview.Input{GitRevision: st.Commit, Operations: c.r.Plan}, model.Redaction{ShowNames: show})
+				if err := v.Validate(); err != nil || v.Summary != c.want {
+					rt.Fatalf("plan view: %v, summary %+v, want %+v", err, v.Summary, c.want)
+				}
+			}
 		}
 		for _, s := range st.Secrets {
 			got := e.secret(t, s.Name)
