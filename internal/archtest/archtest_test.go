@@ -24,6 +24,7 @@ var layers = [][]string{
 	{"internal/awssm", "internal/desired"},
 	{"internal/engine"},
 	{"internal/plan"},
+	{"internal/pace"},
 	{"internal/report", "internal/logging", "internal/planview"},
 	{"internal/config"},
 	{"internal/diag"},
@@ -36,7 +37,7 @@ var layers = [][]string{
 var (
 	pure = []string{
 		"internal/model", "internal/plan", "internal/config", "internal/report",
-		"internal/vocab", "internal/diag", "internal/canonical", "internal/logging",
+		"internal/vocab", "internal/diag", "internal/canonical", "internal/logging", "internal/pace",
 		"internal/keydiff", "internal/planview", "internal/atomicfile",
 	}
 	forbidden = []string{

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/pace"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
 )
 
@@ -21,13 +22,25 @@ type Options struct {
 	// OperationTimeout bounds each AWS call, SDK retries included
 	// (--operation-timeout, SPEC §2.1). 0 means no per-call bound.
 	OperationTimeout time.Duration
+	// Pace is the run's rate control (internal/pace), shared with the
+	// engine through Adapter.Pace; nil = a new one with pace.DefaultLimits
+	// on the system clock.
+	Pace *pace.Controller
+	// SDKRetriesThrottles leaves throttling errors to the client's own
+	// retryer (for the A/B measurement of the SDK's adaptive mode in
+	// docs/reconciliation.md); by default the SDK never retries a throttle
+	// and the adapter resends it after its family's next turn.
+	SDKRetriesThrottles bool
 }
 
 // Adapter implements engine.Port over an aws-sdk-go-v2 Secrets Manager
 // client. It is safe for concurrent use.
 type Adapter struct {
-	c   *secretsmanager.Client
-	opt Options
+	c    *secretsmanager.Client
+	opt  Options
+	pace *pace.Controller
+	// callOpts are applied to every SDK call (the retryer wrapper).
+	callOpts []func(*secretsmanager.Options)
 	// noBatch is set once BatchGetSecretValue was denied.
 	noBatch atomic.Bool
 }
@@ -35,9 +48,53 @@ type Adapter struct {
 var _ engine.Port = (*Adapter)(nil)
 
 // New returns an adapter over c. The client's retry settings (attempts,
-// backoff, mode) are the caller's.
+// backoff, mode) are the caller's, except that throttling errors are not
+// retried by the SDK: its standard retryer gives up after 3 attempts and
+// its retry budget drains under sustained throttling, while a throttled
+// request was not executed and is safe to resend until the run's deadline
+// (issue 15). Reads (DescribeSecret, GetSecretValue, BatchGetSecretValue,
+// each ListSecrets page) wait for their family's turn and are resent here;
+// writes are paced and resent by the engine, which re-checks the
+// precondition before each attempt (SPEC §6).
 func New(c *secretsmanager.Client, opt Options) *Adapter {
-	return &Adapter{c: c, opt: opt}
+	a := &Adapter{c: c, opt: opt, pace: opt.Pace}
+	if a.pace == nil {
+		a.pace = pace.New(pace.SystemClock{}, pace.DefaultLimits())
+	}
+	if !opt.SDKRetriesThrottles {
+		a.callOpts = []func(*secretsmanager.Options){func(o *secretsmanager.Options) {
+			o.Retryer = noThrottleRetry(o.Retryer)
+		}}
+	}
+	return a
+}
+
+// Pace returns the run's rate control: the engine takes write turns from
+// it and reads its throttling counts.
+func (a *Adapter) Pace() *pace.Controller { return a.pace }
+
+// read runs one read call of family f until it is answered with anything
+// but a throttle: each attempt waits for a turn (under the run's ctx, not
+// the operation timeout) and runs under its own operation timeout. It
+// returns the converted error of the last attempt, or ctx's error.
+func (a *Adapter) read(ctx context.Context, f pace.Family, op string, call func(ctx context.Context) error) error {
+	for {
+		turn, err := a.pace.Wait(ctx, f)
+		if err != nil {
+			return err
+		}
+		cctx, cancel := a.call(ctx)
+		err = convert(ctx, op, call(cctx))
+		cancel()
+		switch {
+		case isThrottled(err):
+			a.pace.Throttled(turn)
+			continue
+		case err == nil || isAnswer(err):
+			a.pace.Succeeded(turn)
+		}
+		return err
+	}
 }
 
 func (a *Adapter) call(ctx context.Context) (context.Context, context.CancelFunc) {
@@ -64,11 +121,14 @@ func (a *Adapter) ListCandidates(ctx context.Context, scopeDigest string) ([]eng
 	p := secretsmanager.NewListSecretsPaginator(a.c, in)
 	var out []engine.Candidate
 	for p.HasMorePages() {
-		cctx, cancel := a.call(ctx)
-		page, err := p.NextPage(cctx)
-		cancel()
+		// A failed NextPage keeps its NextToken: a throttled page is resent.
+		var page *secretsmanager.ListSecretsOutput
+		err := a.read(ctx, pace.Lists, "ListSecrets", func(cctx context.Context) (err error) {
+			page, err = p.NextPage(cctx, a.callOpts...)
+			return err
+		})
 		if err != nil {
-			return nil, convert(ctx, "ListSecrets", err)
+			return nil, err
 		}
 		for _, e := range page.SecretList {
 			out = append(out, engine.Candidate{Name: aws.ToString(e.Name), ARN: aws.ToString(e.ARN)})
@@ -79,11 +139,12 @@ func (a *Adapter) ListCandidates(ctx context.Context, scopeDigest string) ([]eng
 
 // Describe implements engine.Port.
 func (a *Adapter) Describe(ctx context.Context, id string) (plan.ObservedSecret, error) {
-	cctx, cancel := a.call(ctx)
-	defer cancel()
-	d, err := a.c.DescribeSecret(cctx, &secretsmanager.DescribeSecretInput{SecretId: aws.String(id)})
+	var d *secretsmanager.DescribeSecretOutput
+	err := a.read(ctx, pace.Reads, "DescribeSecret", func(cctx context.Context) (err error) {
+		d, err = a.c.DescribeSecret(cctx, &secretsmanager.DescribeSecretInput{SecretId: aws.String(id)}, a.callOpts...)
+		return err
+	})
 	if err != nil {
-		err = convert(ctx, "DescribeSecret", err)
 		if isCode(err, "ResourceNotFoundException") {
 			return plan.ObservedSecret{}, nil
 		}
@@ -131,7 +192,7 @@ func (a *Adapter) Create(ctx context.Context, req engine.CreateRequest) (engine.
 	if req.Description != "" {
 		in.Description = aws.String(req.Description)
 	}
-	out, err := a.c.CreateSecret(cctx, in)
+	out, err := a.c.CreateSecret(cctx, in, a.callOpts...)
 	if err != nil {
 		return engine.WriteResult{}, convert(ctx, "CreateSecret", err)
 	}
@@ -146,7 +207,7 @@ func (a *Adapter) PutValue(ctx context.Context, id string, value []byte, token s
 		SecretId:           aws.String(id),
 		SecretString:       aws.String(string(value)),
 		ClientRequestToken: aws.String(token),
-	})
+	}, a.callOpts...)
 	if err != nil {
 		return engine.WriteResult{}, convert(ctx, "PutSecretValue", err)
 	}
@@ -160,7 +221,7 @@ func (a *Adapter) ScheduleDelete(ctx context.Context, id string, recoveryWindowD
 	_, err := a.c.DeleteSecret(cctx, &secretsmanager.DeleteSecretInput{
 		SecretId:             aws.String(id),
 		RecoveryWindowInDays: aws.Int64(int64(recoveryWindowDays)),
-	})
+	}, a.callOpts...)
 	return convert(ctx, "DeleteSecret", err)
 }
 
@@ -168,7 +229,7 @@ func (a *Adapter) ScheduleDelete(ctx context.Context, id string, recoveryWindowD
 func (a *Adapter) Restore(ctx context.Context, id string) error {
 	cctx, cancel := a.call(ctx)
 	defer cancel()
-	_, err := a.c.RestoreSecret(cctx, &secretsmanager.RestoreSecretInput{SecretId: aws.String(id)})
+	_, err := a.c.RestoreSecret(cctx, &secretsmanager.RestoreSecretInput{SecretId: aws.String(id)}, a.callOpts...)
 	return convert(ctx, "RestoreSecret", err)
 }
 
@@ -181,7 +242,7 @@ func (a *Adapter) UpdateMetadata(ctx context.Context, id string, kmsKeyID, descr
 		SecretId:    aws.String(id),
 		KmsKeyId:    kmsKeyID,
 		Description: description,
-	})
+	}, a.callOpts...)
 	return convert(ctx, "UpdateSecret", err)
 }
 
@@ -193,6 +254,6 @@ func (a *Adapter) Tag(ctx context.Context, id string, tags map[string]string) er
 	}
 	cctx, cancel := a.call(ctx)
 	defer cancel()
-	_, err := a.c.TagResource(cctx, &secretsmanager.TagResourceInput{SecretId: aws.String(id), Tags: list})
+	_, err := a.c.TagResource(cctx, &secretsmanager.TagResourceInput{SecretId: aws.String(id), Tags: list}, a.callOpts...)
 	return convert(ctx, "TagResource", err)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/emulatortest"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/pace"
 )
 
 var sc = model.Scope{RepositoryID: "acme/app", SourceRoot: "secrets", Prefix: "app"}
@@ -252,5 +253,108 @@ func TestListCandidates_FollowsEmptyPagesWithNextToken(t *testing.T) {
 	}
 	if pages := srv.Stats(t).Calls["ListSecrets"]; pages < 8 {
 		t.Fatalf("ListSecrets calls = %d; the scan limit should have forced short pages", pages)
+	}
+}
+
+// TestClientSideTimeoutIsAClientFault (issue 15 finding 6): the operation
+// timeout fires in our client, so the fault is the client's; it was logged
+// as fault_class "server". It stays ambiguous for a write.
+func TestClientSideTimeoutIsAClientFault(t *testing.T) {
+	srv := emulatortest.Start(t)
+	srv.SetFaults(t, emulator.Faults{LatencyMS: 400})
+	a := awssm.New(srv.Client(t, func(o *secretsmanager.Options) { o.RetryMaxAttempts = 1 }), awssm.Options{OperationTimeout: 50 * time.Millisecond})
+	_, err := a.Describe(context.Background(), "app/x")
+	var e *engine.Error
+	if !errors.As(err, &e) || e.Code != awssm.CodeTimeout || e.Fault != engine.FaultClient || !e.Ambiguous {
+		t.Fatalf("client-side timeout → %#v; want Timeout, client fault, ambiguous", err)
+	}
+}
+
+// TestThrottledReadsAreResentUntilAnswered: a throttled read was not
+// executed; the adapter resends it after its family's next turn, however
+// many times (the SDK's standard retryer gave up after 3 attempts), and
+// counts the throttles in the run's pace. List pages keep their NextToken.
+func TestThrottledReadsAreResentUntilAnswered(t *testing.T) {
+	srv := emulatortest.Start(t)
+	c := srv.Client(t)
+	var reqs []engine.ValueRequest
+	for i := range 150 {
+		arn := create(t, c, fmt.Sprintf("app/s%03d", i), fmt.Sprintf(`{"i":%d}`, i), sc.Tags("secrets/x.sops.json"))
+		if i < 2 {
+			reqs = append(reqs, engine.ValueRequest{ID: arn, Name: fmt.Sprintf("app/s%03d", i)})
+		}
+	}
+	p := pace.New(pace.SystemClock{}, pace.DefaultLimits())
+	a := awssm.New(c, awssm.Options{OperationTimeout: 5 * time.Second, Pace: p})
+	for i := range reqs {
+		o, err := a.Describe(context.Background(), reqs[i].ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reqs[i].CurrentVersionID = o.CurrentVersionIDs()[0]
+	}
+	const thr = "error:ThrottlingException"
+	var s []emulator.ScriptedFault
+	for n := int64(1); n <= 5; n++ {
+		s = append(s, emulator.ScriptedFault{Operation: "DescribeSecret", Nth: n, Fault: thr})
+	}
+	s = append(s, emulator.ScriptedFault{Operation: "ListSecrets", Nth: 2, Fault: thr},
+		emulator.ScriptedFault{Operation: "BatchGetSecretValue", Nth: 1, Fault: thr},
+		emulator.ScriptedFault{Operation: "GetSecretValue", Nth: 1, Fault: thr})
+	srv.SetFaults(t, emulator.Faults{Script: s})
+	before := srv.Stats(t).Calls
+
+	if o, err := a.Describe(context.Background(), "app/s000"); err != nil || !o.Exists {
+		t.Fatalf("describe after 5 throttles = %+v, %v", o, err)
+	}
+	if got, err := a.ListCandidates(context.Background(), sc.Digest()); err != nil || len(got) != 150 {
+		t.Fatalf("list = %d candidates, %v", len(got), err)
+	}
+	if vs, err := a.GetCurrentValues(context.Background(), reqs); err != nil || string(vs[1].String) != `{"i":1}` {
+		t.Fatalf("batch = %+v, %v", vs, err)
+	}
+	if vs, err := a.GetCurrentValues(context.Background(), reqs[:1]); err != nil || string(vs[0].String) != `{"i":0}` {
+		t.Fatalf("single read = %+v, %v", vs, err)
+	}
+	after := srv.Stats(t).Calls
+	for op, want := range map[string]int64{"DescribeSecret": 6, "ListSecrets": 3, "BatchGetSecretValue": 2, "GetSecretValue": 2} {
+		if got := after[op] - before[op]; got != want {
+			t.Errorf("%s calls = %d, want %d", op, got, want)
+		}
+	}
+	if got := p.Stats().Throttled; got != 8 {
+		t.Errorf("throttled calls counted = %d, want 8", got)
+	}
+}
+
+// TestThrottledWriteIsReturnedOnceNeverAmbiguous: the SDK does not retry a
+// throttled write (the engine resends it after a new turn and a new
+// precondition); the error says throttled, not ambiguous, for every kind.
+func TestThrottledWriteIsReturnedOnceNeverAmbiguous(t *testing.T) {
+	srv := emulatortest.Start(t)
+	c := srv.Client(t)
+	arn := create(t, c, "app/db", "{}", nil)
+	a := awssm.New(c, awssm.Options{})
+	const thr = "error:ThrottlingException"
+	srv.SetFaults(t, emulator.Faults{Script: []emulator.ScriptedFault{
+		{Operation: "CreateSecret", Nth: 1, Fault: thr}, {Operation: "PutSecretValue", Nth: 1, Fault: thr},
+		{Operation: "DeleteSecret", Nth: 1, Fault: thr}, {Operation: "RestoreSecret", Nth: 1, Fault: thr},
+	}})
+	ctx := context.Background()
+	before := srv.Stats(t).Calls
+	errs := map[string]error{}
+	_, errs["CreateSecret"] = a.Create(ctx, engine.CreateRequest{Name: "app/new", Value: []byte("{}"), Token: strings.Repeat("a", 64)})
+	_, errs["PutSecretValue"] = a.PutValue(ctx, arn, []byte(`{"a":1}`), strings.Repeat("b", 64))
+	errs["DeleteSecret"] = a.ScheduleDelete(ctx, arn, 7)
+	errs["RestoreSecret"] = a.Restore(ctx, arn)
+	calls := srv.Stats(t).Calls
+	for op, err := range errs {
+		var e *engine.Error
+		if !errors.As(err, &e) || !e.Throttled || e.Ambiguous || e.Code != "ThrottlingException" || e.Fault != engine.FaultClient {
+			t.Errorf("%s throttled → %#v", op, err)
+		}
+		if n := calls[op] - before[op]; n != 1 {
+			t.Errorf("%s calls = %d, want 1 (the SDK must not retry a throttle)", op, n)
+		}
 	}
 }

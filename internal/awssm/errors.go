@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
@@ -63,13 +64,19 @@ func convert(parent context.Context, op string, err error) error {
 			// A server fault may have happened after the write landed.
 			e.Ambiguous = true
 		}
+		if throttleCodes[api.ErrorCode()] {
+			// A throttled request was not executed (AWS API reference):
+			// never ambiguous, safe to resend for every operation.
+			e.Code, e.Fault, e.Ambiguous, e.Throttled = "ThrottlingException", engine.FaultClient, false, true
+		}
 		e.NotFound = e.Code == "ResourceNotFoundException"
 		e.AccessDenied = e.Code == "AccessDeniedException"
 	case errors.As(err, &params):
 		e.Code, e.Fault = CodeClientValidation, engine.FaultClient
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
-		// The per-call timeout fired (the parent is still alive).
-		e.Code, e.Fault, e.Ambiguous = CodeTimeout, engine.FaultServer, true
+		// The per-call timeout fired in our client (the parent is still
+		// alive): a client fault (SPEC §7.3), ambiguous for a write.
+		e.Code, e.Fault, e.Ambiguous = CodeTimeout, engine.FaultClient, true
 	default:
 		// No answer: connection refused, reset or closed. The request may
 		// have been applied.
@@ -81,4 +88,64 @@ func convert(parent context.Context, op string, err error) error {
 func isCode(err error, code string) bool {
 	var e *engine.Error
 	return errors.As(err, &e) && e.Code == code
+}
+
+// throttleCodes are the error codes that mean "rate exceeded, not
+// executed": Secrets Manager's ThrottlingException and the generic codes
+// the SDK also treats as throttles (aws/retry DefaultThrottleErrorCodes).
+// LimitExceededException is not one of them: in Secrets Manager it is a
+// resource quota (too many secrets, versions), not a request rate.
+var throttleCodes = map[string]bool{
+	"ThrottlingException": true, "Throttling": true, "ThrottledException": true,
+	"RequestThrottledException": true, "TooManyRequestsException": true,
+	"RequestLimitExceeded": true, "RequestThrottled": true, "SlowDown": true,
+}
+
+func isThrottled(err error) bool {
+	var e *engine.Error
+	return errors.As(err, &e) && e.Throttled
+}
+
+// isAnswer: the service answered (with an error other than a throttle),
+// so the quota admitted the request.
+func isAnswer(err error) bool {
+	var e *engine.Error
+	if !errors.As(err, &e) || e.Throttled {
+		return false
+	}
+	return e.RequestID != "" || (e.Code != CodeTimeout && e.Code != CodeConnection && e.Code != CodeClientValidation)
+}
+
+// noThrottleRetry makes r treat throttling errors as not retryable, so they
+// reach the adapter (reads) or the engine (writes) at once instead of
+// spending the SDK's attempts and retry budget.
+func noThrottleRetry(r aws.Retryer) aws.Retryer {
+	if r == nil {
+		return nil
+	}
+	if _, ok := r.(throttleless); ok {
+		return r
+	}
+	v2, ok := r.(aws.RetryerV2)
+	if !ok {
+		v2 = v1Retryer{r}
+	}
+	return throttleless{v2}
+}
+
+type throttleless struct{ aws.RetryerV2 }
+
+func (t throttleless) IsErrorRetryable(err error) bool {
+	var api interface{ ErrorCode() string }
+	if errors.As(err, &api) && throttleCodes[api.ErrorCode()] {
+		return false
+	}
+	return t.RetryerV2.IsErrorRetryable(err)
+}
+
+// v1Retryer lifts an aws.Retryer without GetAttemptToken to RetryerV2.
+type v1Retryer struct{ aws.Retryer }
+
+func (v v1Retryer) GetAttemptToken(context.Context) (func(error) error, error) {
+	return v.GetInitialToken(), nil
 }

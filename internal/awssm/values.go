@@ -7,6 +7,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/pace"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
 )
 
@@ -38,10 +39,12 @@ func (a *Adapter) GetCurrentValues(ctx context.Context, reqs []engine.ValueReque
 		for i, r := range reqs {
 			ids[i] = r.ID
 		}
-		cctx, cancel := a.call(ctx)
-		res, err := a.c.BatchGetSecretValue(cctx, &secretsmanager.BatchGetSecretValueInput{SecretIdList: ids})
-		cancel()
-		if err = convert(ctx, "BatchGetSecretValue", err); isCode(err, "AccessDeniedException") {
+		var res *secretsmanager.BatchGetSecretValueOutput
+		err := a.read(ctx, pace.Batches, "BatchGetSecretValue", func(cctx context.Context) (err error) {
+			res, err = a.c.BatchGetSecretValue(cctx, &secretsmanager.BatchGetSecretValueInput{SecretIdList: ids}, a.callOpts...)
+			return err
+		})
+		if isCode(err, "AccessDeniedException") {
 			// A policy scoped to the prefix often lacks
 			// secretsmanager:BatchGetSecretValue on "*" (SPEC §9): read one
 			// by one from now on; GetSecretValue is checked per secret.
@@ -79,15 +82,16 @@ func (a *Adapter) GetCurrentValues(ctx context.Context, reqs []engine.ValueReque
 }
 
 func (a *Adapter) getOne(ctx context.Context, r engine.ValueRequest) (plan.CurrentValue, error) {
-	cctx, cancel := a.call(ctx)
-	defer cancel()
-	res, err := a.c.GetSecretValue(cctx, &secretsmanager.GetSecretValueInput{
-		SecretId:     aws.String(r.ID),
-		VersionId:    aws.String(r.CurrentVersionID),
-		VersionStage: aws.String(plan.StageCurrent),
+	var res *secretsmanager.GetSecretValueOutput
+	err := a.read(ctx, pace.Reads, "GetSecretValue", func(cctx context.Context) (err error) {
+		res, err = a.c.GetSecretValue(cctx, &secretsmanager.GetSecretValueInput{
+			SecretId:     aws.String(r.ID),
+			VersionId:    aws.String(r.CurrentVersionID),
+			VersionStage: aws.String(plan.StageCurrent),
+		}, a.callOpts...)
+		return err
 	})
 	if err != nil {
-		err = convert(ctx, "GetSecretValue", err)
 		switch {
 		case isCode(err, "ResourceNotFoundException"):
 			return plan.CurrentValue{Missing: true}, nil

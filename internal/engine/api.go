@@ -8,6 +8,7 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/pace"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -33,13 +34,20 @@ type Config struct {
 
 	// Engine-only knobs, not settings; zero values select the defaults
 	// of deps.go.
-	// WritesPerSecond paces mutations (all kinds together) to stay under
-	// AWS's 50/s write quotas; 0 = DefaultWritesPerSecond, < 0 = unpaced.
+	// Pace is the run's rate control per quota family (internal/pace);
+	// nil = the port's (Paced), else a new one with pace.DefaultLimits.
+	Pace *pace.Controller
+	// WritesPerSecond is the ceiling of the adaptive write limit (all
+	// mutation kinds together, under AWS's 50/s write quotas); 0 = the
+	// pace's own (pace.DefaultWrites, 48), < 0 = no ceiling.
 	WritesPerSecond float64
-	// BatchReadsPerSecond paces BatchGetSecretValue calls to stay under
-	// AWS's 100/s quota, which every reader in the account shares; 0 =
-	// DefaultBatchReadsPerSecond, < 0 = unpaced.
+	// BatchReadsPerSecond is the ceiling of the BatchGetSecretValue limit
+	// (AWS: 100/s, shared by every reader in the account); 0 = the pace's
+	// own (pace.DefaultBatches, 80), < 0 = no ceiling.
 	BatchReadsPerSecond float64
+	// ProgressInterval is the least time between two progress records of
+	// a long phase; 0 = DefaultProgressInterval.
+	ProgressInterval time.Duration
 	// PollInterval is the fixed verification poll; 0 = DefaultPollInterval.
 	PollInterval time.Duration
 	// Clock and Tokens are injected for tests; nil = SystemClock and

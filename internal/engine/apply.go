@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/pace"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -24,6 +25,9 @@ const (
 	outSecondWriter
 	outConflict    // a new conflict appeared (conflict)
 	outInterrupted // the run was cancelled (interrupted)
+	// outThrottled: the write was throttled, so not executed; execute takes
+	// a new turn and re-checks the precondition. Never leaves execute.
+	outThrottled
 )
 
 // apply runs one plan phase by phase (SPEC §5, §6). Restored names get at
@@ -50,10 +54,10 @@ func (r *runner) apply(ctx context.Context, p plan.Plan) outcome {
 		if len(ops) == 0 {
 			continue
 		}
-		start := r.clock.Now()
-		out, done := r.runPhase(ctx, ops)
-		r.log.Info("phase applied", slog.String(vocab.FieldPhase, vocab.PhaseApply),
-			slog.String(vocab.FieldOperation, string(kind)), slog.Int(vocab.FieldCount, len(done)), ms(r.clock.Now().Sub(start)))
+		start, paced := r.clock.Now(), r.pacer.Stats()
+		out, done := r.runPhase(ctx, kind, ops)
+		r.log.Info("phase applied", r.withPace(paced, slog.String(vocab.FieldPhase, vocab.PhaseApply),
+			slog.String(vocab.FieldOperation, string(kind)), slog.Int(vocab.FieldCount, len(done)), ms(r.clock.Now().Sub(start)))...)
 		if kind == vocab.OpRestore {
 			restored = done
 		}
@@ -66,12 +70,14 @@ func (r *runner) apply(ctx context.Context, p plan.Plan) outcome {
 
 // runPhase executes ops with at most cfg.Concurrency in flight and returns
 // the aggregate outcome and the operations that took effect, in plan order.
-func (r *runner) runPhase(ctx context.Context, ops []plan.Operation) (outcome, []plan.Operation) {
+func (r *runner) runPhase(ctx context.Context, kind vocab.OperationKind, ops []plan.Operation) (outcome, []plan.Operation) {
 	results := make([]outcome, len(ops))
 	started := make([]bool, len(ops))
+	prog := r.startProgress(vocab.PhaseApply, string(kind), len(ops))
 	each(len(ops), r.cfg.Concurrency, func(i int) bool {
 		started[i] = true
 		results[i] = r.execute(ctx, ops[i])
+		prog.add(1)
 		return results[i] == outDone
 	})
 	worst := outDone
@@ -88,57 +94,74 @@ func (r *runner) runPhase(ctx context.Context, ops []plan.Operation) (outcome, [
 	return worst, done
 }
 
-// execute re-checks the precondition and performs one operation.
+// execute re-checks the precondition and performs one operation. A write
+// that AWS throttles was not executed (issue 15): it waits for a new turn
+// of the run's write pace, re-checks the precondition and is resent, with
+// the same ClientRequestToken for a create or update, for as long as the
+// run lasts.
 func (r *runner) execute(ctx context.Context, op plan.Operation) outcome {
-	// Pace first, so the precondition is observed right before the write.
-	if r.pace != nil {
-		if err := r.pace.Wait(ctx); err != nil {
+	var token string // one per logical write, minted at the first attempt
+	for {
+		// The turn comes first, so the precondition is observed right
+		// before the write.
+		turn, err := r.pacer.Wait(ctx, pace.Writes)
+		if err != nil || ctx.Err() != nil {
 			return outInterrupted
 		}
-	}
-	if ctx.Err() != nil {
-		return outInterrupted
-	}
-	s, err := r.observeOne(ctx, op.Name)
-	if err != nil {
-		return r.failed(ctx, op, "precondition observation failed", err)
-	}
-	if !s.fingerprint().Equal(op.Fingerprint) {
-		switch {
-		case s.d.Action == plan.ActionConflict:
-			return r.lateConflict(op, s, "new conflict before apply")
-		case op.Kind == vocab.OpCreate && s.d.Action == plan.ActionUnchanged:
-			return r.createdElsewhere(op)
+		s, err := r.observeOne(ctx, op.Name)
+		if err != nil {
+			return r.failed(ctx, op, "precondition observation failed", err)
 		}
-		r.log.Info("target changed since planning", r.opAttrs(op)...)
-		return outRebuild
-	}
-	switch op.Kind {
-	case vocab.OpCreate, vocab.OpUpdate:
-		return r.write(ctx, op, s.obs)
-	default:
-		return r.transition(ctx, op, s.obs)
+		if !s.fingerprint().Equal(op.Fingerprint) {
+			switch {
+			case s.d.Action == plan.ActionConflict:
+				return r.lateConflict(op, s, "new conflict before apply")
+			case op.Kind == vocab.OpCreate && s.d.Action == plan.ActionUnchanged:
+				return r.createdElsewhere(op)
+			}
+			r.log.Info("target changed since planning", r.opAttrs(op)...)
+			return outRebuild
+		}
+		var out outcome
+		switch {
+		case op.Reason == plan.ReasonMetadata:
+			out = r.writeMetadata(ctx, op, s.obs.ARN, "", &turn)
+		case op.Kind == vocab.OpCreate, op.Kind == vocab.OpUpdate:
+			if token == "" {
+				token = r.tokens.NewToken()
+			}
+			out = r.write(ctx, op, s.obs, token, turn)
+		default:
+			out = r.transition(ctx, op, s.obs, turn)
+		}
+		if out != outThrottled {
+			return out
+		}
 	}
 }
 
-// write performs a create or update with a fresh ClientRequestToken. On an
-// ambiguous outcome it re-observes: accepts when the desired state is there,
-// else retries once with the same token when the operation is still the
-// one planned, else fails closed (SPEC §6). A create refused because the
+// write performs a create or update with the logical write's
+// ClientRequestToken. A throttled first attempt returns outThrottled (a new
+// precondition follows). On an ambiguous outcome it re-observes: accepts
+// when the desired state is there, else retries once with the same token
+// when the operation is still the one planned (resending that retry after
+// its next turn while it is throttled), else fails closed (SPEC §6). A create refused because the
 // secret exists (ResourceExistsException) is re-observed too and judged by
 // metExisting: never a bare apply-failed (issue 15, finding 3).
-func (r *runner) write(ctx context.Context, op plan.Operation, obs plan.ObservedSecret) outcome {
-	if op.Reason == plan.ReasonMetadata {
-		return r.writeMetadata(ctx, op, obs.ARN, "")
-	}
-	token := r.tokens.NewToken()
-	attempt := func() (WriteResult, error) {
+func (r *runner) write(ctx context.Context, op plan.Operation, obs plan.ObservedSecret, token string, turn pace.Turn) outcome {
+	attempt := func() (res WriteResult, err error) {
 		if op.Kind == vocab.OpCreate {
-			return r.port.Create(ctx, r.createRequest(op, token))
+			res, err = r.port.Create(ctx, r.createRequest(op, token))
+		} else {
+			res, err = r.port.PutValue(ctx, obs.ARN, op.Desired.Value, token)
 		}
-		return r.port.PutValue(ctx, obs.ARN, op.Desired.Value, token)
+		r.settle(turn, err)
+		return res, err
 	}
 	res, err := attempt()
+	if isThrottled(err) && ctx.Err() == nil {
+		return outThrottled
+	}
 	for retried := false; err != nil; retried = true {
 		if ctx.Err() != nil {
 			return outInterrupted
@@ -166,7 +189,7 @@ func (r *runner) write(ctx context.Context, op plan.Operation, obs plan.Observed
 		if now.d.Reason == plan.ReasonMetadata {
 			// The value is there (the write took effect); what is left is
 			// the metadata of an update.
-			return r.writeMetadata(ctx, op, now.obs.ARN, token)
+			return r.writeMetadata(ctx, op, now.obs.ARN, token, nil)
 		}
 		if retried || string(now.d.Action) != string(op.Kind) {
 			return r.failed(ctx, op, "ambiguous outcome not proven", err)
@@ -174,10 +197,17 @@ func (r *runner) write(ctx context.Context, op plan.Operation, obs plan.Observed
 		if op.Kind == vocab.OpUpdate {
 			obs = now.obs
 		}
-		res, err = attempt()
+		for {
+			if turn, err = r.pacer.Wait(ctx, pace.Writes); err != nil {
+				return outInterrupted
+			}
+			if res, err = attempt(); !isThrottled(err) || ctx.Err() != nil {
+				break
+			}
+		}
 	}
 	if op.Kind == vocab.OpUpdate && op.Metadata.Any() {
-		return r.writeMetadata(ctx, op, res.ARN, token)
+		return r.writeMetadata(ctx, op, res.ARN, token, nil)
 	}
 	r.accept(op, res.ARN, token)
 	return outDone
@@ -243,7 +273,11 @@ func (r *runner) createRequest(op plan.Operation, token string) CreateRequest {
 // outcome is resent once; the operation is then accepted only when a fresh
 // observation shows no metadata difference left (issue 14). version is
 // the value version this operation wrote, if any ("" for metadata alone).
-func (r *runner) writeMetadata(ctx context.Context, op plan.Operation, arn, version string) outcome {
+// turn is the write turn execute took for a metadata-only update (its
+// throttled first attempt returns outThrottled, so a new precondition
+// follows); nil = take a turn here. Later attempts take their own turns and
+// are resent while throttled; one turn covers both calls of an attempt.
+func (r *runner) writeMetadata(ctx context.Context, op plan.Operation, arn, version string, turn *pace.Turn) outcome {
 	m := r.cfg.Metadata
 	call := func() error {
 		if op.Metadata.NeedsUpdateSecret() {
@@ -267,7 +301,30 @@ func (r *runner) writeMetadata(ctx context.Context, op plan.Operation, arn, vers
 		}
 		return nil
 	}
-	err := call()
+	first := turn != nil
+	paced := func() error {
+		for {
+			var t pace.Turn
+			if turn != nil {
+				t, turn = *turn, nil
+			} else {
+				var err error
+				if t, err = r.pacer.Wait(ctx, pace.Writes); err != nil {
+					return err
+				}
+			}
+			err := call()
+			r.settle(t, err)
+			if !isThrottled(err) || ctx.Err() != nil || first {
+				return err
+			}
+		}
+	}
+	err := paced()
+	if first && isThrottled(err) && ctx.Err() == nil {
+		return outThrottled
+	}
+	first = false
 	for retried := false; err != nil; retried = true {
 		if ctx.Err() != nil {
 			return outInterrupted
@@ -286,21 +343,28 @@ func (r *runner) writeMetadata(ctx context.Context, op plan.Operation, arn, vers
 		if retried {
 			return r.failed(ctx, op, "ambiguous outcome not proven", err)
 		}
-		err = call()
+		err = paced()
 	}
 	r.accept(op, arn, version)
 	return outDone
 }
 
 // transition performs a restore or schedule-delete. They carry no token, so
-// they are never repeated in the same run: after any failure the target is
-// re-observed and the operation is accepted only if observed done (SPEC §6).
-func (r *runner) transition(ctx context.Context, op plan.Operation, obs plan.ObservedSecret) outcome {
+// an outcome that may have taken effect is never repeated in the same run:
+// after any failure but a throttle the target is re-observed and the
+// operation is accepted only if observed done (SPEC §6). A throttled one
+// was not executed: it returns outThrottled and is resent after a new
+// precondition (issue 15).
+func (r *runner) transition(ctx context.Context, op plan.Operation, obs plan.ObservedSecret, turn pace.Turn) outcome {
 	var err error
 	if op.Kind == vocab.OpRestore {
 		err = r.port.Restore(ctx, obs.ARN)
 	} else {
 		err = r.port.ScheduleDelete(ctx, obs.ARN, r.cfg.RecoveryWindowDays)
+	}
+	r.settle(turn, err)
+	if isThrottled(err) && ctx.Err() == nil {
+		return outThrottled
 	}
 	if err == nil {
 		r.accept(op, obs.ARN, "")

@@ -43,17 +43,8 @@ func (SystemClock) After(d time.Duration) <-chan time.Time { return time.After(d
 const (
 	// DefaultPollInterval: the fixed sub-second verification poll (SPEC §6).
 	DefaultPollInterval = 250 * time.Millisecond
-	// DefaultWritesPerSecond paces mutations below AWS's 50/s write quotas
-	// (CreateSecret, PutSecretValue, DeleteSecret, RestoreSecret), so a large
-	// first sync never bounces off ThrottlingException; 48 keeps 2/s of each
-	// quota for other users of the account (docs/benchmarks.md).
-	DefaultWritesPerSecond = 48
-	// DefaultBatchReadsPerSecond paces value batches (BatchGetSecretValue)
-	// below AWS's 100/s quota, with a burst of one eighth of a second's
-	// worth (10). Without it, --concurrency 64 at 20 ms per call offered
-	// about 150 batches/s and 9 of 509 were throttled in a no-op sync of
-	// 10,000 secrets (docs/benchmarks.md); at the default concurrency about
-	// 60/s are offered and the pace does not bind. 80 keeps a fifth of the
-	// account's quota for its applications.
-	DefaultBatchReadsPerSecond = 80
+	// DefaultProgressInterval: a phase that runs longer than this logs a
+	// progress record (done, total, throttled calls so far) this often
+	// (issue 15).
+	DefaultProgressInterval = 10 * time.Second
 )

@@ -3,12 +3,15 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/awssm"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/pace"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -47,35 +50,54 @@ func TestConcurrencyBoundsCallsInFlight(t *testing.T) {
 }
 
 // TestValueBatchesPacedUnderQuota: value batches are paced below the
-// BatchGetSecretValue quota instead of bouncing off it. The emulator's
-// quotas are scaled to a tenth (10 batches/s, a bucket of 10) and an
-// observation of 250 secrets makes 13 batches. The premise, unpaced, runs
-// with the emulator's clock frozen so that its bucket cannot refill however
-// slowly the machine goes: 3 or more batches are throttled. Paced at 8/s on
-// the real clock, none is. Before the fix, --concurrency 64 at 20 ms per
-// call had 9 of 509 batches throttled in a no-op sync of 10,000 secrets.
+// BatchGetSecretValue quota instead of bouncing off it, and a throttled
+// batch is resent, not failed. The emulator's quotas are scaled to a tenth
+// (10 batches/s, a bucket of 10) and an observation of 250 secrets makes 13
+// batches. The premise, unpaced, runs with the emulator's clock frozen so
+// that its bucket cannot refill however slowly the machine goes: batches
+// are throttled, and the clock thaws when the adapter first waits for its
+// cut limit, so the resent batches pass and the plan is complete.
+// Paced at 8/s on the real clock, none is throttled. Before the fix,
+// --concurrency 64 at 20 ms per call had 9 of 509 batches throttled in a
+// no-op sync of 10,000 secrets.
 func TestValueBatchesPacedUnderQuota(t *testing.T) {
 	e, st := seededScope(t, 250, 8)
 	quotas := emulator.Faults{Seed: 1, Quotas: true, QuotaScale: 0.1}
-	run := func(perSecond float64) (engine.Result, int64) {
+	run := func(perSecond float64, clock pace.Clock) (engine.Result, int64) {
 		e.srv.SetFaults(t, quotas) // refills the buckets
 		before := e.srv.Stats(t).Throttled["BatchGetSecretValue"]
 		cfg := e.cfg(engine.ModePlan, 8)
 		cfg.BatchReadsPerSecond = perSecond
-		r := engine.Run(context.Background(), cfg, st, e.port, nil)
+		port := awssm.New(e.client, awssm.Options{OperationTimeout: 10 * time.Second, Pace: pace.New(clock, pace.DefaultLimits())})
+		r := engine.Run(context.Background(), cfg, st, port, nil)
 		return r, e.srv.Stats(t).Throttled["BatchGetSecretValue"] - before
 	}
 
 	frozen := e.srv.Emu.Now()
 	e.srv.Emu.SetClock(func() time.Time { return frozen })
-	if _, throttled := run(-1); throttled < 3 {
+	r, throttled := run(-1, &thawClock{thaw: func() { e.srv.Emu.SetClock(time.Now) }})
+	if throttled < 1 {
 		t.Fatalf("premise: 13 unpaced batches against a bucket of 10 that cannot refill: %d throttled", throttled)
 	}
+	wantResult(t, r, vocab.StatusConverged, vocab.VerificationNotRun, vocab.Counts{Unchanged: 250})
 	e.srv.Emu.SetClock(time.Now)
 
-	r, throttled := run(8)
+	r, throttled = run(8, pace.SystemClock{})
 	wantResult(t, r, vocab.StatusConverged, vocab.VerificationNotRun, vocab.Counts{Unchanged: 250})
 	if throttled != 0 {
 		t.Fatalf("batches paced at 8/s: %d throttled", throttled)
 	}
+}
+
+// thawClock is the real clock that runs thaw once, the first time a caller
+// has to wait.
+type thawClock struct {
+	pace.SystemClock
+	once sync.Once
+	thaw func()
+}
+
+func (c *thawClock) After(d time.Duration) <-chan time.Time {
+	c.once.Do(c.thaw)
+	return c.SystemClock.After(d)
 }

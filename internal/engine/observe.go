@@ -29,7 +29,10 @@ type observation map[string]plan.ObservedSecret
 // as MaxValueBatch described names need a value. Names that look
 // like partial ARNs ("-" + six characters) wait for discovery so that they
 // are described by full ARN when it lists them (SPEC §3.4).
-func (r *runner) observe(ctx context.Context, extra []string) (observation, error) {
+//
+// phase (plan or verify) labels its progress records: one unit per name
+// described.
+func (r *runner) observe(ctx context.Context, phase string, extra []string) (observation, error) {
 	o := &observer{r: r, ctx: ctx, sem: make(chan struct{}, r.cfg.Concurrency), out: observation{}, scheduled: map[string]bool{}}
 	var (
 		cands    []Candidate
@@ -54,6 +57,7 @@ func (r *runner) observe(ctx context.Context, extra []string) (observation, erro
 	slices.Sort(known)
 	known = slices.Compact(known)
 	r.ledger.labelNew(known)
+	o.prog = r.startProgress(phase, "", len(known))
 	var deferred []string
 	for _, n := range known {
 		if id := r.ledger.arn(n); id != "" {
@@ -77,6 +81,13 @@ func (r *runner) observe(ctx context.Context, extra []string) (observation, erro
 			names = append(names, c.Name)
 		}
 		r.ledger.labelNew(names)
+		fresh := 0
+		for _, n := range names {
+			if _, ok := slices.BinarySearch(known, n); !ok {
+				fresh++
+			}
+		}
+		o.prog.grow(fresh)
 		for _, n := range deferred {
 			o.describe(n, cmp.Or(listed[n], n))
 		}
@@ -127,6 +138,8 @@ type observer struct {
 	r   *runner
 	ctx context.Context
 	sem chan struct{}
+	// prog counts the names described.
+	prog *progress
 
 	describes, reads sync.WaitGroup
 
@@ -164,7 +177,7 @@ func (o *observer) describe(name, id string) {
 	o.sem <- struct{}{}
 	o.describes.Add(1)
 	go func() {
-		defer func() { <-o.sem; o.describes.Done() }()
+		defer func() { <-o.sem; o.prog.add(1); o.describes.Done() }()
 		if o.stopped() {
 			return
 		}
@@ -208,22 +221,15 @@ func (o *observer) flush() {
 	}
 }
 
-// read starts one value batch; it waits for the batch pace
-// (BatchReadsPerSecond) and then for a free slot in its own goroutine, so a
-// describe that triggers it never holds two slots and no slot waits on the
-// pace.
+// read starts one value batch; it waits for a free slot in its own
+// goroutine, so a describe that triggers it never holds two slots. The
+// port paces batches (BatchReadsPerSecond is the ceiling of that family).
 func (o *observer) read(names []string) {
 	o.reads.Add(1)
 	go func() {
 		defer o.reads.Done()
 		if o.stopped() {
 			return
-		}
-		if len(names) > 1 {
-			if err := o.r.waitBatchPace(o.ctx, o.stopped); err != nil {
-				o.fail(err) // kept only if it is the first error
-				return
-			}
 		}
 		o.sem <- struct{}{}
 		defer func() { <-o.sem }()

@@ -118,6 +118,10 @@ type Error struct {
 	// Ambiguous: the request may or may not have taken effect (timeout,
 	// connection lost, server fault) (SPEC §6).
 	Ambiguous bool
+	// Throttled: the quota refused the request (ThrottlingException); it
+	// was not executed, so it is never ambiguous and is safe to resend for
+	// every operation kind (issue 15).
+	Throttled bool
 }
 
 func (e *Error) Error() string {

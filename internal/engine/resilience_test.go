@@ -13,10 +13,11 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
-// TestThrottlingAnd5xxBursts_RetriedBySDK: bursts of ThrottlingException
-// and InternalServiceError on every kind of call are retried by the SDK
-// (its default standard retryer) and the run converges.
-func TestThrottlingAnd5xxBursts_RetriedBySDK(t *testing.T) {
+// TestThrottlingAnd5xxBursts_Retried: bursts of InternalServiceError on
+// every kind of call are retried by the SDK (its default standard
+// retryer), bursts of ThrottlingException are resent by the adapter (reads)
+// and the engine (writes), and the run converges.
+func TestThrottlingAnd5xxBursts_Retried(t *testing.T) {
 	eachConcurrency(t, func(t *testing.T, conc int) {
 		e := newEnv(t)
 		e.seedOwned(t, "upd", `{"v":0}`)
@@ -48,6 +49,62 @@ func TestThrottlingAnd5xxBursts_RetriedBySDK(t *testing.T) {
 			if current(e.secret(t, d.Name)) != string(d.Value) {
 				t.Errorf("%s not converged", d.Name)
 			}
+		}
+	})
+}
+
+// TestThrottledWritesAreResentAfterANewPrecondition (issue 15): a
+// throttled request was not executed, so every kind (restore and
+// schedule-delete included) is resent, more often than the SDK's three
+// attempts would allow, after a new turn and a new precondition describe;
+// a create or update keeps its one ClientRequestToken.
+func TestThrottledWritesAreResentAfterANewPrecondition(t *testing.T) {
+	eachConcurrency(t, func(t *testing.T, conc int) {
+		e := newEnv(t)
+		e.seedOwned(t, "upd", `{"v":0}`)
+		e.seedOwned(t, "gone", `{}`)
+		e.del(t, e.seedOwned(t, "back", `{"v":1}`))
+		const thr = "error:ThrottlingException:Rate exceeded"
+		var s []emulator.ScriptedFault
+		s = append(s, script("CreateSecret", thr, 1, 2, 3)...) // the SDK gave up after 3 attempts
+		for _, op := range []string{"PutSecretValue", "DeleteSecret", "RestoreSecret"} {
+			s = append(s, script(op, thr, 1)...)
+		}
+		e.srv.SetFaults(t, emulator.Faults{Script: s})
+		tokens := &countingTokens{}
+		cfg := e.cfg(engine.ModeSync, conc)
+		cfg.Tokens = tokens
+		st := state(doc{"new", `{}`}, doc{"upd", `{"v":1}`}, doc{"back", `{"v":1}`})
+		before := e.calls(t)
+		wantResult(t, e.run(t, cfg, st), vocab.StatusConverged, vocab.VerificationConverged,
+			vocab.Counts{Create: 1, Update: 1, Restore: 1, ScheduleDelete: 1})
+		after := e.calls(t)
+		for op, want := range map[string]int64{"CreateSecret": 4, "PutSecretValue": 2, "DeleteSecret": 2, "RestoreSecret": 2} {
+			if got := after[op] - before[op]; got != want {
+				t.Errorf("%s calls = %d, want %d (the throttled ones resent)", op, got, want)
+			}
+		}
+		if n := tokens.n.Load(); n != 2 {
+			t.Errorf("%d tokens minted, want one per logical write (2)", n)
+		}
+		// Observation describes 4 names; each of the 10 attempts is
+		// preceded by its precondition describe; verification describes
+		// the 4 again.
+		if got := after["DescribeSecret"] - before["DescribeSecret"]; got < 4+10+4 {
+			t.Errorf("DescribeSecret calls = %d, want a precondition before every attempt", got)
+		}
+		var logged float64
+		for _, line := range strings.Split(strings.TrimSpace(e.logs.String()), "\n") {
+			var rec map[string]any
+			if json.Unmarshal([]byte(line), &rec) == nil && rec["msg"] == "phase applied" {
+				logged += rec[vocab.FieldThrottled].(float64)
+			}
+			if strings.Contains(line, "ThrottlingException") {
+				t.Errorf("a throttle was logged as an error: %s", line)
+			}
+		}
+		if logged != 6 {
+			t.Errorf("the apply phases' records count %v throttles, want 6:\n%s", logged, e.logs.String())
 		}
 	})
 }
@@ -131,7 +188,7 @@ func TestLogs_FixedVocabularyAndNoSecrets(t *testing.T) {
 	allowed := map[string]bool{"time": true, "level": true, "msg": true}
 	for _, k := range []string{vocab.FieldPhase, vocab.FieldStatus, vocab.FieldOperation, vocab.FieldCount, vocab.FieldDurationMS,
 		vocab.FieldResource, vocab.FieldConflictClass, vocab.FieldErrorCode, vocab.FieldFaultClass, vocab.FieldRequestID,
-		vocab.FieldErrorClass, vocab.FieldVerification} {
+		vocab.FieldErrorClass, vocab.FieldVerification, vocab.FieldThrottled, vocab.FieldWaitMS, vocab.FieldDone, vocab.FieldTotal} {
 		allowed[k] = true
 	}
 	for _, show := range []bool{false, true} {

@@ -43,8 +43,9 @@ func (r *runner) run(ctx context.Context) Result {
 // run turns them into the Result through the ledger (one place).
 func (r *runner) outcome(ctx context.Context) (vocab.Status, plan.Plan) {
 	start := r.clock.Now()
+	r.phaseBase = r.pacer.Stats()
 	r.warnARNSuffixNames()
-	obs, err := r.observe(ctx, nil)
+	obs, err := r.observe(ctx, vocab.PhasePlan, nil)
 	if err != nil {
 		return r.observationFailed(ctx, err), plan.Plan{}
 	}
@@ -84,8 +85,8 @@ func (r *runner) outcome(ctx context.Context) (vocab.Status, plan.Plan) {
 			}
 		}
 		r.log.Info("rebuilding plan", slog.String(vocab.FieldPhase, vocab.PhasePlan))
-		start = r.clock.Now()
-		if obs, err = r.observe(ctx, r.ledger.touchedNames()); err != nil {
+		start, r.phaseBase = r.clock.Now(), r.pacer.Stats()
+		if obs, err = r.observe(ctx, vocab.PhasePlan, r.ledger.touchedNames()); err != nil {
 			if ctx.Err() != nil {
 				return vocab.StatusInterrupted, p
 			}
@@ -152,8 +153,8 @@ func (r *runner) observationFailed(ctx context.Context, err error) vocab.Status 
 
 func (r *runner) logPlan(p plan.Plan, start time.Time) {
 	c := p.Counts()
-	r.log.Info("plan built", slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.Int(vocab.FieldCount, c.Operations()),
-		ms(r.clock.Now().Sub(start)))
+	r.log.Info("plan built", r.withPace(r.phaseBase, slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.Int(vocab.FieldCount, c.Operations()),
+		ms(r.clock.Now().Sub(start)))...)
 	for _, op := range p.Ops {
 		r.log.Debug("planned", slog.String(vocab.FieldPhase, vocab.PhasePlan),
 			slog.String(vocab.FieldOperation, string(op.Kind)), slog.String(vocab.FieldResource, r.label(op.Name)))

@@ -7,10 +7,9 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/time/rate"
-
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/pace"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -31,9 +30,13 @@ type runner struct {
 	log    *slog.Logger
 	clock  Clock
 	tokens TokenSource
-	pace   *rate.Limiter // mutations (WritesPerSecond)
-	// readPace paces value batches (BatchReadsPerSecond); nil = unpaced.
-	readPace *rate.Limiter
+	// pacer is the run's rate control per quota family, shared with the
+	// port when it has one (internal/pace): the engine takes write turns
+	// from it and reads its throttling counts.
+	pacer *pace.Controller
+	// phaseBase is the pace's totals when the current observation or
+	// verification phase began (its summary logs the difference).
+	phaseBase pace.Stats
 
 	// ledger is the run's record: labels, ARNs, applied operations, touched
 	// names, known versions, late conflicts; every Result is built from it.
@@ -46,11 +49,8 @@ func newRunner(cfg Config, want model.State, port Port, log *slog.Logger) *runne
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = DefaultPollInterval
 	}
-	if cfg.WritesPerSecond == 0 {
-		cfg.WritesPerSecond = DefaultWritesPerSecond
-	}
-	if cfg.BatchReadsPerSecond == 0 {
-		cfg.BatchReadsPerSecond = DefaultBatchReadsPerSecond
+	if cfg.ProgressInterval <= 0 {
+		cfg.ProgressInterval = DefaultProgressInterval
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -69,48 +69,12 @@ func newRunner(cfg Config, want model.State, port Port, log *slog.Logger) *runne
 	if r.tokens == nil {
 		r.tokens = CryptoTokens{}
 	}
-	if cfg.WritesPerSecond > 0 {
-		r.pace = rate.NewLimiter(rate.Limit(cfg.WritesPerSecond), 1)
-	}
-	if cfg.BatchReadsPerSecond > 0 {
-		r.readPace = rate.NewLimiter(rate.Limit(cfg.BatchReadsPerSecond), max(1, int(cfg.BatchReadsPerSecond/8)))
-	}
+	r.pacer = newPacer(cfg, port, r.clock)
 	for i := range want.Secrets {
 		r.byName[want.Secrets[i].Name] = &want.Secrets[i]
 	}
 	return r
 }
-
-// waitBatchPace waits for the value-batch pace (BatchReadsPerSecond),
-// measured on the runner's clock. It returns ctx.Err() if the run is
-// cancelled first, and errStopped (giving the token back) if stopped()
-// reports that the observation has already failed; rate.Limiter.Wait is not
-// used because it also fails early when the wait outlasts ctx's deadline,
-// which is not a cancellation.
-func (r *runner) waitBatchPace(ctx context.Context, stopped func() bool) error {
-	if r.readPace == nil {
-		return nil
-	}
-	now := r.clock.Now()
-	res := r.readPace.ReserveN(now, 1)
-	d := res.DelayFrom(now)
-	if d > 0 {
-		select {
-		case <-r.clock.After(d):
-		case <-ctx.Done():
-			res.CancelAt(r.clock.Now())
-			return ctx.Err()
-		}
-	}
-	if stopped() {
-		res.CancelAt(r.clock.Now())
-		return errStopped
-	}
-	return nil
-}
-
-// errStopped: the observation failed elsewhere; its first error is kept.
-var errStopped = errors.New("observation stopped")
 
 func (r *runner) label(name string) string { return r.ledger.label(name) }
 

@@ -18,6 +18,7 @@ import (
 // failed otherwise (a real mismatch: someone else wrote).
 func (r *runner) verify(ctx context.Context) (vocab.Status, plan.Plan) {
 	start := r.clock.Now()
+	r.phaseBase = r.pacer.Stats()
 	deadline := start.Add(r.cfg.VerificationTimeout)
 	// The timeout bounds the whole verification, observations included: a
 	// round still observing at the deadline is cut off (inconclusive), while
@@ -30,7 +31,7 @@ func (r *runner) verify(ctx context.Context) (vocab.Status, plan.Plan) {
 		observed bool // a round completed its observation (last is its plan)
 	)
 	for round := 1; ; round++ {
-		obs, err := r.observe(vctx, r.ledger.touchedNames())
+		obs, err := r.observe(vctx, vocab.PhaseVerify, r.ledger.touchedNames())
 		switch {
 		case ctx.Err() != nil:
 			return vocab.StatusInterrupted, last
@@ -72,9 +73,9 @@ func (r *runner) verify(ctx context.Context) (vocab.Status, plan.Plan) {
 }
 
 func (r *runner) verified(s vocab.Status, rounds int, start time.Time, p plan.Plan) (vocab.Status, plan.Plan) {
-	r.log.Info("verification finished", slog.String(vocab.FieldPhase, vocab.PhaseVerify),
+	r.log.Info("verification finished", r.withPace(r.phaseBase, slog.String(vocab.FieldPhase, vocab.PhaseVerify),
 		slog.String(vocab.FieldVerification, string(verificationOf(r.cfg.Mode, s))), slog.Int(vocab.FieldCount, rounds),
-		ms(r.clock.Now().Sub(start)))
+		ms(r.clock.Now().Sub(start)))...)
 	return s, p
 }
 

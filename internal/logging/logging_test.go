@@ -75,5 +75,5 @@ func TestResourceOrdinals(t *testing.T) {
 // Every vocabulary key of internal/vocab is allowed (the vocabulary golden
 // test there pins the key strings).
 func TestFieldsMatchVocab(t *testing.T) {
-	assert.Len(t, Fields, 12)
+	assert.Len(t, Fields, 16)
 }

@@ -142,4 +142,14 @@ const (
 	FieldRequestID     = "request_id"
 	FieldErrorClass    = "error_class"
 	FieldVerification  = "verification"
+	// FieldThrottled counts calls AWS throttled (and the tool resent) in a
+	// phase, on its summary and progress records (issue 15).
+	FieldThrottled = "throttled"
+	// FieldWaitMS is the time a phase's calls waited for their turn of the
+	// client-side pace, in milliseconds summed over workers.
+	FieldWaitMS = "wait_ms"
+	// FieldDone and FieldTotal are a progress record's units done so far
+	// and expected (documents, secrets observed, operations).
+	FieldDone  = "done"
+	FieldTotal = "total"
 )

@@ -1,0 +1,70 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+// TestProgress_LongPhasesLogAtASteadyInterval (issue 15): a phase that runs
+// longer than the progress interval logs "progress" records with phase,
+// done, total and throttled calls so far, on the engine's clock, and never a
+// name; a short run logs none. Each DescribeSecret here "takes" 4 s of the
+// injected clock, so observing 10 names takes 40 s.
+func TestProgress_LongPhasesLogAtASteadyInterval(t *testing.T) {
+	e := newEnv(t)
+	var docs []doc
+	for i := range 10 {
+		docs = append(docs, doc{fmt.Sprintf("s%02d", i), `{}`})
+	}
+	st := state(docs...)
+
+	wantResult(t, e.sync(t, 1, st), vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Create: 10})
+	if strings.Contains(e.logs.String(), `"msg":"progress"`) {
+		t.Fatalf("a run of milliseconds logged progress:\n%s", e.logs.String())
+	}
+
+	e2 := newEnv(t)
+	clk := &stepClock{now: time.Unix(1_700_000_000, 0)}
+	slow := &hookPort{Port: e2.port, beforeDesc: func(int, string) { clk.After(4 * time.Second) }}
+	cfg := e2.cfg(engine.ModeSync, 1)
+	cfg.Clock, cfg.VerificationTimeout = clk, time.Hour
+	wantResult(t, e2.runPort(t, cfg, st, slow), vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Create: 10})
+
+	perPhase := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(e2.logs.String()), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatal(err)
+		}
+		if rec["msg"] != "progress" {
+			continue
+		}
+		phase := rec[vocab.FieldPhase].(string)
+		perPhase[phase]++
+		done, total := rec[vocab.FieldDone].(float64), rec[vocab.FieldTotal].(float64)
+		if total != 10 || done < 1 || done > total {
+			t.Fatalf("progress done/total = %v/%v: %s", done, total, line)
+		}
+		if _, ok := rec[vocab.FieldThrottled]; !ok {
+			t.Fatalf("progress without throttled: %s", line)
+		}
+		if _, ok := rec[vocab.FieldResource]; ok || strings.Contains(line, "app/") {
+			t.Fatalf("progress names a secret: %s", line)
+		}
+		if phase == vocab.PhaseApply && rec[vocab.FieldOperation] != string(vocab.OpCreate) {
+			t.Fatalf("apply progress without its operation kind: %s", line)
+		}
+	}
+	// 40 s per phase at one record per 10 s (the first after 10 s).
+	for _, phase := range []string{vocab.PhasePlan, vocab.PhaseApply, vocab.PhaseVerify} {
+		if n := perPhase[phase]; n < 3 || n > 4 {
+			t.Fatalf("%s: %d progress records over 40 s, want 3 or 4:\n%s", phase, n, e2.logs.String())
+		}
+	}
+}
