@@ -9,6 +9,10 @@
 //   - No AWS error text leaves this package: failures become *engine.Error
 //     (operation, allow-listed code, fault class, request id, flags), or the
 //     parent context's error when the run was cancelled.
+//   - The SDK never retries a throttling error; a throttled read waits for
+//     its quota family's next turn (internal/pace, shared with the engine
+//     through Adapter.Pace) and is resent until answered or the run ends; a
+//     throttled write is returned with Throttled set (never Ambiguous).
 //   - DeleteSecret always carries RecoveryWindowInDays and never
 //     ForceDeleteWithoutRecovery.
 package awssm

@@ -19,8 +19,13 @@
 //   - What the run did and learned is in the ledger (ledger.go); every
 //     Result is built from it by ledger.result.
 //   - One fresh ClientRequestToken per logical create/update, reused only by
-//     SDK retries and one retry after an ambiguous outcome; restore and
-//     schedule-delete are never re-issued in the same run.
+//     SDK retries, resends of a throttled attempt and one retry after an
+//     ambiguous outcome; a restore or schedule-delete whose outcome may have
+//     taken effect is never re-issued in the same run.
+//   - Throttling is back-pressure (issue 15): a throttled write was not
+//     executed, so it takes a new turn of the run's write pace
+//     (internal/pace), a new precondition and is resent until the run's
+//     context ends; it is never a failure and never logged per call.
 //   - Converged is reported only after a direct observation shows an empty
 //     plan. Logs carry only vocab fields: never values, tokens or ARNs, and
 //     names only when Config.ShowResourceNames is set.
