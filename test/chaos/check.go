@@ -85,13 +85,15 @@ func short(b []byte) string {
 	return "sha256:" + hex.EncodeToString(h[:6])
 }
 
-// allowedLogKeys are slog's own keys plus the vocabulary of SPEC §7.3.
+// allowedLogKeys are slog's own keys plus the vocabulary of SPEC §7.3 and
+// issue 15's throttling and progress fields.
 var allowedLogKeys = map[string]bool{
 	"time": true, "level": true, "msg": true,
 	vocab.FieldPhase: true, vocab.FieldStatus: true, vocab.FieldOperation: true, vocab.FieldCount: true,
 	vocab.FieldDurationMS: true, vocab.FieldResource: true, vocab.FieldConflictClass: true,
 	vocab.FieldErrorCode: true, vocab.FieldFaultClass: true, vocab.FieldRequestID: true,
 	vocab.FieldErrorClass: true, vocab.FieldVerification: true,
+	vocab.FieldThrottled: true, vocab.FieldWaitMS: true, vocab.FieldDone: true, vocab.FieldTotal: true,
 }
 
 // verificationFor is the verification that goes with a sync status
