@@ -11,6 +11,7 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/exitcode"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/factory"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/desired"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/logging"
@@ -209,7 +210,10 @@ func (r *runner) reconcile(ctx context.Context) outcome {
 	}
 
 	loadStart := r.f.Now()
-	state, err := r.f.LoadDesired(ctx, r.opts.Config.Desired)
+	docs := &desired.Progress{}
+	stopProgress := r.reportLoading(docs)
+	state, err := r.f.LoadDesired(ctx, r.opts.Config.Desired, docs)
+	stopProgress()
 	if err != nil {
 		if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return interrupted
@@ -251,4 +255,34 @@ func (r *runner) logDesired(err error) diag.Diagnostics {
 
 func since(f *factory.Factory, start time.Time) int64 {
 	return f.Now().Sub(start).Milliseconds()
+}
+
+// reportLoading logs a "progress" record (phase plan, documents decrypted
+// and selected) every engine.DefaultProgressInterval of the factory's clock
+// while the desired state loads, also while a key service does not answer
+// (issue 15); stop ends it before the next record.
+func (r *runner) reportLoading(p *desired.Progress) (stop func()) {
+	after := r.f.After
+	if after == nil {
+		after = time.After
+	}
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		for {
+			select {
+			case <-done:
+				return
+			case <-after(engine.DefaultProgressInterval):
+			}
+			select {
+			case <-done:
+				return
+			default:
+			}
+			r.log.Info("progress", slog.String(vocab.FieldPhase, vocab.PhasePlan),
+				slog.Int64(vocab.FieldDone, p.Done()), slog.Int64(vocab.FieldTotal, p.Total()))
+		}
+	}()
+	return func() { close(done); <-finished }
 }

@@ -77,10 +77,14 @@ type Factory struct {
 	ReadFile func(name string) ([]byte, error)
 	// Now is the clock used for durations.
 	Now func() time.Time
+	// After is time.After, the clock of the loading progress records
+	// (nil = time.After).
+	After func(d time.Duration) <-chan time.Time
 	// LoadDesired reads, decrypts and validates the desired state
-	// (desired.Load). Errors: diag.Diagnostics; an interrupted load also
-	// errors.Is context.Canceled/DeadlineExceeded.
-	LoadDesired func(ctx context.Context, o config.Desired) (model.State, error)
+	// (desired.LoadWithProgress), counting documents in p. Errors:
+	// diag.Diagnostics; an interrupted load also errors.Is
+	// context.Canceled/DeadlineExceeded.
+	LoadDesired func(ctx context.Context, o config.Desired, p *desired.Progress) (model.State, error)
 	// NewPort builds the AWS port (SDK client + adapter). Errors: a
 	// diag.Diagnostic of class aws:config or aws:no-region.
 	NewPort func(ctx context.Context, o config.AWS) (engine.Port, error)
@@ -96,7 +100,8 @@ func New(b BuildInfo) *Factory {
 		Environ:     os.Environ,
 		ReadFile:    readSmallFile,
 		Now:         time.Now,
-		LoadDesired: desired.Load,
+		After:       time.After,
+		LoadDesired: desired.LoadWithProgress,
 		NewPort:     NewAWSPort,
 		RunEngine:   engine.Run,
 	}
