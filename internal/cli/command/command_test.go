@@ -18,7 +18,6 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/exitcode"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/factory"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/desired"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
@@ -38,7 +37,7 @@ func testFactory(t *testing.T, env []string, files map[string]string) *factory.F
 			return nil, os.ErrNotExist
 		},
 		Now: time.Now,
-		LoadDesired: func(context.Context, config.Desired, *desired.Progress) (model.State, error) {
+		LoadDesired: func(context.Context, config.Desired) (model.State, error) {
 			t.Error("the command test reached Git")
 			return model.State{}, nil
 		},

@@ -15,6 +15,7 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/logging"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/report"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
@@ -210,10 +211,7 @@ func (r *runner) reconcile(ctx context.Context) outcome {
 	}
 
 	loadStart := r.f.Now()
-	docs := &desired.Progress{}
-	stopProgress := r.reportLoading(docs)
-	state, err := r.f.LoadDesired(ctx, r.opts.Config.Desired, docs)
-	stopProgress()
+	state, err := r.load(ctx)
 	if err != nil {
 		if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return interrupted
@@ -255,6 +253,18 @@ func (r *runner) logDesired(err error) diag.Diagnostics {
 
 func since(f *factory.Factory, start time.Time) int64 {
 	return f.Now().Sub(start).Milliseconds()
+}
+
+// load reads the desired state; with a counting loader it logs progress
+// records meanwhile (reportLoading).
+func (r *runner) load(ctx context.Context) (model.State, error) {
+	if r.f.LoadDesiredCounted == nil {
+		return r.f.LoadDesired(ctx, r.opts.Config.Desired)
+	}
+	docs := &desired.Progress{}
+	stop := r.reportLoading(docs)
+	defer stop()
+	return r.f.LoadDesiredCounted(ctx, r.opts.Config.Desired, docs)
 }
 
 // reportLoading logs a "progress" record (phase plan, documents decrypted

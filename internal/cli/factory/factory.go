@@ -81,10 +81,13 @@ type Factory struct {
 	// (nil = time.After).
 	After func(d time.Duration) <-chan time.Time
 	// LoadDesired reads, decrypts and validates the desired state
-	// (desired.LoadWithProgress), counting documents in p. Errors:
-	// diag.Diagnostics; an interrupted load also errors.Is
-	// context.Canceled/DeadlineExceeded.
-	LoadDesired func(ctx context.Context, o config.Desired, p *desired.Progress) (model.State, error)
+	// (desired.Load). Errors: diag.Diagnostics; an interrupted load also
+	// errors.Is context.Canceled/DeadlineExceeded.
+	LoadDesired func(ctx context.Context, o config.Desired) (model.State, error)
+	// LoadDesiredCounted is LoadDesired counting documents in p
+	// (desired.LoadWithProgress), for the loading progress records; nil =
+	// LoadDesired, without progress (test factories).
+	LoadDesiredCounted func(ctx context.Context, o config.Desired, p *desired.Progress) (model.State, error)
 	// NewPort builds the AWS port (SDK client + adapter). Errors: a
 	// diag.Diagnostic of class aws:config or aws:no-region.
 	NewPort func(ctx context.Context, o config.AWS) (engine.Port, error)
@@ -95,15 +98,16 @@ type Factory struct {
 // New returns the production Factory over the process's streams.
 func New(b BuildInfo) *Factory {
 	return &Factory{
-		IOStreams:   IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr},
-		Build:       b,
-		Environ:     os.Environ,
-		ReadFile:    readSmallFile,
-		Now:         time.Now,
-		After:       time.After,
-		LoadDesired: desired.LoadWithProgress,
-		NewPort:     NewAWSPort,
-		RunEngine:   engine.Run,
+		IOStreams:          IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr},
+		Build:              b,
+		Environ:            os.Environ,
+		ReadFile:           readSmallFile,
+		Now:                time.Now,
+		After:              time.After,
+		LoadDesired:        desired.Load,
+		LoadDesiredCounted: desired.LoadWithProgress,
+		NewPort:            NewAWSPort,
+		RunEngine:          engine.Run,
 	}
 }
 

@@ -16,7 +16,6 @@ import (
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/factory"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/desired"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
@@ -57,7 +56,7 @@ func newFake() *fake {
 			return nil, os.ErrNotExist
 		},
 		Now: time.Now,
-		LoadDesired: func(ctx context.Context, r config.Desired, _ *desired.Progress) (model.State, error) {
+		LoadDesired: func(ctx context.Context, r config.Desired) (model.State, error) {
 			fk.loads++
 			fk.gotReq = r
 			if fk.loadErr != nil {
