@@ -2,8 +2,8 @@ package engine
 
 import (
 	"reflect"
-	"strconv"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/keydiff"
