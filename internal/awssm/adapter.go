@@ -115,8 +115,10 @@ func (a *Adapter) ListCandidates(ctx context.Context, scopeDigest string) ([]eng
 		MaxResults:             aws.Int32(listPageSize),
 		Filters: []types.Filter{
 			{Key: types.FilterNameStringTypeTagKey, Values: []string{model.TagManagedBy}},
-			{Key: types.FilterNameStringTypeTagValue, Values: []string{scopeDigest}},
 		},
+	}
+	if scopeDigest != "" {
+		in.Filters = append(in.Filters, types.Filter{Key: types.FilterNameStringTypeTagValue, Values: []string{scopeDigest}})
 	}
 	p := secretsmanager.NewListSecretsPaginator(a.c, in)
 	var out []engine.Candidate
@@ -131,7 +133,12 @@ func (a *Adapter) ListCandidates(ctx context.Context, scopeDigest string) ([]eng
 			return nil, err
 		}
 		for _, e := range page.SecretList {
-			out = append(out, engine.Candidate{Name: aws.ToString(e.Name), ARN: aws.ToString(e.ARN)})
+			c := engine.Candidate{Name: aws.ToString(e.Name), ARN: aws.ToString(e.ARN), Deleted: e.DeletedDate != nil,
+				Tags: make(map[string]string, len(e.Tags))}
+			for _, t := range e.Tags {
+				c.Tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
+			}
+			out = append(out, c)
 		}
 	}
 	return out, nil

@@ -46,6 +46,15 @@ func (r *runner) observe(ctx context.Context, phase string, extra []string) (obs
 		// sequential (SPEC §2.1).
 		o.sem <- struct{}{}
 		defer func() { <-o.sem }()
+		// The first observation lists every secret the tool manages (one
+		// paginated list; the same pages as the scope's own list when the
+		// account holds no other scope) and looks for orphans in it; later
+		// observations list the scope only.
+		if r.orphansChecked.CompareAndSwap(false, true) {
+			all, err := r.port.ListCandidates(ctx, "")
+			cands, listErr = r.ownScope(all), err
+			return
+		}
 		cands, listErr = r.port.ListCandidates(ctx, r.digest)
 	}()
 
@@ -102,6 +111,34 @@ func (r *runner) observe(ctx context.Context, phase string, extra []string) (obs
 		return nil, firstErr(ctx, o.err)
 	}
 	return o.out, nil
+}
+
+// ownScope keeps the entries of a list of every managed secret that carry
+// this scope's tag (what the scope-filtered list would have returned) and
+// warns once, with their count (names only with ShowResourceNames), about
+// orphans: secrets the tool owns in another scope whose source is a
+// document of this commit (plan.Orphans), which a change of --secret-prefix,
+// --repository-id or --source-root leaves behind. They are never touched
+// (docs/recovery.md: retiring an old scope).
+func (r *runner) ownScope(all []Candidate) []Candidate {
+	own := all[:0:0]
+	listed := make([]plan.Listed, 0, len(all))
+	for _, c := range all {
+		if c.Tags[model.TagScope] == r.digest {
+			own = append(own, c)
+			continue
+		}
+		listed = append(listed, plan.Listed{Name: c.Name, ARN: c.ARN, Tags: c.Tags, Deleted: c.Deleted})
+	}
+	if orphans := plan.Orphans(r.want, listed); len(orphans) > 0 {
+		attrs := []any{slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.Int(vocab.FieldCount, len(orphans))}
+		if r.cfg.ShowResourceNames {
+			attrs = append(attrs, slog.String(vocab.FieldResource, strings.Join(orphans, ",")))
+		}
+		r.log.Warn("secrets this tool owns in another scope hold documents of this commit (left by a change of "+
+			"--secret-prefix, --repository-id or --source-root); they are not touched: retire the old scope (docs/recovery.md)", attrs...)
+	}
+	return own
 }
 
 // inScope drops discovery candidates whose name is not under the prefix

@@ -16,6 +16,11 @@ const MaxValueBatch = 20
 type Candidate struct {
 	Name string
 	ARN  string
+	// Tags and Deleted are what the list entry said (eventually
+	// consistent): used to tell this scope's entries from another scope's
+	// when the list covers every managed secret, never as ownership.
+	Tags    map[string]string
+	Deleted bool
 }
 
 // ValueRequest asks for the current value of one secret.
@@ -61,9 +66,12 @@ type WriteResult struct {
 type Port interface {
 	// ListCandidates pages through ListSecrets (IncludePlannedDeletion,
 	// filtered on the managed-by tag key and the scope digest tag value,
-	// MaxResults 100), sequentially, and returns every entry. Tags are not
-	// ownership: the engine drops entries whose name is not under the
-	// prefix (SPEC §9) before it describes anything.
+	// MaxResults 100), sequentially, and returns every entry with its tags.
+	// scopeDigest "" drops the scope filter: every secret the tool manages
+	// in the account and Region, in every scope (the first observation of a
+	// run, which also looks for orphans; issue 14). Tags are not ownership:
+	// the engine keeps entries of its scope whose name is under the prefix
+	// (SPEC §9) before it describes anything.
 	ListCandidates(ctx context.Context, scopeDigest string) ([]Candidate, error)
 	// Describe observes one secret by name or full ARN (DescribeSecret).
 	// The result's Current is nil.

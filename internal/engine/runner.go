@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
@@ -43,6 +44,9 @@ type runner struct {
 	ledger *ledger
 	// warnOutside logs the out-of-prefix candidates warning once per run.
 	warnOutside sync.Once
+	// orphansChecked: the first observation has listed every managed
+	// secret and looked for orphans (once per run, issue 14).
+	orphansChecked atomic.Bool
 }
 
 func newRunner(cfg Config, want model.State, port Port, log *slog.Logger) *runner {

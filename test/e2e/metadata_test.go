@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -178,4 +179,53 @@ func TestUnusableKMSKeyIsApplyFailed(t *testing.T) {
 	rec := findRecord(r.records(t), func(m map[string]any) bool { return m["error_code"] == "EncryptionFailure" })
 	require.NotNil(t, rec, "a record with the modelled error code: %s", r.Stdout)
 	assert.Zero(t, len(e.state().Secrets), "nothing was created with the unusable key")
+}
+
+// TestPrefixChangeWarnsAboutOrphans: issue 14 item 5 with the real binary.
+// After a sync under one prefix, a change of --secret-prefix leaves that
+// scope's secrets behind: plan and sync warn with their count (names only
+// with --show-resource-names) and never touch them; the list costs no extra
+// call when the account holds no other scope.
+func TestPrefixChangeWarnsAboutOrphans(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	docs := f.standardDocs()
+	r := f.run(e, runOpts{}, f.args("sync")...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Create: 3})
+	lists := e.stats().Calls["ListSecrets"]
+	r = f.run(e, runOpts{}, f.args("plan")...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationNotRun, &vocab.Counts{Unchanged: 3})
+	assert.Equal(t, int64(1), e.stats().Calls["ListSecrets"]-lists, "one list page, as before: no other scope exists")
+	assert.Nil(t, findRecord(r.records(t), func(m map[string]any) bool { return m["level"] == "WARN" }), "no orphan in one scope")
+
+	moved := []string{"plan", "--secret-prefix", f.Prefix + "-moved", "--repository-id", f.RepoID}
+	isOrphanWarning := func(m map[string]any) bool {
+		msg, _ := m["msg"].(string)
+		return m["level"] == "WARN" && strings.Contains(msg, "another scope")
+	}
+	before := e.mutatingCalls()
+	r = f.run(e, runOpts{}, moved...)
+	expect(t, r, 0, vocab.StatusDrift, vocab.VerificationNotRun, &vocab.Counts{Create: 3})
+	w := findRecord(r.records(t), isOrphanWarning)
+	require.NotNil(t, w, "orphan warning: %s", r.Stdout)
+	assert.EqualValues(t, 3, w["count"])
+	assert.Nil(t, w["resource"], "names only with --show-resource-names")
+
+	r = f.run(e, runOpts{ShowNames: true}, append(moved, "--show-resource-names")...)
+	w = findRecord(r.records(t), isOrphanWarning)
+	require.NotNil(t, w)
+	for _, d := range docs {
+		assert.Contains(t, w["resource"], d.Name)
+	}
+
+	sync := append([]string{"sync"}, moved[1:]...)
+	r = f.run(e, runOpts{}, sync...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Create: 3})
+	require.NotNil(t, findRecord(r.records(t), isOrphanWarning))
+	assert.Equal(t, int64(3), e.mutatingCalls()-before, "only the three creates of the new scope")
+	for _, d := range docs {
+		s := e.secret(d.Name)
+		require.NotNil(t, s)
+		assert.Nil(t, s.DeletedDate, "an orphan is never scheduled for deletion")
+	}
 }
