@@ -159,13 +159,30 @@ func (e *Emulator) SetConditions(c Conditions) error {
 	return nil
 }
 
-type clockIn struct {
+// ClockAdvance is the body of POST /_emulator/clock: seconds to move the
+// emulator clock forward, 0 to 3,153,600,000 (100 years); required.
+type ClockAdvance struct {
 	AdvanceSeconds *float64 `json:"advance_seconds"`
 }
 
-type clockOut struct {
+// Clock is the answer of GET and POST /_emulator/clock: the emulator clock.
+type Clock struct {
 	Now time.Time `json:"now"`
 }
+
+// Status is the answer of the control requests that return nothing else
+// (health, reset, conditions): {"status":"ok"}.
+type Status struct {
+	Status string `json:"status"`
+}
+
+// ControlError is the body of every control API error (HTTP 400, 404,
+// 405): what is wrong, in words.
+type ControlError struct {
+	Error string `json:"error"`
+}
+
+var statusOK = Status{Status: "ok"}
 
 func (e *Emulator) serveControl(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
@@ -181,7 +198,7 @@ func (e *Emulator) serveControl(w http.ResponseWriter, r *http.Request) {
 	switch path {
 	case "/_emulator/health":
 		if allow(http.MethodGet) {
-			writeJSON(w, map[string]string{"status": "ok"})
+			writeJSON(w, statusOK)
 		}
 	case "/_emulator/state":
 		if allow(http.MethodGet) {
@@ -194,26 +211,12 @@ func (e *Emulator) serveControl(w http.ResponseWriter, r *http.Request) {
 	case "/_emulator/reset":
 		if allow(http.MethodPost) {
 			e.Reset()
-			writeJSON(w, map[string]string{"status": "ok"})
+			writeJSON(w, statusOK)
 		}
 	case "/_emulator/faults":
-		switch method {
-		case http.MethodGet:
-			writeJSON(w, e.Faults())
-		case http.MethodPut:
-			var f Faults
-			if !readControl(w, r, &f) {
-				return
-			}
-			if err := e.SetFaults(f); err != nil {
-				writeControlError(w, http.StatusBadRequest, err.Error())
-				return
-			}
-			writeJSON(w, e.Faults())
-		default:
-			w.Header().Set("Allow", "GET, PUT")
-			writeControlError(w, http.StatusMethodNotAllowed, "/_emulator/faults needs GET or PUT")
-		}
+		serveSettings(w, r, e.Faults, e.SetFaults)
+	case "/_emulator/quotas":
+		serveSettings(w, r, e.Quotas, e.SetQuotas)
 	case "/_emulator/conditions":
 		if !allow(http.MethodPost) {
 			return
@@ -226,13 +229,13 @@ func (e *Emulator) serveControl(w http.ResponseWriter, r *http.Request) {
 			writeControlError(w, http.StatusBadRequest, err.Error())
 			return
 		}
-		writeJSON(w, map[string]string{"status": "ok"})
+		writeJSON(w, statusOK)
 	case "/_emulator/clock":
 		switch method {
 		case http.MethodGet:
-			writeJSON(w, clockOut{Now: e.Now()})
+			writeJSON(w, Clock{Now: e.Now()})
 		case http.MethodPost:
-			var c clockIn
+			var c ClockAdvance
 			if !readControl(w, r, &c) {
 				return
 			}
@@ -241,7 +244,7 @@ func (e *Emulator) serveControl(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			e.AdvanceClock(time.Duration(*c.AdvanceSeconds * float64(time.Second)))
-			writeJSON(w, clockOut{Now: e.Now()})
+			writeJSON(w, Clock{Now: e.Now()})
 		default:
 			w.Header().Set("Allow", "GET, POST")
 			writeControlError(w, http.StatusMethodNotAllowed, "/_emulator/clock needs GET or POST")
@@ -250,6 +253,28 @@ func (e *Emulator) serveControl(w http.ResponseWriter, r *http.Request) {
 		e.serveKMS(w, r)
 	default:
 		writeControlError(w, http.StatusNotFound, "unknown control endpoint "+path+"; see docs/emulator.md")
+	}
+}
+
+// serveSettings serves one settings endpoint: GET answers get(); PUT
+// decodes a strict body, answers 400 when set refuses it, else get().
+func serveSettings[T any](w http.ResponseWriter, r *http.Request, get func() T, set func(T) error) {
+	switch r.Method {
+	case http.MethodGet:
+		writeJSON(w, get())
+	case http.MethodPut:
+		var v T
+		if !readControl(w, r, &v) {
+			return
+		}
+		if err := set(v); err != nil {
+			writeControlError(w, http.StatusBadRequest, err.Error())
+			return
+		}
+		writeJSON(w, get())
+	default:
+		w.Header().Set("Allow", "GET, PUT")
+		writeControlError(w, http.StatusMethodNotAllowed, r.URL.Path+" needs GET or PUT")
 	}
 }
 
@@ -285,7 +310,7 @@ func writeJSON(w http.ResponseWriter, v any) {
 }
 
 func writeControlError(w http.ResponseWriter, status int, msg string) {
-	b, _ := json.Marshal(map[string]string{"error": msg})
+	b, _ := json.Marshal(ControlError{Error: msg})
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(append(b, '\n'))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -67,6 +68,7 @@ func WithFaults(f Faults) Option {
 		e.faults = f
 		e.faults.Script = append([]ScriptedFault(nil), f.Script...)
 		e.faults.KMSKeyFaults = append([]KMSKeyFault(nil), f.KMSKeyFaults...)
+		e.faults.QuotaScales = maps.Clone(f.QuotaScales)
 	}
 }
 

@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -79,15 +80,20 @@ type bucket struct {
 }
 
 func (b *bucket) take(now time.Time) bool {
-	if d := now.Sub(b.last).Seconds(); d > 0 {
-		b.tokens = math.Min(b.burst, b.tokens+d*b.rate)
-		b.last = now
-	}
+	b.refill(now)
 	if b.tokens >= 1 {
 		b.tokens--
 		return true
 	}
 	return false
+}
+
+// refill adds the tokens earned since the last refill, up to burst.
+func (b *bucket) refill(now time.Time) {
+	if d := now.Sub(b.last).Seconds(); d > 0 {
+		b.tokens = math.Min(b.burst, b.tokens+d*b.rate)
+		b.last = now
+	}
 }
 
 // ValidateFaults reports the first invalid setting, in words fit for a 400.
@@ -99,8 +105,9 @@ func ValidateFaults(f Faults) error {
 		return fmt.Errorf("error_rate must be between 0 and 1")
 	case !(f.AmbiguousRate >= 0 && f.AmbiguousRate <= 1):
 		return fmt.Errorf("ambiguous_rate must be between 0 and 1")
-	case !(f.QuotaScale >= 0) || math.IsInf(f.QuotaScale, 0):
-		return fmt.Errorf("quota_scale must be a finite number >= 0 (0 means 1)")
+	}
+	if err := validateQuotas(f.quotas()); err != nil {
+		return err
 	}
 	switch f.AmbiguousKind {
 	case "", "mixed", "after-apply", "before-apply":
@@ -173,6 +180,7 @@ func (e *Emulator) SetFaults(f Faults) error {
 	e.faults = f
 	e.faults.Script = append([]ScriptedFault(nil), f.Script...)
 	e.faults.KMSKeyFaults = append([]KMSKeyFault(nil), f.KMSKeyFaults...)
+	e.faults.QuotaScales = maps.Clone(f.QuotaScales)
 	e.resetFaultState()
 	return nil
 }
@@ -184,6 +192,7 @@ func (e *Emulator) Faults() Faults {
 	f := e.faults
 	f.Script = append([]ScriptedFault(nil), f.Script...)
 	f.KMSKeyFaults = append([]KMSKeyFault(nil), f.KMSKeyFaults...)
+	f.QuotaScales = maps.Clone(f.QuotaScales)
 	return f
 }
 
@@ -226,24 +235,11 @@ func (e *Emulator) admit(op string) callPlan {
 		}
 	}
 	if f.Quotas {
-		if q, ok := quotaFamilies[op]; ok {
-			b := e.buckets[q.family]
-			now := e.now()
-			if b == nil {
-				scale := f.QuotaScale
-				if scale == 0 {
-					scale = 1
-				}
-				rate := q.rate * scale
-				burst := math.Max(1, rate) // one second's worth [unverified]
-				b = &bucket{rate: rate, burst: burst, tokens: burst, last: now}
-				e.buckets[q.family] = b
-			}
-			if !b.take(now) {
-				e.stats.Throttled[op]++
-				plan.kind, plan.err, plan.throttled = faultError, errf("ThrottlingException", msgRateExceeded), true
-				return plan
-			}
+		now := e.now()
+		if b := e.bucketFor(op, now); b != nil && !b.take(now) {
+			e.stats.Throttled[op]++
+			plan.kind, plan.err, plan.throttled = faultError, errf("ThrottlingException", msgRateExceeded), true
+			return plan
 		}
 	}
 	if f.ErrorRate > 0 && e.faultRNG.Float64() < f.ErrorRate {

@@ -95,9 +95,12 @@ type Faults struct {
 	AmbiguousKind string  `json:"ambiguous_kind,omitempty"`
 	// Quotas turns on AWS's request quotas as token buckets per operation
 	// family (see docs/emulator.md); QuotaScale multiplies every rate and burst
-	// (0 means 1).
-	Quotas     bool    `json:"quotas"`
-	QuotaScale float64 `json:"quota_scale"`
+	// (0 means 1); QuotaScales overrides the scale of single families, keyed
+	// by an operation of the family (see Quotas; PUT /_emulator/quotas
+	// changes these three alone).
+	Quotas      bool               `json:"quotas"`
+	QuotaScale  float64            `json:"quota_scale"`
+	QuotaScales map[string]float64 `json:"quota_scales,omitempty"`
 	// Script lists faults for exact calls: the Nth request of Operation
 	// (counting from 1, since these faults were set) gets Fault.
 	Script []ScriptedFault `json:"script"`

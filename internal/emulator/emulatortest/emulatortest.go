@@ -1,10 +1,6 @@
 package emulatortest
 
 import (
-	"bytes"
-	"encoding/json"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -48,76 +44,48 @@ func (s *Server) Client(t testing.TB, optFns ...func(*secretsmanager.Options)) *
 	return secretsmanager.New(o, optFns...)
 }
 
+// Control is the control API client of this server.
+func (s *Server) Control() Control { return Control{URL: s.URL} }
+
 // State returns GET /_emulator/state.
 func (s *Server) State(t testing.TB) emulator.StateDump {
 	t.Helper()
-	var d emulator.StateDump
-	s.do(t, http.MethodGet, "/_emulator/state", nil, &d)
-	return d
+	return s.Control().Must(t).State()
 }
 
 // Stats returns GET /_emulator/stats.
 func (s *Server) Stats(t testing.TB) emulator.Stats {
 	t.Helper()
-	var st emulator.Stats
-	s.do(t, http.MethodGet, "/_emulator/stats", nil, &st)
-	return st
+	return s.Control().Must(t).Stats()
 }
 
 // SetFaults does PUT /_emulator/faults (replacing the whole configuration).
 func (s *Server) SetFaults(t testing.TB, f emulator.Faults) {
 	t.Helper()
-	s.do(t, http.MethodPut, "/_emulator/faults", f, nil)
+	s.Control().Must(t).SetFaults(f)
+}
+
+// SetQuotas does PUT /_emulator/quotas (the quotas alone; see
+// emulator.Quotas).
+func (s *Server) SetQuotas(t testing.TB, q emulator.Quotas) {
+	t.Helper()
+	s.Control().Must(t).SetQuotas(q)
 }
 
 // SetConditions does POST /_emulator/conditions.
 func (s *Server) SetConditions(t testing.TB, c emulator.Conditions) {
 	t.Helper()
-	s.do(t, http.MethodPost, "/_emulator/conditions", c, nil)
+	s.Control().Must(t).SetConditions(c)
 }
 
 // AdvanceClock does POST /_emulator/clock {"advance_seconds": d}.
 func (s *Server) AdvanceClock(t testing.TB, d time.Duration) {
 	t.Helper()
-	s.do(t, http.MethodPost, "/_emulator/clock", map[string]float64{"advance_seconds": d.Seconds()}, nil)
+	s.Control().Must(t).AdvanceClock(d)
 }
 
 // Reset does POST /_emulator/reset (state and stats).
 func (s *Server) Reset(t testing.TB) {
 	t.Helper()
-	s.do(t, http.MethodPost, "/_emulator/reset", nil, nil)
-}
-
-func (s *Server) do(t testing.TB, method, path string, in, out any) {
-	t.Helper()
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			t.Fatalf("emulatortest: encode %s body: %v", path, err)
-		}
-		body = bytes.NewReader(b)
-	}
-	req, err := http.NewRequest(method, s.URL+path, body)
-	if err != nil {
-		t.Fatalf("emulatortest: %s %s: %v", method, path, err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("emulatortest: %s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("emulatortest: %s %s: read: %v", method, path, err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("emulatortest: %s %s: HTTP %d: %s", method, path, resp.StatusCode, b)
-	}
-	if out != nil {
-		if err := json.Unmarshal(b, out); err != nil {
-			t.Fatalf("emulatortest: %s %s: decode: %v", method, path, err)
-		}
-	}
+	s.Control().Must(t).Reset()
 }

@@ -39,6 +39,10 @@ func TestHarness_EveryHelper(t *testing.T) {
 	if _, err := c.DescribeSecret(ctx, &secretsmanager.DescribeSecretInput{SecretId: aws.String("h")}); err == nil {
 		t.Fatal("scripted fault not applied")
 	}
+	srv.SetQuotas(t, emulator.Quotas{Quotas: true, QuotaScales: map[string]float64{"CreateSecret": 0.5}})
+	if q := srv.Emu.Quotas(); !q.Quotas || q.QuotaScales["CreateSecret"] != 0.5 {
+		t.Fatalf("quotas not applied %+v", q)
+	}
 	before := srv.Emu.Now()
 	srv.AdvanceClock(t, time.Hour)
 	if d := srv.Emu.Now().Sub(before); d < time.Hour {
