@@ -30,7 +30,7 @@ type fixture struct {
 	keyFile string
 	home    string
 	srv     *emulatortest.Server
-	ctl     harness.Control
+	ctl     emulatortest.Control
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -53,7 +53,7 @@ func newFixture(t *testing.T) *fixture {
 
 	// alias/bench is the customer managed key of the metadata scenario.
 	f.srv = emulatortest.Start(t, emulator.WithKMSKeys(emulator.KMSKey{KeyID: "0000beec-0000-4000-8000-000000000000", Aliases: []string{"alias/bench"}}))
-	f.ctl = harness.Control{URL: f.srv.URL}
+	f.ctl = f.srv.Control()
 	return f
 }
 

@@ -16,7 +16,7 @@ import (
 func TestSeed_WritesNamesTagsAndValuesLikeTheCLI(t *testing.T) {
 	srv := emulatortest.Start(t)
 	ctx := context.Background()
-	ctl := Control{URL: srv.URL}
+	ctl := srv.Control()
 	c, err := NewCorpus(CorpusSpec{RepositoryID: "o/r", SourceRoot: "s", Prefix: "bench/s", N: 45, ValueBytes: 200, Seed: 9})
 	require.NoError(t, err)
 

@@ -44,6 +44,17 @@ type Summary struct {
 	Leaks                    map[string]int
 	HarnessErrors            int
 	Faults                   map[string]int64 // emulator counters: injected faults by kind, throttled calls
+	// Quotas is true when the scenarios drew reduced quotas (-quotas);
+	// QuotaRuns and QuotaChanges sum Outcome's; Throttled sums the
+	// emulator's throttled calls over every scenario (fault runs' own
+	// throttling included).
+	Quotas                   bool
+	QuotaRuns, QuotaChanges  int
+	Throttled                int64
+	// CLIThrottled and CLIWaitMS sum the CLI's logged figures; CLIThrottleLogged
+	// says whether any run logged them.
+	CLIThrottled, CLIWaitMS int64
+	CLIThrottleLogged       bool
 	FaultRuns                map[string]int   // fault runs per configured kind
 	Statuses                 map[string]int   // outcomes of the fault runs
 	Changes                  map[string]int
@@ -132,7 +143,7 @@ func RunCampaign(cfg Config) (*Summary, error) {
 	}()
 
 	sum := &Summary{
-		Seed: cfg.Seed, Workers: cfg.Workers, Started: start,
+		Seed: cfg.Seed, Workers: cfg.Workers, Started: start, Quotas: cfg.Gen.Quotas,
 		Violations: map[string]int{}, Leaks: map[string]int{}, Faults: map[string]int64{},
 		FaultRuns: map[string]int{}, Statuses: map[string]int{}, Changes: map[string]int{},
 		PreKinds: map[string]int{}, Calls: map[string]int64{},
@@ -169,7 +180,13 @@ func RunCampaign(cfg Config) (*Summary, error) {
 		}
 		for k, v := range o.Stats.Throttled {
 			sum.Faults["throttled:"+k] += v
+			sum.Throttled += v
 		}
+		sum.QuotaRuns += o.QuotaRuns
+		sum.QuotaChanges += o.QuotaChanges
+		sum.CLIThrottled += o.CLIThrottled
+		sum.CLIWaitMS += o.CLIWaitMS
+		sum.CLIThrottleLogged = sum.CLIThrottleLogged || o.CLIThrottleLogged
 		for k, v := range o.Stats.Calls {
 			sum.Calls[k] += v
 		}

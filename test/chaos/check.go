@@ -30,6 +30,8 @@ type RunResult struct {
 	// Report is the report file's content, nil when there is none.
 	Report   []byte
 	Duration time.Duration
+	// QuotaChanged is true when Run.Quotas changed the scale during the run.
+	QuotaChanged bool
 }
 
 // Evidence is everything Check judges for one scenario.

@@ -48,7 +48,7 @@ func cleanEvidence() *Evidence {
 			{Name: "p/f", Foreign: true, Kind: "foreign-untagged"},
 		},
 		Runs: []Run{
-			{Command: "sync", Revision: 1, Faults: Faults{ListLagMS: 100}},
+			{Command: "sync", Revision: 1, Faults: emulator.Faults{ListLagMS: 100}},
 			{Command: "sync", Revision: 1, Final: true},
 			{Command: "plan", Revision: 1, Final: true},
 		},

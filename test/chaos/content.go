@@ -104,7 +104,10 @@ func (o *object) isFlat() bool {
 func (o *object) shuffled(r *rand.Rand) *object {
 	c := &object{keys: append([]string(nil), o.keys...), vals: map[string]any{}}
 	r.Shuffle(len(c.keys), func(i, j int) { c.keys[i], c.keys[j] = c.keys[j], c.keys[i] })
-	for k, v := range o.vals {
+	// In key order, not map order: nested objects draw from r, and a map's
+	// order would make the same seed give another scenario.
+	for _, k := range o.keys {
+		v := o.vals[k]
 		if sub, ok := v.(*object); ok {
 			v = sub.shuffled(r)
 		}

@@ -1,8 +1,8 @@
 package chaos
 
 import (
-	"bufio"
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -10,118 +10,31 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os/exec"
-	"strings"
-	"syscall"
 	"time"
 
-	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/emulatortest"
 )
 
-// Emu is a running secretsmanager-emulator process and a client of its
-// control API (issue 2) and of its awsJson1_1 API (to seed state).
+// Emu is a running secretsmanager-emulator process: its control API
+// (issue 2) through the embedded emulatortest.Control, and its awsJson1_1
+// API (Call, to seed state and play out-of-band changes).
 type Emu struct {
-	URL string
-	cmd *exec.Cmd
-	hc  *http.Client
+	emulatortest.Control
+	proc *emulatortest.Process
+	hc   *http.Client
 }
 
-// StartEmulator runs bin --listen 127.0.0.1:0 and reads the address from
-// its first stdout line.
+// StartEmulator runs bin on a free loopback port (its stderr discarded).
 func StartEmulator(bin string) (*Emu, error) {
-	cmd := exec.Command(bin, "--listen", "127.0.0.1:0")
-	out, err := cmd.StdoutPipe()
+	p, err := emulatortest.StartProcess(context.Background(), bin, nil)
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("failed to start the emulator: %w", err)
-	}
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		return nil, fmt.Errorf("failed to read the emulator's address: %w", err)
-	}
-	url, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
-	if !ok {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		return nil, fmt.Errorf("unexpected first line from the emulator: %q", line)
-	}
-	go func() { _, _ = io.Copy(io.Discard, out) }()
-	return &Emu{URL: url, cmd: cmd, hc: &http.Client{Timeout: 30 * time.Second}}, nil
+	return &Emu{Control: p.Control(), proc: p, hc: &http.Client{Timeout: 30 * time.Second}}, nil
 }
 
 // Close stops the emulator (SIGTERM, then waits).
-func (e *Emu) Close() {
-	if e.cmd != nil && e.cmd.Process != nil {
-		_ = e.cmd.Process.Signal(syscall.SIGTERM)
-		_ = e.cmd.Wait()
-	}
-}
-
-func (e *Emu) control(method, path string, in, out any) error {
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return err
-		}
-		body = bytes.NewReader(b)
-	}
-	req, err := http.NewRequest(method, e.URL+path, body)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := e.hc.Do(req)
-	if err != nil {
-		return fmt.Errorf("emulator %s %s: %w", method, path, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("emulator %s %s: HTTP %d: %s", method, path, resp.StatusCode, strings.TrimSpace(string(b)))
-	}
-	if out != nil {
-		return json.Unmarshal(b, out)
-	}
-	return nil
-}
-
-// Reset empties state and stats (faults and clock stay).
-func (e *Emu) Reset() error { return e.control(http.MethodPost, "/_emulator/reset", nil, nil) }
-
-// SetFaults replaces the fault configuration.
-func (e *Emu) SetFaults(f Faults) error {
-	if f.Script == nil {
-		f.Script = []ScriptedFault{}
-	}
-	return e.control(http.MethodPut, "/_emulator/faults", f, nil)
-}
-
-// State returns the live state.
-func (e *Emu) State() (emulator.StateDump, error) {
-	var d emulator.StateDump
-	err := e.control(http.MethodGet, "/_emulator/state", nil, &d)
-	return d, err
-}
-
-// Stats returns the counters.
-func (e *Emu) Stats() (emulator.Stats, error) {
-	var s emulator.Stats
-	err := e.control(http.MethodGet, "/_emulator/stats", nil, &s)
-	return s, err
-}
-
-// Advance moves the emulator clock forward.
-func (e *Emu) Advance(d time.Duration) error {
-	return e.control(http.MethodPost, "/_emulator/clock", map[string]float64{"advance_seconds": d.Seconds()}, nil)
-}
+func (e *Emu) Close() { _ = e.proc.Stop() }
 
 // APIError is an error answer of the Secrets Manager API.
 type APIError struct {

@@ -2,11 +2,13 @@ package chaos
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"path"
 	"strings"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
 
@@ -18,7 +20,16 @@ type GenOptions struct {
 	// DotenvShare is the chance that a document is dotenv (SPEC §3.1
 	// [beyond]); 0 disables dotenv.
 	DotenvShare float64
+	// Quotas makes QuotaShare of the scenarios play every run (the final
+	// ones included) under reduced request quotas (drawQuotas; issue 15).
+	// The draw has its own random stream: turning it on changes nothing
+	// else in a scenario.
+	Quotas bool
 }
+
+// QuotaShare is the chance that a scenario plays under reduced quotas when
+// GenOptions.Quotas is on.
+const QuotaShare = 0.5
 
 // DefaultGenOptions are the campaign's defaults.
 var DefaultGenOptions = GenOptions{KillShare: 0.4, DotenvShare: 0.1}
@@ -112,7 +123,39 @@ func Generate(seed uint64, index int, opt GenOptions) (*Scenario, error) {
 	countChanges(s, 1)
 	g.runs(s)
 	g.drift(s)
+	if opt.Quotas {
+		drawQuotas(rand.New(rand.NewPCG(seed^0x71756f746173, uint64(index))), s)
+	}
 	return s, nil
+}
+
+// drawQuotas gives every run of QuotaShare of the scenarios a QuotaPlan:
+// a scale log-uniform between 5 % and 100 % of AWS's quotas, so each CLI
+// invocation meets another one, and for a third of the runs a second scale
+// from an early call on (the quota changes while the CLI runs). A fault run
+// that draws its own throttling fault keeps it instead.
+func drawQuotas(r *rand.Rand, s *Scenario) {
+	if r.Float64() >= QuotaShare {
+		return
+	}
+	calls := 4 + 3*len(s.FinalRevision().Docs)
+	for i := range s.Runs {
+		run := &s.Runs[i]
+		if run.Faults.Quotas {
+			continue
+		}
+		q := &QuotaPlan{Scale: drawScale(r)}
+		if r.IntN(3) == 0 {
+			q.ChangeAtCall = 1 + r.IntN(calls)
+			q.ChangeTo = drawScale(r)
+		}
+		run.Quotas = q
+	}
+}
+
+// drawScale is log-uniform in [0.05, 1], rounded to 0.001.
+func drawScale(r *rand.Rand) float64 {
+	return math.Round(0.05*math.Pow(20, r.Float64())*1000) / 1000
 }
 
 // newEntry makes a document with a fresh stem.
@@ -461,9 +504,9 @@ var scriptFaults = []string{"ambiguous-after-apply", "ambiguous-after-apply", "a
 	"error:AccessDeniedException", "error:LimitExceededException"}
 
 // faults draws one to three fault kinds with small parameters.
-func (g *generator) faults() Faults {
+func (g *generator) faults() emulator.Faults {
 	r := g.r
-	f := Faults{Seed: r.Int64()}
+	f := emulator.Faults{Seed: r.Int64()}
 	kinds := 1 + r.IntN(3)
 	for range kinds {
 		switch r.IntN(7) {
@@ -482,7 +525,7 @@ func (g *generator) faults() Faults {
 			f.QuotaScale = 0.02 + r.Float64()*0.08
 		default:
 			for range 1 + r.IntN(4) {
-				f.Script = append(f.Script, ScriptedFault{
+				f.Script = append(f.Script, emulator.ScriptedFault{
 					Operation: scriptOps[r.IntN(len(scriptOps))],
 					Nth:       1 + r.Int64N(4),
 					Fault:     scriptFaults[r.IntN(len(scriptFaults))],

@@ -61,6 +61,8 @@ type Proxy struct {
 	killed  bool
 	nMut    int
 	nCalls  int
+	atCall  int    // OnCall: the call number that runs atFn
+	atFn    func() // OnCall's function; nil once run
 	server  *http.Server
 	flight  int        // requests being served; guarded by mu
 	settled *sync.Cond // signalled when flight drops to 0
@@ -101,6 +103,16 @@ func (p *Proxy) Arm(run int, kill *KillPlan, killFn func()) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.run, p.kill, p.killFn, p.killed, p.nMut, p.nCalls = run, kill, killFn, false, 0, 0
+	p.atCall, p.atFn = 0, nil
+}
+
+// OnCall runs fn once, just before the n-th call of the armed run (n ≥ 1,
+// counted as Arm counts them) is forwarded to the emulator; the call waits
+// for fn. Arm clears it.
+func (p *Proxy) OnCall(n int, fn func()) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.atCall, p.atFn = n, fn
 }
 
 // Killed reports whether the armed kill plan fired (by call count; delay
@@ -202,9 +214,16 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	killFn := p.killFn
+	var atFn func()
+	if p.atFn != nil && p.nCalls == p.atCall {
+		atFn, p.atFn = p.atFn, nil
+	}
 	idx := len(p.calls)
 	p.calls = append(p.calls, c)
 	p.mu.Unlock()
+	if atFn != nil {
+		atFn()
+	}
 
 	if when == killBefore {
 		killFn()

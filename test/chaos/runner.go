@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -27,6 +28,14 @@ type Outcome struct {
 	Converged bool
 	// Stats are the emulator's counters over the whole scenario.
 	Stats emulator.Stats
+	// QuotaRuns counts the runs played under a QuotaPlan; QuotaChanges those
+	// whose quota changed while the CLI ran.
+	QuotaRuns, QuotaChanges int
+	// CLIThrottled and CLIWaitMS sum what the CLI's phase records say it was
+	// throttled and waited for its pace (cliThrottling); CLIThrottleLogged
+	// is false when no record carried those fields.
+	CLIThrottled, CLIWaitMS int64
+	CLIThrottleLogged       bool
 	// FaultKinds counts fault runs per configured kind.
 	FaultKinds map[string]int
 	// Statuses counts the report status (or "killed") of every fault run.
@@ -183,27 +192,28 @@ func (p *Player) play(s *Scenario, dir string, o *Outcome) (*Evidence, error) {
 
 	// The starting AWS state. With a lagging list in the first run, the
 	// seeded secrets are recent enough to be missing from the list.
-	seedFaults := Faults{ListLagMS: s.Runs[0].Faults.ListLagMS}
-	if err := p.Emu.SetFaults(Faults{}); err != nil {
+	ctx := context.Background()
+	seedFaults := emulator.Faults{ListLagMS: s.Runs[0].Faults.ListLagMS}
+	if err := p.Emu.SetFaults(ctx, emulator.Faults{}); err != nil {
 		return nil, err
 	}
-	if err := p.Emu.Reset(); err != nil {
+	if err := p.Emu.Reset(ctx); err != nil {
 		return nil, err
 	}
-	if err := p.Emu.SetFaults(seedFaults); err != nil {
+	if err := p.Emu.SetFaults(ctx, seedFaults); err != nil {
 		return nil, err
 	}
 	if err := p.Emu.Seed(s.Pre); err != nil {
 		return nil, err
 	}
 	ev := &Evidence{Scenario: s}
-	if ev.Pre, err = p.Emu.State(); err != nil {
+	if ev.Pre, err = p.Emu.State(ctx); err != nil {
 		return nil, err
 	}
 	p.Proxy.Reset()
 
 	for i, run := range s.Runs {
-		if err := p.Emu.SetFaults(Faults{}); err != nil {
+		if err := p.Emu.SetFaults(ctx, emulator.Faults{}); err != nil {
 			return ev, err
 		}
 		for _, d := range run.Drift {
@@ -213,12 +223,26 @@ func (p *Player) play(s *Scenario, dir string, o *Outcome) (*Evidence, error) {
 				o.FaultKinds["out-of-band-"+d.Kind]++
 			}
 		}
-		if err := p.Emu.SetFaults(run.Faults); err != nil {
+		if err := p.Emu.SetFaults(ctx, run.Faults); err != nil {
 			return ev, err
+		}
+		if q := run.Quotas; q != nil {
+			if err := p.Emu.SetQuotas(ctx, emulator.Quotas{Quotas: true, QuotaScale: q.Scale}); err != nil {
+				return ev, err
+			}
+			o.QuotaRuns++
 		}
 		rr, err := p.runCLI(s, i, run, dir, repoDir, shas)
 		if err != nil {
 			return ev, err
+		}
+		if rr.QuotaChanged {
+			o.QuotaChanges++
+		}
+		if th, ok := cliThrottling(rr.Stdout); ok {
+			o.CLIThrottleLogged = true
+			o.CLIThrottled += th.Throttled
+			o.CLIWaitMS += th.WaitMS
 		}
 		ev.Runs = append(ev.Runs, rr)
 		o.ProcMS += rr.Duration.Milliseconds()
@@ -237,8 +261,14 @@ func (p *Player) play(s *Scenario, dir string, o *Outcome) (*Evidence, error) {
 		if run.MaxAttempts > 0 {
 			line += fmt.Sprintf(" max-attempts=%d", run.MaxAttempts)
 		}
-		if k := run.Faults.Kinds(); len(k) > 0 {
+		if k := faultKinds(run.Faults); len(k) > 0 {
 			line += fmt.Sprintf(" faults=%v", k)
+		}
+		if run.Quotas != nil {
+			line += " " + run.Quotas.String()
+			if run.Quotas.ChangeAtCall > 0 && !rr.QuotaChanged {
+				line += "(not reached)"
+			}
 		}
 		o.RunLines = append(o.RunLines, line)
 		if run.Kill != nil {
@@ -248,21 +278,21 @@ func (p *Player) play(s *Scenario, dir string, o *Outcome) (*Evidence, error) {
 			}
 		}
 		if !run.Final {
-			for _, k := range run.Faults.Kinds() {
+			for _, k := range faultKinds(run.Faults) {
 				o.FaultKinds[k]++
 			}
 			o.Statuses[runStatus(rr)]++
 		}
 	}
 	o.Runs = len(s.Runs)
-	if err := p.Emu.SetFaults(Faults{}); err != nil {
+	if err := p.Emu.SetFaults(ctx, emulator.Faults{}); err != nil {
 		return ev, err
 	}
 	ev.Calls = p.Proxy.Calls()
-	if ev.Post, err = p.Emu.State(); err != nil {
+	if ev.Post, err = p.Emu.State(ctx); err != nil {
 		return ev, err
 	}
-	if o.Stats, err = p.Emu.Stats(); err != nil {
+	if o.Stats, err = p.Emu.Stats(ctx); err != nil {
 		return ev, err
 	}
 	for _, rr := range ev.Runs {
@@ -273,17 +303,17 @@ func (p *Player) play(s *Scenario, dir string, o *Outcome) (*Evidence, error) {
 	// The recovery window, by the emulator clock (purges what it checks,
 	// so it comes last).
 	w := time.Duration(s.RecoveryWindowDays) * 24 * time.Hour
-	if err := p.Emu.Advance(w - time.Hour); err != nil {
+	if _, err := p.Emu.AdvanceClock(ctx, w-time.Hour); err != nil {
 		return ev, err
 	}
-	before, err := p.Emu.State()
+	before, err := p.Emu.State(ctx)
 	if err != nil {
 		return ev, err
 	}
-	if err := p.Emu.Advance(2 * time.Hour); err != nil {
+	if _, err := p.Emu.AdvanceClock(ctx, 2*time.Hour); err != nil {
 		return ev, err
 	}
-	after, err := p.Emu.State()
+	after, err := p.Emu.State(ctx)
 	if err != nil {
 		return ev, err
 	}
@@ -386,6 +416,14 @@ func (p *Player) runCLI(s *Scenario, i int, run Run, dir, repoDir string, shas [
 		proxyPlan = run.Kill
 	}
 	p.Proxy.Arm(i+1, proxyPlan, kill)
+	var quotaChanged bool
+	var quotaErr error
+	if q := run.Quotas; q != nil && q.ChangeAtCall > 0 {
+		p.Proxy.OnCall(q.ChangeAtCall, func() {
+			quotaErr = p.Emu.SetQuotas(context.Background(), emulator.Quotas{Quotas: true, QuotaScale: q.ChangeTo})
+			quotaChanged = quotaErr == nil
+		})
+	}
 	t0 := time.Now()
 	if err := cmd.Start(); err != nil {
 		close(started)
@@ -404,7 +442,10 @@ func (p *Player) runCLI(s *Scenario, i int, run Run, dir, repoDir string, shas [
 	p.Proxy.Drain()
 	p.Proxy.Arm(0, nil, nil)
 
-	rr := RunResult{Run: run, Revision: sha, Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Duration: dur}
+	if quotaErr != nil {
+		return RunResult{}, fmt.Errorf("failed to change the quotas during the run: %w", quotaErr)
+	}
+	rr := RunResult{Run: run, Revision: sha, Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Duration: dur, QuotaChanged: quotaChanged}
 	rr.Exit = cmd.ProcessState.ExitCode()
 	firedMu.Lock()
 	rr.Killed = fired && rr.Exit == -1

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
 
@@ -105,30 +106,9 @@ func (k KillPlan) String() string {
 	return fmt.Sprintf("%s:%d", k.Mode, k.Nth)
 }
 
-// Faults mirrors the emulator's PUT /_emulator/faults body (issue 2).
-type Faults struct {
-	Seed            int64           `json:"seed"`
-	LatencyMS       int64           `json:"latency_ms"`
-	LatencyJitterMS int64           `json:"latency_jitter_ms"`
-	ListLagMS       int64           `json:"list_lag_ms"`
-	ErrorRate       float64         `json:"error_rate"`
-	AmbiguousRate   float64         `json:"ambiguous_rate"`
-	AmbiguousKind   string          `json:"ambiguous_kind,omitempty"`
-	Quotas          bool            `json:"quotas"`
-	QuotaScale      float64         `json:"quota_scale"`
-	Script          []ScriptedFault `json:"script"`
-}
-
-// ScriptedFault gives the Nth call of Operation the fault Fault.
-type ScriptedFault struct {
-	Operation string `json:"operation"`
-	Nth       int64  `json:"nth"`
-	Fault     string `json:"fault"`
-}
-
-// Kinds lists the fault kinds set in f, for the summary ("list-lag",
+// faultKinds lists the fault kinds set in f, for the summary ("list-lag",
 // "latency", "error-rate", "ambiguous", "throttling", "script").
-func (f Faults) Kinds() []string {
+func faultKinds(f emulator.Faults) []string {
 	var k []string
 	if f.ListLagMS > 0 {
 		k = append(k, "list-lag")
@@ -151,6 +131,25 @@ func (f Faults) Kinds() []string {
 	return k
 }
 
+// QuotaPlan is the emulator's request quotas during one run (issue 15: a
+// shared account quota is back-pressure, not failure): the run starts with
+// every quota at Scale of AWS's; when ChangeAtCall > 0 the scale becomes
+// ChangeTo just before the run's ChangeAtCall-th API call reaches the
+// emulator (PUT /_emulator/quotas, which leaves the other faults alone).
+type QuotaPlan struct {
+	Scale        float64
+	ChangeAtCall int
+	ChangeTo     float64
+}
+
+func (q QuotaPlan) String() string {
+	s := fmt.Sprintf("quotas:%.2f", q.Scale)
+	if q.ChangeAtCall > 0 {
+		s += fmt.Sprintf("→%.2f@call%d", q.ChangeTo, q.ChangeAtCall)
+	}
+	return s
+}
+
 // Run is one CLI invocation of a scenario.
 type Run struct {
 	// Command is "sync" or "plan".
@@ -158,7 +157,11 @@ type Run struct {
 	// Revision indexes Scenario.Revisions.
 	Revision int
 	// Faults are set on the emulator just before the run (zero = none).
-	Faults Faults
+	Faults emulator.Faults
+	// Quotas, when set, turns the emulator's quotas on at a reduced scale
+	// for this run, after Faults (campaign flag -quotas; never together
+	// with a Faults of its own quotas).
+	Quotas *QuotaPlan
 	// Kill, when set, SIGKILLs the CLI during the run.
 	Kill *KillPlan
 	// Concurrency is --concurrency.

@@ -22,8 +22,12 @@ func (s *Summary) Markdown() string {
 	if s.Failed() {
 		verdict = "FAIL"
 	}
-	p("Campaign of %s: `make chaos SCENARIOS=%d SEED=%d` with %d workers — **%s**.\n\n",
-		s.Started.UTC().Format("2006-01-02 15:04 UTC"), s.Scenarios, s.Seed, s.Workers, verdict)
+	args := ""
+	if s.Quotas {
+		args = " CHAOS_ARGS=-quotas"
+	}
+	p("Campaign of %s: `make chaos SCENARIOS=%d SEED=%d%s` with %d workers — **%s**.\n\n",
+		s.Started.UTC().Format("2006-01-02 15:04 UTC"), s.Scenarios, s.Seed, args, s.Workers, verdict)
 	p("| scenarios | runs of the CLI | kill plans | SIGKILLs fired (scenarios) | converged | invariant violations | leaks | harness errors | wall time |\n")
 	p("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	p("| %d | %d | %d | %d (%d) | %d | %d | %d | %d | %s |\n\n",
@@ -34,6 +38,17 @@ func (s *Summary) Markdown() string {
 		p("CLI processes: %d ms of wall time on average, of which the run itself (report `duration_ms`) %d ms.\n\n",
 			s.ProcMS/int64(s.Runs), s.ToolMS/int64(s.Runs))
 	}
+
+	p("Throttling: %d calls throttled by the emulator's quotas", s.Throttled)
+	if s.Quotas {
+		p("; %d runs played under reduced quotas (5–100 %% of AWS's), %d of them with the quota changed while the CLI ran", s.QuotaRuns, s.QuotaChanges)
+	}
+	if s.CLIThrottleLogged {
+		p("; the CLI logged %d throttled calls and %.1f s of waiting for its pace (summed over workers)", s.CLIThrottled, float64(s.CLIWaitMS)/1000)
+	} else {
+		p("; the CLI logged no throttling figures")
+	}
+	p(".\n\n")
 
 	p("Faults injected, by kind (emulator counters, `GET /_emulator/stats`, summed over scenarios):\n\n")
 	p("| fault | count |\n|---|---:|\n")

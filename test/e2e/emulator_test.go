@@ -1,30 +1,25 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"os/exec"
-	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/emulatortest"
 )
 
-// emu is one running secretsmanager-emulator process.
+// emu is one running secretsmanager-emulator process and its control API
+// client (emulatortest.Control, failing the test on any error).
 type emu struct {
 	t   *testing.T
 	URL string
+	ctl emulatortest.Must
 }
 
 // mutating lists the Secrets Manager operations that change state.
@@ -33,91 +28,29 @@ var mutating = []string{
 	"TagResource", "UntagResource", "UpdateSecretVersionStage",
 }
 
-// startEmulator starts the emulator binary on a free loopback port and stops
-// it (SIGTERM, then wait) when the test ends.
+// startEmulator starts the emulator binary on a free loopback port
+// (--seed 1, then args) and stops it (SIGTERM, then wait) when the test ends.
 func startEmulator(t *testing.T, args ...string) *emu {
 	t.Helper()
-	cmd := exec.Command(emulatorBin, append([]string{"--listen", "127.0.0.1:0", "--seed", "1"}, args...)...)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	})
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	go func() {
-		_, _ = io.Copy(io.Discard, stdout)
-		done <- cmd.Wait()
-	}()
-	if err != nil || !strings.HasPrefix(line, "listening on http://127.0.0.1:") {
-		t.Fatalf("emulator did not announce its address: %q %v; stderr: %s", line, err, stderr.String())
-	}
-	return &emu{t: t, URL: strings.TrimSpace(strings.TrimPrefix(line, "listening on "))}
-}
-
-func (e *emu) control(method, path string, in, out any) {
-	e.t.Helper()
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			e.t.Fatal(err)
-		}
-		body = bytes.NewReader(b)
-	}
-	req, err := http.NewRequest(method, e.URL+"/_emulator/"+path, body)
+	p, err := emulatortest.StartProcess(context.Background(), emulatorBin, &stderr, append([]string{"--seed", "1"}, args...)...)
 	if err != nil {
-		e.t.Fatal(err)
+		t.Fatalf("emulator: %v; stderr: %s", err, stderr.String())
 	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		e.t.Fatalf("emulator control %s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		e.t.Fatalf("emulator control %s %s: %d %s", method, path, resp.StatusCode, b)
-	}
-	if out != nil {
-		if err := json.Unmarshal(b, out); err != nil {
-			e.t.Fatalf("emulator control %s %s: %v", method, path, err)
-		}
-	}
+	t.Cleanup(func() { _ = p.Stop() })
+	return &emu{t: t, URL: p.URL, ctl: p.Control().Must(t)}
 }
 
-func (e *emu) state() emulator.StateDump {
-	var s emulator.StateDump
-	e.control(http.MethodGet, "state", nil, &s)
-	return s
-}
+func (e *emu) state() emulator.StateDump { e.t.Helper(); return e.ctl.State() }
 
-func (e *emu) stats() emulator.Stats {
-	var s emulator.Stats
-	e.control(http.MethodGet, "stats", nil, &s)
-	return s
-}
+func (e *emu) stats() emulator.Stats { e.t.Helper(); return e.ctl.Stats() }
 
-func (e *emu) setFaults(f emulator.Faults) {
-	e.control(http.MethodPut, "faults", f, nil)
-}
+func (e *emu) setFaults(f emulator.Faults) { e.t.Helper(); e.ctl.SetFaults(f) }
 
-func (e *emu) conditions(c emulator.Conditions) {
-	e.control(http.MethodPost, "conditions", c, nil)
-}
+// setQuotas changes the quotas alone, also while the CLI runs.
+func (e *emu) setQuotas(q emulator.Quotas) { e.t.Helper(); e.ctl.SetQuotas(q) }
+
+func (e *emu) conditions(c emulator.Conditions) { e.t.Helper(); e.ctl.SetConditions(c) }
 
 // mutatingCalls is the number of state-changing calls the emulator has seen.
 func (e *emu) mutatingCalls() int64 {

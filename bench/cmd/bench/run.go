@@ -14,13 +14,14 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/bench/harness"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/emulatortest"
 )
 
 // env is the state of one harness run.
 type env struct {
 	o       options
 	bins    harness.Binaries
-	ctl     harness.Control
+	ctl     emulatortest.Control
 	sm      *secretsmanager.Client
 	emuURL  string
 	emuPid  int
@@ -78,7 +79,7 @@ func run(ctx context.Context, o options) error {
 	}
 
 	logf("starting the emulator: latency %v per call, AWS quotas on", o.latency)
-	emu, err := harness.StartEmulator(ctx, bins.Emulator, "--seed", "1")
+	emu, err := emulatortest.StartProcess(ctx, bins.Emulator, os.Stderr, "--seed", "1")
 	if err != nil {
 		return err
 	}
@@ -89,7 +90,7 @@ func run(ctx context.Context, o options) error {
 	}()
 	e.emuURL = emu.URL
 	e.emuPid = emu.Pid()
-	e.ctl = harness.Control{URL: emu.URL}
+	e.ctl = emu.Control()
 	e.sm = harness.NewClient(emu.URL)
 
 	var rows []*harness.Row
