@@ -35,28 +35,28 @@ type Config struct {
 
 // Summary aggregates a campaign.
 type Summary struct {
-	Seed                     uint64
-	Scenarios, Workers       int
-	KillPlans, Kills         int
-	Converged                int
-	Runs                     int
-	Violations               map[string]int
-	Leaks                    map[string]int
-	HarnessErrors            int
-	Faults                   map[string]int64 // emulator counters: injected faults by kind, throttled calls
+	Seed               uint64
+	Scenarios, Workers int
+	KillPlans, Kills   int
+	Converged          int
+	Runs               int
+	Violations         map[string]int
+	Leaks              map[string]int
+	HarnessErrors      int
+	Faults             map[string]int64 // emulator counters: injected faults by kind, throttled calls
 	// Quotas is true when the scenarios drew reduced quotas (-quotas);
 	// QuotaRuns and QuotaChanges sum Outcome's; Throttled sums the
 	// emulator's throttled calls over every scenario (fault runs' own
 	// throttling included).
-	Quotas                   bool
-	QuotaRuns, QuotaChanges  int
-	Throttled                int64
+	Quotas                  bool
+	QuotaRuns, QuotaChanges int
+	Throttled               int64
 	// CLIThrottled and CLIWaitMS sum the CLI's logged figures; CLIThrottleLogged
 	// says whether any run logged them.
-	CLIThrottled, CLIWaitMS int64
-	CLIThrottleLogged       bool
-	FaultRuns                map[string]int   // fault runs per configured kind
-	Statuses                 map[string]int   // outcomes of the fault runs
+	CLIThrottled, CLIWaitMS  int64
+	CLIThrottleLogged        bool
+	FaultRuns                map[string]int // fault runs per configured kind
+	Statuses                 map[string]int // outcomes of the fault runs
 	Changes                  map[string]int
 	PreKinds                 map[string]int
 	Calls                    map[string]int64
