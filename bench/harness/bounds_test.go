@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 )
 
 func secs(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
@@ -33,6 +35,34 @@ func TestLowerBound_KnownFigures(t *testing.T) {
 		assert.InDelta(t, c.want, got.Seconds(), 0.001, "%+v", c.s)
 		assert.NotEmpty(t, formula)
 	}
+}
+
+// Reduced quotas (issue 15) scale the bound's rates as the emulator scales
+// its buckets.
+func TestLowerBound_ReducedQuotas(t *testing.T) {
+	m := Model{Latency: 20 * time.Millisecond}
+	fifth := emulator.Quotas{Quotas: true, QuotaScale: 0.2}
+	// obs₀ = ⌈2001/8⌉·L; cre = (2000 − 10)/10 s at 10 creates/s; obs(2000)
+	// = ⌈2120/8⌉·L (the batches' (100 − 20)/20 s + L = 4.02 s is below it).
+	got, _ := m.LowerBound(Scenario{Kind: Create, N: 2000, Concurrency: 8, Quotas: fifth})
+	assert.InDelta(t, 251*0.02+199+265*0.02, got.Seconds(), 0.001)
+	assert.InDelta(t, 199, Model{Quotas: fifth}.CreateQuotaWait(2000).Seconds(), 0.001)
+	assert.InDelta(t, 39, Model{}.CreateQuotaWait(2000).Seconds(), 0.001)
+
+	// DescribeSecret at 10 %: 1,000 describes/s, so 10,000 take ≥ 9 s + L,
+	// which binds at C = 32 (the full-quota bound is 6.64 s) but not at C = 8.
+	tenth := emulator.Quotas{Quotas: true, QuotaScales: map[string]float64{"DescribeSecret": 0.1}}
+	got, _ = m.LowerBound(Scenario{Kind: NoopSync, N: 10000, Concurrency: 32, Quotas: tenth})
+	assert.InDelta(t, 9.02, got.Seconds(), 0.001)
+	got, _ = m.LowerBound(Scenario{Kind: NoopSync, N: 10000, Concurrency: 8, Quotas: tenth})
+	assert.InDelta(t, 26.5, got.Seconds(), 0.001)
+	// The family is found by either of its operations.
+	got, _ = m.LowerBound(Scenario{Kind: NoopSync, N: 10000, Concurrency: 32, Quotas: emulator.Quotas{Quotas: true, QuotaScales: map[string]float64{"GetSecretValue": 0.1}}})
+	assert.InDelta(t, 9.02, got.Seconds(), 0.001)
+
+	assert.Equal(t, "first sync (create), at 20 % of the quotas", Scenario{Kind: Create, Quotas: fifth}.Label())
+	assert.Equal(t, "no-op sync, DescribeSecret quota at 10 %", Scenario{Kind: NoopSync, Quotas: tenth}.Label())
+	assert.Equal(t, "no-op sync", Scenario{Kind: NoopSync}.Label())
 }
 
 func TestPhasedObserve_IsNeverBelowObserve(t *testing.T) {

@@ -103,12 +103,13 @@ func Table(rows []Row) string {
 	b.WriteString("|---|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---|\n")
 	for _, r := range rows {
 		n := fmt.Sprint(r.Scenario.N)
+		label := r.Scenario.Label()
 		if r.Scenario.Kind == Changed {
 			n = fmt.Sprintf("%d (M = %d)", r.Scenario.N, r.Scenario.M)
 		}
 		if r.Skipped != "" {
 			fmt.Fprintf(&b, "| %s | %s | %s | — | — | %s | — | — | — | — | — | — | not run: %s |\n",
-				r.Scenario.Kind, n, r.ConcurrencyLabel, FormatDuration(r.Bound), r.Skipped)
+				label, n, r.ConcurrencyLabel, FormatDuration(r.Bound), r.Skipped)
 			continue
 		}
 		result := fmt.Sprintf("exit %d, %s", r.ExitCode, r.Status)
@@ -119,13 +120,14 @@ func Table(rows []Row) string {
 			result += "; **" + strings.Join(r.Problems, "; ") + "**"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %.2f | %d | %s | %d | %d | %.0f MiB | %s |\n",
-			r.Scenario.Kind, n, r.ConcurrencyLabel, FormatDuration(r.Wall), FormatDuration(r.Decrypt()), FormatDuration(r.Bound), r.Ratio(),
+			label, n, r.ConcurrencyLabel, FormatDuration(r.Wall), FormatDuration(r.Decrypt()), FormatDuration(r.Bound), r.Ratio(),
 			r.Delta.Calls.Total(), FormatCalls(r.Delta.Calls), r.Delta.Throttled.Total(), r.Delta.Connections, float64(r.MaxRSSKiB)/1024, result)
 	}
 	return b.String()
 }
 
-// Verdict is the outcome of one of issue 7's targets.
+// Verdict is the outcome of one target (issue 7's, or issue 15's
+// reduced-quota rows).
 type Verdict struct {
 	Target string
 	Pass   bool
@@ -140,9 +142,14 @@ type Targets struct {
 	NoopSyncs            []*Row // every measured no-op sync (call ceiling)
 	CreateDefault        *Row   // first sync creating the create-N at default concurrency
 	LargeRuns            []*Row // runs at the large N (RSS)
+	// CreateReduced is the first sync creating the create-N under reduced
+	// quotas, NoopReduced the no-op sync with the DescribeSecret quota
+	// reduced (issue 15); nil when not run.
+	CreateReduced, NoopReduced *Row
 }
 
-// Judge evaluates issue 7's "done when" list on the measured rows.
+// Judge evaluates issue 7's "done when" list, and issue 15's reduced-quota
+// targets when those rows ran, on the measured rows.
 func Judge(t Targets) []Verdict {
 	var out []Verdict
 	measured := func(r *Row) bool { return r != nil && r.Skipped == "" }
@@ -187,6 +194,32 @@ func Judge(t Targets) []Verdict {
 	}
 	out = append(out, v)
 
+	if r := t.CreateReduced; r != nil {
+		v = Verdict{Target: "(issue 15) creating N under reduced quotas within 1.3 × (N − r)/r s at the scaled create rate r, no failed operation"}
+		if measured(r) {
+			m := Model{Quotas: r.Scenario.Quotas}
+			bound := m.CreateQuotaWait(r.Scenario.N)
+			limit := time.Duration(1.3 * float64(bound))
+			ok := r.Wall <= limit && r.ExitCode == 0 && len(r.Problems) == 0
+			v.Known, v.Pass = true, ok
+			v.Detail = fmt.Sprintf("%s, N = %d, r = %g/s: %s ≤ 1.3 × %s = %s %s, exit %d, %s", r.Scenario.Label(), r.Scenario.N, m.CreateRate(),
+				FormatDuration(r.Wall), FormatDuration(bound), FormatDuration(limit), mark(r.Wall <= limit), r.ExitCode, r.Status)
+		}
+		out = append(out, v)
+	}
+	if r := t.NoopReduced; r != nil {
+		// Issue 15 names the row, not a target: the no-op target of issue 7
+		// at the reduced quota's bound.
+		v = Verdict{Target: "(issue 15) no-op sync under a reduced DescribeSecret quota within 1.5× of its lower bound, no mutating call"}
+		if measured(r) {
+			ok := r.Ratio() <= 1.5 && r.ExitCode == 0 && len(r.Problems) == 0 && r.Delta.Calls.Mutations() == 0
+			v.Known, v.Pass = true, ok
+			v.Detail = fmt.Sprintf("%s, N = %d: %s / %s = %.2f, exit %d, %s", r.Scenario.Label(), r.Scenario.N,
+				FormatDuration(r.Wall), FormatDuration(r.Bound), r.Ratio(), r.ExitCode, r.Status)
+		}
+		out = append(out, v)
+	}
+
 	v = Verdict{Target: "peak RSS < 300 MiB at the large N × 1 KiB"}
 	var peak int64
 	var peakN int
@@ -213,7 +246,7 @@ func mark(ok bool) string {
 // VerdictTable renders verdicts as Markdown.
 func VerdictTable(vs []Verdict) string {
 	var b strings.Builder
-	b.WriteString("| target (issue 7) | result | measured |\n|---|---|---|\n")
+	b.WriteString("| target | result | measured |\n|---|---|---|\n")
 	for _, v := range vs {
 		res := "not measured"
 		if v.Known {

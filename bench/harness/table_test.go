@@ -1,10 +1,13 @@
 package harness
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 )
 
 func row(kind Kind, n, c int, wall, bound time.Duration, calls Calls) *Row {
@@ -33,6 +36,41 @@ func TestJudge_PassAndFail(t *testing.T) {
 	vs = Judge(Targets{NoopSeq: &Row{Skipped: "too slow"}, NoopDefault: fast})
 	assert.False(t, vs[0].Known, "a skipped baseline leaves the speed-up unknown")
 	assert.Contains(t, VerdictTable(vs), "not measured")
+}
+
+// Issue 15's rows: creating 2,000 at 20 % passes within 1.3 × 199 s =
+// 258.7 s with exit 0; the reduced no-op within 1.5× of its own bound.
+func TestJudge_ReducedQuotaRows(t *testing.T) {
+	fifth := emulator.Quotas{Quotas: true, QuotaScale: 0.2}
+	tenth := emulator.Quotas{Quotas: true, QuotaScales: map[string]float64{"DescribeSecret": 0.1}}
+	find := func(vs []Verdict, prefix string) Verdict {
+		for _, v := range vs {
+			if strings.HasPrefix(v.Target, prefix) {
+				return v
+			}
+		}
+		t.Fatalf("no verdict %q in %+v", prefix, vs)
+		return Verdict{}
+	}
+	create := row(Create, 2000, 28, secs(250), secs(209), Calls{"CreateSecret": 2100})
+	create.Scenario.Quotas = fifth
+	noop := row(NoopSync, 10000, 28, secs(12), secs(9.02), Calls{"DescribeSecret": 10000})
+	noop.Scenario.Quotas = tenth
+	vs := Judge(Targets{CreateReduced: create, NoopReduced: noop})
+	c, n := find(vs, "(issue 15) creating"), find(vs, "(issue 15) no-op")
+	assert.True(t, c.Known && c.Pass, c.Detail)
+	assert.Contains(t, c.Detail, "r = 10/s: 250.0 s ≤ 1.3 × 199.0 s = 258.7 s ✓")
+	assert.True(t, n.Known && n.Pass, n.Detail)
+
+	late := *create
+	late.Wall = secs(260)
+	failed := *create
+	failed.ExitCode, failed.Problems = 5, []string{"exit 5"}
+	for _, r := range []*Row{&late, &failed} {
+		v := find(Judge(Targets{CreateReduced: r}), "(issue 15) creating")
+		assert.True(t, v.Known && !v.Pass, v.Detail)
+	}
+	assert.Len(t, Judge(Targets{}), 5, "the reduced-quota targets only appear when their rows ran")
 }
 
 func TestTable_RendersMeasuredAndSkippedRows(t *testing.T) {

@@ -12,13 +12,15 @@ import (
 
 	"github.com/sops-aws-sync/sops-aws-sync/bench/harness"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
 // measure runs the CLI once for kind over corpus c at conc (0 = the CLI's
-// default, no flag passed) and checks that it did what the scenario means.
-func (e *env) measure(ctx context.Context, kind harness.Kind, c harness.Corpus, conc int) (*harness.Row, error) {
-	sc := harness.Scenario{Kind: kind, N: len(c.Docs), Concurrency: conc}
+// default, no flag passed) under quotas q (off: AWS's quotas) and checks
+// that it did what the scenario means.
+func (e *env) measure(ctx context.Context, kind harness.Kind, c harness.Corpus, conc int, q emulator.Quotas) (*harness.Row, error) {
+	sc := harness.Scenario{Kind: kind, N: len(c.Docs), Concurrency: conc, Quotas: q}
 	label := strconv.Itoa(conc)
 	if conc == 0 {
 		sc.Concurrency = config.DefaultConcurrency
@@ -35,7 +37,7 @@ func (e *env) measure(ctx context.Context, kind harness.Kind, c harness.Corpus, 
 	row.Bound, row.BoundFormula = e.model.LowerBound(sc)
 	if conc == 1 && sc.N > e.o.seqMaxN {
 		row.Skipped = fmt.Sprintf("N > -seq-max-n %d (lower bound %s)", e.o.seqMaxN, harness.FormatDuration(row.Bound))
-		logf("%s N=%d --concurrency 1: skipped (-seq-max-n)", kind, sc.N)
+		logf("%s N=%d --concurrency 1: skipped (-seq-max-n)", sc.Label(), sc.N)
 		return row, nil
 	}
 	mode := "sync"
@@ -68,11 +70,23 @@ func (e *env) measure(ctx context.Context, kind harness.Kind, c harness.Corpus, 
 	if waited := harness.WaitQuiet(15*time.Second, e.emuPid, 0); waited > time.Second {
 		logf("  waited %s for the emulator and the harness to go quiet", harness.FormatDuration(waited))
 	}
+	if q.Quotas {
+		// Setting the conditions refills the buckets: the run starts from
+		// full buckets of the reduced quotas, as the other rows do of AWS's.
+		if err := e.ctl.SetFaults(ctx, e.conditions(q)); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if err := e.ctl.SetFaults(ctx, e.faults); err != nil {
+				logf("  ! could not restore the measurement conditions: %v", err)
+			}
+		}()
+	}
 	before, err := e.ctl.Stats(ctx)
 	if err != nil {
 		return nil, err
 	}
-	logf("%s N=%d --concurrency %s: running (lower bound %s)", kind, sc.N, label, harness.FormatDuration(row.Bound))
+	logf("%s N=%d --concurrency %s: running (lower bound %s)", sc.Label(), sc.N, label, harness.FormatDuration(row.Bound))
 	m, err := harness.Run(ctx, harness.Invocation{Bin: e.bins.CLI, Args: args, Env: env, Dir: e.home})
 	if err != nil {
 		return nil, err

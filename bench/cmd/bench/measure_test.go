@@ -57,3 +57,36 @@ func TestParseFlags_QuickDefaultsAndOverrides(t *testing.T) {
 	_, err = parseFlags([]string{"-root", "../../..", "-n", "x"})
 	assert.Error(t, err)
 }
+
+func TestParseFlags_OnlyAndSkipSelectRowGroups(t *testing.T) {
+	o, err := parseFlags([]string{"-root", "../../..", "-only", "quota"})
+	assert.NoError(t, err)
+	for _, g := range rowGroups {
+		assert.Equal(t, g == "quota-create" || g == "quota-noop", o.runs(g), g)
+	}
+	assert.Equal(t, 10000, o.quotaNoopN)
+	assert.Equal(t, 0.2, o.quotaScale)
+	assert.Equal(t, 0.1, o.describeScale)
+	assert.Empty(t, o.out, "a partial run does not overwrite docs/benchmarks.md by default")
+	assert.False(t, o.micro, "nor runs the micro-benchmarks")
+	o, err = parseFlags([]string{"-root", "../../..", "-only", "quota", "-out", "/tmp/q.md"})
+	assert.NoError(t, err)
+	assert.Equal(t, "/tmp/q.md", o.out)
+
+	o, err = parseFlags([]string{"-root", "../../..", "-quick", "-only", "quota-noop,noop", "-skip", "noop"})
+	assert.NoError(t, err)
+	assert.True(t, o.runs("quota-noop"))
+	assert.False(t, o.runs("noop"), "-skip wins over -only")
+	assert.False(t, o.runs("create"))
+	assert.Equal(t, 1000, o.quotaNoopN)
+
+	o, err = parseFlags([]string{"-root", "../../..", "-skip", "changed,quota"})
+	assert.NoError(t, err)
+	assert.True(t, o.runs("create") && o.runs("noop") && o.runs("sweep"))
+	assert.False(t, o.runs("changed") || o.runs("quota-create") || o.runs("quota-noop"))
+
+	_, err = parseFlags([]string{"-root", "../../..", "-only", "quotas"})
+	assert.ErrorContains(t, err, `unknown row group "quotas"`)
+	_, err = parseFlags([]string{"-root", "../../..", "-quota-scale", "0"})
+	assert.Error(t, err)
+}

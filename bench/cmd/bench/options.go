@@ -28,7 +28,39 @@ type options struct {
 	quick      bool
 	asDefault  int             // pass --concurrency asDefault in the "default" runs (0 = no flag)
 	cliEnv     []string        // extra KEY=VALUE for every CLI run (experiments, e.g. GOGC)
-	skip       map[string]bool // scenarios not to run: "changed", "create"
+	skip       map[string]bool // row groups not to run (rowGroups); -only sets every other one
+	// The reduced-quota rows of issue 15: a first sync creating createN at
+	// quotaScale of every quota, and a no-op sync at quotaNoopN with the
+	// DescribeSecret quota at describeScale.
+	quotaScale    float64
+	describeScale float64
+	quotaNoopN    int
+}
+
+// rowGroups are the groups of rows -skip and -only select: the no-op plan
+// and sync at each -n, the concurrency sweeps, the 10 %-changed sync, the
+// first sync (create), and issue 15's two reduced-quota rows. "quota"
+// stands for both of those.
+var rowGroups = []string{"noop", "sweep", "changed", "create", "quota-create", "quota-noop"}
+
+// runs reports whether row group g is selected.
+func (o options) runs(g string) bool { return !o.skip[g] }
+
+// parseGroups turns a -skip or -only value into a set of row groups.
+func parseGroups(flagName, v string) (map[string]bool, error) {
+	out := map[string]bool{}
+	for _, g := range strings.Split(v, ",") {
+		switch g = strings.TrimSpace(g); {
+		case g == "":
+		case g == "quota":
+			out["quota-create"], out["quota-noop"] = true, true
+		case slices.Contains(rowGroups, g):
+			out[g] = true
+		default:
+			return nil, fmt.Errorf("%s: unknown row group %q (%s, quota)", flagName, g, strings.Join(rowGroups, ", "))
+		}
+	}
+	return out, nil
 }
 
 func intList(s string) ([]int, error) {
@@ -61,15 +93,19 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.seqMaxN, "seq-max-n", 0, "run --concurrency 1 only for N up to this (default: every N; quick 1000)")
 	fs.DurationVar(&o.latency, "latency", 20*time.Millisecond, "per-call latency added by the emulator")
 	fs.IntVar(&o.valueBytes, "value-bytes", 1024, "approximate size of each secret value")
-	fs.StringVar(&o.out, "out", "docs/benchmarks.md", "Markdown file to write the results into (\"\" = none)")
+	fs.StringVar(&o.out, "out", "docs/benchmarks.md", "Markdown file to write the results into (\"\" = none; with -only the default is none)")
 	fs.StringVar(&o.work, "work", "", "work directory (default: a new temporary directory)")
 	fs.BoolVar(&o.keep, "keep", false, "keep the work directory")
-	fs.BoolVar(&o.micro, "micro", true, "also run the Go micro-benchmarks (desired-state decryption, emulator overhead)")
+	fs.BoolVar(&o.micro, "micro", true, "also run the Go micro-benchmarks (desired-state decryption, emulator overhead; with -only the default is false)")
 	fs.IntVar(&o.asDefault, "as-default", 0, "measure the default-concurrency runs with --concurrency N instead (to evaluate a candidate default)")
 	fs.BoolVar(&o.quick, "quick", false, "small sizes for a fast check (minutes, not half an hour)")
-	var cliEnv, skip string
+	var cliEnv, skip, only string
 	fs.StringVar(&cliEnv, "cli-env", "", "comma-separated KEY=VALUE added to every CLI run's environment (for experiments such as GOGC=200; recorded in the output)")
-	fs.StringVar(&skip, "skip", "", "comma-separated scenarios not to run: changed, create (for quick iterations; the targets they decide become unknown)")
+	fs.StringVar(&skip, "skip", "", "comma-separated row groups not to run: noop, sweep, changed, create, quota-create, quota-noop, quota (= both quota rows); the targets they decide become unknown")
+	fs.StringVar(&only, "only", "", "comma-separated row groups to run, alone (same names as -skip), e.g. -only quota for issue 15's reduced-quota rows")
+	fs.Float64Var(&o.quotaScale, "quota-scale", 0.2, "scale of every quota in the reduced-quota first sync (quota-create)")
+	fs.Float64Var(&o.describeScale, "describe-quota-scale", 0.1, "scale of the DescribeSecret quota in the reduced-quota no-op sync (quota-noop)")
+	fs.IntVar(&o.quotaNoopN, "quota-noop-n", 0, "N of the reduced-quota no-op sync (default 10000; quick 1000)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -85,17 +121,35 @@ func parseFlags(args []string) (options, error) {
 		}
 		o.cliEnv = append(o.cliEnv, kv)
 	}
-	o.skip = map[string]bool{}
-	for _, sc := range strings.Split(skip, ",") {
-		switch sc = strings.TrimSpace(sc); sc {
-		case "":
-		case "changed", "create":
-			o.skip[sc] = true
-		default:
-			return o, fmt.Errorf("-skip: unknown scenario %q (changed, create)", sc)
+	var err error
+	if o.skip, err = parseGroups("-skip", skip); err != nil {
+		return o, err
+	}
+	if only != "" {
+		// A partial run must not replace the whole generated section of
+		// docs/benchmarks.md: it prints, unless -out is given.
+		// Nor does it run the micro-benchmarks unless -micro says so.
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if !set["out"] {
+			o.out = ""
+		}
+		if !set["micro"] {
+			o.micro = false
+		}
+		sel, err := parseGroups("-only", only)
+		if err != nil {
+			return o, err
+		}
+		for _, g := range rowGroups {
+			if !sel[g] {
+				o.skip[g] = true
+			}
 		}
 	}
-	var err error
+	if !(o.quotaScale > 0 && o.quotaScale <= 1) || !(o.describeScale > 0 && o.describeScale <= 1) {
+		return o, fmt.Errorf("-quota-scale and -describe-quota-scale must be in (0, 1]")
+	}
 	def := func(s *string, full, quick string) {
 		if *s == "" {
 			*s = full
@@ -123,6 +177,12 @@ func parseFlags(args []string) (options, error) {
 		o.createN = 2000
 		if o.quick {
 			o.createN = 500
+		}
+	}
+	if o.quotaNoopN == 0 {
+		o.quotaNoopN = 10000
+		if o.quick {
+			o.quotaNoopN = 1000
 		}
 	}
 	if o.seqMaxN == 0 {

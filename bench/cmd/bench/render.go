@@ -128,9 +128,10 @@ func render(e *env, rows []*harness.Row, verdicts []harness.Verdict, micro []mic
 	w("- Command: `go run ./bench/cmd/bench %s` (what `make bench` runs).\n", strings.Join(os.Args[1:], " "))
 	w("- Conditions: emulator binary with %v latency per call and AWS request quotas on (BatchGetSecretValue and ListSecrets 100/s, CreateSecret and PutSecretValue 50/s, DescribeSecret+GetSecretValue 10,000/s; buckets start full with one second's worth); ", o.latency)
 	w("values of about %d bytes (canonical JSON), one age-encrypted SOPS JSON document per secret, all in one commit.\n", o.valueBytes)
+	w("- Reduced-quota rows (issue 15, row groups quota-create and quota-noop): the same conditions with the named quotas scaled (every one by -quota-scale %g, or only DescribeSecret + GetSecretValue by -describe-quota-scale %g), as another client sharing the account's quota would leave them; their bounds use the scaled rates.\n", o.quotaScale, o.describeScale)
 	w("- Each run: `sops-aws-sync {plan|sync} --repository R --revision SHA --repository-id bench/repo --source-root nN --secret-prefix bench/nN --aws-region us-east-1 --report-file F --log-format json --run-timeout 60m --verification-timeout 30m [--concurrency C]` with `SOPS_AGE_KEY_FILE` and `AWS_ENDPOINT_URL_SECRETS_MANAGER` set; calls are the emulator's `/_emulator/stats` difference around the run (throttled attempts and SDK retries included); peak RSS is the child's own `VmHWM` sampled every 50 ms (not `ru_maxrss`, which includes the harness's RSS; see Method).\n\n")
 
-	w("### Targets of issue 7\n\n%s\n", harness.VerdictTable(verdicts))
+	w("### Targets (issue 7; issue 15 for the reduced-quota rows)\n\n%s\n", harness.VerdictTable(verdicts))
 
 	var all []harness.Row
 	for _, r := range rows {
@@ -141,12 +142,13 @@ func render(e *env, rows []*harness.Row, verdicts []harness.Verdict, micro []mic
 	w("- obs(N) = max(P·L, ⌈(N + B + P)/C⌉·L, (B − 100)/100 s + L) with P = ⌈N/100⌉ list pages (one after another) and B = ⌈N/20⌉ batched value reads (under the 100/s quota), all sharing the C slots with the N describes;\n")
 	w("- obs₀(N) is the first observation of an empty scope: max(L, ⌈(N + 1)/C⌉·L);\n")
 	w("- upd(M) = max(⌈M/C⌉·3L, (M − 50)/50 s): each update re-observes its target (DescribeSecret + GetSecretValue) then PutSecretValue, under the 50/s quota;\n")
-	w("- cre(N) = max(⌈N/C⌉·2L, (N − 50)/50 s): DescribeSecret + CreateSecret per secret, under the 50/s quota.\n\n")
+	w("- cre(N) = max(⌈N/C⌉·2L, (N − 50)/50 s): DescribeSecret + CreateSecret per secret, under the 50/s quota;\n")
+	w("- under reduced quotas every rate r above is the scaled one, and obs(N) also has the term (N − r)/r s + L of the N describes under the DescribeSecret + GetSecretValue quota (r = 10,000/s unscaled, so it binds only when that quota is reduced).\n\n")
 
 	for _, n := range o.sweepNs {
 		var sweep []harness.Row
 		for _, r := range all {
-			if r.Scenario.Kind == harness.NoopSync && r.Scenario.N == n && r.Skipped == "" {
+			if r.Scenario.Kind == harness.NoopSync && r.Scenario.N == n && r.Skipped == "" && !r.Scenario.Reduced() {
 				sweep = append(sweep, r)
 			}
 		}
@@ -176,7 +178,7 @@ func render(e *env, rows []*harness.Row, verdicts []harness.Verdict, micro []mic
 		if r.Skipped != "" {
 			continue
 		}
-		w("- %s, N = %d, --concurrency %s:", r.Scenario.Kind, r.Scenario.N, r.ConcurrencyLabel)
+		w("- %s, N = %d, --concurrency %s:", r.Scenario.Label(), r.Scenario.N, r.ConcurrencyLabel)
 		if len(r.Notes) == 0 {
 			w(" calls exactly as documented;")
 		} else {

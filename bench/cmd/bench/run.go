@@ -109,7 +109,7 @@ func run(ctx context.Context, o options) error {
 		}
 		var here []*harness.Row
 		measure := func(kind harness.Kind, conc int) (*harness.Row, error) {
-			r, err := e.measure(ctx, kind, c, conc)
+			r, err := e.measure(ctx, kind, c, conc, emulator.Quotas{})
 			if err != nil {
 				return nil, err
 			}
@@ -120,7 +120,7 @@ func run(ctx context.Context, o options) error {
 			}
 			return r, nil
 		}
-		if slices.Contains(o.sizes, n) {
+		if o.runs("noop") && slices.Contains(o.sizes, n) {
 			for _, kind := range []harness.Kind{harness.NoopPlan, harness.NoopSync} {
 				for _, conc := range []int{1, 0} {
 					r, err := measure(kind, conc)
@@ -138,7 +138,7 @@ func run(ctx context.Context, o options) error {
 				}
 			}
 		}
-		if slices.Contains(o.sweepNs, n) {
+		if o.runs("sweep") && slices.Contains(o.sweepNs, n) {
 			for _, conc := range o.sweep {
 				if slices.ContainsFunc(here, func(r *harness.Row) bool {
 					return r.Scenario.Kind == harness.NoopSync && r.Scenario.Concurrency == conc && r.Skipped == ""
@@ -152,7 +152,16 @@ func run(ctx context.Context, o options) error {
 				tg.NoopSyncs = append(tg.NoopSyncs, r)
 			}
 		}
-		if n == o.changedN && !o.skip["changed"] {
+		if o.runs("quota-noop") && n == o.quotaNoopN {
+			// Before the changed run, which leaves every tenth secret stale.
+			r, err := e.measure(ctx, harness.NoopSync, c, 0, e.describeQuota())
+			if err != nil {
+				return err
+			}
+			rows = append(rows, r)
+			tg.NoopReduced = r
+		}
+		if o.runs("changed") && n == o.changedN {
 			for _, conc := range []int{0, 1} {
 				stale := harness.EveryTenth(n)
 				if conc == 1 && n > o.seqMaxN {
@@ -168,13 +177,13 @@ func run(ctx context.Context, o options) error {
 	}
 
 	for _, conc := range []int{0, 1} {
-		if o.skip["create"] {
+		if !o.runs("create") {
 			break
 		}
 		if err := e.emptyScope(ctx); err != nil {
 			return err
 		}
-		r, err := e.measure(ctx, harness.Create, create, conc)
+		r, err := e.measure(ctx, harness.Create, create, conc, emulator.Quotas{})
 		if err != nil {
 			return err
 		}
@@ -182,6 +191,17 @@ func run(ctx context.Context, o options) error {
 		if conc == 0 {
 			tg.CreateDefault = r
 		}
+	}
+	if o.runs("quota-create") {
+		if err := e.emptyScope(ctx); err != nil {
+			return err
+		}
+		r, err := e.measure(ctx, harness.Create, create, 0, emulator.Quotas{Quotas: true, QuotaScale: o.quotaScale})
+		if err != nil {
+			return err
+		}
+		rows = append(rows, r)
+		tg.CreateReduced = r
 	}
 
 	var micro []microResult
@@ -216,9 +236,20 @@ func (e *env) makeRepo(work string) (map[int]harness.Corpus, harness.Corpus, err
 	if err := os.WriteFile(e.keyFile, []byte("# benchmark key\n"+key.Identity+"\n"), 0o600); err != nil {
 		return nil, harness.Corpus{}, err
 	}
-	ns := slices.Clone(o.sizes)
-	ns = append(ns, o.changedN)
-	ns = append(ns, o.sweepNs...)
+	// Only the corpora the selected rows read.
+	var ns []int
+	if o.runs("noop") {
+		ns = append(ns, o.sizes...)
+	}
+	if o.runs("changed") {
+		ns = append(ns, o.changedN)
+	}
+	if o.runs("sweep") {
+		ns = append(ns, o.sweepNs...)
+	}
+	if o.runs("quota-noop") {
+		ns = append(ns, o.quotaNoopN)
+	}
 	slices.Sort(ns)
 	ns = slices.Compact(ns)
 	corpora := map[int]harness.Corpus{}
@@ -234,14 +265,16 @@ func (e *env) makeRepo(work string) (map[int]harness.Corpus, harness.Corpus, err
 		corpora[n] = c
 		all = append(all, c)
 	}
-	create, err := harness.NewCorpus(harness.CorpusSpec{
-		RepositoryID: "bench/repo", SourceRoot: "create" + strconv.Itoa(o.createN), Prefix: "bench/create" + strconv.Itoa(o.createN),
-		N: o.createN, ValueBytes: o.valueBytes, Seed: 7,
-	})
-	if err != nil {
-		return nil, harness.Corpus{}, err
+	var create harness.Corpus
+	if o.runs("create") || o.runs("quota-create") {
+		if create, err = harness.NewCorpus(harness.CorpusSpec{
+			RepositoryID: "bench/repo", SourceRoot: "create" + strconv.Itoa(o.createN), Prefix: "bench/create" + strconv.Itoa(o.createN),
+			N: o.createN, ValueBytes: o.valueBytes, Seed: 7,
+		}); err != nil {
+			return nil, harness.Corpus{}, err
+		}
+		all = append(all, create)
 	}
-	all = append(all, create)
 	var cipher [][][]byte
 	total := 0
 	t0 := time.Now()
@@ -294,6 +327,22 @@ func (e *env) seed(ctx context.Context, c harness.Corpus, stale []int) error {
 		logf("made %d secrets differ from their documents", len(stale))
 	}
 	return e.ctl.SetFaults(ctx, e.faults)
+}
+
+// describeQuota is the quota-noop row's condition: AWS's quotas, the
+// DescribeSecret family's (shared with GetSecretValue) scaled alone.
+func (e *env) describeQuota() emulator.Quotas {
+	return emulator.Quotas{Quotas: true, QuotaScales: map[string]float64{"DescribeSecret": e.o.describeScale}}
+}
+
+// conditions are the measurement conditions under q: e.faults, with q's
+// quotas instead when q is on.
+func (e *env) conditions(q emulator.Quotas) emulator.Faults {
+	f := e.faults
+	if q.Quotas {
+		f.Quotas, f.QuotaScale, f.QuotaScales = true, q.QuotaScale, q.QuotaScales
+	}
+	return f
 }
 
 // emptyScope empties the emulator and sets the measurement conditions.
