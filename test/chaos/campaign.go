@@ -53,21 +53,24 @@ type Summary struct {
 	Throttled               int64
 	// CLIThrottled and CLIWaitMS sum the CLI's logged figures; CLIThrottleLogged
 	// says whether any run logged them.
-	CLIThrottled, CLIWaitMS  int64
-	CLIThrottleLogged        bool
-	FaultRuns                map[string]int // fault runs per configured kind
-	Statuses                 map[string]int // outcomes of the fault runs
-	Changes                  map[string]int
-	PreKinds                 map[string]int
-	Calls                    map[string]int64
-	Wall                     time.Duration
-	SlowestScenario          time.Duration
-	Failures                 []Outcome
-	ScenariosWithKillFired   int
-	CrossChecked             int
-	Started                  time.Time
-	ToolMS, ProcMS           int64
-	ScenarioDurationsSummary string
+	CLIThrottled, CLIWaitMS int64
+	CLIThrottleLogged       bool
+	// NoiseCalls and NoiseThrottled sum the other clients' requests and
+	// their throttled ones (included in Throttled and Calls).
+	NoiseCalls, NoiseThrottled int64
+	FaultRuns                  map[string]int // fault runs per configured kind
+	Statuses                   map[string]int // outcomes of the fault runs
+	Changes                    map[string]int
+	PreKinds                   map[string]int
+	Calls                      map[string]int64
+	Wall                       time.Duration
+	SlowestScenario            time.Duration
+	Failures                   []Outcome
+	ScenariosWithKillFired     int
+	CrossChecked               int
+	Started                    time.Time
+	ToolMS, ProcMS             int64
+	ScenarioDurationsSummary   string
 }
 
 // Failed reports whether the campaign must fail.
@@ -187,6 +190,8 @@ func RunCampaign(cfg Config) (*Summary, error) {
 		sum.CLIThrottled += o.CLIThrottled
 		sum.CLIWaitMS += o.CLIWaitMS
 		sum.CLIThrottleLogged = sum.CLIThrottleLogged || o.CLIThrottleLogged
+		sum.NoiseCalls += o.NoiseCalls
+		sum.NoiseThrottled += o.NoiseThrottled
 		for k, v := range o.Stats.Calls {
 			sum.Calls[k] += v
 		}

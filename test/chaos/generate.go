@@ -132,8 +132,11 @@ func Generate(seed uint64, index int, opt GenOptions) (*Scenario, error) {
 // drawQuotas gives every run of QuotaShare of the scenarios a QuotaPlan:
 // a scale log-uniform between 5 % and 100 % of AWS's quotas, so each CLI
 // invocation meets another one, and for a third of the runs a second scale
-// from an early call on (the quota changes while the CLI runs). A fault run
-// that draws its own throttling fault keeps it instead.
+// from an early call on (the quota changes while the CLI runs); in half of
+// the runs other clients first empty the buckets and then spend 30–90 %
+// of each quota meanwhile (20–50 % in the final runs; never in runs with
+// scripted faults, whose call counts their requests would shift). A fault run that draws its own throttling fault keeps it
+// instead.
 func drawQuotas(r *rand.Rand, s *Scenario) {
 	if r.Float64() >= QuotaShare {
 		return
@@ -148,6 +151,13 @@ func drawQuotas(r *rand.Rand, s *Scenario) {
 		if r.IntN(3) == 0 {
 			q.ChangeAtCall = 1 + r.IntN(calls)
 			q.ChangeTo = drawScale(r)
+		}
+		share := 0.3 + 0.6*r.Float64()
+		if run.Final {
+			share = 0.2 + 0.3*r.Float64() // the final sync must converge within --run-timeout 60s
+		}
+		if r.IntN(2) == 0 && len(run.Faults.Script) == 0 {
+			q.Share = math.Round(share*100) / 100
 		}
 		run.Quotas = q
 	}

@@ -3,12 +3,15 @@ package chaos
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/emulatortest"
 )
 
 // The -quotas draw: half the scenarios, every run of those (final ones
@@ -17,7 +20,7 @@ import (
 func TestGenerateQuotasDrawsReducedQuotasWithoutChangingTheRest(t *testing.T) {
 	on := DefaultGenOptions
 	on.Quotas = true
-	var scenarios, runs, changes, finals int
+	var scenarios, runs, changes, finals, shared int
 	lo, hi := 1.0, 0.0
 	for i := range 300 {
 		a, err := Generate(11, i, DefaultGenOptions)
@@ -42,13 +45,23 @@ func TestGenerateQuotasDrawsReducedQuotasWithoutChangingTheRest(t *testing.T) {
 				t.Fatalf("scenario %d run %d: a quota plan on a run with its own throttling fault", i, ri)
 			}
 			for _, sc := range []float64{q.Scale, q.ChangeTo} {
-				if sc == 0 && sc == q.ChangeTo && q.ChangeAtCall == 0 {
-					continue
+				if sc == 0 && q.ChangeAtCall == 0 {
+					continue // no mid-run change
 				}
 				if sc < 0.05 || sc > 1 {
 					t.Fatalf("scenario %d run %d: scale %v outside [0.05, 1]", i, ri, sc)
 				}
 				lo, hi = min(lo, sc), max(hi, sc)
+			}
+			sLo, sHi := 0.3, 0.9
+			if b.Runs[ri].Final {
+				sLo, sHi = 0.2, 0.5
+			}
+			if q.Share != 0 && (q.Share < sLo || q.Share > sHi || len(b.Runs[ri].Faults.Script) > 0) {
+				t.Fatalf("scenario %d run %d: other clients' share %v (script %v)", i, ri, q.Share, b.Runs[ri].Faults.Script)
+			}
+			if q.Share > 0 {
+				shared++
 			}
 			runs++
 			if q.ChangeAtCall > 0 {
@@ -70,6 +83,9 @@ func TestGenerateQuotasDrawsReducedQuotasWithoutChangingTheRest(t *testing.T) {
 	}
 	if scenarios < 120 || scenarios > 180 || finals < 2*scenarios-5 || changes < runs/5 || changes > runs/2 {
 		t.Fatalf("draw: %d of 300 scenarios, %d runs (%d final), %d mid-run changes", scenarios, runs, finals, changes)
+	}
+	if shared < runs/3 || shared > runs*2/3 {
+		t.Fatalf("other clients in %d of %d runs", shared, runs)
 	}
 	if lo > 0.07 || hi < 0.8 {
 		t.Fatalf("scales span only [%v, %v]", lo, hi)
@@ -116,5 +132,52 @@ not json
 	}
 	if _, ok := cliThrottling([]byte(`{"msg":"plan built"}` + "\n")); ok {
 		t.Fatal("a log without the fields reported throttling")
+	}
+}
+
+// The other clients' request takes a quota token and changes nothing.
+func TestNoiseRequestSpendsTheQuotaAndChangesNothing(t *testing.T) {
+	srv := emulatortest.Start(t)
+	e := &Emu{Control: srv.Control(), hc: http.DefaultClient}
+	srv.SetFaults(t, emulator.Faults{Quotas: true, QuotaScale: 0.02}) // CreateSecret 1/s, burst 1
+	if e.malformed("CreateSecret") {
+		t.Fatal("the first request was throttled")
+	}
+	if !e.malformed("CreateSecret") {
+		t.Fatal("the second request within the second was not throttled")
+	}
+	st := srv.Stats(t)
+	if st.Calls["CreateSecret"] != 2 || st.Throttled["CreateSecret"] != 1 || len(srv.State(t).Secrets) != 0 {
+		t.Fatalf("stats %+v, state %+v", st, srv.State(t))
+	}
+}
+
+func TestNoiseDueSpreadsTheRateOverTicks(t *testing.T) {
+	var credit float64
+	sent := 0
+	for range 20 { // one second of 50 ms ticks at 45 requests/s
+		sent += due(&credit, 45)
+	}
+	if sent != 45 && sent != 44 {
+		t.Fatalf("sent %d in a second at 45/s", sent)
+	}
+	credit = 0
+	if n := due(&credit, 1e6); n != noiseCap || credit > noiseCap {
+		t.Fatalf("a fast family sent %d, credit %v", n, credit)
+	}
+}
+
+func TestSummaryReportsThrottlingAndTheCLIsOwnFigures(t *testing.T) {
+	s := &Summary{Quotas: true, QuotaRuns: 38, QuotaChanges: 7, Throttled: 116, NoiseCalls: 6551, NoiseThrottled: 95}
+	md := s.Markdown()
+	for _, want := range []string{"CHAOS_ARGS=-quotas", "21 calls of the CLI throttled", "38 runs played under reduced quotas", "7 of them with the quota changed while the CLI ran",
+		"other clients sharing the quotas sent 6551 requests (95 throttled)", "the CLI logged no throttling figures"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("summary lacks %q:\n%s", want, md)
+		}
+	}
+	s.CLIThrottleLogged, s.CLIThrottled, s.CLIWaitMS = true, 20, 12345
+	if md := s.Markdown(); !strings.Contains(md, "the CLI logged 20 throttled calls and 12.3 s of waiting") {
+		t.Errorf("summary lacks the CLI's figures:\n%s", md)
 	}
 }

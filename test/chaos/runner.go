@@ -36,6 +36,9 @@ type Outcome struct {
 	// is false when no record carried those fields.
 	CLIThrottled, CLIWaitMS int64
 	CLIThrottleLogged       bool
+	// NoiseCalls and NoiseThrottled count the other clients' requests
+	// (QuotaPlan.Share) and those the quotas refused: in Stats too.
+	NoiseCalls, NoiseThrottled int64
 	// FaultKinds counts fault runs per configured kind.
 	FaultKinds map[string]int
 	// Statuses counts the report status (or "killed") of every fault run.
@@ -232,7 +235,16 @@ func (p *Player) play(s *Scenario, dir string, o *Outcome) (*Evidence, error) {
 			}
 			o.QuotaRuns++
 		}
+		var noise *Noise
+		if q := run.Quotas; q != nil && q.Share > 0 {
+			noise = p.Emu.StartNoise(q.Scale, q.Share)
+		}
 		rr, err := p.runCLI(s, i, run, dir, repoDir, shas)
+		if noise != nil {
+			noise.Stop()
+			o.NoiseCalls += noise.Calls.Load()
+			o.NoiseThrottled += noise.Throttled.Load()
+		}
 		if err != nil {
 			return ev, err
 		}

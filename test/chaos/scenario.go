@@ -136,16 +136,22 @@ func faultKinds(f emulator.Faults) []string {
 // every quota at Scale of AWS's; when ChangeAtCall > 0 the scale becomes
 // ChangeTo just before the run's ChangeAtCall-th API call reaches the
 // emulator (PUT /_emulator/quotas, which leaves the other faults alone).
+// Share > 0 starts the account's other clients for the run (Noise),
+// spending that share of every quota at Scale.
 type QuotaPlan struct {
 	Scale        float64
 	ChangeAtCall int
 	ChangeTo     float64
+	Share        float64
 }
 
 func (q QuotaPlan) String() string {
 	s := fmt.Sprintf("quotas:%.2f", q.Scale)
 	if q.ChangeAtCall > 0 {
 		s += fmt.Sprintf("→%.2f@call%d", q.ChangeTo, q.ChangeAtCall)
+	}
+	if q.Share > 0 {
+		s += fmt.Sprintf(" others:%.0f%%", q.Share*100)
 	}
 	return s
 }

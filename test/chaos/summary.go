@@ -39,9 +39,10 @@ func (s *Summary) Markdown() string {
 			s.ProcMS/int64(s.Runs), s.ToolMS/int64(s.Runs))
 	}
 
-	p("Throttling: %d calls throttled by the emulator's quotas", s.Throttled)
+	p("Throttling: %d calls of the CLI throttled by the emulator's quotas", s.Throttled-s.NoiseThrottled)
 	if s.Quotas {
 		p("; %d runs played under reduced quotas (5–100 %% of AWS's), %d of them with the quota changed while the CLI ran", s.QuotaRuns, s.QuotaChanges)
+		p("; other clients sharing the quotas sent %d requests (%d throttled)", s.NoiseCalls, s.NoiseThrottled)
 	}
 	if s.CLIThrottleLogged {
 		p("; the CLI logged %d throttled calls and %.1f s of waiting for its pace (summed over workers)", s.CLIThrottled, float64(s.CLIWaitMS)/1000)
