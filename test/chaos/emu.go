@@ -51,7 +51,13 @@ func (e *Emu) Call(op string, in, out any) error {
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequest(http.MethodPost, e.URL+"/", bytes.NewReader(b))
+	return e.post(op, b, out)
+}
+
+// post sends body as op's awsJson1_1 request; an error answer is an
+// *APIError (wrapped with op).
+func (e *Emu) post(op string, body []byte, out any) error {
+	req, err := http.NewRequest(http.MethodPost, e.URL+"/", bytes.NewReader(body))
 	if err != nil {
 		return err
 	}

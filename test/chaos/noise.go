@@ -1,9 +1,8 @@
 package chaos
 
 import (
-	"bytes"
+	"errors"
 	"math"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -111,20 +110,6 @@ func (n *Noise) Stop() {
 // malformed sends op with a body that is not JSON and reports whether the
 // quota throttled it.
 func (e *Emu) malformed(op string) bool {
-	req, err := http.NewRequest(http.MethodPost, e.URL+"/", bytes.NewReader([]byte("{")))
-	if err != nil {
-		return false
-	}
-	req.Header.Set("X-Amz-Target", "secretsmanager."+op)
-	req.Header.Set("Content-Type", "application/x-amz-json-1.1")
-	resp, err := e.hc.Do(req)
-	if err != nil {
-		return false
-	}
-	defer resp.Body.Close()
-	var b bytes.Buffer
-	_, _ = b.ReadFrom(resp.Body)
-	ae := &APIError{Status: resp.StatusCode}
-	_ = jsonUnmarshal(b.Bytes(), ae)
-	return ae.Type == "ThrottlingException"
+	var ae *APIError
+	return errors.As(e.post(op, []byte("{"), nil), &ae) && ae.Type == "ThrottlingException"
 }
