@@ -21,7 +21,7 @@ func frozen(t *testing.T) (*emulatortest.Server, *secretsmanager.Client) {
 	return srv, srv.Client(t, noRetry)
 }
 
-func describe(c *secretsmanager.Client, name string) error {
+func describeErr(c *secretsmanager.Client, name string) error {
 	_, err := c.DescribeSecret(ctx, &secretsmanager.DescribeSecretInput{SecretId: aws.String(name)})
 	return err
 }
@@ -35,14 +35,14 @@ func TestQuotas_ScalesReduceOneFamilyAlone(t *testing.T) {
 		create(t, c, n, "v")
 	}
 	for _, n := range []string{"a", "b", "c"} {
-		if err := describe(c, n); err != nil {
+		if err := describeErr(c, n); err != nil {
 			t.Fatal(err)
 		}
 	}
 	must[*secretsmanager.GetSecretValueOutput](t)(c.GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String("c")}))
-	wantAPIError(t, describe(c, "d"), "ThrottlingException", "Rate exceeded")
+	wantAPIError(t, describeErr(c, "d"), "ThrottlingException", "Rate exceeded")
 	srv.AdvanceClock(t, time.Second/4)
-	if err := describe(c, "d"); err != nil {
+	if err := describeErr(c, "d"); err != nil {
 		t.Fatalf("a quarter of a second refills one token at 4/s: %v", err)
 	}
 	st := srv.Stats(t)
@@ -60,7 +60,7 @@ func TestQuotas_ScalesOverrideQuotaScale(t *testing.T) {
 	_, err := c.CreateSecret(ctx, &secretsmanager.CreateSecretInput{Name: aws.String("b"), SecretString: aws.String("v")})
 	wantCode(t, err, "ThrottlingException")
 	for range 50 {
-		if err := describe(c, "a"); err != nil {
+		if err := describeErr(c, "a"); err != nil {
 			t.Fatalf("describe under its own full scale: %v", err)
 		}
 	}
@@ -74,11 +74,11 @@ func TestQuotas_ChangeMidRunKeepsScriptCountersAndTokens(t *testing.T) {
 	srv.SetFaults(t, emulator.Faults{Quotas: true, QuotaScale: 0.02,
 		Script: []emulator.ScriptedFault{{Operation: "DescribeSecret", Nth: 2, Fault: "error:InternalServiceError"}}})
 	create(t, c, "a", "v") // the CreateSecret bucket (burst 1) is empty now
-	if err := describe(c, "a"); err != nil {
+	if err := describeErr(c, "a"); err != nil {
 		t.Fatal(err)
 	}
 	srv.SetQuotas(t, emulator.Quotas{Quotas: true, QuotaScale: 0.04}) // 2/s, burst 2
-	wantCode(t, describe(c, "a"), "InternalServiceError")
+	wantCode(t, describeErr(c, "a"), "InternalServiceError")
 	_, err := c.CreateSecret(ctx, &secretsmanager.CreateSecretInput{Name: aws.String("b"), SecretString: aws.String("v")})
 	wantCode(t, err, "ThrottlingException")
 	srv.AdvanceClock(t, time.Second/2)

@@ -114,6 +114,28 @@ func (c Control) Reset(ctx context.Context) error {
 	return c.do(ctx, http.MethodPost, "/_emulator/reset", nil, nil)
 }
 
+// KMSKeys returns GET /_emulator/kms: every KMS key the emulator knows,
+// the AWS managed aws/secretsmanager key first.
+func (c Control) KMSKeys(ctx context.Context) (emulator.KMSDump, error) {
+	var d emulator.KMSDump
+	err := c.do(ctx, http.MethodGet, "/_emulator/kms", nil, &d)
+	return d, err
+}
+
+// AddKMSKey does POST /_emulator/kms/keys: it adds a customer managed key
+// (or aliases to a known one) and returns it with its ARN.
+func (c Control) AddKMSKey(ctx context.Context, k emulator.KMSKey) (emulator.KMSKey, error) {
+	var out emulator.KMSKey
+	err := c.do(ctx, http.MethodPost, "/_emulator/kms/keys", k, &out)
+	return out, err
+}
+
+// SetKMSAlias does POST /_emulator/kms/aliases: it creates or moves an
+// alias.
+func (c Control) SetKMSAlias(ctx context.Context, a emulator.KMSAlias) error {
+	return c.do(ctx, http.MethodPost, "/_emulator/kms/aliases", a, nil)
+}
+
 func (c Control) do(ctx context.Context, method, path string, in, out any) error {
 	var body io.Reader
 	if in != nil {
@@ -229,4 +251,26 @@ func (m Must) AdvanceClock(d time.Duration) time.Time {
 func (m Must) Reset() {
 	m.t.Helper()
 	fatalIf(m.t, m.c.Reset(context.Background()))
+}
+
+// KMSKeys is Control.KMSKeys.
+func (m Must) KMSKeys() emulator.KMSDump {
+	m.t.Helper()
+	d, err := m.c.KMSKeys(context.Background())
+	fatalIf(m.t, err)
+	return d
+}
+
+// AddKMSKey is Control.AddKMSKey.
+func (m Must) AddKMSKey(k emulator.KMSKey) emulator.KMSKey {
+	m.t.Helper()
+	out, err := m.c.AddKMSKey(context.Background(), k)
+	fatalIf(m.t, err)
+	return out
+}
+
+// SetKMSAlias is Control.SetKMSAlias.
+func (m Must) SetKMSAlias(a emulator.KMSAlias) {
+	m.t.Helper()
+	fatalIf(m.t, m.c.SetKMSAlias(context.Background(), a))
 }

@@ -109,6 +109,17 @@ func TestControl_EveryRequestRoundTrips(t *testing.T) {
 	if err != nil || stats.Calls["CreateSecret"] != 1 {
 		t.Fatalf("stats %+v %v", stats, err)
 	}
+	key := srv.Control().Must(t).AddKMSKey(emulator.KMSKey{KeyID: "1234abcd-12ab-34cd-56ef-1234567890ab", Aliases: []string{"alias/app"}})
+	if key.ARN == "" {
+		t.Fatalf("added key %+v", key)
+	}
+	if err := ctl.SetKMSAlias(ctx, emulator.KMSAlias{AliasName: "alias/other", TargetKeyID: key.KeyID}); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := ctl.KMSKeys(ctx)
+	if err != nil || len(keys.Keys) != 2 || !keys.Keys[0].AWSManaged || len(keys.Keys[1].Aliases) != 2 {
+		t.Fatalf("kms %+v %v", keys, err)
+	}
 	if err := ctl.Reset(ctx); err != nil {
 		t.Fatal(err)
 	}
