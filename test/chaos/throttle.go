@@ -3,18 +3,20 @@ package chaos
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
 // Field names of the CLI's JSON log records that carry its throttling
-// figures (issue 15; vocab.FieldThrottled, FieldWaitMS, FieldDone): a
+// figures (issue 15): a
 // phase's summary record has "throttled" (calls AWS throttled and the tool
 // resent) and "wait_ms" (time its calls waited for their turn of the pace,
 // summed over workers); progress records carry the running totals with
 // "done", so they are not summed again.
 const (
-	logThrottled = "throttled"
-	logWaitMS    = "wait_ms"
-	logDone      = "done"
+	logThrottled = vocab.FieldThrottled
+	logWaitMS    = vocab.FieldWaitMS
+	logDone      = vocab.FieldDone
 )
 
 // Throttling is what a run's log says about throttling.
