@@ -76,7 +76,7 @@ func (s *Summary) Markdown() string {
 	for _, k := range sortedKeys(s.PreKinds) {
 		p("| %s | %d |\n", k, s.PreKinds[k])
 	}
-	p("\nAPI calls received by the emulator (seeding included):\n\n")
+	p("\nAPI calls received by the emulator (seeding and, with -quotas, the other clients' requests included):\n\n")
 	p("| operation | calls |\n|---|---:|\n")
 	for _, k := range sortedKeys(s.Calls) {
 		p("| %s | %d |\n", k, s.Calls[k])
