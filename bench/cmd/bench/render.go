@@ -125,7 +125,7 @@ func render(e *env, rows []*harness.Row, verdicts []harness.Verdict, micro []mic
 	w("- Date: %s (the harness ran for %s).\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"), took.Round(time.Second))
 	w("- Machine: %s; load average (1 min) %s at the start, %s at the end — other processes on the machine share its CPUs.\n", machine(), e.loadStart, loadAvg())
 	w("- Tree: %s.\n", treeState(e.o.root))
-	w("- Command: `go run ./bench/cmd/bench %s` (what `make bench` runs).\n", strings.Join(os.Args[1:], " "))
+	w("- Command: `go run ./bench/cmd/bench %s` (`make bench` passes its variables as these flags).\n", strings.Join(os.Args[1:], " "))
 	w("- Conditions: emulator binary with %v latency per call and AWS request quotas on (BatchGetSecretValue and ListSecrets 100/s, CreateSecret and PutSecretValue 50/s, DescribeSecret+GetSecretValue 10,000/s; buckets start full with one second's worth); ", o.latency)
 	w("values of about %d bytes (canonical JSON), one age-encrypted SOPS JSON document per secret, all in one commit.\n", o.valueBytes)
 	w("- Reduced-quota rows (issue 15, row groups quota-create and quota-noop): the same conditions with the named quotas scaled (every one by -quota-scale %g, or only DescribeSecret + GetSecretValue by -describe-quota-scale %g), as another client sharing the account's quota would leave them; their bounds use the scaled rates.\n", o.quotaScale, o.describeScale)
