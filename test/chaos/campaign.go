@@ -50,7 +50,9 @@ type Summary struct {
 	// throttling included).
 	Quotas                  bool
 	QuotaRuns, QuotaChanges int
-	Throttled               int64
+	// MetadataRuns sums Outcome's: runs that configured metadata.
+	MetadataRuns int
+	Throttled    int64
 	// CLIThrottled and CLIWaitMS sum the CLI's logged figures; CLIThrottleLogged
 	// says whether any run logged them.
 	CLIThrottled, CLIWaitMS int64
@@ -186,6 +188,7 @@ func RunCampaign(cfg Config) (*Summary, error) {
 			sum.Throttled += v
 		}
 		sum.QuotaRuns += o.QuotaRuns
+		sum.MetadataRuns += o.MetadataRuns
 		sum.QuotaChanges += o.QuotaChanges
 		sum.CLIThrottled += o.CLIThrottled
 		sum.CLIWaitMS += o.CLIWaitMS

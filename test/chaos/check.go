@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/report"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -251,8 +252,32 @@ func checkCalls(ev Evidence) []Violation {
 		if n >= 1 && n <= len(ev.Runs) && ev.Runs[n-1].Run.Command == "plan" {
 			add("plan-mutated", c.Op+" during plan")
 		}
+		var meta *model.Metadata
+		if n >= 1 && n <= len(ev.Runs) {
+			meta = ev.Runs[n-1].Run.Metadata
+		}
+		metadataOnly := c.Op == "UpdateSecret" && !c.HasValue
 		switch c.Op {
-		case "CreateSecret", "PutSecretValue", "UpdateSecret", "DeleteSecret", "RestoreSecret":
+		case "CreateSecret", "PutSecretValue", "DeleteSecret", "RestoreSecret":
+		case "UpdateSecret":
+			if metadataOnly && (meta == nil || meta.KMSKeyID == "" && meta.Description == "") {
+				add("forbidden-operation", "UpdateSecret of metadata the run did not configure")
+			}
+		case "TagResource":
+			// Issue 14: only the tag keys the run configured, never others.
+			var configured map[string]string
+			if meta != nil {
+				configured = meta.Tags
+			}
+			if len(c.TagKeys) == 0 {
+				add("forbidden-operation", "TagResource without tags")
+			}
+			for _, k := range c.TagKeys {
+				if _, ok := configured[k]; !ok {
+					add("forbidden-operation", "TagResource of a tag key the run did not configure")
+					break
+				}
+			}
 		default:
 			add("forbidden-operation", c.Op)
 		}
@@ -269,6 +294,9 @@ func checkCalls(ev Evidence) []Violation {
 			}
 			deleteSeen[n] = true
 		case "CreateSecret", "PutSecretValue", "UpdateSecret":
+			if metadataOnly {
+				break // no value, no version, no token
+			}
 			if l := len(c.Token); l < 32 || l > 64 {
 				add("token-invalid", fmt.Sprintf("ClientRequestToken of %d characters", l))
 				break
@@ -329,6 +357,20 @@ func checkState(ev Evidence) []Violation {
 	pre, post := byName(ev.Pre), byName(ev.Post)
 	final := s.FinalRevision().Desired(s.Scope)
 	ever := s.EverDesired()
+	// managed are the tag keys some run configured (issue 14): the only
+	// tags the tool may add or change; finalMeta is the final runs'.
+	managed := map[string]bool{}
+	var finalMeta *model.Metadata
+	for _, run := range s.Runs {
+		if run.Metadata != nil {
+			for k := range run.Metadata.Tags {
+				managed[k] = true
+			}
+			if run.Final {
+				finalMeta = run.Metadata
+			}
+		}
+	}
 	foreign := map[string]bool{}
 	for _, p := range s.Pre {
 		if p.Foreign {
@@ -349,8 +391,8 @@ func checkState(ev Evidence) []Violation {
 			}
 			continue
 		}
-		if !maps.Equal(p.Tags, q.Tags) {
-			add("retagged", n, "the tags of an owned secret changed")
+		if k := changedTag(p.Tags, q.Tags, managed); k != "" {
+			add("retagged", n, "a tag of an owned secret that no run configured changed or disappeared")
 		}
 		if p.ARN != q.ARN {
 			add("recreated", n, "the ARN changed")
@@ -382,8 +424,21 @@ func checkState(ev Evidence) []Violation {
 			add("desired-value", n, fmt.Sprintf("AWSCURRENT is %s, want canonical %s", short([]byte(got)), short(d.Canon)))
 		}
 		if _, seeded := pre[n]; !seeded {
-			if want := s.Scope.Tags(d.Path); !maps.Equal(q.Tags, want) {
-				add("desired-tags", n, "the created secret's tags are not exactly the three reserved tags of its document")
+			if want := s.Scope.Tags(d.Path); changedTag(want, q.Tags, managed) != "" {
+				add("desired-tags", n, "the created secret's tags are not the three reserved tags of its document plus configured ones")
+			}
+		}
+		if m := finalMeta; m != nil {
+			for k, v := range m.Tags {
+				if got, ok := q.Tags[k]; !ok || got != v {
+					add("desired-metadata", n, "a configured tag is missing or holds another value after the final sync")
+				}
+			}
+			if m.Description != "" && q.Description != m.Description {
+				add("desired-metadata", n, "the configured description is not set after the final sync")
+			}
+			if m.KMSKeyID != "" && !model.SameKMSKey(m.KMSKeyID, q.KmsKeyID) {
+				add("desired-metadata", n, "the configured KMS key is not set after the final sync")
 			}
 		}
 	}
@@ -523,6 +578,22 @@ func diffSecret(a, b emulator.SecretDump) string {
 		x, y := a.Versions[i], b.Versions[i]
 		if x.VersionID != y.VersionID || !sameValue(x, y) || !slices.Equal(x.Stages, y.Stages) || !x.CreatedDate.Equal(y.CreatedDate) {
 			return fmt.Sprintf("version %d changed", i+1)
+		}
+	}
+	return ""
+}
+
+// changedTag returns a tag key whose value differs between before and
+// after (added, removed or changed) and is not in managed; "" when none.
+func changedTag(before, after map[string]string, managed map[string]bool) string {
+	for _, k := range sortedKeys(before) {
+		if v, ok := after[k]; (!ok || v != before[k]) && !managed[k] {
+			return k
+		}
+	}
+	for _, k := range sortedKeys(after) {
+		if _, ok := before[k]; !ok && !managed[k] {
+			return k
 		}
 	}
 	return ""

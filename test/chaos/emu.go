@@ -26,7 +26,7 @@ type Emu struct {
 
 // StartEmulator runs bin on a free loopback port (its stderr discarded).
 func StartEmulator(bin string) (*Emu, error) {
-	p, err := emulatortest.StartProcess(context.Background(), bin, nil)
+	p, err := emulatortest.StartProcess(context.Background(), bin, nil, "--kms-key", ChaosKMSKeyID+"="+ChaosKMSAlias)
 	if err != nil {
 		return nil, err
 	}

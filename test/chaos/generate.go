@@ -25,14 +25,29 @@ type GenOptions struct {
 	// The draw has its own random stream: turning it on changes nothing
 	// else in a scenario.
 	Quotas bool
+	// Metadata makes MetadataShare of the scenarios configure metadata of
+	// owned secrets (KMS key, description, tags; issue 14) that changes
+	// between runs (drawMetadata). Its own random stream too.
+	Metadata bool
 }
+
+// MetadataShare is the chance that a scenario configures metadata when
+// GenOptions.Metadata is on.
+const MetadataShare = 0.4
+
+// ChaosKMSKeyID is the customer managed key the campaign's emulator knows
+// (alias ChaosKMSAlias); the metadata draw configures it in either form.
+const (
+	ChaosKMSKeyID = "c4a05000-0000-4000-8000-000000000001"
+	ChaosKMSAlias = "alias/chaos"
+)
 
 // QuotaShare is the chance that a scenario plays under reduced quotas when
 // GenOptions.Quotas is on.
 const QuotaShare = 0.5
 
 // DefaultGenOptions are the campaign's defaults.
-var DefaultGenOptions = GenOptions{KillShare: 0.4, DotenvShare: 0.1}
+var DefaultGenOptions = GenOptions{KillShare: 0.4, DotenvShare: 0.1, Quotas: true, Metadata: true}
 
 // entry is a logical document while a history is generated.
 type entry struct {
@@ -126,7 +141,47 @@ func Generate(seed uint64, index int, opt GenOptions) (*Scenario, error) {
 	if opt.Quotas {
 		drawQuotas(rand.New(rand.NewPCG(seed^0x71756f746173, uint64(index))), s)
 	}
+	if opt.Metadata {
+		drawMetadata(rand.New(rand.NewPCG(seed^0x6d657461, uint64(index))), s)
+	}
 	return s, nil
+}
+
+var (
+	metaDescriptions = []string{"", "from chaos-org", "moved to chaos-org/other"}
+	metaKMS          = []string{"", ChaosKMSKeyID, ChaosKMSAlias, "alias/aws/secretsmanager"}
+	metaTagKeys      = []string{"team", "env", "cost-center", "Owner Name"}
+	metaTagValues    = []string{"", "a", "platform", "prod/eu-1", "x=y@z"}
+)
+
+// drawMetadata gives MetadataShare of the scenarios configured metadata:
+// each run draws a KMS key reference (or none), a description (or none) and
+// 0–3 tags, so metadata changes between runs; the final sync and plan share
+// the last draw, which the checker then requires on every desired secret
+// (issue 14).
+func drawMetadata(r *rand.Rand, s *Scenario) {
+	if r.Float64() >= MetadataShare {
+		return
+	}
+	draw := func() *model.Metadata {
+		m := &model.Metadata{KMSKeyID: metaKMS[r.IntN(len(metaKMS))], Description: metaDescriptions[r.IntN(len(metaDescriptions))]}
+		for _, k := range metaTagKeys {
+			if r.IntN(3) == 0 {
+				if m.Tags == nil {
+					m.Tags = map[string]string{}
+				}
+				m.Tags[k] = metaTagValues[r.IntN(len(metaTagValues))]
+			}
+		}
+		return m
+	}
+	var last *model.Metadata
+	for i := range s.Runs {
+		if !s.Runs[i].Final || i == 0 || !s.Runs[i-1].Final {
+			last = draw() // the final sync draws afresh; the final plan shares it
+		}
+		s.Runs[i].Metadata = last
+	}
 }
 
 // drawQuotas gives every run of QuotaShare of the scenarios a QuotaPlan:

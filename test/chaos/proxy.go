@@ -30,6 +30,11 @@ type Call struct {
 	Lost bool
 	// Status is the HTTP status the emulator answered (0 if lost).
 	Status int
+	// HasValue: the request carried SecretString or SecretBinary (an
+	// UpdateSecret without one changes metadata only).
+	HasValue bool
+	// TagKeys are the keys of the request's Tags (CreateSecret, TagResource).
+	TagKeys []string
 }
 
 // Mutating reports whether op changes state.
@@ -149,11 +154,16 @@ func (p *Proxy) Reset() {
 }
 
 type reqFields struct {
-	SecretID                   string `json:"SecretId"`
-	Name                       string `json:"Name"`
-	ClientRequestToken         string `json:"ClientRequestToken"`
-	ForceDeleteWithoutRecovery *bool  `json:"ForceDeleteWithoutRecovery"`
-	RecoveryWindowInDays       *int   `json:"RecoveryWindowInDays"`
+	SecretID                   string           `json:"SecretId"`
+	Name                       string           `json:"Name"`
+	ClientRequestToken         string           `json:"ClientRequestToken"`
+	ForceDeleteWithoutRecovery *bool            `json:"ForceDeleteWithoutRecovery"`
+	RecoveryWindowInDays       *int             `json:"RecoveryWindowInDays"`
+	SecretString               *string          `json:"SecretString"`
+	SecretBinary               *json.RawMessage `json:"SecretBinary"`
+	Tags                       []struct {
+		Key string `json:"Key"`
+	} `json:"Tags"`
 }
 
 const (
@@ -182,7 +192,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	op := strings.TrimPrefix(r.Header.Get("X-Amz-Target"), "secretsmanager.")
 	var f reqFields
 	_ = json.Unmarshal(body, &f)
-	c := Call{Op: op, Target: f.SecretID, Token: f.ClientRequestToken}
+	c := Call{Op: op, Target: f.SecretID, Token: f.ClientRequestToken, HasValue: f.SecretString != nil || f.SecretBinary != nil}
+	for _, t := range f.Tags {
+		c.TagKeys = append(c.TagKeys, t.Key)
+	}
 	if c.Target == "" {
 		c.Target = f.Name
 	}

@@ -18,12 +18,12 @@ import (
 // included), scales in [0.05, 1], a third changing mid-run; the rest of a
 // scenario is the one the flag-off campaign plays, byte for byte.
 func TestGenerateQuotasDrawsReducedQuotasWithoutChangingTheRest(t *testing.T) {
-	on := DefaultGenOptions
-	on.Quotas = true
+	on, off := DefaultGenOptions, DefaultGenOptions
+	on.Quotas, off.Quotas = true, false
 	var scenarios, runs, changes, finals, shared int
 	lo, hi := 1.0, 0.0
 	for i := range 300 {
-		a, err := Generate(11, i, DefaultGenOptions)
+		a, err := Generate(11, i, off)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,7 +170,10 @@ func TestNoiseDueSpreadsTheRateOverTicks(t *testing.T) {
 func TestSummaryReportsThrottlingAndTheCLIsOwnFigures(t *testing.T) {
 	s := &Summary{Quotas: true, QuotaRuns: 38, QuotaChanges: 7, Throttled: 116, NoiseCalls: 6551, NoiseThrottled: 95}
 	md := s.Markdown()
-	for _, want := range []string{"CHAOS_ARGS=-quotas", "21 calls of the CLI throttled", "38 runs played under reduced quotas", "7 of them with the quota changed while the CLI ran",
+	if md := (&Summary{}).Markdown(); !strings.Contains(md, "CHAOS_ARGS=-quotas=false") {
+		t.Error("a campaign without reduced quotas says how it was run")
+	}
+	for _, want := range []string{"SEED=0` with", "21 calls of the CLI throttled", "38 runs played under reduced quotas", "7 of them with the quota changed while the CLI ran",
 		"other clients sharing the quotas sent 6551 requests (95 throttled)", "the CLI logged no throttling figures"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("summary lacks %q:\n%s", want, md)

@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -31,6 +33,8 @@ type Outcome struct {
 	// QuotaRuns counts the runs played under a QuotaPlan; QuotaChanges those
 	// whose quota changed while the CLI ran.
 	QuotaRuns, QuotaChanges int
+	// MetadataRuns counts the runs that configured metadata (issue 14).
+	MetadataRuns int
 	// CLIThrottled and CLIWaitMS sum what the CLI's phase records say it was
 	// throttled and waited for its pace (cliThrottling); CLIThrottleLogged
 	// is false when no record carried those fields.
@@ -235,6 +239,9 @@ func (p *Player) play(s *Scenario, dir string, o *Outcome) (*Evidence, error) {
 			}
 			o.QuotaRuns++
 		}
+		if run.Metadata != nil {
+			o.MetadataRuns++
+		}
 		var noise *Noise
 		if q := run.Quotas; q != nil && q.Share > 0 {
 			noise = p.Emu.StartNoise(q.Scale, q.Share)
@@ -269,6 +276,9 @@ func (p *Player) play(s *Scenario, dir string, o *Outcome) (*Evidence, error) {
 		line := fmt.Sprintf("%s rev%d %s exit=%d %s", run.Command, run.Revision, runStatus(rr), rr.Exit, rr.Duration.Round(time.Millisecond))
 		if run.Kill != nil {
 			line += " kill=" + run.Kill.String()
+		}
+		if run.Metadata != nil {
+			line += " metadata"
 		}
 		if run.MaxAttempts > 0 {
 			line += fmt.Sprintf(" max-attempts=%d", run.MaxAttempts)
@@ -380,6 +390,17 @@ func (p *Player) runCLI(s *Scenario, i int, run Run, dir, repoDir string, shas [
 		args = append(args, "--run-timeout", "60s", "--verification-timeout", "15s", "--operation-timeout", "10s")
 	} else {
 		args = append(args, "--run-timeout", "8s", "--verification-timeout", "2s", "--operation-timeout", "2s")
+	}
+	if m := run.Metadata; m != nil {
+		if m.KMSKeyID != "" {
+			args = append(args, "--kms-key-id", m.KMSKeyID)
+		}
+		if m.Description != "" {
+			args = append(args, "--description", m.Description)
+		}
+		for _, k := range slices.Sorted(maps.Keys(m.Tags)) {
+			args = append(args, "--tag", k+"="+m.Tags[k])
+		}
 	}
 	if run.MaxAttempts > 0 {
 		args = append(args, "--aws-max-attempts", strconv.Itoa(run.MaxAttempts))

@@ -168,6 +168,9 @@ type Run struct {
 	// for this run, after Faults (campaign flag -quotas; never together
 	// with a Faults of its own quotas).
 	Quotas *QuotaPlan
+	// Metadata, when set, is the metadata of owned secrets configured for
+	// this run (--kms-key-id, --description, --tag; issue 14).
+	Metadata *model.Metadata
 	// Kill, when set, SIGKILLs the CLI during the run.
 	Kill *KillPlan
 	// Concurrency is --concurrency.

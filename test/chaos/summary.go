@@ -23,8 +23,8 @@ func (s *Summary) Markdown() string {
 		verdict = "FAIL"
 	}
 	args := ""
-	if s.Quotas {
-		args = " CHAOS_ARGS=-quotas"
+	if !s.Quotas {
+		args = " CHAOS_ARGS=-quotas=false"
 	}
 	p("Campaign of %s: `make chaos SCENARIOS=%d SEED=%d%s` with %d workers — **%s**.\n\n",
 		s.Started.UTC().Format("2006-01-02 15:04 UTC"), s.Scenarios, s.Seed, args, s.Workers, verdict)
@@ -50,6 +50,8 @@ func (s *Summary) Markdown() string {
 		p("; the CLI logged no throttling figures")
 	}
 	p(".\n\n")
+
+	p("Metadata (issue 14): %d runs configured a KMS key, description or tags of owned secrets, drawn afresh between runs; the checker requires the final runs' metadata on every desired secret and allows no other tag change.\n\n", s.MetadataRuns)
 
 	p("Faults injected, by kind (emulator counters, `GET /_emulator/stats`, summed over scenarios):\n\n")
 	p("| fault | count |\n|---|---:|\n")
