@@ -193,3 +193,16 @@ func TestNoPackageNamedLikeStandardLibrary(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanLinksFewerThan100Packages is issue 12's measure of a pure planner:
+// `go list -deps ./internal/plan` stays under 100 packages (about 1,130
+// when plan reached SOPS, go-git and the AWS SDK through internal/desired).
+func TestPlanLinksFewerThan100Packages(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "../plan").Output()
+	if err != nil {
+		t.Skipf("go list unavailable: %v", err)
+	}
+	if n := len(strings.Fields(string(out))); n >= 100 {
+		t.Fatalf("internal/plan links %d packages (with the standard library); keep it under 100", n)
+	}
+}

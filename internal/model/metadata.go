@@ -2,7 +2,6 @@ package model
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -39,13 +38,13 @@ const TagCharacters = "letters, digits, spaces and + - = . _ : / @"
 // in the wrong place is often a secret).
 var (
 	ErrTagKeyEmpty       = errors.New("a tag key is empty")
-	ErrTagKeyTooLong     = fmt.Errorf("a tag key is longer than %d characters", MaxTagKeyChars)
+	ErrTagKeyTooLong     = errors.New("a tag key is longer than 128 characters")
 	ErrTagKeyReserved    = errors.New("a tag key starts with a reserved prefix (aws: or sops-aws-sync:)")
 	ErrTagKeyCharacter   = errors.New("a tag key holds a character outside " + TagCharacters)
-	ErrTagValueTooLong   = fmt.Errorf("a tag value is longer than %d characters", MaxTagValueChars)
+	ErrTagValueTooLong   = errors.New("a tag value is longer than 256 characters")
 	ErrTagValueCharacter = errors.New("a tag value holds a character outside " + TagCharacters)
-	ErrTooManyTags       = fmt.Errorf("more than %d tags are configured (AWS allows %d per secret and the tool's three ownership tags count)", MaxConfiguredTags, MaxTagsPerSecret)
-	ErrDescriptionLong   = fmt.Errorf("the description is longer than %d characters", MaxDescriptionChars)
+	ErrTooManyTags       = errors.New("more than 47 tags are configured (AWS allows 50 per secret and the tool's three ownership tags count)")
+	ErrDescriptionLong   = errors.New("the description is longer than 2048 characters")
 	ErrDescriptionChar   = errors.New("the description holds a control character other than tab or newline, or is not UTF-8")
 	ErrKMSKeyIDForm      = errors.New("not a KMS key id, key ARN, alias name (alias/...) or alias ARN")
 )

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"fmt"
 	"strconv"
 	"unicode"
 )
@@ -13,7 +12,11 @@ func ResourceLabel(ordinal int) string {
 	if ordinal < 1 {
 		return "resource-unknown"
 	}
-	return fmt.Sprintf("resource-%04d", ordinal)
+	n := strconv.Itoa(ordinal)
+	for len(n) < 4 {
+		n = "0" + n
+	}
+	return "resource-" + n
 }
 
 // Redaction is the one view that decides how a resource is named wherever

@@ -2,7 +2,7 @@ package model
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
+	"fmt"
 )
 
 // Reserved tag keys and the managed-by value (SPEC §4).
@@ -34,7 +34,7 @@ func (s Scope) Digest() string {
 	h.Write([]byte(root))
 	h.Write([]byte{0})
 	h.Write([]byte(s.Prefix))
-	return hex.EncodeToString(h.Sum(nil))
+	return fmt.Sprintf("%x", h.Sum(nil))
 }
 
 // SourceDigest returns the lower-hex SHA-256 of a repo-relative source path,
@@ -42,7 +42,7 @@ func (s Scope) Digest() string {
 // ".sops.json" so that re-encoding a document keeps its identity (SPEC §4).
 func SourceDigest(repoPath string) string {
 	sum := sha256.Sum256([]byte(canonicalDocumentPath(repoPath)))
-	return hex.EncodeToString(sum[:])
+	return fmt.Sprintf("%x", sum[:])
 }
 
 // IsDigest reports whether s is a lower-hex SHA-256 (64 characters of

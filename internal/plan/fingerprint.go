@@ -2,7 +2,7 @@ package plan
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
+	"fmt"
 	"slices"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
@@ -78,5 +78,5 @@ func valueHash(v *CurrentValue) string {
 	if kind == "" {
 		return "none"
 	}
-	return kind + ":" + v.VersionID + ":" + hex.EncodeToString(h.Sum(nil))
+	return kind + ":" + v.VersionID + ":" + fmt.Sprintf("%x", h.Sum(nil))
 }

@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"maps"
 	"slices"
 	"strings"
 
@@ -61,7 +60,12 @@ func DiffMetadata(m model.Metadata, obs ObservedSecret) MetadataChange {
 	if m.Description != "" && m.Description != obs.Description {
 		c.Description = true
 	}
-	for _, k := range slices.Sorted(maps.Keys(m.Tags)) {
+	keys := make([]string, 0, len(m.Tags))
+	for k := range m.Tags {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
 		if v, ok := obs.Tags[k]; !ok || v != m.Tags[k] {
 			c.Tags = append(c.Tags, k)
 		}
