@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/atomicfile"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
@@ -52,27 +53,15 @@ func IsRevision(s string) bool {
 	return true
 }
 
-var statuses = map[vocab.Status]bool{
-	vocab.StatusConverged: true, vocab.StatusDrift: true, vocab.StatusInvalid: true,
-	vocab.StatusConflict: true, vocab.StatusApplyFailed: true, vocab.StatusObservationFailed: true,
-	vocab.StatusVerificationFailed: true, vocab.StatusVerificationInconclusive: true,
-	vocab.StatusInterrupted: true,
-}
-
-var verifications = map[vocab.Verification]bool{
-	vocab.VerificationConverged: true, vocab.VerificationFailed: true,
-	vocab.VerificationInconclusive: true, vocab.VerificationNotRun: true,
-}
-
 // Validate checks the schema's value rules: known schema, status and
 // verification tokens, a 40-hex or empty revision, non-negative numbers.
 func (r Report) Validate() error {
 	switch {
 	case r.SchemaVersion != vocab.ReportSchema:
 		return errors.New("report: unknown schema_version")
-	case !statuses[r.Status]:
+	case !slices.Contains(vocab.Statuses, r.Status):
 		return errors.New("report: unknown status")
-	case !verifications[r.Verification]:
+	case !slices.Contains(vocab.Verifications, r.Verification):
 		return errors.New("report: unknown verification")
 	case r.GitRevision != "" && !IsRevision(r.GitRevision):
 		return errors.New("report: git_revision is neither empty nor 40 hex characters")

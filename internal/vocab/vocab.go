@@ -16,6 +16,13 @@ const (
 	StatusInterrupted              Status = "interrupted"
 )
 
+// Statuses lists every status in the order of SPEC §7.1: the one set the
+// report, the logs and the Action accept.
+var Statuses = []Status{
+	StatusConverged, StatusDrift, StatusInvalid, StatusConflict, StatusApplyFailed,
+	StatusObservationFailed, StatusVerificationFailed, StatusVerificationInconclusive, StatusInterrupted,
+}
+
 // Verification is the outcome of the post-apply verification (SPEC §6, §7.1).
 type Verification string
 
@@ -25,6 +32,9 @@ const (
 	VerificationInconclusive Verification = "inconclusive"
 	VerificationNotRun       Verification = "not-run"
 )
+
+// Verifications lists every verification outcome (SPEC §7.1).
+var Verifications = []Verification{VerificationConverged, VerificationFailed, VerificationInconclusive, VerificationNotRun}
 
 // Process exit codes (SPEC §7.1).
 const (
