@@ -8,8 +8,11 @@ import { spawn } from 'node:child_process';
 import { DEFAULT_KILL_GRACE_MS, supervise, type Cancellation, type CancelSignal } from './cancel.js';
 import type { Inputs } from './inputs.js';
 
-/** The CLI arguments for the validated inputs; one flag per set input. */
-export function cliArgs(inputs: Inputs, repositoryPath: string, reportFile: string): string[] {
+/**
+ * The CLI arguments for the validated inputs; one flag per set input, plus
+ * the report file and the plan file (--plan-file, issue 13) the Action reads.
+ */
+export function cliArgs(inputs: Inputs, repositoryPath: string, reportFile: string, planFile: string): string[] {
   const args: string[] = [inputs.mode];
   const flag = (name: string, value: string | number | undefined): void => {
     if (value !== undefined && value !== '') args.push(`--${name}=${value}`);
@@ -32,6 +35,7 @@ export function cliArgs(inputs: Inputs, repositoryPath: string, reportFile: stri
   flag('show-resource-names', String(inputs.showResourceNames));
   flag('log-format', 'json');
   flag('report-file', reportFile);
+  flag('plan-file', planFile);
   if (inputs.mode === 'plan' && inputs.failOnDrift) args.push('--detailed-exit-code');
   return args;
 }

@@ -27,6 +27,8 @@ export interface Inputs {
   /** KEY=VALUE pairs, one per line of the multi-line input; empty = not managed. */
   tags: string[];
   showResourceNames: boolean;
+  /** Post the rendered plan as one sticky comment on the pull request (pull_request events). */
+  pullRequestComment: boolean;
   /** Exact semantic version without a leading "v", e.g. 1.2.3. */
   cliVersion: string;
   githubToken: string;
@@ -51,6 +53,7 @@ export const INPUT_NAMES = [
   'description',
   'tags',
   'show-resource-names',
+  'pull-request-comment',
   'cli-version',
   'github-token',
 ] as const;
@@ -205,6 +208,7 @@ export function parseInputs(read: InputReader, env: NodeJS.ProcessEnv): Inputs {
     description: singleLine(read, 'description'),
     tags: parseTags(read),
     showResourceNames: parseBoolean(read, 'show-resource-names'),
+    pullRequestComment: parseBoolean(read, 'pull-request-comment'),
     cliVersion,
     githubToken,
   };

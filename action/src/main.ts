@@ -9,10 +9,20 @@ import { join } from 'node:path';
 import * as core from '@actions/core';
 import { Cancellation, killGraceMs, untilCancelled, type CancelSignal, type SignalSource } from './cancel.js';
 import { cliArgs, runCli, type CliResult } from './cli.js';
+import { CommentError, GitHubComments, pullRequestTarget, upsertComment } from './comment.js';
 import { scrubbedEnv } from './env.js';
+import { apiBase } from './github.js';
 import { envInputReader, parseInputs, type Inputs } from './inputs.js';
 import { installCli } from './install.js';
 import { ActionFailure, Message, skewFailure, type FixedMessage } from './messages.js';
+import {
+  capMarkdown,
+  COMMENT_PLAN_MAX_BYTES,
+  planFileExists,
+  planMarker,
+  renderMarkdown,
+  SUMMARY_PLAN_MAX_BYTES,
+} from './plan.js';
 import {
   crossCheck,
   failureMessageFor,
@@ -35,12 +45,14 @@ export const OUTPUT_NAMES = [
   'conflict-count',
   'verification-status',
   'redacted-report-path',
+  'plan-file-path',
 ] as const;
 
-async function privateReportPath(env: NodeJS.ProcessEnv): Promise<string> {
+/** The report and plan file paths in a fresh private (0700) directory under RUNNER_TEMP. */
+async function privatePaths(env: NodeJS.ProcessEnv): Promise<{ report: string; plan: string }> {
   const dir = await mkdtemp(join(env.RUNNER_TEMP || tmpdir(), 'sops-aws-sync-'));
   await chmod(dir, 0o700);
-  return join(dir, 'report.json');
+  return { report: join(dir, 'report.json'), plan: join(dir, 'plan.json') };
 }
 
 /** What lies at the report path after the CLI has run. */
@@ -67,9 +79,23 @@ async function readReport(path: string): Promise<ReportRead> {
   }
 }
 
-function publish(inputs: Inputs, report: Report, reportPath: string, failure: FixedMessage | undefined): Promise<void> {
+/** Outputs set from a valid report (plan-file-path is set apart, when the file exists). */
+type ReportOutput = Exclude<(typeof OUTPUT_NAMES)[number], 'plan-file-path'>;
+
+/**
+ * Sets the report's outputs and writes the job summary: the heading, the
+ * result, the table of counts and, when the plan file was rendered, that
+ * Markdown (cut below the step-summary limit).
+ */
+function publish(
+  inputs: Inputs,
+  report: Report,
+  reportPath: string,
+  failure: FixedMessage | undefined,
+  planMarkdown: string | undefined,
+): Promise<void> {
   const c = report.counts;
-  const outputs: Record<(typeof OUTPUT_NAMES)[number], string> = {
+  const outputs: Record<ReportOutput, string> = {
     status: report.status,
     'cli-version': inputs.cliVersion,
     'git-revision': report.git_revision,
@@ -82,10 +108,10 @@ function publish(inputs: Inputs, report: Report, reportPath: string, failure: Fi
     'verification-status': report.verification,
     'redacted-report-path': reportPath,
   };
-  for (const name of OUTPUT_NAMES) core.setOutput(name, outputs[name]);
+  for (const [name, value] of Object.entries(outputs)) core.setOutput(name, value);
   if (!process.env.GITHUB_STEP_SUMMARY) return Promise.resolve();
   const row = (k: string, v: string): [string, string] => [k, v];
-  return core.summary
+  const summary = core.summary
     .addHeading(`sops-aws-sync ${inputs.mode}`, 2)
     .addRaw(failure === undefined ? `Result: ${report.status}` : `Result: ${failure}`, true)
     .addTable([
@@ -104,9 +130,63 @@ function publish(inputs: Inputs, report: Report, reportPath: string, failure: Fi
       row('Git revision', report.git_revision || '(not resolved)'),
       row('CLI version', report.tool_version),
       row('Duration (ms)', String(report.duration_ms)),
-    ])
-    .write()
-    .then(() => undefined);
+    ]);
+  if (planMarkdown !== undefined) summary.addEOL().addRaw(capMarkdown(planMarkdown, SUMMARY_PLAN_MAX_BYTES).text, true);
+  return summary.write().then(() => undefined);
+}
+
+/** Milliseconds `show` may take; shorter after a cancellation, when the runner's clock is running. */
+const SHOW_TIMEOUT_MS = 30_000;
+const SHOW_TIMEOUT_CANCELLED_MS = 2_000;
+
+/**
+ * The plan file rendered as Markdown by the verified CLI (`show`), or
+ * undefined (with a notice or a warning in the log) when there is none. The
+ * result is never changed by this.
+ */
+async function planMarkdown(
+  binary: string,
+  planPath: string,
+  workspace: string,
+  childEnv: Record<string, string>,
+  cancelled: boolean,
+): Promise<string | undefined> {
+  if (!(await planFileExists(planPath))) {
+    core.notice('sops-aws-sync wrote no plan file (a CLI without --plan-file, or a run that ended first); the summary has no plan section.');
+    return undefined;
+  }
+  const rendered = await renderMarkdown(
+    binary,
+    planPath,
+    workspace,
+    childEnv,
+    cancelled ? SHOW_TIMEOUT_CANCELLED_MS : SHOW_TIMEOUT_MS,
+  );
+  if (rendered.ok) return rendered.markdown;
+  core.warning(Message.planRenderWarning);
+  core.info(`${rendered.reason}.`);
+  return undefined;
+}
+
+/**
+ * Posts (or edits) the scope's one plan comment on the pull request. Every
+ * failure (not a pull-request event, no permission, an HTTP error) is the
+ * fixed warning plus a reason line; it never changes the step's result.
+ */
+async function postPlanComment(inputs: Inputs, markdown: string, env: NodeJS.ProcessEnv): Promise<void> {
+  try {
+    const target = await pullRequestTarget(env);
+    const marker = planMarker(inputs.repositoryId, inputs.secretPrefix);
+    const body = `${marker}\n${capMarkdown(markdown, COMMENT_PLAN_MAX_BYTES).text}`;
+    const api = new GitHubComments(apiBase(env), inputs.githubToken);
+    const done = await upsertComment(api, target, marker, body);
+    core.info(`${done.action === 'created' ? 'Created' : 'Edited'} the plan comment on pull request #${target.number}.`);
+  } catch (e) {
+    core.warning(Message.commentWarning);
+    if (e instanceof CommentError) core.info(`${e.message}.`);
+    else if (e instanceof ActionFailure && e.reason !== undefined) core.info(e.reason);
+    else core.info('The comment request failed unexpectedly.');
+  }
 }
 
 /** A cancellation that arrived before the CLI started: it is never run. */
@@ -136,9 +216,10 @@ async function execute(
   cancellation: Cancellation,
 ): Promise<void> {
   const env = process.env;
-  const reportPath = await privateReportPath(env);
+  const paths = await privatePaths(env);
+  const reportPath = paths.report;
   const workspace = env.GITHUB_WORKSPACE || process.cwd();
-  const args = cliArgs(inputs, workspace, reportPath);
+  const args = cliArgs(inputs, workspace, reportPath, paths.plan);
   const graceMs = killGraceMs(env);
   if (cancellation.signal !== undefined) throw notStarted(cancellation.signal);
   core.info(`Running sops-aws-sync ${inputs.mode} (cli ${inputs.cliVersion}).`);
@@ -157,6 +238,20 @@ async function execute(
   if (read.kind === 'valid' || (read.kind === 'broken' && read.regularFile)) {
     core.setOutput('redacted-report-path', reportPath);
   }
+  if (await planFileExists(paths.plan)) core.setOutput('plan-file-path', paths.plan);
+
+  // The summary and the comment carry the plan only beside a report the
+  // Action accepted; the comment is skipped after a cancellation (the
+  // runner is about to stop the step).
+  const cancelled = cli.forwarded !== undefined;
+  const publishAll = async (accepted: Report, failure: FixedMessage | undefined): Promise<void> => {
+    const markdown = await planMarkdown(binary, paths.plan, workspace, childEnv, cancelled);
+    await publish(inputs, accepted, reportPath, failure, markdown);
+    if (!inputs.pullRequestComment) return;
+    if (markdown === undefined) core.info('No rendered plan: no pull-request comment.');
+    else if (cancelled) core.info('The run was interrupted: no pull-request comment.');
+    else await postPlanComment(inputs, markdown, env);
+  };
   const report = read.kind === 'valid' ? read.report : undefined;
   const tv = report?.tool_version;
   const versionMatches = tv === inputs.cliVersion || tv === `v${inputs.cliVersion}`;
@@ -173,11 +268,11 @@ async function execute(
     core.info(interruptionLine(cli, graceMs));
     if (report !== undefined && versionMatches && !cli.killed && disagreement === undefined) {
       const failure = failureMessageFor(exitCode);
-      await publish(inputs, report, reportPath, failure);
+      await publishAll(report, failure);
       if (failure !== undefined) throw new ActionFailure(failure);
       return;
     }
-    if (report !== undefined && versionMatches) await publish(inputs, report, reportPath, Message.interrupted);
+    if (report !== undefined && versionMatches) await publishAll(report, Message.interrupted);
     let why: string;
     if (read.kind === 'absent') why = 'without writing its report';
     else if (read.kind === 'broken') why = `and left a ${read.reason}`;
@@ -199,7 +294,7 @@ async function execute(
   if (disagreement !== undefined) throw skewFailure(`Exit code and report disagree: ${disagreement}.`);
 
   const failure = failureMessageFor(exitCode);
-  await publish(inputs, report, reportPath, failure);
+  await publishAll(report, failure);
   if (failure !== undefined) throw new ActionFailure(failure);
 }
 

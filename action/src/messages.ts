@@ -15,6 +15,8 @@ export const Message = {
   checksum: 'CLI binary checksum verification failed',
   internal: 'sops-aws-sync Action execution failed',
   stderrWarning: 'sops-aws-sync wrote a diagnostic to stderr',
+  planRenderWarning: 'sops-aws-sync could not render its plan file; the summary has no plan section',
+  commentWarning: 'sops-aws-sync could not post the plan comment on the pull request',
 } as const;
 
 export type FixedMessage = (typeof Message)[keyof typeof Message];

@@ -19,7 +19,7 @@ function inputs(over: Partial<Record<InputName, string>> = {}) {
 
 describe('cliArgs', () => {
   it('maps a minimal plan to flags, leaving CLI defaults alone', () => {
-    expect(cliArgs(inputs(), '/ws', '/tmp/r/report.json')).toEqual([
+    expect(cliArgs(inputs(), '/ws', '/tmp/r/report.json', '/tmp/r/plan.json')).toEqual([
       'plan',
       '--repository=/ws',
       `--revision=${'f'.repeat(40)}`,
@@ -29,6 +29,7 @@ describe('cliArgs', () => {
       '--show-resource-names=false',
       '--log-format=json',
       '--report-file=/tmp/r/report.json',
+      '--plan-file=/tmp/r/plan.json',
     ]);
   });
 
@@ -44,7 +45,7 @@ describe('cliArgs', () => {
       'show-resource-names': 'true',
       'fail-on-drift': 'true',
     };
-    const plan = cliArgs(inputs(all), '/ws', '/r.json');
+    const plan = cliArgs(inputs(all), '/ws', '/r.json', '/p.json');
     expect(plan).toEqual(
       expect.arrayContaining([
         '--source-root=deploy/secrets',
@@ -58,7 +59,7 @@ describe('cliArgs', () => {
         '--detailed-exit-code',
       ]),
     );
-    const sync = cliArgs(inputs({ ...all, mode: 'sync' }), '/ws', '/r.json');
+    const sync = cliArgs(inputs({ ...all, mode: 'sync' }), '/ws', '/r.json', '/p.json');
     expect(sync[0]).toBe('sync');
     expect(sync).not.toContain('--detailed-exit-code');
   });
@@ -73,6 +74,7 @@ describe('cliArgs', () => {
       }),
       '/ws',
       '/r.json',
+      '/p.json',
     );
     expect(args).toEqual(
       expect.arrayContaining([
@@ -84,12 +86,12 @@ describe('cliArgs', () => {
       ]),
     );
     expect(args.filter((a) => a.startsWith('--tag=')).length).toBe(2);
-    const none = cliArgs(inputs(), '/ws', '/r.json');
+    const none = cliArgs(inputs(), '/ws', '/r.json', '/p.json');
     expect(none.some((a) => /^--(tag|kms-key-id|description|max-deletions)=/.test(a))).toBe(false);
   });
 
   it('passes values with shell metacharacters as one argument each', () => {
-    const args = cliArgs(inputs({ 'secret-prefix': 'a b;$(x)' }), '/ws', '/r.json');
+    const args = cliArgs(inputs({ 'secret-prefix': 'a b;$(x)' }), '/ws', '/r.json', '/p.json');
     expect(args).toContain('--secret-prefix=a b;$(x)');
   });
 });

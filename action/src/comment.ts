@@ -1,0 +1,189 @@
+/**
+ * The sticky pull-request comment (issue 13 item 6): one comment per scope,
+ * found again by its hidden marker (src/plan.ts planMarker) and edited, never
+ * duplicated. GitHub REST API, issue comments (every pull request is an
+ * issue): GET /repos/{owner}/{repo}/issues/{number}/comments (paginated,
+ * ascending id), POST the same path, PATCH
+ * /repos/{owner}/{repo}/issues/comments/{comment_id}. A failure here is never
+ * the step's result: the caller turns a CommentError into a warning.
+ */
+import { readFile } from 'node:fs/promises';
+import { HttpClient } from '@actions/http-client';
+
+/** A comment failure in our own words: the request and the HTTP status, never a body or the token. */
+export class CommentError extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'CommentError';
+  }
+}
+
+/** Where the comment goes: owner/repo and the pull request's number. */
+export interface PullRequestTarget {
+  repo: string;
+  number: number;
+}
+
+/** Events whose payload is a pull request (GITHUB_EVENT_NAME). */
+const PR_EVENTS = new Set(['pull_request', 'pull_request_target']);
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * The pull request of this run: GITHUB_EVENT_NAME must be pull_request or
+ * pull_request_target, GITHUB_EVENT_PATH's payload must carry
+ * pull_request.number, and GITHUB_REPOSITORY (the base repository, also for
+ * a pull request from a fork) names the repository. Throws a CommentError.
+ */
+export async function pullRequestTarget(env: NodeJS.ProcessEnv): Promise<PullRequestTarget> {
+  const event = env.GITHUB_EVENT_NAME ?? '';
+  if (!PR_EVENTS.has(event)) throw new CommentError('the run is not for a pull_request or pull_request_target event');
+  const repo = env.GITHUB_REPOSITORY ?? '';
+  if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repo)) throw new CommentError('GITHUB_REPOSITORY is not owner/repo');
+  let payload: unknown;
+  try {
+    payload = JSON.parse(await readFile(env.GITHUB_EVENT_PATH ?? '', 'utf8'));
+  } catch {
+    throw new CommentError('the event payload (GITHUB_EVENT_PATH) cannot be read');
+  }
+  const pr = isRecord(payload) ? payload.pull_request : undefined;
+  const n = isRecord(pr) ? pr.number : undefined;
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n <= 0) {
+    throw new CommentError('the event payload has no pull request number');
+  }
+  return { repo, number: n };
+}
+
+/** One issue comment as the upsert needs it. */
+export interface IssueComment {
+  id: number;
+  body: string;
+}
+
+/** The three issue-comment calls; GitHubComments is the REST implementation. */
+export interface IssueCommentsApi {
+  /** One page (1-based, 100 per page, ascending id) and whether another follows. */
+  list(target: PullRequestTarget, page: number): Promise<{ comments: IssueComment[]; more: boolean }>;
+  create(target: PullRequestTarget, body: string): Promise<number>;
+  update(target: PullRequestTarget, id: number, body: string): Promise<void>;
+}
+
+/** Pages read at most while looking for the marker (100 comments each). */
+export const MAX_COMMENT_PAGES = 100;
+
+/** True when body is a plan comment of this marker: the marker is its whole first line. */
+export function isPlanComment(body: string, marker: string): boolean {
+  return body === marker || body.startsWith(`${marker}\n`);
+}
+
+/**
+ * Edits the oldest comment whose first line is marker, or creates one when
+ * none exists; returns what it did. Bodies are only compared, never logged.
+ */
+export async function upsertComment(
+  api: IssueCommentsApi,
+  target: PullRequestTarget,
+  marker: string,
+  body: string,
+): Promise<{ action: 'created' | 'updated'; id: number }> {
+  for (let page = 1; page <= MAX_COMMENT_PAGES; page++) {
+    const { comments, more } = await api.list(target, page);
+    const hit = comments.find((c) => isPlanComment(c.body, marker));
+    if (hit !== undefined) {
+      await api.update(target, hit.id, body);
+      return { action: 'updated', id: hit.id };
+    }
+    if (!more) break;
+  }
+  return { action: 'created', id: await api.create(target, body) };
+}
+
+const USER_AGENT = 'sops-aws-sync-action';
+
+/** Milliseconds one comment request may take. */
+const REQUEST_TIMEOUT_MS = 30_000;
+
+/** The issue-comment calls over the REST API at base (apiBase), with the token as bearer credential. */
+export class GitHubComments implements IssueCommentsApi {
+  private readonly http = new HttpClient(USER_AGENT, [], {
+    allowRetries: true,
+    maxRetries: 1,
+    allowRedirects: false,
+    socketTimeout: REQUEST_TIMEOUT_MS,
+  });
+
+  constructor(
+    private readonly base: string,
+    private readonly token: string,
+  ) {}
+
+  private headers(): Record<string, string> {
+    return {
+      accept: 'application/vnd.github+json',
+      authorization: `Bearer ${this.token}`,
+      'content-type': 'application/json',
+      'x-github-api-version': '2022-11-28',
+    };
+  }
+
+  private async send(
+    what: string,
+    call: () => ReturnType<HttpClient['get']>,
+    expected: number,
+  ): Promise<{ body: string; link: string }> {
+    let res: Awaited<ReturnType<HttpClient['get']>>;
+    try {
+      res = await call();
+    } catch {
+      throw new CommentError(`${what} could not reach the GitHub API`);
+    }
+    const status = res.message.statusCode ?? 0;
+    if (status !== expected) {
+      res.message.resume();
+      throw new CommentError(`${what} returned HTTP ${status}`);
+    }
+    const link = res.message.headers.link;
+    return { body: await res.readBody(), link: typeof link === 'string' ? link : '' };
+  }
+
+  private static json(body: string, what: string): unknown {
+    try {
+      return JSON.parse(body);
+    } catch {
+      throw new CommentError(`${what} did not return JSON`);
+    }
+  }
+
+  async list(target: PullRequestTarget, page: number): Promise<{ comments: IssueComment[]; more: boolean }> {
+    const what = 'Listing the pull request comments';
+    const url = `${this.base}/repos/${target.repo}/issues/${target.number}/comments?per_page=100&page=${page}`;
+    const res = await this.send(what, () => this.http.get(url, this.headers()), 200);
+    const doc = GitHubComments.json(res.body, what);
+    if (!Array.isArray(doc)) throw new CommentError(`${what} returned an unexpected document`);
+    const comments: IssueComment[] = [];
+    for (const c of doc as unknown[]) {
+      if (isRecord(c) && typeof c.id === 'number' && typeof c.body === 'string') comments.push({ id: c.id, body: c.body });
+    }
+    // Only whether a next page exists is read from the Link header: the
+    // next request is built here, so the token never follows a URL the
+    // response chose.
+    return { comments, more: /<[^>]*>\s*;\s*rel="?next"?/.test(res.link) };
+  }
+
+  async create(target: PullRequestTarget, body: string): Promise<number> {
+    const what = 'Creating the plan comment';
+    const url = `${this.base}/repos/${target.repo}/issues/${target.number}/comments`;
+    const res = await this.send(what, () => this.http.post(url, JSON.stringify({ body }), this.headers()), 201);
+    const doc = GitHubComments.json(res.body, what);
+    if (!isRecord(doc) || typeof doc.id !== 'number') throw new CommentError(`${what} returned an unexpected document`);
+    return doc.id;
+  }
+
+  async update(target: PullRequestTarget, id: number, body: string): Promise<void> {
+    const what = 'Editing the plan comment';
+    const url = `${this.base}/repos/${target.repo}/issues/comments/${id}`;
+    await this.send(what, () => this.http.patch(url, JSON.stringify({ body }), this.headers()), 200);
+  }
+}

@@ -1,0 +1,164 @@
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  capMarkdown,
+  COMMENT_LIMIT,
+  COMMENT_PLAN_MAX_BYTES,
+  planMarker,
+  renderMarkdown,
+  STEP_SUMMARY_LIMIT,
+  SUMMARY_PLAN_MAX_BYTES,
+  truncationNote,
+} from '../../src/plan.js';
+
+/** A rendering shaped like `show --format markdown`: table, then n operation lines in <details>. */
+function rendering(n: number, line = (i: number) => `  ~ resource-${String(i).padStart(4, '0')} update: ~1 +0 -0 (value differs)`): string {
+  const ops = Array.from({ length: n }, (_, i) => line(i + 1));
+  return [
+    '### sops-aws-sync plan',
+    '',
+    'Commit `0123456789abcdef0123456789abcdef01234567` · resource names hidden (ordinals and key counts only)',
+    '',
+    '| create | update | restore | schedule deletion | unchanged | conflicts |',
+    '|---:|---:|---:|---:|---:|---:|',
+    `| 0 | ${n} | 0 | 0 | 0 | 0 |`,
+    '',
+    `**Plan: 0 to create, ${n} to update, 0 to restore, 0 to schedule for deletion, 0 unchanged.**`,
+    '',
+    `<details><summary>Operations (${n})</summary>`,
+    '',
+    '```text',
+    `Update (${n}):`,
+    ...ops,
+    '```',
+    '',
+    '</details>',
+    '',
+  ].join('\n');
+}
+
+/** Open code fences and <details> blocks left after the whole text (CommonMark fences, ``` only here). */
+function openBlocks(md: string): { fence: boolean; details: number } {
+  let fence: string | undefined;
+  let details = 0;
+  for (const line of md.split('\n')) {
+    if (fence !== undefined) {
+      if (new RegExp(`^${fence}\`* *$`).test(line)) fence = undefined;
+      continue;
+    }
+    const m = /^(`{3,}|~{3,})/.exec(line);
+    if (m?.[1] !== undefined) {
+      fence = m[1];
+      continue;
+    }
+    details += (line.match(/<details[\s>]/g) ?? []).length - (line.match(/<\/details>/g) ?? []).length;
+  }
+  return { fence: fence !== undefined, details };
+}
+
+describe('planMarker', () => {
+  it('is a hidden HTML comment, stable per scope and distinct across scopes', () => {
+    const a = planMarker('acme/infra', 'apps/prod');
+    expect(a).toMatch(/^<!-- sops-aws-sync:plan:[0-9a-f]{16} -->$/);
+    expect(planMarker('acme/infra', 'apps/prod')).toBe(a);
+    expect(planMarker('acme/infra', 'apps/staging')).not.toBe(a);
+    expect(planMarker('acme/other', 'apps/prod')).not.toBe(a);
+    // The pair is hashed as a JSON array, so moving a character between the two changes it.
+    expect(planMarker('acme/infra/apps', 'prod')).not.toBe(planMarker('acme/infra', 'apps/prod'));
+  });
+
+  it('never carries the prefix itself, so a prefix with --> cannot end the comment early', () => {
+    const m = planMarker('acme/infra', 'x --> <b>y</b>');
+    expect(m).not.toContain('x -->');
+    expect(m.indexOf('-->')).toBe(m.length - 3);
+  });
+});
+
+describe('capMarkdown', () => {
+  it('returns a rendering that fits unchanged', () => {
+    const md = rendering(5);
+    expect(capMarkdown(md, COMMENT_PLAN_MAX_BYTES)).toEqual({ text: md, truncated: false });
+  });
+
+  it('cuts an oversized rendering below the limit, closes the fence and <details>, and adds the note', () => {
+    const md = rendering(5000);
+    expect(Buffer.byteLength(md)).toBeGreaterThan(COMMENT_LIMIT);
+    const { text, truncated } = capMarkdown(md, COMMENT_PLAN_MAX_BYTES);
+    expect(truncated).toBe(true);
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(COMMENT_PLAN_MAX_BYTES);
+    expect(openBlocks(text)).toEqual({ fence: false, details: 0 });
+    expect(text.startsWith(md.slice(0, 500))).toBe(true);
+    // Every line kept is a whole line of the original.
+    const kept = text.slice(0, text.indexOf('_Truncated')).split('\n');
+    const original = new Set(md.split('\n'));
+    for (const l of kept) expect(original.has(l)).toBe(true);
+    const shownOps = kept.filter((l) => l.startsWith('  ~ ')).length;
+    expect(text).toContain(truncationNote(5000 - shownOps).trim());
+    expect(text.endsWith(truncationNote(5000 - shownOps))).toBe(true);
+  });
+
+  it('closes a longer fence with the same fence and leaves <details> balanced after a cut outside the fence', () => {
+    const md = ['<details><summary>x</summary>', '', '````text', ...Array.from({ length: 400 }, () => 'y'.repeat(20)), '````', '', '</details>'].join('\n');
+    const { text } = capMarkdown(md, 2048);
+    expect(text).toContain('\n````\n');
+    expect(openBlocks(text)).toEqual({ fence: false, details: 0 });
+
+    const afterFence = ['a', '<details>', ...Array.from({ length: 400 }, () => 'plain text line')].join('\n');
+    expect(openBlocks(capMarkdown(afterFence, 2048).text)).toEqual({ fence: false, details: 0 });
+  });
+
+  it('measures bytes, so multi-byte characters never push a comment over the character limit', () => {
+    const md = rendering(3000, (i) => `  ~ 名前-${i} update: ~1 +0 -0 (value differs) ·`);
+    const { text } = capMarkdown(md, COMMENT_PLAN_MAX_BYTES);
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(COMMENT_PLAN_MAX_BYTES);
+    expect(text.length).toBeLessThan(COMMENT_LIMIT);
+  });
+
+  it('keeps the summary section below the step-summary limit', () => {
+    const md = rendering(40_000);
+    expect(Buffer.byteLength(md)).toBeGreaterThan(STEP_SUMMARY_LIMIT);
+    const { text, truncated } = capMarkdown(md, SUMMARY_PLAN_MAX_BYTES);
+    expect(truncated).toBe(true);
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(SUMMARY_PLAN_MAX_BYTES);
+    expect(openBlocks(text)).toEqual({ fence: false, details: 0 });
+  });
+
+  it('adds nothing but the fixed closers and note (no text of its own from the input)', () => {
+    const md = rendering(5000);
+    const { text } = capMarkdown(md, 4096);
+    const head = text.slice(0, text.indexOf('_Truncated'));
+    expect(md.startsWith(head.slice(0, head.lastIndexOf('```')))).toBe(true);
+  });
+});
+
+describe('renderMarkdown', () => {
+  const script = (body: string): string => {
+    const dir = mkdtempSync(join(tmpdir(), 'show-'));
+    const bin = join(dir, 'cli');
+    writeFileSync(bin, `#!/usr/bin/env bash\n${body}\n`);
+    chmodSync(bin, 0o755);
+    return bin;
+  };
+
+  it('runs `show PLAN_FILE --format=markdown` without a shell and returns stdout, dropping stderr', async () => {
+    const bin = script('printf "%s|" "$@"; echo; echo "### plan"; echo "on stderr" >&2');
+    const r = await renderMarkdown(bin, '/tmp/p $(x).json', '/', { PATH: process.env.PATH ?? '' }, 5000);
+    expect(r).toEqual({ ok: true, markdown: 'show|/tmp/p $(x).json|--format=markdown|\n### plan\n' });
+  });
+
+  it.each([
+    ['a non-zero exit', 'echo partial; exit 3', 'sops-aws-sync show exited 3'],
+    ['an empty output', 'exit 0', 'sops-aws-sync show printed nothing'],
+    ['a hang', 'exec sleep 30', 'sops-aws-sync show did not finish within 200 ms'],
+  ])('gives no Markdown on %s', async (_what, body, reason) => {
+    const r = await renderMarkdown(script(body), '/p.json', '/', { PATH: process.env.PATH ?? '' }, 200);
+    expect(r).toEqual({ ok: false, reason });
+  });
+
+  it('gives no Markdown when the binary cannot be started', async () => {
+    const r = await renderMarkdown('/no/such/cli', '/p.json', '/', {}, 1000);
+    expect(r.ok).toBe(false);
+  });
+});
