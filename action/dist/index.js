@@ -4652,17 +4652,17 @@ var require_util2 = __commonJS({
     }
     async function readAllBytes(reader) {
       const bytes = [];
-      let byteLength = 0;
+      let byteLength2 = 0;
       while (true) {
         const { done, value: chunk } = await reader.read();
         if (done) {
-          return Buffer.concat(bytes, byteLength);
+          return Buffer.concat(bytes, byteLength2);
         }
         if (!isUint8Array(chunk)) {
           throw new TypeError("Received non-Uint8Array chunk");
         }
         bytes.push(chunk);
-        byteLength += chunk.length;
+        byteLength2 += chunk.length;
       }
     }
     function urlIsLocal(url) {
@@ -21357,7 +21357,7 @@ var require_semver2 = __commonJS({
 });
 
 // src/main.ts
-var import_promises2 = require("node:fs/promises");
+var import_promises4 = require("node:fs/promises");
 var import_node_os = require("node:os");
 var import_node_path2 = require("node:path");
 
@@ -23349,6 +23349,9 @@ function error(message, properties = {}) {
 function warning(message, properties = {}) {
   issueCommand("warning", toCommandProperties(properties), message instanceof Error ? message.toString() : message);
 }
+function notice(message, properties = {}) {
+  issueCommand("notice", toCommandProperties(properties), message instanceof Error ? message.toString() : message);
+}
 function info(message) {
   process.stdout.write(message + os5.EOL);
 }
@@ -23487,7 +23490,7 @@ function supervise(child2, cancellation, opts) {
 // src/cli.ts
 var import_node_crypto = require("node:crypto");
 var import_node_child_process = require("node:child_process");
-function cliArgs(inputs, repositoryPath, reportFile) {
+function cliArgs(inputs, repositoryPath, reportFile, planFile) {
   const args = [inputs.mode];
   const flag = (name, value) => {
     if (value !== void 0 && value !== "") args.push(`--${name}=${value}`);
@@ -23510,6 +23513,7 @@ function cliArgs(inputs, repositoryPath, reportFile) {
   flag("show-resource-names", String(inputs.showResourceNames));
   flag("log-format", "json");
   flag("report-file", reportFile);
+  flag("plan-file", planFile);
   if (inputs.mode === "plan" && inputs.failOnDrift) args.push("--detailed-exit-code");
   return args;
 }
@@ -23575,6 +23579,125 @@ async function runCli(binary, args, cwd, env, opts = {}) {
   }
 }
 
+// src/comment.ts
+var import_promises = require("node:fs/promises");
+var CommentError = class extends Error {
+  constructor(reason) {
+    super(reason);
+    this.name = "CommentError";
+  }
+};
+var PR_EVENTS = /* @__PURE__ */ new Set(["pull_request", "pull_request_target"]);
+function isRecord(v) {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+async function pullRequestTarget(env) {
+  const event = env.GITHUB_EVENT_NAME ?? "";
+  if (!PR_EVENTS.has(event)) throw new CommentError("the run is not for a pull_request or pull_request_target event");
+  const repo = env.GITHUB_REPOSITORY ?? "";
+  if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repo)) throw new CommentError("GITHUB_REPOSITORY is not owner/repo");
+  let payload;
+  try {
+    payload = JSON.parse(await (0, import_promises.readFile)(env.GITHUB_EVENT_PATH ?? "", "utf8"));
+  } catch {
+    throw new CommentError("the event payload (GITHUB_EVENT_PATH) cannot be read");
+  }
+  const pr = isRecord(payload) ? payload.pull_request : void 0;
+  const n = isRecord(pr) ? pr.number : void 0;
+  if (typeof n !== "number" || !Number.isSafeInteger(n) || n <= 0) {
+    throw new CommentError("the event payload has no pull request number");
+  }
+  return { repo, number: n };
+}
+var MAX_COMMENT_PAGES = 100;
+function isPlanComment(body, marker) {
+  return body === marker || body.startsWith(`${marker}
+`);
+}
+async function upsertComment(api, target, marker, body) {
+  for (let page = 1; page <= MAX_COMMENT_PAGES; page++) {
+    const { comments, more } = await api.list(target, page);
+    const hit = comments.find((c) => isPlanComment(c.body, marker));
+    if (hit !== void 0) {
+      await api.update(target, hit.id, body);
+      return { action: "updated", id: hit.id };
+    }
+    if (!more) break;
+  }
+  return { action: "created", id: await api.create(target, body) };
+}
+var USER_AGENT = "sops-aws-sync-action";
+var REQUEST_TIMEOUT_MS = 3e4;
+var GitHubComments = class _GitHubComments {
+  constructor(base, token) {
+    this.base = base;
+    this.token = token;
+  }
+  base;
+  token;
+  http = new HttpClient(USER_AGENT, [], {
+    allowRetries: true,
+    maxRetries: 1,
+    allowRedirects: false,
+    socketTimeout: REQUEST_TIMEOUT_MS
+  });
+  headers() {
+    return {
+      accept: "application/vnd.github+json",
+      authorization: `Bearer ${this.token}`,
+      "content-type": "application/json",
+      "x-github-api-version": "2022-11-28"
+    };
+  }
+  async send(what, call, expected) {
+    let res;
+    try {
+      res = await call();
+    } catch {
+      throw new CommentError(`${what} could not reach the GitHub API`);
+    }
+    const status = res.message.statusCode ?? 0;
+    if (status !== expected) {
+      res.message.resume();
+      throw new CommentError(`${what} returned HTTP ${status}`);
+    }
+    const link = res.message.headers.link;
+    return { body: await res.readBody(), link: typeof link === "string" ? link : "" };
+  }
+  static json(body, what) {
+    try {
+      return JSON.parse(body);
+    } catch {
+      throw new CommentError(`${what} did not return JSON`);
+    }
+  }
+  async list(target, page) {
+    const what = "Listing the pull request comments";
+    const url = `${this.base}/repos/${target.repo}/issues/${target.number}/comments?per_page=100&page=${page}`;
+    const res = await this.send(what, () => this.http.get(url, this.headers()), 200);
+    const doc = _GitHubComments.json(res.body, what);
+    if (!Array.isArray(doc)) throw new CommentError(`${what} returned an unexpected document`);
+    const comments = [];
+    for (const c of doc) {
+      if (isRecord(c) && typeof c.id === "number" && typeof c.body === "string") comments.push({ id: c.id, body: c.body });
+    }
+    return { comments, more: /<[^>]*>\s*;\s*rel="?next"?/.test(res.link) };
+  }
+  async create(target, body) {
+    const what = "Creating the plan comment";
+    const url = `${this.base}/repos/${target.repo}/issues/${target.number}/comments`;
+    const res = await this.send(what, () => this.http.post(url, JSON.stringify({ body }), this.headers()), 201);
+    const doc = _GitHubComments.json(res.body, what);
+    if (!isRecord(doc) || typeof doc.id !== "number") throw new CommentError(`${what} returned an unexpected document`);
+    return doc.id;
+  }
+  async update(target, id, body) {
+    const what = "Editing the plan comment";
+    const url = `${this.base}/repos/${target.repo}/issues/comments/${id}`;
+    await this.send(what, () => this.http.patch(url, JSON.stringify({ body }), this.headers()), 200);
+  }
+};
+
 // src/env.ts
 var DROP = /* @__PURE__ */ new Set([
   "GITHUB_TOKEN",
@@ -23593,150 +23716,6 @@ function scrubbedEnv(env) {
   }
   return out;
 }
-
-// src/messages.ts
-var Message = {
-  drift: "sops-aws-sync plan detected drift",
-  invalid: "sops-aws-sync rejected the Action configuration or desired state",
-  conflict: "sops-aws-sync found an ownership or observed-state conflict",
-  apply: "sops-aws-sync apply did not complete safely",
-  verification: "sops-aws-sync verification did not converge",
-  interrupted: "sops-aws-sync was interrupted",
-  skew: "CLI exit status and redacted report disagree",
-  install: "Exact CLI installation or verification failed",
-  checksum: "CLI binary checksum verification failed",
-  internal: "sops-aws-sync Action execution failed",
-  stderrWarning: "sops-aws-sync wrote a diagnostic to stderr"
-};
-var ActionFailure = class extends Error {
-  reason;
-  constructor(message, reason) {
-    super(message);
-    this.name = "ActionFailure";
-    this.reason = reason;
-  }
-};
-function configFailure(reason) {
-  return new ActionFailure(Message.invalid, reason);
-}
-function installFailure(reason) {
-  return new ActionFailure(Message.install, reason);
-}
-function checksumFailure(reason) {
-  return new ActionFailure(Message.checksum, reason);
-}
-function skewFailure(reason) {
-  return new ActionFailure(Message.skew, reason);
-}
-
-// src/inputs.ts
-function envInputReader(env) {
-  return (name) => (env[`INPUT_${name.replace(/ /g, "_").toUpperCase()}`] ?? "").trim();
-}
-var SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
-var GO_DURATION = /^(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+$/;
-var TRUE = /* @__PURE__ */ new Set(["true", "True", "TRUE"]);
-var FALSE = /* @__PURE__ */ new Set(["false", "False", "FALSE"]);
-function isExactSemver(v) {
-  return v.length <= 128 && SEMVER.test(v);
-}
-function isPositiveGoDuration(v) {
-  if (v.length > 64 || !GO_DURATION.test(v)) return false;
-  return /[1-9]/.test(v.replace(/(ns|us|µs|μs|ms|s|m|h)/g, " "));
-}
-function parseBoolean(read, name) {
-  const raw = read(name);
-  if (raw === "" || FALSE.has(raw)) return false;
-  if (TRUE.has(raw)) return true;
-  throw configFailure(`Input ${name} must be true or false.`);
-}
-function parseDuration(read, name) {
-  const raw = read(name);
-  if (raw === "") return "";
-  if (!isPositiveGoDuration(raw)) {
-    throw configFailure(`Input ${name} must be a Go duration greater than zero, such as 30s or 10m.`);
-  }
-  return raw;
-}
-function singleLine(read, name) {
-  const raw = read(name);
-  if (/[\r\n\0]/.test(raw)) throw configFailure(`Input ${name} must be a single line.`);
-  return raw;
-}
-function parseTags(read) {
-  const pairs = [];
-  for (const raw of read("tags").split("\n")) {
-    const line = raw.trim();
-    if (line === "") continue;
-    if (/\0/.test(line) || line.indexOf("=") <= 0) {
-      throw configFailure("Input tags must hold one KEY=VALUE pair per line.");
-    }
-    pairs.push(line);
-  }
-  return pairs;
-}
-function parseInputs(read, env) {
-  const mode = read("mode") || "plan";
-  if (mode !== "plan" && mode !== "sync") throw configFailure("Input mode must be plan or sync.");
-  const secretPrefix = singleLine(read, "secret-prefix");
-  if (secretPrefix === "") throw configFailure("Input secret-prefix is required.");
-  const revision = singleLine(read, "revision") || (env.GITHUB_SHA ?? "");
-  if (revision === "") throw configFailure("Input revision is empty and GITHUB_SHA is not set.");
-  const repositoryId = singleLine(read, "repository-id") || (env.GITHUB_REPOSITORY ?? "");
-  if (repositoryId === "") {
-    throw configFailure("Input repository-id is empty and GITHUB_REPOSITORY is not set.");
-  }
-  let recoveryWindowDays;
-  const rawWindow = read("recovery-window-days");
-  if (rawWindow !== "") {
-    const n = /^\d{1,3}$/.test(rawWindow) ? Number(rawWindow) : NaN;
-    if (!(n >= 7 && n <= 30)) {
-      throw configFailure("Input recovery-window-days must be a whole number from 7 to 30.");
-    }
-    recoveryWindowDays = n;
-  }
-  let maxDeletions;
-  const rawMax = read("max-deletions");
-  if (rawMax !== "") {
-    if (!/^\d{1,9}$/.test(rawMax)) throw configFailure("Input max-deletions must be a whole number, 0 or more.");
-    maxDeletions = Number(rawMax);
-  }
-  const cliVersion = read("cli-version");
-  if (!isExactSemver(cliVersion)) {
-    throw configFailure(
-      "Input cli-version must be an exact semantic version such as 1.2.3 (no leading v, no range)."
-    );
-  }
-  const githubToken = read("github-token");
-  if (githubToken === "") {
-    throw configFailure("Input github-token is required to look up and verify the CLI release.");
-  }
-  return {
-    mode,
-    failOnDrift: parseBoolean(read, "fail-on-drift"),
-    sourceRoot: singleLine(read, "source-root"),
-    secretPrefix,
-    revision,
-    repositoryId,
-    awsRegion: singleLine(read, "aws-region"),
-    recoveryWindowDays,
-    runTimeout: parseDuration(read, "run-timeout"),
-    operationTimeout: parseDuration(read, "operation-timeout"),
-    verificationTimeout: parseDuration(read, "verification-timeout"),
-    allowEmpty: parseBoolean(read, "allow-empty"),
-    maxDeletions,
-    kmsKeyId: singleLine(read, "kms-key-id"),
-    description: singleLine(read, "description"),
-    tags: parseTags(read),
-    showResourceNames: parseBoolean(read, "show-resource-names"),
-    cliVersion,
-    githubToken
-  };
-}
-
-// src/install.ts
-var import_promises = require("node:fs/promises");
-var import_node_path = require("node:path");
 
 // node_modules/@actions/tool-cache/lib/tool-cache.js
 var crypto2 = __toESM(require("crypto"), 1);
@@ -24049,6 +24028,277 @@ function _getGlobal(key, defaultValue) {
   return value !== void 0 ? value : defaultValue;
 }
 
+// src/messages.ts
+var Message = {
+  drift: "sops-aws-sync plan detected drift",
+  invalid: "sops-aws-sync rejected the Action configuration or desired state",
+  conflict: "sops-aws-sync found an ownership or observed-state conflict",
+  apply: "sops-aws-sync apply did not complete safely",
+  verification: "sops-aws-sync verification did not converge",
+  interrupted: "sops-aws-sync was interrupted",
+  skew: "CLI exit status and redacted report disagree",
+  install: "Exact CLI installation or verification failed",
+  checksum: "CLI binary checksum verification failed",
+  internal: "sops-aws-sync Action execution failed",
+  stderrWarning: "sops-aws-sync wrote a diagnostic to stderr",
+  planRenderWarning: "sops-aws-sync could not render its plan file; the summary has no plan section",
+  commentWarning: "sops-aws-sync could not post the plan comment on the pull request"
+};
+var ActionFailure = class extends Error {
+  reason;
+  constructor(message, reason) {
+    super(message);
+    this.name = "ActionFailure";
+    this.reason = reason;
+  }
+};
+function configFailure(reason) {
+  return new ActionFailure(Message.invalid, reason);
+}
+function installFailure(reason) {
+  return new ActionFailure(Message.install, reason);
+}
+function checksumFailure(reason) {
+  return new ActionFailure(Message.checksum, reason);
+}
+function skewFailure(reason) {
+  return new ActionFailure(Message.skew, reason);
+}
+
+// src/github.ts
+var USER_AGENT2 = "sops-aws-sync-action";
+var LOOPBACK = /* @__PURE__ */ new Set(["127.0.0.1", "localhost", "[::1]"]);
+function apiBase(env) {
+  const raw = env.GITHUB_API_URL || "https://api.github.com";
+  let u;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw installFailure("GITHUB_API_URL is not a URL.");
+  }
+  if (u.protocol !== "https:" && !(u.protocol === "http:" && LOOPBACK.has(u.hostname))) {
+    throw installFailure("GITHUB_API_URL must use https.");
+  }
+  return u.toString().replace(/\/+$/, "");
+}
+function isRecord2(v) {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+var GitHubApi = class {
+  constructor(base, token) {
+    this.base = base;
+    this.token = token;
+    this.origin = new URL(base).origin;
+  }
+  base;
+  token;
+  http = new HttpClient(USER_AGENT2, [], { allowRetries: true, maxRetries: 2 });
+  origin;
+  headers(accept) {
+    return {
+      accept,
+      authorization: `Bearer ${this.token}`,
+      "x-github-api-version": "2022-11-28"
+    };
+  }
+  async getBody(url, accept, what, maxBytes) {
+    let res;
+    try {
+      res = await this.http.get(url, this.headers(accept));
+    } catch {
+      throw installFailure(`${what} could not reach the GitHub API.`);
+    }
+    const status = res.message.statusCode ?? 0;
+    if (status !== 200) {
+      res.message.resume();
+      throw installFailure(`${what} returned HTTP ${status}.`);
+    }
+    const body = await res.readBody();
+    if (Buffer.byteLength(body) > maxBytes) throw installFailure(`${what} is larger than expected.`);
+    return body;
+  }
+  async getJson(path5, what) {
+    const body = await this.getBody(`${this.base}${path5}`, "application/vnd.github+json", what, 4 << 20);
+    let doc;
+    try {
+      doc = JSON.parse(body);
+    } catch {
+      throw installFailure(`${what} did not return JSON.`);
+    }
+    if (!isRecord2(doc)) throw installFailure(`${what} returned an unexpected document.`);
+    return doc;
+  }
+  /** GET /repos/{repo}/releases/tags/{tag}: the published release of one exact tag. */
+  async release(repo, tag) {
+    const what = `Release lookup for ${tag}`;
+    const doc = await this.getJson(`/repos/${repo}/releases/tags/${encodeURIComponent(tag)}`, what);
+    if (doc.tag_name !== tag || doc.draft === true || !Array.isArray(doc.assets)) {
+      throw installFailure(`${what} returned unexpected release metadata.`);
+    }
+    const assets = [];
+    for (const a of doc.assets) {
+      if (!isRecord2(a) || typeof a.name !== "string" || typeof a.url !== "string") {
+        throw installFailure(`${what} returned a malformed asset.`);
+      }
+      assets.push({ name: a.name, url: a.url, digest: typeof a.digest === "string" ? a.digest : void 0 });
+    }
+    return { tag, assets };
+  }
+  /**
+   * The full commit SHA a tag points at, peeling annotated tags:
+   * GET /repos/{repo}/git/ref/tags/{tag}, then /git/tags/{sha} per tag object.
+   */
+  async tagCommit(repo, tag) {
+    const what = `Tag lookup for ${tag}`;
+    let doc = await this.getJson(`/repos/${repo}/git/ref/tags/${encodeURIComponent(tag)}`, what);
+    for (let depth = 0; depth < 4; depth++) {
+      const obj = doc.object;
+      if (!isRecord2(obj) || typeof obj.sha !== "string" || !/^[0-9a-f]{40}$/.test(obj.sha)) break;
+      if (obj.type === "commit") return obj.sha;
+      if (obj.type !== "tag") break;
+      doc = await this.getJson(`/repos/${repo}/git/tags/${obj.sha}`, what);
+    }
+    throw installFailure(`${what} did not resolve to a commit.`);
+  }
+  assetUrl(asset) {
+    let u;
+    try {
+      u = new URL(asset.url);
+    } catch {
+      throw installFailure(`Release asset ${asset.name} has no usable URL.`);
+    }
+    if (u.origin !== this.origin) throw installFailure(`Release asset ${asset.name} is not served by the API host.`);
+    return u.toString();
+  }
+  /** Downloads a small text asset (checksums.txt) into memory. */
+  async downloadText(asset, maxBytes) {
+    return this.getBody(this.assetUrl(asset), "application/octet-stream", `Download of ${asset.name}`, maxBytes);
+  }
+  /** Downloads an asset to a fresh file under RUNNER_TEMP and returns its path. */
+  async downloadFile(asset) {
+    const url = this.assetUrl(asset);
+    try {
+      return await downloadTool(url, void 0, `Bearer ${this.token}`, {
+        accept: "application/octet-stream",
+        "x-github-api-version": "2022-11-28"
+      });
+    } catch (e) {
+      const code = e instanceof HTTPError ? ` (HTTP ${e.httpStatusCode})` : "";
+      throw installFailure(`Download of ${asset.name} failed${code}.`);
+    }
+  }
+};
+
+// src/inputs.ts
+function envInputReader(env) {
+  return (name) => (env[`INPUT_${name.replace(/ /g, "_").toUpperCase()}`] ?? "").trim();
+}
+var SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
+var GO_DURATION = /^(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+$/;
+var TRUE = /* @__PURE__ */ new Set(["true", "True", "TRUE"]);
+var FALSE = /* @__PURE__ */ new Set(["false", "False", "FALSE"]);
+function isExactSemver(v) {
+  return v.length <= 128 && SEMVER.test(v);
+}
+function isPositiveGoDuration(v) {
+  if (v.length > 64 || !GO_DURATION.test(v)) return false;
+  return /[1-9]/.test(v.replace(/(ns|us|µs|μs|ms|s|m|h)/g, " "));
+}
+function parseBoolean(read, name) {
+  const raw = read(name);
+  if (raw === "" || FALSE.has(raw)) return false;
+  if (TRUE.has(raw)) return true;
+  throw configFailure(`Input ${name} must be true or false.`);
+}
+function parseDuration(read, name) {
+  const raw = read(name);
+  if (raw === "") return "";
+  if (!isPositiveGoDuration(raw)) {
+    throw configFailure(`Input ${name} must be a Go duration greater than zero, such as 30s or 10m.`);
+  }
+  return raw;
+}
+function singleLine(read, name) {
+  const raw = read(name);
+  if (/[\r\n\0]/.test(raw)) throw configFailure(`Input ${name} must be a single line.`);
+  return raw;
+}
+function parseTags(read) {
+  const pairs = [];
+  for (const raw of read("tags").split("\n")) {
+    const line = raw.trim();
+    if (line === "") continue;
+    if (/\0/.test(line) || line.indexOf("=") <= 0) {
+      throw configFailure("Input tags must hold one KEY=VALUE pair per line.");
+    }
+    pairs.push(line);
+  }
+  return pairs;
+}
+function parseInputs(read, env) {
+  const mode = read("mode") || "plan";
+  if (mode !== "plan" && mode !== "sync") throw configFailure("Input mode must be plan or sync.");
+  const secretPrefix = singleLine(read, "secret-prefix");
+  if (secretPrefix === "") throw configFailure("Input secret-prefix is required.");
+  const revision = singleLine(read, "revision") || (env.GITHUB_SHA ?? "");
+  if (revision === "") throw configFailure("Input revision is empty and GITHUB_SHA is not set.");
+  const repositoryId = singleLine(read, "repository-id") || (env.GITHUB_REPOSITORY ?? "");
+  if (repositoryId === "") {
+    throw configFailure("Input repository-id is empty and GITHUB_REPOSITORY is not set.");
+  }
+  let recoveryWindowDays;
+  const rawWindow = read("recovery-window-days");
+  if (rawWindow !== "") {
+    const n = /^\d{1,3}$/.test(rawWindow) ? Number(rawWindow) : NaN;
+    if (!(n >= 7 && n <= 30)) {
+      throw configFailure("Input recovery-window-days must be a whole number from 7 to 30.");
+    }
+    recoveryWindowDays = n;
+  }
+  let maxDeletions;
+  const rawMax = read("max-deletions");
+  if (rawMax !== "") {
+    if (!/^\d{1,9}$/.test(rawMax)) throw configFailure("Input max-deletions must be a whole number, 0 or more.");
+    maxDeletions = Number(rawMax);
+  }
+  const cliVersion = read("cli-version");
+  if (!isExactSemver(cliVersion)) {
+    throw configFailure(
+      "Input cli-version must be an exact semantic version such as 1.2.3 (no leading v, no range)."
+    );
+  }
+  const githubToken = read("github-token");
+  if (githubToken === "") {
+    throw configFailure("Input github-token is required to look up and verify the CLI release.");
+  }
+  return {
+    mode,
+    failOnDrift: parseBoolean(read, "fail-on-drift"),
+    sourceRoot: singleLine(read, "source-root"),
+    secretPrefix,
+    revision,
+    repositoryId,
+    awsRegion: singleLine(read, "aws-region"),
+    recoveryWindowDays,
+    runTimeout: parseDuration(read, "run-timeout"),
+    operationTimeout: parseDuration(read, "operation-timeout"),
+    verificationTimeout: parseDuration(read, "verification-timeout"),
+    allowEmpty: parseBoolean(read, "allow-empty"),
+    maxDeletions,
+    kmsKeyId: singleLine(read, "kms-key-id"),
+    description: singleLine(read, "description"),
+    tags: parseTags(read),
+    showResourceNames: parseBoolean(read, "show-resource-names"),
+    pullRequestComment: parseBoolean(read, "pull-request-comment"),
+    cliVersion,
+    githubToken
+  };
+}
+
+// src/install.ts
+var import_promises2 = require("node:fs/promises");
+var import_node_path = require("node:path");
+
 // src/attest.ts
 var SLSA_PROVENANCE_V1 = "https://slsa.dev/provenance/v1";
 var REQUIRED_FLAGS = [
@@ -24151,130 +24401,6 @@ async function sha256File(path5) {
   return hash.digest("hex");
 }
 
-// src/github.ts
-var USER_AGENT = "sops-aws-sync-action";
-var LOOPBACK = /* @__PURE__ */ new Set(["127.0.0.1", "localhost", "[::1]"]);
-function apiBase(env) {
-  const raw = env.GITHUB_API_URL || "https://api.github.com";
-  let u;
-  try {
-    u = new URL(raw);
-  } catch {
-    throw installFailure("GITHUB_API_URL is not a URL.");
-  }
-  if (u.protocol !== "https:" && !(u.protocol === "http:" && LOOPBACK.has(u.hostname))) {
-    throw installFailure("GITHUB_API_URL must use https.");
-  }
-  return u.toString().replace(/\/+$/, "");
-}
-function isRecord(v) {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-var GitHubApi = class {
-  constructor(base, token) {
-    this.base = base;
-    this.token = token;
-    this.origin = new URL(base).origin;
-  }
-  base;
-  token;
-  http = new HttpClient(USER_AGENT, [], { allowRetries: true, maxRetries: 2 });
-  origin;
-  headers(accept) {
-    return {
-      accept,
-      authorization: `Bearer ${this.token}`,
-      "x-github-api-version": "2022-11-28"
-    };
-  }
-  async getBody(url, accept, what, maxBytes) {
-    let res;
-    try {
-      res = await this.http.get(url, this.headers(accept));
-    } catch {
-      throw installFailure(`${what} could not reach the GitHub API.`);
-    }
-    const status = res.message.statusCode ?? 0;
-    if (status !== 200) {
-      res.message.resume();
-      throw installFailure(`${what} returned HTTP ${status}.`);
-    }
-    const body = await res.readBody();
-    if (Buffer.byteLength(body) > maxBytes) throw installFailure(`${what} is larger than expected.`);
-    return body;
-  }
-  async getJson(path5, what) {
-    const body = await this.getBody(`${this.base}${path5}`, "application/vnd.github+json", what, 4 << 20);
-    let doc;
-    try {
-      doc = JSON.parse(body);
-    } catch {
-      throw installFailure(`${what} did not return JSON.`);
-    }
-    if (!isRecord(doc)) throw installFailure(`${what} returned an unexpected document.`);
-    return doc;
-  }
-  /** GET /repos/{repo}/releases/tags/{tag}: the published release of one exact tag. */
-  async release(repo, tag) {
-    const what = `Release lookup for ${tag}`;
-    const doc = await this.getJson(`/repos/${repo}/releases/tags/${encodeURIComponent(tag)}`, what);
-    if (doc.tag_name !== tag || doc.draft === true || !Array.isArray(doc.assets)) {
-      throw installFailure(`${what} returned unexpected release metadata.`);
-    }
-    const assets = [];
-    for (const a of doc.assets) {
-      if (!isRecord(a) || typeof a.name !== "string" || typeof a.url !== "string") {
-        throw installFailure(`${what} returned a malformed asset.`);
-      }
-      assets.push({ name: a.name, url: a.url, digest: typeof a.digest === "string" ? a.digest : void 0 });
-    }
-    return { tag, assets };
-  }
-  /**
-   * The full commit SHA a tag points at, peeling annotated tags:
-   * GET /repos/{repo}/git/ref/tags/{tag}, then /git/tags/{sha} per tag object.
-   */
-  async tagCommit(repo, tag) {
-    const what = `Tag lookup for ${tag}`;
-    let doc = await this.getJson(`/repos/${repo}/git/ref/tags/${encodeURIComponent(tag)}`, what);
-    for (let depth = 0; depth < 4; depth++) {
-      const obj = doc.object;
-      if (!isRecord(obj) || typeof obj.sha !== "string" || !/^[0-9a-f]{40}$/.test(obj.sha)) break;
-      if (obj.type === "commit") return obj.sha;
-      if (obj.type !== "tag") break;
-      doc = await this.getJson(`/repos/${repo}/git/tags/${obj.sha}`, what);
-    }
-    throw installFailure(`${what} did not resolve to a commit.`);
-  }
-  assetUrl(asset) {
-    let u;
-    try {
-      u = new URL(asset.url);
-    } catch {
-      throw installFailure(`Release asset ${asset.name} has no usable URL.`);
-    }
-    if (u.origin !== this.origin) throw installFailure(`Release asset ${asset.name} is not served by the API host.`);
-    return u.toString();
-  }
-  /** Downloads a small text asset (checksums.txt) into memory. */
-  async downloadText(asset, maxBytes) {
-    return this.getBody(this.assetUrl(asset), "application/octet-stream", `Download of ${asset.name}`, maxBytes);
-  }
-  /** Downloads an asset to a fresh file under RUNNER_TEMP and returns its path. */
-  async downloadFile(asset) {
-    const url = this.assetUrl(asset);
-    try {
-      return await downloadTool(url, void 0, `Bearer ${this.token}`, {
-        accept: "application/octet-stream",
-        "x-github-api-version": "2022-11-28"
-      });
-    } catch (e) {
-      const code = e instanceof HTTPError ? ` (HTTP ${e.httpStatusCode})` : "";
-      throw installFailure(`Download of ${asset.name} failed${code}.`);
-    }
-  }
-};
-
 // src/platform.ts
 function runnerPlatform(runnerOs, runnerArch) {
   const os7 = runnerOs === "Linux" ? "linux" : runnerOs === "macOS" ? "darwin" : void 0;
@@ -24345,13 +24471,119 @@ async function install(version, token, env, childEnv) {
     const dir = await cacheFile(downloaded, TOOL_NAME, TOOL_NAME, version, platform2.cacheArch);
     path5 = (0, import_node_path.join)(dir, TOOL_NAME);
   }
-  await (0, import_promises.chmod)(path5, 493).catch(() => {
+  await (0, import_promises2.chmod)(path5, 493).catch(() => {
     throw installFailure("The cached CLI binary is missing or not writable.");
   });
   await checkDigest(path5, expected, name);
   await verifier.verify(path5);
   info(`Verified sops-aws-sync ${version} (${name}): SHA-256 and build provenance.`);
   return { path: path5, version, fromCache: cachedDir !== "" };
+}
+
+// src/plan.ts
+var import_node_child_process2 = require("node:child_process");
+var import_node_crypto3 = require("node:crypto");
+var import_promises3 = require("node:fs/promises");
+var STEP_SUMMARY_LIMIT = 1 << 20;
+var COMMENT_LIMIT = 65536;
+var SUMMARY_PLAN_MAX_BYTES = STEP_SUMMARY_LIMIT - 64 * 1024;
+var COMMENT_PLAN_MAX_BYTES = COMMENT_LIMIT - 1024;
+var MAX_SHOW_BYTES = 2 * STEP_SUMMARY_LIMIT;
+var NOTE_RESERVE = 400;
+function planMarker(repositoryId, secretPrefix) {
+  const digest = (0, import_node_crypto3.createHash)("sha256").update(JSON.stringify([repositoryId, secretPrefix])).digest("hex");
+  return `<!-- sops-aws-sync:plan:${digest.slice(0, 16)} -->`;
+}
+function truncationNote(missing) {
+  const lines = missing === 1 ? "1 line is" : `${missing} lines are`;
+  return `_Truncated by the sops-aws-sync Action to stay under GitHub's size limit: ${lines} not shown. The plan file (output \`plan-file-path\`) holds every operation; \`sops-aws-sync show PLAN_FILE\` renders it in full._
+`;
+}
+var FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})(.*)$/;
+function advance(state, line) {
+  if (state.fence !== void 0) {
+    const m = /^ {0,3}(`+|~+) *$/.exec(line);
+    const closes = m?.[1] !== void 0 && m[1][0] === state.fence[0] && m[1].length >= state.fence.length;
+    return closes ? { fence: void 0, details: state.details } : state;
+  }
+  const open2 = FENCE_OPEN.exec(line);
+  if (open2?.[1] !== void 0 && !(open2[1][0] === "`" && (open2[2] ?? "").includes("`"))) {
+    return { fence: open2[1], details: state.details };
+  }
+  const opened = (line.match(/<details[\s>]/gi) ?? []).length;
+  const closed = (line.match(/<\/details\s*>/gi) ?? []).length;
+  return { fence: void 0, details: Math.max(0, state.details + opened - closed) };
+}
+function closers(state) {
+  return (state.fence !== void 0 ? `${state.fence}
+` : "") + "\n</details>\n".repeat(state.details) + "\n";
+}
+var byteLength = (s) => Buffer.byteLength(s, "utf8");
+function capMarkdown(markdown, maxBytes) {
+  if (byteLength(markdown) <= maxBytes) return { text: markdown, truncated: false };
+  const lines = markdown.split("\n");
+  let state = { fence: void 0, details: 0 };
+  let out = "";
+  let used = 0;
+  let shown = 0;
+  for (const line of lines) {
+    const next = advance(state, line);
+    const cost = byteLength(line) + 1;
+    if (used + cost + byteLength(closers(next)) + NOTE_RESERVE > maxBytes) break;
+    out += `${line}
+`;
+    used += cost;
+    state = next;
+    shown++;
+  }
+  const missing = lines.slice(shown).filter((l) => l.trim() !== "" && !/^ {0,3}(`{3,}|~{3,}) *$/.test(l) && !/^\s*<\/details\s*>\s*$/i.test(l)).length;
+  return { text: out + closers(state) + truncationNote(missing), truncated: true };
+}
+async function planFileExists(path5) {
+  try {
+    return (await (0, import_promises3.lstat)(path5)).isFile();
+  } catch {
+    return false;
+  }
+}
+function renderMarkdown(binary, planFile, cwd, env, timeoutMs) {
+  return new Promise((resolve2) => {
+    const chunks = [];
+    let kept = 0;
+    let timedOut = false;
+    const child2 = (0, import_node_child_process2.spawn)(binary, ["show", planFile, "--format=markdown"], {
+      cwd,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+      windowsHide: true
+    });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child2.kill("SIGKILL");
+    }, timeoutMs);
+    child2.stdout.on("data", (d) => {
+      if (kept >= MAX_SHOW_BYTES) return;
+      const part = d.subarray(0, MAX_SHOW_BYTES - kept);
+      chunks.push(part);
+      kept += part.length;
+    });
+    child2.stderr.resume();
+    child2.on("error", () => {
+      clearTimeout(timer);
+      resolve2({ ok: false, reason: "sops-aws-sync show could not be started" });
+    });
+    child2.on("close", (code, signal) => {
+      clearTimeout(timer);
+      if (timedOut) resolve2({ ok: false, reason: `sops-aws-sync show did not finish within ${timeoutMs} ms` });
+      else if (signal !== null) resolve2({ ok: false, reason: `sops-aws-sync show was ended by ${signal}` });
+      else if (code !== 0) resolve2({ ok: false, reason: `sops-aws-sync show exited ${String(code)}` });
+      else {
+        const markdown = Buffer.concat(chunks).toString("utf8");
+        if (markdown.trim() === "") resolve2({ ok: false, reason: "sops-aws-sync show printed nothing" });
+        else resolve2({ ok: true, markdown });
+      }
+    });
+  });
 }
 
 // src/report.ts
@@ -24487,41 +24719,28 @@ function crossCheck(exitCode, report, ctx) {
 }
 
 // src/main.ts
-var OUTPUT_NAMES = [
-  "status",
-  "cli-version",
-  "git-revision",
-  "create-count",
-  "update-count",
-  "restore-count",
-  "scheduled-delete-count",
-  "unchanged-count",
-  "conflict-count",
-  "verification-status",
-  "redacted-report-path"
-];
-async function privateReportPath(env) {
-  const dir = await (0, import_promises2.mkdtemp)((0, import_node_path2.join)(env.RUNNER_TEMP || (0, import_node_os.tmpdir)(), "sops-aws-sync-"));
-  await (0, import_promises2.chmod)(dir, 448);
-  return (0, import_node_path2.join)(dir, "report.json");
+async function privatePaths(env) {
+  const dir = await (0, import_promises4.mkdtemp)((0, import_node_path2.join)(env.RUNNER_TEMP || (0, import_node_os.tmpdir)(), "sops-aws-sync-"));
+  await (0, import_promises4.chmod)(dir, 448);
+  return { report: (0, import_node_path2.join)(dir, "report.json"), plan: (0, import_node_path2.join)(dir, "plan.json") };
 }
 async function readReport(path5) {
   let st;
   try {
-    st = await (0, import_promises2.lstat)(path5);
+    st = await (0, import_promises4.lstat)(path5);
   } catch {
     return { kind: "absent" };
   }
   if (!st.isFile()) return { kind: "broken", reason: "report is not a regular file", regularFile: false };
   if (st.size > MAX_REPORT_BYTES) return { kind: "broken", reason: "report is larger than expected", regularFile: true };
   try {
-    return { kind: "valid", report: parseReport(await (0, import_promises2.readFile)(path5, "utf8")) };
+    return { kind: "valid", report: parseReport(await (0, import_promises4.readFile)(path5, "utf8")) };
   } catch (e) {
     if (e instanceof ReportError) return { kind: "broken", reason: e.message, regularFile: true };
     throw e;
   }
 }
-function publish(inputs, report, reportPath, failure) {
+function publish(inputs, report, reportPath, failure, planMarkdown2) {
   const c = report.counts;
   const outputs = {
     status: report.status,
@@ -24536,10 +24755,10 @@ function publish(inputs, report, reportPath, failure) {
     "verification-status": report.verification,
     "redacted-report-path": reportPath
   };
-  for (const name of OUTPUT_NAMES) setOutput(name, outputs[name]);
+  for (const [name, value] of Object.entries(outputs)) setOutput(name, value);
   if (!process.env.GITHUB_STEP_SUMMARY) return Promise.resolve();
   const row = (k, v) => [k, v];
-  return summary.addHeading(`sops-aws-sync ${inputs.mode}`, 2).addRaw(failure === void 0 ? `Result: ${report.status}` : `Result: ${failure}`, true).addTable([
+  const summary2 = summary.addHeading(`sops-aws-sync ${inputs.mode}`, 2).addRaw(failure === void 0 ? `Result: ${report.status}` : `Result: ${failure}`, true).addTable([
     [
       { data: "Field", header: true },
       { data: "Value", header: true }
@@ -24555,7 +24774,44 @@ function publish(inputs, report, reportPath, failure) {
     row("Git revision", report.git_revision || "(not resolved)"),
     row("CLI version", report.tool_version),
     row("Duration (ms)", String(report.duration_ms))
-  ]).write().then(() => void 0);
+  ]);
+  if (planMarkdown2 !== void 0) summary2.addEOL().addRaw(capMarkdown(planMarkdown2, SUMMARY_PLAN_MAX_BYTES).text, true);
+  return summary2.write().then(() => void 0);
+}
+var SHOW_TIMEOUT_MS = 3e4;
+var SHOW_TIMEOUT_CANCELLED_MS = 2e3;
+async function planMarkdown(binary, planPath, workspace, childEnv, cancelled) {
+  if (!await planFileExists(planPath)) {
+    notice("sops-aws-sync wrote no plan file (a CLI without --plan-file, or a run that ended first); the summary has no plan section.");
+    return void 0;
+  }
+  const rendered = await renderMarkdown(
+    binary,
+    planPath,
+    workspace,
+    childEnv,
+    cancelled ? SHOW_TIMEOUT_CANCELLED_MS : SHOW_TIMEOUT_MS
+  );
+  if (rendered.ok) return rendered.markdown;
+  warning(Message.planRenderWarning);
+  info(`${rendered.reason}.`);
+  return void 0;
+}
+async function postPlanComment(inputs, markdown, env) {
+  try {
+    const target = await pullRequestTarget(env);
+    const marker = planMarker(inputs.repositoryId, inputs.secretPrefix);
+    const body = `${marker}
+${capMarkdown(markdown, COMMENT_PLAN_MAX_BYTES).text}`;
+    const api = new GitHubComments(apiBase(env), inputs.githubToken);
+    const done = await upsertComment(api, target, marker, body);
+    info(`${done.action === "created" ? "Created" : "Edited"} the plan comment on pull request #${target.number}.`);
+  } catch (e) {
+    warning(Message.commentWarning);
+    if (e instanceof CommentError) info(`${e.message}.`);
+    else if (e instanceof ActionFailure && e.reason !== void 0) info(e.reason);
+    else info("The comment request failed unexpectedly.");
+  }
 }
 function notStarted(signal) {
   return new ActionFailure(Message.interrupted, `Received ${signal} before the CLI started; it was not run.`);
@@ -24568,9 +24824,10 @@ function interruptionLine(cli, graceMs) {
 }
 async function execute(inputs, binary, childEnv, cancellation) {
   const env = process.env;
-  const reportPath = await privateReportPath(env);
+  const paths = await privatePaths(env);
+  const reportPath = paths.report;
   const workspace = env.GITHUB_WORKSPACE || process.cwd();
-  const args = cliArgs(inputs, workspace, reportPath);
+  const args = cliArgs(inputs, workspace, reportPath, paths.plan);
   const graceMs = killGraceMs(env);
   if (cancellation.signal !== void 0) throw notStarted(cancellation.signal);
   info(`Running sops-aws-sync ${inputs.mode} (cli ${inputs.cliVersion}).`);
@@ -24588,6 +24845,16 @@ async function execute(inputs, binary, childEnv, cancellation) {
   if (read.kind === "valid" || read.kind === "broken" && read.regularFile) {
     setOutput("redacted-report-path", reportPath);
   }
+  if (await planFileExists(paths.plan)) setOutput("plan-file-path", paths.plan);
+  const cancelled = cli.forwarded !== void 0;
+  const publishAll = async (accepted, failure2) => {
+    const markdown = await planMarkdown(binary, paths.plan, workspace, childEnv, cancelled);
+    await publish(inputs, accepted, reportPath, failure2, markdown);
+    if (!inputs.pullRequestComment) return;
+    if (markdown === void 0) info("No rendered plan: no pull-request comment.");
+    else if (cancelled) info("The run was interrupted: no pull-request comment.");
+    else await postPlanComment(inputs, markdown, env);
+  };
   const report = read.kind === "valid" ? read.report : void 0;
   const tv = report?.tool_version;
   const versionMatches = tv === inputs.cliVersion || tv === `v${inputs.cliVersion}`;
@@ -24596,11 +24863,11 @@ async function execute(inputs, binary, childEnv, cancellation) {
     info(interruptionLine(cli, graceMs));
     if (report !== void 0 && versionMatches && !cli.killed && disagreement === void 0) {
       const failure2 = failureMessageFor(exitCode);
-      await publish(inputs, report, reportPath, failure2);
+      await publishAll(report, failure2);
       if (failure2 !== void 0) throw new ActionFailure(failure2);
       return;
     }
-    if (report !== void 0 && versionMatches) await publish(inputs, report, reportPath, Message.interrupted);
+    if (report !== void 0 && versionMatches) await publishAll(report, Message.interrupted);
     let why;
     if (read.kind === "absent") why = "without writing its report";
     else if (read.kind === "broken") why = `and left a ${read.reason}`;
@@ -24618,7 +24885,7 @@ async function execute(inputs, binary, childEnv, cancellation) {
   if (!versionMatches) throw skewFailure("The report names a CLI version other than cli-version.");
   if (disagreement !== void 0) throw skewFailure(`Exit code and report disagree: ${disagreement}.`);
   const failure = failureMessageFor(exitCode);
-  await publish(inputs, report, reportPath, failure);
+  await publishAll(report, failure);
   if (failure !== void 0) throw new ActionFailure(failure);
 }
 var EXIT_AFTER_INTERRUPT_MS = 1e3;

@@ -10,9 +10,9 @@
  *   without fail-on-drift, conflict, invalid, a sync cancelled by SIGINT,
  *   tampered binary); the stand-in also plays a CLI that ignores the signal.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { appendFile, mkdir, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -46,7 +46,14 @@ const MSG = {
   install: 'Exact CLI installation or verification failed',
   checksum: 'CLI binary checksum verification failed',
   stderr: 'sops-aws-sync wrote a diagnostic to stderr',
+  planRender: 'sops-aws-sync could not render its plan file; the summary has no plan section',
+  comment: 'sops-aws-sync could not post the plan comment on the pull request',
 };
+
+/** The comment marker of a scope, computed here independently of src/plan.ts. */
+function planMarkerOf(repositoryId: string, prefix: string): string {
+  return `<!-- sops-aws-sync:plan:${createHash('sha256').update(JSON.stringify([repositoryId, prefix])).digest('hex').slice(0, 16)} -->`;
+}
 
 const host = hostPlatform();
 const TOKEN = `ghs_e2e${randomBytes(12).toString('hex')}`;
@@ -371,6 +378,266 @@ describe('Action with a stand-in CLI release', () => {
     const third = await runner.runAction({ inputs: inputs(), env: standIn(0, rep()), toolCache });
     expectFailure(third, MSG.checksum);
     expect(await isFile(standInArgs)).toBe(false);
+  });
+});
+
+describe('Action with a stand-in CLI release: plan summary and pull-request comment', () => {
+  const PR_REPO = 'acme/infra';
+  const PR_NUMBER = 17;
+  // What a real plan file may hold but a view never shows: a value and a
+  // key added out of band. The stand-in puts them in its plan file and its
+  // log; the summary and the comment must carry only what `show` printed.
+  const LEAK_VALUE = `LEAKVALUE-${randomBytes(6).toString('hex')}`;
+  const LEAK_KEY = `oob-key-${randomBytes(6).toString('hex')}`;
+  const planJson = JSON.stringify({
+    schema_version: 'sops-aws-sync/plan/v1',
+    git_revision: 'a'.repeat(40),
+    names_shown: false,
+    operations: [{ resource: 'resource-0001', action: 'update', reason: 'value-differs', keys: { added: 0, removed: 1, changed: 1 } }],
+    summary: { create: 0, update: 1, restore: 0, schedule_delete: 0, unchanged: 0, conflicts: 0 },
+    diagnostics: [],
+    // Never in a real plan file: the canary the Action must not copy anywhere.
+    stand_in_canary: [LEAK_VALUE, LEAK_KEY],
+  });
+  const markdown = (n: number, tag = 'one'): string =>
+    [
+      '### sops-aws-sync plan',
+      '',
+      `Commit \`${'a'.repeat(40)}\` · resource names hidden (ordinals and key counts only) · ${tag}`,
+      '',
+      '| create | update | restore | schedule deletion | unchanged | conflicts |',
+      '|---:|---:|---:|---:|---:|---:|',
+      `| 0 | ${n} | 0 | 0 | 0 | 0 |`,
+      '',
+      `**Plan: 0 to create, ${n} to update, 0 to restore, 0 to schedule for deletion, 0 unchanged.**`,
+      '',
+      `<details><summary>Operations (${n})</summary>`,
+      '',
+      '```text',
+      `Update (${n}):`,
+      ...Array.from({ length: n }, (_, i) => `  ~ resource-${String(i + 1).padStart(4, '0')} update: ~1 +0 -1 (value differs)`),
+      '```',
+      '',
+      '</details>',
+      '',
+    ].join('\n');
+  const markdownFile = async (text: string): Promise<string> => {
+    const f = join(work, `show-${randomUUID()}.md`);
+    await writeFile(f, text);
+    return f;
+  };
+  const eventFile = async (): Promise<string> => {
+    const f = join(work, `event-${randomUUID()}.json`);
+    await writeFile(f, JSON.stringify({ action: 'synchronize', number: PR_NUMBER, pull_request: { number: PR_NUMBER } }));
+    return f;
+  };
+  const inputs = (over: Record<string, string> = {}) => ({
+    'secret-prefix': 'apps/prod',
+    'cli-version': STANDIN,
+    'github-token': TOKEN,
+    ...over,
+  });
+  const drift = reportJson({ tool_version: STANDIN, status: 'drift', git_revision: 'a'.repeat(40) }, { update: 1 });
+  /** A plan run that writes the plan file and renders md (a file) on show. */
+  const withPlan = async (md: string, extra: Record<string, string> = {}) => ({
+    STANDIN_EXIT: '0',
+    STANDIN_REPORT: drift,
+    STANDIN_PLAN: planJson,
+    STANDIN_SHOW_MARKDOWN: await markdownFile(md),
+    STANDIN_LOG_LINE: JSON.stringify({ level: 'INFO', msg: 'stand-in', value: LEAK_VALUE, key: LEAK_KEY }),
+    ...extra,
+  });
+  const onPullRequest = async () => ({ GITHUB_EVENT_NAME: 'pull_request', GITHUB_EVENT_PATH: await eventFile() });
+  /** The plan comments of one scope on the test pull request. */
+  const planComments = (prefix = 'apps/prod') => {
+    const marker = planMarkerOf(PR_REPO, prefix);
+    return (server.comments.get(`${PR_REPO}#${PR_NUMBER}`) ?? []).filter((c) => c.body.startsWith(`${marker}\n`));
+  };
+  const commentRequests = (from: number) =>
+    server.requests.slice(from).filter((q) => q.path.startsWith(`/repos/${PR_REPO}/issues/`));
+  const planSection = '### sops-aws-sync plan';
+  const noCanary = (text: string) => {
+    expect(text).not.toContain(LEAK_VALUE);
+    expect(text).not.toContain(LEAK_KEY);
+    expect(text).not.toContain(TOKEN);
+  };
+  const warnings = (r: ActionRun) => annotations(r.stdout).filter((l) => l.startsWith('::warning'));
+
+  afterEach(() => {
+    server.commentFault = undefined;
+    server.comments.clear();
+  });
+
+  it('passes --plan-file, sets plan-file-path and shows the plan rendered by `show` in the summary', async () => {
+    const showArgs = join(work, `show-args-${randomUUID()}`);
+    const md = markdown(3);
+    const r = await runner.runAction({ inputs: inputs(), env: await withPlan(md, { STANDIN_SHOW_ARGS: showArgs }) });
+    expectSuccess(r);
+    expect(r.outputs.status).toBe('drift');
+    const planPath = r.outputs['plan-file-path'] ?? '';
+    // Next to the report, in the same private directory; mode 0600 as the CLI wrote it.
+    expect(planPath).toBe(join(r.runnerTemp, reportDir(r), 'plan.json'));
+    expect((await stat(planPath)).mode & 0o777).toBe(0o600);
+    expect(await readFile(planPath, 'utf8')).toBe(planJson);
+    const args = (await readFile(standInArgs, 'utf8')).trim().split('\n');
+    expect(args).toContain(`--plan-file=${planPath}`);
+    expect((await readFile(showArgs, 'utf8')).trim().split('\n')).toEqual([planPath, '--format=markdown']);
+    // The summary: the Action's table, then exactly show's Markdown.
+    expect(r.summary).toContain('<td>Status</td><td>drift</td>');
+    expect(r.summary).toContain(md);
+    expect(r.summary.indexOf('<td>Status</td>')).toBeLessThan(r.summary.indexOf(planSection));
+    noCanary(r.summary);
+    // Not asked to comment: no comment request at all.
+    expect(r.stdout).not.toContain('plan comment');
+  });
+
+  it('without a plan file: no plan section, no plan-file-path, a notice, and the same outcome', async () => {
+    const env = await onPullRequest();
+    const before = server.requests.length;
+    const withFile = await runner.runAction({ inputs: inputs({ 'fail-on-drift': 'true' }), env: { ...(await withPlan(markdown(1), { STANDIN_EXIT: '2' })), ...env } });
+    const without = await runner.runAction({
+      inputs: inputs({ 'fail-on-drift': 'true', 'pull-request-comment': 'true' }),
+      env: { STANDIN_EXIT: '2', STANDIN_REPORT: drift, ...env },
+    });
+    expectFailure(without, MSG.drift);
+    expect(withFile.code).toBe(1);
+    expect(annotations(withFile.stdout).filter((l) => l.startsWith('::error'))).toEqual(annotations(without.stdout).filter((l) => l.startsWith('::error')));
+    expect(withFile.outputs['plan-file-path']).toBeDefined();
+    const strip = (o: Record<string, string>) => ({ ...o, 'redacted-report-path': '', 'plan-file-path': '' });
+    expect(strip(without.outputs)).toEqual(strip(withFile.outputs));
+    expect(without.outputs['plan-file-path']).toBeUndefined();
+    expect(without.summary).toContain('<td>Status</td><td>drift</td>');
+    expect(without.summary).not.toContain(planSection);
+    expect(without.stdout.split('\n').some((l) => l.startsWith('::notice::sops-aws-sync wrote no plan file'))).toBe(true);
+    expect(warnings(without)).toEqual([]);
+    // Nothing to comment with: the comment API is never called.
+    expect(commentRequests(before)).toEqual([]);
+  });
+
+  it('a plan file `show` cannot render: a warning, no plan section, the same outcome', async () => {
+    const r = await runner.runAction({ inputs: inputs(), env: await withPlan(markdown(2), { STANDIN_SHOW_EXIT: '3' }) });
+    expectSuccess(r);
+    expect(r.outputs.status).toBe('drift');
+    expect(r.outputs['plan-file-path']).toMatch(/plan\.json$/);
+    expect(warnings(r)).toEqual([`::warning::${MSG.planRender}`]);
+    expect(r.stdout).toContain('sops-aws-sync show exited 3.');
+    expect(r.summary).not.toContain(planSection);
+    expect(r.summary).not.toContain('partial');
+  });
+
+  it('sticky comment: the first run creates it, the second edits it; exactly one exists, other comments untouched', async () => {
+    // 150 comments by others first, so finding the plan comment needs the second page.
+    for (let i = 0; i < 150; i++) server.addComment(PR_REPO, PR_NUMBER, `review comment ${i}`);
+    const env = await onPullRequest();
+    const before = server.requests.length;
+    const first = await runner.runAction({ inputs: inputs({ 'pull-request-comment': 'true' }), env: { ...(await withPlan(markdown(2, 'first'))), ...env } });
+    expectSuccess(first);
+    expect(warnings(first)).toEqual([]);
+    expect(first.stdout).toContain(`Created the plan comment on pull request #${PR_NUMBER}.`);
+    expect(planComments()).toHaveLength(1);
+    const [created] = planComments();
+    expect(created?.body).toBe(`${planMarkerOf(PR_REPO, 'apps/prod')}\n${markdown(2, 'first')}`);
+    const firstCalls = commentRequests(before).map((q) => q.method);
+    expect(firstCalls).toEqual(['GET', 'GET', 'POST']);
+
+    const mid = server.requests.length;
+    const second = await runner.runAction({ inputs: inputs({ 'pull-request-comment': 'true' }), env: { ...(await withPlan(markdown(4, 'second'))), ...env } });
+    expectSuccess(second);
+    expect(second.stdout).toContain(`Edited the plan comment on pull request #${PR_NUMBER}.`);
+    expect(planComments()).toEqual([{ id: created?.id, body: `${planMarkerOf(PR_REPO, 'apps/prod')}\n${markdown(4, 'second')}` }]);
+    expect(commentRequests(mid).map((q) => `${q.method} ${q.path}`)).toEqual([
+      `GET /repos/${PR_REPO}/issues/${PR_NUMBER}/comments`,
+      `GET /repos/${PR_REPO}/issues/${PR_NUMBER}/comments`,
+      `PATCH /repos/${PR_REPO}/issues/comments/${created?.id}`,
+    ]);
+    for (const q of commentRequests(before)) expect(q.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(server.comments.get(`${PR_REPO}#${PR_NUMBER}`)?.filter((c) => c.body.startsWith('review comment'))).toHaveLength(150);
+    // The summary carries the same Markdown as the comment.
+    expect(second.summary).toContain(markdown(4, 'second'));
+
+    // Another scope in the same repository keeps its own comment.
+    const other = await runner.runAction({
+      inputs: inputs({ 'pull-request-comment': 'true', 'secret-prefix': 'apps/staging' }),
+      env: { ...(await withPlan(markdown(1, 'staging'))), ...env },
+    });
+    expectSuccess(other);
+    expect(planComments()).toHaveLength(1);
+    expect(planComments('apps/staging')).toHaveLength(1);
+  });
+
+  it('an oversized plan is cut below the comment and summary limits with the note, still well-formed', async () => {
+    // About 1.3 MB: over the 1 MiB step-summary limit and far over 65,536 characters.
+    const md = markdown(25_000, 'huge');
+    expect(Buffer.byteLength(md)).toBeGreaterThan(1 << 20);
+    const r = await runner.runAction({ inputs: inputs({ 'pull-request-comment': 'true' }), env: { ...(await withPlan(md)), ...(await onPullRequest()) } });
+    expectSuccess(r);
+    expect(warnings(r)).toEqual([]);
+    const [comment] = planComments();
+    const body = comment?.body ?? '';
+    expect(body.length).toBeLessThan(65_536);
+    expect(body.length).toBeGreaterThan(60_000);
+    expect(body).toMatch(/_Truncated by the sops-aws-sync Action to stay under GitHub's size limit: \d+ lines are not shown\./);
+    expect(body.trimEnd().endsWith('renders it in full._')).toBe(true);
+    // The fence and the <details> block are closed before the note.
+    expect(body.split('```').length % 2).toBe(1);
+    expect(body.split('<details>').length).toBe(body.split('</details>').length);
+    expect(body).toContain('```\n\n</details>\n\n_Truncated');
+    expect(Buffer.byteLength(r.summary)).toBeLessThan(1 << 20);
+    expect(r.summary).toContain(md.slice(0, 2000));
+    expect(r.summary).toContain('_Truncated by the sops-aws-sync Action');
+  });
+
+  it.each([
+    ['HTTP 403 (no permission)', 403],
+    ['HTTP 500', 500],
+  ])('a failing comment API (%s) is a warning: same outcome, outputs and exit code', async (_what, status) => {
+    const env = await onPullRequest();
+    server.commentFault = status;
+    const failing = await runner.runAction({
+      inputs: inputs({ 'pull-request-comment': 'true', 'fail-on-drift': 'true' }),
+      env: { ...(await withPlan(markdown(2), { STANDIN_EXIT: '2' })), ...env },
+    });
+    server.commentFault = undefined;
+    const plain = await runner.runAction({ inputs: inputs({ 'fail-on-drift': 'true' }), env: { ...(await withPlan(markdown(2), { STANDIN_EXIT: '2' })), ...env } });
+    expectFailure(failing, MSG.drift);
+    expect(failing.code).toBe(plain.code);
+    expect(warnings(failing)).toEqual([`::warning::${MSG.comment}`]);
+    expect(failing.stdout).toContain(`Listing the pull request comments returned HTTP ${status}.`);
+    const strip = (o: Record<string, string>) => ({ ...o, 'redacted-report-path': '', 'plan-file-path': '' });
+    expect(strip(failing.outputs)).toEqual(strip(plain.outputs));
+    expect(failing.summary).toContain(markdown(2));
+    expect(planComments()).toEqual([]);
+  });
+
+  it('asked to comment outside a pull request event: a warning, the same success', async () => {
+    const r = await runner.runAction({
+      inputs: inputs({ 'pull-request-comment': 'true' }),
+      env: { ...(await withPlan(markdown(1))), GITHUB_EVENT_NAME: 'push' },
+    });
+    expectSuccess(r);
+    expect(r.outputs.status).toBe('drift');
+    expect(warnings(r)).toEqual([`::warning::${MSG.comment}`]);
+    expect(r.stdout).toContain('the run is not for a pull_request or pull_request_target event.');
+  });
+
+  it('canary: values and out-of-band key names in the plan file and the log reach neither the summary nor the comment', async () => {
+    const md = markdown(2, 'canary');
+    noCanary(md);
+    const r = await runner.runAction({
+      inputs: inputs({ 'pull-request-comment': 'true', 'show-resource-names': 'true' }),
+      env: { ...(await withPlan(md)), ...(await onPullRequest()) },
+    });
+    expectSuccess(r);
+    // The stand-in did log them and write them to its plan file...
+    expect(r.stdout).toContain(LEAK_VALUE);
+    expect(await readFile(r.outputs['plan-file-path'] ?? '', 'utf8')).toContain(LEAK_KEY);
+    // ...but the summary and the comment hold show's output and fixed text only.
+    noCanary(r.summary);
+    const [comment] = planComments();
+    expect(comment?.body).toBe(`${planMarkerOf(PR_REPO, 'apps/prod')}\n${md}`);
+    noCanary(comment?.body ?? '');
+    const section = r.summary.slice(r.summary.indexOf(planSection));
+    expect(section.trimEnd()).toBe(md.trimEnd());
   });
 });
 

@@ -82,6 +82,12 @@ export interface SeenRequest {
   accept: string | undefined;
 }
 
+/** One issue comment as the stand-in API stores it. */
+export interface StoredComment {
+  id: number;
+  body: string;
+}
+
 export class ReleaseServer {
   private server: Server | undefined;
   private readonly releases = new Map<string, ServedRelease>();
@@ -90,6 +96,11 @@ export class ReleaseServer {
   /** Asset names served with one byte flipped (the release's checksums stay genuine). */
   readonly tampered = new Set<string>();
   readonly requests: SeenRequest[] = [];
+  /** Issue comments by "owner/repo#number" (the issue-comments endpoints of the REST API). */
+  readonly comments = new Map<string, StoredComment[]>();
+  /** When set, every issue-comment request answers with this HTTP status. */
+  commentFault: number | undefined;
+  private nextCommentId = 5000;
   base = '';
 
   constructor(
@@ -213,6 +224,13 @@ export class ReleaseServer {
       res.writeHead(302, { location: `${this.base}/download/${hit.rel.tag}/${hit.name}` }).end();
       return;
     }
+    if (
+      (m = /^\/repos\/([^/]+\/[^/]+)\/issues\/(\d+)\/comments$/.exec(path)) !== null ||
+      (m = /^\/repos\/([^/]+\/[^/]+)\/issues\/comments\/(\d+)$/.exec(path)) !== null
+    ) {
+      await this.handleComments(req, res, path, m[1] ?? '', Number(m[2]));
+      return;
+    }
     if ((m = /^\/download\/([^/]+)\/([^/]+)$/.exec(path)) !== null) {
       const rel = this.releases.get(decodeURIComponent(m[1] ?? ''));
       const name = decodeURIComponent(m[2] ?? '');
@@ -224,6 +242,85 @@ export class ReleaseServer {
       if (this.tampered.has(name)) bytes[bytes.length >> 1] = (bytes[bytes.length >> 1] ?? 0) ^ 0xff;
       res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': bytes.length }).end(bytes);
       return;
+    }
+    this.json(res, 404, { message: 'Not Found' });
+  }
+
+  /** Adds a comment someone else wrote to pull request repo#number. */
+  addComment(repo: string, number: number, body: string): number {
+    const key = `${repo}#${number}`;
+    const list = this.comments.get(key) ?? [];
+    const id = this.nextCommentId++;
+    list.push({ id, body });
+    this.comments.set(key, list);
+    return id;
+  }
+
+  /**
+   * GitHub's issue comments, as far as the Action uses them: GET .../issues/N/comments
+   * (per_page at most 100, page, a Link header with rel="next" while more
+   * follow), POST .../issues/N/comments (201; a body over 65,536 characters is
+   * refused with 422, as GitHub does), PATCH .../issues/comments/ID (200).
+   */
+  private async handleComments(req: IncomingMessage, res: ServerResponse, path: string, repo: string, n: number): Promise<void> {
+    const raw = await new Promise<string>((ok) => {
+      let data = '';
+      req.setEncoding('utf8');
+      req.on('data', (d: string) => (data += d));
+      req.on('end', () => {
+        ok(data);
+      });
+    });
+    if (this.commentFault !== undefined) {
+      this.json(res, this.commentFault, { message: 'stand-in fault' });
+      return;
+    }
+    if (req.headers.authorization === undefined) {
+      this.json(res, 401, { message: 'Requires authentication' });
+      return;
+    }
+    const byId = path.includes('/issues/comments/');
+    if (req.method === 'GET' && !byId) {
+      const q = new URL(req.url ?? '/', this.base).searchParams;
+      const perPage = Math.min(Number(q.get('per_page') ?? '30'), 100);
+      const page = Number(q.get('page') ?? '1');
+      const all = this.comments.get(`${repo}#${n}`) ?? [];
+      const slice = all.slice((page - 1) * perPage, page * perPage);
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      if (page * perPage < all.length) {
+        headers.link = `<${this.base}${path}?per_page=${perPage}&page=${page + 1}>; rel="next"`;
+      }
+      res.writeHead(200, headers).end(JSON.stringify(slice.map((c) => ({ id: c.id, body: c.body, user: { login: 'github-actions[bot]', type: 'Bot' } }))));
+      return;
+    }
+    let body: unknown;
+    try {
+      body = (JSON.parse(raw) as { body?: unknown }).body;
+    } catch {
+      body = undefined;
+    }
+    if (typeof body !== 'string' || req.headers['content-type'] !== 'application/json') {
+      this.json(res, 400, { message: 'Problems parsing JSON' });
+      return;
+    }
+    if (body.length > 65_536) {
+      this.json(res, 422, { message: 'Validation Failed' });
+      return;
+    }
+    if (req.method === 'POST' && !byId) {
+      const id = this.addComment(repo, n, body);
+      this.json(res, 201, { id, body });
+      return;
+    }
+    if (req.method === 'PATCH' && byId) {
+      for (const [key, list] of this.comments) {
+        const c = key.startsWith(`${repo}#`) ? list.find((x) => x.id === n) : undefined;
+        if (c !== undefined) {
+          c.body = body;
+          this.json(res, 200, { id: c.id, body });
+          return;
+        }
+      }
     }
     this.json(res, 404, { message: 'Not Found' });
   }
@@ -310,8 +407,9 @@ echo "Loaded digest sha256:$digest"
 }
 
 // ---------------------------------------------------------------------------
-// A stand-in CLI release: a script whose report and exit code the test picks
-// through STANDIN_* variables. Its checksum in checksums.txt is genuine.
+// A stand-in CLI release: a script whose report, plan file, exit code and
+// `show` rendering the test picks through STANDIN_* variables. Its checksum
+// in checksums.txt is genuine.
 
 export async function makeStandInRelease(dir: string, version: string, goos: string, goarch: string): Promise<string> {
   await mkdir(dir, { recursive: true });
@@ -319,15 +417,43 @@ export async function makeStandInRelease(dir: string, version: string, goos: str
   const script = `#!/usr/bin/env bash
 # Stand-in sops-aws-sync for the Action's end-to-end tests.
 set -euo pipefail
+# show PLAN_FILE --format markdown: print the canned rendering in
+# STANDIN_SHOW_MARKDOWN (a file) when PLAN_FILE exists; STANDIN_SHOW_EXIT
+# makes it fail instead. Its arguments go to STANDIN_SHOW_ARGS.
+if [ "\${1:-}" = "show" ]; then
+  shift
+  printf '%s\\n' "$@" > "\${STANDIN_SHOW_ARGS:-/dev/null}"
+  file= format=text
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --format=*) format=\${1#--format=}; shift ;;
+      --format) format=$2; shift 2 ;;
+      -*) echo "stand-in show: unknown flag" >&2; exit 3 ;;
+      *) file=$1; shift ;;
+    esac
+  done
+  [ "$format" = markdown ] && [ -f "$file" ] || exit 3
+  if [ -n "\${STANDIN_SHOW_EXIT:-}" ]; then echo partial; exit "$STANDIN_SHOW_EXIT"; fi
+  cat "$STANDIN_SHOW_MARKDOWN"
+  exit 0
+fi
 report=
-for a in "$@"; do case "$a" in --report-file=*) report=\${a#--report-file=} ;; esac; done
+plan=
+for a in "$@"; do
+  case "$a" in
+    --report-file=*) report=\${a#--report-file=} ;;
+    --plan-file=*) plan=\${a#--plan-file=} ;;
+  esac
+done
 printf '%s\\n' "$@" > "$STANDIN_ARGS"
 env > "$STANDIN_ENV"
 echo '{"level":"INFO","msg":"stand-in run","phase":"complete"}'
 echo '::error::a workflow command printed by the CLI'
+if [ -n "\${STANDIN_LOG_LINE:-}" ]; then echo "$STANDIN_LOG_LINE"; fi
 if [ -n "\${STANDIN_STDERR:-}" ]; then echo "$STANDIN_STDERR" >&2; fi
 finish() {
   if [ -n "\${STANDIN_REPORT:-}" ] && [ -n "$report" ]; then printf '%s' "$STANDIN_REPORT" > "$report"; fi
+  if [ -n "\${STANDIN_PLAN:-}" ] && [ -n "$plan" ]; then (umask 077; printf '%s' "$STANDIN_PLAN" > "$plan"); fi
   exit "\${STANDIN_EXIT:-0}"
 }
 # STANDIN_BLOCK: wait for a signal instead of finishing at once. "trap":
