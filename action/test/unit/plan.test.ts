@@ -1,6 +1,7 @@
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
   capMarkdown,
@@ -130,6 +131,29 @@ describe('capMarkdown', () => {
     const { text } = capMarkdown(md, 4096);
     const head = text.slice(0, text.indexOf('_Truncated'));
     expect(md.startsWith(head.slice(0, head.lastIndexOf('```')))).toBe(true);
+  });
+});
+
+describe('capMarkdown on the CLI\'s own renderings (internal/planview golden files)', () => {
+  const dir = resolve(dirname(fileURLToPath(import.meta.url)), '../../../internal/planview/testdata');
+  const goldens = readdirSync(dir).filter((f) => f.endsWith('.md.golden'));
+
+  it('finds the golden Markdown files', () => {
+    expect(goldens.length).toBeGreaterThan(0);
+  });
+
+  it.each(goldens)('%s: cut to 1,024 bytes it stays a well-formed prefix with the note', (file) => {
+    // Repeat the operations so every golden is over the limit.
+    const md = readFileSync(join(dir, file), 'utf8');
+    const big = md.replace(/^( {2}[~+^x-] .*)$/gm, (l) => `${l}\n`.repeat(40).trimEnd());
+    const { text, truncated } = capMarkdown(big, 1024);
+    expect(truncated).toBe(Buffer.byteLength(big) > 1024);
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(1024);
+    expect(openBlocks(text)).toEqual({ fence: false, details: 0 });
+    // The kept lines are the rendering's own first lines, unchanged.
+    const kept = truncated ? text.slice(0, text.lastIndexOf('\n', text.indexOf('_Truncated') - 2)) : text;
+    expect(big.startsWith(kept.split('\n').slice(0, 8).join('\n'))).toBe(true);
+    if (truncated) expect(text).toContain('_Truncated by the sops-aws-sync Action');
   });
 });
 
