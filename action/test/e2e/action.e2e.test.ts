@@ -888,6 +888,61 @@ describe.skipIf(!cliPresent)('Action with the real release snapshot and the emul
     expect(r.outputs['create-count']).toBe('2');
     expect(r.outputs['verification-status']).toBe('not-run');
     expect(r.summary).toContain('<td>drift</td>');
+    // The plan section, rendered by the real CLI's show from its plan file.
+    expect(await isFile(r.outputs['plan-file-path'] ?? '')).toBe(true);
+    expect(r.summary).toContain('### sops-aws-sync plan');
+    expect(r.summary).toContain('**Plan: 2 to create, 0 to update, 0 to restore, 0 to schedule for deletion, 0 unchanged.**');
+    expect(r.summary).toContain('resource names hidden');
+    expect(r.summary).not.toContain('e2e/drift-open/');
+  });
+
+  it('plan comment with the real CLI: names hidden then shown, one comment edited; values and out-of-band keys never appear', async () => {
+    const prefix = 'e2e/comment';
+    const sync = await runner.runAction({ inputs: inputs(prefix, { mode: 'sync' }), env: realEnv });
+    expectSuccess(sync);
+    // A key added out of band (with its value): counted in the plan, never named.
+    const oobKey = `oobkey${randomBytes(5).toString('hex')}`;
+    const oobValue = `OOBVALUE${randomBytes(5).toString('hex')}`;
+    await emulator.call('PutSecretValue', {
+      SecretId: `${prefix}/app`,
+      SecretString: JSON.stringify({ [oobKey]: oobValue }),
+      ClientRequestToken: randomUUID(),
+    });
+    const event = join(work, `event-${randomUUID()}.json`);
+    await writeFile(event, JSON.stringify({ pull_request: { number: 99 } }));
+    const prEnv = { ...realEnv, GITHUB_EVENT_NAME: 'pull_request', GITHUB_EVENT_PATH: event };
+    const marker = `${planMarkerOf('acme/infra', prefix)}\n`;
+    const ours = () => (server.comments.get('acme/infra#99') ?? []).filter((c) => c.body.startsWith(marker));
+    const clean = (text: string) => {
+      for (const leak of [oobKey, oobValue, 'CANARY-', TOKEN]) expect(text).not.toContain(leak);
+    };
+
+    const hidden = await runner.runAction({ inputs: inputs(prefix, { 'pull-request-comment': 'true' }), env: prEnv });
+    expectSuccess(hidden);
+    expect(hidden.outputs).toMatchObject({ status: 'drift', 'update-count': '1', 'unchanged-count': '1' });
+    expect(ours()).toHaveLength(1);
+    const first = ours()[0];
+    const shown = await must(join(releaseDir, realAsset), ['show', hidden.outputs['plan-file-path'] ?? '', '--format', 'markdown']);
+    expect(first?.body).toBe(`${marker}${shown}`);
+    expect(first?.body).toContain('resource names hidden');
+    expect(first?.body).not.toContain(`${prefix}/app`);
+    clean(first?.body ?? '');
+    clean(hidden.summary);
+    clean(await readFile(hidden.outputs['plan-file-path'] ?? '', 'utf8'));
+
+    const named = await runner.runAction({
+      inputs: inputs(prefix, { 'pull-request-comment': 'true', 'show-resource-names': 'true' }),
+      env: prEnv,
+    });
+    expectSuccess(named);
+    expect(ours()).toHaveLength(1);
+    expect(ours()[0]?.id).toBe(first?.id);
+    const body = ours()[0]?.body ?? '';
+    expect(body).toContain(`${prefix}/app`);
+    expect(body).toContain('/password');
+    clean(body);
+    clean(named.summary);
+    clean(await readFile(named.outputs['plan-file-path'] ?? '', 'utf8'));
   });
 
   it('drift with fail-on-drift: the step fails with the drift message', async () => {
