@@ -24782,7 +24782,7 @@ var SHOW_TIMEOUT_MS = 3e4;
 var SHOW_TIMEOUT_CANCELLED_MS = 2e3;
 async function planMarkdown(binary, planPath, workspace, childEnv, cancelled) {
   if (!await planFileExists(planPath)) {
-    notice("sops-aws-sync wrote no plan file (a CLI without --plan-file, or a run that ended first); the summary has no plan section.");
+    notice("sops-aws-sync wrote no plan file; the summary has no plan section.");
     return void 0;
   }
   const rendered = await renderMarkdown(

@@ -152,7 +152,7 @@ async function planMarkdown(
   cancelled: boolean,
 ): Promise<string | undefined> {
   if (!(await planFileExists(planPath))) {
-    core.notice('sops-aws-sync wrote no plan file (a CLI without --plan-file, or a run that ended first); the summary has no plan section.');
+    core.notice('sops-aws-sync wrote no plan file; the summary has no plan section.');
     return undefined;
   }
   const rendered = await renderMarkdown(
