@@ -47,12 +47,8 @@ func SourceDigest(repoPath string) string {
 
 // IsDigest reports whether s is a lower-hex SHA-256 (64 characters of
 // [0-9a-f]); a source tag that is not is a source-tag conflict (SPEC §4.1).
-func IsDigest(s string) bool { return IsLowerHex(s, 64) }
-
-// IsLowerHex reports whether s is exactly n characters of [0-9a-f]: a
-// SHA-256 digest (64) or a full Git commit id (40).
-func IsLowerHex(s string, n int) bool {
-	if len(s) != n {
+func IsDigest(s string) bool {
+	if len(s) != 64 {
 		return false
 	}
 	for i := 0; i < len(s); i++ {

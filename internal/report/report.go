@@ -9,7 +9,6 @@ import (
 	"slices"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/atomicfile"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -41,7 +40,18 @@ func New(toolVersion, revision string, status vocab.Status, v vocab.Verification
 }
 
 // IsRevision reports whether s is a full 40-hex commit SHA.
-func IsRevision(s string) bool { return model.IsLowerHex(s, 40) }
+func IsRevision(s string) bool {
+	if len(s) != 40 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
 
 // Validate checks the schema's value rules: known schema, status and
 // verification tokens, a 40-hex or empty revision, non-negative numbers.
