@@ -34,6 +34,7 @@ import {
   type ActionRun,
   type Fixture,
 } from './harness.js';
+import { planMarkdown } from '../fixtures/rendering.js';
 
 const MSG = {
   drift: 'sops-aws-sync plan detected drift',
@@ -400,27 +401,11 @@ describe('Action with a stand-in CLI release: plan summary and pull-request comm
     stand_in_canary: [LEAK_VALUE, LEAK_KEY],
   });
   const markdown = (n: number, tag = 'one'): string =>
-    [
-      '### sops-aws-sync plan',
-      '',
-      `Commit \`${'a'.repeat(40)}\` · resource names hidden (ordinals and key counts only) · ${tag}`,
-      '',
-      '| create | update | restore | schedule deletion | unchanged | conflicts |',
-      '|---:|---:|---:|---:|---:|---:|',
-      `| 0 | ${n} | 0 | 0 | 0 | 0 |`,
-      '',
-      `**Plan: 0 to create, ${n} to update, 0 to restore, 0 to schedule for deletion, 0 unchanged.**`,
-      '',
-      `<details><summary>Operations (${n})</summary>`,
-      '',
-      '```text',
-      `Update (${n}):`,
-      ...Array.from({ length: n }, (_, i) => `  ~ resource-${String(i + 1).padStart(4, '0')} update: ~1 +0 -1 (value differs)`),
-      '```',
-      '',
-      '</details>',
-      '',
-    ].join('\n');
+    planMarkdown(n, {
+      commit: 'a'.repeat(40),
+      tag,
+      line: (i) => `  ~ resource-${String(i).padStart(4, '0')} update: ~1 +0 -1 (value differs)`,
+    });
   const markdownFile = async (text: string): Promise<string> => {
     const f = join(work, `show-${randomUUID()}.md`);
     await writeFile(f, text);

@@ -13,31 +13,10 @@ import {
   SUMMARY_PLAN_MAX_BYTES,
   truncationNote,
 } from '../../src/plan.js';
+import { planMarkdown } from '../fixtures/rendering.js';
 
-/** A rendering shaped like `show --format markdown`: table, then n operation lines in <details>. */
-function rendering(n: number, line = (i: number) => `  ~ resource-${String(i).padStart(4, '0')} update: ~1 +0 -0 (value differs)`): string {
-  const ops = Array.from({ length: n }, (_, i) => line(i + 1));
-  return [
-    '### sops-aws-sync plan',
-    '',
-    'Commit `0123456789abcdef0123456789abcdef01234567` · resource names hidden (ordinals and key counts only)',
-    '',
-    '| create | update | restore | schedule deletion | unchanged | conflicts |',
-    '|---:|---:|---:|---:|---:|---:|',
-    `| 0 | ${n} | 0 | 0 | 0 | 0 |`,
-    '',
-    `**Plan: 0 to create, ${n} to update, 0 to restore, 0 to schedule for deletion, 0 unchanged.**`,
-    '',
-    `<details><summary>Operations (${n})</summary>`,
-    '',
-    '```text',
-    `Update (${n}):`,
-    ...ops,
-    '```',
-    '',
-    '</details>',
-    '',
-  ].join('\n');
+function rendering(n: number, line?: (i: number) => string): string {
+  return planMarkdown(n, { line });
 }
 
 /** Open code fences and <details> blocks left after the whole text (CommonMark fences, ``` only here). */
