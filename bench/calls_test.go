@@ -101,36 +101,22 @@ func (f *fixture) run(t *testing.T, mode string, concurrency int, extra ...strin
 	return m.ExitCode, harness.Sub(after, before), rep.Counts, rep.Status
 }
 
-// assertCalls asserts the calls of one run. At --concurrency 1 the SDK has
-// been seen to retry one BatchGetSecretValue after its connection closed
-// while reading the answer (about one run in two; never at higher
-// concurrency; reported in docs/benchmarks.md): a transport retry, not an
-// algorithmic call, so there up to two extra batched reads are tolerated
-// and every other operation must still match exactly.
-func assertCalls(t *testing.T, want, got harness.Calls, sequential bool) {
+// assertCalls asserts the calls of one run exactly: the calls the tool
+// sent (d.Sent) must be want, operation by operation, at every concurrency.
+// The SDK's own retries of a call (the emulator sees Amz-Sdk-Request
+// attempt >= 2) are transport events, not the tool's algorithm: the SDK has
+// been seen to re-send one BatchGetSecretValue after its connection closed
+// while it read the answer (at --concurrency 1 about one run in two, and
+// once in CI at the default concurrency on a loaded machine), so up to two
+// are tolerated and logged; none is ever throttled, since every scenario
+// here runs within the quotas.
+func assertCalls(t *testing.T, want harness.Calls, d harness.Delta, msgAndArgs ...any) {
 	t.Helper()
-	if !sequential {
-		assert.Equal(t, want, got)
-		return
+	assert.Equal(t, want, d.Sent(), msgAndArgs...)
+	assert.LessOrEqual(t, d.Retries.Total(), int64(2), "SDK retries %v", d.Retries)
+	if n := d.Retries.Total(); n > 0 {
+		t.Logf("%d SDK retr%s (%v); throttled %v", n, map[bool]string{true: "y", false: "ies"}[n == 1], d.Retries, d.Throttled)
 	}
-	const op = "BatchGetSecretValue"
-	extra := got[op] - want[op]
-	assert.True(t, extra >= 0 && extra <= 2, "%s: %d calls, want %d (+ at most 2 transport retries)", op, got[op], want[op])
-	if extra > 0 {
-		t.Logf("%d SDK transport retr%s of %s at --concurrency 1", extra, map[bool]string{true: "y", false: "ies"}[extra == 1], op)
-	}
-	w, g := harness.Calls{}, harness.Calls{}
-	for k, v := range want {
-		if k != op {
-			w[k] = v
-		}
-	}
-	for k, v := range got {
-		if k != op {
-			g[k] = v
-		}
-	}
-	assert.Equal(t, w, g)
 }
 
 // TestCallCounts_N200 asserts, for a scope of 200 secrets, the exact API
@@ -154,7 +140,7 @@ func TestCallCounts_N200(t *testing.T) {
 			assert.Equal(t, 0, exit)
 			assert.Equal(t, vocab.StatusConverged, status)
 			assert.Equal(t, vocab.Counts{Unchanged: ciN}, counts)
-			assertCalls(t, noop, d.Calls, c.conc == 1)
+			assertCalls(t, noop, d)
 			assert.LessOrEqual(t, d.Calls.Total(), harness.NoopCallLimit(ciN))
 			assert.Empty(t, d.Throttled)
 		})
@@ -179,7 +165,8 @@ func TestCallCounts_N200(t *testing.T) {
 			assert.Equal(t, 0, exit)
 			assert.Equal(t, vocab.StatusConverged, status)
 			assert.Equal(t, vocab.Counts{Unchanged: ciN}, counts)
-			assert.Equal(t, noop, d.Calls, "%s with metadata: the calls of a no-op without it", mode)
+			assertCalls(t, noop, d, "%s with metadata: the calls of a no-op without it", mode)
+			assert.Empty(t, d.Throttled)
 		}
 	})
 
@@ -190,7 +177,7 @@ func TestCallCounts_N200(t *testing.T) {
 		assert.Equal(t, 0, exit)
 		assert.Equal(t, vocab.StatusConverged, status)
 		assert.Equal(t, vocab.Counts{Update: len(stale), Unchanged: ciN - len(stale)}, counts)
-		assert.Equal(t, harness.ExpectedCalls(harness.Scenario{Kind: harness.Changed, N: ciN, M: len(stale)}), d.Calls)
+		assertCalls(t, harness.ExpectedCalls(harness.Scenario{Kind: harness.Changed, N: ciN, M: len(stale)}), d)
 		assert.Empty(t, d.Throttled)
 	})
 
@@ -202,7 +189,7 @@ func TestCallCounts_N200(t *testing.T) {
 		assert.Equal(t, 0, exit)
 		assert.Equal(t, vocab.StatusConverged, status)
 		assert.Equal(t, vocab.Counts{Create: ciN}, counts)
-		assert.Equal(t, harness.ExpectedCalls(harness.Scenario{Kind: harness.Create, N: ciN}), d.Calls)
+		assertCalls(t, harness.ExpectedCalls(harness.Scenario{Kind: harness.Create, N: ciN}), d)
 		assert.Empty(t, d.Throttled, "writes are paced under the 50/s quota")
 	})
 }

@@ -23,6 +23,7 @@ func (c Calls) Total() int64 {
 // Delta is what happened between two stats snapshots.
 type Delta struct {
 	Calls     Calls // every request received, throttled ones and retries included
+	Retries   Calls // of Calls, the SDK's own retries of a call (Amz-Sdk-Request attempt >= 2)
 	Throttled Calls // requests answered ThrottlingException by the quota buckets
 	Faults    Calls // injected faults by kind (latency counts every delayed call)
 	// Connections is the number of TCP connections the client opened.
@@ -40,8 +41,23 @@ func Sub(after, before emulator.Stats) Delta {
 		}
 		return out
 	}
-	return Delta{Calls: sub(after.Calls, before.Calls), Throttled: sub(after.Throttled, before.Throttled), Faults: sub(after.Faults, before.Faults),
+	return Delta{Calls: sub(after.Calls, before.Calls), Retries: sub(after.Retries, before.Retries), Throttled: sub(after.Throttled, before.Throttled), Faults: sub(after.Faults, before.Faults),
 		Connections: after.Connections - before.Connections}
+}
+
+// Sent is the calls the tool made: Calls without the SDK's own retries
+// (Retries), the count the exact call budgets of ExpectedCalls are about.
+// A retry is the SDK re-sending one call after a transport error, a 5xx or
+// a throttle it judged retryable; a call the tool re-sends itself (after a
+// throttle, internal/awssm) is a new call and stays in Sent.
+func (d Delta) Sent() Calls {
+	out := Calls{}
+	for k, v := range d.Calls {
+		if n := v - d.Retries[k]; n != 0 {
+			out[k] = n
+		}
+	}
+	return out
 }
 
 // Mutations sums the mutating operations in c.

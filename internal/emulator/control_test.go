@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/emulatortest"
 )
 
 // The control API under /_emulator/ (issue 2): shapes, effects, and 400s on
@@ -74,6 +75,33 @@ func TestControl_StatsCountCallsPerOperation(t *testing.T) {
 	}
 	if st.Calls["CreateSecret"] != 1 || st.Calls["DescribeSecret"] != 3 || st.Throttled == nil || st.Faults == nil {
 		t.Fatalf("stats %s", body)
+	}
+}
+
+// Stats.Retries counts the requests an SDK marked as a retry of a call
+// (Amz-Sdk-Request attempt=2 or later); first attempts, requests without
+// the header and unreadable headers are not retries. They are in Calls too.
+func TestControl_StatsCountSDKRetries(t *testing.T) {
+	srv := emulatortest.Start(t)
+	for _, h := range []string{"", "attempt=1; max=3", "attempt=2; max=3", "ttl=20261201T000000Z; attempt=3; max=3", "attempt=x", "attempt=-2"} {
+		req, err := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{"Name":"absent"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("X-Amz-Target", "secretsmanager.DescribeSecret")
+		req.Header.Set("Content-Type", "application/x-amz-json-1.1")
+		if h != "" {
+			req.Header.Set("Amz-Sdk-Request", h)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+	}
+	st := srv.Stats(t)
+	if st.Calls["DescribeSecret"] != 6 || st.Retries["DescribeSecret"] != 2 || len(st.Retries) != 1 {
+		t.Fatalf("calls %v retries %v", st.Calls, st.Retries)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -140,23 +141,15 @@ func (e *Emulator) Reset() {
 }
 
 func (e *Emulator) resetStats() {
-	e.stats = Stats{Calls: map[string]int64{}, Throttled: map[string]int64{}, Faults: map[string]int64{}}
+	e.stats = Stats{Calls: map[string]int64{}, Retries: map[string]int64{}, Throttled: map[string]int64{}, Faults: map[string]int64{}}
 }
 
 // Stats returns a copy of the counters.
 func (e *Emulator) Stats() Stats {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	c := Stats{Calls: map[string]int64{}, Throttled: map[string]int64{}, Faults: map[string]int64{}}
-	for k, v := range e.stats.Calls {
-		c.Calls[k] = v
-	}
-	for k, v := range e.stats.Throttled {
-		c.Throttled[k] = v
-	}
-	for k, v := range e.stats.Faults {
-		c.Faults[k] = v
-	}
+	c := Stats{Calls: maps.Clone(e.stats.Calls), Retries: maps.Clone(e.stats.Retries),
+		Throttled: maps.Clone(e.stats.Throttled), Faults: maps.Clone(e.stats.Faults)}
 	c.Connections = e.stats.Connections
 	c.MaxInFlight = e.stats.MaxInFlight
 	return c
@@ -225,7 +218,7 @@ func (e *Emulator) handleAPI(w http.ResponseWriter, r *http.Request) (op string,
 		return fail(errf("UnknownOperationException", "the emulator does not serve this request; send POST with X-Amz-Target: secretsmanager.<Operation>"))
 	}
 
-	plan := e.admit(op)
+	plan := e.admit(op, sdkAttempt(r.Header))
 	fault = plan.name()
 	if plan.delay > 0 {
 		t := time.NewTimer(plan.delay)
@@ -257,6 +250,21 @@ func (e *Emulator) handleAPI(w http.ResponseWriter, r *http.Request) (op string,
 	}
 	writeAPI(w, http.StatusOK, b)
 	return op, http.StatusOK, "", fault
+}
+
+// sdkAttempt is the attempt number an AWS SDK put in its Amz-Sdk-Request
+// header ("attempt=2; max=3": the SDK's second try of one call); 1 when the
+// header is absent or unreadable. aws-sdk-go-v2 sets it in its retry
+// middleware (aws/retry), as the other AWS SDKs do.
+func sdkAttempt(h http.Header) int {
+	for part := range strings.SplitSeq(h.Get("Amz-Sdk-Request"), ";") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(part), "attempt="); ok {
+			if n, err := strconv.Atoi(v); err == nil && n > 1 {
+				return n
+			}
+		}
+	}
+	return 1
 }
 
 func (e *Emulator) countUnknown() {

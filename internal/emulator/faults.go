@@ -211,11 +211,14 @@ func (e *Emulator) resetFaultState() {
 // admit counts the call and decides its faults: a scripted fault for this
 // exact call wins; then the quota bucket; then the random error and
 // ambiguous rolls. Latency applies to every call.
-func (e *Emulator) admit(op string) callPlan {
+func (e *Emulator) admit(op string, attempt int) callPlan {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	f := &e.faults
 	e.stats.Calls[op]++
+	if attempt > 1 {
+		e.stats.Retries[op]++
+	}
 	e.nth[op]++
 	var plan callPlan
 	if f.LatencyMS > 0 || f.LatencyJitterMS > 0 {

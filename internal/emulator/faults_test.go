@@ -247,6 +247,10 @@ func TestFault_AmbiguousWithSDKRetries_CreateConvergesDeleteSurfacesInvalidReque
 	if calls := srv.Stats(t).Calls; calls["CreateSecret"] != 2 || calls["PutSecretValue"] != 2 || calls["DeleteSecret"] != 2 {
 		t.Fatalf("calls %v", calls)
 	}
+	// Each second request was the SDK's retry (Amz-Sdk-Request: attempt=2).
+	if r := srv.Stats(t).Retries; len(r) != 3 || r["CreateSecret"] != 1 || r["PutSecretValue"] != 1 || r["DeleteSecret"] != 1 {
+		t.Fatalf("retries %v", r)
+	}
 }
 
 func TestFault_ScriptedNthCallGetsTheFault(t *testing.T) {

@@ -13,7 +13,7 @@ func TestLatencyJitterStaysInRangeAndFollowsSeed(t *testing.T) {
 		e := New(WithFaults(Faults{Seed: seed, LatencyMS: 10, LatencyJitterMS: 20}))
 		var out []time.Duration
 		for range 50 {
-			out = append(out, e.admit("DescribeSecret").delay)
+			out = append(out, e.admit("DescribeSecret", 1).delay)
 		}
 		return out
 	}

@@ -42,7 +42,11 @@ type VersionDump struct {
 
 // Stats are the counters served by GET /_emulator/stats, reset by
 // POST /_emulator/reset. Calls counts every API request received per
-// operation (SDK retries count as separate calls); Throttled counts requests
+// operation (SDK retries count as separate calls); Retries counts, of those,
+// the requests an SDK sent as a retry of a call it had already sent (its
+// Amz-Sdk-Request header says attempt=2 or later: after a transport error,
+// a 5xx or a throttle the SDK retries itself; a call the tool re-sends after
+// a throttle is a new call, attempt=1); Throttled counts requests
 // answered with ThrottlingException by the quota buckets; Faults counts
 // injected faults by kind: "latency", "error:<Code>" (random or scripted),
 // "ambiguous-after-apply", "ambiguous-before-apply" (KMS key faults count
@@ -56,6 +60,7 @@ type VersionDump struct {
 // as the server saw it.
 type Stats struct {
 	Calls       map[string]int64 `json:"calls"`
+	Retries     map[string]int64 `json:"retries"`
 	Throttled   map[string]int64 `json:"throttled"`
 	Faults      map[string]int64 `json:"faults"`
 	Connections int64            `json:"connections"`

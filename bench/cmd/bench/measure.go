@@ -150,17 +150,21 @@ func check(sc harness.Scenario, exit int, status string, k vocab.Counts, d harne
 	return p
 }
 
-// callNotes compares the calls that were answered (throttled ones removed)
-// with the documented algorithm's exact counts.
+// callNotes compares the calls that were answered (throttled ones and the
+// SDK's own transport retries removed) with the documented algorithm's
+// exact counts, and names the SDK retries, if any.
 func callNotes(sc harness.Scenario, d harness.Delta) []string {
 	want := harness.ExpectedCalls(sc)
 	got := harness.Calls{}
-	for op, n := range d.Calls {
+	for op, n := range d.Sent() {
 		if v := n - d.Throttled[op]; v != 0 {
 			got[op] = v
 		}
 	}
 	var notes []string
+	if n := d.Retries.Total(); n > 0 {
+		notes = append(notes, fmt.Sprintf("%d SDK retries (%s)", n, harness.FormatCalls(d.Retries)))
+	}
 	ops := slices.Sorted(maps.Keys(want))
 	for op := range got {
 		if _, ok := want[op]; !ok {

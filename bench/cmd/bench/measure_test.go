@@ -39,6 +39,15 @@ func TestCallNotes_ThrottledAttemptsAreNotAlgorithmCalls(t *testing.T) {
 	assert.Equal(t, []string{"GetSecretValue 4 answered, algorithm says 0"}, callNotes(s, d))
 }
 
+// The SDK's own retry of a call whose answer it could not read is a
+// transport event: named in the notes, not counted against the algorithm.
+func TestCallNotes_SDKRetriesAreNamedNotCounted(t *testing.T) {
+	s := harness.Scenario{Kind: harness.NoopSync, N: 200}
+	d := harness.Delta{Calls: harness.Calls{"ListSecrets": 3, "DescribeSecret": 200, "BatchGetSecretValue": 11},
+		Retries: harness.Calls{"ListSecrets": 1, "BatchGetSecretValue": 1}}
+	assert.Equal(t, []string{"2 SDK retries (List 1, BatchGet 1)"}, callNotes(s, d))
+}
+
 func TestParseFlags_QuickDefaultsAndOverrides(t *testing.T) {
 	o, err := parseFlags([]string{"-root", "../../..", "-quick"})
 	assert.NoError(t, err)

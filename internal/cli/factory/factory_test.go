@@ -55,7 +55,9 @@ func TestNewAWSPortEndpointAndRetryOverride(t *testing.T) {
 	require.NoError(t, err)
 	_, err = p.ListCandidates(context.Background(), "0000000000000000000000000000000000000000000000000000000000000000")
 	require.NoError(t, err)
-	assert.Equal(t, int64(3), srv.Stats(t).Calls["ListSecrets"], "one failed + one retried call")
+	st := srv.Stats(t)
+	assert.Equal(t, int64(3), st.Calls["ListSecrets"], "one failed + one retried call")
+	assert.Equal(t, int64(1), st.Retries["ListSecrets"], "the second attempt is the SDK's retry (Amz-Sdk-Request attempt=2)")
 }
 
 // TestConnectionChurnAtHighConcurrency: rounds of 32 concurrent calls must
