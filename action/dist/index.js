@@ -23614,10 +23614,14 @@ function isPlanComment(body, marker) {
   return body === marker || body.startsWith(`${marker}
 `);
 }
+function isOwnComment(author, identity) {
+  return identity === void 0 ? author.bot : !author.bot && author.login === identity;
+}
 async function upsertComment(api, target, marker, body) {
+  const identity = await api.identity();
   for (let page = 1; page <= MAX_COMMENT_PAGES; page++) {
     const { comments, more } = await api.list(target, page);
-    const hit = comments.find((c) => isPlanComment(c.body, marker));
+    const hit = comments.find((c) => isPlanComment(c.body, marker) && isOwnComment(c.author, identity));
     if (hit !== void 0) {
       await api.update(target, hit.id, body);
       return { action: "updated", id: hit.id };
@@ -23671,6 +23675,27 @@ var GitHubComments = class _GitHubComments {
       throw new CommentError(`${what} did not return JSON`);
     }
   }
+  async identity() {
+    const what = "Reading the token's identity";
+    let res;
+    try {
+      res = await this.http.get(`${this.base}/user`, this.headers());
+    } catch {
+      throw new CommentError(`${what} could not reach the GitHub API`);
+    }
+    const status = res.message.statusCode ?? 0;
+    if (status === 403) {
+      res.message.resume();
+      return void 0;
+    }
+    if (status !== 200) {
+      res.message.resume();
+      throw new CommentError(`${what} returned HTTP ${status}`);
+    }
+    const doc = _GitHubComments.json(await res.readBody(), what);
+    if (!isRecord(doc) || typeof doc.login !== "string" || doc.login === "") throw new CommentError(`${what} returned an unexpected document`);
+    return doc.login;
+  }
   async list(target, page) {
     const what = "Listing the pull request comments";
     const url = `${this.base}/repos/${target.repo}/issues/${target.number}/comments?per_page=100&page=${page}`;
@@ -23679,7 +23704,10 @@ var GitHubComments = class _GitHubComments {
     if (!Array.isArray(doc)) throw new CommentError(`${what} returned an unexpected document`);
     const comments = [];
     for (const c of doc) {
-      if (isRecord(c) && typeof c.id === "number" && typeof c.body === "string") comments.push({ id: c.id, body: c.body });
+      if (!isRecord(c) || typeof c.id !== "number" || typeof c.body !== "string") continue;
+      const u = isRecord(c.user) ? c.user : {};
+      const author = { login: typeof u.login === "string" ? u.login : "", bot: u.type === "Bot" };
+      if (author.login !== "") comments.push({ id: c.id, body: c.body, author });
     }
     return { comments, more: /<[^>]*>\s*;\s*rel="?next"?/.test(res.link) };
   }

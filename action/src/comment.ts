@@ -6,6 +6,15 @@
  * ascending id), POST the same path, PATCH
  * /repos/{owner}/{repo}/issues/comments/{comment_id}. A failure here is never
  * the step's result: the caller turns a CommentError into a warning.
+ *
+ * Only a comment the token's own identity wrote is ever edited: anyone who
+ * can comment on the pull request can start a comment with the marker, and
+ * editing theirs would put the plan under a comment its author can rewrite
+ * afterwards. The identity is GET /user's login for a user token (a personal
+ * access token); an installation token (GITHUB_TOKEN, a GitHub App) cannot
+ * read /user (403), and its comments are written by a bot account
+ * (user.type "Bot", such as github-actions[bot]), which no one commenting
+ * on a pull request can impersonate.
  */
 import { readFile } from 'node:fs/promises';
 import { HttpClient } from '@actions/http-client';
@@ -56,14 +65,23 @@ export async function pullRequestTarget(env: NodeJS.ProcessEnv): Promise<PullReq
   return { repo, number: n };
 }
 
+/** Who wrote a comment: the account's login and whether it is a bot account (user.type "Bot"). */
+export interface CommentAuthor {
+  login: string;
+  bot: boolean;
+}
+
 /** One issue comment as the upsert needs it. */
 export interface IssueComment {
   id: number;
   body: string;
+  author: CommentAuthor;
 }
 
-/** The three issue-comment calls; GitHubComments is the REST implementation. */
+/** The issue-comment calls and the token's identity; GitHubComments is the REST implementation. */
 export interface IssueCommentsApi {
+  /** The login the token acts as (GET /user), or undefined for an installation token, whose comments a bot account writes. */
+  identity(): Promise<string | undefined>;
   /** One page (1-based, 100 per page, ascending id) and whether another follows. */
   list(target: PullRequestTarget, page: number): Promise<{ comments: IssueComment[]; more: boolean }>;
   create(target: PullRequestTarget, body: string): Promise<number>;
@@ -79,8 +97,19 @@ export function isPlanComment(body: string, marker: string): boolean {
 }
 
 /**
- * Edits the oldest comment whose first line is marker, or creates one when
- * none exists; returns what it did. Bodies are only compared, never logged.
+ * True when the token's identity wrote the comment: the login GET /user
+ * gave (a user token), or, for an installation token (identity undefined),
+ * a bot account.
+ */
+export function isOwnComment(author: CommentAuthor, identity: string | undefined): boolean {
+  return identity === undefined ? author.bot : !author.bot && author.login === identity;
+}
+
+/**
+ * Edits the oldest comment that the token's identity wrote and whose first
+ * line is marker, or creates one when none exists; returns what it did. A
+ * marked comment by anyone else is left alone. Bodies are only compared,
+ * never logged.
  */
 export async function upsertComment(
   api: IssueCommentsApi,
@@ -88,9 +117,10 @@ export async function upsertComment(
   marker: string,
   body: string,
 ): Promise<{ action: 'created' | 'updated'; id: number }> {
+  const identity = await api.identity();
   for (let page = 1; page <= MAX_COMMENT_PAGES; page++) {
     const { comments, more } = await api.list(target, page);
-    const hit = comments.find((c) => isPlanComment(c.body, marker));
+    const hit = comments.find((c) => isPlanComment(c.body, marker) && isOwnComment(c.author, identity));
     if (hit !== undefined) {
       await api.update(target, hit.id, body);
       return { action: 'updated', id: hit.id };
@@ -156,6 +186,30 @@ export class GitHubComments implements IssueCommentsApi {
     }
   }
 
+  async identity(): Promise<string | undefined> {
+    const what = 'Reading the token\'s identity';
+    let res: Awaited<ReturnType<HttpClient['get']>>;
+    try {
+      res = await this.http.get(`${this.base}/user`, this.headers());
+    } catch {
+      throw new CommentError(`${what} could not reach the GitHub API`);
+    }
+    const status = res.message.statusCode ?? 0;
+    if (status === 403) {
+      // An installation token (GITHUB_TOKEN, a GitHub App): "Resource not
+      // accessible by integration". Its comments are a bot account's.
+      res.message.resume();
+      return undefined;
+    }
+    if (status !== 200) {
+      res.message.resume();
+      throw new CommentError(`${what} returned HTTP ${status}`);
+    }
+    const doc = GitHubComments.json(await res.readBody(), what);
+    if (!isRecord(doc) || typeof doc.login !== 'string' || doc.login === '') throw new CommentError(`${what} returned an unexpected document`);
+    return doc.login;
+  }
+
   async list(target: PullRequestTarget, page: number): Promise<{ comments: IssueComment[]; more: boolean }> {
     const what = 'Listing the pull request comments';
     const url = `${this.base}/repos/${target.repo}/issues/${target.number}/comments?per_page=100&page=${page}`;
@@ -164,7 +218,12 @@ export class GitHubComments implements IssueCommentsApi {
     if (!Array.isArray(doc)) throw new CommentError(`${what} returned an unexpected document`);
     const comments: IssueComment[] = [];
     for (const c of doc as unknown[]) {
-      if (isRecord(c) && typeof c.id === 'number' && typeof c.body === 'string') comments.push({ id: c.id, body: c.body });
+      if (!isRecord(c) || typeof c.id !== 'number' || typeof c.body !== 'string') continue;
+      // A comment whose author cannot be read (a deleted account, "ghost")
+      // is nobody's: it is never edited.
+      const u = isRecord(c.user) ? c.user : {};
+      const author = { login: typeof u.login === 'string' ? u.login : '', bot: u.type === 'Bot' };
+      if (author.login !== '') comments.push({ id: c.id, body: c.body, author });
     }
     // Only whether a next page exists is read from the Link header: the
     // next request is built here, so the token never follows a URL the

@@ -16,6 +16,7 @@ import { appendFile, mkdir, readFile, readdir, rm, stat, writeFile } from 'node:
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
+  ACTIONS_BOT,
   Emulator,
   findSops,
   freshDir,
@@ -529,7 +530,7 @@ describe('Action with a stand-in CLI release: plan summary and pull-request comm
     const second = await runner.runAction({ inputs: inputs({ 'pull-request-comment': 'true' }), env: { ...(await withPlan(markdown(4, 'second'))), ...env } });
     expectSuccess(second);
     expect(second.stdout).toContain(`Edited the plan comment on pull request #${PR_NUMBER}.`);
-    expect(planComments()).toEqual([{ id: created?.id, body: `${planMarkerOf(PR_REPO, 'apps/prod')}\n${markdown(4, 'second')}` }]);
+    expect(planComments()).toEqual([{ id: created?.id, body: `${planMarkerOf(PR_REPO, 'apps/prod')}\n${markdown(4, 'second')}`, user: ACTIONS_BOT }]);
     expect(commentRequests(mid).map((q) => `${q.method} ${q.path}`)).toEqual([
       `GET /repos/${PR_REPO}/issues/${PR_NUMBER}/comments`,
       `GET /repos/${PR_REPO}/issues/${PR_NUMBER}/comments`,
@@ -548,6 +549,42 @@ describe('Action with a stand-in CLI release: plan summary and pull-request comm
     expectSuccess(other);
     expect(planComments()).toHaveLength(1);
     expect(planComments('apps/staging')).toHaveLength(1);
+  });
+
+  it('a marker planted by someone else is never edited: the Action posts and then edits its own comment', async () => {
+    const marker = planMarkerOf(PR_REPO, 'apps/prod');
+    const planted = server.addComment(PR_REPO, PR_NUMBER, `${marker}\nNo changes. Safe to merge.`, { login: 'mallory', type: 'User' });
+    const env = await onPullRequest();
+    const before = server.requests.length;
+    for (const [n, note] of [[3, 'first'], [1, 'second']] as const) {
+      const r = await runner.runAction({ inputs: inputs({ 'pull-request-comment': 'true' }), env: { ...(await withPlan(markdown(n, note))), ...env } });
+      expectSuccess(r);
+      expect(warnings(r)).toEqual([]);
+    }
+    const all = planComments();
+    expect(all).toHaveLength(2);
+    expect(all[0]).toEqual({ id: planted, body: `${marker}\nNo changes. Safe to merge.`, user: { login: 'mallory', type: 'User' } });
+    expect(all[1]).toMatchObject({ body: `${marker}\n${markdown(1, 'second')}`, user: ACTIONS_BOT });
+    expect(server.requests.slice(before).filter((q) => q.method === 'PATCH').map((q) => q.path)).toEqual([`/repos/${PR_REPO}/issues/comments/${all[1]?.id}`]);
+  });
+
+  it('with a user token, the comment is found by the login GET /user answers, not by a bot or another user', async () => {
+    server.userLogin = 'infra-ci';
+    try {
+      const marker = planMarkerOf(PR_REPO, 'apps/prod');
+      server.addComment(PR_REPO, PR_NUMBER, `${marker}\nby a bot`, ACTIONS_BOT);
+      const env = await onPullRequest();
+      const first = await runner.runAction({ inputs: inputs({ 'pull-request-comment': 'true' }), env: { ...(await withPlan(markdown(2, 'first'))), ...env } });
+      expect(first.stdout).toContain(`Created the plan comment on pull request #${PR_NUMBER}.`);
+      const second = await runner.runAction({ inputs: inputs({ 'pull-request-comment': 'true' }), env: { ...(await withPlan(markdown(2, 'second'))), ...env } });
+      expect(second.stdout).toContain(`Edited the plan comment on pull request #${PR_NUMBER}.`);
+      expect(planComments().map((c) => [c.user.login, c.body])).toEqual([
+        ['github-actions[bot]', `${marker}\nby a bot`],
+        ['infra-ci', `${marker}\n${markdown(2, 'second')}`],
+      ]);
+    } finally {
+      server.userLogin = undefined;
+    }
   });
 
   it('an oversized plan is cut below the comment and summary limits with the note, still well-formed', async () => {

@@ -86,7 +86,12 @@ export interface SeenRequest {
 export interface StoredComment {
   id: number;
   body: string;
+  /** The author as GitHub returns it: user.login and user.type ("User" or "Bot"). */
+  user: { login: string; type: 'User' | 'Bot' };
 }
+
+/** The account GITHUB_TOKEN's comments are written by. */
+export const ACTIONS_BOT = { login: 'github-actions[bot]', type: 'Bot' } as const;
 
 export class ReleaseServer {
   private server: Server | undefined;
@@ -100,6 +105,12 @@ export class ReleaseServer {
   readonly comments = new Map<string, StoredComment[]>();
   /** When set, every issue-comment request answers with this HTTP status. */
   commentFault: number | undefined;
+  /**
+   * The login GET /user answers for the token (a user token); undefined:
+   * an installation token, which GitHub answers 403 and whose comments
+   * ACTIONS_BOT writes.
+   */
+  userLogin: string | undefined;
   private nextCommentId = 5000;
   base = '';
 
@@ -224,6 +235,12 @@ export class ReleaseServer {
       res.writeHead(302, { location: `${this.base}/download/${hit.rel.tag}/${hit.name}` }).end();
       return;
     }
+    if (path === '/user' && req.method === 'GET') {
+      if (req.headers.authorization === undefined) this.json(res, 401, { message: 'Requires authentication' });
+      else if (this.userLogin === undefined) this.json(res, 403, { message: 'Resource not accessible by integration' });
+      else this.json(res, 200, { login: this.userLogin, type: 'User' });
+      return;
+    }
     if (
       (m = /^\/repos\/([^/]+\/[^/]+)\/issues\/(\d+)\/comments$/.exec(path)) !== null ||
       (m = /^\/repos\/([^/]+\/[^/]+)\/issues\/comments\/(\d+)$/.exec(path)) !== null
@@ -246,12 +263,12 @@ export class ReleaseServer {
     this.json(res, 404, { message: 'Not Found' });
   }
 
-  /** Adds a comment someone else wrote to pull request repo#number. */
-  addComment(repo: string, number: number, body: string): number {
+  /** Adds a comment to pull request repo#number; by default one someone else (octocat) wrote. */
+  addComment(repo: string, number: number, body: string, user: StoredComment['user'] = { login: 'octocat', type: 'User' }): number {
     const key = `${repo}#${number}`;
     const list = this.comments.get(key) ?? [];
     const id = this.nextCommentId++;
-    list.push({ id, body });
+    list.push({ id, body, user });
     this.comments.set(key, list);
     return id;
   }
@@ -290,7 +307,7 @@ export class ReleaseServer {
       if (page * perPage < all.length) {
         headers.link = `<${this.base}${path}?per_page=${perPage}&page=${page + 1}>; rel="next"`;
       }
-      res.writeHead(200, headers).end(JSON.stringify(slice.map((c) => ({ id: c.id, body: c.body, user: { login: 'github-actions[bot]', type: 'Bot' } }))));
+      res.writeHead(200, headers).end(JSON.stringify(slice.map((c) => ({ id: c.id, body: c.body, user: c.user }))));
       return;
     }
     let body: unknown;
@@ -308,7 +325,7 @@ export class ReleaseServer {
       return;
     }
     if (req.method === 'POST' && !byId) {
-      const id = this.addComment(repo, n, body);
+      const id = this.addComment(repo, n, body, this.userLogin === undefined ? ACTIONS_BOT : { login: this.userLogin, type: 'User' });
       this.json(res, 201, { id, body });
       return;
     }

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   CommentError,
+  type CommentAuthor,
+  isOwnComment,
   isPlanComment,
   MAX_COMMENT_PAGES,
   pullRequestTarget,
@@ -14,21 +16,37 @@ import {
 } from '../../src/comment.js';
 import { planMarker } from '../../src/plan.js';
 
+/** GITHUB_TOKEN's comments are written by this bot account. */
+const ACTIONS_BOT: CommentAuthor = { login: 'github-actions[bot]', bot: true };
+const MALLORY: CommentAuthor = { login: 'mallory', bot: false };
+
 /** In-memory issue comments (pure logic of the upsert; the REST client is covered end to end). */
 class FakeComments implements IssueCommentsApi {
   comments: IssueComment[] = [];
   calls: string[] = [];
   private nextId = 1;
 
+  /** me: the token's identity (undefined: an installation token, whose comments ACTIONS_BOT writes). */
   constructor(
     private readonly perPage = 100,
     private readonly endless = false,
+    private readonly me?: string,
   ) {}
 
-  add(body: string): number {
+  private get self(): CommentAuthor {
+    return this.me === undefined ? ACTIONS_BOT : { login: this.me, bot: false };
+  }
+
+  /** Adds a comment; by default one the token's identity wrote. */
+  add(body: string, author: CommentAuthor = this.self): number {
     const id = this.nextId++;
-    this.comments.push({ id, body });
+    this.comments.push({ id, body, author });
     return id;
+  }
+
+  identity(): Promise<string | undefined> {
+    this.calls.push('identity');
+    return Promise.resolve(this.me);
   }
 
   list(_t: PullRequestTarget, page: number): Promise<{ comments: IssueComment[]; more: boolean }> {
@@ -65,7 +83,7 @@ describe('upsertComment', () => {
     expect(first.action).toBe('created');
     const second = await upsertComment(api, target, marker, `${marker}\nplan two`);
     expect(second).toEqual({ action: 'updated', id: first.id });
-    expect(api.comments.filter((c) => isPlanComment(c.body, marker))).toEqual([{ id: first.id, body: `${marker}\nplan two` }]);
+    expect(api.comments.filter((c) => isPlanComment(c.body, marker))).toEqual([{ id: first.id, body: `${marker}\nplan two`, author: ACTIONS_BOT }]);
     expect(api.comments.find((c) => c.body === 'LGTM')).toBeDefined();
   });
 
@@ -76,7 +94,7 @@ describe('upsertComment', () => {
     for (let i = 0; i < 5; i++) api.add(`more ${i}`);
     const r = await upsertComment(api, target, marker, `${marker}\nnew`);
     expect(r).toEqual({ action: 'updated', id });
-    expect(api.calls).toEqual(['list 1', 'list 2', 'list 3', `update ${id}`]);
+    expect(api.calls).toEqual(['identity', 'list 1', 'list 2', 'list 3', `update ${id}`]);
   });
 
   it('keeps one comment per scope: another scope’s marker is not this one', async () => {
@@ -103,6 +121,33 @@ describe('upsertComment', () => {
     expect(await upsertComment(api, target, marker, `${marker}\nc`)).toEqual({ action: 'updated', id: oldest });
   });
 
+  it('never edits a marked comment someone else wrote: a planted marker gets its own plan comment beside it', async () => {
+    const api = new FakeComments();
+    const planted = api.add(`${marker}\nno changes, approve me`, MALLORY);
+    const first = await upsertComment(api, target, marker, `${marker}\nplan: 3 deletions`);
+    expect(first.action).toBe('created');
+    const second = await upsertComment(api, target, marker, `${marker}\nplan: 2 deletions`);
+    expect(second).toEqual({ action: 'updated', id: first.id });
+    expect(api.comments.find((c) => c.id === planted)).toEqual({ id: planted, body: `${marker}\nno changes, approve me`, author: MALLORY });
+    expect(api.calls).not.toContain(`update ${planted}`);
+  });
+
+  it('with a user token (GET /user answers), only that login’s comment is ours, not a bot’s or another user’s', async () => {
+    const api = new FakeComments(100, false, 'release-bot-user');
+    api.add(`${marker}\nby a bot`, ACTIONS_BOT);
+    api.add(`${marker}\nby mallory`, MALLORY);
+    api.add(`${marker}\nby a bot named like us`, { login: 'release-bot-user', bot: true });
+    const own = api.add(`${marker}\nours`);
+    expect(await upsertComment(api, target, marker, `${marker}\nnew`)).toEqual({ action: 'updated', id: own });
+  });
+
+  it('passes a failure to read the identity on to the caller (which warns), before listing', async () => {
+    const api = new FakeComments();
+    api.identity = () => Promise.reject(new CommentError("Reading the token's identity returned HTTP 401"));
+    await expect(upsertComment(api, target, marker, 'b')).rejects.toThrow('HTTP 401');
+    expect(api.calls).toEqual([]);
+  });
+
   it('stops listing after MAX_COMMENT_PAGES pages, then creates', async () => {
     const api = new FakeComments(1, true);
     for (let i = 0; i < 3; i++) api.add('x');
@@ -115,6 +160,18 @@ describe('upsertComment', () => {
     const api = new FakeComments();
     api.create = () => Promise.reject(new CommentError('Creating the plan comment returned HTTP 403'));
     await expect(upsertComment(api, target, marker, 'b')).rejects.toThrow('HTTP 403');
+  });
+});
+
+describe('isOwnComment', () => {
+  it.each([
+    ['installation token, a bot wrote it', ACTIONS_BOT, undefined, true],
+    ['installation token, a user wrote it', MALLORY, undefined, false],
+    ['user token, that user wrote it', MALLORY, 'mallory', true],
+    ['user token, another user wrote it', MALLORY, 'alice', false],
+    ['user token, a bot with that login wrote it', { login: 'alice', bot: true }, 'alice', false],
+  ] as const)('%s: %s', (_what, author, identity, want) => {
+    expect(isOwnComment(author, identity)).toBe(want);
   });
 });
 
