@@ -29,16 +29,19 @@ const (
 	FamilyObserve     Family = "observe"     // the scope could not be read from AWS
 	FamilyInterrupted Family = "interrupted" // a signal or the run timeout
 	FamilyInternal    Family = "internal"    // an unexpected failure
+	FamilyWarning     Family = "warning"     // a finding that neither stops nor limits the run
 )
 
 // familyExit is the one table from class family to exit code (SPEC §7.1,
-// docs/results.md). Every family but interrupted is "invalid": the run is
-// refused before (or, for report, regardless of) any change it made.
+// docs/results.md). Every family but observe (apply-failed), interrupted
+// and warning is "invalid": the run is refused before (or, for report,
+// regardless of) any change it made. A warning never ends a run.
 var familyExit = map[Family]int{
 	FamilyUsage: vocab.ExitInvalid, FamilyConfig: vocab.ExitInvalid, FamilyGit: vocab.ExitInvalid,
 	FamilySource: vocab.ExitInvalid, FamilyName: vocab.ExitInvalid, FamilyDecrypt: vocab.ExitInvalid,
 	FamilyPlaintext: vocab.ExitInvalid, FamilyDesired: vocab.ExitInvalid, FamilyAWS: vocab.ExitInvalid,
 	FamilyReport: vocab.ExitInvalid, FamilyPlanfile: vocab.ExitInvalid, FamilyGate: vocab.ExitInvalid, FamilyObserve: vocab.ExitApply, FamilyInterrupted: vocab.ExitInterrupted, FamilyInternal: vocab.ExitInvalid,
+	FamilyWarning: vocab.ExitOK, // never ends a run: the status decides the exit code
 }
 
 // FamilyExitCode is the exit code of a run ended by a diagnostic of
@@ -157,6 +160,12 @@ const (
 	Interrupted        = "interrupted"
 	InterruptedSignal  = "interrupted:signal"
 	InterruptedTimeout = "interrupted:run-timeout"
+
+	// WarningOrphans: secrets this tool owns in another scope hold
+	// documents of this commit (a change of --secret-prefix,
+	// --repository-id or --source-root left them); the run never touches
+	// them. The plan file and its renderings carry it as a warning.
+	WarningOrphans = "warning:orphans"
 
 	// Internal is an unexpected failure (an engine record of a call that
 	// failed without a modelled AWS error; the CLI's last-resort line).
@@ -281,6 +290,9 @@ var entries = []Entry{
 	{Interrupted, FamilyInterrupted, "the work was cut short by a signal or the run timeout", nextRerun},
 	{InterruptedSignal, FamilyInterrupted, "run interrupted", nextRerun},
 	{InterruptedTimeout, FamilyInterrupted, "run interrupted", nextRerun},
+
+	{WarningOrphans, FamilyWarning, "secrets this tool owns in another scope hold documents of this commit; they are not touched",
+		"if the scope was renamed on purpose, retire the old scope once nothing reads it (docs/recovery.md, retiring an old scope)"},
 
 	{Internal, FamilyInternal, "internal error", nextBug},
 }

@@ -86,4 +86,9 @@ func TestPlanfileTokensMatchPlanview(t *testing.T) {
 	assert.Equal(t, planview.ClassMalformed, PlanfileMalformed)
 	assert.Equal(t, planview.ClassUnreadable, PlanfileUnreadable)
 	assert.Equal(t, planview.ClassWriteFailed, PlanfileWriteFailed)
+	// planview tells warnings from errors by this prefix.
+	assert.Equal(t, planview.WarningClassPrefix, string(FamilyWarning)+":")
+	for _, e := range entries {
+		assert.Equal(t, e.Family == FamilyWarning, planview.IsWarning(planview.Diagnostic{Class: e.Class}), e.Class)
+	}
 }

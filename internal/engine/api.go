@@ -75,7 +75,8 @@ type Result struct {
 	// Nil when no plan was built (the first observation failed).
 	Plan []planview.Operation
 	// Diagnostics say what stopped the run in the engine, for the plan
-	// file: gate:empty-scope, gate:max-deletions, observe:failed. The log
+	// file: gate:empty-scope, gate:max-deletions, observe:failed; and the
+	// warnings that stopped nothing: warning:orphans. The log
 	// records (with error_code, request_id …) stay the full account.
 	Diagnostics diag.Diagnostics
 }

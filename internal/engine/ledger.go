@@ -44,7 +44,8 @@ type ledger struct {
 	// decision order (part of the plan that was applied).
 	followUps []plan.Operation
 	// problems are the diagnostics of what stopped the run in the engine
-	// (a gate, a failed observation), for the plan file.
+	// (a gate, a failed observation) and the warnings (warning:orphans),
+	// for the plan file.
 	problems diag.Diagnostics
 }
 
@@ -276,7 +277,8 @@ func (l *ledger) planned(p plan.Plan) {
 	l.shown, l.followUps = &p, nil
 }
 
-// problem records a diagnostic of what stopped the run.
+// problem records a diagnostic of what stopped the run, or a warning
+// (diag.FamilyWarning) the plan file carries beside them.
 func (l *ledger) problem(d diag.Diagnostic) {
 	l.mu.Lock()
 	l.problems = append(l.problems, d)

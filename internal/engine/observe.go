@@ -3,11 +3,13 @@ package engine
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
@@ -137,6 +139,13 @@ func (r *runner) ownScope(all []Candidate) []Candidate {
 		}
 		r.log.Warn("secrets this tool owns in another scope hold documents of this commit (left by a change of "+
 			"--secret-prefix, --repository-id or --source-root); they are not touched: retire the old scope (docs/recovery.md)", attrs...)
+		// The plan file and its renderings (the pull request's summary)
+		// carry it too, as a warning with the count only.
+		what := fmt.Sprintf("%d secrets this tool owns in another scope hold documents of this commit; they are not touched", len(orphans))
+		if len(orphans) == 1 {
+			what = "1 secret this tool owns in another scope holds a document of this commit; it is not touched"
+		}
+		r.ledger.problem(diag.New(diag.WarningOrphans, diag.Subject{}).WithSummary(what))
 	}
 	return own
 }

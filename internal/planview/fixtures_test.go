@@ -35,8 +35,8 @@ func summary(t testing.TB, desired, observed string) *keydiff.Summary {
 func binary() *keydiff.Summary { s := keydiff.Binary(); return &s }
 
 // fixtures are the plans the golden files render: every action and
-// reason (full), conflicts (conflict), an early failure (invalid) and a
-// converged scope (nochange).
+// reason (full), conflicts (conflict), an early failure (invalid), a
+// converged scope (nochange) and one with a warning (orphans).
 func fixtures(t testing.TB) map[string]Input {
 	t.Helper()
 	full := Input{GitRevision: rev, Operations: []Operation{
@@ -82,5 +82,12 @@ func fixtures(t testing.TB) map[string]Input {
 		{Ordinal: 1, Name: "prod/app/a", Action: vocab.PlanUnchanged, Reason: vocab.ReasonValueEqual},
 		{Ordinal: 2, Name: "prod/app/b", Action: vocab.PlanUnchanged, Reason: vocab.ReasonValueEqual},
 	}}
-	return map[string]Input{"full": full, "conflict": conflict, "invalid": invalid, "nochange": nochange}
+	// A converged scope whose documents an older scope also holds (a
+	// renamed prefix): a warning, and still "No changes".
+	orphans := Input{GitRevision: rev, Operations: nochange.Operations, Diagnostics: []Diagnostic{
+		{Class: "warning:orphans",
+			Summary: "3 secrets this tool owns in another scope hold documents of this commit; they are not touched",
+			Next:    "if the scope was renamed on purpose, retire the old scope once nothing reads it (docs/recovery.md, retiring an old scope)"},
+	}}
+	return map[string]Input{"full": full, "conflict": conflict, "invalid": invalid, "nochange": nochange, "orphans": orphans}
 }

@@ -1,6 +1,8 @@
 package planview
 
 import (
+	"strings"
+
 	"github.com/sops-aws-sync/sops-aws-sync/internal/keydiff"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -16,7 +18,8 @@ type Input struct {
 	// operation, conflict and unchanged name (not the foreign names the
 	// plan ignores).
 	Operations []Operation
-	// Diagnostics are the problems that stopped or limited the run.
+	// Diagnostics are the problems that stopped or limited the run, and
+	// the warnings (class "warning:…", IsWarning) that did neither.
 	Diagnostics []Diagnostic
 }
 
@@ -52,4 +55,23 @@ type Diagnostic struct {
 	Summary string `json:"summary"`
 	Next    string `json:"next"`
 	Subject string `json:"subject"`
+}
+
+// WarningClassPrefix begins the class of a warning: a diagnostic of the
+// "warning" family (internal/diag), which neither stops nor limits the run
+// (warning:orphans). Every other class is an error.
+const WarningClassPrefix = "warning:"
+
+// IsWarning reports whether d is a warning rather than an error.
+func IsWarning(d Diagnostic) bool { return strings.HasPrefix(d.Class, WarningClassPrefix) }
+
+// errorCount is how many of v's diagnostics are errors.
+func errorCount(v View) int {
+	n := 0
+	for _, d := range v.Diagnostics {
+		if !IsWarning(d) {
+			n++
+		}
+	}
+	return n
 }

@@ -27,23 +27,13 @@ func (s section) all() []string {
 	return append([]string{s.title}, s.lines...)
 }
 
-// blocking returns the sections that stop the run: diagnostics, then
-// conflicts (each with its class and remedy).
+// blocking returns the sections shown before the operations: the errors
+// that stopped or limited the run, then conflicts (each with its class and
+// remedy), then warnings.
 func blocking(v View) []section {
 	var out []section
-	if n := len(v.Diagnostics); n > 0 {
-		s := section{title: fmt.Sprintf("Errors (%d):", n)}
-		for _, d := range v.Diagnostics {
-			head := "  x " + q(d.Class)
-			if d.Subject != "" {
-				head += " " + q(d.Subject)
-			}
-			s.lines = append(s.lines, head+": "+q(d.Summary))
-			if d.Next != "" {
-				s.lines = append(s.lines, "      next: "+q(d.Next))
-			}
-		}
-		out = append(out, s)
+	if n := errorCount(v); n > 0 {
+		out = append(out, diagnostics(v, fmt.Sprintf("Errors (%d):", n), "  x ", false))
 	}
 	if n := v.Summary.Conflicts; n > 0 {
 		which := "each is"
@@ -62,7 +52,30 @@ func blocking(v View) []section {
 		}
 		out = append(out, s)
 	}
+	if n := len(v.Diagnostics) - errorCount(v); n > 0 {
+		out = append(out, diagnostics(v, fmt.Sprintf("Warnings (%d):", n), "  * ", true))
+	}
 	return out
+}
+
+// diagnostics is the section of v's warnings (warnings) or errors, each
+// line marked with mark: class, subject, summary, and the next action.
+func diagnostics(v View, title, mark string, warnings bool) section {
+	s := section{title: title}
+	for _, d := range v.Diagnostics {
+		if IsWarning(d) != warnings {
+			continue
+		}
+		head := mark + q(d.Class)
+		if d.Subject != "" {
+			head += " " + q(d.Subject)
+		}
+		s.lines = append(s.lines, head+": "+q(d.Summary))
+		if d.Next != "" {
+			s.lines = append(s.lines, "      next: "+q(d.Next))
+		}
+	}
+	return s
 }
 
 // phases returns one section per non-empty apply phase, in apply order.
@@ -154,7 +167,7 @@ func verdict(v View) string {
 	switch {
 	case v.Summary.Conflicts > 0:
 		return plural(v.Summary.Conflicts, "conflict blocks", "conflicts block") + " the plan: nothing will be changed."
-	case len(v.Diagnostics) == 0 && v.Summary.Operations() == 0:
+	case errorCount(v) == 0 && v.Summary.Operations() == 0:
 		return "No changes: AWS Secrets Manager matches the commit."
 	}
 	return ""

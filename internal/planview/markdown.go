@@ -22,8 +22,8 @@ const (
 const minMarkdownLimit = 2048
 
 // Markdown renders v for a job summary or a pull-request comment: a
-// heading, a table of counts and the closing line, then the errors and
-// conflicts in an open block, then the operations, grouped by apply phase,
+// heading, a table of counts and the closing line, then the errors,
+// conflicts and warnings in an open block, then the operations, grouped by apply phase,
 // in a collapsed <details> block. Every data string is inside a fenced code
 // block (longer than any backtick run in it), so key names cannot inject
 // markup, links or mentions. It has the same lines as Text.

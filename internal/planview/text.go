@@ -3,7 +3,7 @@ package planview
 import "strings"
 
 // Text renders v for a terminal, in the spirit of Terraform's plan: a
-// header, the errors and conflicts first (class and what to do), then one
+// header, the errors, conflicts and warnings first (class and what to do), then one
 // line per operation grouped by apply phase (restore, create, update,
 // schedule-delete; unchanged secrets are only counted), then the closing
 // "Plan: …" line. Every line ends in "\n".

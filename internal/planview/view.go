@@ -24,7 +24,8 @@ type View struct {
 	Operations []Op `json:"operations"`
 	// Summary is derived from Operations (same keys as the report's counts).
 	Summary vocab.Counts `json:"summary"`
-	// Diagnostics are the problems that stopped or limited the run.
+	// Diagnostics are the problems that stopped or limited the run, then
+	// the warnings (IsWarning), in the order the run met them.
 	Diagnostics []Diagnostic `json:"diagnostics"`
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -207,12 +208,25 @@ func TestPrefixChangeWarnsAboutOrphans(t *testing.T) {
 		return m["level"] == "WARN" && strings.Contains(msg, "another scope")
 	}
 	before := e.mutatingCalls()
-	r = f.run(e, runOpts{}, moved...)
+	r, view, _ := f.runPlan(e, runOpts{}, moved...)
 	expect(t, r, 0, vocab.StatusDrift, vocab.VerificationNotRun, &vocab.Counts{Create: 3})
 	w := findRecord(r.records(t), isOrphanWarning)
 	require.NotNil(t, w, "orphan warning: %s", r.Stdout)
 	assert.EqualValues(t, 3, w["count"])
 	assert.Nil(t, w["resource"], "names only with --show-resource-names")
+	// The plan file (and so the pull request's summary and comment) carries
+	// it as a warning with the count only; it changes neither the exit code
+	// nor the plan.
+	require.Len(t, view.Diagnostics, 1)
+	assert.Equal(t, planview.Diagnostic{Class: "warning:orphans",
+		Summary: "3 secrets this tool owns in another scope hold documents of this commit; they are not touched",
+		Next:    "if the scope was renamed on purpose, retire the old scope once nothing reads it (docs/recovery.md, retiring an old scope)"},
+		view.Diagnostics[0])
+	assert.Contains(t, planview.Text(view), "Warnings (1):\n  * warning:orphans: 3 secrets")
+	assert.Contains(t, planview.Markdown(view), "Warnings (1):")
+	for _, d := range docs {
+		assert.NotContains(t, planview.Markdown(view), d.Name, "no orphan name in the rendering with names hidden")
+	}
 
 	r = f.run(e, runOpts{ShowNames: true}, append(moved, "--show-resource-names")...)
 	w = findRecord(r.records(t), isOrphanWarning)
