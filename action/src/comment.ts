@@ -219,8 +219,7 @@ export class GitHubComments implements IssueCommentsApi {
     const comments: IssueComment[] = [];
     for (const c of doc as unknown[]) {
       if (!isRecord(c) || typeof c.id !== 'number' || typeof c.body !== 'string') continue;
-      // A comment whose author cannot be read (a deleted account, "ghost")
-      // is nobody's: it is never edited.
+      // A comment without a readable author is nobody's: never edited.
       const u = isRecord(c.user) ? c.user : {};
       const author = { login: typeof u.login === 'string' ? u.login : '', bot: u.type === 'Bot' };
       if (author.login !== '') comments.push({ id: c.id, body: c.body, author });
