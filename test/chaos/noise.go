@@ -37,8 +37,28 @@ type Noise struct {
 	// Calls and Throttled count the other clients' requests and those the
 	// quota refused.
 	Calls, Throttled atomic.Int64
-	stop             chan struct{}
-	done             sync.WaitGroup
+	// scale is the quota scale whose share they spend (math.Float64bits):
+	// SetScale follows a quota changed while the CLI runs.
+	scale atomic.Uint64
+	share float64
+	stop  chan struct{}
+	done  sync.WaitGroup
+}
+
+// SetScale tells the other clients the account's quotas are now at scale:
+// they keep spending their share of the quota as it is, not as it was. (A
+// quota cut to a sixth while they kept their old rate left the CLI no
+// token at all, and the final sync of a scenario ran into its timeout.)
+func (n *Noise) SetScale(scale float64) { n.scale.Store(math.Float64bits(scale)) }
+
+// rates are the requests per second of each noise family now.
+func (n *Noise) rates() []float64 {
+	scale := math.Float64frombits(n.scale.Load())
+	out := make([]float64, len(noiseFamilies))
+	for i, f := range noiseFamilies {
+		out[i] = f.rate * scale * n.share
+	}
+	return out
 }
 
 // drainCap bounds the requests that empty one family's bucket (the
@@ -50,7 +70,8 @@ const drainCap = 200
 // (at most drainCap requests a family), as a busy account leaves it, then
 // share of each quota while the CLI runs. Stop ends them.
 func (e *Emu) StartNoise(scale, share float64) *Noise {
-	n := &Noise{stop: make(chan struct{})}
+	n := &Noise{stop: make(chan struct{}), share: share}
+	n.SetScale(scale)
 	var drain sync.WaitGroup
 	for _, f := range noiseFamilies {
 		burst := min(int(math.Ceil(max(1, f.rate*scale))), drainCap)
@@ -78,8 +99,9 @@ func (e *Emu) StartNoise(scale, share float64) *Noise {
 				return
 			case <-t.C:
 			}
+			rates := n.rates()
 			for i, f := range noiseFamilies {
-				for range due(&credit[i], f.rate*scale*share) {
+				for range due(&credit[i], rates[i]) {
 					n.Calls.Add(1)
 					if e.malformed(f.op) {
 						n.Throttled.Add(1)

@@ -3,6 +3,7 @@ package chaos
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"net/http"
 	"strings"
 	"testing"
@@ -149,6 +150,29 @@ func TestNoiseRequestSpendsTheQuotaAndChangesNothing(t *testing.T) {
 	st := srv.Stats(t)
 	if st.Calls["CreateSecret"] != 2 || st.Throttled["CreateSecret"] != 1 || len(srv.State(t).Secrets) != 0 {
 		t.Fatalf("stats %+v, state %+v", st, srv.State(t))
+	}
+}
+
+// Regression (noise-after-quota-change, seed 2 scenario 44 of a
+// 300-scenario campaign): the other clients kept spending their share of
+// the quota as it was before the run cut it (47 % of 35 % of 50 PutSecretValue/s
+// = 8.3/s against a new quota of 3.2/s), so the CLI got no token and its
+// final sync ran into the run timeout. Their rate follows the quota now.
+func TestRegression_NoiseFollowsAQuotaChangedMidRun(t *testing.T) {
+	n := &Noise{share: 0.47}
+	n.SetScale(0.352)
+	put := -1
+	for i, f := range noiseFamilies {
+		if f.op == "PutSecretValue" {
+			put = i
+		}
+	}
+	if got := n.rates()[put]; math.Abs(got-0.47*0.352*50) > 1e-9 {
+		t.Fatalf("PutSecretValue noise %v/s before the change", got)
+	}
+	n.SetScale(0.063)
+	if got, quota := n.rates()[put], 0.063*50; got >= quota || math.Abs(got-0.47*quota) > 1e-9 {
+		t.Fatalf("PutSecretValue noise %v/s after the quota became %v/s: want its 47 %% share", got, quota)
 	}
 }
 

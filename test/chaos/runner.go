@@ -246,7 +246,7 @@ func (p *Player) play(s *Scenario, dir string, o *Outcome) (*Evidence, error) {
 		if q := run.Quotas; q != nil && q.Share > 0 {
 			noise = p.Emu.StartNoise(q.Scale, q.Share)
 		}
-		rr, err := p.runCLI(s, i, run, dir, repoDir, shas)
+		rr, err := p.runCLI(s, i, run, dir, repoDir, shas, noise)
 		if noise != nil {
 			noise.Stop()
 			o.NoiseCalls += noise.Calls.Load()
@@ -360,7 +360,7 @@ func runStatus(rr RunResult) string {
 }
 
 // runCLI plays run i of s and returns what it left.
-func (p *Player) runCLI(s *Scenario, i int, run Run, dir, repoDir string, shas []string) (RunResult, error) {
+func (p *Player) runCLI(s *Scenario, i int, run Run, dir, repoDir string, shas []string, noise *Noise) (RunResult, error) {
 	sha := shas[run.Revision]
 	revArg := sha
 	switch (s.Index + i) % 4 {
@@ -455,6 +455,9 @@ func (p *Player) runCLI(s *Scenario, i int, run Run, dir, repoDir string, shas [
 		p.Proxy.OnCall(q.ChangeAtCall, func() {
 			quotaErr = p.Emu.SetQuotas(context.Background(), emulator.Quotas{Quotas: true, QuotaScale: q.ChangeTo})
 			quotaChanged = quotaErr == nil
+			if quotaChanged && noise != nil {
+				noise.SetScale(q.ChangeTo)
+			}
 		})
 	}
 	t0 := time.Now()
