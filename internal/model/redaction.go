@@ -1,8 +1,10 @@
 package model
 
 import (
+	"fmt"
 	"strconv"
-	"unicode"
+	"strings"
+	"unicode/utf8"
 )
 
 // ResourceLabel is the redacted name of the document or secret with the
@@ -37,13 +39,44 @@ func (r Redaction) Label(ordinal int, name string) string {
 	return ResourceLabel(ordinal)
 }
 
-// QuotePath quotes a path or name that holds anything but printable
-// characters, so that a crafted file name cannot forge log lines.
+// QuotePath quotes a path or name that holds anything but visible
+// characters (Visible: printable and not default-ignorable), so that a
+// crafted file name cannot forge log lines and two different key paths or
+// names never look the same in a review. The quoted form is Go's
+// double-quoted string syntax (strconv.Quote), except that default-ignorable
+// characters, which strconv.Quote leaves as they are when Go counts them as
+// printable (U+3164 HANGUL FILLER), are written as \uXXXX or \UXXXXXXXX
+// escapes too, and an invalid byte as \xNN.
 func QuotePath(p string) string {
+	if !utf8.ValidString(p) {
+		return quoteVisible(p)
+	}
 	for _, r := range p {
-		if !unicode.IsPrint(r) {
-			return strconv.Quote(p)
+		if !Visible(r) {
+			return quoteVisible(p)
 		}
 	}
 	return p
+}
+
+func quoteVisible(p string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(p); {
+		r, size := utf8.DecodeRuneInString(p[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, p[i])
+		case DefaultIgnorable(r) && r > 0xffff:
+			fmt.Fprintf(&b, `\U%08x`, r)
+		case DefaultIgnorable(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			q := strconv.Quote(string(r))
+			b.WriteString(q[1 : len(q)-1])
+		}
+		i += size
+	}
+	b.WriteByte('"')
+	return b.String()
 }

@@ -18,7 +18,9 @@
 //     hidden, more named paths than counted.
 //   - Counts (summary) are derived from the operations, never set by hand.
 //   - Renderers print every data string through model.QuotePath, so a
-//     crafted key name cannot forge lines or terminal escapes, and Markdown
+//     crafted key name cannot forge lines or terminal escapes, nor look
+//     like another through a character that renders as nothing (a
+//     default-ignorable code point is escaped), and Markdown
 //     puts them in fenced code blocks, so it cannot inject markup or
 //     mentions.
 //   - The package is pure apart from the atomic file write and read; it
