@@ -15547,7 +15547,7 @@ var require_cache = __commonJS({
         }
         const p = Promise.all(responsePromises);
         const responses = await p;
-        const operations2 = [];
+        const operations = [];
         let index = 0;
         for (const response of responses) {
           const operation = {
@@ -15558,13 +15558,13 @@ var require_cache = __commonJS({
             response
             // 7.3.4
           };
-          operations2.push(operation);
+          operations.push(operation);
           index++;
         }
         const cacheJobPromise = createDeferredPromise();
         let errorData = null;
         try {
-          this.#batchCacheOperations(operations2);
+          this.#batchCacheOperations(operations);
         } catch (e) {
           errorData = e;
         }
@@ -15628,7 +15628,7 @@ var require_cache = __commonJS({
         } else {
           bodyReadPromise.resolve(void 0);
         }
-        const operations2 = [];
+        const operations = [];
         const operation = {
           type: "put",
           // 14.
@@ -15637,7 +15637,7 @@ var require_cache = __commonJS({
           response: clonedResponse
           // 16.
         };
-        operations2.push(operation);
+        operations.push(operation);
         const bytes = await bodyReadPromise.promise;
         if (clonedResponse.body != null) {
           clonedResponse.body.source = bytes;
@@ -15645,7 +15645,7 @@ var require_cache = __commonJS({
         const cacheJobPromise = createDeferredPromise();
         let errorData = null;
         try {
-          this.#batchCacheOperations(operations2);
+          this.#batchCacheOperations(operations);
         } catch (e) {
           errorData = e;
         }
@@ -15674,18 +15674,18 @@ var require_cache = __commonJS({
           assert(typeof request === "string");
           r = new Request(request)[kState];
         }
-        const operations2 = [];
+        const operations = [];
         const operation = {
           type: "delete",
           request: r,
           options
         };
-        operations2.push(operation);
+        operations.push(operation);
         const cacheJobPromise = createDeferredPromise();
         let errorData = null;
         let requestResponses;
         try {
-          requestResponses = this.#batchCacheOperations(operations2);
+          requestResponses = this.#batchCacheOperations(operations);
         } catch (e) {
           errorData = e;
         }
@@ -15751,13 +15751,13 @@ var require_cache = __commonJS({
        * @param {CacheBatchOperation[]} operations
        * @returns {requestResponseList}
        */
-      #batchCacheOperations(operations2) {
+      #batchCacheOperations(operations) {
         const cache = this.#relevantRequestResponseList;
         const backupCache = [...cache];
         const addedItems = [];
         const resultList = [];
         try {
-          for (const operation of operations2) {
+          for (const operation of operations) {
             if (operation.type !== "delete" && operation.type !== "put") {
               throw webidl.errors.exception({
                 header: "Cache.#batchCacheOperations",
@@ -24222,7 +24222,19 @@ function envInputReader(env) {
   return (name) => (env[`INPUT_${name.replace(/ /g, "_").toUpperCase()}`] ?? "").trim();
 }
 var SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
-var GO_DURATION = /^(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+$/;
+var GO_DURATION = /^\+?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+$/;
+var GO_DURATION_PART = /(\d*)(?:\.(\d*))?(ns|us|µs|μs|ms|s|m|h)/g;
+var UNIT_NS = {
+  ns: 1n,
+  us: 1000n,
+  µs: 1000n,
+  μs: 1000n,
+  ms: 1000000n,
+  s: 1000000000n,
+  m: 60000000000n,
+  h: 3600000000000n
+};
+var MAX_DURATION_NS = 2n ** 63n - 1n;
 var TRUE = /* @__PURE__ */ new Set(["true", "True", "TRUE"]);
 var FALSE = /* @__PURE__ */ new Set(["false", "False", "FALSE"]);
 function isExactSemver(v) {
@@ -24230,7 +24242,12 @@ function isExactSemver(v) {
 }
 function isPositiveGoDuration(v) {
   if (v.length > 64 || !GO_DURATION.test(v)) return false;
-  return /[1-9]/.test(v.replace(/(ns|us|µs|μs|ms|s|m|h)/g, " "));
+  let ns = 0n;
+  for (const [, whole = "", fraction = "", unit = ""] of v.matchAll(GO_DURATION_PART)) {
+    const per = UNIT_NS[unit] ?? 0n;
+    ns += BigInt(whole || "0") * per + (fraction === "" ? 0n : BigInt(fraction) * per / 10n ** BigInt(fraction.length));
+  }
+  return ns > 0n && ns <= MAX_DURATION_NS;
 }
 function parseBoolean(read, name) {
   const raw = read(name);
@@ -24630,7 +24647,7 @@ var STATUSES = [
 ];
 var VERIFICATIONS = ["converged", "failed", "inconclusive", "not-run"];
 var COUNT_KEYS = ["create", "update", "restore", "schedule_delete", "unchanged", "conflicts"];
-var TOP_KEYS = [
+var REPORT_KEYS = [
   "schema_version",
   "tool_version",
   "git_revision",
@@ -24664,7 +24681,7 @@ function parseReport(text) {
     throw new ReportError("report is not valid JSON");
   }
   if (!isPlainObject(doc)) throw new ReportError("report is not a JSON object");
-  if (!sameKeys(doc, TOP_KEYS)) throw new ReportError("report keys differ from schema v1");
+  if (!sameKeys(doc, REPORT_KEYS)) throw new ReportError("report keys differ from schema v1");
   if (doc.schema_version !== REPORT_SCHEMA) throw new ReportError("report schema_version is not v1");
   const toolVersion = doc.tool_version;
   if (typeof toolVersion !== "string" || !/^[0-9A-Za-z.+_-]{1,128}$/.test(toolVersion)) {
@@ -24710,7 +24727,7 @@ var EXIT_MESSAGE = /* @__PURE__ */ new Map([
 function failureMessageFor(code) {
   return EXIT_MESSAGE.get(code);
 }
-function operations(c) {
+function plannedOperations(c) {
   return c.create + c.update + c.restore + c.schedule_delete;
 }
 function crossCheck(exitCode, report, ctx) {
@@ -24724,10 +24741,10 @@ function crossCheck(exitCode, report, ctx) {
     if (status === "drift" && exitCode === 0 && ctx.detailedExitCode) {
       return "drift exited 0 although fail-on-drift was set";
     }
-    if (status === "converged" && operations(report.counts) !== 0) {
+    if (status === "converged" && plannedOperations(report.counts) !== 0) {
       return "converged plan has planned operations";
     }
-    if (status === "drift" && operations(report.counts) === 0) return "drift plan has no planned operation";
+    if (status === "drift" && plannedOperations(report.counts) === 0) return "drift plan has no planned operation";
     return void 0;
   }
   if (status === "drift") return "sync reported drift";
@@ -24768,18 +24785,22 @@ async function readReport(path5) {
     throw e;
   }
 }
+var COUNT_VIEW = {
+  create: { output: "create-count", label: "Create" },
+  update: { output: "update-count", label: "Update" },
+  restore: { output: "restore-count", label: "Restore" },
+  schedule_delete: { output: "scheduled-delete-count", label: "Scheduled delete" },
+  unchanged: { output: "unchanged-count", label: "Unchanged" },
+  conflicts: { output: "conflict-count", label: "Conflicts" }
+};
 function publish(inputs, report, reportPath, failure, planMarkdown2) {
   const c = report.counts;
+  const counts = COUNT_KEYS.map((k) => ({ ...COUNT_VIEW[k], value: String(c[k]) }));
   const outputs = {
     status: report.status,
     "cli-version": inputs.cliVersion,
     "git-revision": report.git_revision,
-    "create-count": String(c.create),
-    "update-count": String(c.update),
-    "restore-count": String(c.restore),
-    "scheduled-delete-count": String(c.schedule_delete),
-    "unchanged-count": String(c.unchanged),
-    "conflict-count": String(c.conflicts),
+    ...Object.fromEntries(counts.map((n) => [n.output, n.value])),
     "verification-status": report.verification,
     "redacted-report-path": reportPath
   };
@@ -24793,12 +24814,7 @@ function publish(inputs, report, reportPath, failure, planMarkdown2) {
     ],
     row("Status", report.status),
     row("Verification", report.verification),
-    row("Create", String(c.create)),
-    row("Update", String(c.update)),
-    row("Restore", String(c.restore)),
-    row("Scheduled delete", String(c.schedule_delete)),
-    row("Unchanged", String(c.unchanged)),
-    row("Conflicts", String(c.conflicts)),
+    ...counts.map((n) => row(n.label, n.value)),
     row("Git revision", report.git_revision || "(not resolved)"),
     row("CLI version", report.tool_version),
     row("Duration (ms)", String(report.duration_ms))

@@ -24,11 +24,13 @@ import {
   SUMMARY_PLAN_MAX_BYTES,
 } from './plan.js';
 import {
+  COUNT_KEYS,
   crossCheck,
   failureMessageFor,
   MAX_REPORT_BYTES,
   parseReport,
   ReportError,
+  type CountKey,
   type Report,
 } from './report.js';
 
@@ -83,6 +85,20 @@ async function readReport(path: string): Promise<ReportRead> {
 type ReportOutput = Exclude<(typeof OUTPUT_NAMES)[number], 'plan-file-path'>;
 
 /**
+ * Each report count: its output and its row in the job summary. Typed by
+ * COUNT_KEYS, so a count key added to the report (the wire contract,
+ * internal/vocab/testdata/wire.golden.json) does not compile until it has both.
+ */
+export const COUNT_VIEW: Readonly<Record<CountKey, { output: ReportOutput; label: string }>> = {
+  create: { output: 'create-count', label: 'Create' },
+  update: { output: 'update-count', label: 'Update' },
+  restore: { output: 'restore-count', label: 'Restore' },
+  schedule_delete: { output: 'scheduled-delete-count', label: 'Scheduled delete' },
+  unchanged: { output: 'unchanged-count', label: 'Unchanged' },
+  conflicts: { output: 'conflict-count', label: 'Conflicts' },
+};
+
+/**
  * Sets the report's outputs and writes the job summary: the heading, the
  * result, the table of counts and, when the plan file was rendered, that
  * Markdown (cut below the step-summary limit).
@@ -95,19 +111,15 @@ function publish(
   planMarkdown: string | undefined,
 ): Promise<void> {
   const c = report.counts;
-  const outputs: Record<ReportOutput, string> = {
+  const counts = COUNT_KEYS.map((k) => ({ ...COUNT_VIEW[k], value: String(c[k]) }));
+  const outputs = {
     status: report.status,
     'cli-version': inputs.cliVersion,
     'git-revision': report.git_revision,
-    'create-count': String(c.create),
-    'update-count': String(c.update),
-    'restore-count': String(c.restore),
-    'scheduled-delete-count': String(c.schedule_delete),
-    'unchanged-count': String(c.unchanged),
-    'conflict-count': String(c.conflicts),
+    ...Object.fromEntries(counts.map((n) => [n.output, n.value])),
     'verification-status': report.verification,
     'redacted-report-path': reportPath,
-  };
+  } as Record<ReportOutput, string>;
   for (const [name, value] of Object.entries(outputs)) core.setOutput(name, value);
   if (!process.env.GITHUB_STEP_SUMMARY) return Promise.resolve();
   const row = (k: string, v: string): [string, string] => [k, v];
@@ -121,12 +133,7 @@ function publish(
       ],
       row('Status', report.status),
       row('Verification', report.verification),
-      row('Create', String(c.create)),
-      row('Update', String(c.update)),
-      row('Restore', String(c.restore)),
-      row('Scheduled delete', String(c.schedule_delete)),
-      row('Unchanged', String(c.unchanged)),
-      row('Conflicts', String(c.conflicts)),
+      ...counts.map((n) => row(n.label, n.value)),
       row('Git revision', report.git_revision || '(not resolved)'),
       row('CLI version', report.tool_version),
       row('Duration (ms)', String(report.duration_ms)),

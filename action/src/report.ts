@@ -25,8 +25,10 @@ export type Status = (typeof STATUSES)[number];
 export const VERIFICATIONS = ['converged', 'failed', 'inconclusive', 'not-run'] as const;
 export type Verification = (typeof VERIFICATIONS)[number];
 
-const COUNT_KEYS = ['create', 'update', 'restore', 'schedule_delete', 'unchanged', 'conflicts'] as const;
-const TOP_KEYS = [
+/** The keys of the report's counts object, in file order (SPEC §7.2). */
+export const COUNT_KEYS = ['create', 'update', 'restore', 'schedule_delete', 'unchanged', 'conflicts'] as const;
+/** The report's top-level keys, in file order (SPEC §7.2). */
+export const REPORT_KEYS = [
   'schema_version',
   'tool_version',
   'git_revision',
@@ -36,14 +38,10 @@ const TOP_KEYS = [
   'duration_ms',
 ] as const;
 
-export interface Counts {
-  create: number;
-  update: number;
-  restore: number;
-  schedule_delete: number;
-  unchanged: number;
-  conflicts: number;
-}
+export type CountKey = (typeof COUNT_KEYS)[number];
+
+/** The report's counts: one non-negative integer per COUNT_KEYS entry. */
+export type Counts = Record<CountKey, number>;
 
 export interface Report {
   schema_version: typeof REPORT_SCHEMA;
@@ -92,7 +90,7 @@ export function parseReport(text: string): Report {
     throw new ReportError('report is not valid JSON');
   }
   if (!isPlainObject(doc)) throw new ReportError('report is not a JSON object');
-  if (!sameKeys(doc, TOP_KEYS)) throw new ReportError('report keys differ from schema v1');
+  if (!sameKeys(doc, REPORT_KEYS)) throw new ReportError('report keys differ from schema v1');
   if (doc.schema_version !== REPORT_SCHEMA) throw new ReportError('report schema_version is not v1');
   const toolVersion = doc.tool_version;
   if (typeof toolVersion !== 'string' || !/^[0-9A-Za-z.+_-]{1,128}$/.test(toolVersion)) {
@@ -127,7 +125,7 @@ export interface RunContext {
 }
 
 /** Exit code → the statuses it may carry (SPEC §7.1). */
-const EXIT_STATUS: ReadonlyMap<number, readonly Status[]> = new Map<number, readonly Status[]>([
+export const EXIT_STATUS: ReadonlyMap<number, readonly Status[]> = new Map<number, readonly Status[]>([
   [0, ['converged', 'drift']],
   [2, ['drift']],
   [3, ['invalid']],
@@ -157,7 +155,8 @@ export function failureMessageFor(code: number): FixedMessage | undefined {
   return EXIT_MESSAGE.get(code);
 }
 
-function operations(c: Counts): number {
+/** The planned mutations in c: create + update + restore + schedule_delete (Go's vocab.Counts.Operations). */
+export function plannedOperations(c: Counts): number {
   return c.create + c.update + c.restore + c.schedule_delete;
 }
 
@@ -184,10 +183,10 @@ export function crossCheck(exitCode: number, report: Report, ctx: RunContext): s
     if (status === 'drift' && exitCode === 0 && ctx.detailedExitCode) {
       return 'drift exited 0 although fail-on-drift was set';
     }
-    if (status === 'converged' && operations(report.counts) !== 0) {
+    if (status === 'converged' && plannedOperations(report.counts) !== 0) {
       return 'converged plan has planned operations';
     }
-    if (status === 'drift' && operations(report.counts) === 0) return 'drift plan has no planned operation';
+    if (status === 'drift' && plannedOperations(report.counts) === 0) return 'drift plan has no planned operation';
     return undefined;
   }
 

@@ -154,10 +154,11 @@ describe('isExactSemver', () => {
 });
 
 describe('isPositiveGoDuration', () => {
-  it.each(['1s', '10m', '1h30m', '1.5h', '.5s', '300ms', '1us', '2µs', '1m0s'])('accepts %s', (v) => {
+  // The CLI's verdicts on more samples are in wire.test.ts (internal/vocab/testdata/wire.golden.json).
+  it.each(['1s', '10m', '1h30m', '1.5h', '.5s', '300ms', '1us', '2µs', '1m0s', '+1s'])('accepts %s', (v) => {
     expect(isPositiveGoDuration(v)).toBe(true);
   });
-  it.each(['', '0', '0s', '0m0s', '10', 's', '1d', '-1s', '+1s', '1 s', '1s ', 'ms'])('rejects %s', (v) => {
+  it.each(['', '0', '0s', '0m0s', '10', 's', '1d', '-1s', '+0s', '1 s', '1s ', 'ms', '2562048h'])('rejects %s', (v) => {
     expect(isPositiveGoDuration(v)).toBe(false);
   });
 });
