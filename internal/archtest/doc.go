@@ -1,9 +1,10 @@
-// Package archtest holds the architecture test: it reads every package's
-// imports with `go list` and fails when a layer of docs/architecture.md is
-// crossed (an import pointing up the layer table) or when a package that
-// must stay free of I/O libraries reaches SOPS, go-git or the AWS SDK,
-// directly or through another package.
+// Package archtest holds the architecture test. It reads the layer block and
+// the rules list of docs/architecture.md (the "## Layers" section) and checks
+// them against every package's imports, read with `go list`: an import
+// pointing up the block, a core package that reaches SOPS, go-git or the AWS
+// SDK, a package missing from the block, and the other rules listed there.
 //
-// Invariant: the layer table in archtest_test.go and the one in
-// docs/architecture.md say the same thing; change both together.
+// Invariant: the doc is the only copy of the layers and the rules. A rule
+// stated in the doc that this package does not check, or one it checks that
+// the doc does not state, fails TestDocStatesOnlyCheckedRules.
 package archtest
