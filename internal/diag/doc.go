@@ -8,11 +8,14 @@
 //   - Every class token a record's error_class, a stderr line or a report
 //     can carry is registered here (registry.go); a golden test
 //     (testdata/registry.golden, regenerate with go test -update) pins the
-//     list, each token's family, exit code and next action.
+//     list, each token's family, exit code and next action, in the order
+//     of Families.
 //   - A Diagnostic never holds a value: its subject is a document ordinal,
 //     a document path only when resource names may be shown
-//     (model.Redaction), or a setting name; summaries and next actions are
-//     fixed sentences.
+//     (model.Redaction), or a setting name. A summary or next action is the
+//     registry's sentence, or a more precise one the site that found the
+//     problem builds from fixed words, counts, and setting or command names
+//     (WithSummary, WithNext); never a value or a provider's text.
 //   - Stderr lines (Lines) and log records (Attrs with Error or Sentence as
 //     the message) render from the same value.
 //   - The package imports only model, canonical and vocab below it (the

@@ -12,7 +12,7 @@ import (
 // diagnostic ends the run (FamilyExitCode).
 type Family string
 
-// Families, in the order of the registry's golden file.
+// The families. Families lists them in order.
 const (
 	FamilyUsage       Family = "usage"       // the command line could not be parsed
 	FamilyConfig      Family = "config"      // a setting was rejected
@@ -31,6 +31,14 @@ const (
 	FamilyInternal    Family = "internal"    // an unexpected failure
 	FamilyWarning     Family = "warning"     // a finding that neither stops nor limits the run
 )
+
+// Families lists every family in the order of the registry's golden file
+// (Entries sorts by it).
+var Families = []Family{
+	FamilyUsage, FamilyConfig, FamilyGit, FamilySource, FamilyName, FamilyDecrypt, FamilyPlaintext,
+	FamilyDesired, FamilyAWS, FamilyReport, FamilyPlanfile, FamilyGate, FamilyObserve, FamilyInterrupted,
+	FamilyInternal, FamilyWarning,
+}
 
 // familyExit is the one table from class family to exit code (SPEC §7.1,
 // docs/results.md). Every family but observe (apply-failed), interrupted
@@ -314,13 +322,12 @@ func Lookup(class string) (Entry, bool) {
 	return e, ok
 }
 
-// Entries returns every registered class, sorted by family order then
-// token.
+// Entries returns every registered class, sorted by family (in the order
+// of Families) then token.
 func Entries() []Entry {
 	out := append([]Entry(nil), entries...)
 	order := map[Family]int{}
-	for i, f := range []Family{FamilyUsage, FamilyConfig, FamilyGit, FamilySource, FamilyName, FamilyDecrypt,
-		FamilyPlaintext, FamilyDesired, FamilyAWS, FamilyReport, FamilyPlanfile, FamilyInterrupted, FamilyInternal} {
+	for i, f := range Families {
 		order[f] = i
 	}
 	sort.SliceStable(out, func(i, j int) bool {

@@ -43,8 +43,12 @@ func TestRegistryEntriesWellFormed(t *testing.T) {
 		assert.NotEmpty(t, e.Summary, e.Class)
 		assert.NotEmpty(t, e.Next, e.Class)
 		assert.NotContains(t, e.Summary+e.Next, "\n", e.Class)
-		_, ok := familyExit[e.Family]
-		assert.True(t, ok, "family %s has no exit code", e.Family)
+		assert.Contains(t, Families, e.Family, e.Class)
+	}
+	assert.Len(t, familyExit, len(Families), "every family has an exit code")
+	for _, f := range Families {
+		_, ok := familyExit[f]
+		assert.True(t, ok, "family %s has no exit code", f)
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"sync/atomic"
 
-	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -123,16 +122,4 @@ func New(w io.Writer, o Options) (*slog.Logger, *Vocab) {
 	}
 	v := NewVocab(inner)
 	return slog.New(v), v
-}
-
-// ResourceName returns the log name of a desired document or secret
-// through the one redaction view (model.Redaction, SPEC §7.3): its real name
-// when show is set (--show-resource-names), else "resource-NNNN".
-func ResourceName(ordinal int, name string, show bool) string {
-	return model.Redaction{ShowNames: show}.Label(ordinal, name)
-}
-
-// Resource returns the "resource" attribute for ResourceName.
-func Resource(ordinal int, name string, show bool) slog.Attr {
-	return slog.String(vocab.FieldResource, ResourceName(ordinal, name, show))
 }

@@ -63,15 +63,6 @@ func TestLevelsAndTextFormat(t *testing.T) {
 	assert.Equal(t, slog.LevelInfo, ParseLevel("bogus"))
 }
 
-func TestResourceOrdinals(t *testing.T) {
-	assert.Equal(t, "resource-0001", ResourceName(1, "team/app/db", false))
-	assert.Equal(t, "resource-0042", ResourceName(42, "", true))
-	assert.Equal(t, "resource-12345", ResourceName(12345, "x", false))
-	assert.Equal(t, "team/app/db", ResourceName(1, "team/app/db", true))
-	assert.Equal(t, "resource-unknown", ResourceName(0, "x", false))
-	assert.Equal(t, slog.String("resource", "resource-0007"), Resource(7, "n", false))
-}
-
 // Every vocabulary key of internal/vocab is allowed (the vocabulary golden
 // test there pins the key strings).
 func TestFieldsMatchVocab(t *testing.T) {
