@@ -38,6 +38,7 @@ var checkedRules = []string{
 	"Every package has a layer",
 	"No package named like the standard library's",
 	"A small planner",
+	"The loader's halves are apart",
 }
 
 type pkg struct {
@@ -223,6 +224,24 @@ func TestEmulatorIsApart(t *testing.T) {
 		for _, imp := range p.Imports {
 			if to, ok := strings.CutPrefix(imp, module+"/"); ok && within(to, named[:1]) {
 				t.Errorf("%s imports the emulator (%s); only tests, chaos, bench and %s may", rel, to, strings.Join(named[1:], ", "))
+			}
+		}
+	}
+}
+
+// TestLoaderHalvesAreApart: the Git source and the decryptor share a
+// layer but neither imports the other, nor the loader that composes them.
+func TestLoaderHalvesAreApart(t *testing.T) {
+	named := packagesIn(readArchitecture(t).rule(t, "The loader's halves are apart"))
+	if len(named) < 2 {
+		t.Fatalf("the rule must name the two halves of the loader first: %v", named)
+	}
+	named = named[:2]
+	pkgs := listPackages(t)
+	for i, from := range named {
+		for _, d := range pkgs[from].Deps {
+			if d == module+"/"+named[1-i] || d == module+"/internal/desired" {
+				t.Errorf("%s depends on %s; it must know neither the other half of the loader nor the loader", from, d)
 			}
 		}
 	}

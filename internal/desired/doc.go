@@ -4,6 +4,13 @@
 // documents by suffix, decrypts them in process with the SOPS library, and
 // turns each plaintext into its canonical SecretString (internal/canonical).
 //
+// Load composes two halves that know nothing of each other: the Git source
+// (internal/desired/gitsource: open, resolve, list, structural checks,
+// read) and the decryptor (internal/desired/decryptor: bytes in, plaintext
+// out). This package assigns ordinals and names, applies the name rules,
+// bounds the decryptions in flight, ties every diagnostic to its document
+// and canonicalizes.
+//
 // Invariants:
 //   - Load either returns every desired secret, validated, or an error; it
 //     never returns a partial state. Nothing here talks to AWS Secrets

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 )
 
 func good(t testing.TB) []byte { return fixture(t, cur+"/good.sops.json") }
@@ -127,7 +128,7 @@ func TestLoadWorksOnShallowCloneBareRepoAndLinkedWorktree(t *testing.T) {
 	opts := baseOptions(shallow)
 	opts.Revision = "HEAD~1"
 	_, err = Load(context.Background(), opts)
-	assertClass(t, err, ClassGitRevision, 0)
+	assertClass(t, err, diag.GitRevision, 0)
 }
 
 func TestLoadRepositoryAndRevisionErrors(t *testing.T) {
@@ -137,16 +138,16 @@ func TestLoadRepositoryAndRevisionErrors(t *testing.T) {
 		opts := baseOptions(dir)
 		opts.Revision = rev
 		_, err := Load(context.Background(), opts)
-		assertClass(t, err, ClassGitRevision, 0)
+		assertClass(t, err, diag.GitRevision, 0)
 	}
 	for _, repo := range []string{t.TempDir(), filepath.Join(t.TempDir(), "missing"), filepath.Join(dir, "secrets")} {
 		_, err := Load(context.Background(), baseOptions(repo))
-		assertClass(t, err, ClassGitRepository, 0)
+		assertClass(t, err, diag.GitRepository, 0)
 	}
 	empty := t.TempDir()
 	gitCmd(t, empty, "init", "-q")
 	_, err := Load(context.Background(), baseOptions(empty))
-	assertClass(t, err, ClassGitRevision, 0) // unborn HEAD
+	assertClass(t, err, diag.GitRevision, 0) // unborn HEAD
 }
 
 func TestLoadSourceRootRules(t *testing.T) {
@@ -169,7 +170,7 @@ func TestLoadSourceRootRules(t *testing.T) {
 	for _, root := range []string{"missing", "Secrets", "file", "secrets/a.sops.json"} {
 		opts.SourceRoot = root
 		_, err := Load(context.Background(), opts)
-		assertClass(t, err, ClassSourceMissingRoot, 0)
+		assertClass(t, err, diag.SourceMissingRoot, 0)
 	}
 	// An existing root without documents is an empty desired state, not an
 	// error (the engine's empty-scope gate decides what that means).
@@ -186,14 +187,14 @@ func TestLoadStructuralErrors(t *testing.T) {
 		os.Symlink("a.sops.json", filepath.Join(dir, "secrets", "b.sops.json"))
 		commitFiles(t, dir, nil, "symlink")
 		_, err := Load(context.Background(), baseOptions(dir))
-		assertClass(t, err, ClassSourceNotRegular, 2)
+		assertClass(t, err, diag.SourceNotRegular, 2)
 	})
 	t.Run("submodule", func(t *testing.T) {
 		dir, sha := newRepo(t, map[string][]byte{"secrets/a.sops.json": good(t)})
 		gitCmd(t, dir, "update-index", "--add", "--cacheinfo", "160000,"+sha+",secrets/sub.sops.yaml")
 		gitCmd(t, dir, "commit", "-q", "-m", "gitlink")
 		_, err := Load(context.Background(), baseOptions(dir))
-		assertClass(t, err, ClassSourceNotRegular, 2)
+		assertClass(t, err, diag.SourceNotRegular, 2)
 	})
 	t.Run("too large before reading", func(t *testing.T) {
 		env := fixture(t, cur+"/good.sops.env")
@@ -204,7 +205,7 @@ func TestLoadStructuralErrors(t *testing.T) {
 			t.Fatalf("fixture sizes changed")
 		}
 		_, err := Load(context.Background(), opts)
-		assertClass(t, err, ClassSourceTooLarge, 2)
+		assertClass(t, err, diag.SourceTooLarge, 2)
 	})
 	t.Run("packed objects", func(t *testing.T) {
 		dir, _ := newRepo(t, map[string][]byte{"secrets/a.sops.json": good(t), "secrets/b.sops.json": good(t)})
@@ -212,7 +213,7 @@ func TestLoadStructuralErrors(t *testing.T) {
 		opts := baseOptions(dir)
 		opts.MaxEncryptedBytes = int64(len(good(t))) - 1
 		_, err := Load(context.Background(), opts)
-		assertEvery(t, err, ClassSourceTooLarge, 1, 2)
+		assertEvery(t, err, diag.SourceTooLarge, 1, 2)
 		opts.MaxEncryptedBytes = int64(len(good(t)))
 		if got := loadValues(t, opts); len(got) != 2 {
 			t.Fatalf("packed: %v", got)
@@ -221,7 +222,7 @@ func TestLoadStructuralErrors(t *testing.T) {
 	t.Run("invalid name", func(t *testing.T) {
 		dir, _ := newRepo(t, map[string][]byte{"secrets/a.sops.json": good(t), "secrets/my db.sops.json": good(t)})
 		_, err := Load(context.Background(), baseOptions(dir))
-		de := assertClass(t, err, ClassNameInvalid, 2)
+		de := assertClass(t, err, diag.NameInvalid, 2)
 		if strings.Contains(err.Error(), "my db") || de.Path != "" {
 			t.Errorf("name error leaks the path: %v", err)
 		}
@@ -229,13 +230,13 @@ func TestLoadStructuralErrors(t *testing.T) {
 	t.Run("suffix only", func(t *testing.T) {
 		dir, _ := newRepo(t, map[string][]byte{"secrets/.sops.json": good(t)})
 		_, err := Load(context.Background(), baseOptions(dir))
-		assertClass(t, err, ClassNameInvalid, 1)
+		assertClass(t, err, diag.NameInvalid, 1)
 	})
 	t.Run("name too long", func(t *testing.T) {
 		long := strings.Repeat("d", 200) + "/" + strings.Repeat("e", 200) + "/" + strings.Repeat("f", 120)
 		dir, _ := newRepo(t, map[string][]byte{"secrets/" + long + ".sops.json": good(t)})
 		_, err := Load(context.Background(), baseOptions(dir))
-		assertClass(t, err, ClassNameInvalid, 1)
+		assertClass(t, err, diag.NameInvalid, 1)
 	})
 	t.Run("collision", func(t *testing.T) {
 		dir, _ := newRepo(t, map[string][]byte{
@@ -244,7 +245,7 @@ func TestLoadStructuralErrors(t *testing.T) {
 		})
 		opts := baseOptions(dir)
 		_, err := Load(context.Background(), opts)
-		de := assertClass(t, err, ClassNameCollision, 2)
+		de := assertClass(t, err, diag.NameCollision, 2)
 		if !strings.Contains(err.Error(), "resource-0001") || de.Path != "" {
 			t.Errorf("collision must name the other document by ordinal: %v", err)
 		}
@@ -262,7 +263,7 @@ func TestLoadStructuralErrors(t *testing.T) {
 		os.Symlink("a.sops.json", filepath.Join(dir, "secrets", "b.sops.json"))
 		commitFiles(t, dir, nil, "symlink")
 		_, err := Load(context.Background(), baseOptions(dir))
-		assertClass(t, err, ClassSourceNotRegular, 2)
+		assertClass(t, err, diag.SourceNotRegular, 2)
 	})
 }
 
@@ -271,7 +272,7 @@ func TestLoadCancelledBeforeStart(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err := Load(ctx, baseOptions(dir))
-	assertClass(t, err, ClassInterrupted, 0)
+	assertClass(t, err, diag.Interrupted, 0)
 	if !isCanceled(err) {
 		t.Fatalf("errors.Is(err, context.Canceled) must hold: %v", err)
 	}
@@ -297,7 +298,7 @@ func TestRevisionNamingNonCommitRejected(t *testing.T) {
 		opts := baseOptions(dir)
 		opts.Revision = rev
 		_, err := Load(context.Background(), opts)
-		assertClass(t, err, ClassGitRevision, 0)
+		assertClass(t, err, diag.GitRevision, 0)
 	}
 	for _, rev := range []string{"HEAD", "main", "v1", "v1^{}", "v1^{commit}", "HEAD^{commit}", "HEAD^{/fixtures}", head[:12]} {
 		opts := baseOptions(dir)

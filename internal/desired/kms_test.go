@@ -16,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 )
 
 // The AWS KMS fixture (testdata/kms/kms.sops.json) is encrypted to a key of
@@ -142,14 +144,14 @@ func TestDecryptKeyService_LocalKMS(t *testing.T) {
 
 	stop()
 	_, err = Load(context.Background(), baseOptions(dir))
-	assertClass(t, err, ClassDecryptKeyService, 1)
+	assertClass(t, err, diag.DecryptKeyService, 1)
 
 	emptySeed := filepath.Join(t.TempDir(), "seed.yaml")
 	os.WriteFile(emptySeed, []byte("Keys: {}\n"), 0o644)
 	endpoint2, _ := startLocalKMS(t, bin, emptySeed)
 	useKMSEndpoint(t, endpoint2)
 	_, err = Load(context.Background(), baseOptions(dir))
-	assertClass(t, err, ClassDecryptKeyService, 1)
+	assertClass(t, err, diag.DecryptKeyService, 1)
 }
 
 // TestLoadReturnsPromptlyWhenCancelledDuringKeyServiceCall: a KMS that
@@ -191,7 +193,7 @@ func TestLoadReturnsPromptlyWhenCancelledDuringKeyServiceCall(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("err = %v, want context.Canceled", err)
 		}
-		assertClass(t, err, ClassInterrupted, 0)
+		assertClass(t, err, diag.Interrupted, 0)
 	case <-time.After(10 * time.Second):
 		t.Fatal("Load did not return after cancellation while a KMS call was in flight")
 	}
@@ -258,7 +260,7 @@ func TestKeyServiceThatNeverAnswersIsKeyService(t *testing.T) {
 	}()
 	select {
 	case err := <-res:
-		assertClass(t, err, ClassDecryptKeyService, 1)
+		assertClass(t, err, diag.DecryptKeyService, 1)
 		if !strings.Contains(err.Error(), "did not answer within --operation-timeout") {
 			t.Fatalf("the message must say the service did not answer: %v", err)
 		}

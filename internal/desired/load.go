@@ -5,38 +5,17 @@ import (
 	"errors"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/desired/decryptor"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/desired/gitsource"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
-
-type normalized struct {
-	repo, rev, root, prefix string
-	maxBytes                int64
-	conc                    int
-	keyTimeout              time.Duration
-	show                    bool
-	scope                   model.Scope
-}
-
-func (n *normalized) redaction() model.Redaction { return model.Redaction{ShowNames: n.show} }
-
-// normalize derives the loader's view of its options. They arrive resolved
-// and validated by config.Resolve (the one home of every setting's rule);
-// the loader neither re-validates nor re-defaults them.
-func normalize(o config.Desired) *normalized {
-	return &normalized{
-		repo: o.RepoPath, rev: o.Revision, root: o.SourceRoot, prefix: o.SecretPrefix,
-		maxBytes: o.MaxEncryptedBytes, conc: max(1, o.Concurrency), show: o.ShowResourceNames,
-		keyTimeout: o.KeyServiceTimeout,
-		scope:      model.Scope{RepositoryID: o.RepositoryID, SourceRoot: o.SourceRoot, Prefix: o.SecretPrefix},
-	}
-}
 
 // Load reads the desired state of one scope at one commit (SPEC §3):
 // resolve opts.Revision once to a 40-hex commit; walk the committed tree
@@ -51,25 +30,26 @@ func normalize(o config.Desired) *normalized {
 // document's ordinal, its path only with ShowResourceNames). A repository
 // or revision failure is one diagnostic. Otherwise every invalid document
 // of the commit is reported, so that a commit with several is fixed in one
-// CI run (issue 13 item 5): first the structure of every document is
-// checked (file type, size, name, collision); if any breaks it, those are
-// reported and nothing is decrypted; else every document is decrypted and
-// checked even after one fails. Each invalid document is one diagnostic,
-// in ordinal order, at most MaxReportedDocuments of them, then one
-// desired:more-invalid diagnostic saying how many more there are. If ctx is cancelled, Load returns promptly with class
+// CI run: first the structure of every document is checked (file type,
+// size, name, collision); if any breaks it, those are reported and nothing
+// is decrypted; else every document is decrypted and checked even after
+// one fails. Each invalid document is one diagnostic, in ordinal order, at
+// most MaxReportedDocuments of them, then one desired:more-invalid
+// diagnostic saying how many more there are. If ctx is cancelled, Load
+// returns promptly with class
 // "interrupted" wrapping ctx.Err(), even while a key-service call is in
 // flight (the call is cancelled with ctx). Each remote key-service call (AWS
 // KMS and the other remote SOPS key services) is bounded by
 // opts.KeyServiceTimeout (--operation-timeout); one that runs out fails its
 // document with decrypt:key-service. The repository may be any shape CI
 // produces (shallow, sparse, partial, linked worktree, shared); see
-// checkFormat for the repository extensions it reads.
+// gitsource.Open for the repository extensions it reads.
 func Load(ctx context.Context, opts config.Desired) (model.State, error) {
 	return LoadWithProgress(ctx, opts, nil)
 }
 
 // Progress counts the documents of one Load, for a progress reporter that
-// samples it at its own interval (issue 15, item 2): Total is known once
+// samples it at its own interval: Total is known once
 // the tree is walked, Done counts documents decrypted and checked. Safe for
 // concurrent use; the zero value is ready.
 type Progress struct {
@@ -95,15 +75,40 @@ func (p *Progress) addDone() {
 }
 
 // LoadWithProgress is Load, counting documents in p (nil: no counting).
+// It composes the Git source (internal/desired/gitsource: open, resolve,
+// list, structural checks, read) with the decryptor
+// (internal/desired/decryptor), which know nothing of each other, and
+// turns each plaintext into its canonical value.
 func LoadWithProgress(ctx context.Context, opts config.Desired, p *Progress) (model.State, error) {
-	st, e, invalid := load(ctx, opts, p)
-	switch {
-	case e != nil:
-		return model.State{}, reject(e)
-	case len(invalid) > 0:
-		return model.State{}, capped(invalid)
+	if err := ctx.Err(); err != nil {
+		return model.State{}, interrupted(err)
 	}
-	return st, nil
+	repo, e := gitsource.Open(opts.RepoPath)
+	if e != nil {
+		return model.State{}, diag.Diagnostics{*e}
+	}
+	commit, e := repo.Resolve(opts.Revision)
+	if e != nil {
+		repo.Close()
+		return model.State{}, diag.Diagnostics{*e}
+	}
+	docs, ds := selectDocuments(ctx, repo, commit, opts)
+	if ds != nil {
+		repo.Close()
+		return model.State{}, ds
+	}
+	p.setTotal(len(docs))
+	dec := decryptor.New(ctx, decryptor.Options{
+		MaxEncryptedBytes: opts.MaxEncryptedBytes, KeyServiceTimeout: opts.KeyServiceTimeout})
+	// decryptAll's dispatcher is the last user of repo and closes it, also
+	// when Load has already returned on cancellation.
+	secrets, ds := decryptAll(ctx, repo, docs, dec, opts, p)
+	if ds != nil {
+		return model.State{}, ds
+	}
+	sort.Slice(secrets, func(i, j int) bool { return secrets[i].Name < secrets[j].Name })
+	scope := model.Scope{RepositoryID: opts.RepositoryID, SourceRoot: opts.SourceRoot, Prefix: opts.SecretPrefix}
+	return model.State{Commit: commit.Hash, Scope: scope, Secrets: secrets}, nil
 }
 
 // MaxReportedDocuments is the most invalid documents one run reports, each
@@ -111,9 +116,19 @@ func LoadWithProgress(ctx context.Context, opts config.Desired, p *Progress) (mo
 // counts the rest.
 const MaxReportedDocuments = 50
 
-// capped returns the diagnostics of the invalid documents (already in
-// ordinal order) cut at MaxReportedDocuments, plus the count of the rest.
-func capped(invalid []*diag.Diagnostic) diag.Diagnostics {
+// capped returns the diagnostics of the invalid documents (in ordinal
+// order; nil entries are valid documents) cut at MaxReportedDocuments, plus
+// the count of the rest; nil when there is none.
+func capped(all []*diag.Diagnostic) diag.Diagnostics {
+	var invalid []*diag.Diagnostic
+	for _, e := range all {
+		if e != nil {
+			invalid = append(invalid, e)
+		}
+	}
+	if len(invalid) == 0 {
+		return nil
+	}
 	ds := make(diag.Diagnostics, 0, min(len(invalid), MaxReportedDocuments)+1)
 	for _, e := range invalid[:min(len(invalid), MaxReportedDocuments)] {
 		ds = append(ds, *e)
@@ -125,77 +140,32 @@ func capped(invalid []*diag.Diagnostic) diag.Diagnostics {
 	return ds
 }
 
-// load returns the state, or the one diagnostic that stopped it, or the
-// diagnostics of every invalid document (in ordinal order).
-func load(ctx context.Context, opts config.Desired, p *Progress) (model.State, *diag.Diagnostic, []*diag.Diagnostic) {
-	if err := ctx.Err(); err != nil {
-		return model.State{}, interrupted(err), nil
-	}
-	o := normalize(opts)
-	repo, closeRepo, e := openRepository(o.repo)
-	if e != nil {
-		return model.State{}, e, nil
-	}
-
-	commit, e := resolveCommit(repo, o.rev)
-	if e != nil {
-		closeRepo()
-		return model.State{}, e, nil
-	}
-	docs, e, invalid := selectDocuments(ctx, repo, commit, o)
-	if e != nil || len(invalid) > 0 {
-		closeRepo()
-		if ctx.Err() != nil {
-			return model.State{}, interrupted(ctx.Err()), nil
-		}
-		return model.State{}, e, invalid
-	}
-	// decryptAll's dispatcher is the last user of repo and closes it, also
-	// when Load has already returned on cancellation.
-	p.setTotal(len(docs))
-	values, e, invalid := decryptAll(ctx, repo, closeRepo, docs, o, p)
-	if e != nil || len(invalid) > 0 {
-		return model.State{}, e, invalid
-	}
-	secrets := make([]model.Secret, len(docs))
-	for i, d := range docs {
-		secrets[i] = model.Secret{
-			Name:         d.name,
-			Value:        values[i],
-			SourceDigest: model.SourceDigest(d.path),
-			Path:         d.path,
-			Ordinal:      d.ordinal,
-		}
-	}
-	sort.Slice(secrets, func(i, j int) bool { return secrets[i].Name < secrets[j].Name })
-	return model.State{Commit: commit.Hash.String(), Scope: o.scope, Secrets: secrets}, nil, nil
-}
-
-func interrupted(cause error) *diag.Diagnostic {
-	e := diag.New(ClassInterrupted, diag.Subject{}).
+// interrupted is Load's diagnostic when ctx ends; it wraps cause, so
+// errors.Is(err, context.Canceled) or context.DeadlineExceeded holds.
+func interrupted(cause error) diag.Diagnostics {
+	return diag.Diagnostics{diag.New(diag.Interrupted, diag.Subject{}).
 		WithSummary("reading the desired state was interrupted (signal or run timeout) before every document was decrypted and checked").
-		WithCause(cause)
-	return &e
+		WithCause(cause)}
 }
 
 // decryptAll reads, decrypts and canonicalizes every document with at most
-// o.conc decryptions in flight. Blobs are read by one dispatcher goroutine
-// (go-git repositories are not safe for concurrent use), in ordinal order,
-// so at most o.conc encrypted documents are held in memory at once. A
-// failing document does not stop the others: it returns the diagnostics
-// of every invalid document in ordinal order (docs is in ordinal order),
-// or the interruption.
-func decryptAll(ctx context.Context, repo *repository, closeRepo func(), docs []*document, o *normalized, p *Progress) ([][]byte, *diag.Diagnostic, []*diag.Diagnostic) {
-	values := make([][]byte, len(docs))
+// opts.Concurrency decryptions in flight, and returns the secrets in
+// ordinal order. Blobs are read by one dispatcher goroutine (go-git
+// repositories are not safe for concurrent use), in ordinal order, so at
+// most opts.Concurrency encrypted documents are held in memory at once; the
+// dispatcher closes repo when it is done. A failing document does not stop
+// the others: it returns the diagnostics of every invalid document in
+// ordinal order (docs is in ordinal order, capped), or the interruption.
+func decryptAll(ctx context.Context, repo *gitsource.Repository, docs []*document, dec *decryptor.Decryptor, opts config.Desired, p *Progress) ([]model.Secret, diag.Diagnostics) {
+	secrets := make([]model.Secret, len(docs))
 	errs := make([]*diag.Diagnostic, len(docs))
-	sem := make(chan struct{}, o.conc)
-	src := &keySources{ctx: ctx, timeout: o.keyTimeout, ages: &ageIdentities{}}
+	sem := make(chan struct{}, opts.Concurrency)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		var wg sync.WaitGroup
 		defer wg.Wait()
-		defer closeRepo() // runs before wg.Wait: workers never touch repo
+		defer repo.Close() // runs before wg.Wait: workers never touch repo
 		for i, d := range docs {
 			// After cancellation nothing new starts.
 			if ctx.Err() != nil {
@@ -206,13 +176,9 @@ func decryptAll(ctx context.Context, repo *repository, closeRepo func(), docs []
 			case <-ctx.Done():
 				return
 			}
-			data, err := readBlob(repo, d.hash, o.maxBytes)
-			if err != nil {
-				if err == errBlobTooLarge {
-					errs[i] = docError(ClassSourceTooLarge, d, o.show, "", "")
-				} else {
-					errs[i] = withDoc(repo.objectError(err), d, o.show)
-				}
+			data, e := repo.Read(d.Document, opts.MaxEncryptedBytes)
+			if e != nil {
+				errs[i] = d.about(e, opts.ShowResourceNames)
 				<-sem
 				continue
 			}
@@ -220,12 +186,13 @@ func decryptAll(ctx context.Context, repo *repository, closeRepo func(), docs []
 			go func(i int, d *document, data []byte) {
 				defer wg.Done()
 				defer func() { <-sem }()
-				v, e := decryptDocument(data, d, o.show, src)
+				v, e := decryptDocument(dec, data, d)
 				if e != nil {
-					errs[i] = e
+					errs[i] = d.about(e, opts.ShowResourceNames)
 					return
 				}
-				values[i] = v
+				secrets[i] = model.Secret{Name: d.name, Value: v, SourceDigest: model.SourceDigest(d.Path),
+					Path: d.Path, Ordinal: d.ordinal}
 				p.addDone()
 			}(i, d, data)
 		}
@@ -233,30 +200,25 @@ func decryptAll(ctx context.Context, repo *repository, closeRepo func(), docs []
 	select {
 	case <-done:
 	case <-ctx.Done():
-		return nil, interrupted(ctx.Err()), nil
+		return nil, interrupted(ctx.Err())
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, interrupted(err), nil
+		return nil, interrupted(err)
 	}
-	var invalid []*diag.Diagnostic
-	for _, e := range errs {
-		if e != nil {
-			invalid = append(invalid, e)
-		}
+	if ds := capped(errs); ds != nil {
+		return nil, ds
 	}
-	if len(invalid) > 0 {
-		return nil, nil, invalid
-	}
-	return values, nil, nil
+	return secrets, nil
 }
 
-// decryptDocument turns one committed blob into its canonical value.
-func decryptDocument(data []byte, d *document, show bool, src *keySources) ([]byte, *diag.Diagnostic) {
-	plain, f := decryptSOPS(data, d.format, src)
-	if f != nil {
-		return nil, docError(f.class, d, show, f.what, f.next)
+// decryptDocument turns one committed blob into its canonical value; the
+// diagnostic has no subject.
+func decryptDocument(dec *decryptor.Decryptor, data []byte, d *document) ([]byte, *diag.Diagnostic) {
+	plain, e := dec.Decrypt(data, d.Suffix.Format)
+	if e != nil {
+		return nil, e
 	}
-	v, err := canonical.Canonicalize(d.format, plain)
+	v, err := canonical.Canonicalize(d.Suffix.Format, plain)
 	clear(plain)
 	if err != nil {
 		// canonical's errors are *canonical.Error (its documented contract);
@@ -264,10 +226,100 @@ func decryptDocument(data []byte, d *document, show bool, src *keySources) ([]by
 		// rather than a panic here.
 		var ce *canonical.Error
 		if !errors.As(err, &ce) {
-			return nil, docError(ClassPlaintextSyntax, d, show, "", "")
+			return nil, problem(diag.PlaintextSyntax, "", "")
 		}
 		// canonical knows the precise rule broken, so it chooses the action.
-		return nil, docError(ce.Class, d, show, ce.What, ce.Next)
+		return nil, problem(ce.Class, ce.What, ce.Next)
 	}
 	return v, nil
+}
+
+// document is one selected document of the commit: where it is, its
+// ordinal (1-based position by repo path, assigned before any check, so a
+// document keeps its ordinal whatever fails) and the secret it names.
+type document struct {
+	gitsource.Document
+	ordinal int
+	name    string
+}
+
+// about ties a diagnostic without a subject to the document: its ordinal,
+// and its path only when resource names may be shown.
+func (d *document) about(e *diag.Diagnostic, show bool) *diag.Diagnostic {
+	e.Subject = diag.Document(d.ordinal, d.Path, show)
+	return e
+}
+
+// problem builds a diagnostic of a registered class without a subject;
+// what and next are "" for the registry's summary and next action (the
+// usual case: the registry is the one place a class's text is written); a
+// site passes its own only for a precise reason within the class that
+// calls for a different action (a name-rule reason, a canonical rule).
+func problem(class, what, next string) *diag.Diagnostic {
+	e := diag.New(class, diag.Subject{}).WithSummary(what).WithNext(next)
+	return &e
+}
+
+// selectDocuments lists the documents of commit under the source root,
+// assigns ordinals in repo-path order and names, and checks every
+// structural rule (SPEC §3.1, §3.4) for every document before any
+// decryption, so no key service is called for a commit that is already
+// invalid. It returns the documents, or the one diagnostic that stopped
+// the listing (tree, root, repository, interruption), or the diagnostics of
+// every structurally invalid document in ordinal order (capped).
+func selectDocuments(ctx context.Context, repo *gitsource.Repository, commit gitsource.Commit, opts config.Desired) ([]*document, diag.Diagnostics) {
+	listed, e := repo.List(ctx, commit, opts.SourceRoot)
+	if err := ctx.Err(); err != nil {
+		return nil, interrupted(err)
+	}
+	if e != nil {
+		return nil, diag.Diagnostics{*e}
+	}
+	docs := make([]*document, len(listed))
+	byName := make(map[string]*document, len(listed))
+	invalid := make([]*diag.Diagnostic, len(listed))
+	for i := range listed {
+		if err := ctx.Err(); err != nil {
+			return nil, interrupted(err)
+		}
+		d := &document{Document: listed[i], ordinal: i + 1}
+		docs[i] = d
+		e, stop := repo.Check(d.Document, opts.MaxEncryptedBytes)
+		if e == nil {
+			e = checkName(d, opts, byName)
+		}
+		if stop {
+			return nil, diag.Diagnostics{*d.about(e, opts.ShowResourceNames)}
+		}
+		if e != nil {
+			invalid[i] = d.about(e, opts.ShowResourceNames)
+		}
+	}
+	if ds := capped(invalid); ds != nil {
+		return nil, ds
+	}
+	return docs, nil
+}
+
+// checkName applies the name rules to one document whose Git side is
+// valid (SPEC §3.4: a name before the suffix, the secret-name rule, no
+// collision with an earlier document) and records its name in byName.
+func checkName(d *document, opts config.Desired, byName map[string]*document) *diag.Diagnostic {
+	stem := strings.TrimSuffix(d.Rel, d.Suffix.Suffix)
+	if stem == "" || strings.HasSuffix(stem, "/") {
+		return problem(diag.NameInvalid,
+			"the document's file name is only a suffix, so it names no secret",
+			"give the file a name before its .sops.* suffix")
+	}
+	d.name = model.SecretName(opts.SecretPrefix, d.Rel, d.Suffix.Suffix)
+	if err := model.ValidateName(d.name); err != nil {
+		what, next := nameReason(err)
+		return problem(diag.NameInvalid, what, next)
+	}
+	if prev, dup := byName[d.name]; dup {
+		label := model.Redaction{ShowNames: opts.ShowResourceNames}.Label(prev.ordinal, prev.Path)
+		return problem(diag.NameCollision, "the document maps to the same secret name as document "+label, "")
+	}
+	byName[d.name] = d
+	return nil
 }

@@ -143,29 +143,29 @@ func TestLoadRejectsBadFixtures(t *testing.T) {
 		fixture, class string
 		marker         string // plaintext that must not appear in the error
 	}{
-		{"bom.sops.env", ClassPlaintextBOM, "bom-FIXTURE"},
-		{"dup.sops.json", ClassPlaintextDuplicateKey, "dup-FIXTURE"},
-		{"dup-nested.sops.json", ClassPlaintextDuplicateKey, "dup-FIXTURE"},
-		{"dup.sops.env", ClassPlaintextDuplicateKey, "dup-FIXTURE"},
-		{"empty-key.sops.env", ClassPlaintextSyntax, "empty-key-FIXTURE"},
-		{"comments.sops.env", ClassPlaintextEmpty, "FIXTURE"},
-		{"big-int.sops.json", ClassPlaintextNumberPrecision, "bigint-FIXTURE"},
-		{"int-2p53.sops.json", ClassPlaintextNumberPrecision, "p53-FIXTURE"},
-		{"big-int.sops.yaml", ClassPlaintextNumberPrecision, "bigint-FIXTURE"},
-		{"date.sops.yaml", ClassPlaintextUnsupportedScalar, "date-FIXTURE"},
-		{"merge.sops.yaml", ClassPlaintextAnchorOrAlias, "merge-FIXTURE"},
-		{"multi.sops.yaml", ClassPlaintextMultiDocument, "multi-FIXTURE"},
-		{"nan.sops.yaml", ClassPlaintextNonFiniteNumber, "nan-FIXTURE"},
-		{"too-large.sops.json", ClassPlaintextTooLarge, "large-FIXTURE"},
-		{"wrong-key.sops.json", ClassDecryptNoKey, "wrong-key-FIXTURE"},
-		{"mac-mismatch.sops.json", ClassDecryptMACMismatch, "t0k3n-FIXTURE"},
-		{"tampered.sops.json", ClassDecryptMACMismatch, "t0k3n-FIXTURE"},
-		{"injected.sops.json", ClassDecryptMalformed, "injected-FIXTURE"},
-		{"truncated.sops.json", ClassDecryptMalformed, "t0k3n-FIXTURE"},
-		{"wrong-format.sops.json", ClassDecryptMalformed, "t0k3n-FIXTURE"},
-		{"not-encrypted.sops.json", ClassDecryptNotEncrypted, "t0k3n-FIXTURE"},
-		{"not-encrypted.sops.yaml", ClassDecryptNotEncrypted, "t0k3n-FIXTURE"},
-		{"not-encrypted.sops.env", ClassDecryptNotEncrypted, "pa=ss-FIXTURE"},
+		{"bom.sops.env", diag.PlaintextBOM, "bom-FIXTURE"},
+		{"dup.sops.json", diag.PlaintextDuplicateKey, "dup-FIXTURE"},
+		{"dup-nested.sops.json", diag.PlaintextDuplicateKey, "dup-FIXTURE"},
+		{"dup.sops.env", diag.PlaintextDuplicateKey, "dup-FIXTURE"},
+		{"empty-key.sops.env", diag.PlaintextSyntax, "empty-key-FIXTURE"},
+		{"comments.sops.env", diag.PlaintextEmpty, "FIXTURE"},
+		{"big-int.sops.json", diag.PlaintextNumberPrecision, "bigint-FIXTURE"},
+		{"int-2p53.sops.json", diag.PlaintextNumberPrecision, "p53-FIXTURE"},
+		{"big-int.sops.yaml", diag.PlaintextNumberPrecision, "bigint-FIXTURE"},
+		{"date.sops.yaml", diag.PlaintextUnsupportedScalar, "date-FIXTURE"},
+		{"merge.sops.yaml", diag.PlaintextAnchorOrAlias, "merge-FIXTURE"},
+		{"multi.sops.yaml", diag.PlaintextMultiDocument, "multi-FIXTURE"},
+		{"nan.sops.yaml", diag.PlaintextNonFiniteNumber, "nan-FIXTURE"},
+		{"too-large.sops.json", diag.PlaintextTooLarge, "large-FIXTURE"},
+		{"wrong-key.sops.json", diag.DecryptNoKey, "wrong-key-FIXTURE"},
+		{"mac-mismatch.sops.json", diag.DecryptMACMismatch, "t0k3n-FIXTURE"},
+		{"tampered.sops.json", diag.DecryptMACMismatch, "t0k3n-FIXTURE"},
+		{"injected.sops.json", diag.DecryptMalformed, "injected-FIXTURE"},
+		{"truncated.sops.json", diag.DecryptMalformed, "t0k3n-FIXTURE"},
+		{"wrong-format.sops.json", diag.DecryptMalformed, "t0k3n-FIXTURE"},
+		{"not-encrypted.sops.json", diag.DecryptNotEncrypted, "t0k3n-FIXTURE"},
+		{"not-encrypted.sops.yaml", diag.DecryptNotEncrypted, "t0k3n-FIXTURE"},
+		{"not-encrypted.sops.env", diag.DecryptNotEncrypted, "pa=ss-FIXTURE"},
 	}
 	for _, c := range cases {
 		t.Run(c.fixture, func(t *testing.T) {
@@ -231,7 +231,7 @@ func TestLoadFixturesFromOlderSOPS(t *testing.T) {
 			t.Errorf("%s = %s, want %s", k, got[k], v)
 		}
 	}
-	for f, class := range map[string]string{"merge.sops.yaml": ClassPlaintextAnchorOrAlias} {
+	for f, class := range map[string]string{"merge.sops.yaml": diag.PlaintextAnchorOrAlias} {
 		dir, _ := newRepo(t, map[string][]byte{"secrets/x.sops.yaml": fixture(t, old+"/"+f)})
 		_, err := Load(context.Background(), baseOptions(dir))
 		assertClass(t, err, class, 1)
@@ -241,7 +241,7 @@ func TestLoadFixturesFromOlderSOPS(t *testing.T) {
 var errorShape = regexp.MustCompile(`^[a-z]+(:[a-z0-9-]+)?: (document resource-[0-9]{4}: )?[^;]+; .+$`)
 
 func TestErrorTextShape(t *testing.T) {
-	e := diag.Diagnostic{Class: ClassDecryptNoKey, Subject: diag.Subject{Ordinal: 3}, Summary: "no key", Next: "add one"}
+	e := diag.Diagnostic{Class: diag.DecryptNoKey, Subject: diag.Subject{Ordinal: 3}, Summary: "no key", Next: "add one"}
 	if e.Error() != "decrypt:no-key: document resource-0003: no key; add one" {
 		t.Fatalf("Error() = %q", e.Error())
 	}
@@ -252,7 +252,7 @@ func TestErrorTextShape(t *testing.T) {
 	if got := e.Error(); !strings.Contains(got, `document "secrets/a\nb.sops.json": `) {
 		t.Fatalf("a path with control characters must be quoted: %q", got)
 	}
-	if (diag.Diagnostic{Class: ClassGitRevision, Summary: "x", Next: "y"}).Error() != "git:revision: x; y" {
+	if (diag.Diagnostic{Class: diag.GitRevision, Summary: "x", Next: "y"}).Error() != "git:revision: x; y" {
 		t.Fatal("scope errors have no document part")
 	}
 }
@@ -265,7 +265,7 @@ func TestLoadWithoutTheRightKeyIsNoKey(t *testing.T) {
 	other, _ := filepath.Abs("testdata/keys/age-other.txt")
 	t.Setenv("SOPS_AGE_KEY_FILE", other)
 	_, err := Load(context.Background(), baseOptions(dir))
-	assertClass(t, err, ClassDecryptNoKey, 1)
+	assertClass(t, err, diag.DecryptNoKey, 1)
 	dir2, _ := newRepo(t, map[string][]byte{"secrets/w.sops.json": fixture(t, cur+"/wrong-key.sops.json")})
 	if got := loadValues(t, baseOptions(dir2)); got["prod/app/w"] != `{"token":"wrong-key-FIXTURE"}` {
 		t.Fatalf("other key: %v", got)
@@ -292,7 +292,7 @@ func TestAgeKeyFileMissingUnreadableOrDirectoryIsKeyFile(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Setenv("SOPS_AGE_KEY_FILE", keyFile)
 			_, err := Load(context.Background(), baseOptions(dir))
-			assertClass(t, err, ClassDecryptKeyFile, 1)
+			assertClass(t, err, diag.DecryptKeyFile, 1)
 			if !strings.Contains(err.Error(), "SOPS_AGE_KEY_FILE") || (keyFile != "" && strings.Contains(err.Error(), keyFile)) {
 				t.Fatalf("must name the variable, not its value: %v", err)
 			}
@@ -345,7 +345,7 @@ func TestLoadReportsEveryInvalidDocument(t *testing.T) {
 			ordinal int
 			path    string
 		}
-		want := []got{{ClassDecryptNotEncrypted, 2, ""}, {ClassPlaintextDuplicateKey, 4, ""}, {ClassPlaintextUnsupportedScalar, 5, ""}}
+		want := []got{{diag.DecryptNotEncrypted, 2, ""}, {diag.PlaintextDuplicateKey, 4, ""}, {diag.PlaintextUnsupportedScalar, 5, ""}}
 		if show {
 			want[0].path, want[1].path, want[2].path = "secrets/b.sops.json", "secrets/d.sops.json", "secrets/e.sops.yaml"
 		}
@@ -367,7 +367,7 @@ func TestLoadReportsEveryInvalidDocument(t *testing.T) {
 func TestCappedListsAtMostFiftyThenCounts(t *testing.T) {
 	var invalid []*diag.Diagnostic
 	for i := 1; i <= MaxReportedDocuments+7; i++ {
-		d := diag.New(ClassDecryptNoKey, diag.Document(i, "", false))
+		d := diag.New(diag.DecryptNoKey, diag.Document(i, "", false))
 		invalid = append(invalid, &d)
 	}
 	ds := capped(invalid)
@@ -408,7 +408,7 @@ func TestLoadReportsEveryFailingOrdinalInOrder(t *testing.T) {
 		for i, w := range []struct {
 			class   string
 			ordinal int
-		}{{ClassPlaintextDuplicateKey, 6}, {ClassDecryptNoKey, 8}, {ClassDecryptNotEncrypted, 11}} {
+		}{{diag.PlaintextDuplicateKey, 6}, {diag.DecryptNoKey, 8}, {diag.DecryptNotEncrypted, 11}} {
 			if ds[i].Class != w.class || ds[i].Subject.Ordinal != w.ordinal {
 				t.Errorf("concurrency %d: diagnostic %d is %s ordinal %d, want %s ordinal %d", c, i, ds[i].Class, ds[i].Subject.Ordinal, w.class, w.ordinal)
 			}
@@ -433,7 +433,7 @@ func TestLoadReportsEveryStructuralError(t *testing.T) {
 	if !errors.As(err, &ds) || len(ds) != 2 {
 		t.Fatalf("want 2 diagnostics, got %v", err)
 	}
-	if ds[0].Class != ClassNameCollision || ds[0].Subject.Ordinal != 2 || ds[1].Class != ClassNameInvalid || ds[1].Subject.Ordinal != 4 {
+	if ds[0].Class != diag.NameCollision || ds[0].Subject.Ordinal != 2 || ds[1].Class != diag.NameInvalid || ds[1].Subject.Ordinal != 4 {
 		t.Errorf("got %v", err)
 	}
 }

@@ -8,6 +8,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/desired/gitsource"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 )
 
 // manyCommits makes a repository whose main branch holds the good
@@ -100,7 +103,7 @@ func TestRevisionAmbiguousShortSHARejected(t *testing.T) {
 			t.Fatalf("premise: git resolves %s to %s", rev, got)
 		}
 		_, err := loadCommit(t, dir, rev)
-		assertClass(t, err, ClassGitRevision, 0)
+		assertClass(t, err, diag.GitRevision, 0)
 		if !strings.Contains(err.Error(), "ambiguous") || !strings.Contains(err.Error(), "full 40-character") {
 			t.Fatalf("%s: %v", rev, err)
 		}
@@ -197,20 +200,21 @@ func FuzzResolveRevision(f *testing.F) {
 	}
 	dir, _ := newRepo(f, map[string][]byte{"secrets/a.sops.json": good(f)})
 	gitCmd(f, dir, "tag", "-a", "-m", "r", "v1")
-	repo, closeRepo, e := openRepository(dir)
+	repo, e := gitsource.Open(dir)
 	if e != nil {
 		f.Fatal(e)
 	}
-	f.Cleanup(closeRepo)
+	f.Cleanup(repo.Close)
 	f.Fuzz(func(t *testing.T, rev string) {
-		c, e := resolveCommit(repo, rev)
+		c, e := repo.Resolve(rev)
 		if e != nil {
-			if e.Class != ClassGitRevision {
+			if e.Class != diag.GitRevision {
 				t.Fatalf("class %s", e.Class)
 			}
 			return
 		}
-		if _, err := repo.CommitObject(c.Hash); err != nil {
+		// A full SHA resolves to itself only when it names a commit.
+		if again, e := repo.Resolve(c.Hash); e != nil || again.Hash != c.Hash {
 			t.Fatalf("resolved to a non-commit %s", c.Hash)
 		}
 	})

@@ -1,4 +1,4 @@
-package desired
+package decryptor
 
 import (
 	"context"
@@ -20,7 +20,58 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
+
+// Options shape one Decryptor.
+type Options struct {
+	// MaxEncryptedBytes bounds one committed document, in bytes (SPEC §2.1
+	// --max-encrypted-bytes); a longer input is source:too-large and is
+	// not parsed. 0 means no bound.
+	MaxEncryptedBytes int64
+	// KeyServiceTimeout bounds each remote key-service call (AWS KMS, GCP
+	// KMS, Azure Key Vault, HashiCorp Vault, HuaweiCloud KMS), SDK retries
+	// included (--operation-timeout); 0 means no bound of its own (the
+	// context still ends the call).
+	KeyServiceTimeout time.Duration
+}
+
+// Decryptor decrypts committed SOPS documents in process (SPEC §3.2) for
+// the documents of one load: age identities are loaded once per recipient
+// and reused, SOPS_AGE_KEY_FILE is diagnosed at most once, and every remote
+// key-service call ends with ctx. Safe for concurrent use.
+type Decryptor struct {
+	max int64
+	src *keySources
+}
+
+// New returns a Decryptor whose key-service calls end when ctx ends.
+func New(ctx context.Context, o Options) *Decryptor {
+	return &Decryptor{max: o.MaxEncryptedBytes,
+		src: &keySources{ctx: ctx, timeout: o.KeyServiceTimeout, ages: &ageIdentities{}}}
+}
+
+// Decrypt decrypts one committed document of format f and verifies its
+// MAC, returning the plaintext exactly as SOPS emits it (the caller clears
+// it after use). A failure is one diagnostic of a decrypt:* class (or
+// plaintext:too-deep, or source:too-large for an input over
+// MaxEncryptedBytes), without a subject (the caller names the document)
+// and without any SOPS error text, which can echo plaintext; a panic inside
+// SOPS is decrypt:malformed, its value dropped unread. SOPS's own logging
+// is silenced before the first document is parsed.
+func (d *Decryptor) Decrypt(data []byte, f model.Format) ([]byte, *diag.Diagnostic) {
+	if d.max > 0 && int64(len(data)) > d.max {
+		e := diag.New(diag.SourceTooLarge, diag.Subject{})
+		return nil, &e
+	}
+	plain, fail := decryptSOPS(data, f, d.src)
+	if fail != nil {
+		e := diag.New(fail.class, diag.Subject{}).WithSummary(fail.what).WithNext(fail.next)
+		return nil, &e
+	}
+	return plain, nil
+}
 
 var silenceOnce sync.Once
 
@@ -50,20 +101,20 @@ func sopsFormat(f canonical.Format) formats.Format {
 
 // decryptFailure is a classified decryption failure; it holds no library
 // error text. what and next are "" for the registry's summary and next
-// action of the class (internal/diag), as for docError.
+// action of the class (internal/diag), as for Decrypt's diagnostics.
 type decryptFailure struct {
 	class, what, next string
 }
 
 var (
-	failNotEncrypted = &decryptFailure{ClassDecryptNotEncrypted, "", ""}
-	failMalformed    = &decryptFailure{ClassDecryptMalformed, "", ""}
-	failPanic        = &decryptFailure{ClassDecryptMalformed,
+	failNotEncrypted = &decryptFailure{diag.DecryptNotEncrypted, "", ""}
+	failMalformed    = &decryptFailure{diag.DecryptMalformed, "", ""}
+	failPanic        = &decryptFailure{diag.DecryptMalformed,
 		"the SOPS library failed on this document (an internal panic, usually caused by a malformed file)",
 		"re-create it with sops encrypt; if it persists, report the SOPS version that wrote the file"}
-	failNoKey      = &decryptFailure{ClassDecryptNoKey, "", ""}
-	failKeyService = &decryptFailure{ClassDecryptKeyService, "", ""}
-	failIntegrity  = &decryptFailure{ClassDecryptMACMismatch, "", ""}
+	failNoKey      = &decryptFailure{diag.DecryptNoKey, "", ""}
+	failKeyService = &decryptFailure{diag.DecryptKeyService, "", ""}
+	failIntegrity  = &decryptFailure{diag.DecryptMACMismatch, "", ""}
 )
 
 // remoteKey reports whether a master key is served by a remote service.
@@ -77,7 +128,7 @@ func remoteKey(k *keyservice.Key) bool {
 }
 
 // ageIdentities remembers, per age recipient, a SOPS age master key whose
-// identities SOPS has already loaded, for the documents of one Load.
+// identities SOPS has already loaded, for the documents of one Decryptor.
 //
 // SOPS's local key service builds a fresh age.MasterKey for every data key,
 // so each document re-reads SOPS_AGE_KEY_FILE (or SOPS_AGE_KEY, the
@@ -122,7 +173,7 @@ func (c *ageIdentities) decrypt(recipient string, ciphertext []byte) ([]byte, er
 // of master keys failed, so a data-key failure is classified from typed
 // facts (the key type of each failed request) rather than from error text.
 // Age keys are decrypted through src.ages (identities loaded once per
-// Load); remote keys through SOPS's own master key types with a bounded
+// Decryptor); remote keys through SOPS's own master key types with a bounded
 // context (keySources); every other key type (PGP) goes to SOPS's local key
 // service unchanged.
 type recordingKeyService struct {
@@ -165,7 +216,7 @@ func (r *recordingKeyService) Encrypt(context.Context, *keyservice.EncryptReques
 }
 
 // decryptSOPS decrypts one committed SOPS document and verifies its MAC.
-// src (nil for none) carries what the decryptions of one Load share: the
+// src (nil for none) carries what the decryptions of one Decryptor share: the
 // age identities, the context and bound of key-service calls, the
 // SOPS_AGE_KEY_FILE diagnosis.
 //
@@ -178,7 +229,7 @@ func (r *recordingKeyService) Encrypt(context.Context, *keyservice.EncryptReques
 // are untyped strings, some of which echo plaintext.
 //
 // A panic inside SOPS becomes a malformed-document failure. src may be
-// shared by the concurrent decryptions of one Load.
+// shared by the concurrent decryptions of one Decryptor.
 func decryptSOPS(data []byte, f canonical.Format, src *keySources) ([]byte, *decryptFailure) {
 	silenceSOPS()
 	if src == nil {

@@ -1,4 +1,4 @@
-package desired
+package gitsource
 
 import (
 	"os"
@@ -14,6 +14,8 @@ import (
 	format "github.com/go-git/go-git/v5/plumbing/format/config"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 )
 
 // objectCacheSize bounds go-git's cache of decoded objects. Each document's
@@ -23,9 +25,10 @@ import (
 // 10,000 documents of 1 KiB, 96 MB with this cache (docs/desired-state.md).
 const objectCacheSize = 4 * cache.MiByte
 
-// repository is an opened repository and what its configuration says about
-// missing objects.
-type repository struct {
+// Repository is an opened repository: its object database and refs, never
+// its working tree or index. Not safe for concurrent use (go-git
+// repositories are not); Close releases it.
+type Repository struct {
 	*git.Repository
 	// partial is true for a partial clone (a promisor remote or
 	// extensions.partialClone): objects may be absent by design.
@@ -33,12 +36,18 @@ type repository struct {
 	// objectsDir is the object directory (in the common directory of a
 	// linked worktree), for listing SHA prefixes in its alternates.
 	objectsDir string
+	storage    *filesystem.Storage
 }
 
-// openRepository opens the repository at dir (a work tree, a bare
-// repository or a linked worktree). Only the object database and refs are
-// used, never the working tree or the index. The returned close function
-// releases the pack file descriptors kept open during the walk.
+// Close releases the pack file descriptors kept open while reading.
+func (r *Repository) Close() { r.storage.Close() }
+
+// Open opens the repository at dir (a work tree, a bare repository or a
+// linked worktree; never searched upwards, so --repository must be the
+// repository root). Only the object database and refs are used, never the
+// working tree or the index. A directory that holds no repository, or a
+// repository whose format this reader cannot read safely, is
+// git:repository (checkFormat names the extension).
 //
 // go-git v5.19 refuses every repository extension except "noop" (and its
 // v0 allow-list compares lower-cased names with camel-cased ones, so even
@@ -47,11 +56,11 @@ type repository struct {
 // checked here, by checkFormat, against what reading one commit's objects
 // and refs needs; go-git is then given the configuration without the
 // extensions this check accepted.
-func openRepository(dir string) (*repository, func(), *loadErr) {
-	bad := scopeError(ClassGitRepository, "", "")
+func Open(dir string) (*Repository, *diag.Diagnostic) {
+	bad := problem(diag.GitRepository, "", "")
 	fs, common, err := repositoryFilesystem(dir)
 	if err != nil {
-		return nil, nil, bad
+		return nil, bad
 	}
 	// Pack files are kept open: by default go-git reopens the pack for every
 	// object, which dominated reading 1,000 documents. ExclusiveAccess lets
@@ -68,21 +77,20 @@ func openRepository(dir string) (*repository, func(), *loadErr) {
 	cfg, err := st.Config()
 	if err != nil {
 		st.Close()
-		return nil, nil, bad
+		return nil, bad
 	}
 	if e := checkFormat(cfg); e != nil {
 		st.Close()
-		return nil, nil, e
+		return nil, e
 	}
 	partial := isPartialClone(cfg)
 	cfg.Raw.RemoveSection("extensions")
 	repo, err := git.Open(vettedConfig{st, cfg}, nil)
 	if err != nil {
 		st.Close()
-		return nil, nil, bad
+		return nil, bad
 	}
-	return &repository{Repository: repo, partial: partial, objectsDir: filepath.Join(common, "objects")},
-		func() { st.Close() }, nil
+	return &Repository{Repository: repo, partial: partial, objectsDir: filepath.Join(common, "objects"), storage: st}, nil
 }
 
 // vettedConfig is the repository's storage with its configuration as
@@ -186,7 +194,7 @@ var extensionName = regexp.MustCompile(`^[a-z0-9-]{1,40}$`)
 // checkFormat is the documented pre-check that replaces go-git's extension
 // check (docs/desired-state.md, "Git"): repository format version 0 or 1,
 // and only extensions that readableExtensions accepts.
-func checkFormat(cfg *config.Config) *loadErr {
+func checkFormat(cfg *config.Config) *diag.Diagnostic {
 	// go-git records only version 1 in cfg.Core; the raw value is what
 	// git reads (the last one in the file wins).
 	version := ""
@@ -200,7 +208,7 @@ func checkFormat(cfg *config.Config) *loadErr {
 	switch strings.TrimSpace(version) {
 	case "", "0", "1":
 	default:
-		return scopeError(ClassGitRepository,
+		return problem(diag.GitRepository,
 			"the repository uses a repository format version newer than this tool can read (core.repositoryformatversion)",
 			"run against a clone made by a Git version whose format this tool reads (version 0 or 1)")
 	}
@@ -210,12 +218,12 @@ func checkFormat(cfg *config.Config) *loadErr {
 		case readableExtensions[name]:
 		case name == "objectformat" && value == "sha1":
 		case name == "objectformat":
-			return scopeError(ClassGitRepository,
+			return problem(diag.GitRepository,
 				"the repository uses an object format other than SHA-1 (extensions.objectFormat), which this tool's Git library cannot read",
 				"run against a SHA-1 clone of the repository")
 		case name == "refstorage" && value == "files":
 		case name == "refstorage":
-			return scopeError(ClassGitRepository,
+			return problem(diag.GitRepository,
 				"the repository stores its refs in a format other than files (extensions.refStorage, e.g. reftable), which this tool's Git library cannot read",
 				"run against a clone that uses the files ref storage (git clone --ref-format=files)")
 		default:
@@ -223,7 +231,7 @@ func checkFormat(cfg *config.Config) *loadErr {
 			if extensionName.MatchString(name) {
 				shown = "extensions." + name
 			}
-			return scopeError(ClassGitRepository,
+			return problem(diag.GitRepository,
 				"the repository enables "+shown+", which this tool does not know how to read safely",
 				"run against a clone without that extension (a plain git clone, shallow or sparse, is readable)")
 		}

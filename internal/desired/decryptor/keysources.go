@@ -1,4 +1,4 @@
-package desired
+package decryptor
 
 import (
 	"context"
@@ -18,11 +18,12 @@ import (
 	"github.com/getsops/sops/v3/kms"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 )
 
-// keySources is what the decryptions of one Load share.
+// keySources is what the decryptions of one Decryptor share.
 type keySources struct {
-	// ctx is Load's context; key-service calls end when it is cancelled.
+	// ctx is the Decryptor's context; key-service calls end when it is cancelled.
 	ctx context.Context
 	// timeout bounds each key-service call (config.Desired.KeyServiceTimeout,
 	// from --operation-timeout); 0 means no bound of its own.
@@ -59,8 +60,8 @@ type decryptContexter interface {
 // (keyservice/server.go, decryptWith*), so that the call can be given a
 // context: SOPS's local service calls each provider with
 // context.Background(), and a KMS endpoint that accepts connections but
-// never answers then held the run for the whole --run-timeout (issue 15,
-// finding 5). ok is false for key types that are not remote.
+// never answers would hold the run for the whole --run-timeout. ok is
+// false for key types that are not remote.
 func remoteMasterKey(k *keyservice.Key, ciphertext []byte) (decryptContexter, bool) {
 	enc := string(ciphertext)
 	switch t := k.GetKeyType().(type) {
@@ -90,7 +91,7 @@ func remoteMasterKey(k *keyservice.Key, ciphertext []byte) (decryptContexter, bo
 	return nil, false
 }
 
-var failKeyServiceTimeout = &decryptFailure{ClassDecryptKeyService,
+var failKeyServiceTimeout = &decryptFailure{diag.DecryptKeyService,
 	"a key service named in the document's SOPS metadata (AWS KMS, GCP KMS, Azure Key Vault, HashiCorp Vault, HuaweiCloud KMS) did not answer within --operation-timeout, and no other key could decrypt",
 	"check network access to that service (a proxy or firewall that accepts connections but never answers, or a wrong AWS_ENDPOINT_URL_KMS), then retry; raise --operation-timeout only if the service is known to be slow"}
 
@@ -107,10 +108,10 @@ func hasAgeKey(m sops.Metadata) bool {
 	return false
 }
 
-// keyFileFailure diagnoses SOPS_AGE_KEY_FILE once per Load: set, but naming
+// keyFileFailure diagnoses SOPS_AGE_KEY_FILE once per Decryptor: set, but naming
 // no readable file (missing, a directory, unreadable). SOPS reports that as
 // one of the reasons no age identity loaded; without this diagnosis it read
-// as "no key" (issue 15, finding 6). It is consulted only when a document
+// as "no key", which sends the operator to the wrong fix. It is consulted only when a document
 // with an age recipient could not be decrypted, so a broken variable never
 // fails documents another key opens. The message names the variable,
 // never its value.
@@ -141,7 +142,7 @@ func (s *keySources) keyFileFailure() *decryptFailure {
 		}
 		if what != "" {
 			// The precise reason; the registry's next action.
-			s.keyFile = &decryptFailure{ClassDecryptKeyFile, what, ""}
+			s.keyFile = &decryptFailure{diag.DecryptKeyFile, what, ""}
 		}
 	})
 	return s.keyFile

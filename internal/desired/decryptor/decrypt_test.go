@@ -1,8 +1,7 @@
-package desired
+package decryptor
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
 
@@ -37,7 +37,7 @@ func TestDecryptSOPSMatchesDataWithFormat(t *testing.T) {
 
 func matchDataWithFormat(t *testing.T, ages *ageIdentities) {
 	for _, dir := range []string{cur, "sops-" + oldSOPS} {
-		entries, err := os.ReadDir(filepath.Join("testdata", dir))
+		entries, err := os.ReadDir(filepath.Join(testdata, dir))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +67,7 @@ func TestDecryptFailureNeverCarriesLibraryText(t *testing.T) {
 		t.Fatalf("premise: SOPS's error should echo the plaintext, got %v", err)
 	}
 	_, fail := decryptSOPS(data, canonical.JSON, nil)
-	if fail == nil || fail.class != ClassDecryptMalformed {
+	if fail == nil || fail.class != diag.DecryptMalformed {
 		t.Fatalf("got %+v", fail)
 	}
 	for _, s := range []string{fail.what, fail.next} {
@@ -81,57 +81,13 @@ func TestDecryptFailureNeverCarriesLibraryText(t *testing.T) {
 // wording change in SOPS fails here instead of misclassifying quietly.
 func TestClassifyTreeErrorOnRealFixtures(t *testing.T) {
 	for name, class := range map[string]string{
-		"tampered.sops.json": ClassDecryptMACMismatch,
-		"injected.sops.json": ClassDecryptMalformed,
+		"tampered.sops.json": diag.DecryptMACMismatch,
+		"injected.sops.json": diag.DecryptMalformed,
 	} {
 		_, fail := decryptSOPS(fixture(t, cur+"/"+name), canonical.JSON, nil)
 		if fail == nil || fail.class != class {
 			t.Errorf("%s: %+v, want %s", name, fail, class)
 		}
-	}
-}
-
-// TestAgeIdentitiesLoadedOncePerLoad: SOPS's local key service re-reads
-// the age identities for every document (the age key command runs once per
-// document); a Load reads them once per recipient and reuses them, and the
-// next Load reads them again.
-func TestAgeIdentitiesLoadedOncePerLoad(t *testing.T) {
-	dir := benchRepo(t, 12)
-	tmp := t.TempDir()
-	counter := filepath.Join(tmp, "runs")
-	key, err := filepath.Abs(filepath.Join("testdata", "keys", "age-test.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	script := filepath.Join(tmp, "age-key-cmd")
-	body := "#!/bin/sh\necho run >> '" + counter + "'\ncat '" + key + "'\n"
-	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("SOPS_AGE_KEY_FILE", "")
-	os.Unsetenv("SOPS_AGE_KEY_FILE")
-	t.Setenv("SOPS_AGE_KEY_CMD", script)
-	runs := func() int {
-		b, _ := os.ReadFile(counter)
-		return strings.Count(string(b), "run")
-	}
-	opts := baseOptions(dir)
-	opts.Concurrency = 1
-	st, err := Load(context.Background(), opts)
-	if err != nil || len(st.Secrets) != 12 {
-		t.Fatalf("%v, %d secrets", err, len(st.Secrets))
-	}
-	if got := runs(); got != 1 {
-		t.Fatalf("the age key command ran %d times for 12 documents, want 1", got)
-	}
-	opts.Concurrency = 4
-	if _, err := Load(context.Background(), opts); err != nil {
-		t.Fatal(err)
-	}
-	// Up to 4 decryptions may start before the first one has loaded the
-	// identities; a fresh Load never reuses the previous Load's identities.
-	if got := runs() - 1; got < 1 || got > 4 {
-		t.Fatalf("second Load ran the age key command %d times, want 1..4", got)
 	}
 }
 
@@ -149,7 +105,7 @@ func TestSOPSLoggingIsSilenced(t *testing.T) {
 
 func TestDecryptPanicBecomesMalformed(t *testing.T) {
 	out, fail := recoverAs(failPanic, func() ([]byte, *decryptFailure) { panic("library bug echoing s3cr3t") })
-	if out != nil || fail != failPanic || fail.class != ClassDecryptMalformed {
+	if out != nil || fail != failPanic || fail.class != diag.DecryptMalformed {
 		t.Fatalf("got %q %+v", out, fail)
 	}
 	// Odd inputs are classified, never a crash.
@@ -168,8 +124,8 @@ func FuzzDecryptSOPS(f *testing.F) {
 	for _, name := range []string{"good.sops.json", "good.sops.yaml", "good.sops.env", "mac-mismatch.sops.json"} {
 		f.Add(fixture(f, cur+"/"+name), uint8(formatOf(nil, name)))
 	}
-	known := map[string]bool{ClassDecryptNotEncrypted: true, ClassDecryptMalformed: true, ClassDecryptNoKey: true,
-		ClassDecryptMACMismatch: true, ClassDecryptKeyService: true}
+	known := map[string]bool{diag.DecryptNotEncrypted: true, diag.DecryptMalformed: true, diag.DecryptNoKey: true,
+		diag.DecryptMACMismatch: true, diag.DecryptKeyService: true}
 	f.Fuzz(func(t *testing.T, data []byte, format uint8) {
 		fm := canonical.Format(format%3 + 1)
 		_, fail := decryptSOPS(data, fm, nil)

@@ -1,4 +1,4 @@
-package desired
+package gitsource
 
 import (
 	"bufio"
@@ -18,13 +18,15 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 )
 
 // The revision resolver follows gitrevisions(7) and git's own order
 // (get_oid_1 in Git's object-name.c), because go-git's ResolveRevision
 // tries SHA prefixes before refs: a tag named "8a5a" lost to a commit whose
-// SHA starts with 8a5a, and an ambiguous prefix silently picked one object
-// (issue 15, finding 1). The order, for the part before any suffix:
+// SHA starts with 8a5a, and an ambiguous prefix silently picked one object.
+// The order, for the part before any suffix:
 //
 //  1. "@" alone is HEAD.
 //  2. 40 hex digits name that object, even when a ref has that name (git
@@ -56,31 +58,39 @@ var (
 // prefixes.
 const minAbbrev = 4
 
-// resolveCommit resolves rev once to a commit (SPEC §2.1). Errors are
-// ClassGitRevision; an ambiguous short SHA has its own next action.
-func resolveCommit(repo *repository, rev string) (*object.Commit, *loadErr) {
-	bad := scopeError(ClassGitRevision, "", "")
+// Commit is a resolved commit.
+type Commit struct {
+	// Hash is the full 40-hex SHA-1.
+	Hash string
+	tree plumbing.Hash
+}
+
+// Resolve resolves rev once to a commit (SPEC §2.1), exactly as
+// `git rev-parse` does (the order above). Errors are git:revision; an
+// ambiguous short SHA has its own next action.
+func (repo *Repository) Resolve(rev string) (Commit, *diag.Diagnostic) {
+	bad := problem(diag.GitRevision, "", "")
 	if !namesCommit(rev) {
-		return nil, bad
+		return Commit{}, bad
 	}
 	h, err := repo.resolve(rev, false, 0)
 	if err == nil {
 		var c *object.Commit
 		if c, err = repo.peelCommit(h); err == nil {
-			return c, nil
+			return Commit{Hash: c.Hash.String(), tree: c.TreeHash}, nil
 		}
 	}
 	if errors.Is(err, errRevAmbiguous) {
-		return nil, scopeError(ClassGitRevision,
+		return Commit{}, problem(diag.GitRevision,
 			"the revision is a short SHA that more than one object in this repository starts with (git: ambiguous argument)",
 			"pass --revision the full 40-character commit SHA (in GitHub Actions: ${{ github.sha }}), or a branch or tag name")
 	}
-	return nil, bad
+	return Commit{}, bad
 }
 
 // resolve returns the object that rev names. committish restricts SHA
 // prefixes to commit-ish objects (the suffix that follows needs a commit).
-func (r *repository) resolve(rev string, committish bool, depth int) (plumbing.Hash, error) {
+func (r *Repository) resolve(rev string, committish bool, depth int) (plumbing.Hash, error) {
 	if depth > 64 || rev == "" {
 		return plumbing.ZeroHash, errRevNotFound
 	}
@@ -151,7 +161,7 @@ func (r *repository) resolve(rev string, committish bool, depth int) (plumbing.H
 
 // resolveCommitish resolves rev where the suffix after it needs a commit:
 // SHA prefixes count only commit-ish objects, and tags are peeled.
-func (r *repository) resolveCommitish(rev string, depth int) (*object.Commit, error) {
+func (r *Repository) resolveCommitish(rev string, depth int) (*object.Commit, error) {
 	h, err := r.resolve(rev, true, depth+1)
 	if err != nil {
 		return nil, err
@@ -162,7 +172,7 @@ func (r *repository) resolveCommitish(rev string, depth int) (*object.Commit, er
 var describeName = regexp.MustCompile(`-g([0-9a-fA-F]+)$`)
 
 // resolveName resolves a revision without suffixes (steps 1–5 above).
-func (r *repository) resolveName(name string, committish bool) (plumbing.Hash, error) {
+func (r *Repository) resolveName(name string, committish bool) (plumbing.Hash, error) {
 	if name == "@" {
 		name = "HEAD"
 	}
@@ -216,7 +226,7 @@ func isHex(s string) bool {
 
 // uniquePrefix returns the one object whose SHA starts with the hex
 // prefix, looking at loose and packed objects and at alternates.
-func (r *repository) uniquePrefix(prefix string, committish bool) (plumbing.Hash, error) {
+func (r *Repository) uniquePrefix(prefix string, committish bool) (plumbing.Hash, error) {
 	prefix = strings.ToLower(prefix)
 	even, err := hex.DecodeString(prefix[:len(prefix)&^1])
 	if err != nil {
@@ -291,13 +301,13 @@ func alternateObjectDirs(objectsDir string, depth int) []string {
 }
 
 // isCommitish reports whether h is a commit or a tag that peels to one.
-func (r *repository) isCommitish(h plumbing.Hash) bool {
+func (r *Repository) isCommitish(h plumbing.Hash) bool {
 	_, err := r.peelCommit(h)
 	return err == nil
 }
 
 // peelTags follows annotated tags until an object that is not a tag.
-func (r *repository) peelTags(h plumbing.Hash) (plumbing.Hash, error) {
+func (r *Repository) peelTags(h plumbing.Hash) (plumbing.Hash, error) {
 	for i := 0; i < 64; i++ {
 		obj, err := r.Storer.EncodedObject(plumbing.AnyObject, h)
 		if err != nil {
@@ -316,7 +326,7 @@ func (r *repository) peelTags(h plumbing.Hash) (plumbing.Hash, error) {
 }
 
 // peelCommit returns the commit h names, peeling annotated tags.
-func (r *repository) peelCommit(h plumbing.Hash) (*object.Commit, error) {
+func (r *Repository) peelCommit(h plumbing.Hash) (*object.Commit, error) {
 	h, err := r.peelTags(h)
 	if err != nil {
 		return nil, err
@@ -333,7 +343,7 @@ func (r *repository) peelCommit(h plumbing.Hash) (*object.Commit, error) {
 
 // parent returns the n-th (1-based) parent of c; a parent missing from a
 // shallow clone is not found.
-func (r *repository) parent(c *object.Commit, n int) (*object.Commit, error) {
+func (r *Repository) parent(c *object.Commit, n int) (*object.Commit, error) {
 	if n < 1 || n > len(c.ParentHashes) {
 		return nil, errRevNotFound
 	}
@@ -347,7 +357,7 @@ func (r *repository) parent(c *object.Commit, n int) (*object.Commit, error) {
 // searchMessage implements ^{/regex}: the youngest commit reachable from c
 // (by committer date, as git's get_oid_oneline) whose message matches the
 // regular expression; "!-" negates it and "!!" stands for a literal "!".
-func (r *repository) searchMessage(c *object.Commit, pattern string) (plumbing.Hash, error) {
+func (r *Repository) searchMessage(c *object.Commit, pattern string) (plumbing.Hash, error) {
 	negate := false
 	if strings.HasPrefix(pattern, "!") {
 		switch {
