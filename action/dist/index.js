@@ -23514,8 +23514,11 @@ function cliArgs(inputs, repositoryPath, reportFile, planFile) {
   flag("log-format", "json");
   flag("report-file", reportFile);
   flag("plan-file", planFile);
-  if (inputs.mode === "plan" && inputs.failOnDrift) args.push("--detailed-exit-code");
+  if (detailedExitCode(inputs)) args.push("--detailed-exit-code");
   return args;
+}
+function detailedExitCode(inputs) {
+  return inputs.mode === "plan" && (inputs.failOnDrift || inputs.driftIssue !== void 0);
 }
 var STDIO_CLOSE_MS = 2e3;
 async function runCli(binary, args, cwd, env, opts = {}) {
@@ -23632,7 +23635,7 @@ async function upsertComment(api, target, marker, body) {
 }
 var USER_AGENT = "sops-aws-sync-action";
 var REQUEST_TIMEOUT_MS = 3e4;
-var GitHubComments = class _GitHubComments {
+var GitHubRest = class {
   constructor(base, token) {
     this.base = base;
     this.token = token;
@@ -23658,21 +23661,21 @@ var GitHubComments = class _GitHubComments {
     try {
       res = await call();
     } catch {
-      throw new CommentError(`${what} could not reach the GitHub API`);
+      throw this.fail(`${what} could not reach the GitHub API`);
     }
     const status = res.message.statusCode ?? 0;
     if (status !== expected) {
       res.message.resume();
-      throw new CommentError(`${what} returned HTTP ${status}`);
+      throw this.fail(`${what} returned HTTP ${status}`);
     }
     const link = res.message.headers.link;
     return { body: await res.readBody(), link: typeof link === "string" ? link : "" };
   }
-  static json(body, what) {
+  json(body, what) {
     try {
       return JSON.parse(body);
     } catch {
-      throw new CommentError(`${what} did not return JSON`);
+      throw this.fail(`${what} did not return JSON`);
     }
   }
   async identity() {
@@ -23681,7 +23684,7 @@ var GitHubComments = class _GitHubComments {
     try {
       res = await this.http.get(`${this.base}/user`, this.headers());
     } catch {
-      throw new CommentError(`${what} could not reach the GitHub API`);
+      throw this.fail(`${what} could not reach the GitHub API`);
     }
     const status = res.message.statusCode ?? 0;
     if (status === 403) {
@@ -23690,18 +23693,23 @@ var GitHubComments = class _GitHubComments {
     }
     if (status !== 200) {
       res.message.resume();
-      throw new CommentError(`${what} returned HTTP ${status}`);
+      throw this.fail(`${what} returned HTTP ${status}`);
     }
-    const doc = _GitHubComments.json(await res.readBody(), what);
-    if (!isRecord(doc) || typeof doc.login !== "string" || doc.login === "") throw new CommentError(`${what} returned an unexpected document`);
+    const doc = this.json(await res.readBody(), what);
+    if (!isRecord(doc) || typeof doc.login !== "string" || doc.login === "") throw this.fail(`${what} returned an unexpected document`);
     return doc.login;
+  }
+};
+var GitHubComments = class extends GitHubRest {
+  fail(reason) {
+    return new CommentError(reason);
   }
   async list(target, page) {
     const what = "Listing the pull request comments";
     const url = `${this.base}/repos/${target.repo}/issues/${target.number}/comments?per_page=100&page=${page}`;
     const res = await this.send(what, () => this.http.get(url, this.headers()), 200);
-    const doc = _GitHubComments.json(res.body, what);
-    if (!Array.isArray(doc)) throw new CommentError(`${what} returned an unexpected document`);
+    const doc = this.json(res.body, what);
+    if (!Array.isArray(doc)) throw this.fail(`${what} returned an unexpected document`);
     const comments = [];
     for (const c of doc) {
       if (!isRecord(c) || typeof c.id !== "number" || typeof c.body !== "string") continue;
@@ -23715,8 +23723,8 @@ var GitHubComments = class _GitHubComments {
     const what = "Creating the plan comment";
     const url = `${this.base}/repos/${target.repo}/issues/${target.number}/comments`;
     const res = await this.send(what, () => this.http.post(url, JSON.stringify({ body }), this.headers()), 201);
-    const doc = _GitHubComments.json(res.body, what);
-    if (!isRecord(doc) || typeof doc.id !== "number") throw new CommentError(`${what} returned an unexpected document`);
+    const doc = this.json(res.body, what);
+    if (!isRecord(doc) || typeof doc.id !== "number") throw this.fail(`${what} returned an unexpected document`);
     return doc.id;
   }
   async update(target, id, body) {
@@ -24070,7 +24078,8 @@ var Message = {
   internal: "sops-aws-sync Action execution failed",
   stderrWarning: "sops-aws-sync wrote a diagnostic to stderr",
   planRenderWarning: "sops-aws-sync could not render its plan file; the summary has no plan section",
-  commentWarning: "sops-aws-sync could not post the plan comment on the pull request"
+  commentWarning: "sops-aws-sync could not post the plan comment on the pull request",
+  driftIssueWarning: "sops-aws-sync could not update the drift issue"
 };
 var ActionFailure = class extends Error {
   reason;
@@ -24217,6 +24226,247 @@ var GitHubApi = class {
   }
 };
 
+// src/plan.ts
+var import_node_child_process2 = require("node:child_process");
+var import_node_crypto2 = require("node:crypto");
+var import_promises2 = require("node:fs/promises");
+var STEP_SUMMARY_LIMIT = 1 << 20;
+var COMMENT_LIMIT = 65536;
+var SUMMARY_PLAN_MAX_BYTES = STEP_SUMMARY_LIMIT - 64 * 1024;
+var COMMENT_PLAN_MAX_BYTES = COMMENT_LIMIT - 1024;
+var MAX_SHOW_BYTES = 2 * STEP_SUMMARY_LIMIT;
+var NOTE_RESERVE = 400;
+function planMarker(repositoryId, secretPrefix) {
+  return `<!-- sops-aws-sync:plan:${scopeDigest(repositoryId, secretPrefix)} -->`;
+}
+function scopeDigest(repositoryId, secretPrefix) {
+  return (0, import_node_crypto2.createHash)("sha256").update(JSON.stringify([repositoryId, secretPrefix])).digest("hex").slice(0, 16);
+}
+function truncationNote(missing) {
+  const lines = missing === 1 ? "1 line is" : `${missing} lines are`;
+  return `_Truncated by the sops-aws-sync Action to stay under GitHub's size limit: ${lines} not shown. The plan file (output \`plan-file-path\`) holds every operation; \`sops-aws-sync show PLAN_FILE\` renders it in full._
+`;
+}
+var FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})(.*)$/;
+function advance(state, line) {
+  if (state.fence !== void 0) {
+    const m = /^ {0,3}(`+|~+) *$/.exec(line);
+    const closes = m?.[1] !== void 0 && m[1][0] === state.fence[0] && m[1].length >= state.fence.length;
+    return closes ? { fence: void 0, details: state.details } : state;
+  }
+  const open2 = FENCE_OPEN.exec(line);
+  if (open2?.[1] !== void 0 && !(open2[1][0] === "`" && (open2[2] ?? "").includes("`"))) {
+    return { fence: open2[1], details: state.details };
+  }
+  const opened = (line.match(/<details[\s>]/gi) ?? []).length;
+  const closed = (line.match(/<\/details\s*>/gi) ?? []).length;
+  return { fence: void 0, details: Math.max(0, state.details + opened - closed) };
+}
+function closers(state) {
+  return (state.fence !== void 0 ? `${state.fence}
+` : "") + "\n</details>\n".repeat(state.details) + "\n";
+}
+var byteLength = (s) => Buffer.byteLength(s, "utf8");
+function capMarkdown(markdown, maxBytes) {
+  if (byteLength(markdown) <= maxBytes) return { text: markdown, truncated: false };
+  const lines = markdown.split("\n");
+  let state = { fence: void 0, details: 0 };
+  let out = "";
+  let used = 0;
+  let shown = 0;
+  for (const line of lines) {
+    const next = advance(state, line);
+    const cost = byteLength(line) + 1;
+    if (used + cost + byteLength(closers(next)) + NOTE_RESERVE > maxBytes) break;
+    out += `${line}
+`;
+    used += cost;
+    state = next;
+    shown++;
+  }
+  const missing = lines.slice(shown).filter((l) => l.trim() !== "" && !/^ {0,3}(`{3,}|~{3,}) *$/.test(l) && !/^\s*<\/details\s*>\s*$/i.test(l)).length;
+  return { text: out + closers(state) + truncationNote(missing), truncated: true };
+}
+async function planFileExists(path5) {
+  try {
+    return (await (0, import_promises2.lstat)(path5)).isFile();
+  } catch {
+    return false;
+  }
+}
+function renderMarkdown(binary, planFile, cwd, env, timeoutMs) {
+  return new Promise((resolve2) => {
+    const chunks = [];
+    let kept = 0;
+    let timedOut = false;
+    const child2 = (0, import_node_child_process2.spawn)(binary, ["show", planFile, "--format=markdown"], {
+      cwd,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+      windowsHide: true
+    });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child2.kill("SIGKILL");
+    }, timeoutMs);
+    child2.stdout.on("data", (d) => {
+      if (kept >= MAX_SHOW_BYTES) return;
+      const part = d.subarray(0, MAX_SHOW_BYTES - kept);
+      chunks.push(part);
+      kept += part.length;
+    });
+    child2.stderr.resume();
+    child2.on("error", () => {
+      clearTimeout(timer);
+      resolve2({ ok: false, reason: "sops-aws-sync show could not be started" });
+    });
+    child2.on("close", (code, signal) => {
+      clearTimeout(timer);
+      if (timedOut) resolve2({ ok: false, reason: `sops-aws-sync show did not finish within ${timeoutMs} ms` });
+      else if (signal !== null) resolve2({ ok: false, reason: `sops-aws-sync show was ended by ${signal}` });
+      else if (code !== 0) resolve2({ ok: false, reason: `sops-aws-sync show exited ${String(code)}` });
+      else {
+        const markdown = Buffer.concat(chunks).toString("utf8");
+        if (markdown.trim() === "") resolve2({ ok: false, reason: "sops-aws-sync show printed nothing" });
+        else resolve2({ ok: true, markdown });
+      }
+    });
+  });
+}
+
+// src/issue.ts
+var IssueError = class extends Error {
+  constructor(reason) {
+    super(reason);
+    this.name = "IssueError";
+  }
+};
+var DEFAULT_DRIFT_LABEL = "sops-aws-sync-drift";
+var MAX_ISSUE_PAGES = 100;
+function driftMarker(repositoryId, secretPrefix) {
+  return `<!-- sops-aws-sync:drift:${scopeDigest(repositoryId, secretPrefix)} -->`;
+}
+function driftTitle(repositoryId, secretPrefix) {
+  return `sops-aws-sync: AWS Secrets Manager differs from Git (scope ${scopeDigest(repositoryId, secretPrefix)})`;
+}
+var DRIFT_NOTE = "_Opened by the sops-aws-sync Action's drift check. It edits this issue when the plan changes and closes it when AWS matches Git again; it finds the issue by its label and the hidden first line, so keep both._";
+function driftBody(marker, markdown) {
+  return `${marker}
+${DRIFT_NOTE}
+
+${capMarkdown(markdown, COMMENT_PLAN_MAX_BYTES).text}`;
+}
+function closingComment(commit, runUrl2) {
+  const at = /^[0-9a-f]{40}$/.test(commit) ? `commit \`${commit}\`` : "the planned commit";
+  const run2 = runUrl2 === void 0 ? "" : ` ([run](${runUrl2}))`;
+  return `sops-aws-sync plan found AWS Secrets Manager equal to Git at ${at}: no drift is left, so this issue is closed${run2}.`;
+}
+function runUrl(env) {
+  const repo = env.GITHUB_REPOSITORY ?? "";
+  const id = env.GITHUB_RUN_ID ?? "";
+  let server;
+  try {
+    server = new URL(env.GITHUB_SERVER_URL ?? "");
+  } catch {
+    return void 0;
+  }
+  if (server.protocol !== "https:" || !/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repo) || !/^\d{1,20}$/.test(id)) return void 0;
+  return `${server.origin}/${repo}/actions/runs/${id}`;
+}
+function isDriftIssue(body, marker) {
+  return body === marker || body.startsWith(`${marker}
+`) || body.startsWith(`${marker}\r
+`);
+}
+function sameBody(a, b) {
+  const norm = (s) => s.replace(/\r\n/g, "\n").trimEnd();
+  return norm(a) === norm(b);
+}
+async function findDriftIssues(api, repo, label, marker) {
+  const identity = await api.identity();
+  const found = [];
+  for (let page = 1; ; page++) {
+    if (page > MAX_ISSUE_PAGES) {
+      throw new IssueError(`More than ${MAX_ISSUE_PAGES * 100} issues carry the drift label; the drift issue cannot be told apart safely`);
+    }
+    const { issues, more } = await api.list(repo, label, page);
+    for (const i of issues) if (isDriftIssue(i.body, marker) && isOwnComment(i.author, identity)) found.push(i);
+    if (!more) return found;
+  }
+}
+async function reportDrift(api, repo, label, marker, title, body) {
+  const own = await findDriftIssues(api, repo, label, marker);
+  const target = own.find((i) => i.open) ?? own[0];
+  if (target === void 0) return { action: "opened", number: await api.create(repo, title, body, label) };
+  const change = {};
+  if (!sameBody(target.body, body)) change.body = body;
+  if (!target.open) change.state = { open: true, reason: "reopened" };
+  if (change.body === void 0 && change.state === void 0) return { action: "unchanged", number: target.number };
+  await api.edit(repo, target.number, change);
+  return { action: target.open ? "edited" : "reopened", number: target.number };
+}
+async function reportConvergence(api, repo, label, marker, comment) {
+  const open2 = (await findDriftIssues(api, repo, label, marker)).filter((i) => i.open);
+  if (open2.length === 0) return { action: "none" };
+  for (const i of open2) {
+    await api.comment(repo, i.number, comment);
+    await api.edit(repo, i.number, { state: { open: false, reason: "completed" } });
+  }
+  return { action: "closed", numbers: open2.map((i) => i.number) };
+}
+function isRecord3(v) {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+var GitHubIssues = class extends GitHubRest {
+  fail(reason) {
+    return new IssueError(reason);
+  }
+  async list(repo, label, page) {
+    const what = "Listing the issues with the drift label";
+    const q = `state=all&labels=${encodeURIComponent(label)}&sort=created&direction=asc&per_page=100&page=${page}`;
+    const res = await this.send(what, () => this.http.get(`${this.base}/repos/${repo}/issues?${q}`, this.headers()), 200);
+    const doc = this.json(res.body, what);
+    if (!Array.isArray(doc)) throw this.fail(`${what} returned an unexpected document`);
+    const issues = [];
+    for (const i of doc) {
+      if (!isRecord3(i) || i.pull_request !== void 0 || typeof i.number !== "number") continue;
+      if (i.state !== "open" && i.state !== "closed") continue;
+      const u = isRecord3(i.user) ? i.user : {};
+      const author = { login: typeof u.login === "string" ? u.login : "", bot: u.type === "Bot" };
+      if (author.login === "") continue;
+      issues.push({ number: i.number, open: i.state === "open", body: typeof i.body === "string" ? i.body : "", author });
+    }
+    return { issues, more: /<[^>]*>\s*;\s*rel="?next"?/.test(res.link) };
+  }
+  async create(repo, title, body, label) {
+    const what = "Opening the drift issue";
+    const payload = JSON.stringify({ title, body, labels: [label] });
+    const res = await this.send(what, () => this.http.post(`${this.base}/repos/${repo}/issues`, payload, this.headers()), 201);
+    const doc = this.json(res.body, what);
+    if (!isRecord3(doc) || typeof doc.number !== "number") throw this.fail(`${what} returned an unexpected document`);
+    const labels = Array.isArray(doc.labels) ? doc.labels : [];
+    const labelled = labels.some((l) => isRecord3(l) ? l.name === label : l === label);
+    if (!labelled) throw this.fail(`${what} gave issue #${doc.number} without the drift label (the token may not set labels)`);
+    return doc.number;
+  }
+  async edit(repo, number, change) {
+    const what = `Editing drift issue #${number}`;
+    const payload = {};
+    if (change.body !== void 0) payload.body = change.body;
+    if (change.state !== void 0) {
+      payload.state = change.state.open ? "open" : "closed";
+      payload.state_reason = change.state.reason;
+    }
+    const url = `${this.base}/repos/${repo}/issues/${number}`;
+    await this.send(what, () => this.http.patch(url, JSON.stringify(payload), this.headers()), 200);
+  }
+  async comment(repo, number, body) {
+    const what = `Commenting on drift issue #${number}`;
+    const url = `${this.base}/repos/${repo}/issues/${number}/comments`;
+    await this.send(what, () => this.http.post(url, JSON.stringify({ body }), this.headers()), 201);
+  }
+};
+
 // src/inputs.ts
 function envInputReader(env) {
   return (name) => (env[`INPUT_${name.replace(/ /g, "_").toUpperCase()}`] ?? "").trim();
@@ -24280,6 +24530,23 @@ function parseTags(read) {
   }
   return pairs;
 }
+var PR_EVENTS2 = /* @__PURE__ */ new Set(["pull_request", "pull_request_target"]);
+function parseDriftIssue(read, mode, env) {
+  const raw = read("drift-issue");
+  if (raw === "" || FALSE.has(raw)) return void 0;
+  const label = TRUE.has(raw) ? DEFAULT_DRIFT_LABEL : raw;
+  if (label.length > 50 || label.includes(",") || new RegExp("\\p{Cc}", "u").test(label) || label.trim() !== label) {
+    throw configFailure("Input drift-issue must be true, false or a label name of at most 50 characters without commas.");
+  }
+  if (mode !== "plan") throw configFailure("Input drift-issue is only for mode plan (the scheduled drift check).");
+  if (PR_EVENTS2.has(env.GITHUB_EVENT_NAME ?? "")) {
+    throw configFailure("Input drift-issue is not for pull_request events: run the drift check on a schedule or by workflow_dispatch.");
+  }
+  if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(env.GITHUB_REPOSITORY ?? "")) {
+    throw configFailure("Input drift-issue needs GITHUB_REPOSITORY (owner/repo), the repository the issue is opened in.");
+  }
+  return label;
+}
 function parseInputs(read, env) {
   const mode = read("mode") || "plan";
   if (mode !== "plan" && mode !== "sync") throw configFailure("Input mode must be plan or sync.");
@@ -24335,13 +24602,14 @@ function parseInputs(read, env) {
     tags: parseTags(read),
     showResourceNames: parseBoolean(read, "show-resource-names"),
     pullRequestComment: parseBoolean(read, "pull-request-comment"),
+    driftIssue: parseDriftIssue(read, mode, env),
     cliVersion,
     githubToken
   };
 }
 
 // src/install.ts
-var import_promises2 = require("node:fs/promises");
+var import_promises3 = require("node:fs/promises");
 var import_node_path = require("node:path");
 
 // src/attest.ts
@@ -24416,7 +24684,7 @@ ${out.stderr}`);
 };
 
 // src/checksums.ts
-var import_node_crypto2 = require("node:crypto");
+var import_node_crypto3 = require("node:crypto");
 var import_node_fs = require("node:fs");
 var MAX_CHECKSUMS_BYTES = 64 * 1024;
 var LINE = /^([0-9a-f]{64}) {2}([A-Za-z0-9._+-]{1,255})$/;
@@ -24441,7 +24709,7 @@ function parseChecksums(text) {
   return out;
 }
 async function sha256File(path5) {
-  const hash = (0, import_node_crypto2.createHash)("sha256");
+  const hash = (0, import_node_crypto3.createHash)("sha256");
   for await (const chunk of (0, import_node_fs.createReadStream)(path5)) hash.update(chunk);
   return hash.digest("hex");
 }
@@ -24516,119 +24784,13 @@ async function install(version, token, env, childEnv) {
     const dir = await cacheFile(downloaded, TOOL_NAME, TOOL_NAME, version, platform2.cacheArch);
     path5 = (0, import_node_path.join)(dir, TOOL_NAME);
   }
-  await (0, import_promises2.chmod)(path5, 493).catch(() => {
+  await (0, import_promises3.chmod)(path5, 493).catch(() => {
     throw installFailure("The cached CLI binary is missing or not writable.");
   });
   await checkDigest(path5, expected, name);
   await verifier.verify(path5);
   info(`Verified sops-aws-sync ${version} (${name}): SHA-256 and build provenance.`);
   return { path: path5, version, fromCache: cachedDir !== "" };
-}
-
-// src/plan.ts
-var import_node_child_process2 = require("node:child_process");
-var import_node_crypto3 = require("node:crypto");
-var import_promises3 = require("node:fs/promises");
-var STEP_SUMMARY_LIMIT = 1 << 20;
-var COMMENT_LIMIT = 65536;
-var SUMMARY_PLAN_MAX_BYTES = STEP_SUMMARY_LIMIT - 64 * 1024;
-var COMMENT_PLAN_MAX_BYTES = COMMENT_LIMIT - 1024;
-var MAX_SHOW_BYTES = 2 * STEP_SUMMARY_LIMIT;
-var NOTE_RESERVE = 400;
-function planMarker(repositoryId, secretPrefix) {
-  const digest = (0, import_node_crypto3.createHash)("sha256").update(JSON.stringify([repositoryId, secretPrefix])).digest("hex");
-  return `<!-- sops-aws-sync:plan:${digest.slice(0, 16)} -->`;
-}
-function truncationNote(missing) {
-  const lines = missing === 1 ? "1 line is" : `${missing} lines are`;
-  return `_Truncated by the sops-aws-sync Action to stay under GitHub's size limit: ${lines} not shown. The plan file (output \`plan-file-path\`) holds every operation; \`sops-aws-sync show PLAN_FILE\` renders it in full._
-`;
-}
-var FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})(.*)$/;
-function advance(state, line) {
-  if (state.fence !== void 0) {
-    const m = /^ {0,3}(`+|~+) *$/.exec(line);
-    const closes = m?.[1] !== void 0 && m[1][0] === state.fence[0] && m[1].length >= state.fence.length;
-    return closes ? { fence: void 0, details: state.details } : state;
-  }
-  const open2 = FENCE_OPEN.exec(line);
-  if (open2?.[1] !== void 0 && !(open2[1][0] === "`" && (open2[2] ?? "").includes("`"))) {
-    return { fence: open2[1], details: state.details };
-  }
-  const opened = (line.match(/<details[\s>]/gi) ?? []).length;
-  const closed = (line.match(/<\/details\s*>/gi) ?? []).length;
-  return { fence: void 0, details: Math.max(0, state.details + opened - closed) };
-}
-function closers(state) {
-  return (state.fence !== void 0 ? `${state.fence}
-` : "") + "\n</details>\n".repeat(state.details) + "\n";
-}
-var byteLength = (s) => Buffer.byteLength(s, "utf8");
-function capMarkdown(markdown, maxBytes) {
-  if (byteLength(markdown) <= maxBytes) return { text: markdown, truncated: false };
-  const lines = markdown.split("\n");
-  let state = { fence: void 0, details: 0 };
-  let out = "";
-  let used = 0;
-  let shown = 0;
-  for (const line of lines) {
-    const next = advance(state, line);
-    const cost = byteLength(line) + 1;
-    if (used + cost + byteLength(closers(next)) + NOTE_RESERVE > maxBytes) break;
-    out += `${line}
-`;
-    used += cost;
-    state = next;
-    shown++;
-  }
-  const missing = lines.slice(shown).filter((l) => l.trim() !== "" && !/^ {0,3}(`{3,}|~{3,}) *$/.test(l) && !/^\s*<\/details\s*>\s*$/i.test(l)).length;
-  return { text: out + closers(state) + truncationNote(missing), truncated: true };
-}
-async function planFileExists(path5) {
-  try {
-    return (await (0, import_promises3.lstat)(path5)).isFile();
-  } catch {
-    return false;
-  }
-}
-function renderMarkdown(binary, planFile, cwd, env, timeoutMs) {
-  return new Promise((resolve2) => {
-    const chunks = [];
-    let kept = 0;
-    let timedOut = false;
-    const child2 = (0, import_node_child_process2.spawn)(binary, ["show", planFile, "--format=markdown"], {
-      cwd,
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-      windowsHide: true
-    });
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child2.kill("SIGKILL");
-    }, timeoutMs);
-    child2.stdout.on("data", (d) => {
-      if (kept >= MAX_SHOW_BYTES) return;
-      const part = d.subarray(0, MAX_SHOW_BYTES - kept);
-      chunks.push(part);
-      kept += part.length;
-    });
-    child2.stderr.resume();
-    child2.on("error", () => {
-      clearTimeout(timer);
-      resolve2({ ok: false, reason: "sops-aws-sync show could not be started" });
-    });
-    child2.on("close", (code, signal) => {
-      clearTimeout(timer);
-      if (timedOut) resolve2({ ok: false, reason: `sops-aws-sync show did not finish within ${timeoutMs} ms` });
-      else if (signal !== null) resolve2({ ok: false, reason: `sops-aws-sync show was ended by ${signal}` });
-      else if (code !== 0) resolve2({ ok: false, reason: `sops-aws-sync show exited ${String(code)}` });
-      else {
-        const markdown = Buffer.concat(chunks).toString("utf8");
-        if (markdown.trim() === "") resolve2({ ok: false, reason: "sops-aws-sync show printed nothing" });
-        else resolve2({ ok: true, markdown });
-      }
-    });
-  });
 }
 
 // src/report.ts
@@ -24857,6 +25019,51 @@ ${capMarkdown(markdown, COMMENT_PLAN_MAX_BYTES).text}`;
     else info("The comment request failed unexpectedly.");
   }
 }
+function issueLine(done) {
+  switch (done.action) {
+    case "opened":
+      return `Opened drift issue #${done.number}.`;
+    case "reopened":
+      return `Reopened drift issue #${done.number} with the current plan.`;
+    case "edited":
+      return `Edited drift issue #${done.number}: the plan changed.`;
+    case "unchanged":
+      return `Drift issue #${done.number} already shows this plan: left as it was.`;
+    case "closed":
+      return `Closed drift issue ${done.numbers.map((n) => `#${n}`).join(", ")}.`;
+    case "none":
+      return "No open drift issue: nothing to close.";
+  }
+}
+async function maintainDriftIssue(inputs, label, exitCode, report, markdown, failure, env) {
+  const drift = exitCode === 2;
+  const converged = exitCode === 0 && report.status === "converged";
+  if (!drift && !converged) {
+    info(`sops-aws-sync ${inputs.mode} ended with status ${report.status}: the drift issue is left as it was.`);
+    return failure;
+  }
+  if (drift && markdown === void 0) {
+    warning(Message.driftIssueWarning);
+    info("No rendered plan: the drift issue is left as it was, and the drift fails the step.");
+    return Message.drift;
+  }
+  const repo = env.GITHUB_REPOSITORY ?? "";
+  const marker = driftMarker(inputs.repositoryId, inputs.secretPrefix);
+  try {
+    const api = new GitHubIssues(apiBase(env), inputs.githubToken);
+    const done = markdown !== void 0 && drift ? await reportDrift(api, repo, label, marker, driftTitle(inputs.repositoryId, inputs.secretPrefix), driftBody(marker, markdown)) : await reportConvergence(api, repo, label, marker, closingComment(report.git_revision, runUrl(env)));
+    info(issueLine(done));
+    return drift && inputs.failOnDrift ? Message.drift : void 0;
+  } catch (e) {
+    warning(Message.driftIssueWarning);
+    if (e instanceof IssueError) info(`${e.message}.`);
+    else if (e instanceof ActionFailure && e.reason !== void 0) info(e.reason);
+    else info("The drift issue request failed unexpectedly.");
+    if (!drift) return void 0;
+    info("The drift could not be written to the drift issue, so it fails the step.");
+    return Message.drift;
+  }
+}
 function notStarted(signal) {
   return new ActionFailure(Message.interrupted, `Received ${signal} before the CLI started; it was not run.`);
 }
@@ -24893,21 +25100,27 @@ async function execute(inputs, binary, childEnv, cancellation) {
   const cancelled = cli.forwarded !== void 0;
   const publishAll = async (accepted, failure2) => {
     const markdown = await planMarkdown(binary, paths.plan, workspace, childEnv, cancelled);
-    await publish(inputs, accepted, reportPath, failure2, markdown);
-    if (!inputs.pullRequestComment) return;
-    if (markdown === void 0) info("No rendered plan: no pull-request comment.");
-    else if (cancelled) info("The run was interrupted: no pull-request comment.");
-    else await postPlanComment(inputs, markdown, env);
+    let result = failure2;
+    if (inputs.driftIssue !== void 0) {
+      if (cancelled) info("The run was interrupted: the drift issue is left as it was.");
+      else result = await maintainDriftIssue(inputs, inputs.driftIssue, exitCode, accepted, markdown, failure2, env);
+    }
+    await publish(inputs, accepted, reportPath, result, markdown);
+    if (inputs.pullRequestComment) {
+      if (markdown === void 0) info("No rendered plan: no pull-request comment.");
+      else if (cancelled) info("The run was interrupted: no pull-request comment.");
+      else await postPlanComment(inputs, markdown, env);
+    }
+    return result;
   };
   const report = read.kind === "valid" ? read.report : void 0;
   const tv = report?.tool_version;
   const versionMatches = tv === inputs.cliVersion || tv === `v${inputs.cliVersion}`;
-  const disagreement = report === void 0 || !versionMatches || cli.killed ? void 0 : crossCheck(exitCode, report, { mode: inputs.mode, detailedExitCode: inputs.mode === "plan" && inputs.failOnDrift });
+  const disagreement = report === void 0 || !versionMatches || cli.killed ? void 0 : crossCheck(exitCode, report, { mode: inputs.mode, detailedExitCode: detailedExitCode(inputs) });
   if (cli.forwarded !== void 0) {
     info(interruptionLine(cli, graceMs));
     if (report !== void 0 && versionMatches && !cli.killed && disagreement === void 0) {
-      const failure2 = failureMessageFor(exitCode);
-      await publishAll(report, failure2);
+      const failure2 = await publishAll(report, failureMessageFor(exitCode));
       if (failure2 !== void 0) throw new ActionFailure(failure2);
       return;
     }
@@ -24928,8 +25141,7 @@ async function execute(inputs, binary, childEnv, cancellation) {
   }
   if (!versionMatches) throw skewFailure("The report names a CLI version other than cli-version.");
   if (disagreement !== void 0) throw skewFailure(`Exit code and report disagree: ${disagreement}.`);
-  const failure = failureMessageFor(exitCode);
-  await publishAll(report, failure);
+  const failure = await publishAll(report, failureMessageFor(exitCode));
   if (failure !== void 0) throw new ActionFailure(failure);
 }
 var EXIT_AFTER_INTERRUPT_MS = 1e3;

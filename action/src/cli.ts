@@ -36,8 +36,17 @@ export function cliArgs(inputs: Inputs, repositoryPath: string, reportFile: stri
   flag('log-format', 'json');
   flag('report-file', reportFile);
   flag('plan-file', planFile);
-  if (inputs.mode === 'plan' && inputs.failOnDrift) args.push('--detailed-exit-code');
+  if (detailedExitCode(inputs)) args.push('--detailed-exit-code');
   return args;
+}
+
+/**
+ * True when plan runs with --detailed-exit-code (drift exits 2): asked for by
+ * fail-on-drift, and needed by drift-issue, which must tell drift from an
+ * error by the exit code alone.
+ */
+export function detailedExitCode(inputs: Pick<Inputs, 'mode' | 'failOnDrift' | 'driftIssue'>): boolean {
+  return inputs.mode === 'plan' && (inputs.failOnDrift || inputs.driftIssue !== undefined);
 }
 
 export interface CliResult {

@@ -132,12 +132,17 @@ export async function upsertComment(
 
 const USER_AGENT = 'sops-aws-sync-action';
 
-/** Milliseconds one comment request may take. */
+/** Milliseconds one comment or issue request may take. */
 const REQUEST_TIMEOUT_MS = 30_000;
 
-/** The issue-comment calls over the REST API at base (apiBase), with the token as bearer credential. */
-export class GitHubComments implements IssueCommentsApi {
-  private readonly http = new HttpClient(USER_AGENT, [], {
+/**
+ * The plumbing of the comment and drift-issue calls: the REST API at base
+ * (apiBase) with the token as bearer credential, one retry of idempotent
+ * requests only (the HTTP client never resends a POST), no redirects, and
+ * errors in our words (fail).
+ */
+export abstract class GitHubRest {
+  protected readonly http = new HttpClient(USER_AGENT, [], {
     allowRetries: true,
     maxRetries: 1,
     allowRedirects: false,
@@ -145,11 +150,14 @@ export class GitHubComments implements IssueCommentsApi {
   });
 
   constructor(
-    private readonly base: string,
+    protected readonly base: string,
     private readonly token: string,
   ) {}
 
-  private headers(): Record<string, string> {
+  /** The error a failed request becomes (CommentError, IssueError). */
+  protected abstract fail(reason: string): Error;
+
+  protected headers(): Record<string, string> {
     return {
       accept: 'application/vnd.github+json',
       authorization: `Bearer ${this.token}`,
@@ -158,7 +166,7 @@ export class GitHubComments implements IssueCommentsApi {
     };
   }
 
-  private async send(
+  protected async send(
     what: string,
     call: () => ReturnType<HttpClient['get']>,
     expected: number,
@@ -167,22 +175,22 @@ export class GitHubComments implements IssueCommentsApi {
     try {
       res = await call();
     } catch {
-      throw new CommentError(`${what} could not reach the GitHub API`);
+      throw this.fail(`${what} could not reach the GitHub API`);
     }
     const status = res.message.statusCode ?? 0;
     if (status !== expected) {
       res.message.resume();
-      throw new CommentError(`${what} returned HTTP ${status}`);
+      throw this.fail(`${what} returned HTTP ${status}`);
     }
     const link = res.message.headers.link;
     return { body: await res.readBody(), link: typeof link === 'string' ? link : '' };
   }
 
-  private static json(body: string, what: string): unknown {
+  protected json(body: string, what: string): unknown {
     try {
       return JSON.parse(body);
     } catch {
-      throw new CommentError(`${what} did not return JSON`);
+      throw this.fail(`${what} did not return JSON`);
     }
   }
 
@@ -192,7 +200,7 @@ export class GitHubComments implements IssueCommentsApi {
     try {
       res = await this.http.get(`${this.base}/user`, this.headers());
     } catch {
-      throw new CommentError(`${what} could not reach the GitHub API`);
+      throw this.fail(`${what} could not reach the GitHub API`);
     }
     const status = res.message.statusCode ?? 0;
     if (status === 403) {
@@ -203,19 +211,27 @@ export class GitHubComments implements IssueCommentsApi {
     }
     if (status !== 200) {
       res.message.resume();
-      throw new CommentError(`${what} returned HTTP ${status}`);
+      throw this.fail(`${what} returned HTTP ${status}`);
     }
-    const doc = GitHubComments.json(await res.readBody(), what);
-    if (!isRecord(doc) || typeof doc.login !== 'string' || doc.login === '') throw new CommentError(`${what} returned an unexpected document`);
+    const doc = this.json(await res.readBody(), what);
+    if (!isRecord(doc) || typeof doc.login !== 'string' || doc.login === '') throw this.fail(`${what} returned an unexpected document`);
     return doc.login;
+  }
+
+}
+
+/** The issue-comment calls over the REST API. */
+export class GitHubComments extends GitHubRest implements IssueCommentsApi {
+  protected fail(reason: string): Error {
+    return new CommentError(reason);
   }
 
   async list(target: PullRequestTarget, page: number): Promise<{ comments: IssueComment[]; more: boolean }> {
     const what = 'Listing the pull request comments';
     const url = `${this.base}/repos/${target.repo}/issues/${target.number}/comments?per_page=100&page=${page}`;
     const res = await this.send(what, () => this.http.get(url, this.headers()), 200);
-    const doc = GitHubComments.json(res.body, what);
-    if (!Array.isArray(doc)) throw new CommentError(`${what} returned an unexpected document`);
+    const doc = this.json(res.body, what);
+    if (!Array.isArray(doc)) throw this.fail(`${what} returned an unexpected document`);
     const comments: IssueComment[] = [];
     for (const c of doc as unknown[]) {
       if (!isRecord(c) || typeof c.id !== 'number' || typeof c.body !== 'string') continue;
@@ -234,8 +250,8 @@ export class GitHubComments implements IssueCommentsApi {
     const what = 'Creating the plan comment';
     const url = `${this.base}/repos/${target.repo}/issues/${target.number}/comments`;
     const res = await this.send(what, () => this.http.post(url, JSON.stringify({ body }), this.headers()), 201);
-    const doc = GitHubComments.json(res.body, what);
-    if (!isRecord(doc) || typeof doc.id !== 'number') throw new CommentError(`${what} returned an unexpected document`);
+    const doc = this.json(res.body, what);
+    if (!isRecord(doc) || typeof doc.id !== 'number') throw this.fail(`${what} returned an unexpected document`);
     return doc.id;
   }
 

@@ -1,3 +1,4 @@
+import { DEFAULT_DRIFT_LABEL } from './issue.js';
 import { configFailure } from './messages.js';
 
 /** The Action's inputs after validation (SPEC §8). */
@@ -29,6 +30,11 @@ export interface Inputs {
   showResourceNames: boolean;
   /** Post the rendered plan as one sticky comment on the pull request (pull_request events). */
   pullRequestComment: boolean;
+  /**
+   * The label of the scheduled drift check's one issue (plan only; input
+   * drift-issue `true` gives DEFAULT_DRIFT_LABEL), or undefined when off.
+   */
+  driftIssue: string | undefined;
   /** Exact semantic version without a leading "v", e.g. 1.2.3. */
   cliVersion: string;
   githubToken: string;
@@ -54,6 +60,7 @@ export const INPUT_NAMES = [
   'tags',
   'show-resource-names',
   'pull-request-comment',
+  'drift-issue',
   'cli-version',
   'github-token',
 ] as const;
@@ -164,6 +171,36 @@ function parseTags(read: InputReader): string[] {
   return pairs;
 }
 
+/** Events whose plan is of an unmerged commit (GITHUB_EVENT_NAME). */
+const PR_EVENTS = new Set(['pull_request', 'pull_request_target']);
+
+/**
+ * The drift-issue input: `false` or empty (off), `true` (on, label
+ * DEFAULT_DRIFT_LABEL) or the label's name. A name is 1 to 50 characters
+ * (GitHub's limit on a label name), without a comma (the Issues list API
+ * takes a comma-separated list of labels), a control character or white
+ * space at either end. Only for plan runs, outside pull-request events (a
+ * pull request's plan is of a commit not yet merged, so it says nothing
+ * about drift of the branch), with GITHUB_REPOSITORY naming the repository
+ * the issue lives in.
+ */
+function parseDriftIssue(read: InputReader, mode: 'plan' | 'sync', env: NodeJS.ProcessEnv): string | undefined {
+  const raw = read('drift-issue');
+  if (raw === '' || FALSE.has(raw)) return undefined;
+  const label = TRUE.has(raw) ? DEFAULT_DRIFT_LABEL : raw;
+  if (label.length > 50 || label.includes(',') || /\p{Cc}/u.test(label) || label.trim() !== label) {
+    throw configFailure('Input drift-issue must be true, false or a label name of at most 50 characters without commas.');
+  }
+  if (mode !== 'plan') throw configFailure('Input drift-issue is only for mode plan (the scheduled drift check).');
+  if (PR_EVENTS.has(env.GITHUB_EVENT_NAME ?? '')) {
+    throw configFailure('Input drift-issue is not for pull_request events: run the drift check on a schedule or by workflow_dispatch.');
+  }
+  if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(env.GITHUB_REPOSITORY ?? '')) {
+    throw configFailure('Input drift-issue needs GITHUB_REPOSITORY (owner/repo), the repository the issue is opened in.');
+  }
+  return label;
+}
+
 /**
  * Validates every input (SPEC §8) and applies the workflow defaults for
  * revision (GITHUB_SHA) and repository-id (GITHUB_REPOSITORY). Rules the CLI
@@ -235,6 +272,7 @@ export function parseInputs(read: InputReader, env: NodeJS.ProcessEnv): Inputs {
     tags: parseTags(read),
     showResourceNames: parseBoolean(read, 'show-resource-names'),
     pullRequestComment: parseBoolean(read, 'pull-request-comment'),
+    driftIssue: parseDriftIssue(read, mode, env),
     cliVersion,
     githubToken,
   };

@@ -8,12 +8,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as core from '@actions/core';
 import { Cancellation, killGraceMs, untilCancelled, type CancelSignal, type SignalSource } from './cancel.js';
-import { cliArgs, runCli, type CliResult } from './cli.js';
+import { cliArgs, detailedExitCode, runCli, type CliResult } from './cli.js';
 import { CommentError, GitHubComments, pullRequestTarget, upsertComment } from './comment.js';
 import { scrubbedEnv } from './env.js';
 import { apiBase } from './github.js';
 import { envInputReader, parseInputs, type Inputs } from './inputs.js';
 import { installCli } from './install.js';
+import {
+  closingComment,
+  driftBody,
+  driftMarker,
+  driftTitle,
+  GitHubIssues,
+  IssueError,
+  reportConvergence,
+  reportDrift,
+  runUrl,
+  type IssueOutcome,
+} from './issue.js';
 import { ActionFailure, Message, skewFailure, type FixedMessage } from './messages.js';
 import {
   capMarkdown,
@@ -196,6 +208,75 @@ async function postPlanComment(inputs: Inputs, markdown: string, env: NodeJS.Pro
   }
 }
 
+/** One log line saying what happened to the drift issue. */
+function issueLine(done: IssueOutcome): string {
+  switch (done.action) {
+    case 'opened':
+      return `Opened drift issue #${done.number}.`;
+    case 'reopened':
+      return `Reopened drift issue #${done.number} with the current plan.`;
+    case 'edited':
+      return `Edited drift issue #${done.number}: the plan changed.`;
+    case 'unchanged':
+      return `Drift issue #${done.number} already shows this plan: left as it was.`;
+    case 'closed':
+      return `Closed drift issue ${done.numbers.map((n) => `#${n}`).join(', ')}.`;
+    case 'none':
+      return 'No open drift issue: nothing to close.';
+  }
+}
+
+/**
+ * The scheduled drift check (input drift-issue): exit 2 opens, reopens or
+ * edits the scope's issue with the rendered plan, exit 0 (converged) closes
+ * it with the verified commit, any other result leaves it alone. Returns the
+ * step's failure message: drift that could not be written to the issue (no
+ * rendering, an API failure) fails the step with the drift message, so it
+ * is never silent; drift written to the issue fails the step only with
+ * fail-on-drift. A failure to close is the fixed warning: the next
+ * converged run closes it.
+ */
+async function maintainDriftIssue(
+  inputs: Inputs,
+  label: string,
+  exitCode: number,
+  report: Report,
+  markdown: string | undefined,
+  failure: FixedMessage | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<FixedMessage | undefined> {
+  const drift = exitCode === 2;
+  const converged = exitCode === 0 && report.status === 'converged';
+  if (!drift && !converged) {
+    core.info(`sops-aws-sync ${inputs.mode} ended with status ${report.status}: the drift issue is left as it was.`);
+    return failure;
+  }
+  if (drift && markdown === undefined) {
+    core.warning(Message.driftIssueWarning);
+    core.info('No rendered plan: the drift issue is left as it was, and the drift fails the step.');
+    return Message.drift;
+  }
+  const repo = env.GITHUB_REPOSITORY ?? '';
+  const marker = driftMarker(inputs.repositoryId, inputs.secretPrefix);
+  try {
+    const api = new GitHubIssues(apiBase(env), inputs.githubToken);
+    const done =
+      markdown !== undefined && drift
+        ? await reportDrift(api, repo, label, marker, driftTitle(inputs.repositoryId, inputs.secretPrefix), driftBody(marker, markdown))
+        : await reportConvergence(api, repo, label, marker, closingComment(report.git_revision, runUrl(env)));
+    core.info(issueLine(done));
+    return drift && inputs.failOnDrift ? Message.drift : undefined;
+  } catch (e) {
+    core.warning(Message.driftIssueWarning);
+    if (e instanceof IssueError) core.info(`${e.message}.`);
+    else if (e instanceof ActionFailure && e.reason !== undefined) core.info(e.reason);
+    else core.info('The drift issue request failed unexpectedly.');
+    if (!drift) return undefined;
+    core.info('The drift could not be written to the drift issue, so it fails the step.');
+    return Message.drift;
+  }
+}
+
 /** A cancellation that arrived before the CLI started: it is never run. */
 function notStarted(signal: CancelSignal): ActionFailure {
   return new ActionFailure(Message.interrupted, `Received ${signal} before the CLI started; it was not run.`);
@@ -250,14 +331,23 @@ async function execute(
   // The summary and the comment carry the plan only beside a report the
   // Action accepted; the comment is skipped after a cancellation (the
   // runner is about to stop the step).
+  // The drift issue likewise (a cancelled run leaves it alone); drift the
+  // issue could not take fails the step (maintainDriftIssue).
   const cancelled = cli.forwarded !== undefined;
-  const publishAll = async (accepted: Report, failure: FixedMessage | undefined): Promise<void> => {
+  const publishAll = async (accepted: Report, failure: FixedMessage | undefined): Promise<FixedMessage | undefined> => {
     const markdown = await planMarkdown(binary, paths.plan, workspace, childEnv, cancelled);
-    await publish(inputs, accepted, reportPath, failure, markdown);
-    if (!inputs.pullRequestComment) return;
-    if (markdown === undefined) core.info('No rendered plan: no pull-request comment.');
-    else if (cancelled) core.info('The run was interrupted: no pull-request comment.');
-    else await postPlanComment(inputs, markdown, env);
+    let result = failure;
+    if (inputs.driftIssue !== undefined) {
+      if (cancelled) core.info('The run was interrupted: the drift issue is left as it was.');
+      else result = await maintainDriftIssue(inputs, inputs.driftIssue, exitCode, accepted, markdown, failure, env);
+    }
+    await publish(inputs, accepted, reportPath, result, markdown);
+    if (inputs.pullRequestComment) {
+      if (markdown === undefined) core.info('No rendered plan: no pull-request comment.');
+      else if (cancelled) core.info('The run was interrupted: no pull-request comment.');
+      else await postPlanComment(inputs, markdown, env);
+    }
+    return result;
   };
   const report = read.kind === 'valid' ? read.report : undefined;
   const tv = report?.tool_version;
@@ -265,7 +355,7 @@ async function execute(
   const disagreement =
     report === undefined || !versionMatches || cli.killed
       ? undefined
-      : crossCheck(exitCode, report, { mode: inputs.mode, detailedExitCode: inputs.mode === 'plan' && inputs.failOnDrift });
+      : crossCheck(exitCode, report, { mode: inputs.mode, detailedExitCode: detailedExitCode(inputs) });
 
   if (cli.forwarded !== undefined) {
     // Cancelled: the CLI's own result stands when it is a valid one
@@ -274,8 +364,7 @@ async function execute(
     // still the interruption, never version skew.
     core.info(interruptionLine(cli, graceMs));
     if (report !== undefined && versionMatches && !cli.killed && disagreement === undefined) {
-      const failure = failureMessageFor(exitCode);
-      await publishAll(report, failure);
+      const failure = await publishAll(report, failureMessageFor(exitCode));
       if (failure !== undefined) throw new ActionFailure(failure);
       return;
     }
@@ -300,8 +389,7 @@ async function execute(
   if (!versionMatches) throw skewFailure('The report names a CLI version other than cli-version.');
   if (disagreement !== undefined) throw skewFailure(`Exit code and report disagree: ${disagreement}.`);
 
-  const failure = failureMessageFor(exitCode);
-  await publishAll(report, failure);
+  const failure = await publishAll(report, failureMessageFor(exitCode));
   if (failure !== undefined) throw new ActionFailure(failure);
 }
 

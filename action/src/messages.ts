@@ -17,6 +17,7 @@ export const Message = {
   stderrWarning: 'sops-aws-sync wrote a diagnostic to stderr',
   planRenderWarning: 'sops-aws-sync could not render its plan file; the summary has no plan section',
   commentWarning: 'sops-aws-sync could not post the plan comment on the pull request',
+  driftIssueWarning: 'sops-aws-sync could not update the drift issue',
 } as const;
 
 export type FixedMessage = (typeof Message)[keyof typeof Message];

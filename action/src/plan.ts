@@ -45,8 +45,16 @@ const NOTE_RESERVE = 400;
  * `-->` in it) out of the comment.
  */
 export function planMarker(repositoryId: string, secretPrefix: string): string {
-  const digest = createHash('sha256').update(JSON.stringify([repositoryId, secretPrefix])).digest('hex');
-  return `<!-- sops-aws-sync:plan:${digest.slice(0, 16)} -->`;
+  return `<!-- sops-aws-sync:plan:${scopeDigest(repositoryId, secretPrefix)} -->`;
+}
+
+/**
+ * The scope's identity in markers and titles: the first 16 hex digits of the
+ * SHA-256 of the JSON array [repositoryId, secretPrefix] (the prefix itself
+ * is never written where GitHub shows it).
+ */
+export function scopeDigest(repositoryId: string, secretPrefix: string): string {
+  return createHash('sha256').update(JSON.stringify([repositoryId, secretPrefix])).digest('hex').slice(0, 16);
 }
 
 /** The fixed note that ends a cut rendering; missing counts the lines of content left out. */

@@ -34,6 +34,7 @@ import {
   writeStandInGh,
   type ActionRun,
   type Fixture,
+  type StoredIssue,
 } from './harness.js';
 import { planMarkdown } from '../fixtures/rendering.js';
 
@@ -50,6 +51,7 @@ const MSG = {
   stderr: 'sops-aws-sync wrote a diagnostic to stderr',
   planRender: 'sops-aws-sync could not render its plan file; the summary has no plan section',
   comment: 'sops-aws-sync could not post the plan comment on the pull request',
+  driftIssue: 'sops-aws-sync could not update the drift issue',
 };
 
 /** The comment marker of a scope, computed here independently of src/plan.ts. */
@@ -660,6 +662,301 @@ describe('Action with a stand-in CLI release: plan summary and pull-request comm
     noCanary(comment?.body ?? '');
     const section = r.summary.slice(r.summary.indexOf(planSection));
     expect(section.trimEnd()).toBe(md.trimEnd());
+  });
+});
+
+describe('Action with a stand-in CLI release: drift issue', () => {
+  const REPO = 'acme/infra';
+  const LABEL = 'sops-aws-sync-drift';
+  const LEAK_VALUE = `LEAKVALUE-${randomBytes(6).toString('hex')}`;
+  const LEAK_KEY = `oob-key-${randomBytes(6).toString('hex')}`;
+  const NOTE =
+    "_Opened by the sops-aws-sync Action's drift check. It edits this issue when the plan changes and closes it when AWS matches Git again; it finds the issue by its label and the hidden first line, so keep both._";
+  const COMMIT_A = 'a'.repeat(40);
+  const COMMIT_C = 'c'.repeat(40);
+  // A plan file as the stand-in writes it: the canary inside must never
+  // reach the issue (only what `show` printed may).
+  const planJson = JSON.stringify({
+    schema_version: 'sops-aws-sync/plan/v1',
+    git_revision: COMMIT_A,
+    names_shown: false,
+    operations: [{ resource: 'resource-0001', action: 'update', reason: 'value-differs', keys: { added: 0, removed: 1, changed: 1 } }],
+    summary: { create: 0, update: 1, restore: 0, schedule_delete: 0, unchanged: 0, conflicts: 0 },
+    diagnostics: [],
+    stand_in_canary: [LEAK_VALUE, LEAK_KEY],
+  });
+  const markdown = (n: number, tag: string, commit = COMMIT_A): string => planMarkdown(n, { commit, tag });
+  /** The drift issue marker of a scope, computed here independently of src/issue.ts. */
+  const markerOf = (prefix = 'apps/prod') =>
+    `<!-- sops-aws-sync:drift:${createHash('sha256').update(JSON.stringify([REPO, prefix])).digest('hex').slice(0, 16)} -->`;
+  const bodyOf = (md: string, prefix = 'apps/prod') => `${markerOf(prefix)}\n${NOTE}\n\n${md}`;
+  const inputs = (over: Record<string, string> = {}) => ({
+    'secret-prefix': 'apps/prod',
+    'cli-version': STANDIN,
+    'github-token': TOKEN,
+    'drift-issue': 'true',
+    ...over,
+  });
+  const scheduled = { GITHUB_EVENT_NAME: 'schedule', GITHUB_SERVER_URL: 'https://github.com', GITHUB_RUN_ID: '4242' };
+  const driftRun = async (md: string, extra: Record<string, string> = {}) => {
+    const f = join(work, `show-${randomUUID()}.md`);
+    await writeFile(f, md);
+    return {
+      ...scheduled,
+      STANDIN_EXIT: '2',
+      STANDIN_REPORT: reportJson({ tool_version: STANDIN, status: 'drift', git_revision: COMMIT_A }, { update: 1 }),
+      STANDIN_PLAN: planJson,
+      STANDIN_SHOW_MARKDOWN: f,
+      STANDIN_LOG_LINE: JSON.stringify({ level: 'INFO', msg: 'stand-in', value: LEAK_VALUE, key: LEAK_KEY }),
+      ...extra,
+    };
+  };
+  const convergedRun = async (commit = COMMIT_C) => ({
+    ...(await driftRun(markdown(0, 'converged', commit))),
+    STANDIN_EXIT: '0',
+    STANDIN_REPORT: reportJson({ tool_version: STANDIN, status: 'converged', git_revision: commit }, { unchanged: 2 }),
+  });
+  /** The Action's drift issues of a scope: opened by the token's identity, carrying the label, starting with the marker. */
+  const driftIssues = (prefix = 'apps/prod') =>
+    (server.issues.get(REPO) ?? []).filter(
+      (i) =>
+        i.pullRequest !== true &&
+        i.user.login === (server.userLogin ?? ACTIONS_BOT.login) &&
+        i.labels.includes(LABEL) &&
+        (i.body ?? '').startsWith(`${markerOf(prefix)}\n`),
+    );
+  const issueRequests = (from: number) =>
+    server.requests.slice(from).filter((q) => q.path === `/repos/${REPO}/issues` || q.path.startsWith(`/repos/${REPO}/issues/`));
+  const writesFrom = (from: number) => server.issueWrites.slice(from);
+  const warnings = (r: ActionRun) => annotations(r.stdout).filter((l) => l.startsWith('::warning'));
+  const noCanary = (text: string) => {
+    for (const leak of [LEAK_VALUE, LEAK_KEY, TOKEN, 'CANARY-']) expect(text).not.toContain(leak);
+  };
+  const lineOf = (r: ActionRun, start: string) => r.stdout.split('\n').filter((l) => l.startsWith(start));
+
+  afterEach(() => {
+    server.issues.clear();
+    server.comments.clear();
+    server.issueFault = undefined;
+    server.issueEditFault = undefined;
+    server.labelsSettable = true;
+    server.userLogin = undefined;
+  });
+
+  it('keeps one issue: drift opens it, the same drift leaves it, new drift edits it, convergence closes it, drift reopens it; a failed run changes nothing', async () => {
+    // 150 issues by others that carry the label, so the drift issue is on the second page...
+    for (let i = 0; i < 150; i++) server.addIssue(REPO, { title: `triage ${i}`, body: `labelled by hand ${i}`, labels: [LABEL, 'ops'], state: i % 3 === 0 ? 'closed' : 'open' });
+    // ...a pull request with the label and the marker (the list returns pull requests too)...
+    server.addIssue(REPO, { body: `${markerOf()}\npr`, labels: [LABEL], user: ACTIONS_BOT, pullRequest: true });
+    // ...an issue of ours with the marker but without the label (the label is part of how it is found)...
+    const unlabelled = server.addIssue(REPO, { body: `${markerOf()}\nno label`, user: ACTIONS_BOT, state: 'closed' });
+    // ...and a marker planted by someone else, open and closed.
+    const planted = server.addIssue(REPO, { title: 'all good', body: `${markerOf()}\nNo drift. Nothing to see.`, labels: [LABEL], user: { login: 'mallory', type: 'User' } });
+    const plantedClosed = server.addIssue(REPO, { body: `${markerOf()}\nold`, labels: [LABEL], user: { login: 'mallory', type: 'User' }, state: 'closed' });
+    const others = JSON.stringify((server.issues.get(REPO) ?? []).map((i) => ({ ...i })));
+
+    // 1. Drift: the issue is opened, with the rendered plan as its body; the step succeeds.
+    let from = server.requests.length;
+    let w = server.issueWrites.length;
+    const opened = await runner.runAction({ inputs: inputs(), env: await driftRun(markdown(2, 'first')) });
+    expectSuccess(opened);
+    expect(warnings(opened)).toEqual([]);
+    expect(opened.outputs.status).toBe('drift');
+    expect(opened.summary).toContain('Result: drift');
+    const args = (await readFile(standInArgs, 'utf8')).trim().split('\n');
+    expect(args).toContain('--detailed-exit-code');
+    expect(driftIssues()).toHaveLength(1);
+    const [issue] = driftIssues();
+    const number = issue?.number ?? -1;
+    expect(issue).toMatchObject({ state: 'open', user: ACTIONS_BOT, labels: [LABEL], body: bodyOf(markdown(2, 'first')) });
+    expect(issue?.title).toMatch(/^sops-aws-sync: AWS Secrets Manager differs from Git \(scope [0-9a-f]{16}\)$/);
+    expect(lineOf(opened, 'Opened drift issue')).toEqual([`Opened drift issue #${number}.`]);
+    const lists = issueRequests(from).filter((q) => q.method === 'GET');
+    expect(lists.map((q) => new URLSearchParams(q.query).get('page'))).toEqual(['1', '2']);
+    for (const q of lists) {
+      const p = new URLSearchParams(q.query);
+      expect([p.get('state'), p.get('labels'), p.get('per_page')]).toEqual(['all', LABEL, '100']);
+    }
+    expect(writesFrom(w).map((x) => `${x.method} ${x.path}`)).toEqual([`POST /repos/${REPO}/issues`]);
+    expect(writesFrom(w)[0]?.payload).toEqual({ title: issue?.title, body: bodyOf(markdown(2, 'first')), labels: [LABEL] });
+    expect(server.requests.slice(from).some((q) => q.path.startsWith('/search/'))).toBe(false);
+    for (const q of issueRequests(from)) expect(q.authorization).toBe(`Bearer ${TOKEN}`);
+
+    // 2. The same drift again: read only, no write.
+    from = server.requests.length;
+    w = server.issueWrites.length;
+    const same = await runner.runAction({ inputs: inputs(), env: await driftRun(markdown(2, 'first')) });
+    expectSuccess(same);
+    expect(lineOf(same, 'Drift issue')).toEqual([`Drift issue #${number} already shows this plan: left as it was.`]);
+    expect(writesFrom(w)).toEqual([]);
+    expect(issueRequests(from).map((q) => q.method)).toEqual(['GET', 'GET']);
+
+    // 3. New drift: the same issue's body is edited, nothing else.
+    w = server.issueWrites.length;
+    const edited = await runner.runAction({ inputs: inputs(), env: await driftRun(markdown(3, 'second')) });
+    expectSuccess(edited);
+    expect(lineOf(edited, 'Edited drift issue')).toEqual([`Edited drift issue #${number}: the plan changed.`]);
+    expect(writesFrom(w)).toEqual([{ method: 'PATCH', path: `/repos/${REPO}/issues/${number}`, payload: { body: bodyOf(markdown(3, 'second')) } }]);
+    expect(driftIssues()).toHaveLength(1);
+    expect(driftIssues()[0]).toMatchObject({ number, state: 'open', body: bodyOf(markdown(3, 'second')) });
+
+    // 4. Convergence: a comment naming the verified commit, then closed as completed.
+    w = server.issueWrites.length;
+    const converged = await runner.runAction({ inputs: inputs(), env: await convergedRun() });
+    expectSuccess(converged);
+    expect(converged.outputs.status).toBe('converged');
+    expect(lineOf(converged, 'Closed drift issue')).toEqual([`Closed drift issue #${number}.`]);
+    const closing = `sops-aws-sync plan found AWS Secrets Manager equal to Git at commit \`${COMMIT_C}\`: no drift is left, so this issue is closed ([run](https://github.com/${REPO}/actions/runs/4242)).`;
+    expect(writesFrom(w)).toEqual([
+      { method: 'POST', path: `/repos/${REPO}/issues/${number}/comments`, payload: { body: closing } },
+      { method: 'PATCH', path: `/repos/${REPO}/issues/${number}`, payload: { state: 'closed', state_reason: 'completed' } },
+    ]);
+    expect(driftIssues()[0]).toMatchObject({ number, state: 'closed', state_reason: 'completed', body: bodyOf(markdown(3, 'second')) });
+    expect(server.comments.get(`${REPO}#${number}`)?.map((c) => c.body)).toEqual([closing]);
+
+    // Converged again: nothing open, nothing written.
+    w = server.issueWrites.length;
+    const quiet = await runner.runAction({ inputs: inputs(), env: await convergedRun() });
+    expectSuccess(quiet);
+    expect(lineOf(quiet, 'No open drift issue')).toEqual(['No open drift issue: nothing to close.']);
+    expect(writesFrom(w)).toEqual([]);
+
+    // 5. Drift again: the same issue is reopened (its body already shows this plan).
+    w = server.issueWrites.length;
+    const reopened = await runner.runAction({ inputs: inputs(), env: await driftRun(markdown(3, 'second')) });
+    expectSuccess(reopened);
+    expect(lineOf(reopened, 'Reopened drift issue')).toEqual([`Reopened drift issue #${number} with the current plan.`]);
+    expect(writesFrom(w)).toEqual([{ method: 'PATCH', path: `/repos/${REPO}/issues/${number}`, payload: { state: 'open', state_reason: 'reopened' } }]);
+    expect(driftIssues()).toHaveLength(1);
+    expect(driftIssues()[0]).toMatchObject({ number, state: 'open', state_reason: 'reopened' });
+
+    // 6. A failed run (conflict) changes nothing, makes no issue request, and fails with its message.
+    from = server.requests.length;
+    w = server.issueWrites.length;
+    const before = JSON.stringify(server.issues.get(REPO));
+    const failed = await runner.runAction({
+      inputs: inputs(),
+      env: { ...(await driftRun(markdown(1, 'conflict'))), STANDIN_EXIT: '4', STANDIN_REPORT: reportJson({ tool_version: STANDIN, status: 'conflict' }, { conflicts: 1 }) },
+    });
+    expectFailure(failed, MSG.conflict);
+    expect(warnings(failed)).toEqual([]);
+    expect(failed.stdout).toContain('sops-aws-sync plan ended with status conflict: the drift issue is left as it was.');
+    expect(issueRequests(from)).toEqual([]);
+    expect(writesFrom(w)).toEqual([]);
+    expect(JSON.stringify(server.issues.get(REPO))).toBe(before);
+
+    // Someone else's issues, the pull request and the unlabelled one were never written.
+    const now = server.issues.get(REPO) ?? [];
+    const byNumber = new Map(now.map((i) => [i.number, i]));
+    for (const old of JSON.parse(others) as StoredIssue[]) expect(byNumber.get(old.number)).toEqual(old);
+    for (const n of [planted, plantedClosed, unlabelled]) expect(server.issueWrites.some((x) => x.path.startsWith(`/repos/${REPO}/issues/${n}`))).toBe(false);
+    expect(now.filter((i) => i.user.login === ACTIONS_BOT.login && !i.pullRequest && i.labels.includes(LABEL))).toHaveLength(1);
+    // The canary: values and out-of-band key names were in the plan file and the log, never in an issue or comment.
+    expect(opened.stdout).toContain(LEAK_VALUE);
+    for (const i of now) noCanary(`${i.title}\n${i.body ?? ''}`);
+    for (const x of server.issueWrites) noCanary(JSON.stringify(x.payload));
+  });
+
+  it.each([
+    ['invalid (exit 3)', 3, { status: 'invalid' }, {}, MSG.invalid],
+    ['observation-failed (exit 5)', 5, { status: 'observation-failed' }, {}, MSG.apply],
+    ['interrupted (exit 130)', 130, { status: 'interrupted' }, {}, MSG.interrupted],
+    ['exit 2 with a converged report (disagreement)', 2, { status: 'converged' }, {}, MSG.skew],
+    ['exit 0 with a drift report (disagreement under --detailed-exit-code)', 0, { status: 'drift' }, { update: 1 }, MSG.skew],
+  ] as const)('a failed run leaves the open issue alone and fails with its message: %s', async (_what, exit, over, counts, message) => {
+    const n = server.addIssue(REPO, { body: bodyOf(markdown(1, 'open')), labels: [LABEL], user: ACTIONS_BOT });
+    const from = server.requests.length;
+    const r = await runner.runAction({
+      inputs: inputs(),
+      env: { ...(await driftRun(markdown(4, 'failed'))), STANDIN_EXIT: String(exit), STANDIN_REPORT: reportJson({ tool_version: STANDIN, ...over }, counts) },
+    });
+    expectFailure(r, message);
+    expect(issueRequests(from)).toEqual([]);
+    expect(server.issues.get(REPO)).toEqual([{ number: n, title: 'an issue', body: bodyOf(markdown(1, 'open')), state: 'open', state_reason: null, labels: [LABEL], user: ACTIONS_BOT }]);
+  });
+
+  it('a label name as the input: found and set by that label; another scope keeps its own issue', async () => {
+    const custom = 'drift: prod secrets';
+    const from = server.requests.length;
+    const r = await runner.runAction({ inputs: inputs({ 'drift-issue': custom }), env: await driftRun(markdown(1, 'custom')) });
+    expectSuccess(r);
+    const mine = (server.issues.get(REPO) ?? []).filter((i) => i.labels.includes(custom));
+    expect(mine).toHaveLength(1);
+    expect(mine[0]?.body).toBe(bodyOf(markdown(1, 'custom')));
+    expect(server.requests.slice(from).filter((q) => q.path === `/repos/${REPO}/issues` && q.method === 'GET').map((q) => new URLSearchParams(q.query).get('labels'))).toEqual([custom]);
+    const staging = await runner.runAction({ inputs: inputs({ 'drift-issue': custom, 'secret-prefix': 'apps/staging' }), env: await driftRun(markdown(1, 'staging')) });
+    expectSuccess(staging);
+    expect(staging.stdout).toContain('Opened drift issue');
+    expect((server.issues.get(REPO) ?? []).map((i) => i.body?.split('\n')[0])).toEqual([markerOf(), markerOf('apps/staging')]);
+  });
+
+  it('with a user token, only the issue that login opened is the drift issue', async () => {
+    server.userLogin = 'infra-ci';
+    const bots = server.addIssue(REPO, { body: bodyOf(markdown(1, 'bot')), labels: [LABEL], user: ACTIONS_BOT });
+    const first = await runner.runAction({ inputs: inputs(), env: await driftRun(markdown(1, 'user')) });
+    expectSuccess(first);
+    const ours = (server.issues.get(REPO) ?? []).filter((i) => i.user.login === 'infra-ci');
+    expect(ours).toHaveLength(1);
+    const converged = await runner.runAction({ inputs: inputs(), env: await convergedRun() });
+    expectSuccess(converged);
+    expect(lineOf(converged, 'Closed drift issue')).toEqual([`Closed drift issue #${ours[0]?.number ?? -1}.`]);
+    expect(server.issues.get(REPO)?.find((i) => i.number === bots)?.state).toBe('open');
+  });
+
+  it.each([
+    ['HTTP 403 (no issues: write)', 403],
+    ['HTTP 500', 500],
+  ])('drift the issue cannot take (%s) fails the step with the drift message and a warning', async (_what, status) => {
+    server.issueFault = status;
+    const r = await runner.runAction({ inputs: inputs(), env: await driftRun(markdown(2, 'fault')) });
+    expectFailure(r, MSG.drift);
+    expect(warnings(r)).toEqual([`::warning::${MSG.driftIssue}`]);
+    expect(r.stdout).toContain(`Listing the issues with the drift label returned HTTP ${status}.`);
+    expect(r.outputs.status).toBe('drift');
+    expect(r.summary).toContain(markdown(2, 'fault'));
+  });
+
+  it('drift without a rendering (show fails): the issue is left alone and the step fails with the drift message', async () => {
+    const n = server.addIssue(REPO, { body: bodyOf(markdown(1, 'open')), labels: [LABEL], user: ACTIONS_BOT });
+    const from = server.requests.length;
+    const r = await runner.runAction({ inputs: inputs(), env: await driftRun(markdown(2, 'x'), { STANDIN_SHOW_EXIT: '3' }) });
+    expectFailure(r, MSG.drift);
+    expect(warnings(r)).toEqual([`::warning::${MSG.planRender}`, `::warning::${MSG.driftIssue}`]);
+    expect(issueRequests(from)).toEqual([]);
+    expect(server.issues.get(REPO)?.[0]).toMatchObject({ number: n, body: bodyOf(markdown(1, 'open')), state: 'open' });
+  });
+
+  it('labels the token may not set (GitHub drops them silently): the step fails rather than lose the issue', async () => {
+    server.labelsSettable = false;
+    const r = await runner.runAction({ inputs: inputs(), env: await driftRun(markdown(1, 'nolabel')) });
+    expectFailure(r, MSG.drift);
+    expect(warnings(r)).toEqual([`::warning::${MSG.driftIssue}`]);
+    expect(r.stdout).toMatch(/Opening the drift issue gave issue #\d+ without the drift label \(the token may not set labels\)\./);
+  });
+
+  it('with fail-on-drift too: the issue is written and the step fails with the drift message', async () => {
+    const r = await runner.runAction({ inputs: inputs({ 'fail-on-drift': 'true' }), env: await driftRun(markdown(1, 'gated')) });
+    expectFailure(r, MSG.drift);
+    expect(warnings(r)).toEqual([]);
+    expect(driftIssues()).toHaveLength(1);
+  });
+
+  it('a failure to close is a warning: the converged run stays green and the issue open for the next run', async () => {
+    const n = server.addIssue(REPO, { body: bodyOf(markdown(1, 'open')), labels: [LABEL], user: ACTIONS_BOT });
+    server.issueEditFault = 502;
+    const r = await runner.runAction({ inputs: inputs(), env: await convergedRun() });
+    expectSuccess(r);
+    expect(warnings(r)).toEqual([`::warning::${MSG.driftIssue}`]);
+    expect(r.stdout).toContain(`Editing drift issue #${n} returned HTTP 502.`);
+    expect(server.issues.get(REPO)?.[0]?.state).toBe('open');
+  });
+
+  it('refuses drift-issue on a pull_request event before installing anything', async () => {
+    const from = server.requests.length;
+    const r = await runner.runAction({ inputs: inputs(), env: { ...(await driftRun(markdown(1, 'pr'))), GITHUB_EVENT_NAME: 'pull_request' } });
+    expectFailure(r, MSG.invalid);
+    expect(r.stdout).toContain('Input drift-issue is not for pull_request events');
+    expect(server.requests.slice(from)).toEqual([]);
   });
 });
 

@@ -78,6 +78,8 @@ interface ServedRelease {
 export interface SeenRequest {
   method: string;
   path: string;
+  /** The query string without "?" ('' when none). */
+  query: string;
   authorization: string | undefined;
   accept: string | undefined;
 }
@@ -88,6 +90,26 @@ export interface StoredComment {
   body: string;
   /** The author as GitHub returns it: user.login and user.type ("User" or "Bot"). */
   user: { login: string; type: 'User' | 'Bot' };
+}
+
+/** One issue as the stand-in API stores it (GET /repos/{owner}/{repo}/issues). */
+export interface StoredIssue {
+  number: number;
+  title: string;
+  body: string | null;
+  state: 'open' | 'closed';
+  state_reason: 'completed' | 'not_planned' | 'reopened' | null;
+  labels: string[];
+  user: { login: string; type: 'User' | 'Bot' };
+  /** A pull request: the issues list returns it too, with a pull_request key. */
+  pullRequest?: boolean;
+}
+
+/** A write to an issue endpoint and its JSON payload, in arrival order. */
+export interface IssueWrite {
+  method: string;
+  path: string;
+  payload: Record<string, unknown>;
 }
 
 /** The account GITHUB_TOKEN's comments are written by. */
@@ -112,6 +134,17 @@ export class ReleaseServer {
    */
   userLogin: string | undefined;
   private nextCommentId = 5000;
+  /** Issues by "owner/repo" (the issues endpoints of the REST API). */
+  readonly issues = new Map<string, StoredIssue[]>();
+  /** Every POST and PATCH to an issue or issue-comment endpoint, with its payload. */
+  readonly issueWrites: IssueWrite[] = [];
+  /** When set, every request to the issues endpoints (list, create, edit) answers with this HTTP status. */
+  issueFault: number | undefined;
+  /** When set, only PATCH /repos/{owner}/{repo}/issues/{number} answers with this HTTP status. */
+  issueEditFault: number | undefined;
+  /** False: POST .../issues drops the labels silently, as GitHub does for a token without push access. */
+  labelsSettable = true;
+  private nextIssueNumber = 100;
   base = '';
 
   constructor(
@@ -172,10 +205,12 @@ export class ReleaseServer {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = new URL(req.url ?? '/', this.base).pathname;
+    const url = new URL(req.url ?? '/', this.base);
+    const path = url.pathname;
     this.requests.push({
       method: req.method ?? '',
       path,
+      query: url.search.replace(/^\?/, ''),
       authorization: req.headers.authorization,
       accept: req.headers.accept,
     });
@@ -248,6 +283,10 @@ export class ReleaseServer {
       await this.handleComments(req, res, path, m[1] ?? '', Number(m[2]));
       return;
     }
+    if ((m = /^\/repos\/([^/]+\/[^/]+)\/issues(?:\/(\d+))?$/.exec(path)) !== null) {
+      await this.handleIssues(req, res, m[1] ?? '', m[2] === undefined ? undefined : Number(m[2]));
+      return;
+    }
     if ((m = /^\/download\/([^/]+)\/([^/]+)$/.exec(path)) !== null) {
       const rel = this.releases.get(decodeURIComponent(m[1] ?? ''));
       const name = decodeURIComponent(m[2] ?? '');
@@ -273,6 +312,134 @@ export class ReleaseServer {
     return id;
   }
 
+  /** Adds an issue to repo; by default an open one someone else (octocat) opened. Returns its number. */
+  addIssue(repo: string, over: Partial<Omit<StoredIssue, 'number'>> = {}): number {
+    const list = this.issues.get(repo) ?? [];
+    const number = this.nextIssueNumber++;
+    list.push({
+      number,
+      title: 'an issue',
+      body: '',
+      state: 'open',
+      state_reason: null,
+      labels: [],
+      user: { login: 'octocat', type: 'User' },
+      ...over,
+    });
+    this.issues.set(repo, list);
+    return number;
+  }
+
+  /**
+   * GitHub's issues, as far as the Action uses them: GET .../issues (state
+   * open|closed|all, default open; labels, a comma-separated list every
+   * issue must carry; sort=created with direction asc|desc, default desc;
+   * per_page at most 100; page; a Link header with rel="next" while more
+   * follow; pull requests included, marked with a pull_request key), POST
+   * .../issues (201; labels dropped silently unless labelsSettable), PATCH
+   * .../issues/N (200; state_reason only alongside state, else 422). A body
+   * over 65,536 characters is refused with 422.
+   */
+  private async handleIssues(req: IncomingMessage, res: ServerResponse, repo: string, n: number | undefined): Promise<void> {
+    const raw = await readRequest(req);
+    if (this.issueFault !== undefined) {
+      this.json(res, this.issueFault, { message: 'stand-in fault' });
+      return;
+    }
+    if (req.headers.authorization === undefined) {
+      this.json(res, 401, { message: 'Requires authentication' });
+      return;
+    }
+    const all = this.issues.get(repo) ?? [];
+    const view = (i: StoredIssue) => ({
+      number: i.number,
+      title: i.title,
+      body: i.body,
+      state: i.state,
+      state_reason: i.state_reason,
+      labels: i.labels.map((name) => ({ name })),
+      user: i.user,
+      ...(i.pullRequest === true ? { pull_request: { url: `${this.base}/repos/${repo}/pulls/${i.number}` } } : {}),
+    });
+    if (req.method === 'GET' && n === undefined) {
+      const q = new URL(req.url ?? '/', this.base).searchParams;
+      const state = q.get('state') ?? 'open';
+      const labels = (q.get('labels') ?? '').split(',').filter((l) => l !== '');
+      const perPage = Math.min(Number(q.get('per_page') ?? '30'), 100);
+      const page = Number(q.get('page') ?? '1');
+      let hits = all.filter((i) => (state === 'all' || i.state === state) && labels.every((l) => i.labels.includes(l)));
+      hits = [...hits].sort((a, b) => a.number - b.number);
+      if ((q.get('direction') ?? 'desc') === 'desc') hits.reverse();
+      const slice = hits.slice((page - 1) * perPage, page * perPage);
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      if (page * perPage < hits.length) {
+        q.set('page', String(page + 1));
+        headers.link = `<${this.base}/repos/${repo}/issues?${q.toString()}>; rel="next"`;
+      }
+      res.writeHead(200, headers).end(JSON.stringify(slice.map(view)));
+      return;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      parsed = undefined;
+    }
+    const payload = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+    if (req.headers['content-type'] !== 'application/json' || payload !== parsed) {
+      this.json(res, 400, { message: 'Problems parsing JSON' });
+      return;
+    }
+    const path = `/repos/${repo}/issues${n === undefined ? '' : `/${n}`}`;
+    if (req.method === 'POST' || req.method === 'PATCH') this.issueWrites.push({ method: req.method, path, payload });
+    if (typeof payload.body === 'string' && payload.body.length > 65_536) {
+      this.json(res, 422, { message: 'Validation Failed' });
+      return;
+    }
+    const self = this.userLogin === undefined ? ACTIONS_BOT : { login: this.userLogin, type: 'User' as const };
+    if (req.method === 'POST' && n === undefined) {
+      if (typeof payload.title !== 'string' || payload.title === '') {
+        this.json(res, 422, { message: 'Validation Failed' });
+        return;
+      }
+      const labels = Array.isArray(payload.labels) && this.labelsSettable ? payload.labels.filter((l): l is string => typeof l === 'string') : [];
+      const number = this.addIssue(repo, {
+        title: payload.title,
+        body: typeof payload.body === 'string' ? payload.body : null,
+        labels,
+        user: self,
+      });
+      const created = this.issues.get(repo)?.find((i) => i.number === number);
+      this.json(res, 201, created === undefined ? {} : view(created));
+      return;
+    }
+    if (req.method === 'PATCH' && n !== undefined) {
+      if (this.issueEditFault !== undefined) {
+        this.json(res, this.issueEditFault, { message: 'stand-in fault' });
+        return;
+      }
+      const issue = all.find((i) => i.number === n);
+      if (issue === undefined) {
+        this.json(res, 404, { message: 'Not Found' });
+        return;
+      }
+      const state = payload.state;
+      const reason = payload.state_reason;
+      if ((state !== undefined && state !== 'open' && state !== 'closed') || (reason !== undefined && state === undefined)) {
+        this.json(res, 422, { message: 'Validation Failed' });
+        return;
+      }
+      if (typeof payload.body === 'string') issue.body = payload.body;
+      if (state === 'open' || state === 'closed') {
+        issue.state = state;
+        issue.state_reason = reason === 'completed' || reason === 'not_planned' || reason === 'reopened' ? reason : null;
+      }
+      this.json(res, 200, view(issue));
+      return;
+    }
+    this.json(res, 404, { message: 'Not Found' });
+  }
+
   /**
    * GitHub's issue comments, as far as the Action uses them: GET .../issues/N/comments
    * (per_page at most 100, page, a Link header with rel="next" while more
@@ -280,14 +447,16 @@ export class ReleaseServer {
    * refused with 422, as GitHub does), PATCH .../issues/comments/ID (200).
    */
   private async handleComments(req: IncomingMessage, res: ServerResponse, path: string, repo: string, n: number): Promise<void> {
-    const raw = await new Promise<string>((ok) => {
-      let data = '';
-      req.setEncoding('utf8');
-      req.on('data', (d: string) => (data += d));
-      req.on('end', () => {
-        ok(data);
-      });
-    });
+    const raw = await readRequest(req);
+    if (req.method === 'POST' || req.method === 'PATCH') {
+      let payload: Record<string, unknown> = {};
+      try {
+        payload = JSON.parse(raw) as Record<string, unknown>;
+      } catch {
+        // recorded as an empty payload; refused below
+      }
+      this.issueWrites.push({ method: req.method, path, payload });
+    }
     if (this.commentFault !== undefined) {
       this.json(res, this.commentFault, { message: 'stand-in fault' });
       return;
@@ -341,6 +510,17 @@ export class ReleaseServer {
     }
     this.json(res, 404, { message: 'Not Found' });
   }
+}
+
+function readRequest(req: IncomingMessage): Promise<string> {
+  return new Promise<string>((ok) => {
+    let data = '';
+    req.setEncoding('utf8');
+    req.on('data', (d: string) => (data += d));
+    req.on('end', () => {
+      ok(data);
+    });
+  });
 }
 
 async function appendLine(file: string, line: string): Promise<void> {
