@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Cancellation } from '../../src/cancel.js';
-import { cliArgs, runCli, type CliResult } from '../../src/cli.js';
+import { cliArgs, detailedExitCode, runCli, type CliResult } from '../../src/cli.js';
 import { parseInputs, type InputName } from '../../src/inputs.js';
 
 function inputs(over: Partial<Record<InputName, string>> = {}) {
@@ -62,6 +62,16 @@ describe('cliArgs', () => {
     const sync = cliArgs(inputs({ ...all, mode: 'sync' }), '/ws', '/r.json', '/p.json');
     expect(sync[0]).toBe('sync');
     expect(sync).not.toContain('--detailed-exit-code');
+  });
+
+  it('runs plan with --detailed-exit-code for drift-issue alone, so drift is told from an error by the exit code', () => {
+    const args = cliArgs(inputs({ 'drift-issue': 'true' }), '/ws', '/r.json', '/p.json');
+    expect(args.filter((a) => a === '--detailed-exit-code')).toHaveLength(1);
+    expect(args.some((a) => a.includes('drift-issue') || a.includes('sops-aws-sync-drift'))).toBe(false);
+    expect(detailedExitCode({ mode: 'plan', failOnDrift: false, driftIssue: 'x' })).toBe(true);
+    expect(detailedExitCode({ mode: 'plan', failOnDrift: true, driftIssue: undefined })).toBe(true);
+    expect(detailedExitCode({ mode: 'plan', failOnDrift: false, driftIssue: undefined })).toBe(false);
+    expect(detailedExitCode({ mode: 'sync', failOnDrift: true, driftIssue: 'x' })).toBe(false);
   });
 
   it('passes the operator controls, one --tag per line of the tags input', () => {

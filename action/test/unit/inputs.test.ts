@@ -123,6 +123,34 @@ describe('parseInputs', () => {
     expect(f.reason).not.toContain('CANARY');
   });
 
+  it('reads drift-issue: off by default, true means the default label, anything else is the label', () => {
+    expect(parse().driftIssue).toBeUndefined();
+    expect(parse({ 'drift-issue': 'false' }).driftIssue).toBeUndefined();
+    expect(parse({ 'drift-issue': 'FALSE' }).driftIssue).toBeUndefined();
+    expect(parse({ 'drift-issue': 'true' }).driftIssue).toBe('sops-aws-sync-drift');
+    expect(parse({ 'drift-issue': 'True' }).driftIssue).toBe('sops-aws-sync-drift');
+    expect(parse({ 'drift-issue': 'drift: prod' }).driftIssue).toBe('drift: prod');
+    expect(parse({ 'drift-issue': 'x'.repeat(50) }).driftIssue).toBe('x'.repeat(50));
+    expect(parse({ 'drift-issue': 'true' }, { ...env, GITHUB_EVENT_NAME: 'schedule' }).driftIssue).toBe('sops-aws-sync-drift');
+    expect(parse({ 'drift-issue': 'true' }, { ...env, GITHUB_EVENT_NAME: 'workflow_dispatch' }).driftIssue).toBe('sops-aws-sync-drift');
+  });
+
+  it.each([
+    [{ 'drift-issue': 'CANARY,other' }, env, 'commas'],
+    [{ 'drift-issue': `CANARY${'x'.repeat(45)}` }, env, '50 characters'],
+    [{ 'drift-issue': 'CANARY\tlabel' }, env, 'label name'],
+    [{ 'drift-issue': 'true', mode: 'sync' }, env, 'only for mode plan'],
+    [{ 'drift-issue': 'true' }, { ...env, GITHUB_EVENT_NAME: 'pull_request' }, 'not for pull_request events'],
+    [{ 'drift-issue': 'true' }, { ...env, GITHUB_EVENT_NAME: 'pull_request_target' }, 'not for pull_request events'],
+    [{ 'drift-issue': 'true', 'repository-id': 'o/r' }, { GITHUB_SHA: 'a'.repeat(40) }, 'GITHUB_REPOSITORY'],
+  ])('rejects drift-issue %o (%o) naming the rule, never the value', (over, e, rule) => {
+    const f = rejection(over, e);
+    expect(f.message).toBe(Message.invalid);
+    expect(f.reason).toContain('drift-issue');
+    expect(f.reason).toContain(rule);
+    expect(f.reason).not.toContain('CANARY');
+  });
+
   it('requires a revision and repository when the workflow provides none', () => {
     expect(rejection({}, { GITHUB_REPOSITORY: 'o/r' }).reason).toContain('revision');
     expect(rejection({}, { GITHUB_SHA: 'a'.repeat(40) }).reason).toContain('repository-id');

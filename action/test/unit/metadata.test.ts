@@ -22,9 +22,10 @@ interface Step {
   with?: Record<string, unknown>;
 }
 interface Workflow {
+  on: Record<string, unknown>;
   concurrency?: { group: string; 'cancel-in-progress': boolean };
   permissions?: Record<string, string>;
-  jobs: Record<string, { steps: Step[] }>;
+  jobs: Record<string, { if?: string; steps: Step[] }>;
 }
 
 describe('action.yml', () => {
@@ -73,6 +74,27 @@ describe('example workflows', () => {
     expect(sync.concurrency?.['cancel-in-progress']).toBe(false);
     expect(sync.concurrency?.group).toContain(String(with_(sync)['secret-prefix']));
   });
+
+  it('checks drift on a schedule and by hand in one never-cancelling group of its own, with issues: write', () => {
+    const check = parse(read(join(dir, 'secrets-drift-check.yml'))) as Workflow;
+    const sync = parse(read(join(dir, 'secrets-sync.yml'))) as Workflow;
+    const step = Object.values(check.jobs)
+      .flatMap((j) => j.steps)
+      .find((s) => s.uses?.startsWith('sops-aws-sync/sops-aws-sync@'));
+    expect(step?.with).toMatchObject({ mode: 'plan', 'drift-issue': true });
+    expect(step?.with?.['fail-on-drift']).toBeUndefined();
+    expect(Object.keys(check.on).sort()).toEqual(['schedule', 'workflow_dispatch']);
+    // One group for the schedule and manual runs (the workflow-level group
+    // covers both triggers), never cancelling a running check...
+    expect(check.concurrency?.['cancel-in-progress']).toBe(false);
+    expect(check.concurrency?.group).toContain(String(step?.with?.['secret-prefix']));
+    expect(check.concurrency?.group).not.toContain('github.ref');
+    expect(check.concurrency?.group).not.toContain('github.event_name');
+    // ...and not the sync's: a waiting check must never replace a waiting sync.
+    expect(check.concurrency?.group).not.toBe(sync.concurrency?.group);
+    expect(check.permissions).toEqual({ contents: 'read', 'id-token': 'write', issues: 'write' });
+    expect(Object.values(check.jobs).every((j) => j.if === "github.ref == 'refs/heads/main'")).toBe(true);
+  });
 });
 
 describe('docs/github-action.md', () => {
@@ -84,7 +106,7 @@ describe('docs/github-action.md', () => {
   });
 
   it('shows the example workflows verbatim', () => {
-    for (const f of ['secrets-plan.yml', 'secrets-sync.yml']) {
+    for (const f of ['secrets-plan.yml', 'secrets-sync.yml', 'secrets-drift-check.yml']) {
       expect(doc).toContain(read(join('.github/workflows/examples', f)).trim());
     }
   });
