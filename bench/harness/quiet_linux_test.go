@@ -6,6 +6,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestWaitQuiet_WaitsWhileBusyReturnsWhenIdle(t *testing.T) {
@@ -17,15 +20,10 @@ func TestWaitQuiet_WaitsWhileBusyReturnsWhenIdle(t *testing.T) {
 		}
 	}()
 	const max = 800 * time.Millisecond
-	if got := WaitQuiet(max, 0); got < max {
-		t.Errorf("returned after %v while this process was busy, want >= %v", got, max)
-	}
+	assert.GreaterOrEqual(t, WaitQuiet(max, 0), max, "returned early while this process was busy")
 	stop.Store(true)
 	<-done
-	if got := WaitQuiet(5*time.Second, 0); got >= 5*time.Second {
-		t.Errorf("an idle process never counted as quiet (%v)", got)
-	}
-	if _, ok := cpuTicks([]int{0}); !ok {
-		t.Fatal("cannot read /proc/self/stat")
-	}
+	assert.Less(t, WaitQuiet(5*time.Second, 0), 5*time.Second, "an idle process never counted as quiet")
+	_, ok := cpuTicks([]int{0})
+	require.True(t, ok, "cannot read /proc/self/stat")
 }

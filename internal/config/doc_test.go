@@ -5,6 +5,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestConfigurationDocMatchesSettings: docs/configuration.md's settings
@@ -13,9 +16,7 @@ import (
 // declarations, so the two cannot drift).
 func TestConfigurationDocMatchesSettings(t *testing.T) {
 	data, err := os.ReadFile("../../docs/configuration.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	row := regexp.MustCompile("^\\| `--([a-z0-9-]+)` \\| ([^|]*) \\| ([a-z]+) \\|")
 	var names []string
 	for _, line := range strings.Split(string(data), "\n") {
@@ -25,34 +26,25 @@ func TestConfigurationDocMatchesSettings(t *testing.T) {
 		}
 		names = append(names, m[1])
 		s, ok := Lookup(m[1])
-		if !ok {
-			t.Errorf("docs/configuration.md documents --%s, which is no setting", m[1])
+		if !assert.True(t, ok, "docs/configuration.md documents --%s, which is no setting", m[1]) {
 			continue
 		}
-		if m[3] != s.Kind.TypeName() {
-			t.Errorf("--%s: documented type %q, declared %q", s.Name, m[3], s.Kind.TypeName())
-		}
+		assert.Equal(t, s.Kind.TypeName(), m[3], "--%s: documented type", s.Name)
 		def := strings.TrimSpace(m[2])
 		switch {
 		case s.Required:
-			if def != "**required**" {
-				t.Errorf("--%s: required, documented default %q", s.Name, def)
-			}
+			assert.Equal(t, "**required**", def, "--%s: required, documented default", s.Name)
 		case s.Default != "":
-			if def != "`"+s.Default+"`" {
-				t.Errorf("--%s: documented default %s, declared `%s`", s.Name, def, s.Default)
-			}
-		case strings.HasPrefix(def, "`"):
-			t.Errorf("--%s: documented default %s, declared none", s.Name, def)
+			assert.Equal(t, "`"+s.Default+"`", def, "--%s: documented default", s.Name)
+		default:
+			assert.False(t, strings.HasPrefix(def, "`"), "--%s: documented default %s, declared none", s.Name, def)
 		}
 	}
 	var want []string
 	for _, s := range Settings {
 		want = append(want, s.Name)
 	}
-	if strings.Join(names, " ") != strings.Join(want, " ") {
-		t.Errorf("docs/configuration.md's settings table lists\n  %v\nthe declarations are\n  %v", names, want)
-	}
+	assert.Equal(t, want, names, "docs/configuration.md's settings table lists other settings, or in another order, than the declarations")
 }
 
 // TestEverySettingBindsItsKind: each declaration's bind accepts a value of
@@ -71,8 +63,7 @@ func TestEverySettingBindsItsKind(t *testing.T) {
 		case KMSKeyID:
 			v = "alias/app-secrets"
 		}
-		if _, ok := s.set(&o, v); !ok {
-			t.Errorf("--%s rejects a sample value of its kind", s.Name)
-		}
+		_, ok := s.set(&o, v)
+		assert.True(t, ok, "--%s rejects a sample value of its kind", s.Name)
 	}
 }

@@ -3,6 +3,8 @@ package config
 import (
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzParseConfig: the config file parser never panics, and no problem text
@@ -20,9 +22,8 @@ func FuzzParseConfig(f *testing.F) {
 		_, probs := parseConfig(data)
 		for _, p := range probs {
 			if p.Setting != "" && !strings.HasPrefix(p.Setting, "at line ") {
-				if _, ok := Lookup(p.Setting); !ok && !validKeyText(p.Setting) {
-					t.Fatalf("problem quotes text that is no setting-like key: %q", p.Setting)
-				}
+				_, ok := Lookup(p.Setting)
+				require.True(t, ok || validKeyText(p.Setting), "problem quotes text that is no setting-like key: %q", p.Setting)
 			}
 		}
 	})
@@ -34,8 +35,6 @@ func FuzzParseSize(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		n, err := ParseSize(s)
-		if err == nil && n < 0 {
-			t.Fatalf("negative size %d", n)
-		}
+		require.False(t, err == nil && n < 0, "negative size %d", n)
 	})
 }

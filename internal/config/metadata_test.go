@@ -117,18 +117,12 @@ func FuzzParseTags(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		m, reason := ParseTags(s)
 		if reason != "" {
-			if m != nil {
-				t.Fatal("a rejection returns no map")
-			}
+			require.Nil(t, m, "a rejection returns no map")
 			return
 		}
-		if len(m) == 0 {
-			t.Fatal("an accepted value holds a pair")
-		}
+		require.NotEmpty(t, m, "an accepted value holds a pair")
 		for k, v := range m {
-			if strings.Contains(k, "=") || strings.ContainsAny(k+v, "\n") {
-				t.Fatalf("pair %q=%q: a key holds =, or a newline survived", k, v)
-			}
+			require.False(t, strings.Contains(k, "=") || strings.ContainsAny(k+v, "\n"), "pair %q=%q: a key holds =, or a newline survived", k, v)
 		}
 	})
 }

@@ -73,7 +73,7 @@ func TestPrecedenceFlagOverEnvOverFileOverDefault(t *testing.T) {
 
 func TestConfigFileReadOnlyWhenGiven(t *testing.T) {
 	in := base()
-	in.ReadFile = func(string) ([]byte, error) { t.Fatal("config file read without --config"); return nil, nil }
+	in.ReadFile = func(string) ([]byte, error) { require.Fail(t, "config file read without --config"); return nil, nil }
 	_, err := Resolve(in)
 	require.NoError(t, err)
 }
@@ -300,18 +300,14 @@ func TestConfigFileWithoutSettingsRejected(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			out, probs := parseConfig([]byte(body))
-			if out != nil || len(probs) != 1 {
-				t.Fatalf("parseConfig(%q) = %v, %v; want one problem", body, out, probs)
-			}
-			p := probs[0]
-			if p.Class != ClassFile || p.Reason != ReasonNoSettings {
-				t.Fatalf("problem = %+v; want %s %q", p, ClassFile, ReasonNoSettings)
-			}
+			require.Nil(t, out)
+			require.Len(t, probs, 1)
+			assert.Equal(t, ClassFile, probs[0].Class)
+			assert.Equal(t, ReasonNoSettings, probs[0].Reason)
 		})
 	}
 	// A comment next to a real setting is fine.
 	out, probs := parseConfig([]byte("# team app\nsecret-prefix: team/app # trailing\n"))
-	if len(probs) != 0 || out["secret-prefix"] != "team/app" {
-		t.Fatalf("commented file: %v, %v", out, probs)
-	}
+	require.Empty(t, probs, "commented file")
+	assert.Equal(t, "team/app", out["secret-prefix"], "commented file")
 }

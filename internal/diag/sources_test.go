@@ -10,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 var tokenLiteral = regexp.MustCompile(`^([a-z]+):[a-z0-9-]+$`)
@@ -60,18 +63,13 @@ func TestEveryClassLiteralIsRegistered(t *testing.T) {
 			}
 			if m := tokenLiteral.FindStringSubmatch(s); m != nil && families[m[1]] {
 				seen++
-				if _, ok := Lookup(s); !ok {
-					t.Errorf("%s: class token %q is not registered in internal/diag", fset.Position(lit.Pos()), s)
-				}
+				_, ok := Lookup(s)
+				assert.True(t, ok, "%s: class token %q is not registered in internal/diag", fset.Position(lit.Pos()), s)
 			}
 			return true
 		})
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if seen < 30 {
-		t.Fatalf("found only %d class literals: the walk missed the source tree", seen)
-	}
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, seen, 30, "found only %d class literals: the walk missed the source tree", seen)
 }

@@ -3,6 +3,8 @@ package keydiff
 import (
 	"slices"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 var fuzzDesired = []byte(`{"a":{"b":1,"c":[1,2]},"d":"x","e/f":{"~":true},"g":{}}`)
@@ -26,13 +28,9 @@ func FuzzDiffObserved(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, observed []byte) {
 		s, err := Diff(fuzzDesired, observed)
-		if err != nil {
-			t.Fatalf("observed input must never be an error: %v", err)
-		}
+		require.NoError(t, err, "observed input must never be an error")
 		if !s.Comparable() {
-			if len(s.Added)+len(s.Removed)+len(s.Changed) != 0 {
-				t.Fatalf("no paths when not comparable: %+v", s)
-			}
+			require.Empty(t, append(append(slices.Clone(s.Added), s.Removed...), s.Changed...), "no paths when not comparable: %+v", s)
 			return
 		}
 		seen := map[string]bool{}
@@ -46,21 +44,15 @@ func FuzzDiffObserved(f *testing.F) {
 				}
 				return 0
 			}) {
-				t.Fatalf("list %d not sorted", i)
+				require.Fail(t, "a list is not sorted", "list %d", i)
 			}
 			for _, p := range l {
-				if !ValidPointer(p.Pointer) || seen[p.Pointer] {
-					t.Fatalf("invalid or repeated pointer %q", p.Pointer)
-				}
+				require.True(t, ValidPointer(p.Pointer) && !seen[p.Pointer], "invalid or repeated pointer %q", p.Pointer)
 				seen[p.Pointer] = true
 				_, leaf := d.leaves[p.Pointer]
 				_, obj := d.objects[p.Pointer]
-				if p.InDesired != (leaf || obj) {
-					t.Fatalf("%q InDesired=%v but desired has it: %v", p.Pointer, p.InDesired, leaf || obj)
-				}
-				if i != 1 && !p.InDesired {
-					t.Fatalf("added/changed %q must be desired-side", p.Pointer)
-				}
+				require.Equal(t, leaf || obj, p.InDesired, "%q InDesired must say whether desired has it", p.Pointer)
+				require.True(t, i == 1 || p.InDesired, "added/changed %q must be desired-side", p.Pointer)
 			}
 		}
 	})

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"pgregory.net/rapid"
 )
 
@@ -72,20 +74,14 @@ func refSets(m map[string]any) (leaves, objects map[string]bool) {
 
 func enc(t *rapid.T, m map[string]any) []byte {
 	b, err := json.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return b
 }
 
 func diffOf(t *rapid.T, a, b []byte) Summary {
 	s, err := Diff(a, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !s.Comparable() {
-		t.Fatalf("objects must be comparable: %q", s.Unavailable)
-	}
+	require.NoError(t, err)
+	require.True(t, s.Comparable(), "objects must be comparable: %q", s.Unavailable)
 	return s
 }
 
@@ -104,9 +100,7 @@ func TestPropertyDiffWithItselfIsEmpty(t *testing.T) {
 		indented, _ := json.MarshalIndent(m, " ", "\t")
 		for _, b := range [][]byte{a, indented} {
 			s := diffOf(t, a, b)
-			if len(s.Added)+len(s.Removed)+len(s.Changed) != 0 {
-				t.Fatalf("diff(a, a) = %+v", s)
-			}
+			require.Zero(t, len(s.Added)+len(s.Removed)+len(s.Changed), "diff(a, a) = %+v", s)
 		}
 	})
 }
@@ -115,12 +109,9 @@ func TestPropertySwapExchangesAddedAndRemoved(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		a, b := enc(t, genObject(3).Draw(t, "a")), enc(t, genObject(3).Draw(t, "b"))
 		ab, ba := diffOf(t, a, b), diffOf(t, b, a)
-		if !slices.Equal(ptrs(ab.Added), ptrs(ba.Removed)) || !slices.Equal(ptrs(ab.Removed), ptrs(ba.Added)) {
-			t.Fatalf("added/removed do not swap: %+v vs %+v", ab, ba)
-		}
-		if !slices.Equal(ptrs(ab.Changed), ptrs(ba.Changed)) {
-			t.Fatalf("changed differs on swap: %v vs %v", ptrs(ab.Changed), ptrs(ba.Changed))
-		}
+		require.Equal(t, ptrs(ab.Added), ptrs(ba.Removed), "added/removed do not swap")
+		require.Equal(t, ptrs(ab.Removed), ptrs(ba.Added), "added/removed do not swap")
+		require.Equal(t, ptrs(ab.Changed), ptrs(ba.Changed), "changed differs on swap")
 	})
 }
 
@@ -145,26 +136,17 @@ func TestPropertyCountsAreTheLeafSetDifference(t *testing.T) {
 		}
 		slices.Sort(onlyA)
 		slices.Sort(onlyB)
-		if !slices.Equal(ptrs(s.Added), onlyA) || !slices.Equal(ptrs(s.Removed), onlyB) {
-			t.Fatalf("added %v want %v; removed %v want %v", ptrs(s.Added), onlyA, ptrs(s.Removed), onlyB)
-		}
-		if len(s.Added)+len(s.Removed) != len(onlyA)+len(onlyB) {
-			t.Fatal("added + removed is not the symmetric difference")
-		}
+		require.True(t, slices.Equal(ptrs(s.Added), onlyA), "added %v want %v", ptrs(s.Added), onlyA)
+		require.True(t, slices.Equal(ptrs(s.Removed), onlyB), "removed %v want %v", ptrs(s.Removed), onlyB)
+		require.Equal(t, len(onlyA)+len(onlyB), len(s.Added)+len(s.Removed), "added + removed is not the symmetric difference")
 		for _, p := range s.Changed {
-			if !slices.Contains(both, p.Pointer) {
-				t.Fatalf("changed %s is not a leaf of both", p.Pointer)
-			}
+			require.Contains(t, both, p.Pointer, "changed %s is not a leaf of both", p.Pointer)
 		}
 		for _, p := range append(slices.Clone(s.Added), s.Changed...) {
-			if !p.InDesired {
-				t.Fatalf("%s must be tagged as in the desired document", p.Pointer)
-			}
+			require.True(t, p.InDesired, "%s must be tagged as in the desired document", p.Pointer)
 		}
 		for _, p := range s.Removed {
-			if p.InDesired != (la[p.Pointer] || oa[p.Pointer]) {
-				t.Fatalf("%s InDesired=%v, reference says %v", p.Pointer, p.InDesired, oa[p.Pointer])
-			}
+			require.Equal(t, la[p.Pointer] || oa[p.Pointer], p.InDesired, "%s InDesired disagrees with the reference", p.Pointer)
 		}
 	})
 }
@@ -183,8 +165,7 @@ func TestPropertyChangingOneLeafChangesOnlyIt(t *testing.T) {
 		changed := maps.Clone(m)
 		changed[k] = "a value no generator produces"
 		s := diffOf(t, enc(t, changed), enc(t, m))
-		if want := []string{"/" + refEscape.Replace(k)}; !slices.Equal(ptrs(s.Changed), want) || len(s.Added)+len(s.Removed) != 0 {
-			t.Fatalf("diff = %+v, want only %v changed", s, want)
-		}
+		want := []string{"/" + refEscape.Replace(k)}
+		require.True(t, slices.Equal(ptrs(s.Changed), want) && len(s.Added)+len(s.Removed) == 0, "diff = %+v, want only %v changed", s, want)
 	})
 }

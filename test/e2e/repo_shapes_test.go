@@ -60,8 +60,8 @@ func desiredRejection(t *testing.T, r result) map[string]any {
 	return rec
 }
 
-// TestRepositoryShapes_SparseShallowWorktreeReadTheCommit (issue 15, item
-// 3): the clones CI produces — sparse in cone and non-cone mode (both set
+// TestRepositoryShapes_SparseShallowWorktreeReadTheCommit: the clones CI
+// produces — sparse in cone and non-cone mode (both set
 // extensions.worktreeConfig), shallow, a linked worktree at a detached HEAD
 // — all read the commit. The first sync creates the three secrets; each
 // further shape is a no-op at the same commit.
@@ -145,10 +145,10 @@ func writeFile(p, content string) error {
 	return os.WriteFile(p, []byte(content), 0o600)
 }
 
-// TestFinding4_SOPSConfigAtRootIsNotADocument (issue 15, finding 4): with
-// --source-root . in a standard SOPS repository, SOPS's own .sops.yaml is
-// not selected (it failed name:invalid).
-func TestFinding4_SOPSConfigAtRootIsNotADocument(t *testing.T) {
+// TestRepositoryShapes_SOPSConfigAtRootIsNotADocument: with --source-root .
+// in a standard SOPS repository, SOPS's own .sops.yaml is not selected as a
+// document (it would fail name:invalid).
+func TestRepositoryShapes_SOPSConfigAtRootIsNotADocument(t *testing.T) {
 	f := newFixture(t)
 	e := startEmulator(t)
 	f.standardDocs()
@@ -159,13 +159,13 @@ func TestFinding4_SOPSConfigAtRootIsNotADocument(t *testing.T) {
 	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Create: 3})
 }
 
-// TestFinding5_KMSThatNeverAnswersIsKeyService (issue 15, finding 5): a KMS
+// TestDecrypt_KMSThatNeverAnswersIsKeyService: a KMS
 // endpoint that accepts connections and never answers ends the run with
 // decrypt:key-service (exit 3) after --operation-timeout, not 130 after
 // --run-timeout, and not one Secrets Manager call is made. The document is
 // the loader's AWS KMS fixture (encrypted by the sops CLI to a local-kms
 // key); no KMS runs here.
-func TestFinding5_KMSThatNeverAnswersIsKeyService(t *testing.T) {
+func TestDecrypt_KMSThatNeverAnswersIsKeyService(t *testing.T) {
 	f := newFixture(t)
 	e := startEmulator(t)
 	f.standardDocs()
@@ -192,10 +192,10 @@ func TestFinding5_KMSThatNeverAnswersIsKeyService(t *testing.T) {
 	assert.Empty(t, e.stats().Calls, "documents are decrypted before the first AWS Secrets Manager call")
 }
 
-// TestFinding6_MissingAgeKeyFileIsKeyFile (issue 15, finding 6): a
+// TestDecrypt_MissingAgeKeyFileIsKeyFile: a
 // SOPS_AGE_KEY_FILE that names no file (or a directory) is decrypt:key-file
 // naming the variable, not decrypt:no-key.
-func TestFinding6_MissingAgeKeyFileIsKeyFile(t *testing.T) {
+func TestDecrypt_MissingAgeKeyFileIsKeyFile(t *testing.T) {
 	f := newFixture(t)
 	e := startEmulator(t)
 	f.standardDocs()

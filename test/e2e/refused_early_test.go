@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -12,15 +11,16 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
-// Regression tests for issue 15's adversarial findings 2 and 6 (CLI parts),
-// with the real binary and the emulator.
+// What the CLI refuses before it reads anything from AWS: an output file it
+// could not write, a flag given twice, a mistyped command. Each exits 3 with
+// its class, and the emulator sees no call.
 
 // TestReportFileUnwritableFoundBeforeAnyAWSCall: an unwritable
 // --report-file (its directory missing, the path a directory, a path under
 // /proc) is found before the first AWS call: exit 3, report:write-failed,
-// and the emulator saw no call at all. Before the fix, sync created the
-// secrets and only then exited 3, although docs/recovery.md says exit 3
-// changed nothing (issue 15, finding 2).
+// and the emulator saw no call at all: docs/recovery.md says exit 3
+// changed nothing, so a sync must not create secrets and only then find
+// that it cannot record them.
 func TestReportFileUnwritableFoundBeforeAnyAWSCall(t *testing.T) {
 	f := newFixture(t)
 	e := startEmulator(t)
@@ -46,15 +46,12 @@ func TestReportFileUnwritableFoundBeforeAnyAWSCall(t *testing.T) {
 			}
 		})
 	}
-	if st, err := os.Stat(filepath.Join(f.Home, "missing-dir")); err == nil {
-		t.Fatalf("the probe created the missing directory (%v)", st.Mode())
-	}
+	assert.NoDirExists(t, filepath.Join(f.Home, "missing-dir"), "the probe must not create the missing directory")
 }
 
 // TestRepeatedFlagIsUsageError: a flag given twice is an error (exit 3,
 // usage:repeated-flag, the values never echoed), not the last value
-// silently winning; the report is still written, and AWS is not called
-// (issue 15, finding 6).
+// silently winning; the report is still written, and AWS is not called.
 func TestRepeatedFlagIsUsageError(t *testing.T) {
 	f := newFixture(t)
 	e := startEmulator(t)
@@ -71,7 +68,7 @@ func TestRepeatedFlagIsUsageError(t *testing.T) {
 // TestMistypedCommandIsUnknownCommand: "plna" with plan's flags says
 // unknown command with a suggestion (not "unknown flag --secret-prefix"),
 // exits 3, touches nothing, and writes the "invalid" report when
-// SOPS_AWS_SYNC_REPORT_FILE names one (issue 15, finding 6).
+// SOPS_AWS_SYNC_REPORT_FILE names one.
 func TestMistypedCommandIsUnknownCommand(t *testing.T) {
 	f := newFixture(t)
 	e := startEmulator(t)
