@@ -145,6 +145,10 @@ const (
 	AWSNoRegion = "aws:no-region"
 
 	ReportWriteFailed = "report:write-failed"
+	// ReportNotRegularFile: --report-file names an existing directory
+	// entry that is not a regular file (a FIFO, a device node, a socket, a
+	// symbolic link); the atomic write would replace it, so it is refused.
+	ReportNotRegularFile = "report:not-regular-file"
 
 	// GateMaxDeletions: the plan would schedule more deletions than
 	// --max-deletions allows (issue 14).
@@ -162,6 +166,13 @@ const (
 	PlanfileMalformed     = "planfile:malformed"
 	PlanfileUnreadable    = "planfile:unreadable"
 	PlanfileWriteFailed   = "planfile:write-failed"
+	// PlanfileNotRegularFile: the plan file (show's argument, or
+	// --plan-file) names an existing directory entry that is not a
+	// regular file.
+	PlanfileNotRegularFile = "planfile:not-regular-file"
+	// PlanfileSameFile: --plan-file and --report-file name one file; the
+	// report is written, the plan file is not.
+	PlanfileSameFile = "planfile:same-file"
 
 	// Interrupted marks work cut short by cancellation (the loader's
 	// error, the engine's record of an AWS call cut short).
@@ -278,6 +289,8 @@ var entries = []Entry{
 
 	{ReportWriteFailed, FamilyReport, "the report file could not be written",
 		"make sure the directory of --report-file exists and is writable, then re-run to see the real outcome"},
+	{ReportNotRegularFile, FamilyReport, "--report-file names an existing FIFO, device, socket or symbolic link, which the report would replace",
+		"give --report-file a path that does not exist yet or is a regular file, then re-run"},
 
 	{GateMaxDeletions, FamilyGate, "the plan would schedule more deletions than --max-deletions allows; nothing was changed",
 		"check why the documents are gone (a moved directory, a wrong --source-root, a revert); to authorize, re-run once with a higher --max-deletions"},
@@ -294,6 +307,10 @@ var entries = []Entry{
 		"check the plan file's path and permissions"},
 	{PlanfileWriteFailed, FamilyPlanfile, "the plan file could not be written",
 		"make sure the plan file's directory exists and is writable, then re-run"},
+	{PlanfileNotRegularFile, FamilyPlanfile, "the plan file path names an existing FIFO, device, socket or (for --plan-file) symbolic link, not a regular file",
+		"show: name the plan file itself; --plan-file: give a path that does not exist yet or is a regular file, then re-run"},
+	{PlanfileSameFile, FamilyPlanfile, "--plan-file and --report-file name the same file; only the report is written",
+		"give --plan-file and --report-file two different paths, then re-run"},
 
 	{Interrupted, FamilyInterrupted, "the work was cut short by a signal or the run timeout", nextRerun},
 	{InterruptedSignal, FamilyInterrupted, "run interrupted", nextRerun},

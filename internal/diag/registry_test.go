@@ -90,6 +90,7 @@ func TestPlanfileTokensMatchPlanview(t *testing.T) {
 	assert.Equal(t, planview.ClassMalformed, PlanfileMalformed)
 	assert.Equal(t, planview.ClassUnreadable, PlanfileUnreadable)
 	assert.Equal(t, planview.ClassWriteFailed, PlanfileWriteFailed)
+	assert.Equal(t, planview.ClassNotRegularFile, PlanfileNotRegularFile)
 	// planview tells warnings from errors by this prefix.
 	assert.Equal(t, planview.WarningClassPrefix, string(FamilyWarning)+":")
 	for _, e := range entries {

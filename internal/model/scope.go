@@ -47,18 +47,7 @@ func SourceDigest(repoPath string) string {
 
 // IsDigest reports whether s is a lower-hex SHA-256 (64 characters of
 // [0-9a-f]); a source tag that is not is a source-tag conflict (SPEC §4.1).
-func IsDigest(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
-}
+func IsDigest(s string) bool { return IsLowerHex(s, 64) }
 
 // Tags returns the three reserved tags for a secret created from the
 // document at repoPath.

@@ -1,19 +1,16 @@
 package planview
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"regexp"
 	"slices"
 
-	"github.com/sops-aws-sync/sops-aws-sync/internal/atomicfile"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/keydiff"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/report"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/wirefile"
 )
 
 // Class tokens of plan-file failures, family "planfile" (one word, as the
@@ -28,13 +25,20 @@ const (
 	// ClassUnreadable: the file cannot be opened or read, or is larger
 	// than MaxFileBytes.
 	ClassUnreadable = "planfile:unreadable"
-	// ClassWriteFailed: WriteFile failed (see WriteError).
+	// ClassNotRegularFile: the path names an existing directory entry that
+	// is not a regular file (a FIFO, a device node, a socket; for
+	// WriteFile also a symbolic link).
+	ClassNotRegularFile = "planfile:not-regular-file"
+	// ClassWriteFailed: WriteFile failed (a *wirefile.WriteError).
 	ClassWriteFailed = "planfile:write-failed"
 )
 
 // MaxFileBytes caps what ReadFile reads: 64 MiB, far above a plan of
 // 10,000 secrets with names and key paths shown.
 const MaxFileBytes = 64 << 20
+
+// File is the plan file's kind: its temporary-file pattern and read cap.
+var File = wirefile.File{Temp: ".sops-aws-sync-plan-*.tmp", MaxBytes: MaxFileBytes}
 
 // Error is a plan file that cannot be read or is not a valid v1 plan.
 // Reason is a fixed sentence of this package: it never quotes the file.
@@ -65,7 +69,7 @@ func (v View) Validate() error {
 	if v.SchemaVersion != vocab.PlanSchema {
 		return &Error{ClassUnknownSchema, "schema_version is not " + vocab.PlanSchema}
 	}
-	if v.GitRevision != "" && !report.IsRevision(v.GitRevision) {
+	if v.GitRevision != "" && !model.IsRevision(v.GitRevision) {
 		return malformed("git_revision is neither empty nor 40 lower-case hex characters")
 	}
 	for i, o := range v.Operations {
@@ -156,7 +160,7 @@ func validMetadata(ks []vocab.MetadataKind) bool {
 }
 
 // Marshal validates v and returns the plan file: indented JSON with a
-// trailing newline.
+// trailing newline. A View that breaks the schema is Validate's *Error.
 func Marshal(v View) ([]byte, error) {
 	if err := v.Validate(); err != nil {
 		return nil, err
@@ -168,45 +172,25 @@ func Marshal(v View) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-var (
-	topKeys     = []string{"schema_version", "git_revision", "names_shown", "operations", "summary", "diagnostics"}
-	summaryKeys = []string{"create", "update", "restore", "schedule_delete", "unchanged", "conflicts"}
-)
-
-// Parse decodes a plan file strictly: a schema_version other than v1 is
-// ClassUnknownSchema (checked first, so a newer file is named as such);
-// then exactly the v1 top-level and summary keys, no unknown key anywhere,
-// correct JSON types, no trailing data, and Validate. Failures are *Error.
+// Parse decodes a plan file strictly. First the bytes (wirefile.Check:
+// valid UTF-8, one JSON object, no key twice anywhere, no null); then a
+// schema_version other than v1 is ClassUnknownSchema (so a newer file is
+// named as such); then the v1 shape exactly (wirefile.Decode: every key
+// spelled as the schema spells it, none unknown, none missing but the
+// optional ones of an operation, correct JSON types) and Validate.
+// Failures are *Error.
 func Parse(data []byte) (View, error) {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(data, &top); err != nil || top == nil {
-		return View{}, malformed("not a JSON object")
+	if err := wirefile.Check(data); err != nil {
+		return View{}, malformed("%s", err)
 	}
+	var top map[string]json.RawMessage
 	var schema string
-	if raw, ok := top["schema_version"]; !ok || json.Unmarshal(raw, &schema) != nil || schema != vocab.PlanSchema {
+	if json.Unmarshal(data, &top) != nil || json.Unmarshal(top["schema_version"], &schema) != nil || schema != vocab.PlanSchema {
 		return View{}, &Error{ClassUnknownSchema, "schema_version is not " + vocab.PlanSchema}
 	}
-	if err := exactKeys(top, topKeys); err != nil {
-		return View{}, err
-	}
-	var summary map[string]json.RawMessage
-	if err := json.Unmarshal(top["summary"], &summary); err != nil {
-		return View{}, malformed("summary is not an object")
-	}
-	if err := exactKeys(summary, summaryKeys); err != nil {
-		return View{}, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var v View
-	if err := dec.Decode(&v); err != nil {
-		return View{}, malformed("a key is unknown or a value has the wrong JSON type")
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return View{}, malformed("trailing data")
-	}
-	if v.Operations == nil || v.Diagnostics == nil {
-		return View{}, malformed("operations and diagnostics must be arrays")
+	if err := wirefile.Decode(data, &v); err != nil {
+		return View{}, malformed("%s", err)
 	}
 	if err := v.Validate(); err != nil {
 		return View{}, err
@@ -214,70 +198,26 @@ func Parse(data []byte) (View, error) {
 	return v, nil
 }
 
-func exactKeys(m map[string]json.RawMessage, want []string) error {
-	if len(m) != len(want) {
-		return malformed("%d keys, want exactly %d", len(m), len(want))
-	}
-	for _, k := range want {
-		v, ok := m[k]
-		if !ok {
-			return malformed("missing key %s", k)
-		}
-		if string(v) == "null" {
-			return malformed("key %s is null", k)
-		}
-	}
-	return nil
-}
-
-// WriteError is a failed WriteFile (class ClassWriteFailed). Step is
-// validate, encode, or an atomicfile step (create, chmod, write, sync,
-// close, rename); the message never holds the path.
-type WriteError struct {
-	Step string
-	Err  error
-}
-
-func (e *WriteError) Error() string {
-	return ClassWriteFailed + ": failed to write plan file (" + e.Step + ")"
-}
-func (e *WriteError) Unwrap() error { return e.Err }
-
 // WriteFile validates v and writes the plan file to path atomically with
-// mode 0600 (internal/atomicfile, the writer the report file uses).
-// Failures are *WriteError.
-func WriteFile(path string, v View) error {
-	if err := v.Validate(); err != nil {
-		return &WriteError{"validate", err}
-	}
-	data, err := Marshal(v)
-	if err != nil {
-		return &WriteError{"encode", err}
-	}
-	if err := atomicfile.Write(path, data, ".sops-aws-sync-plan-*.tmp"); err != nil {
-		var ae *atomicfile.Error
-		if errors.As(err, &ae) {
-			return &WriteError{ae.Step, ae.Err}
-		}
-		return &WriteError{"write", err}
-	}
-	return nil
-}
+// mode 0600 (internal/wirefile, the writer of the report file too; an
+// existing target that is not a regular file is refused). Failures are
+// *wirefile.WriteError.
+func WriteFile(path string, v View) error { return File.WriteJSON(path, v) }
 
-// ReadFile reads and parses the plan file at path (at most MaxFileBytes).
-// Failures are *Error: ClassUnreadable, or Parse's classes.
+// ReadFile reads and parses the plan file at path (a regular file of at
+// most MaxFileBytes; a FIFO never blocks). Failures are *Error:
+// ClassNotRegularFile, ClassUnreadable, or Parse's classes.
 func ReadFile(path string) (View, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return View{}, &Error{ClassUnreadable, "the plan file cannot be opened"}
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return View{}, &Error{ClassUnreadable, "the plan file cannot be read"}
-	}
-	if len(data) > MaxFileBytes {
+	data, err := File.Read(path)
+	switch {
+	case errors.Is(err, wirefile.ErrNotRegular):
+		return View{}, &Error{ClassNotRegularFile, "the path is not a regular file"}
+	case errors.Is(err, wirefile.ErrTooLarge):
 		return View{}, &Error{ClassUnreadable, "the plan file is larger than 64 MiB"}
+	case errors.Is(err, wirefile.ErrOpen):
+		return View{}, &Error{ClassUnreadable, "the plan file cannot be opened"}
+	case err != nil:
+		return View{}, &Error{ClassUnreadable, "the plan file cannot be read"}
 	}
 	return Parse(data)
 }

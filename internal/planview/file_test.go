@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/wirefile"
 )
 
 func fileOf(t *testing.T, shown bool) []byte {
@@ -122,12 +125,11 @@ func TestWriteFileAtomic0600AndReadBack(t *testing.T) {
 
 func TestWriteFileFailuresAreTyped(t *testing.T) {
 	dir := t.TempDir()
-	var we *WriteError
+	var we *wirefile.WriteError
 	err := WriteFile(filepath.Join(dir, "missing-dir", "p.json"), Build(Input{}, model.Redaction{}))
 	require.True(t, errors.As(err, &we))
 	assert.Equal(t, "create", we.Step)
 	assert.NotContains(t, err.Error(), "missing-dir")
-	assert.Contains(t, err.Error(), ClassWriteFailed)
 
 	invalid := Build(Input{Operations: []Operation{{Ordinal: 1, Action: vocab.PlanCreate}}}, model.Redaction{})
 	err = WriteFile(filepath.Join(dir, "p.json"), invalid)
@@ -160,4 +162,36 @@ func TestMetadataKindsOnlyOnUpdates(t *testing.T) {
 		v.Summary = Count(v.Operations)
 		assert.Error(t, v.Validate(), name)
 	}
+}
+
+// TestRegression_PlanFileReaderIsStrict: a key given twice (the last
+// schema_version used to win), a key in another letter case (encoding/json
+// matched it to the schema's key) and invalid UTF-8 (replaced by U+FFFD)
+// are each planfile:malformed; before, the reader accepted all three.
+func TestRegression_PlanFileReaderIsStrict(t *testing.T) {
+	good := string(fileOf(t, false))
+	require.Contains(t, good, `"names_shown": false`)
+	for name, data := range map[string]string{
+		"duplicate schema_version": strings.Replace(good, `"schema_version"`, `"schema_version": "sops-aws-sync/plan/v0", "schema_version"`, 1),
+		"duplicate nested key":     strings.Replace(good, `"create": 1,`, `"create": 9, "create": 1,`, 1),
+		"case-variant key":         strings.Replace(good, `"names_shown"`, `"Names_Shown"`, 1),
+		"case-variant nested key":  strings.Replace(good, `"unchanged": 3`, `"UNCHANGED": 3`, 1),
+		"invalid UTF-8":            strings.Replace(good, `"diagnostics": [`, "\"diagnostics\": [\n", 1) + "\xff",
+		"invalid UTF-8 in a value": strings.Replace(good, `"resource-0001"`, "\"resource-0001\xff\"", 1),
+	} {
+		require.NotEqual(t, good, data, name)
+		_, err := Parse([]byte(data))
+		assert.Equal(t, ClassMalformed, classOf(err), "%s: %v", name, err)
+	}
+}
+
+// TestRegression_ReadFileOfAFIFO: a FIFO is refused at once as not a
+// regular file (before, ReadFile blocked in open until a writer came).
+func TestRegression_ReadFileOfAFIFO(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "plan.json")
+	require.NoError(t, syscall.Mkfifo(p, 0o600))
+	_, err := ReadFile(p)
+	assert.Equal(t, ClassNotRegularFile, classOf(err))
+	_, err = ReadFile("/dev/null")
+	assert.Equal(t, ClassNotRegularFile, classOf(err))
 }

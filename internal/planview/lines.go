@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/report"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -174,7 +173,7 @@ func verdict(v View) string {
 }
 
 func commitLine(v View) string {
-	if !report.IsRevision(v.GitRevision) {
+	if !model.IsRevision(v.GitRevision) {
 		return "(commit not resolved)"
 	}
 	return "at commit " + v.GitRevision

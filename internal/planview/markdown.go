@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sops-aws-sync/sops-aws-sync/internal/report"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
 
 // GitHub's size limits for the two places the Markdown goes.
@@ -54,7 +54,7 @@ func render(v View, limit int) string {
 
 	var b strings.Builder
 	b.WriteString("### sops-aws-sync plan\n\n")
-	if report.IsRevision(v.GitRevision) {
+	if model.IsRevision(v.GitRevision) {
 		b.WriteString("Commit `" + v.GitRevision + "`")
 	} else {
 		b.WriteString("Commit not resolved")
@@ -81,6 +81,11 @@ func render(v View, limit int) string {
 		w.block(ops, fmt.Sprintf("<details><summary>Operations (%d)</summary>\n\n", c.Operations()), "</details>\n")
 	}
 	if w.cut {
+		if !strings.HasSuffix(b.String(), "\n\n") {
+			// CommonMark ends an HTML block (</details>) only at a blank
+			// line: without one, GitHub shows the note as raw text.
+			b.WriteString("\n")
+		}
 		fmt.Fprintf(&b, "_Truncated to stay under GitHub's size limit: %s not shown. "+
 			"The plan file holds every operation; `sops-aws-sync show PLAN_FILE` renders it in full._\n",
 			plural(w.remaining, "line is", "lines are"))

@@ -6,7 +6,6 @@ import (
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/keydiff"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/report"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -95,7 +94,7 @@ func Build(in Input, r model.Redaction) View {
 		return cmp.Or(cmp.Compare(rank(a.Action), rank(b.Action)), cmp.Compare(a.Ordinal, b.Ordinal))
 	})
 	rev := in.GitRevision
-	if !report.IsRevision(rev) {
+	if !model.IsRevision(rev) {
 		rev = "" // as in the report: a revision is 40 hex or empty
 	}
 	v := View{

@@ -109,6 +109,21 @@ func TestMarkdownCappedStaysUnderGitHubsLimit(t *testing.T) {
 	assert.Equal(t, Markdown(small), MarkdownCapped(small, GitHubCommentLimit), "a plan that fits is not cut")
 }
 
+// TestRegression_TruncationNoteAfterABlankLine: the note of a cut follows
+// a blank line after </details>. CommonMark ends an HTML block only at a
+// blank line, so without one GitHub showed the note as raw text inside the
+// HTML block.
+func TestRegression_TruncationNoteAfterABlankLine(t *testing.T) {
+	var in Input
+	for i := range 300 {
+		in.Operations = append(in.Operations, Operation{Ordinal: i + 1, Name: "s" + itoa(i), Action: vocab.PlanRestore,
+			Reason: vocab.ReasonScheduledForDeletion})
+	}
+	got := MarkdownCapped(Build(in, model.Redaction{}), 4096)
+	require.Contains(t, got, "_Truncated to stay under")
+	assert.Contains(t, got, "</details>\n\n_Truncated")
+}
+
 func TestMarkdownCappedCutsInsideTheConflictBlock(t *testing.T) {
 	var in Input
 	for i := range 300 {

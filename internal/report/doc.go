@@ -6,9 +6,11 @@
 //     git_revision, status, counts {create, update, restore, schedule_delete,
 //     unchanged, conflicts}, verification and duration_ms — never a name,
 //     path, value, key, token or provider id. Parse rejects anything else.
-//   - git_revision is a 40-hex commit SHA or empty.
-//   - WriteFile is atomic (internal/atomicfile): a temporary file in the
+//     Parse rejects a key given twice or in another letter case, and
+//     invalid UTF-8 (internal/wirefile's strict decoding).
+//   - git_revision is a 40-hex commit SHA (model.IsRevision) or empty.
+//   - WriteFile is atomic (internal/wirefile): a temporary file in the
 //     target's directory, mode 0600, fsync, rename, then a best-effort
 //     fsync of the directory. A reader sees the old file or the complete
-//     new one, never a torn write.
+//     new one, never a torn write. Failures are *wirefile.WriteError.
 package report

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/wirefile"
 )
 
 const sha = "0123456789abcdef0123456789abcdef01234567"
@@ -80,6 +81,9 @@ func TestParseRejectsSchemaDrift(t *testing.T) {
 		"trailing data":  append(append([]byte{}, good...), []byte("{}")...),
 		"not an object":  []byte("[]"),
 		"negative count": mutate(func(c map[string]any) { c["counts"].(map[string]any)["create"] = -1 }),
+		"duplicate key": []byte(strings.Replace(string(good), `"status": "converged"`, `"status": "invalid", "status": "converged"`, 1)),
+		"case variant":  []byte(strings.Replace(string(good), `"status"`, `"Status"`, 1)),
+		"invalid UTF-8": []byte(strings.Replace(string(good), `"v1.2.3"`, "\"v1.2.3\xff\"", 1)),
 	}
 	for name, b := range bad {
 		_, err := Parse(b)
@@ -104,13 +108,13 @@ func TestWriteFileAtomic0600(t *testing.T) {
 
 func TestWriteFileFailureIsTypedAndLeavesNoTemp(t *testing.T) {
 	dir := t.TempDir()
-	// Target is a non-empty directory: rename fails.
+	// Target is a directory: refused before anything is created.
 	target := filepath.Join(dir, "r")
 	require.NoError(t, os.MkdirAll(filepath.Join(target, "x"), 0o755))
 	err := WriteFile(target, sample())
-	var we *WriteError
+	var we *wirefile.WriteError
 	require.True(t, errors.As(err, &we))
-	assert.Equal(t, "rename", we.Step)
+	assert.Equal(t, "target", we.Step)
 	entries, _ := os.ReadDir(dir)
 	assert.Len(t, entries, 1, "temporary file removed")
 
@@ -130,7 +134,7 @@ func TestWriteFileRejectsInvalidReport(t *testing.T) {
 	r := sample()
 	r.Status = "bogus"
 	err := WriteFile(filepath.Join(t.TempDir(), "r.json"), r)
-	var we *WriteError
+	var we *wirefile.WriteError
 	require.True(t, errors.As(err, &we))
 	assert.Equal(t, "validate", we.Step)
 }

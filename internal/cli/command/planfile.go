@@ -2,61 +2,27 @@ package command
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/wirefile"
 )
 
-var errIsDirectory = errors.New("the path is a directory")
+// probePlanFile proves --plan-file writable before any AWS call
+// (wirefile.File.Probe: the checks and the directory of the final write).
+// Errors are *wirefile.WriteError.
+func probePlanFile(path string) error { return planview.File.Probe(path) }
 
-// probe proves, before any AWS call, that an atomic write can succeed at
-// path: the target is not a directory, and a temporary file can be created
-// (and is removed again) in its directory — the same directory the atomic
-// writer uses, with its pattern. It returns the failed step ("probe-target":
-// the path is a directory; "probe-create": the directory is missing, not a
-// directory, or not writable, e.g. under /proc; "probe-remove") and the
-// cause, or "" and nil.
-func probe(path, pattern string) (string, error) {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return "probe-target", errIsDirectory
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), pattern)
-	if err != nil {
-		return "probe-create", err
-	}
-	name := f.Name()
-	_ = f.Close()
-	if err := os.Remove(name); err != nil {
-		return "probe-remove", err
-	}
-	return "", nil
-}
-
-// probePlanFile is probe for --plan-file; errors are *planview.WriteError.
-func probePlanFile(path string) error {
-	if step, err := probe(path, ".sops-aws-sync-plan-*.tmp"); err != nil {
-		return &planview.WriteError{Step: step, Err: err}
-	}
-	return nil
-}
-
-// PlanFailure is the planfile:write-failed diagnostic of a WriteFile or
-// probe error: it names the failed step, never the path.
+// PlanFailure is the diagnostic of a plan-file write or probe error:
+// planfile:not-regular-file for an existing target that is not a regular
+// file, else planfile:write-failed naming the failed step; never the path.
 func PlanFailure(err error) diag.Diagnostic {
-	return diag.New(diag.PlanfileWriteFailed, diag.Subject{}).WithSummary("the plan file could not be written (step " + planStep(err) + ")")
-}
-
-// planStep returns the failed step of a plan-file write or probe error.
-func planStep(err error) string {
-	var we *planview.WriteError
-	if errors.As(err, &we) {
-		return we.Step
+	if errors.Is(err, wirefile.ErrNotRegular) {
+		return diag.New(diag.PlanfileNotRegularFile, diag.Subject{})
 	}
-	return "unknown"
+	return diag.New(diag.PlanfileWriteFailed, diag.Subject{}).WithSummary("the plan file could not be written (step " + wirefile.StepOf(err) + ")")
 }
 
 // planDiagnostics are ds as the plan file writes them: class, the

@@ -19,6 +19,7 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/report"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/wirefile"
 )
 
 // errRunTimeout is the cancellation cause of --run-timeout.
@@ -48,35 +49,19 @@ func invalidConfig(f *factory.Factory, start time.Time, resolved config.Options,
 	return out
 }
 
-// ReportFailure is the report:write-failed diagnostic of a WriteFile or
-// probe error: it names the failed step, never the path.
+// ReportFailure is the diagnostic of a report write or probe error:
+// report:not-regular-file for an existing target that is not a regular
+// file, else report:write-failed naming the failed step; never the path.
 func ReportFailure(err error) diag.Diagnostic {
-	step := "unknown"
-	var we *report.WriteError
-	if errors.As(err, &we) {
-		step = we.Step
+	if errors.Is(err, wirefile.ErrNotRegular) {
+		return diag.New(diag.ReportNotRegularFile, diag.Subject{})
 	}
-	return diag.New(diag.ReportWriteFailed, diag.Subject{}).WithSummary("the report file could not be written (step " + step + ")")
+	return diag.New(diag.ReportWriteFailed, diag.Subject{}).WithSummary("the report file could not be written (step " + wirefile.StepOf(err) + ")")
 }
 
-// reportStep returns the failed step named by a report:write-failed
-// error (the log record's operation field).
-func reportStep(err error) string {
-	var we *report.WriteError
-	if errors.As(err, &we) {
-		return we.Step
-	}
-	return "unknown"
-}
-
-// probeReportFile is probe for --report-file; errors are
-// *report.WriteError (steps as probe's).
-func probeReportFile(path string) error {
-	if step, err := probe(path, ".sops-aws-sync-report-*.tmp"); err != nil {
-		return &report.WriteError{Step: step, Err: err}
-	}
-	return nil
-}
+// probeReportFile proves --report-file writable before any AWS call;
+// errors are *wirefile.WriteError.
+func probeReportFile(path string) error { return report.File.Probe(path) }
 
 type runner struct {
 	f     *factory.Factory
@@ -164,7 +149,7 @@ func run(parent context.Context, f *factory.Factory, opts *Options, start time.T
 	if repErr != nil {
 		d := ReportFailure(repErr)
 		r.log.Error(d.Sentence(), append(append([]any{slog.String(vocab.FieldPhase, vocab.PhaseReport)}, d.Attrs()...),
-			slog.String(vocab.FieldOperation, reportStep(repErr)))...)
+			slog.String(vocab.FieldOperation, wirefile.StepOf(repErr)))...)
 		ds = append(ds, d)
 	}
 	view := planView(o.revision, o.plan, append(slices.Clone(o.diags), ds...), out.ShowResourceNames)
@@ -177,7 +162,7 @@ func run(parent context.Context, f *factory.Factory, opts *Options, start time.T
 	if planErr != nil {
 		d := PlanFailure(planErr)
 		r.log.Error(d.Sentence(), append(append([]any{slog.String(vocab.FieldPhase, vocab.PhaseReport)}, d.Attrs()...),
-			slog.String(vocab.FieldOperation, planStep(planErr)))...)
+			slog.String(vocab.FieldOperation, wirefile.StepOf(planErr)))...)
 		ds = append(ds, d)
 	}
 	if out.LogFormat == "text" {

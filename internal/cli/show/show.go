@@ -5,9 +5,12 @@
 //
 // Invariants:
 //   - The file is read strictly (planview.ReadFile): another schema is
-//     planfile:unknown-schema, a departure from v1 planfile:malformed, a
-//     file that cannot be read planfile:unreadable; each exits 3 and never
-//     quotes the file or its path.
+//     planfile:unknown-schema, a departure from v1 (a key twice or in
+//     another letter case, invalid UTF-8 included) planfile:malformed, a
+//     path that is not a regular file planfile:not-regular-file (a FIFO is
+//     opened non-blocking, so show never waits on one), a file that cannot
+//     be read planfile:unreadable; each exits 3 and never quotes the file
+//     or its path.
 //   - What is shown is exactly what the file holds, rendered by
 //     planview.Text or planview.Markdown(Capped): the redaction was applied
 //     when the file was written, and Parse refuses a file that breaks it

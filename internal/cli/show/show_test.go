@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -142,4 +143,44 @@ func TestNewCmdShowUsage(t *testing.T) {
 	cmd.SetArgs([]string{"p.json", "--format", "markdown", "--max-bytes", "60000"})
 	require.NoError(t, cmd.Execute())
 	assert.Equal(t, &Options{Path: "p.json", Format: FormatMarkdown, MaxBytes: 60000}, got)
+}
+
+// TestRegression_ShowRefusesAmbiguousPlanFiles: show refuses a plan file
+// with a key given twice (before, the last schema_version won), a key in
+// another letter case, or invalid UTF-8: exit 3, planfile:malformed,
+// nothing rendered.
+func TestRegression_ShowRefusesAmbiguousPlanFiles(t *testing.T) {
+	raw, err := os.ReadFile(savedPlan(t, false))
+	require.NoError(t, err)
+	good := string(raw)
+	for name, data := range map[string]string{
+		"duplicate schema_version": strings.Replace(good, `"schema_version"`, `"schema_version": "sops-aws-sync/plan/v9", "schema_version"`, 1),
+		"duplicate names_shown":    strings.Replace(good, `"names_shown": false`, `"names_shown": true, "names_shown": false`, 1),
+		"case-variant key":         strings.Replace(good, `"git_revision"`, `"Git_Revision"`, 1),
+		"invalid UTF-8":            strings.Replace(good, `"resource-0001"`, "\"resource-0001\xff\"", 1),
+	} {
+		t.Run(name, func(t *testing.T) {
+			require.NotEqual(t, good, data)
+			p := filepath.Join(t.TempDir(), "plan.json")
+			require.NoError(t, os.WriteFile(p, []byte(data), 0o600))
+			out, err := run(t, p)
+			assert.Empty(t, out)
+			assert.Equal(t, diag.PlanfileMalformed, classOf(t, err))
+			assert.Equal(t, 3, exitcode.For(err))
+		})
+	}
+}
+
+// TestRegression_ShowOfAFIFOReturnsAtOnce: a FIFO (no writer) or a device
+// is refused as planfile:not-regular-file, exit 3, without blocking (before,
+// show hung in open and swallowed the first SIGINT/SIGTERM).
+func TestRegression_ShowOfAFIFOReturnsAtOnce(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "plan.json")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	for _, p := range []string{fifo, "/dev/null", t.TempDir()} {
+		out, err := run(t, p)
+		assert.Empty(t, out)
+		assert.Equal(t, diag.PlanfileNotRegularFile, classOf(t, err), p)
+		assert.Equal(t, 3, exitcode.For(err))
+	}
 }

@@ -1,0 +1,99 @@
+package wirefile
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+type inner struct {
+	A int `json:"a"`
+	B int `json:"b"`
+}
+
+type sample struct {
+	Name  string            `json:"name"`
+	Inner inner             `json:"inner"`
+	List  []inner           `json:"list"`
+	Opt   *inner            `json:"opt,omitempty"`
+	Tags  map[string]string `json:"tags,omitempty"`
+}
+
+const good = `{"name":"x","inner":{"a":1,"b":2},"list":[{"a":1,"b":2}],"tags":{"k":"v"}}`
+
+func TestDecodeAcceptsTheExactShape(t *testing.T) {
+	var s sample
+	require.NoError(t, Decode([]byte(good), &s))
+	assert.Equal(t, sample{Name: "x", Inner: inner{1, 2}, List: []inner{{1, 2}}, Tags: map[string]string{"k": "v"}}, s)
+}
+
+// TestDecodeRefuses: every departure from the exact shape is a
+// *DecodeError whose reason quotes nothing of the data. encoding/json alone
+// accepts the duplicate key (last one wins), the case variants and the
+// invalid UTF-8 (replaced by U+FFFD).
+func TestDecodeRefuses(t *testing.T) {
+	for name, c := range map[string]struct{ data, reason string }{
+		"duplicate top-level key": {`{"name":"CANARY","name":"x","inner":{"a":1,"b":2},"list":[]}`, "twice"},
+		"duplicate nested key":    {`{"name":"x","inner":{"a":1,"b":2,"b":3},"list":[]}`, "twice"},
+		"duplicate key in a list": {`{"name":"x","inner":{"a":1,"b":2},"list":[{"a":1,"a":1,"b":2}]}`, "twice"},
+		"duplicate map key":       {`{"name":"x","inner":{"a":1,"b":2},"list":[],"tags":{"k":"v","k":"w"}}`, "twice"},
+		"escaped duplicate":       {`{"name":"x","n\u0061me":"y","inner":{"a":1,"b":2},"list":[]}`, "twice"},
+		"case variant":            {`{"Name":"x","inner":{"a":1,"b":2},"list":[]}`, "schema's name only in letter case"},
+		"case variant nested":     {`{"name":"x","inner":{"A":1,"b":2},"list":[]}`, "letter case"},
+		"escaped case variant":    {`{"n\u0041me":"x","inner":{"a":1,"b":2},"list":[]}`, "letter case"},
+		"unknown key":             {`{"name":"x","inner":{"a":1,"b":2},"list":[],"CANARY":1}`, "not in the schema"},
+		"missing key":             {`{"name":"x","list":[]}`, "missing key inner"},
+		"null":                    {`{"name":null,"inner":{"a":1,"b":2},"list":[]}`, "null"},
+		"null optional":           {`{"name":"x","inner":{"a":1,"b":2},"list":[],"opt":null}`, "null"},
+		"invalid UTF-8":           {"{\"name\":\"\xff\",\"inner\":{\"a\":1,\"b\":2},\"list\":[]}", "UTF-8"},
+		"trailing data":           {good + `{}`, "trailing"},
+		"trailing garbage":        {good + `x`, "trailing"},
+		"not an object":           {`["CANARY"]`, "not a JSON object"},
+		"empty":                   {``, "not a JSON object"},
+		"truncated":               {`{"name":"x"`, "not valid JSON"},
+		"wrong type":              {`{"name":1,"inner":{"a":1,"b":2},"list":[]}`, "wrong JSON type"},
+		"too deep":                {`{"tags":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`, "nested too deeply"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var s sample
+			err := Decode([]byte(c.data), &s)
+			var de *DecodeError
+			require.ErrorAs(t, err, &de)
+			assert.Contains(t, de.Reason, c.reason)
+			assert.NotContains(t, de.Reason, "CANARY")
+		})
+	}
+}
+
+// TestCheckWithoutSchema: Check refuses duplicates, null and invalid UTF-8
+// at any depth without knowing the type, and accepts any other object.
+func TestCheckWithoutSchema(t *testing.T) {
+	require.NoError(t, Check([]byte(`{"x":[1,{"y":"z"}],"X":true}`)))
+	assert.Error(t, Check([]byte(`{"x":[1,{"y":"z","y":"z"}]}`)))
+	assert.Error(t, Check([]byte(`{"x":[null]}`)))
+	assert.Error(t, Check([]byte("{\"x\":\"\xc3\"}")))
+}
+
+// FuzzDecode: Decode never panics, and whatever it accepts encoding/json
+// decodes to the same value and re-encodes to data Decode accepts again.
+func FuzzDecode(f *testing.F) {
+	f.Add([]byte(good))
+	f.Add([]byte(`{"name":"x","name":"y"}`))
+	f.Add([]byte(`{"Name":"x","inner":{"a":1,"b":2},"list":[]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var s sample
+		if Decode(data, &s) != nil {
+			return
+		}
+		var plain sample
+		require.NoError(t, json.Unmarshal(data, &plain))
+		assert.Equal(t, plain, s)
+		again, err := json.Marshal(s)
+		require.NoError(t, err)
+		var s2 sample
+		require.NoError(t, Decode(again, &s2), "%s", again)
+	})
+}

@@ -1,0 +1,52 @@
+package wirefile
+
+import (
+	"errors"
+	"io"
+	"os"
+	"syscall"
+)
+
+// Sentinels a *ReadError wraps.
+var (
+	ErrOpen     = errors.New("the file cannot be opened")
+	ErrRead     = errors.New("the file cannot be read")
+	ErrTooLarge = errors.New("the file is larger than its cap")
+)
+
+// ReadError is a failed Read: Err is ErrOpen, ErrNotRegular, ErrRead or
+// ErrTooLarge (compare with errors.Is). The message never holds the path.
+type ReadError struct {
+	Err error
+}
+
+func (e *ReadError) Error() string { return "failed to read file: " + e.Err.Error() }
+func (e *ReadError) Unwrap() error { return e.Err }
+
+// Read returns the content of the regular file at path, at most
+// f.MaxBytes. It opens with O_NONBLOCK, so a FIFO (or a device) named by
+// path never blocks, and refuses anything but a regular file (checked on
+// the opened file, so a symbolic link to a regular file is read). Failures
+// are *ReadError.
+func (f File) Read(path string) ([]byte, error) {
+	fh, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, &ReadError{ErrOpen}
+	}
+	defer fh.Close()
+	fi, err := fh.Stat()
+	if err != nil {
+		return nil, &ReadError{ErrRead}
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &ReadError{ErrNotRegular}
+	}
+	data, err := io.ReadAll(io.LimitReader(fh, f.MaxBytes+1))
+	if err != nil {
+		return nil, &ReadError{ErrRead}
+	}
+	if int64(len(data)) > f.MaxBytes {
+		return nil, &ReadError{ErrTooLarge}
+	}
+	return data, nil
+}
