@@ -29,19 +29,19 @@ const (
 var (
 	utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
-	errBOM = fail(ClassBOM,
+	errBOM = rule(ClassBOM,
 		"the decrypted plaintext starts with a UTF-8 byte-order mark (typical of files saved by Windows editors)",
 		"save the source file as UTF-8 without BOM (for example: sed -i '1s/^\\xEF\\xBB\\xBF//' FILE before encrypting), then re-encrypt it with sops")
-	errNotUTF8 = fail(ClassNotUTF8,
+	errNotUTF8 = rule(ClassNotUTF8,
 		"the decrypted plaintext is not valid UTF-8",
 		"save the source file as UTF-8, then re-encrypt it with sops")
-	errEmpty = fail(ClassEmpty,
+	errEmpty = rule(ClassEmpty,
 		"the decrypted plaintext holds no document",
 		"add the secret's fields to the document, or delete the file, then re-encrypt it with sops")
-	errTooLarge = fail(ClassTooLarge,
+	errTooLarge = rule(ClassTooLarge,
 		"the canonical JSON value is larger than 65,536 bytes, the AWS Secrets Manager limit",
 		"split the document into several smaller documents")
-	errCanonical = fail(ClassSyntax,
+	errCanonical = rule(ClassSyntax,
 		"the value is not accepted by the RFC 8785 canonicalizer",
 		nextReencrypt)
 )
@@ -65,7 +65,7 @@ func Canonicalize(f Format, plain []byte) ([]byte, error) {
 	case Dotenv:
 		out, err = fromDotenv(plain)
 	default:
-		return nil, fail(ClassSyntax, "the document format is unknown", "use a .sops.json, .sops.yaml, .sops.yml or .sops.env suffix")
+		return nil, errUnknownFormat
 	}
 	if err != nil {
 		return nil, err

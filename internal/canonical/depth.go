@@ -10,7 +10,7 @@ package canonical
 // work per document to its size.
 const MaxDepth = 100
 
-var errTooDeep = fail(ClassTooDeep,
+var errTooDeep = rule(ClassTooDeep,
 	"the document nests objects and arrays more than 100 levels deep",
 	"flatten the document (at most 100 nested levels), then re-encrypt it with sops")
 

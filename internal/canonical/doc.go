@@ -7,7 +7,9 @@
 //     does no I/O and keeps no state.
 //   - Either the result is 1..MaxValueBytes bytes of canonical JSON of an
 //     object whose content equals what the author wrote, or the error is an
-//     *Error carrying one stable class token (Class* constants). No value is
+//     *Error carrying one stable class token (Class* constants), one of
+//     the package-level failures Rules lists (the only source of those
+//     sentences; the diagnostics registry reads them). No value is
 //     ever silently changed: numbers that canonical JSON would alter,
 //     non-string keys, timestamps, anchors and the like are refused.
 //   - JSON and YAML documents with equal content give byte-identical

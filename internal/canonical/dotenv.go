@@ -6,13 +6,13 @@ import (
 )
 
 var (
-	errDotenvLine = fail(ClassSyntax,
+	errDotenvLine = rule(ClassSyntax,
 		"a dotenv line is neither blank, a comment (#…) nor KEY=value",
 		"write every line as KEY=value or #comment, then re-encrypt it with sops")
-	errDotenvEmptyKey = fail(ClassSyntax,
+	errDotenvEmptyKey = rule(ClassSyntax,
 		"a dotenv line starts with '=' (its key is empty)",
 		"give every line a KEY before '=', then re-encrypt it with sops")
-	errDotenvDuplicate = fail(ClassDuplicateKey,
+	errDotenvDuplicate = rule(ClassDuplicateKey,
 		"a key appears on two dotenv lines",
 		"keep one line per key in the source document, then re-encrypt it with sops")
 )

@@ -7,16 +7,16 @@ import (
 )
 
 var (
-	errJSONNotObject = fail(ClassNotObject,
+	errJSONNotObject = rule(ClassNotObject,
 		"the top-level JSON value is not an object",
 		"make the document one JSON object ({...}) whose members are the secret's fields, then re-encrypt it with sops")
-	errJSONDuplicate = fail(ClassDuplicateKey,
+	errJSONDuplicate = rule(ClassDuplicateKey,
 		"a member name appears twice in one JSON object",
 		"remove or rename the repeated member in the source document, then re-encrypt it with sops")
-	errJSONTrailing = fail(ClassMultiDocument,
+	errJSONTrailing = rule(ClassMultiDocument,
 		"the decrypted JSON holds more than one top-level value",
 		"keep exactly one JSON object in the document, then re-encrypt it with sops")
-	errBadEscape = fail(ClassNotUTF8,
+	errBadEscape = rule(ClassNotUTF8,
 		"a JSON string holds a \\u escape of an unpaired UTF-16 surrogate, which is not a Unicode character",
 		nextReencrypt)
 )
@@ -44,10 +44,10 @@ func validateJSON(plain []byte) *Error {
 			if first {
 				return errEmpty
 			}
-			return errSyntax("JSON") // unterminated
+			return errJSONSyntax // unterminated
 		}
 		if err != nil {
-			return errSyntax("JSON")
+			return errJSONSyntax
 		}
 		if first {
 			if d, ok := tok.(json.Delim); !ok || d != '{' {
@@ -116,7 +116,7 @@ func checkJSONEnd(dec *json.Decoder) *Error {
 	case err == nil:
 		return errJSONTrailing
 	default:
-		return errSyntax("JSON")
+		return errJSONSyntax
 	}
 }
 

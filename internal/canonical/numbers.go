@@ -13,13 +13,13 @@ const MaxSafeInteger = 1<<53 - 1
 
 // Errors for numbers. The sentences name the rule, never the number.
 var (
-	errNonFinite = fail(ClassNonFiniteNumber,
+	errNonFinite = rule(ClassNonFiniteNumber,
 		"a number is infinite, not-a-number, or too large for an IEEE-754 double",
 		"store it as a string (quote it) in the source document, then re-encrypt it with sops")
-	errIntPrecision = fail(ClassNumberPrecision,
+	errIntPrecision = rule(ClassNumberPrecision,
 		"a number with an integral value lies outside ±(2^53−1), where IEEE-754 doubles (and so canonical JSON) cannot hold every integer",
 		nextQuoteNumber)
-	errDecPrecision = fail(ClassNumberPrecision,
+	errDecPrecision = rule(ClassNumberPrecision,
 		"a decimal number would change when read as an IEEE-754 double and written back (too many significant digits or out of range)",
 		nextQuoteNumber)
 )

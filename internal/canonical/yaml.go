@@ -13,31 +13,31 @@ import (
 )
 
 var (
-	errYAMLNotObject = fail(ClassNotObject,
+	errYAMLNotObject = rule(ClassNotObject,
 		"the YAML document is not a mapping",
 		"make the document one YAML mapping (key: value lines) whose keys are the secret's fields, then re-encrypt it with sops")
-	errYAMLMulti = fail(ClassMultiDocument,
+	errYAMLMulti = rule(ClassMultiDocument,
 		"the decrypted YAML holds more than one document (a second '---')",
 		"keep exactly one YAML document per file, then re-encrypt it with sops")
-	errYAMLAnchor = fail(ClassAnchorOrAlias,
+	errYAMLAnchor = rule(ClassAnchorOrAlias,
 		"the YAML document uses an anchor, an alias or a merge key (<<)",
 		"write the values out in full instead of using &anchors, *aliases or << merge keys, then re-encrypt it with sops")
-	errYAMLKey = fail(ClassNonStringKey,
+	errYAMLKey = rule(ClassNonStringKey,
 		"a YAML mapping key is not a string (a number, boolean, null, tagged or complex key)",
 		"quote the key in the source document, then re-encrypt it with sops")
-	errYAMLDuplicate = fail(ClassDuplicateKey,
+	errYAMLDuplicate = rule(ClassDuplicateKey,
 		"a key appears twice in one YAML mapping",
 		"remove or rename the repeated key in the source document, then re-encrypt it with sops")
-	errYAMLTimestamp = fail(ClassUnsupportedScalar,
+	errYAMLTimestamp = rule(ClassUnsupportedScalar,
 		"a YAML value is a timestamp (dates are not JSON values; sops also rewrites them)",
 		"quote the date in the source document so it stays a string, then re-encrypt it with sops")
-	errYAMLBinary = fail(ClassUnsupportedScalar,
+	errYAMLBinary = rule(ClassUnsupportedScalar,
 		"a YAML value is tagged !!binary",
 		"store the data as a plain (for example base64) string without the !!binary tag, then re-encrypt it with sops")
-	errYAMLTag = fail(ClassUnsupportedScalar,
+	errYAMLTag = rule(ClassUnsupportedScalar,
 		"a YAML node carries a tag other than the JSON-compatible core tags (!!str, !!int, !!float, !!bool, !!null, !!map, !!seq)",
 		"remove the tag in the source document, then re-encrypt it with sops")
-	errYAMLString = fail(ClassNotUTF8,
+	errYAMLString = rule(ClassNotUTF8,
 		"a YAML string is not valid UTF-8 after unescaping",
 		nextReencrypt)
 )
@@ -49,7 +49,7 @@ func yamlToJSON(plain []byte) (out []byte, e *Error) {
 		// yaml.v3 reports some malformed input by panicking; treat it as a
 		// syntax error, never as a crash.
 		if r := recover(); r != nil {
-			out, e = nil, errSyntax("YAML")
+			out, e = nil, errYAMLSyntax
 		}
 	}()
 	dec := yaml.NewDecoder(bytes.NewReader(plain))
@@ -58,7 +58,7 @@ func yamlToJSON(plain []byte) (out []byte, e *Error) {
 		if errors.Is(err, io.EOF) {
 			return nil, errEmpty
 		}
-		return nil, errSyntax("YAML")
+		return nil, errYAMLSyntax
 	}
 	var extra yaml.Node
 	switch err := dec.Decode(&extra); {
@@ -157,7 +157,7 @@ func writeYAML(buf *bytes.Buffer, n *yaml.Node, depth int) *Error {
 	case yaml.ScalarNode:
 		return writeYAMLScalar(buf, n)
 	}
-	return errSyntax("YAML")
+	return errYAMLSyntax
 }
 
 func writeYAMLScalar(buf *bytes.Buffer, n *yaml.Node) *Error {
@@ -172,13 +172,13 @@ func writeYAMLScalar(buf *bytes.Buffer, n *yaml.Node) *Error {
 	case "!!bool":
 		var b bool
 		if err := n.Decode(&b); err != nil {
-			return errSyntax("YAML")
+			return errYAMLSyntax
 		}
 		buf.WriteString(strconv.FormatBool(b))
 	case "!!int":
 		var v any
 		if err := n.Decode(&v); err != nil {
-			return errSyntax("YAML")
+			return errYAMLSyntax
 		}
 		var i int64
 		switch t := v.(type) {
@@ -193,7 +193,7 @@ func writeYAMLScalar(buf *bytes.Buffer, n *yaml.Node) *Error {
 			// integer.
 			return errIntPrecision
 		default:
-			return errSyntax("YAML")
+			return errYAMLSyntax
 		}
 		if e := checkInteger(i); e != nil {
 			return e
@@ -202,7 +202,7 @@ func writeYAMLScalar(buf *bytes.Buffer, n *yaml.Node) *Error {
 	case "!!float":
 		var f float64
 		if err := n.Decode(&f); err != nil {
-			return errSyntax("YAML")
+			return errYAMLSyntax
 		}
 		if math.IsInf(f, 0) || math.IsNaN(f) {
 			return errNonFinite

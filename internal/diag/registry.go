@@ -203,7 +203,6 @@ type Entry struct {
 const (
 	nextUsage     = "run 'sops-aws-sync <command> --help' for the accepted flags; nothing was read from Git or AWS"
 	nextConfig    = "fix the named setting (see docs/configuration.md) and re-run; nothing was read from Git or AWS"
-	nextPlaintext = "fix the source document, then re-encrypt it with sops"
 	nextRerun     = "re-run to finish (nothing is rolled back, the next run resumes from observed state)"
 	nextBug       = "re-run; if it persists, report a bug with the log records from stdout"
 )
@@ -263,21 +262,7 @@ var entries = []Entry{
 	{DecryptKeyFile, FamilyDecrypt, "SOPS_AGE_KEY_FILE is set but names no readable file (missing, a directory, or unreadable)",
 		"set SOPS_AGE_KEY_FILE to the path of a readable age identity file (mode 0600, owned by the runner's user), or unset it and pass the key in SOPS_AGE_KEY"},
 
-	{PlaintextNotUTF8, FamilyPlaintext, "the decrypted plaintext is not valid UTF-8", nextPlaintext},
-	{PlaintextBOM, FamilyPlaintext, "the decrypted plaintext starts with a UTF-8 byte-order mark", nextPlaintext},
-	{PlaintextNotObject, FamilyPlaintext, "the decrypted document is not one object (mapping)", nextPlaintext},
-	{PlaintextDuplicateKey, FamilyPlaintext, "a key appears twice in the decrypted document", nextPlaintext},
-	{PlaintextMultiDocument, FamilyPlaintext, "the decrypted plaintext holds more than one document", nextPlaintext},
-	{PlaintextAnchorOrAlias, FamilyPlaintext, "the YAML document uses an anchor, an alias or a merge key", nextPlaintext},
-	{PlaintextNonStringKey, FamilyPlaintext, "a mapping key is not a string", nextPlaintext},
-	{PlaintextUnsupportedScalar, FamilyPlaintext, "a value is not a JSON value (a timestamp, binary or tagged scalar)", nextPlaintext},
-	{PlaintextNonFiniteNumber, FamilyPlaintext, "a number is infinite, not-a-number, or too large for an IEEE-754 double", nextPlaintext},
-	{PlaintextNumberPrecision, FamilyPlaintext, "a number would change when read as an IEEE-754 double", nextPlaintext},
-	{PlaintextTooLarge, FamilyPlaintext, "the canonical JSON value is larger than 65,536 bytes, the AWS Secrets Manager limit", nextPlaintext},
-	{PlaintextEmpty, FamilyPlaintext, "the decrypted plaintext holds no document", nextPlaintext},
-	{PlaintextSyntax, FamilyPlaintext, "the decrypted plaintext is not valid in the format its suffix names", nextPlaintext},
-	{PlaintextTooDeep, FamilyPlaintext, "the document nests objects and arrays more than 100 levels deep",
-		"flatten the document (at most 100 nested levels), then re-encrypt it with sops"},
+	// The plaintext:* classes are added from canonical.Rules (plaintextEntries).
 
 	{DesiredInternal, FamilyDesired, "reading the desired state failed unexpectedly", nextBug},
 	{DesiredMoreInvalid, FamilyDesired, "more documents are invalid than are listed",
@@ -322,7 +307,24 @@ var entries = []Entry{
 	{Internal, FamilyInternal, "internal error", nextBug},
 }
 
+// plaintextEntries are the plaintext:* classes, one per class of
+// canonical.Rules with the texts of its first rule: canonical is the one
+// source of every plaintext sentence (each site that finds a failure passes
+// its own rule's texts; these are the defaults).
+func plaintextEntries() []Entry {
+	var out []Entry
+	seen := map[string]bool{}
+	for _, r := range canonical.Rules() {
+		if !seen[r.Class] {
+			seen[r.Class] = true
+			out = append(out, Entry{r.Class, FamilyPlaintext, r.What, r.Next})
+		}
+	}
+	return out
+}
+
 var byClass = func() map[string]Entry {
+	entries = append(entries, plaintextEntries()...)
 	m := make(map[string]Entry, len(entries))
 	for _, e := range entries {
 		if _, dup := m[e.Class]; dup {

@@ -11,13 +11,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/registry.golden")
 
 // TestRegistryGolden pins every class token the product emits: its family,
-// exit code and next action. A change here is a change of the public
+// exit code and next action; and every plaintext rule's sentences. A change here is a change of the public
 // contract (docs/results.md, docs/recovery.md): regenerate with
 // go test ./internal/diag -update and review the diff.
 func TestRegistryGolden(t *testing.T) {
@@ -25,6 +26,12 @@ func TestRegistryGolden(t *testing.T) {
 	b.WriteString("# class token\tfamily\texit\tnext action\n")
 	for _, e := range Entries() {
 		fmt.Fprintf(&b, "%s\t%s\t%d\t%s\n", e.Class, e.Family, FamilyExitCode(e.Family), e.Next)
+	}
+	// The plaintext:* sentences users read come from internal/canonical,
+	// one rule per failure; the entries above carry each class's first.
+	b.WriteString("# plaintext rules (internal/canonical): class token\twhat is wrong\tnext action\n")
+	for _, r := range canonical.Rules() {
+		fmt.Fprintf(&b, "%s\t%s\t%s\n", r.Class, r.What, r.Next)
 	}
 	path := filepath.Join("testdata", "registry.golden")
 	if *update {
