@@ -38,11 +38,11 @@ func TestMetadataSettingsFromEachSource(t *testing.T) {
 	assert.Equal(t, map[string]string{"team": "platform", "cost": "42"}, o.Engine.Metadata.Tags)
 	assert.Equal(t, 0, *o.Engine.MaxDeletions, "0 forbids every deletion")
 
-	// Config file: a mapping; scalars of any type are the tag's text.
+	// Config file: a mapping of strings (numbers quoted, like any text setting).
 	in = base()
 	in.Flags[ConfigFile] = "c.yaml"
 	in.ReadFile = func(string) ([]byte, error) {
-		return []byte("tag:\n  team: platform\n  cost: 42\n  empty: \"\"\nkms-key-id: " + "1234abcd-12ab-34cd-56ef-1234567890ab\n"), nil
+		return []byte("tag:\n  team: platform\n  cost: \"42\"\n  empty: \"\"\nkms-key-id: " + "1234abcd-12ab-34cd-56ef-1234567890ab\n"), nil
 	}
 	o, err = Resolve(in)
 	require.NoError(t, err)

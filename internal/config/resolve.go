@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/big"
 	"regexp"
 	"sort"
 	"strconv"
@@ -156,7 +157,10 @@ func (s Setting) set(o *Options, v string) (Problem, bool) {
 		}
 		parsed = b
 	case KindInt:
-		n, err := strconv.ParseInt(v, 10, 32)
+		n, err := strconv.ParseInt(v, 10, strconv.IntSize)
+		if errors.Is(err, strconv.ErrRange) {
+			return invalid(s.outOfRange(v))
+		}
 		if err != nil {
 			return wrongType("must be a base-10 integer")
 		}
@@ -169,6 +173,9 @@ func (s Setting) set(o *Options, v string) (Problem, bool) {
 		parsed = d
 	case KindSize:
 		n, err := ParseSize(v)
+		if errors.Is(err, errSizeRange) {
+			return invalid(fmt.Sprintf("is out of range: a size is at most %d bytes (8 EiB less one byte)", int64(math.MaxInt64)))
+		}
 		if err != nil {
 			return wrongType("must be a byte size such as 512KiB or 8MiB (suffixes B, KiB, MiB, GiB)")
 		}
@@ -188,6 +195,25 @@ func (s Setting) set(o *Options, v string) (Problem, bool) {
 	return Problem{}, true
 }
 
+// outOfRange is the reason for a KindInt value whose digits do not fit an
+// int: "is out of range" and the range the setting accepts, which its own
+// rule states when given the nearest int (the rule runs on scratch options,
+// so nothing is stored).
+func (s Setting) outOfRange(v string) string {
+	nearest := math.MaxInt
+	if strings.HasPrefix(v, "-") {
+		nearest = math.MinInt
+	}
+	var scratch Options
+	if err := s.bind(&scratch, nearest); err != nil {
+		return "is out of range: " + err.Error()
+	}
+	if nearest < 0 {
+		return fmt.Sprintf("is out of range: must be at least %d", math.MinInt)
+	}
+	return fmt.Sprintf("is out of range: must be at most %d", math.MaxInt)
+}
+
 func parseBool(v string) (bool, error) {
 	switch v {
 	case "true":
@@ -197,6 +223,9 @@ func parseBool(v string) (bool, error) {
 	}
 	return false, errors.New("not a bool")
 }
+
+// errSizeRange: a size whose byte count does not fit an int64.
+var errSizeRange = errors.New("size out of range")
 
 var sizeRE = regexp.MustCompile(`^([0-9]+)(B|KiB|MiB|GiB)?$`)
 
@@ -209,7 +238,7 @@ func ParseSize(v string) (int64, error) {
 	}
 	n, err := strconv.ParseInt(m[1], 10, 64)
 	if err != nil {
-		return 0, errors.New("size out of range")
+		return 0, errSizeRange
 	}
 	mult := int64(1)
 	switch m[2] {
@@ -221,7 +250,7 @@ func ParseSize(v string) (int64, error) {
 		mult = 1 << 30
 	}
 	if n > math.MaxInt64/mult {
-		return 0, errors.New("size out of range")
+		return 0, errSizeRange
 	}
 	return n * mult, nil
 }
@@ -373,7 +402,7 @@ func ParseTags(v string) (map[string]string, string) {
 func yamlTypeName(k Kind) string {
 	switch k {
 	case KindTags:
-		return "mapping of tag keys to values"
+		return "mapping of tag keys to string values (quote numbers, booleans and dates: cost: \"42\")"
 	case KindBool:
 		return "boolean (true or false)"
 	case KindInt:
@@ -396,32 +425,29 @@ func scalarFor(k Kind, n *yaml.Node) (string, bool) {
 	switch k {
 	case KindBool:
 		return strings.ToLower(n.Value), n.Tag == "!!bool"
-	case KindInt:
-		if n.Tag != "!!int" {
-			return "", false
-		}
-		i, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64)
-		if err != nil {
-			return "", false
-		}
-		return strconv.FormatInt(i, 10), true
-	case KindSize:
-		if n.Tag == "!!int" {
-			i, err := strconv.ParseInt(n.Value, 10, 64)
-			if err != nil {
+	case KindInt, KindSize:
+		// Any size of integer (YAML resolves one too large for int64 as a
+		// float): one out of range is reported as such by Setting.set, not
+		// as the wrong type.
+		if n.Tag == "!!int" || n.Tag == "!!float" {
+			i, ok := new(big.Int).SetString(strings.ReplaceAll(n.Value, "_", ""), 0)
+			if !ok {
 				return "", false
 			}
-			return strconv.FormatInt(i, 10), true
+			return i.String(), true
 		}
-		return n.Value, n.Tag == "!!str"
+		return n.Value, k == KindSize && n.Tag == "!!str"
 	}
 	return n.Value, n.Tag == "!!str"
 }
 
-// tagsFor turns a YAML mapping of tag keys to scalar values into the raw
-// KindTags value (pairs sorted by key). A value may be any non-null scalar
-// (cost: 42 is the tag value "42"); a key or value holding "=" before the
-// key's end or a newline cannot be expressed and is refused.
+// tagsFor turns a YAML mapping of tag keys to values into the raw KindTags
+// value (pairs sorted by key). Keys and values are text, so, as for every
+// text setting, they must be YAML strings: cost: 42, on: true or a date are
+// the wrong type (quote them: cost: "42"), because YAML gives such scalars
+// a type and the text the operator meant is a guess (042, 1e3, 0x10 and
+// yes read as numbers or booleans elsewhere). A key or value holding "="
+// before the key's end or a newline cannot be expressed and is refused.
 func tagsFor(n *yaml.Node) (string, bool) {
 	if n.Kind != yaml.MappingNode || len(n.Content) == 0 {
 		return "", false
@@ -430,7 +456,7 @@ func tagsFor(n *yaml.Node) (string, bool) {
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		if k.Kind != yaml.ScalarNode || v.Kind != yaml.ScalarNode || v.Tag == "!!null" ||
+		if k.Kind != yaml.ScalarNode || v.Kind != yaml.ScalarNode || k.Tag != "!!str" || v.Tag != "!!str" ||
 			strings.ContainsAny(k.Value, "=\n") || strings.Contains(v.Value, "\n") || seen[k.Value] {
 			return "", false
 		}

@@ -86,12 +86,12 @@ func TestKMS_EveryAcceptedFormIsStoredAsGivenAndEncryptsWithTheKey(t *testing.T)
 }
 
 func TestKMS_DefaultKeyIsLeftOutOfDescribeAndListed_AsDefaultEncryptionKey(t *testing.T) {
-	_, c := startWithKeys(t)
-	for i, ref := range []*string{nil, aws.String(""), aws.String("alias/aws/secretsmanager"), aws.String(arnAlias("alias/aws/secretsmanager"))} {
+	srv, c := startWithKeys(t)
+	for i, ref := range []*string{nil, aws.String("")} {
 		name := "d" + pad12(i)
 		out := must[*secretsmanager.CreateSecretOutput](t)(c.CreateSecret(ctx, &secretsmanager.CreateSecretInput{Name: aws.String(name), KmsKeyId: ref, SecretString: aws.String("v")}))
 		if d := describe(t, c, name); d.KmsKeyId != nil {
-			t.Fatalf("%d: KmsKeyId %q for the AWS managed key, want it left out", i, *d.KmsKeyId)
+			t.Fatalf("%d: KmsKeyId %q for the AWS managed key by default, want it left out", i, *d.KmsKeyId)
 		}
 		if got := versionKeys(t, c, name)[*out.VersionId]; !slices.Equal(got, []string{"DefaultEncryptionKey"}) {
 			t.Fatalf("%d: version KmsKeyIds %v", i, got)
@@ -103,6 +103,25 @@ func TestKMS_DefaultKeyIsLeftOutOfDescribeAndListed_AsDefaultEncryptionKey(t *te
 			t.Fatalf("ListSecrets KmsKeyId %q for the default key", *s.KmsKeyId)
 		}
 	}
+	// The managed key named explicitly, in any form, is kept as given (a
+	// live probe reported an explicit alias left in DescribeSecret, see
+	// docs/emulator.md) and still encrypts with the managed key.
+	managedID := srv.Emu.KMSKeys().Keys[0].KeyID // the AWS managed key comes first
+	for i, ref := range []string{"alias/aws/secretsmanager", arnAlias("alias/aws/secretsmanager"), managedID, arnKey(managedID)} {
+		name := "m" + pad12(i)
+		out := must[*secretsmanager.CreateSecretOutput](t)(c.CreateSecret(ctx, &secretsmanager.CreateSecretInput{Name: aws.String(name), KmsKeyId: aws.String(ref), SecretString: aws.String("v")}))
+		if d := describe(t, c, name); d.KmsKeyId == nil || *d.KmsKeyId != ref {
+			t.Fatalf("%s: KmsKeyId %v, want %q as given", ref, d.KmsKeyId, ref)
+		}
+		if got := versionKeys(t, c, name)[*out.VersionId]; !slices.Equal(got, []string{"DefaultEncryptionKey"}) {
+			t.Fatalf("%s: version KmsKeyIds %v, want the managed key", ref, got)
+		}
+		must[*secretsmanager.UpdateSecretOutput](t)(c.UpdateSecret(ctx, &secretsmanager.UpdateSecretInput{SecretId: aws.String("d" + pad12(1)), KmsKeyId: aws.String(ref)}))
+		if d := describe(t, c, "d"+pad12(1)); d.KmsKeyId == nil || *d.KmsKeyId != ref {
+			t.Fatalf("UpdateSecret to %s: KmsKeyId %v, want it as given", ref, d.KmsKeyId)
+		}
+	}
+	must[*secretsmanager.UpdateSecretOutput](t)(c.UpdateSecret(ctx, &secretsmanager.UpdateSecretInput{SecretId: aws.String("d" + pad12(1)), KmsKeyId: aws.String("")}))
 	// UpdateSecret back to "" leaves it out again.
 	must[*secretsmanager.UpdateSecretOutput](t)(c.UpdateSecret(ctx, &secretsmanager.UpdateSecretInput{SecretId: aws.String("d" + pad12(0)), KmsKeyId: aws.String(keyA)}))
 	must[*secretsmanager.UpdateSecretOutput](t)(c.UpdateSecret(ctx, &secretsmanager.UpdateSecretInput{SecretId: aws.String("d" + pad12(0)), KmsKeyId: aws.String("")}))

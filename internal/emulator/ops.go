@@ -144,7 +144,7 @@ func (e *Emulator) createSecret(in *createSecretIn) (any, *apiError) {
 	if in.Description != nil {
 		s.description = *in.Description
 	}
-	if keyID != defaultKMSKeyID { // DescribeSecret leaves the AWS managed key out
+	if in.KmsKeyID != nil { // as given; "" (the AWS managed key by default) is left out of DescribeSecret
 		s.kmsKeyID = *in.KmsKeyID
 	}
 	if in.Type != nil {
@@ -317,11 +317,8 @@ func (e *Emulator) updateSecret(in *updateSecretIn) (any, *apiError) {
 	if in.Description != nil {
 		n.description = *in.Description
 	}
-	if in.KmsKeyID != nil {
+	if in.KmsKeyID != nil { // as given, the AWS managed key's forms too; "" is left out
 		n.kmsKeyID = *in.KmsKeyID
-		if keyID == defaultKMSKeyID { // "" or the managed key: left out of DescribeSecret
-			n.kmsKeyID = ""
-		}
 	}
 	if in.Type != nil {
 		n.typ = *in.Type

@@ -16,7 +16,7 @@ type SecretDump struct {
 	Name            string            `json:"name"`
 	ARN             string            `json:"arn"`
 	Description     string            `json:"description"`
-	KmsKeyID        string            `json:"kms_key_id"` // as DescribeSecret shows it; "" for aws/secretsmanager
+	KmsKeyID        string            `json:"kms_key_id"` // as DescribeSecret shows it; "" when left out (no key, or "", given)
 	Tags            map[string]string `json:"tags"`
 	DeletedDate     *time.Time        `json:"deleted_date"`
 	RotationEnabled bool              `json:"rotation_enabled"`

@@ -129,39 +129,65 @@ func ValidateDescription(d string) error {
 }
 
 // ValidateKMSKeyID checks the form of a configured KMS key reference, as the
-// KmsKeyId parameter of CreateSecret/UpdateSecret accepts it: a key id (a
-// UUID or a multi-Region "mrk-" id), a key ARN
-// (arn:<partition>:kms:<region>:<account>:key/<id>), an alias name
-// (alias/<name>) or an alias ARN (arn:<partition>:kms:<region>:<account>:alias/<name>).
-// Whether the key exists and is usable is AWS's to say (an apply failure).
+// KmsKeyId parameter of CreateSecret/UpdateSecret accepts it (AWS API
+// reference, CreateSecret KmsKeyId; KMS developer guide, "Key identifiers"):
+//
+//   - a key id: a lower-case UUID, or "mrk-" and 32 lower-case hex digits
+//     for a multi-Region key (KMS writes key ids in lower case);
+//   - a key ARN: arn:<partition>:kms:<region>:<account>:key/<key id>;
+//   - an alias name: alias/<name>, <name> 1-250 of A-Z a-z 0-9 / _ - made
+//     of non-empty "/"-separated parts (so no "alias//x", no trailing "/");
+//     under alias/aws/ only alias/aws/secretsmanager, the one AWS managed
+//     key Secrets Manager may use;
+//   - an alias ARN: arn:<partition>:kms:<region>:<account>:alias/<name>.
+//
+// The partition is one AWS has (Partitions), the Region one that partition's
+// Region pattern admits (RegionInPartition), the account 12 digits. Whether
+// the key exists and is usable is AWS's to say (an apply failure).
 func ValidateKMSKeyID(id string) error {
+	_, err := parseKMSRef(id)
+	return err
+}
+
+// kmsRef is a parsed KMS key reference.
+type kmsRef struct {
+	alias bool   // an alias name or alias ARN
+	name  string // "alias/<name>", or the key id
+	// where is "partition:region:account" for an ARN, "" for a bare key
+	// id or alias name (which KMS resolves in the caller's account and
+	// Region, the scope's: the tool addresses secrets by name).
+	where string
+}
+
+func parseKMSRef(id string) (kmsRef, error) {
 	if id == "" || len(id) > MaxKMSKeyIDChars || !utf8.ValidString(id) {
-		return ErrKMSKeyIDForm
+		return kmsRef{}, ErrKMSKeyIDForm
 	}
 	if strings.HasPrefix(id, "alias/") {
-		if !aliasName(strings.TrimPrefix(id, "alias/")) {
-			return ErrKMSKeyIDForm
+		if !aliasName(id) {
+			return kmsRef{}, ErrKMSKeyIDForm
 		}
-		return nil
+		return kmsRef{alias: true, name: id}, nil
 	}
 	if strings.HasPrefix(id, "arn:") {
 		parts := strings.SplitN(id, ":", 6)
-		if len(parts) != 6 || parts[1] == "" || parts[2] != "kms" || parts[3] == "" || !digits(parts[4], 12) {
-			return ErrKMSKeyIDForm
+		if len(parts) != 6 || parts[2] != "kms" || !RegionInPartition(parts[1], parts[3]) || !digits(parts[4], 12) {
+			return kmsRef{}, ErrKMSKeyIDForm
 		}
+		where := parts[1] + ":" + parts[3] + ":" + parts[4]
 		res := parts[5]
-		switch {
-		case strings.HasPrefix(res, "key/") && keyID(strings.TrimPrefix(res, "key/")):
-			return nil
-		case strings.HasPrefix(res, "alias/") && aliasName(strings.TrimPrefix(res, "alias/")):
-			return nil
+		if k, ok := strings.CutPrefix(res, "key/"); ok && keyID(k) {
+			return kmsRef{name: k, where: where}, nil
 		}
-		return ErrKMSKeyIDForm
+		if strings.HasPrefix(res, "alias/") && aliasName(res) {
+			return kmsRef{alias: true, name: res, where: where}, nil
+		}
+		return kmsRef{}, ErrKMSKeyIDForm
 	}
 	if keyID(id) {
-		return nil
+		return kmsRef{name: id}, nil
 	}
-	return ErrKMSKeyIDForm
+	return kmsRef{}, ErrKMSKeyIDForm
 }
 
 // keyID reports whether s is a KMS key id: a lower-case UUID, or "mrk-"
@@ -185,10 +211,14 @@ func keyID(s string) bool {
 	return true
 }
 
-// aliasName: 1..256 characters of A-Z a-z 0-9 / _ - (the KMS alias rule).
-// The aws/ prefix is allowed: alias/aws/secretsmanager names the default key.
-func aliasName(s string) bool {
-	if s == "" || len(s) > 250 {
+// aliasName reports whether a ("alias/" and the rest) is an alias name
+// the tool accepts: KMS's AliasName characters (A-Z a-z 0-9 / _ -, at most
+// 256 characters in all), no empty "/"-separated part, and nothing under
+// alias/aws/ but alias/aws/secretsmanager (the other AWS managed keys
+// belong to other services, which Secrets Manager cannot use).
+func aliasName(a string) bool {
+	s, ok := strings.CutPrefix(a, "alias/")
+	if !ok || s == "" || len(s) > 250 {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
@@ -197,13 +227,54 @@ func aliasName(s string) bool {
 			return false
 		}
 	}
+	if strings.HasPrefix(s, "/") || strings.HasSuffix(s, "/") || strings.Contains(s, "//") {
+		return false
+	}
+	if strings.HasPrefix(a, "alias/aws/") && a != DefaultKMSAlias {
+		return false
+	}
 	return true
 }
 
+// Partitions are the AWS partitions and the first parts of their Region
+// codes, as the endpoint tables of aws-sdk-go-v2 (internal/endpoints, each
+// partition's RegionRegex) give them: a Region code of a partition is one
+// of its prefixes, "-", lower-case letters, "-", digits
+// (RegionInPartition). The SDK's patterns are ^(us|eu|…)\-\w+\-\d+$
+// and the like; \w is narrowed to the lower-case letters Region codes use.
+var Partitions = map[string][]string{
+	"aws":        {"us", "eu", "ap", "sa", "ca", "me", "af", "il", "mx"},
+	"aws-cn":     {"cn"},
+	"aws-eusc":   {"eusc-de"},
+	"aws-iso":    {"us-iso"},
+	"aws-iso-b":  {"us-isob"},
+	"aws-iso-e":  {"eu-isoe"},
+	"aws-iso-f":  {"us-isof"},
+	"aws-us-gov": {"us-gov"},
+}
+
+// RegionInPartition reports whether partition is an AWS partition and
+// region a Region code of it (Partitions): "eu-west-1" is one of "aws",
+// "cn-north-1" of "aws-cn", "us-gov-west-1" of "aws-us-gov" only.
+func RegionInPartition(partition, region string) bool {
+	for _, prefix := range Partitions[partition] {
+		rest, ok := strings.CutPrefix(region, prefix+"-")
+		if !ok {
+			continue
+		}
+		word, num, ok := strings.Cut(rest, "-")
+		if ok && word != "" && num != "" && strings.Trim(word, "abcdefghijklmnopqrstuvwxyz") == "" && strings.Trim(num, "0123456789") == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// isHex reports whether s is lower-case hex digits only.
 func isHex(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
 			return false
 		}
 	}
@@ -242,34 +313,66 @@ type Metadata struct {
 // reference, DescribeSecret).
 const DefaultKMSAlias = "alias/aws/secretsmanager"
 
-// SameKMSKey reports whether a configured KMS key reference names the key
-// DescribeSecret reported. AWS returns the key id or the alias ARN the
-// secret was given (and nothing for the default key), so equal forms are
-// compared directly, a key id with a key ARN by the ARN's key/<id>, and an
-// alias name with an alias ARN by its alias/<name>. A reference in another
-// form (an alias configured, a key id observed) cannot be resolved without
-// KMS and counts as different: one UpdateSecret then stores the configured
-// form, after which the two compare equal, so a run converges.
-func SameKMSKey(configured, observed string) bool {
+// SameKMSKey reports whether a configured KMS key reference is proven to
+// name the key DescribeSecret reported (observed: its KmsKeyId, "" when it
+// was left out) for the secret whose ARN is secretARN. It compares the whole
+// identity, never only the last part of an ARN:
+//
+//   - equal strings are the same key;
+//   - an omitted KmsKeyId is the AWS managed key of the secret's account and
+//     Region (AWS API reference, DescribeSecret KmsKeyId: "If the secret is
+//     encrypted with the AWS managed key aws/secretsmanager, this field is
+//     omitted"), the same key as alias/aws/secretsmanager and its alias ARN
+//     in that account and Region;
+//   - otherwise both must be key references (key id or key ARN) or both
+//     alias references (alias name or alias ARN) with the same key id or
+//     alias name, in the same partition, Region and account: a bare key id
+//     or alias name stands for the secret's own (KMS resolves it in the
+//     caller's account and Region, and the tool reaches secrets by name),
+//     an ARN for the one it spells. The secret's partition, Region and
+//     account come from secretARN (arn:<partition>:secretsmanager:<region>:
+//     <account>:secret:<name>); when it cannot be read, a bare form and an
+//     ARN are not compared.
+//
+// Everything else cannot be told apart without asking KMS (kms:DescribeKey,
+// kms:ListAliases, which the tool does not call): an alias and a key id,
+// the managed key's own key id or key ARN and an omitted KmsKeyId, an alias
+// and the key it points at. "Cannot tell" is never "the same": SameKMSKey
+// returns false, the plan holds one metadata update, and UpdateSecret stores
+// the configured form, which DescribeSecret then returns as it was given,
+// so the next comparison is of equal strings (docs/reconciliation.md).
+func SameKMSKey(configured, observed, secretARN string) bool {
 	if configured == observed {
 		return true
 	}
-	if observed == "" {
-		return configured == DefaultKMSAlias
+	c, err := parseKMSRef(configured)
+	if err != nil {
+		return false
 	}
-	return kmsResource(configured) == kmsResource(observed)
+	o := kmsRef{alias: true, name: DefaultKMSAlias} // omitted: the managed key
+	if observed != "" {
+		if o, err = parseKMSRef(observed); err != nil {
+			return false
+		}
+	}
+	if scope, ok := kmsScope(secretARN); ok {
+		if c.where == scope {
+			c.where = ""
+		}
+		if o.where == scope {
+			o.where = ""
+		}
+	}
+	return c.alias == o.alias && c.name == o.name && c.where == o.where
 }
 
-// kmsResource returns "key/<id>" or "alias/<name>" for any accepted form.
-func kmsResource(ref string) string {
-	if strings.HasPrefix(ref, "arn:") {
-		if parts := strings.SplitN(ref, ":", 6); len(parts) == 6 {
-			return parts[5]
-		}
-		return ref
+// kmsScope returns "partition:region:account" of a Secrets Manager secret
+// ARN (arn:<partition>:secretsmanager:<region>:<account>:secret:<name>).
+func kmsScope(secretARN string) (string, bool) {
+	parts := strings.SplitN(secretARN, ":", 7)
+	if len(parts) != 7 || parts[0] != "arn" || parts[2] != "secretsmanager" || parts[5] != "secret" ||
+		!RegionInPartition(parts[1], parts[3]) || !digits(parts[4], 12) {
+		return "", false
 	}
-	if strings.HasPrefix(ref, "alias/") {
-		return ref
-	}
-	return "key/" + ref
+	return parts[1] + ":" + parts[3] + ":" + parts[4], true
 }

@@ -92,8 +92,24 @@ func TestValidateKMSKeyIDForms(t *testing.T) {
 		"alias/ExampleAlias",
 		"alias/aws/secretsmanager",
 		"arn:aws:kms:us-east-2:111122223333:alias/ExampleAlias",
+		"arn:aws:kms:us-east-1:123456789012:alias/aws/secretsmanager",
+		"arn:aws-cn:kms:cn-north-1:111122223333:alias/app",
+		"arn:aws-iso-b:kms:us-isob-east-1:111122223333:alias/app",
+		"arn:aws:kms:ap-southeast-5:111122223333:alias/a/b/c",
+		"alias/team/app_1-x",
 	}
 	bad := []string{
+		// Partition and Region must be AWS's, and agree.
+		"arn:aws-cn:kms:us-east-1:111122223333:alias/app", "arn:aws:kms:cn-north-1:111122223333:alias/app",
+		"arn:aws:kms:moon-base-1:111122223333:alias/app", "arn:AWS:kms:us-east-1:111122223333:alias/app",
+		"arn:aws:kms:US-EAST-1:111122223333:alias/app", "arn:evil:kms:us-east-1:111122223333:alias/app",
+		"arn:aws:kms:us-east:111122223333:alias/app", "arn:aws:kms:us-east-1a:111122223333:alias/app",
+		// Key ids are lower case.
+		"1234ABCD-12AB-34CD-56EF-1234567890AB", "mrk-1234ABCD12ab34cd56ef1234567890ab",
+		"arn:aws:kms:us-east-1:111122223333:key/1234ABCD-12ab-34cd-56ef-1234567890ab",
+		// Alias names have no empty part, and only one AWS managed key.
+		"alias//", "alias//app", "alias/app/", "alias/a//b", "arn:aws:kms:us-east-1:111122223333:alias//app",
+		"alias/aws/s3", "alias/aws/", "arn:aws:kms:us-east-1:111122223333:alias/aws/ebs",
 		"", "ExampleAlias", "alias/", "alias/bad alias", "1234abcd", "1234abcd-12ab-34cd-56ef-1234567890az",
 		"mrk-1234", "arn:aws:kms:us-east-2:111122223333:key/", "arn:aws:s3:us-east-2:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab",
 		"arn:aws:kms:us-east-2:1111:key/1234abcd-12ab-34cd-56ef-1234567890ab", "arn:aws:kms::111122223333:alias/x",
@@ -141,26 +157,106 @@ func FuzzValidateTagKey(f *testing.F) {
 }
 
 func TestSameKMSKey(t *testing.T) {
-	const id = "1234abcd-12ab-34cd-56ef-1234567890ab"
-	const keyARN = "arn:aws:kms:us-east-2:111122223333:key/" + id
-	const aliasARN = "arn:aws:kms:us-east-2:111122223333:alias/app"
+	const (
+		id        = "1234abcd-12ab-34cd-56ef-1234567890ab"
+		other     = "5678abcd-12ab-34cd-56ef-1234567890ab"
+		secret    = "arn:aws:secretsmanager:us-east-2:111122223333:secret:prod/db-AbCdEf"
+		keyARN    = "arn:aws:kms:us-east-2:111122223333:key/" + id
+		aliasARN  = "arn:aws:kms:us-east-2:111122223333:alias/app"
+		managed   = "arn:aws:kms:us-east-2:111122223333:alias/aws/secretsmanager"
+		foreignA  = "arn:aws:kms:eu-west-1:999999999999:alias/app"
+		otherAcct = "arn:aws:kms:us-east-2:999999999999:alias/app"
+		otherReg  = "arn:aws:kms:eu-west-1:111122223333:alias/app"
+		otherPart = "arn:aws-cn:kms:cn-north-1:111122223333:alias/app"
+	)
 	for _, c := range []struct {
-		configured, observed string
-		same                 bool
+		configured, observed, secret string
+		same                         bool
 	}{
-		{id, id, true},
-		{id, keyARN, true},
-		{keyARN, id, true},
-		{"alias/app", aliasARN, true},
-		{aliasARN, aliasARN, true},
-		{DefaultKMSAlias, "", true},
-		{"alias/app", "", false},
-		{"alias/app", id, false}, // unresolvable without KMS: one update stores the configured form
-		{id, "5678abcd-12ab-34cd-56ef-1234567890ab", false},
-		{"alias/app", "arn:aws:kms:us-east-2:111122223333:alias/other", false},
+		{id, id, secret, true},
+		{id, keyARN, secret, true},
+		{keyARN, id, secret, true},
+		{"alias/app", aliasARN, secret, true},
+		{aliasARN, "alias/app", secret, true},
+		{aliasARN, aliasARN, secret, true},
+		{aliasARN, aliasARN, "", true}, // equal strings need no scope
+		// The AWS managed key: omitted, its alias name and its alias ARN.
+		{DefaultKMSAlias, "", secret, true},
+		{DefaultKMSAlias, "", "", true},
+		{managed, "", secret, true},
+		{managed, DefaultKMSAlias, secret, true},
+		{DefaultKMSAlias, managed, secret, true},
+		{"arn:aws:kms:eu-west-1:111122223333:alias/aws/secretsmanager", "", secret, false}, // another Region's
+		{"arn:aws:kms:us-east-2:999999999999:alias/aws/secretsmanager", "", secret, false}, // another account's
+		{managed, "", "", false},                                                           // scope unknown: cannot tell
+		// The whole identity, not the last part.
+		{foreignA, "alias/app", secret, false},
+		{otherAcct, "alias/app", secret, false},
+		{otherReg, "alias/app", secret, false},
+		{otherPart, "alias/app", secret, false},
+		{foreignA, aliasARN, secret, false},
+		{"alias/app", foreignA, secret, false},
+		{"arn:aws:kms:eu-west-1:999999999999:key/" + id, id, secret, false},
+		{aliasARN, "alias/app", "", false}, // scope unknown: cannot tell
+		// Cannot be told apart without KMS: counted as different.
+		{"alias/app", "", secret, false},
+		{"alias/app", id, secret, false},
+		{id, "alias/app", secret, false},
+		{id, "", secret, false}, // the managed key's own key id, or another key
+		{keyARN, "", secret, false},
+		{id, other, secret, false},
+		{"alias/app", "arn:aws:kms:us-east-2:111122223333:alias/other", secret, false},
+		{"alias/App", "alias/app", secret, false},
+		{id, strings.ToUpper(id), secret, false},
 	} {
-		if got := SameKMSKey(c.configured, c.observed); got != c.same {
-			t.Errorf("SameKMSKey(%q, %q) = %v, want %v", c.configured, c.observed, got, c.same)
+		if got := SameKMSKey(c.configured, c.observed, c.secret); got != c.same {
+			t.Errorf("SameKMSKey(%q, %q, %q) = %v, want %v", c.configured, c.observed, c.secret, got, c.same)
+		}
+	}
+}
+
+// FuzzSameKMSKey: the comparison is reflexive, symmetric between two
+// references that are both given, and never says "same" for a reference
+// the form check rejects unless the strings are equal.
+func FuzzSameKMSKey(f *testing.F) {
+	const secret = "arn:aws:secretsmanager:us-east-1:123456789012:secret:a-AbCdEf"
+	for _, s := range [][2]string{
+		{"alias/app", "arn:aws:kms:us-east-1:123456789012:alias/app"},
+		{"arn:aws:kms:eu-west-1:999999999999:alias/app", "alias/app"},
+		{"1234abcd-12ab-34cd-56ef-1234567890ab", "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"},
+		{DefaultKMSAlias, ""},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		if !SameKMSKey(a, a, secret) {
+			t.Fatalf("%q is not the same as itself", a)
+		}
+		if a != "" && b != "" && SameKMSKey(a, b, secret) != SameKMSKey(b, a, secret) {
+			t.Fatalf("not symmetric: %q %q", a, b)
+		}
+		if a != b && SameKMSKey(a, b, secret) && (ValidateKMSKeyID(a) != nil || b != "" && ValidateKMSKeyID(b) != nil) {
+			t.Fatalf("%q and %q: an invalid form proven the same", a, b)
+		}
+	})
+}
+
+func TestRegionInPartition(t *testing.T) {
+	for _, c := range []struct {
+		partition, region string
+		ok                bool
+	}{
+		{"aws", "us-east-1", true}, {"aws", "ap-southeast-5", true}, {"aws", "mx-central-1", true},
+		{"aws-cn", "cn-north-1", true}, {"aws-us-gov", "us-gov-west-1", true}, {"aws-iso", "us-iso-east-1", true},
+		{"aws-iso-b", "us-isob-east-1", true}, {"aws-iso-e", "eu-isoe-west-1", true}, {"aws-iso-f", "us-isof-south-1", true},
+		{"aws-eusc", "eusc-de-east-1", true},
+		{"aws", "us-gov-west-1", false}, {"aws", "cn-north-1", false}, {"aws-cn", "us-east-1", false},
+		{"aws", "us-iso-east-1", false}, {"aws", "zz-east-1", false}, {"aws", "us-east", false}, {"aws", "us-east-", false},
+		{"aws", "us--1", false}, {"aws", "us-East-1", false}, {"aws", "us-east-1a", false}, {"aws", "us-east-1-1", false},
+		{"AWS", "us-east-1", false}, {"", "us-east-1", false}, {"evil", "us-east-1", false},
+	} {
+		if got := RegionInPartition(c.partition, c.region); got != c.ok {
+			t.Errorf("RegionInPartition(%q, %q) = %v, want %v", c.partition, c.region, got, c.ok)
 		}
 	}
 }

@@ -54,7 +54,7 @@ func (c MetadataChange) key() string {
 // keys that are not configured, never make a difference.
 func DiffMetadata(m model.Metadata, obs ObservedSecret) MetadataChange {
 	var c MetadataChange
-	if m.KMSKeyID != "" && !model.SameKMSKey(m.KMSKeyID, obs.KMSKeyID) {
+	if m.KMSKeyID != "" && !model.SameKMSKey(m.KMSKeyID, obs.KMSKeyID, obs.ARN) {
 		c.KMSKeyID = true
 	}
 	if m.Description != "" && m.Description != obs.Description {

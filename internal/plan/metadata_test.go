@@ -16,13 +16,13 @@ import (
 const keyA = "1234abcd-12ab-34cd-56ef-1234567890ab"
 
 func TestDiffMetadataComparesOnlyWhatIsConfigured(t *testing.T) {
-	obs := plan.ObservedSecret{Exists: true, KMSKeyID: keyA, Description: "old",
+	obs := plan.ObservedSecret{Exists: true, ARN: "arn:aws:secretsmanager:eu-west-1:111122223333:secret:app/db-AbCdEf", KMSKeyID: keyA, Description: "old",
 		Tags: map[string]string{"team": "a", "cost": "1", "owner-by-hand": "x", model.TagScope: "s"}}
 	if c := plan.DiffMetadata(model.Metadata{}, obs); c.Any() {
 		t.Fatalf("nothing configured, got %+v", c)
 	}
 	c := plan.DiffMetadata(model.Metadata{
-		KMSKeyID:    "arn:aws:kms:eu-west-1:111122223333:key/" + keyA, // same key, other form
+		KMSKeyID:    "arn:aws:kms:eu-west-1:111122223333:key/" + keyA, // same key, other form, the secret's Region and account
 		Description: "new",
 		Tags:        map[string]string{"team": "a", "cost": "2", "env": "prod"},
 	}, obs)
@@ -32,6 +32,10 @@ func TestDiffMetadataComparesOnlyWhatIsConfigured(t *testing.T) {
 	}
 	if !c.NeedsUpdateSecret() {
 		t.Fatal("a description change needs UpdateSecret")
+	}
+	// The same key id in another account is another key.
+	if c := plan.DiffMetadata(model.Metadata{KMSKeyID: "arn:aws:kms:eu-west-1:999999999999:key/" + keyA}, obs); !c.KMSKeyID {
+		t.Fatalf("another account's key: %+v", c)
 	}
 	if (plan.MetadataChange{Tags: []string{"x"}}).NeedsUpdateSecret() {
 		t.Fatal("tags alone go through TagResource only")

@@ -437,7 +437,7 @@ func checkState(ev Evidence) []Violation {
 			if m.Description != "" && q.Description != m.Description {
 				add("desired-metadata", n, "the configured description is not set after the final sync")
 			}
-			if m.KMSKeyID != "" && !model.SameKMSKey(m.KMSKeyID, q.KmsKeyID) {
+			if m.KMSKeyID != "" && !model.SameKMSKey(m.KMSKeyID, q.KmsKeyID, q.ARN) {
 				add("desired-metadata", n, "the configured KMS key is not set after the final sync")
 			}
 		}

@@ -3,6 +3,7 @@ package command
 import (
 	"context"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -114,6 +115,10 @@ type rawValue struct {
 	kind  config.Kind
 	value string
 	sets  int
+	// lineBreak: one --tag value held a line break. The pairs are joined
+	// by newlines, so it would silently become two tags; givenFlags
+	// refuses it.
+	lineBreak bool
 }
 
 func (v *rawValue) String() string { return v.value }
@@ -123,6 +128,9 @@ func (v *rawValue) Type() string   { return v.kind.TypeName() }
 // flag: each use adds a KEY=VALUE pair, newline-joined (config.ParseTags
 // reads them); any other flag given twice is reported by givenFlags.
 func (v *rawValue) Set(s string) error {
+	if v.kind == config.KindTags && strings.ContainsAny(s, "\r\n") {
+		v.lineBreak = true
+	}
 	if v.kind == config.KindTags && v.sets > 0 {
 		v.value += "\n" + s
 	} else {
@@ -166,7 +174,10 @@ func addFlags(cmd *cobra.Command, plan bool) {
 // givenFlags returns the flags set explicitly on the command line with their
 // raw values, or one usage:repeated-flag diagnostic per flag given more than
 // once (a repeated config-file key is an error too; the last one silently
-// winning would hide a typo in a long CI command line).
+// winning would hide a typo in a long CI command line), and one
+// config:invalid-value for a --tag value holding a line break (one pair per
+// flag; a tag cannot hold a line break, and the joined pairs would read it
+// as two).
 func givenFlags(fs *pflag.FlagSet) (map[string]string, diag.Diagnostics) {
 	out := map[string]string{}
 	var ds diag.Diagnostics
@@ -177,6 +188,11 @@ func givenFlags(fs *pflag.FlagSet) (map[string]string, diag.Diagnostics) {
 		if v, ok := f.Value.(*rawValue); ok && v.sets > 1 && !v.repeatable() {
 			ds = append(ds, diag.New(diag.UsageRepeatedFlag, diag.Subject{Setting: f.Name, Origin: diag.OriginFlag}).
 				WithSummary("is given "+strconv.Itoa(v.sets)+" times; give it once"))
+			return
+		}
+		if v, ok := f.Value.(*rawValue); ok && v.lineBreak {
+			ds = append(ds, diag.New(diag.ConfigInvalidValue, diag.Subject{Setting: f.Name, Origin: diag.OriginFlag}).
+				WithSummary("a value holds a line break; give one KEY=VALUE pair per --"+f.Name+" (a tag cannot hold a line break)"))
 			return
 		}
 		out[f.Name] = f.Value.String()

@@ -180,3 +180,23 @@ func TestStrayArgumentIsUsageError(t *testing.T) {
 	assert.Equal(t, []string{diag.UsageStrayArgument}, classes(t, err))
 	assert.NotContains(t, err.Error(), "CANARY")
 }
+
+// TestRegression_TagFlagValueWithLineBreak: one --tag value holding a line
+// break is config:invalid-value (exit 3) naming the flag, never two tags
+// (the repeated flag's pairs are joined by newlines), and never echoes it.
+func TestRegression_TagFlagValueWithLineBreak(t *testing.T) {
+	for _, v := range []string{"team=CANARY-a\nenv=CANARY-b", "team=CANARY-a\r", "team=CANARY-a\r\nenv=x"} {
+		for _, newCmd := range []func(*factory.Factory, func(context.Context, *Options) error) *cobra.Command{NewCmdPlan, NewCmdSync} {
+			o, err := execute(t, newCmd, testFactory(t, nil, nil), append([]string{"--tag", "ok=1", "--tag", v}, required...)...)
+			assert.Nil(t, o, "%q", v)
+			assert.Equal(t, []string{diag.ConfigInvalidValue}, classes(t, err), "%q", v)
+			assert.Equal(t, 3, exitcode.For(err))
+			lines := strings.Join(exitcode.Lines(err), "\n")
+			assert.NotContains(t, lines, "CANARY")
+			assert.Contains(t, lines, "flag --tag")
+		}
+	}
+	o, err := execute(t, NewCmdSync, testFactory(t, nil, nil), append([]string{"--tag", "team=a", "--tag", "env=b"}, required...)...)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"team": "a", "env": "b"}, o.Config.Engine.Metadata.Tags, "one pair per flag still works")
+}
