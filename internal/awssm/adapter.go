@@ -51,8 +51,8 @@ var _ engine.Port = (*Adapter)(nil)
 // backoff, mode) are the caller's, except that throttling errors are not
 // retried by the SDK: its standard retryer gives up after 3 attempts and
 // its retry budget drains under sustained throttling, while a throttled
-// request was not executed and is safe to resend until the run's deadline.
-// Reads (DescribeSecret, GetSecretValue, BatchGetSecretValue,
+// request was not executed and is safe to resend until the run's deadline
+// (issue 15). Reads (DescribeSecret, GetSecretValue, BatchGetSecretValue,
 // each ListSecrets page) wait for their family's turn and are resent here;
 // writes are paced and resent by the engine, which re-checks the
 // precondition before each attempt (SPEC §6).
@@ -189,10 +189,10 @@ func (a *Adapter) Create(ctx context.Context, req engine.CreateRequest) (engine.
 	defer cancel()
 	in := &secretsmanager.CreateSecretInput{
 		Name:               aws.String(req.Name),
-		SecretString:       aws.String(string(req.Value)),
 		Tags:               tags,
 		ClientRequestToken: aws.String(req.Token),
 	}
+	in.SecretString, in.SecretBinary = payload(req.Value, req.Kind)
 	if req.KMSKeyID != "" {
 		in.KmsKeyId = aws.String(req.KMSKeyID)
 	}
@@ -207,18 +207,30 @@ func (a *Adapter) Create(ctx context.Context, req engine.CreateRequest) (engine.
 }
 
 // PutValue implements engine.Port.
-func (a *Adapter) PutValue(ctx context.Context, id string, value []byte, token string) (engine.WriteResult, error) {
+func (a *Adapter) PutValue(ctx context.Context, id string, value []byte, kind model.ValueKind, token string) (engine.WriteResult, error) {
 	cctx, cancel := a.call(ctx)
 	defer cancel()
-	out, err := a.c.PutSecretValue(cctx, &secretsmanager.PutSecretValueInput{
+	in := &secretsmanager.PutSecretValueInput{
 		SecretId:           aws.String(id),
-		SecretString:       aws.String(string(value)),
 		ClientRequestToken: aws.String(token),
-	}, a.callOpts...)
+	}
+	in.SecretString, in.SecretBinary = payload(value, kind)
+	out, err := a.c.PutSecretValue(cctx, in, a.callOpts...)
 	if err != nil {
 		return engine.WriteResult{}, convert(ctx, "PutSecretValue", err)
 	}
 	return engine.WriteResult{ARN: aws.ToString(out.ARN), VersionID: aws.ToString(out.VersionId)}, nil
+}
+
+// payload is the one field a version's value goes in: SecretBinary (the
+// exact bytes; the SDK base64-encodes them on the wire) for KindBinary,
+// SecretString otherwise (AWS API reference, CreateSecret and
+// PutSecretValue: exactly one of the two).
+func payload(value []byte, kind model.ValueKind) (*string, []byte) {
+	if kind.Binary() {
+		return nil, slices.Clone(value)
+	}
+	return aws.String(string(value)), nil
 }
 
 // ScheduleDelete implements engine.Port.

@@ -17,6 +17,7 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/pace"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
 )
 
 var sc = model.Scope{RepositoryID: "acme/app", SourceRoot: "secrets", Prefix: "app"}
@@ -171,7 +172,7 @@ func TestOperationTimeout_IsAmbiguousAndCancellationIsNot(t *testing.T) {
 	srv := emulatortest.Start(t)
 	srv.SetFaults(t, emulator.Faults{LatencyMS: 400})
 	a := awssm.New(srv.Client(t, func(o *secretsmanager.Options) { o.RetryMaxAttempts = 1 }), awssm.Options{OperationTimeout: 50 * time.Millisecond})
-	_, err := a.PutValue(context.Background(), "app/x", []byte("{}"), strings.Repeat("b", 64))
+	_, err := a.PutValue(context.Background(), "app/x", []byte("{}"), model.KindJSON, strings.Repeat("b", 64))
 	var e *engine.Error
 	if !errors.As(err, &e) || e.Code != awssm.CodeTimeout || !e.Ambiguous {
 		t.Fatalf("per-call timeout → %#v", err)
@@ -346,7 +347,7 @@ func TestThrottledWriteIsReturnedOnceNeverAmbiguous(t *testing.T) {
 	before := srv.Stats(t).Calls
 	errs := map[string]error{}
 	_, errs["CreateSecret"] = a.Create(ctx, engine.CreateRequest{Name: "app/new", Value: []byte("{}"), Token: strings.Repeat("a", 64)})
-	_, errs["PutSecretValue"] = a.PutValue(ctx, arn, []byte(`{"a":1}`), strings.Repeat("b", 64))
+	_, errs["PutSecretValue"] = a.PutValue(ctx, arn, []byte(`{"a":1}`), model.KindJSON, strings.Repeat("b", 64))
 	errs["DeleteSecret"] = a.ScheduleDelete(ctx, arn, 7)
 	errs["RestoreSecret"] = a.Restore(ctx, arn)
 	calls := srv.Stats(t).Calls
@@ -358,5 +359,45 @@ func TestThrottledWriteIsReturnedOnceNeverAmbiguous(t *testing.T) {
 		if n := calls[op] - before[op]; n != 1 {
 			t.Errorf("%s calls = %d, want 1 (the SDK must not retry a throttle)", op, n)
 		}
+	}
+}
+
+// TestWholeValues_ExactBytesInTheirPayloadField: a text value goes in
+// SecretString and a binary one in SecretBinary, byte for byte (CRLF, a
+// trailing newline, NUL and bytes that are not UTF-8), on create and on
+// PutSecretValue, and the value reads back into the field it was written
+// to; switching kind writes the other field only.
+func TestWholeValues_ExactBytesInTheirPayloadField(t *testing.T) {
+	srv := emulatortest.Start(t)
+	a := awssm.New(srv.Client(t), awssm.Options{})
+	ctx := context.Background()
+	text := []byte("-----BEGIN CERTIFICATE-----\r\nMIIB\r\n-----END CERTIFICATE-----\r\n\n")
+	bin := []byte{0xfe, 0xed, 0xfe, 0xed, 0, 0, 0, 2, 0xff, '\r', '\n'}
+	res, err := a.Create(ctx, engine.CreateRequest{Name: "app/tls", Value: text, Kind: model.KindText, Token: strings.Repeat("c", 64)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(versionID string) plan.CurrentValue {
+		t.Helper()
+		v, err := a.GetCurrentValues(ctx, []engine.ValueRequest{{ID: res.ARN, Name: "app/tls", CurrentVersionID: versionID}})
+		if err != nil || len(v) != 1 {
+			t.Fatalf("read = %+v, %v", v, err)
+		}
+		return v[0]
+	}
+	if v := read(res.VersionID); !v.HasString || v.HasBinary || string(v.String) != string(text) {
+		t.Fatalf("text read back as %+v", v)
+	}
+	w, err := a.PutValue(ctx, res.ARN, bin, model.KindBinary, strings.Repeat("d", 64))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := read(w.VersionID); v.HasString || !v.HasBinary || string(v.Binary) != string(bin) {
+		t.Fatalf("binary read back as %+v", v)
+	}
+	s := srv.State(t).Secrets[0]
+	if len(s.Versions) != 2 || s.Versions[0].SecretString == nil || *s.Versions[0].SecretString != string(text) ||
+		s.Versions[1].SecretString != nil || string(s.Versions[1].SecretBinary) != string(bin) {
+		t.Fatalf("stored versions = %+v", s.Versions)
 	}
 }

@@ -12,8 +12,8 @@ import (
 
 // MaxValueBytes is the largest SecretString AWS Secrets Manager accepts
 // (SecretString 1..65,536; see the AWS reference, §5), and so the largest
-// canonical value (SPEC §3.3).
-const MaxValueBytes = 65536
+// canonical value (SPEC §3.3) and the largest whole value (SPEC §3.1).
+const MaxValueBytes = model.MaxValueBytes
 
 // Format is the plaintext syntax of a document (model.Format, chosen by
 // the document suffix table model.Suffixes, SPEC §3.1).
@@ -24,6 +24,8 @@ const (
 	JSON   = model.JSON
 	YAML   = model.YAML
 	Dotenv = model.Dotenv
+	Text   = model.Text
+	Binary = model.Binary
 )
 
 var (
@@ -52,6 +54,10 @@ var (
 // Rules common to every format: plain must be valid UTF-8 and must not
 // start with a UTF-8 byte-order mark. Per-format rules are described at
 // FromJSON, FromYAML and FromDotenv.
+//
+// The whole-value formats Text and Binary have no canonical form: a copy
+// of plain, byte for byte, is returned once it passes Whole's checks (a
+// copy, so that the caller may clear plain as it does for every format).
 func Canonicalize(f Format, plain []byte) ([]byte, error) {
 	var (
 		out []byte
@@ -64,6 +70,10 @@ func Canonicalize(f Format, plain []byte) ([]byte, error) {
 		out, err = fromYAML(plain)
 	case Dotenv:
 		out, err = fromDotenv(plain)
+	case Text, Binary:
+		if err = whole(f, plain); err == nil {
+			out = bytes.Clone(plain)
+		}
 	default:
 		return nil, errUnknownFormat
 	}

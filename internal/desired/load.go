@@ -191,7 +191,7 @@ func decryptAll(ctx context.Context, repo *gitsource.Repository, docs []*documen
 					errs[i] = d.about(e, opts.ShowResourceNames)
 					return
 				}
-				secrets[i] = model.Secret{Name: d.name, Value: v, SourceDigest: model.SourceDigest(d.Path),
+				secrets[i] = model.Secret{Name: d.name, Value: v, Kind: d.Suffix.Format.Kind(), SourceDigest: model.SourceDigest(d.Path),
 					Path: d.Path, Ordinal: d.ordinal}
 				p.addDone()
 			}(i, d, data)

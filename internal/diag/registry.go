@@ -95,15 +95,14 @@ const (
 	GitRead       = "git:read"
 	// GitObjectMissing: an object the commit needs is absent from the clone
 	// (a partial clone's filtered blob), as opposed to present but
-	// unreadable (GitRead); emitted by the loader, whose next action differs
-	// (fetch the objects rather than repair the repository).
+	// unreadable (GitRead). Issue 15; emitted by the loader.
 	GitObjectMissing = "git:object-missing"
 
 	SourceMissingRoot = "source:missing-root"
 	SourceNotRegular  = "source:not-regular-file"
 	SourceTooLarge    = "source:too-large"
 	// SourceLFSPointer: a committed document is a Git LFS pointer, not the
-	// SOPS file itself (the checkout did not run git lfs).
+	// SOPS file itself (issue 15).
 	SourceLFSPointer = "source:lfs-pointer"
 
 	NameInvalid   = "name:invalid"
@@ -115,9 +114,12 @@ const (
 	DecryptKeyService   = "decrypt:key-service"
 	DecryptNotEncrypted = "decrypt:not-encrypted"
 	// DecryptKeyFile: SOPS_AGE_KEY_FILE is set but names no readable file
-	// (missing, a directory, unreadable): not decrypt:no-key, whose next
-	// action would send the operator after the wrong key.
+	// (missing, a directory, unreadable; issue 15).
 	DecryptKeyFile = "decrypt:key-file"
+	// DecryptCleartextValue: a whole-value document (.sops.txt, .sops.bin)
+	// whose data field is not SOPS ciphertext: SOPS left the value in
+	// clear text (getsops/sops#986, #1822). Never uploaded.
+	DecryptCleartextValue = "decrypt:cleartext-value"
 
 	// The plaintext:* tokens are declared by internal/canonical (below
 	// diag); these are the same constants.
@@ -135,7 +137,7 @@ const (
 	PlaintextEmpty             = canonical.ClassEmpty
 	PlaintextSyntax            = canonical.ClassSyntax
 	// PlaintextTooDeep: objects and arrays nested deeper than
-	// canonical.MaxDepth.
+	// canonical.MaxDepth (issue 15).
 	PlaintextTooDeep = canonical.ClassTooDeep
 
 	DesiredInternal = "desired:internal"
@@ -153,7 +155,7 @@ const (
 	ReportNotRegularFile = "report:not-regular-file"
 
 	// GateMaxDeletions: the plan would schedule more deletions than
-	// --max-deletions allows.
+	// --max-deletions allows (issue 14).
 	GateMaxDeletions = "gate:max-deletions"
 	// GateEmptyScope: the desired set is empty, owned secrets exist, and
 	// --allow-empty was not given (SPEC §5).
@@ -162,7 +164,7 @@ const (
 	// that outlived the retries); the log record has the error_code.
 	ObserveFailed = "observe:failed"
 
-	// The planfile:* tokens (SPEC §7.4) are declared by internal/planview,
+	// The planfile:* tokens (issue 13) are declared by internal/planview,
 	// which returns them in its own errors; these are the same strings.
 	PlanfileUnknownSchema = "planfile:unknown-schema"
 	PlanfileMalformed     = "planfile:malformed"
@@ -203,10 +205,10 @@ type Entry struct {
 
 // Next actions shared by a whole family.
 const (
-	nextUsage  = "run 'sops-aws-sync <command> --help' for the accepted flags; nothing was read from Git or AWS"
-	nextConfig = "fix the named setting (see docs/configuration.md) and re-run; nothing was read from Git or AWS"
-	nextRerun  = "re-run to finish (nothing is rolled back, the next run resumes from observed state)"
-	nextBug    = "re-run; if it persists, report a bug with the log records from stdout"
+	nextUsage     = "run 'sops-aws-sync <command> --help' for the accepted flags; nothing was read from Git or AWS"
+	nextConfig    = "fix the named setting (see docs/configuration.md) and re-run; nothing was read from Git or AWS"
+	nextRerun     = "re-run to finish (nothing is rolled back, the next run resumes from observed state)"
+	nextBug       = "re-run; if it persists, report a bug with the log records from stdout"
 )
 
 // entries is the registry. Add a class here (and to the golden file with
@@ -263,6 +265,9 @@ var entries = []Entry{
 		"encrypt it with sops before committing, and rotate every value in it: the plaintext is in the Git history"},
 	{DecryptKeyFile, FamilyDecrypt, "SOPS_AGE_KEY_FILE is set but names no readable file (missing, a directory, or unreadable)",
 		"set SOPS_AGE_KEY_FILE to the path of a readable age identity file (mode 0600, owned by the runner's user), or unset it and pass the key in SOPS_AGE_KEY"},
+
+	{DecryptCleartextValue, FamilyDecrypt, "the whole-value document's data field is not SOPS ciphertext: SOPS left the value in clear text (an encrypted_suffix, unencrypted_suffix or regex setting applied to a binary file by a SOPS version that did not ignore it)",
+		"treat the value as leaked (it is in the Git history) and replace it at its source; then re-encrypt the file with a current sops (sops encrypt --input-type binary FILE, which ignores those settings for binary files) and commit that"},
 
 	// The plaintext:* classes are added from canonical.Rules (plaintextEntries).
 

@@ -153,7 +153,7 @@ func (r *runner) write(ctx context.Context, op plan.Operation, obs plan.Observed
 		if op.Kind == vocab.OpCreate {
 			res, err = r.port.Create(ctx, r.createRequest(op, token))
 		} else {
-			res, err = r.port.PutValue(ctx, obs.ARN, op.Desired.Value, token)
+			res, err = r.port.PutValue(ctx, obs.ARN, op.Desired.Value, op.Desired.Kind, token)
 		}
 		r.settle(turn, err)
 		return res, err
@@ -263,7 +263,7 @@ func (r *runner) createRequest(op plan.Operation, token string) CreateRequest {
 	for k, v := range r.cfg.Metadata.Tags {
 		tags[k] = v // reserved keys are refused by config: ownership tags are never overwritten
 	}
-	return CreateRequest{Name: op.Name, Value: op.Desired.Value, Tags: tags, Token: token,
+	return CreateRequest{Name: op.Name, Value: op.Desired.Value, Kind: op.Desired.Kind, Tags: tags, Token: token,
 		KMSKeyID: r.cfg.Metadata.KMSKeyID, Description: r.cfg.Metadata.Description}
 }
 

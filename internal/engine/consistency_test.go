@@ -13,6 +13,7 @@ import (
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -153,8 +154,8 @@ type putSpy struct {
 	after func()
 }
 
-func (p *putSpy) PutValue(ctx context.Context, id string, value []byte, token string) (engine.WriteResult, error) {
-	r, err := p.Port.PutValue(ctx, id, value, token)
+func (p *putSpy) PutValue(ctx context.Context, id string, value []byte, kind model.ValueKind, token string) (engine.WriteResult, error) {
+	r, err := p.Port.PutValue(ctx, id, value, kind, token)
 	p.after()
 	return r, err
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -57,8 +58,8 @@ func (s *stalePort) GetCurrentValues(ctx context.Context, reqs []engine.ValueReq
 	return vs, err
 }
 
-func (s *stalePort) PutValue(ctx context.Context, id string, value []byte, token string) (engine.WriteResult, error) {
-	r, err := s.Port.PutValue(ctx, id, value, token)
+func (s *stalePort) PutValue(ctx context.Context, id string, value []byte, kind model.ValueKind, token string) (engine.WriteResult, error) {
+	r, err := s.Port.PutValue(ctx, id, value, kind, token)
 	if err == nil {
 		s.mu.Lock()
 		s.frozen[id] = true

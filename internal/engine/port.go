@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
 )
 
@@ -40,7 +41,10 @@ type ValueRequest struct {
 type CreateRequest struct {
 	Name  string
 	Value []byte
-	Tags  map[string]string
+	// Kind says which field holds Value: SecretBinary for
+	// model.KindBinary, SecretString otherwise (SPEC §3.1).
+	Kind model.ValueKind
+	Tags map[string]string
 	// KMSKeyID and Description: "" = not given (the AWS managed key, no
 	// description).
 	KMSKeyID    string
@@ -83,8 +87,9 @@ type Port interface {
 	GetCurrentValues(ctx context.Context, reqs []ValueRequest) ([]plan.CurrentValue, error)
 	// Create calls CreateSecret with the value, tags and token.
 	Create(ctx context.Context, req CreateRequest) (WriteResult, error)
-	// PutValue calls PutSecretValue (a new AWSCURRENT version) with token.
-	PutValue(ctx context.Context, id string, value []byte, token string) (WriteResult, error)
+	// PutValue calls PutSecretValue (a new AWSCURRENT version) with token,
+	// the value in SecretBinary for model.KindBinary, else in SecretString.
+	PutValue(ctx context.Context, id string, value []byte, kind model.ValueKind, token string) (WriteResult, error)
 	// ScheduleDelete calls DeleteSecret with RecoveryWindowInDays; never
 	// ForceDeleteWithoutRecovery (SPEC §5).
 	ScheduleDelete(ctx context.Context, id string, recoveryWindowDays int) error

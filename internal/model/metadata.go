@@ -7,8 +7,8 @@ import (
 	"unicode/utf8"
 )
 
-// Limits on the metadata an operator may configure for owned secrets
-// (--kms-key-id, --description, --tag). Tag limits are AWS Secrets Manager's Tag shape and its tagging rules
+// Limits on the metadata an operator may configure for owned secrets (issue
+// 14). Tag limits are AWS Secrets Manager's Tag shape and its tagging rules
 // (shared/reference/aws-secrets-manager.md §5 "Tags": key 1..128, value
 // 0..256, at most 50 tags per secret, the aws: prefix reserved); the
 // description and key-id lengths are the CreateSecret/UpdateSecret request
@@ -49,7 +49,7 @@ var (
 	ErrKMSKeyIDForm      = errors.New("not a KMS key id, key ARN, alias name (alias/...) or alias ARN")
 )
 
-// ValidateTagKey checks one configured tag key (--tag KEY=VALUE).
+// ValidateTagKey checks one configured tag key (issue 14 item 1).
 func ValidateTagKey(k string) error {
 	if k == "" {
 		return ErrTagKeyEmpty
@@ -253,17 +253,6 @@ var Partitions = map[string][]string{
 	"aws-us-gov": {"us-gov"},
 }
 
-// ValidRegion reports whether region is a Region code of some AWS
-// partition (RegionInPartition).
-func ValidRegion(region string) bool {
-	for p := range Partitions {
-		if RegionInPartition(p, region) {
-			return true
-		}
-	}
-	return false
-}
-
 // RegionInPartition reports whether partition is an AWS partition and
 // region a Region code of it (Partitions): "eu-west-1" is one of "aws",
 // "cn-north-1" of "aws-cn", "us-gov-west-1" of "aws-us-gov" only.
@@ -305,7 +294,7 @@ func digits(s string, n int) bool {
 }
 
 // Metadata is the metadata the operator configured for every owned secret
-// of the scope: the KMS key, the description and tags. A zero
+// of the scope (issue 14): the KMS key, the description and tags. A zero
 // field is not managed: the tool leaves whatever the secret has. Only the
 // tag keys listed in Tags are managed; other tags (set by people or other
 // tools) and the ownership tags are never changed.

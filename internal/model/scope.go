@@ -38,8 +38,9 @@ func (s Scope) Digest() string {
 }
 
 // SourceDigest returns the lower-hex SHA-256 of a repo-relative source path,
-// with a ".sops.yaml", ".sops.yml" or ".sops.env" suffix rewritten to
-// ".sops.json" so that re-encoding a document keeps its identity (SPEC §4).
+// with a ".sops.yaml", ".sops.yml", ".sops.env", ".sops.txt" or ".sops.bin"
+// suffix rewritten to ".sops.json" so that re-encoding a document, or
+// changing its payload kind, keeps its identity (SPEC §4, §3.1).
 func SourceDigest(repoPath string) string {
 	sum := sha256.Sum256([]byte(canonicalDocumentPath(repoPath)))
 	return fmt.Sprintf("%x", sum[:])

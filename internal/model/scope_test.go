@@ -34,7 +34,7 @@ func TestScopeDigestMatchesSpecDefinition(t *testing.T) {
 
 func TestSourceDigestKeepsIdentityAcrossEncodings(t *testing.T) {
 	want := sum("secrets/db.sops.json")
-	for _, p := range []string{"secrets/db.sops.json", "secrets/db.sops.yaml", "secrets/db.sops.yml", "secrets/db.sops.env"} {
+	for _, p := range []string{"secrets/db.sops.json", "secrets/db.sops.yaml", "secrets/db.sops.yml", "secrets/db.sops.env", "secrets/db.sops.txt", "secrets/db.sops.bin"} {
 		if got := SourceDigest(p); got != want {
 			t.Errorf("SourceDigest(%q) = %s, want %s", p, got, want)
 		}
@@ -57,5 +57,25 @@ func TestTagsCarryAllThreeReservedKeys(t *testing.T) {
 	tags := s.Tags("secrets/a.sops.yaml")
 	if tags[TagManagedBy] != "sops-aws-sync" || tags[TagScope] != s.Digest() || tags[TagSource] != SourceDigest("secrets/a.sops.json") || len(tags) != 3 {
 		t.Fatalf("unexpected tags %v", tags)
+	}
+}
+
+func TestWholeValueSuffixesSelectTheirKinds(t *testing.T) {
+	for p, want := range map[string]ValueKind{
+		"secrets/tls.sops.txt": KindText, "secrets/ks.sops.bin": KindBinary,
+		"secrets/db.sops.json": KindJSON, "secrets/db.sops.env": KindJSON,
+	} {
+		s, ok := DocumentSuffix(p)
+		if !ok || s.Format.Kind() != want || s.Format.Whole() != want.Whole() {
+			t.Errorf("DocumentSuffix(%q) = %+v, %v; want kind %v", p, s, ok, want)
+		}
+	}
+	for _, p := range []string{"secrets/x.txt", "secrets/x.sops.TXT", "secrets/x.bin", "secrets/x.sops.txt.bak"} {
+		if _, ok := DocumentSuffix(p); ok {
+			t.Errorf("DocumentSuffix(%q) selected a document", p)
+		}
+	}
+	if !KindBinary.Binary() || KindText.Binary() || KindJSON.Binary() || KindJSON.Whole() {
+		t.Errorf("kind predicates wrong")
 	}
 }

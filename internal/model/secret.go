@@ -4,9 +4,15 @@ package model
 type Secret struct {
 	// Name is prefix + "/" + (path − source root − suffix) (SPEC §3.4).
 	Name string
-	// Value is the RFC 8785 canonical JSON of the decrypted object: the exact
-	// SecretString to store (SPEC §3.3); 1..65,536 bytes.
+	// Value is the exact value to store, 1..MaxValueBytes bytes: for
+	// KindJSON the RFC 8785 canonical JSON of the decrypted object (SPEC
+	// §3.3), for KindText the decrypted UTF-8 text and for KindBinary the
+	// decrypted bytes, both exactly as decrypted (SPEC §3.1).
 	Value []byte
+	// Kind says what Value is and whether it is stored as SecretString
+	// (KindJSON, KindText) or SecretBinary (KindBinary); the zero value is
+	// KindJSON.
+	Kind ValueKind
 	// SourceDigest is SourceDigest(Path): the source tag value.
 	SourceDigest string
 	// Path is the repo-relative path of the document. It is a resource name:

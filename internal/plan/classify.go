@@ -45,6 +45,7 @@ const (
 	ReasonAbsent               = Reason(vocab.ReasonAbsent)               // create
 	ReasonValueDiffers         = Reason(vocab.ReasonValueDiffers)         // update
 	ReasonStoredBinary         = Reason(vocab.ReasonStoredValueBinary)    // update
+	ReasonStoredString         = Reason(vocab.ReasonStoredValueString)    // update (a binary document)
 	ReasonNoCurrent            = Reason(vocab.ReasonNoCurrentVersion)     // update
 	ReasonScheduled            = Reason(vocab.ReasonScheduledForDeletion) // restore; unchanged when not desired
 	ReasonNotDesired           = Reason(vocab.ReasonNotDesired)           // schedule-delete
@@ -90,9 +91,13 @@ type Rules struct {
 //   - not desired: schedule-delete; scheduled for deletion: restore;
 //   - no AWSCURRENT, or the read found none: update (no-current);
 //   - fetched version differs from DescribeSecret's AWSCURRENT: staging;
-//     both or neither of string and binary: payload; binary: update
-//     (stored-value-binary); string byte-equal to want.Value: unchanged, else
-//     update (value-differs);
+//     both or neither of string and binary: payload; then the payload
+//     field want.Kind stores to (SecretBinary for KindBinary, SecretString
+//     otherwise): the other one held, update (stored-value-binary or
+//     stored-value-string: a change of payload kind is an update, SPEC
+//     §3.1); byte-equal to want.Value, unchanged; else update
+//     (value-differs). Whole values are compared byte for byte like
+//     canonical JSON: nothing is parsed or normalised;
 //   - a desired, owned, active secret that is unchanged or updated is also
 //     compared with the configured metadata (DiffMetadata): a difference
 //     rides along an update, or plans one with reason metadata (issue 14).
@@ -189,10 +194,16 @@ func classifyValue(want *model.Secret, obs ObservedSecret) Decision {
 		c, _ := conflict(vocab.ConflictPayload)
 		return c
 	}
-	if v.HasBinary {
+	stored := v.String
+	switch {
+	case want.Kind.Binary() && !v.HasBinary:
+		return Decision{Action: ActionUpdate, Reason: ReasonStoredString}
+	case !want.Kind.Binary() && v.HasBinary:
 		return Decision{Action: ActionUpdate, Reason: ReasonStoredBinary}
+	case want.Kind.Binary():
+		stored = v.Binary
 	}
-	if bytes.Equal(v.String, want.Value) {
+	if bytes.Equal(stored, want.Value) {
 		return Decision{Action: ActionUnchanged, Reason: ReasonEqual}
 	}
 	return Decision{Action: ActionUpdate, Reason: ReasonValueDiffers}

@@ -11,6 +11,9 @@ import (
 // update; nil for every other kind and when want is nil. It is computed
 // only for operations (never for unchanged names or conflicts), so a no-op
 // plan decodes no value:
+//   - a whole value (.sops.txt, .sops.bin): no paths, keys_unavailable
+//     whole-value, whatever is stored (SPEC §3.1: the plan says "whole
+//     value changed", never a length or a hash; nothing is decoded);
 //   - create, or an update with no current value read (no AWSCURRENT, the
 //     read found none): every desired leaf added (keydiff.Create);
 //   - the current version holds SecretBinary: no paths, keys_unavailable
@@ -30,6 +33,8 @@ func KeysOf(kind vocab.OperationKind, want *model.Secret, obs ObservedSecret) *k
 	)
 	cur := obs.Current
 	switch {
+	case want.Kind.Whole():
+		s = keydiff.Summary{Unavailable: vocab.KeysWholeValue}
 	case kind == vocab.OpCreate || cur == nil || cur.Missing || (!cur.HasString && !cur.HasBinary):
 		s, err = keydiff.Create(want.Value)
 	case !cur.HasString:

@@ -1,6 +1,7 @@
 package plan_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
@@ -171,5 +172,59 @@ func TestFingerprint_ChangesWithValueVersionAndDecision(t *testing.T) {
 	same := owned("app/db", "secrets/db.sops.json", `{"a":2}`)
 	if fs := plan.FingerprintOf("app/db", same, plan.Classify(plan.Rules{ScopeDigest: d}, w, same)); !fs.Equal(fa) {
 		t.Fatal("an identical observation must give an identical fingerprint")
+	}
+}
+
+// TestClassify_WholeValueRows: whole values (.sops.txt, .sops.bin) are
+// compared byte for byte in the payload field their kind stores to; a
+// change of payload kind is an update (SPEC §3.1); both or neither field is
+// still the payload conflict.
+func TestClassify_WholeValueRows(t *testing.T) {
+	pem := "-----BEGIN CERTIFICATE-----\r\nMIIB\r\n-----END CERTIFICATE-----\r\n"
+	text := want("app/tls", "secrets/tls.sops.txt", pem)
+	text.Kind = model.KindText
+	bin := want("app/tls", "secrets/tls.sops.bin", "\x00\xfe\xed\xfe keystore")
+	bin.Kind = model.KindBinary
+	str := func(v string) plan.ObservedSecret { return owned("app/tls", "secrets/tls.sops.json", v) }
+	binary := func(v string) plan.ObservedSecret {
+		o := str("")
+		o.Current = &plan.CurrentValue{VersionID: "v1", HasBinary: true, Binary: []byte(v)}
+		return o
+	}
+	cases := []struct {
+		name   string
+		want   *model.Secret
+		obs    plan.ObservedSecret
+		action plan.Action
+		reason plan.Reason
+	}{
+		{"text equal", text, str(pem), plan.ActionUnchanged, plan.ReasonEqual},
+		{"text: a trailing newline more differs", text, str(pem + "\n"), plan.ActionUpdate, plan.ReasonValueDiffers},
+		{"text: LF instead of CRLF differs", text, str(strings.ReplaceAll(pem, "\r\n", "\n")), plan.ActionUpdate, plan.ReasonValueDiffers},
+		{"text over the same bytes as binary", text, binary(pem), plan.ActionUpdate, plan.ReasonStoredBinary},
+		{"binary equal", bin, binary(string(bin.Value)), plan.ActionUnchanged, plan.ReasonEqual},
+		{"binary differs", bin, binary(string(bin.Value) + "\x00"), plan.ActionUpdate, plan.ReasonValueDiffers},
+		{"binary over the same bytes as a string", bin, str(string(bin.Value)), plan.ActionUpdate, plan.ReasonStoredString},
+		{"binary absent", bin, plan.ObservedSecret{}, plan.ActionCreate, plan.ReasonAbsent},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := plan.Classify(plan.Rules{ScopeDigest: testScope.Digest()}, c.want, c.obs)
+			if got.Action != c.action || got.Reason != c.reason {
+				t.Fatalf("got %s/%s, want %s/%s", got.Action, got.Reason, c.action, c.reason)
+			}
+			if !got.Action.IsOperation() {
+				return
+			}
+			k := plan.KeysOf(vocab.OperationKind(got.Action), c.want, c.obs)
+			if k == nil || k.Unavailable != vocab.KeysWholeValue || len(k.Added)+len(k.Removed)+len(k.Changed) != 0 {
+				t.Fatalf("a whole value has no key-level summary: %+v", k)
+			}
+		})
+	}
+	both := binary("x")
+	both.Current.HasString = true
+	if got := plan.Classify(plan.Rules{ScopeDigest: testScope.Digest()}, bin, both); got.Conflict != vocab.ConflictPayload {
+		t.Fatalf("both payloads: got %+v, want the payload conflict", got)
 	}
 }

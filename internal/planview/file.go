@@ -59,7 +59,8 @@ var labelRE = regexp.MustCompile(`^resource-(unknown|[0-9]{4,})$`)
 // the schema; a 40-hex or empty git_revision; known actions and reasons;
 // with names hidden, every resource an ordinal label and no key_paths;
 // metadata kinds only on an update;
-// for create and update exactly one of keys and keys_unavailable, with
+// for create and update exactly one of keys and keys_unavailable (a create
+// only whole-value), with
 // key_paths exactly when names are shown, holding valid, sorted, distinct
 // RFC 6901 pointers, as many added and changed as counted and no more
 // removed than counted; for other actions none of them; a summary equal to
@@ -113,7 +114,7 @@ func (o Op) validate(namesShown bool) error {
 		return nil
 	}
 	if o.KeysUnavailable != "" {
-		if o.Action == vocab.PlanCreate || o.Keys != nil || o.KeyPaths != nil || !slices.Contains(vocab.KeysUnavailableReasons, o.KeysUnavailable) {
+		if (o.Action == vocab.PlanCreate && o.KeysUnavailable != vocab.KeysWholeValue) || o.Keys != nil || o.KeyPaths != nil || !slices.Contains(vocab.KeysUnavailableReasons, o.KeysUnavailable) {
 			return errors.New("keys_unavailable must be a known token and come alone")
 		}
 		return nil

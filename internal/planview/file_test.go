@@ -195,3 +195,21 @@ func TestRegression_ReadFileOfAFIFO(t *testing.T) {
 	_, err = ReadFile("/dev/null")
 	assert.Equal(t, ClassNotRegularFile, classOf(err))
 }
+
+// TestWholeValuePlanFileRoundTrips: a plan with whole values parses back
+// to the same view (a create may carry keys_unavailable whole-value and no
+// other token), and no rendering carries a count of bytes.
+func TestWholeValuePlanFileRoundTrips(t *testing.T) {
+	for _, shown := range []bool{false, true} {
+		v := Build(fixtures(t)["whole"], model.Redaction{ShowNames: shown})
+		b, err := Marshal(v)
+		require.NoError(t, err)
+		got, err := Parse(b)
+		require.NoError(t, err)
+		assert.Equal(t, v, got)
+		for _, out := range []string{Text(v), Markdown(v)} {
+			assert.NotRegexp(t, `\d+ bytes|sha256|[0-9a-f]{16}`, strings.ReplaceAll(out, rev, ""))
+			assert.Contains(t, out, "whole value changed")
+		}
+	}
+}

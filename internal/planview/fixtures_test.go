@@ -3,8 +3,6 @@ package planview
 import (
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/sops-aws-sync/sops-aws-sync/internal/keydiff"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -28,7 +26,9 @@ func summary(t testing.TB, desired, observed string) *keydiff.Summary {
 	} else {
 		s, err = keydiff.Diff([]byte(desired), []byte(observed))
 	}
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return &s
 }
 
@@ -89,5 +89,17 @@ func fixtures(t testing.TB) map[string]Input {
 			Summary: "3 secrets this tool owns in another scope hold documents of this commit; they are not touched",
 			Next:    "if the scope was renamed on purpose, retire the old scope once nothing reads it (docs/recovery.md, retiring an old scope)"},
 	}}
-	return map[string]Input{"full": full, "conflict": conflict, "invalid": invalid, "nochange": nochange, "orphans": orphans}
+	// Whole values (.sops.txt, .sops.bin; SPEC §3.1): created, changed,
+	// switched between string and binary, metadata only, and equal. No
+	// length or hash of a value is ever shown.
+	ws := func() *keydiff.Summary { return &keydiff.Summary{Unavailable: vocab.KeysWholeValue} }
+	whole := Input{GitRevision: rev, Operations: []Operation{
+		{Ordinal: 1, Name: "prod/app/tls-cert", Action: vocab.PlanCreate, Reason: vocab.ReasonAbsent, Keys: ws()},
+		{Ordinal: 2, Name: "prod/app/tls-key", Action: vocab.PlanUpdate, Reason: vocab.ReasonValueDiffers, Keys: ws()},
+		{Ordinal: 3, Name: "prod/app/keystore", Action: vocab.PlanUpdate, Reason: vocab.ReasonStoredValueString, Keys: ws()},
+		{Ordinal: 4, Name: "prod/app/ssh-key", Action: vocab.PlanUpdate, Reason: vocab.ReasonStoredValueBinary, Keys: ws()},
+		{Ordinal: 5, Name: "prod/app/ca", Action: vocab.PlanUpdate, Reason: vocab.ReasonMetadata, Keys: ws(), Metadata: []vocab.MetadataKind{vocab.MetadataTags}},
+		{Ordinal: 6, Name: "prod/app/truststore", Action: vocab.PlanUnchanged, Reason: vocab.ReasonValueEqual},
+	}}
+	return map[string]Input{"full": full, "conflict": conflict, "invalid": invalid, "nochange": nochange, "orphans": orphans, "whole": whole}
 }

@@ -113,6 +113,8 @@ func opLines(o Op) []string {
 			reason = "(stored value is not in canonical form)"
 		}
 		head += fmt.Sprintf(": ~%d +%d -%d %s", k.Changed, k.Added, k.Removed, reason)
+	case o.KeysUnavailable == vocab.KeysWholeValue:
+		head += wholeValuePhrase(o) + " " + reason
 	case o.KeysUnavailable != "":
 		head += ": keys not compared"
 		if !(o.KeysUnavailable == vocab.KeysStoredValueBinary && o.Reason == vocab.ReasonStoredValueBinary) {

@@ -7,6 +7,7 @@ var reasonPhrases = map[vocab.PlanReason]string{
 	vocab.ReasonAbsent:               "not in AWS",
 	vocab.ReasonValueDiffers:         "value differs",
 	vocab.ReasonStoredValueBinary:    "stored value is binary",
+	vocab.ReasonStoredValueString:    "stored value is a string",
 	vocab.ReasonNoCurrentVersion:     "no current version",
 	vocab.ReasonRestoreThenUpdate:    "restored, value differs",
 	vocab.ReasonMetadata:             "metadata differs",
@@ -19,6 +20,20 @@ var unavailablePhrases = map[vocab.KeysUnavailable]string{
 	vocab.KeysStoredValueBinary:    "stored value is binary",
 	vocab.KeysStoredValueNotJSON:   "stored value is not JSON",
 	vocab.KeysStoredValueNotObject: "stored value is not a JSON object",
+}
+
+// wholeValuePhrase is what a create or update of a whole value
+// (.sops.txt, .sops.bin) says instead of key counts: that the value is
+// written, never its length or a hash of it (SPEC §3.1). A metadata-only
+// update of a whole value says nothing about the value.
+func wholeValuePhrase(o Op) string {
+	switch {
+	case o.Action == vocab.PlanCreate:
+		return ": whole value"
+	case o.Reason == vocab.ReasonMetadata:
+		return ""
+	}
+	return ": whole value changed"
 }
 
 // conflictText is, per conflict class, what was found and what to do

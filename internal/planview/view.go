@@ -42,7 +42,8 @@ type Op struct {
 	// in the observed value are counted, never named.
 	KeyPaths *KeyPaths `json:"key_paths,omitempty"`
 	// KeysUnavailable replaces Keys when the stored value is not a JSON
-	// object.
+	// object, or the document is a whole value (whole-value, the one token
+	// a create may carry).
 	KeysUnavailable vocab.KeysUnavailable `json:"keys_unavailable,omitempty"`
 	// Metadata lists the kinds of configured metadata an update changes
 	// (kms-key, description, tags; vocab.MetadataKinds order), never their

@@ -32,8 +32,12 @@ const (
 	// ReasonValueDiffers: update, the current SecretString differs from the
 	// canonical desired value.
 	ReasonValueDiffers PlanReason = "value-differs"
-	// ReasonStoredValueBinary: update, the current version holds SecretBinary.
+	// ReasonStoredValueBinary: update, the current version holds SecretBinary
+	// and the document's value is a string (JSON, YAML, dotenv or text).
 	ReasonStoredValueBinary PlanReason = "stored-value-binary"
+	// ReasonStoredValueString: update, the current version holds
+	// SecretString and the document's value is binary (.sops.bin).
+	ReasonStoredValueString PlanReason = "stored-value-string"
 	// ReasonNoCurrentVersion: update, no version is labelled AWSCURRENT (or
 	// the read found none).
 	ReasonNoCurrentVersion PlanReason = "no-current-version"
@@ -59,7 +63,7 @@ const (
 var PlanReasons = map[PlanAction][]PlanReason{
 	PlanRestore:        {ReasonScheduledForDeletion},
 	PlanCreate:         {ReasonAbsent},
-	PlanUpdate:         {ReasonValueDiffers, ReasonStoredValueBinary, ReasonNoCurrentVersion, ReasonRestoreThenUpdate, ReasonMetadata},
+	PlanUpdate:         {ReasonValueDiffers, ReasonStoredValueBinary, ReasonStoredValueString, ReasonNoCurrentVersion, ReasonRestoreThenUpdate, ReasonMetadata},
 	PlanScheduleDelete: {ReasonNotDesired},
 	PlanUnchanged:      {ReasonValueEqual, ReasonScheduledForDeletion},
 	PlanConflict:       conflictReasons(),
@@ -74,18 +78,23 @@ func conflictReasons() []PlanReason {
 }
 
 // KeysUnavailable says why a create or update has no key-level change
-// summary: the observed current value is not a JSON object (the plan
-// file's "keys_unavailable").
+// summary: the observed current value is not a JSON object, or the
+// document is a whole value (the plan file's "keys_unavailable").
 type KeysUnavailable string
 
 const (
 	KeysStoredValueBinary    KeysUnavailable = "stored-value-binary"
 	KeysStoredValueNotJSON   KeysUnavailable = "stored-value-not-json"
 	KeysStoredValueNotObject KeysUnavailable = "stored-value-not-object"
+	// KeysWholeValue: the document is a whole value (.sops.txt,
+	// .sops.bin; SPEC §3.1): it has no keys, and the plan says only that
+	// the whole value is written or changed, never a length or a hash.
+	// The only token a create may carry.
+	KeysWholeValue KeysUnavailable = "whole-value"
 )
 
 // KeysUnavailableReasons lists every KeysUnavailable token.
-var KeysUnavailableReasons = []KeysUnavailable{KeysStoredValueBinary, KeysStoredValueNotJSON, KeysStoredValueNotObject}
+var KeysUnavailableReasons = []KeysUnavailable{KeysStoredValueBinary, KeysStoredValueNotJSON, KeysStoredValueNotObject, KeysWholeValue}
 
 // MetadataKind is one kind of configured metadata an update changes
 // (issue 14), as listed in the plan file's "metadata" of an update: the

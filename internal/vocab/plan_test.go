@@ -23,7 +23,7 @@ func TestPlanTokensGolden(t *testing.T) {
 	want := map[PlanAction][]string{
 		PlanRestore:        {"scheduled-for-deletion"},
 		PlanCreate:         {"absent"},
-		PlanUpdate:         {"value-differs", "stored-value-binary", "no-current-version", "restore-then-update", "metadata"},
+		PlanUpdate:         {"value-differs", "stored-value-binary", "stored-value-string", "no-current-version", "restore-then-update", "metadata"},
 		PlanScheduleDelete: {"not-desired"},
 		PlanUnchanged:      {"value-equal", "scheduled-for-deletion"},
 		PlanConflict:       {"ownership", "source", "source-tag", "service-owned", "rotation", "replication", "staging", "payload"},
@@ -43,7 +43,10 @@ func TestPlanTokensGolden(t *testing.T) {
 			}
 		}
 	}
-	keys := []string{"stored-value-binary", "stored-value-not-json", "stored-value-not-object"}
+	keys := []string{"stored-value-binary", "stored-value-not-json", "stored-value-not-object", "whole-value"}
+	if len(KeysUnavailableReasons) != len(keys) {
+		t.Fatalf("keys_unavailable: %v, want %v", KeysUnavailableReasons, keys)
+	}
 	for i, k := range KeysUnavailableReasons {
 		if string(k) != keys[i] {
 			t.Errorf("keys_unavailable %d = %q, want %q", i, k, keys[i])

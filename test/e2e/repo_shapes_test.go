@@ -21,7 +21,9 @@ func (f *fixture) gitIn(dir string, args ...string) string {
 	cmd.Dir = dir
 	cmd.Env = f.env()
 	out, err := cmd.CombinedOutput()
-	require.NoError(f.t, err, "git %s\n%s", strings.Join(args, " "), out)
+	if err != nil {
+		f.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
 	return strings.TrimSpace(string(out))
 }
 
@@ -43,7 +45,9 @@ func shapeFixture(t *testing.T) (f *fixture, e *emu, head, bare string) {
 	f = newFixture(t)
 	e = startEmulator(t)
 	f.standardDocs()
-	require.NoError(t, writeFile(filepath.Join(f.Repo, "other", "readme.txt"), "outside the source root\n"))
+	if err := writeFile(filepath.Join(f.Repo, "other", "readme.txt"), "outside the source root\n"); err != nil {
+		t.Fatal(err)
+	}
 	head = f.commit("a file outside the source root")
 	return f, e, head, f.serve()
 }
@@ -118,7 +122,9 @@ func TestRepositoryShapes_LFSPointerIsLFSPointer(t *testing.T) {
 	f.standardDocs()
 	pointer := "version https://git-lfs.github.com/spec/v1\n" +
 		"oid sha256:" + strings.Repeat("ab", 32) + "\nsize 1234\n"
-	require.NoError(t, writeFile(filepath.Join(f.Repo, "secrets", "zz-lfs.sops.json"), pointer))
+	if err := writeFile(filepath.Join(f.Repo, "secrets", "zz-lfs.sops.json"), pointer); err != nil {
+		t.Fatal(err)
+	}
 	f.Names = append(f.Names, "zz-lfs", f.Prefix+"/zz-lfs")
 	f.commit("a document through LFS")
 

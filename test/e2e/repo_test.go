@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
 	"filippo.io/age"
 )
 
@@ -53,13 +51,19 @@ func newFixture(t *testing.T) *fixture {
 		RepoID: "e2e-owner/e2e-repo",
 	}
 	for _, d := range []string{f.Repo, f.Home} {
-		require.NoError(t, os.MkdirAll(d, 0o700))
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
 	}
 	id, err := age.GenerateX25519Identity()
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	f.private, f.recip = id.String(), id.Recipient().String()
 	f.KeyFile = filepath.Join(dir, "age.key")
-	require.NoError(t, os.WriteFile(f.KeyFile, []byte(f.private+"\n"), 0o600))
+	if err := os.WriteFile(f.KeyFile, []byte(f.private+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	f.git("init", "-q", "-b", "main")
 	f.git("config", "user.email", "e2e@example.invalid")
 	f.git("config", "user.name", "e2e")
@@ -83,7 +87,9 @@ func (f *fixture) git(args ...string) string {
 	cmd.Dir = f.Repo
 	cmd.Env = f.env()
 	out, err := cmd.CombinedOutput()
-	require.NoError(f.t, err, "git %s\n%s", strings.Join(args, " "), out)
+	if err != nil {
+		f.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
 	return strings.TrimSpace(string(out))
 }
 
@@ -97,15 +103,22 @@ func (f *fixture) writeDoc(rel, plaintext, recipient string) {
 		recipient = f.recip
 	}
 	p := filepath.Join(f.Repo, filepath.FromSlash(rel))
-	require.NoError(f.t, os.MkdirAll(filepath.Dir(p), 0o700))
-	require.NoError(f.t, os.WriteFile(p, []byte(plaintext), 0o600))
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		f.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(plaintext), 0o600); err != nil {
+		f.t.Fatal(err)
+	}
 	cmd := exec.Command(sopsBin, "--disable-version-check", "encrypt", "--in-place", "--age", recipient, p)
 	cmd.Dir = f.Repo
 	cmd.Env = f.env()
-	out, err := cmd.CombinedOutput()
-	require.NoError(f.t, err, "sops encrypt %s\n%s", rel, out)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		f.t.Fatalf("sops encrypt %s: %v\n%s", rel, err, out)
+	}
 	enc, _ := os.ReadFile(p)
-	require.NotContains(f.t, string(enc), "CANARY", "sops left plaintext in %s", rel)
+	if strings.Contains(string(enc), "CANARY") {
+		f.t.Fatalf("sops left plaintext in %s", rel)
+	}
 }
 
 // removeDoc deletes a committed document from the work tree.
@@ -151,7 +164,7 @@ func (f *fixture) standardDocs() []doc {
 // nameOf maps a document path under secrets/ to its secret name (SPEC §3.4).
 func (f *fixture) nameOf(rel string) string {
 	n := strings.TrimPrefix(rel, "secrets/")
-	for _, suf := range []string{".sops.json", ".sops.yaml", ".sops.yml", ".sops.env"} {
+	for _, suf := range []string{".sops.json", ".sops.yaml", ".sops.yml", ".sops.env", ".sops.txt", ".sops.bin"} {
 		n = strings.TrimSuffix(n, suf)
 	}
 	return f.Prefix + "/" + n

@@ -95,6 +95,8 @@ func sopsFormat(f canonical.Format) formats.Format {
 		return formats.Yaml
 	case canonical.Dotenv:
 		return formats.Dotenv
+	case canonical.Text, canonical.Binary:
+		return formats.Binary
 	}
 	return formats.Json
 }
@@ -262,7 +264,13 @@ func decryptSteps(data []byte, f canonical.Format, src *keySources) ([]byte, *de
 	// values only), so its depth is the plaintext's: a document deeper than
 	// canonical.MaxDepth is refused before SOPS decrypts and re-emits it
 	// (re-emitting indents once per level: 515 MB for 10,000 levels).
-	if branchesTooDeep(tree.Branches) {
+	if f.Whole() {
+		// A whole-value document is one encrypted string; its envelope is
+		// checked before any key is asked for (binarystore.go).
+		if fail := checkBinaryStore(f, tree.Branches); fail != nil {
+			return nil, fail
+		}
+	} else if branchesTooDeep(tree.Branches) {
 		te := canonical.TooDeep()
 		return nil, &decryptFailure{te.Class, te.What, te.Next}
 	}
