@@ -81,9 +81,9 @@ func TestParseRejectsSchemaDrift(t *testing.T) {
 		"trailing data":  append(append([]byte{}, good...), []byte("{}")...),
 		"not an object":  []byte("[]"),
 		"negative count": mutate(func(c map[string]any) { c["counts"].(map[string]any)["create"] = -1 }),
-		"duplicate key": []byte(strings.Replace(string(good), `"status": "converged"`, `"status": "invalid", "status": "converged"`, 1)),
-		"case variant":  []byte(strings.Replace(string(good), `"status"`, `"Status"`, 1)),
-		"invalid UTF-8": []byte(strings.Replace(string(good), `"v1.2.3"`, "\"v1.2.3\xff\"", 1)),
+		"duplicate key":  []byte(strings.Replace(string(good), `"status": "converged"`, `"status": "invalid", "status": "converged"`, 1)),
+		"case variant":   []byte(strings.Replace(string(good), `"status"`, `"Status"`, 1)),
+		"invalid UTF-8":  []byte(strings.Replace(string(good), `"v1.2.3"`, "\"v1.2.3\xff\"", 1)),
 	}
 	for name, b := range bad {
 		_, err := Parse(b)

@@ -2,12 +2,18 @@
 // NewCmdSync, in the GitHub CLI's NewCmdX(f, runF) shape) over one shared
 // definition. Every setting of SPEC §2.1 is a cobra flag holding only its
 // raw text; RunE resolves flags, environment and config file into the typed
-// Options (config.Resolve) and hands them to runF (tests) or to the run:
-// probe the report and plan files, build the AWS port, load the desired
-// state, run the engine, log the outcome, write the report and the plan
-// file (planview.Build over the engine's Result.Plan and the run's
-// diagnostics), and with --log-format text print planview.Text after the
-// log.
+// Options (config.Resolve) and hands them to runF (tests) or to run, which
+// reads resolve → reconcile → write: resolve the logger and the outputs
+// (each output proves itself writable), reconcile (build the AWS port,
+// load the desired state, run the engine), and write the ending.
+//
+// The end of every plan or sync — a usage error (EarlyFiles), a rejected
+// configuration, a refused output, a rejected AWS set-up or desired state,
+// a real run, an interruption — is one value, an ending, built by one
+// function (conclude) and written by one set of outputs (outputs.go): the
+// plan file (planview.Build over the engine's Result.Plan and the run's
+// diagnostics), the report, the final "run finished" record, and with
+// --log-format text planview.Text after the log.
 //
 // Invariants:
 //   - Nothing with a side effect (Git, decryption, AWS, the report or plan
@@ -15,18 +21,22 @@
 //     exception is the report and the plan file of an invalid run, written
 //     when --report-file / --plan-file itself resolved (SPEC §7.2: also
 //     when the run fails early; the plan file then holds the diagnostics).
-//   - The report file and the plan file are proven writable (a probe in
-//     their directory) before the first AWS call: an unwritable one ends
-//     the run with report:write-failed / planfile:write-failed, exit 3, and
-//     no AWS call (docs/results.md). A failure to write either after the
-//     run forces exit 3 too.
+//   - The report file and the plan file are proven writable before the
+//     first AWS call (wirefile.File.Probe: the checks and the directory of
+//     the final write), and two outputs naming one file are refused
+//     (planfile:same-file): a refused output ends the run invalid, exit 3,
+//     with no AWS call (docs/results.md).
+//   - Exit code, report and final record agree: the plan file is written
+//     before the report, and an output that fails makes the ending invalid
+//     (exit 3) before the next output writes it.
 //   - The JSON log stream holds only JSON records: the human rendering of
 //     the plan is printed only with --log-format text.
 //   - A flag given twice is a usage error (usage:repeated-flag), never "the
 //     last one wins"; no usage diagnostic quotes a value.
 //   - Every run that gets past configuration ends with exactly one
-//     "run finished" record (phase complete) and, with --report-file, one
-//     report, whatever the outcome — cancellation included.
+//     "run finished" record (phase complete, the last record) and, with
+//     --report-file, one report, whatever the outcome — cancellation
+//     included.
 //   - Every problem is a diag.Diagnostic; its log record and its stderr
 //     line render from that value. A rejected desired state is logged as
 //     one record per diagnostic: msg "desired state rejected: <Error()>",

@@ -10,9 +10,6 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/factory"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/report"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
 // EarlyFiles writes an "invalid" report and a plan file holding ds for a
@@ -23,9 +20,11 @@ import (
 // leniently, unknown flags ignored; a flag given twice is ambiguous and
 // writes nothing) or else from its environment variable; with neither,
 // that file is not written. Names are never shown (the settings were not
-// resolved). It returns the diagnostics of the writes that failed
-// (report:write-failed, planfile:write-failed).
-func EarlyFiles(f *factory.Factory, args []string, ds diag.Diagnostics) diag.Diagnostics {
+// resolved). The files go through the outputs of every run (probe, then
+// write; two flags naming one file write the report only). It returns the
+// command's error: an *exitcode.RunError (status invalid) holding ds and
+// the diagnostics of the outputs that failed (report:*, planfile:*).
+func EarlyFiles(f *factory.Factory, args []string, ds diag.Diagnostics) error {
 	fs := pflag.NewFlagSet("early", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.ParseErrorsAllowlist.UnknownFlags = true
@@ -55,17 +54,7 @@ func EarlyFiles(f *factory.Factory, args []string, ds diag.Diagnostics) diag.Dia
 		}
 		return path
 	}
-	var fails diag.Diagnostics
-	if path := pathOf(config.ReportFile); path != "" {
-		rep := report.New(f.Build.Version, "", vocab.StatusInvalid, vocab.VerificationNotRun, vocab.Counts{}, 0)
-		if err := report.WriteFile(path, rep); err != nil {
-			fails = append(fails, ReportFailure(err))
-		}
-	}
-	if path := pathOf(config.PlanFile); path != "" {
-		if err := planview.WriteFile(path, planView("", nil, append(slices.Clone(ds), fails...), false)); err != nil {
-			fails = append(fails, PlanFailure(err))
-		}
-	}
-	return fails
+	outs := newOutputs(f.Build.Version, pathOf(config.ReportFile), pathOf(config.PlanFile), false, nil, nil)
+	fails := outs.probe()
+	return outs.write(conclude(stopped(append(slices.Clone(ds), fails...)), "", how{}))
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -30,9 +31,14 @@ const testRev = "0123456789abcdef0123456789abcdef01234567"
 // the error.
 func runReal(t *testing.T, f *factory.Factory, args ...string) (string, error) {
 	t.Helper()
+	return runCmd(t, f, NewCmdPlan(f, nil), args...)
+}
+
+// runCmd runs cmd (built on f) and returns stdout and the error.
+func runCmd(t *testing.T, f *factory.Factory, cmd *cobra.Command, args ...string) (string, error) {
+	t.Helper()
 	var out bytes.Buffer
 	f.IOStreams.Out = &out
-	cmd := NewCmdPlan(f, nil)
 	cmd.SetArgs(args)
 	cmd.SetOut(&bytes.Buffer{})
 	cmd.SetErr(&bytes.Buffer{})
@@ -158,8 +164,8 @@ func TestEarlyFilesWritesPlanFileForUsageErrors(t *testing.T) {
 	usage := diag.Diagnostics{diag.New(diag.UsageUnknownFlag, diag.Subject{})}
 	fromFlag, fromEnv := filepath.Join(dir, "flag.json"), filepath.Join(dir, "env.json")
 	f := testFactory(t, []string{"SOPS_AWS_SYNC_PLAN_FILE=" + fromEnv}, nil)
-	assert.Empty(t, EarlyFiles(f, []string{"plan", "--bogus", "--plan-file", fromFlag}, usage))
-	assert.Empty(t, EarlyFiles(f, []string{"plan", "--bogus"}, usage))
+	assert.Equal(t, []string{diag.UsageUnknownFlag}, classes(t, EarlyFiles(f, []string{"plan", "--bogus", "--plan-file", fromFlag}, usage)))
+	assert.Equal(t, []string{diag.UsageUnknownFlag}, classes(t, EarlyFiles(f, []string{"plan", "--bogus"}, usage)))
 	for _, p := range []string{fromFlag, fromEnv} {
 		v, err := planview.ReadFile(p)
 		require.NoError(t, err)
@@ -167,7 +173,7 @@ func TestEarlyFilesWritesPlanFileForUsageErrors(t *testing.T) {
 		assert.Equal(t, diag.UsageUnknownFlag, v.Diagnostics[0].Class)
 		assert.False(t, v.NamesShown)
 	}
-	fails := EarlyFiles(f, []string{"plan", "--plan-file", filepath.Join(dir, "missing", "p.json")}, usage)
-	require.Len(t, fails, 1)
-	assert.Equal(t, diag.PlanfileWriteFailed, fails[0].Class)
+	err := EarlyFiles(f, []string{"plan", "--plan-file", filepath.Join(dir, "missing", "p.json")}, usage)
+	assert.Equal(t, []string{diag.UsageUnknownFlag, diag.PlanfileWriteFailed}, classes(t, err))
+	assert.Equal(t, 3, exitcode.For(err))
 }

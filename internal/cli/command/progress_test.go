@@ -34,7 +34,7 @@ func TestLoadingProgressOnTheFactoryClock(t *testing.T) {
 	var asked []time.Duration
 	f := &factory.Factory{After: func(d time.Duration) <-chan time.Time { asked = append(asked, d); return ticks }}
 	lines := make(lineWriter, 4)
-	r := &runner{f: f, log: slog.New(slog.NewJSONHandler(lines, nil))}
+	r := &invocation{f: f, log: slog.New(slog.NewJSONHandler(lines, nil))}
 	stop := r.reportLoading(&desired.Progress{})
 	for range 2 {
 		ticks <- time.Time{}

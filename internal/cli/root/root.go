@@ -158,9 +158,7 @@ func Execute(ctx context.Context, f *factory.Factory, args []string) int {
 	case earlyReport:
 		var ds diag.Diagnostics
 		errors.As(err, &ds)
-		if fails := command.EarlyFiles(f, args, ds); len(fails) > 0 {
-			err = &exitcode.RunError{Diagnostics: append(ds, fails...)}
-		}
+		err = command.EarlyFiles(f, args, ds)
 	case err != nil && !isKnown(err):
 		// cobra's own errors (e.g. from a subcommand lookup) may quote
 		// arguments: replace them.
