@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"math"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -17,16 +19,27 @@ import (
 
 // State returns the live state (see StateDump).
 func (e *Emulator) State() StateDump {
-	now, _ := e.begin()
-	_ = now
+	e.mu.Lock()
 	defer e.mu.Unlock()
+	now, lag := e.now(), e.lag()
 	d := StateDump{Secrets: []SecretDump{}}
-	for _, r := range e.st.order {
+	for _, p := range e.partOrder {
+		p.st.sweep(now, lag)
+		e.dumpPart(p, &d)
+	}
+	return d
+}
+
+// dumpPart appends partition p's live secrets to d. e.mu is held.
+func (e *Emulator) dumpPart(p *part, d *StateDump) {
+	for _, r := range p.st.order {
 		s := r.cur()
 		if s == nil {
 			continue
 		}
 		sd := SecretDump{
+			Account:         p.account,
+			Region:          p.region,
 			Name:            s.name,
 			ARN:             s.arn,
 			Description:     s.description,
@@ -54,7 +67,6 @@ func (e *Emulator) State() StateDump {
 		}
 		d.Secrets = append(d.Secrets, sd)
 	}
-	return d
 }
 
 // SetConditions applies c to the secret named (or ARN'd) by c.Name. It
@@ -71,11 +83,28 @@ func (e *Emulator) SetConditions(c Conditions) error {
 	if c.CurrentPayload != nil && *c.CurrentPayload != "both" && *c.CurrentPayload != "neither" {
 		return fmt.Errorf("current_payload must be \"both\" or \"neither\"")
 	}
+	account, region := c.Account, c.Region
+	if f := strings.SplitN(c.Name, ":", 6); len(f) == 6 && f[0] == "arn" {
+		account, region = cmp.Or(account, f[4]), cmp.Or(region, f[3])
+	}
+	e.mu.Lock()
+	account, region = cmp.Or(account, e.defAccount), cmp.Or(region, e.defRegion)
+	e.mu.Unlock()
+	if !accountRE.MatchString(account) || !validRegion(region) {
+		return fmt.Errorf("account %q or region %q is malformed", account, region)
+	}
+	e.mu.Lock()
+	ec := &call{Emulator: e, part: e.partFor(account, region)}
+	e.mu.Unlock()
+	return ec.setConditions(c)
+}
+
+func (e *call) setConditions(c Conditions) error {
 	now, lag := e.begin()
 	defer e.mu.Unlock()
 	r := e.st.lookup(c.Name)
 	if r == nil || r.cur() == nil {
-		return fmt.Errorf("secret %q not found", c.Name)
+		return fmt.Errorf("secret %q not found in account %s, Region %s", c.Name, e.account, e.region)
 	}
 	n := r.cur().clone()
 	if c.RotationEnabled != nil {
@@ -217,6 +246,8 @@ func (e *Emulator) serveControl(w http.ResponseWriter, r *http.Request) {
 		serveSettings(w, r, e.Faults, e.SetFaults)
 	case "/_emulator/quotas":
 		serveSettings(w, r, e.Quotas, e.SetQuotas)
+	case "/_emulator/iam":
+		serveSettings(w, r, e.IAM, e.SetIAM)
 	case "/_emulator/conditions":
 		if !allow(http.MethodPost) {
 			return

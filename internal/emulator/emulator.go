@@ -26,22 +26,23 @@ const (
 // serves the awsJson1_1 API on POST / (any path outside /_emulator/) and the
 // JSON control API under /_emulator/. Safe for concurrent use.
 type Emulator struct {
-	region  string
-	account string
+	defRegion  string // Region of requests without a credential scope
+	defAccount string // account of access keys not in iam.AccessKeys
 
-	mu       sync.Mutex
-	base     func() time.Time
-	offset   time.Duration
-	st       *store
-	faults   Faults
-	faultRNG *rand.Rand
-	idRNG    *rand.Rand
-	idGen    uint64
-	logger   *slog.Logger
-	buckets  map[string]*bucket
-	nth      map[string]int64
-	stats    Stats
-	inFlight int64 // API requests being served now
+	mu        sync.Mutex
+	base      func() time.Time
+	offset    time.Duration
+	parts     map[partKey]*part // one per (account, Region) served so far
+	partOrder []*part           // in creation order, the default one first
+	iam       IAM
+	faults    Faults
+	faultRNG  *rand.Rand
+	idRNG     *rand.Rand
+	idGen     uint64
+	logger    *slog.Logger
+	nth       map[string]int64
+	stats     Stats
+	inFlight  int64 // API requests being served now
 
 	kms         *kmsRegistry // KMS keys and aliases; survives Reset
 	pendingKeys []KMSKey     // from WithKMSKeys, added by New
@@ -50,11 +51,13 @@ type Emulator struct {
 // Option configures New.
 type Option func(*Emulator)
 
-// WithRegion sets the Region used in ARNs (default us-east-1).
-func WithRegion(region string) Option { return func(e *Emulator) { e.region = region } }
+// WithRegion sets the default Region (default us-east-1): the Region of
+// requests that carry no SigV4 credential scope.
+func WithRegion(region string) Option { return func(e *Emulator) { e.defRegion = region } }
 
-// WithAccountID sets the account id used in ARNs (default 123456789012).
-func WithAccountID(id string) Option { return func(e *Emulator) { e.account = id } }
+// WithAccountID sets the default account id (default 123456789012): the
+// account of every access key that IAM.AccessKeys does not map elsewhere.
+func WithAccountID(id string) Option { return func(e *Emulator) { e.defAccount = id } }
 
 // WithClock sets the time source (default time.Now). AdvanceClock adds to it.
 func WithClock(now func() time.Time) Option { return func(e *Emulator) { e.base = now } }
@@ -79,11 +82,11 @@ func WithLogger(l *slog.Logger) Option { return func(e *Emulator) { e.logger = l
 
 // New returns an empty emulator.
 func New(opts ...Option) *Emulator {
-	e := &Emulator{region: DefaultRegion, account: DefaultAccountID, base: time.Now}
+	e := &Emulator{defRegion: DefaultRegion, defAccount: DefaultAccountID, base: time.Now}
 	for _, o := range opts {
 		o(e)
 	}
-	e.st = newStore()
+	e.resetParts()
 	e.resetFaultState()
 	e.resetStats()
 	e.kms = newKMSRegistry()
@@ -96,11 +99,11 @@ func New(opts ...Option) *Emulator {
 	return e
 }
 
-// Region returns the Region used in ARNs.
-func (e *Emulator) Region() string { return e.region }
+// Region returns the default Region (see WithRegion).
+func (e *Emulator) Region() string { return e.defRegion }
 
-// AccountID returns the account id used in ARNs.
-func (e *Emulator) AccountID() string { return e.account }
+// AccountID returns the default account id (see WithAccountID).
+func (e *Emulator) AccountID() string { return e.defAccount }
 
 // Now returns the emulator clock: the time source plus every AdvanceClock.
 func (e *Emulator) Now() time.Time {
@@ -135,13 +138,16 @@ func (e *Emulator) SetClock(now func() time.Time) {
 func (e *Emulator) Reset() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.st = newStore()
+	e.resetParts()
 	e.resetFaultState()
 	e.resetStats()
 }
 
 func (e *Emulator) resetStats() {
 	e.stats = Stats{Calls: map[string]int64{}, Retries: map[string]int64{}, Throttled: map[string]int64{}, Faults: map[string]int64{}}
+	for _, p := range e.partOrder {
+		p.calls = map[string]int64{}
+	}
 }
 
 // Stats returns a copy of the counters.
@@ -150,6 +156,14 @@ func (e *Emulator) Stats() Stats {
 	defer e.mu.Unlock()
 	c := Stats{Calls: maps.Clone(e.stats.Calls), Retries: maps.Clone(e.stats.Retries),
 		Throttled: maps.Clone(e.stats.Throttled), Faults: maps.Clone(e.stats.Faults)}
+	for _, p := range e.partOrder {
+		if len(p.calls) > 0 {
+			if c.CallsByAccountRegion == nil {
+				c.CallsByAccountRegion = map[string]map[string]int64{}
+			}
+			c.CallsByAccountRegion[p.account+"/"+p.region] = maps.Clone(p.calls)
+		}
+	}
 	c.Connections = e.stats.Connections
 	c.MaxInFlight = e.stats.MaxInFlight
 	return c
@@ -218,7 +232,14 @@ func (e *Emulator) handleAPI(w http.ResponseWriter, r *http.Request) (op string,
 		return fail(errf("UnknownOperationException", "the emulator does not serve this request; send POST with X-Amz-Target: secretsmanager.<Operation>"))
 	}
 
-	plan := e.admit(op, sdkAttempt(r.Header))
+	e.mu.Lock()
+	p, aerr := e.route(r)
+	e.mu.Unlock()
+	if aerr != nil {
+		e.countUnrouted(op)
+		return fail(aerr)
+	}
+	plan := e.admit(p, op, sdkAttempt(r.Header))
 	fault = plan.name()
 	if plan.delay > 0 {
 		t := time.NewTimer(plan.delay)
@@ -236,7 +257,7 @@ func (e *Emulator) handleAPI(w http.ResponseWriter, r *http.Request) (op string,
 	case faultError:
 		return fail(plan.err)
 	}
-	out, aerr := h(e, body)
+	out, aerr := h(&call{Emulator: e, part: p}, body)
 	if plan.kind == faultAmbiguousAfter {
 		abort(w)
 		return op, 0, "", fault
@@ -270,6 +291,14 @@ func sdkAttempt(h http.Header) int {
 func (e *Emulator) countUnknown() {
 	e.mu.Lock()
 	e.stats.Calls["Unknown"]++
+	e.mu.Unlock()
+}
+
+// countUnrouted counts a call refused before it reached a partition (its
+// credentials were refused).
+func (e *Emulator) countUnrouted(op string) {
+	e.mu.Lock()
+	e.stats.Calls[op]++
 	e.mu.Unlock()
 }
 
@@ -308,10 +337,10 @@ func decodeBody(body []byte, v any) *apiError {
 	return nil
 }
 
-type opFunc func(e *Emulator, body []byte) (any, *apiError)
+type opFunc func(e *call, body []byte) (any, *apiError)
 
-func op[T any](f func(*Emulator, *T) (any, *apiError)) opFunc {
-	return func(e *Emulator, body []byte) (any, *apiError) {
+func op[T any](f func(*call, *T) (any, *apiError)) opFunc {
+	return func(e *call, body []byte) (any, *apiError) {
 		in := new(T)
 		if err := decodeBody(body, in); err != nil {
 			return nil, err
@@ -325,19 +354,19 @@ var operations map[string]opFunc
 
 func init() {
 	operations = map[string]opFunc{
-		"CreateSecret":             op((*Emulator).createSecret),
-		"PutSecretValue":           op((*Emulator).putSecretValue),
-		"UpdateSecret":             op((*Emulator).updateSecret),
-		"DescribeSecret":           op((*Emulator).describeSecret),
-		"GetSecretValue":           op((*Emulator).getSecretValue),
-		"BatchGetSecretValue":      op((*Emulator).batchGetSecretValue),
-		"ListSecrets":              op((*Emulator).listSecrets),
-		"ListSecretVersionIds":     op((*Emulator).listSecretVersionIDs),
-		"DeleteSecret":             op((*Emulator).deleteSecret),
-		"RestoreSecret":            op((*Emulator).restoreSecret),
-		"TagResource":              op((*Emulator).tagResource),
-		"UntagResource":            op((*Emulator).untagResource),
-		"UpdateSecretVersionStage": op((*Emulator).updateSecretVersionStage),
+		"CreateSecret":             op((*call).createSecret),
+		"PutSecretValue":           op((*call).putSecretValue),
+		"UpdateSecret":             op((*call).updateSecret),
+		"DescribeSecret":           op((*call).describeSecret),
+		"GetSecretValue":           op((*call).getSecretValue),
+		"BatchGetSecretValue":      op((*call).batchGetSecretValue),
+		"ListSecrets":              op((*call).listSecrets),
+		"ListSecretVersionIds":     op((*call).listSecretVersionIDs),
+		"DeleteSecret":             op((*call).deleteSecret),
+		"RestoreSecret":            op((*call).restoreSecret),
+		"TagResource":              op((*call).tagResource),
+		"UntagResource":            op((*call).untagResource),
+		"UpdateSecretVersionStage": op((*call).updateSecretVersionStage),
 	}
 }
 

@@ -205,17 +205,20 @@ func (e *Emulator) resetFaultState() {
 	e.idGen++
 	e.idRNG = rand.New(rand.NewPCG(seed, 0x6964656e74<<8+e.idGen))
 	e.nth = map[string]int64{}
-	e.buckets = map[string]*bucket{}
+	for _, p := range e.partOrder {
+		p.buckets = map[string]*bucket{}
+	}
 }
 
 // admit counts the call and decides its faults: a scripted fault for this
 // exact call wins; then the quota bucket; then the random error and
 // ambiguous rolls. Latency applies to every call.
-func (e *Emulator) admit(op string, attempt int) callPlan {
+func (e *Emulator) admit(p *part, op string, attempt int) callPlan {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	f := &e.faults
 	e.stats.Calls[op]++
+	p.calls[op]++
 	if attempt > 1 {
 		e.stats.Retries[op]++
 	}
@@ -239,7 +242,7 @@ func (e *Emulator) admit(op string, attempt int) callPlan {
 	}
 	if f.Quotas {
 		now := e.now()
-		if b := e.bucketFor(op, now); b != nil && !b.take(now) {
+		if b := e.bucketFor(p, op, now); b != nil && !b.take(now) {
 			e.stats.Throttled[op]++
 			plan.kind, plan.err, plan.throttled = faultError, errf("ThrottlingException", msgRateExceeded), true
 			return plan

@@ -207,18 +207,18 @@ func validKMSKeyIDForm(kms *string) *apiError {
 	return nil
 }
 
-func (e *Emulator) kmsKeyARN(id string) string {
+func (e *call) kmsKeyARN(id string) string {
 	return fmt.Sprintf("arn:aws:kms:%s:%s:key/%s", e.region, e.account, id)
 }
 
-func (e *Emulator) kmsAliasARN(alias string) string {
+func (e *call) kmsAliasARN(alias string) string {
 	return fmt.Sprintf("arn:aws:kms:%s:%s:%s", e.region, e.account, alias)
 }
 
 // resolveKMS resolves a KmsKeyId to a key id of the registry ("" means the
 // default key). The caller holds e.mu. An unknown key, or an ARN of another
 // Region or account (not modelled), is InvalidParameterException.
-func (e *Emulator) resolveKMS(s string) (string, *apiError) {
+func (e *call) resolveKMS(s string) (string, *apiError) {
 	if s == "" {
 		return defaultKMSKeyID, nil
 	}
@@ -244,7 +244,7 @@ func (e *Emulator) resolveKMS(s string) (string, *apiError) {
 // storedKeyID resolves a secret's stored KmsKeyId; a reference that no
 // longer resolves (it cannot happen: keys and aliases are never removed)
 // falls back to the default key.
-func (e *Emulator) storedKeyID(s *secret) string {
+func (e *call) storedKeyID(s *secret) string {
 	id, err := e.resolveKMS(s.kmsKeyID)
 	if err != nil {
 		return defaultKMSKeyID
@@ -253,7 +253,7 @@ func (e *Emulator) storedKeyID(s *secret) string {
 }
 
 // kmsState is the fault state of key id ("" when usable).
-func (e *Emulator) kmsState(id string) string {
+func (e *call) kmsState(id string) string {
 	for _, f := range e.faults.KMSKeyFaults {
 		if fid, err := e.resolveKMS(f.Key); err == nil && fid == id {
 			return f.State
@@ -278,7 +278,7 @@ func (e *Emulator) kmsFailure(state string, encrypt bool) *apiError {
 
 // encryptWith reports whether a new value can be encrypted under key id
 // (kms:GenerateDataKey), as the error AWS answers when it cannot.
-func (e *Emulator) encryptWith(id string) *apiError {
+func (e *call) encryptWith(id string) *apiError {
 	if st := e.kmsState(id); st != "" {
 		return e.kmsFailure(st, true)
 	}
@@ -289,7 +289,7 @@ func (e *Emulator) encryptWith(id string) *apiError {
 // encrypted it (after a key change the labelled versions carry both the
 // previous and the new key). When none is usable the newest key's state
 // chooses the error.
-func (e *Emulator) decrypt(v *version) *apiError {
+func (e *call) decrypt(v *version) *apiError {
 	last := ""
 	for _, id := range v.keys {
 		st := e.kmsState(id)
@@ -311,7 +311,7 @@ func (e *Emulator) decrypt(v *version) *apiError {
 // label moves. A version that cannot be decrypted with its keys, or when
 // the new key cannot encrypt, is left as it is, silently, as the
 // UpdateSecret reference describes for missing kms:Decrypt/kms:Encrypt.
-func (e *Emulator) reencrypt(n *secret, newID string) {
+func (e *call) reencrypt(n *secret, newID string) {
 	if e.kmsState(newID) != "" {
 		return
 	}
@@ -428,7 +428,7 @@ func (e *Emulator) SetKMSAlias(a KMSAlias) error {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	id, aerr := e.resolveKMS(a.TargetKeyID)
+	id, aerr := e.defCall().resolveKMS(a.TargetKeyID)
 	if aerr != nil || id == defaultKMSKeyID {
 		return fmt.Errorf("target_key_id %q is not a customer managed key of this emulator", a.TargetKeyID)
 	}
@@ -448,7 +448,7 @@ func (e *Emulator) KMSKeys() KMSDump {
 }
 
 func (e *Emulator) kmsKeyOut(id string) KMSKey {
-	k := KMSKey{KeyID: id, ARN: e.kmsKeyARN(id), Aliases: []string{}, AWSManaged: id == defaultKMSKeyID}
+	k := KMSKey{KeyID: id, ARN: e.defCall().kmsKeyARN(id), Aliases: []string{}, AWSManaged: id == defaultKMSKeyID}
 	for a, target := range e.kms.aliases {
 		if target == id {
 			k.Aliases = append(k.Aliases, a)

@@ -235,7 +235,7 @@ func sortKey(sortBy string, h listHit) string {
 
 // page runs q against the state visible at now-lag. It returns the hits and
 // the token of the next page ("" when none). Caller holds e.mu.
-func (e *Emulator) page(q listQuery, now time.Time, lag time.Duration) ([]listHit, string) {
+func (e *call) page(q listQuery, now time.Time, lag time.Duration) ([]listHit, string) {
 	view := func(r *record) *secret {
 		if lag <= 0 {
 			return r.cur()
@@ -378,7 +378,7 @@ func parseListQuery(filters []wireFilter, sortBy, order, token *string, maxResul
 	return q, nil
 }
 
-func (e *Emulator) listSecrets(in *listSecretsIn) (any, *apiError) {
+func (e *call) listSecrets(in *listSecretsIn) (any, *apiError) {
 	q, aerr := parseListQuery(in.Filters, in.SortBy, in.SortOrder, in.NextToken, in.MaxResults, 100)
 	if aerr != nil {
 		return nil, aerr
@@ -396,7 +396,7 @@ func (e *Emulator) listSecrets(in *listSecretsIn) (any, *apiError) {
 	return out, nil
 }
 
-func (e *Emulator) batchGetSecretValue(in *batchGetIn) (any, *apiError) {
+func (e *call) batchGetSecretValue(in *batchGetIn) (any, *apiError) {
 	if (in.SecretIDList != nil) == (in.Filters != nil) {
 		return nil, errf("InvalidParameterException", "Either 'SecretIdList' or 'Filters' must be provided, but not both.")
 	}

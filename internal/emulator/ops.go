@@ -12,7 +12,7 @@ import (
 // Handlers return output values that share no mutable memory with the store,
 // so they are encoded after the lock is released.
 
-func (e *Emulator) begin() (time.Time, time.Duration) {
+func (e *call) begin() (time.Time, time.Duration) {
 	e.mu.Lock()
 	now := e.now()
 	lag := e.lag()
@@ -22,13 +22,13 @@ func (e *Emulator) begin() (time.Time, time.Duration) {
 
 func (e *Emulator) lag() time.Duration { return time.Duration(e.faults.ListLagMS) * time.Millisecond }
 
-func (e *Emulator) arn(name string) string {
+func (e *call) arn(name string) string {
 	return fmt.Sprintf("arn:aws:secretsmanager:%s:%s:secret:%s-%s", e.region, e.account, name, e.arnSuffix())
 }
 
 // get resolves a SecretId to a live record; activeOnly refuses a secret
 // scheduled for deletion with AWS's InvalidRequestException.
-func (e *Emulator) get(id string, activeOnly bool) (*record, *secret, *apiError) {
+func (e *call) get(id string, activeOnly bool) (*record, *secret, *apiError) {
 	r := e.st.lookup(id)
 	if r == nil || r.cur() == nil {
 		return nil, nil, errNotFound()
@@ -70,7 +70,7 @@ func trimVersions(s *secret, now time.Time) {
 
 // createSecret: reference §1 CreateSecret, §2 tokens. A name scheduled for
 // deletion is InvalidRequestException (never ResourceExistsException).
-func (e *Emulator) createSecret(in *createSecretIn) (any, *apiError) {
+func (e *call) createSecret(in *createSecretIn) (any, *apiError) {
 	if in.Name == nil {
 		return nil, errMissing("name")
 	}
@@ -202,7 +202,7 @@ func validRegion(r string) bool {
 
 // putSecretValue: reference §1 PutSecretValue, §2, §3. Never creates a
 // secret; a token is required; VersionStages moves only the listed labels.
-func (e *Emulator) putSecretValue(in *putSecretValueIn) (any, *apiError) {
+func (e *call) putSecretValue(in *putSecretValueIn) (any, *apiError) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}
@@ -261,7 +261,7 @@ func (e *Emulator) putSecretValue(in *putSecretValueIn) (any, *apiError) {
 
 // updateSecret: reference §1 UpdateSecret. Metadata-only updates create no
 // version; a value moves AWSCURRENT like PutSecretValue without stages.
-func (e *Emulator) updateSecret(in *updateSecretIn) (any, *apiError) {
+func (e *call) updateSecret(in *updateSecretIn) (any, *apiError) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}

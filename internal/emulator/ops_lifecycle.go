@@ -12,7 +12,7 @@ import (
 // deleteSecret: reference §1 DeleteSecret. Window 7-30 days (default 30),
 // exclusive with ForceDeleteWithoutRecovery, which purges at once and
 // succeeds for a missing secret; a second scheduling is InvalidRequest.
-func (e *Emulator) deleteSecret(in *deleteSecretIn) (any, *apiError) {
+func (e *call) deleteSecret(in *deleteSecretIn) (any, *apiError) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}
@@ -58,7 +58,7 @@ func (e *Emulator) deleteSecret(in *deleteSecretIn) (any, *apiError) {
 
 // restoreSecret: reference §1 RestoreSecret; a no-op on an active secret
 // [unverified choice].
-func (e *Emulator) restoreSecret(in *secretIDIn) (any, *apiError) {
+func (e *call) restoreSecret(in *secretIDIn) (any, *apiError) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}
@@ -81,7 +81,7 @@ type emptyOut struct{}
 
 // tagResource: reference §1 TagResource; an existing key gets the new
 // value; enforces 50 tags and the aws: prefix; refused while scheduled.
-func (e *Emulator) tagResource(in *tagResourceIn) (any, *apiError) {
+func (e *call) tagResource(in *tagResourceIn) (any, *apiError) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}
@@ -109,7 +109,7 @@ func (e *Emulator) tagResource(in *tagResourceIn) (any, *apiError) {
 
 // untagResource: reference §1 UntagResource; idempotent; refused while
 // scheduled.
-func (e *Emulator) untagResource(in *untagResourceIn) (any, *apiError) {
+func (e *call) untagResource(in *untagResourceIn) (any, *apiError) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}
@@ -136,7 +136,7 @@ func (e *Emulator) untagResource(in *untagResourceIn) (any, *apiError) {
 
 // updateSecretVersionStage: reference §3. Moving a label held elsewhere
 // needs RemoveFromVersionId naming the holder; AWSCURRENT drags AWSPREVIOUS.
-func (e *Emulator) updateSecretVersionStage(in *updateStageIn) (any, *apiError) {
+func (e *call) updateSecretVersionStage(in *updateStageIn) (any, *apiError) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}

@@ -9,7 +9,7 @@ import (
 // Read operations: DescribeSecret, GetSecretValue, ListSecretVersionIds.
 
 // meta renders the fields DescribeSecret and ListSecrets share.
-func (e *Emulator) meta(s *secret, r *record) secretMeta {
+func (e *call) meta(s *secret, r *record) secretMeta {
 	m := secretMeta{
 		ARN:              s.arn,
 		Name:             s.name,
@@ -39,7 +39,7 @@ func (e *Emulator) meta(s *secret, r *record) secretMeta {
 
 // describeSecret: reference §1, §4. Answers for a secret scheduled for
 // deletion too (with DeletedDate).
-func (e *Emulator) describeSecret(in *secretIDIn) (any, *apiError) {
+func (e *call) describeSecret(in *secretIDIn) (any, *apiError) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}
@@ -93,7 +93,7 @@ func valueOut(s *secret, v *version) secretValueOut {
 
 // getSecretValue: reference §1 GetSecretValue; refuses a secret scheduled
 // for deletion; sets LastAccessedDate at day resolution.
-func (e *Emulator) getSecretValue(in *getSecretValueIn) (any, *apiError) {
+func (e *call) getSecretValue(in *getSecretValueIn) (any, *apiError) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}
@@ -122,7 +122,7 @@ func (e *Emulator) getSecretValue(in *getSecretValueIn) (any, *apiError) {
 
 // listSecretVersionIDs: reference §1 ListSecretVersionIds, newest first;
 // deprecated versions only with IncludeDeprecated. Works while scheduled.
-func (e *Emulator) listSecretVersionIDs(in *listVersionIDsIn) (any, *apiError) {
+func (e *call) listSecretVersionIDs(in *listVersionIDsIn) (any, *apiError) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}

@@ -85,19 +85,20 @@ func (f *Faults) familyRate(fam string) float64 {
 	return 0
 }
 
-// bucketFor returns the token bucket of op's family (created full on first
-// use), or nil when op has no quota. e.mu is held.
-func (e *Emulator) bucketFor(op string, now time.Time) *bucket {
+// bucketFor returns partition p's token bucket of op's family (created
+// full on first use), or nil when op has no quota. Every (account, Region)
+// has its own quotas, as in AWS. e.mu is held.
+func (e *Emulator) bucketFor(p *part, op string, now time.Time) *bucket {
 	q, ok := quotaFamilies[op]
 	if !ok {
 		return nil
 	}
-	b := e.buckets[q.family]
+	b := p.buckets[q.family]
 	if b == nil {
 		rate := q.rate * e.faults.familyScale(q.family)
 		burst := math.Max(1, rate) // one second's worth [unverified]
 		b = &bucket{rate: rate, burst: burst, tokens: burst, last: now}
-		e.buckets[q.family] = b
+		p.buckets[q.family] = b
 	}
 	return b
 }
@@ -114,15 +115,17 @@ func (e *Emulator) SetQuotas(q Quotas) error {
 	defer e.mu.Unlock()
 	now := e.now()
 	e.faults.Quotas, e.faults.QuotaScale, e.faults.QuotaScales = q.Quotas, q.QuotaScale, maps.Clone(q.QuotaScales)
-	if !q.Quotas {
-		e.buckets = map[string]*bucket{}
-		return nil
-	}
-	for fam, b := range e.buckets {
-		b.refill(now)
-		b.rate = e.faults.familyRate(fam)
-		b.burst = math.Max(1, b.rate)
-		b.tokens = math.Min(b.tokens, b.burst)
+	for _, p := range e.partOrder {
+		if !q.Quotas {
+			p.buckets = map[string]*bucket{}
+			continue
+		}
+		for fam, b := range p.buckets {
+			b.refill(now)
+			b.rate = e.faults.familyRate(fam)
+			b.burst = math.Max(1, b.rate)
+			b.tokens = math.Min(b.tokens, b.burst)
+		}
 	}
 	return nil
 }

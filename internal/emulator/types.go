@@ -13,6 +13,9 @@ type StateDump struct {
 
 // SecretDump is one secret in a StateDump.
 type SecretDump struct {
+	// Account and Region are where the secret lives (its ARN says the same).
+	Account         string            `json:"account"`
+	Region          string            `json:"region"`
 	Name            string            `json:"name"`
 	ARN             string            `json:"arn"`
 	Description     string            `json:"description"`
@@ -59,12 +62,18 @@ type VersionDump struct {
 // (injected latency included) since the last reset: a client's concurrency
 // as the server saw it.
 type Stats struct {
-	Calls       map[string]int64 `json:"calls"`
-	Retries     map[string]int64 `json:"retries"`
-	Throttled   map[string]int64 `json:"throttled"`
-	Faults      map[string]int64 `json:"faults"`
-	Connections int64            `json:"connections"`
-	MaxInFlight int64            `json:"max_in_flight"`
+	Calls     map[string]int64 `json:"calls"`
+	Retries   map[string]int64 `json:"retries"`
+	Throttled map[string]int64 `json:"throttled"`
+	Faults    map[string]int64 `json:"faults"`
+	// CallsByAccountRegion splits Calls by the (account, Region) that
+	// served them, keyed "<account>/<region>" (e.g.
+	// "123456789012/us-east-1"); only pairs that served a call appear.
+	// Calls refused before routing (unknown operations, refused
+	// credentials) and STS calls are not in it.
+	CallsByAccountRegion map[string]map[string]int64 `json:"calls_by_account_region,omitempty"`
+	Connections          int64                       `json:"connections"`
+	MaxInFlight          int64                       `json:"max_in_flight"`
 }
 
 // Faults configures fault injection (PUT /_emulator/faults replaces the whole
@@ -131,6 +140,10 @@ type ScriptedFault struct {
 // as they are.
 type Conditions struct {
 	Name string `json:"name"`
+	// Account and Region choose the (account, Region) the secret lives in;
+	// empty means the ARN's when Name is an ARN, else the default ones.
+	Account string `json:"account,omitempty"`
+	Region  string `json:"region,omitempty"`
 	// RotationEnabled sets RotationEnabled (with a placeholder rotation Lambda
 	// ARN and rules when true).
 	RotationEnabled *bool `json:"rotation_enabled,omitempty"`

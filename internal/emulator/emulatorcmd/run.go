@@ -65,19 +65,34 @@ func (k *kmsFaultFlag) Set(v string) error {
 	return nil
 }
 
+// accessKeyFlag collects repeated --access-key KEY=ACCOUNT values.
+type accessKeyFlag map[string]string
+
+func (k accessKeyFlag) String() string { return "" }
+
+func (k accessKeyFlag) Set(v string) error {
+	key, account, ok := strings.Cut(v, "=")
+	if !ok {
+		return errors.New("want KEY=ACCOUNT, e.g. AKIAPRODEXAMPLE0001=111111111111")
+	}
+	k[key] = account
+	return nil
+}
+
 // Run runs the emulator command with args (without the program name) until
 // a value arrives on stop. It returns the process exit code.
 func Run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	fs := flag.NewFlagSet("secretsmanager-emulator", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	listen := fs.String("listen", "127.0.0.1:4566", "address to listen on (port 0 picks a free port)")
-	region := fs.String("region", emulator.DefaultRegion, "Region used in ARNs")
-	account := fs.String("account-id", emulator.DefaultAccountID, "account id used in ARNs")
+	region := fs.String("region", emulator.DefaultRegion, "Region of requests without a SigV4 credential scope (others are served in the Region they are signed for)")
+	account := fs.String("account-id", emulator.DefaultAccountID, "account of every access key --access-key does not map")
 	logCalls := fs.Bool("log", false, "log one line per API call to stderr (operation, status, error code, fault; never names or values)")
 	var f emulator.Faults
 	var script scriptFlag
 	var kmsKeys kmsKeyFlag
 	var kmsFaults kmsFaultFlag
+	accessKeys := accessKeyFlag{}
 	fs.Int64Var(&f.Seed, "seed", 0, "seed for every random decision (ARN suffixes, fault rolls, jitter)")
 	fs.Int64Var(&f.LatencyMS, "latency-ms", 0, "latency added to every API call, milliseconds")
 	fs.Int64Var(&f.LatencyJitterMS, "latency-jitter-ms", 0, "extra uniform random latency in [0,n] milliseconds")
@@ -91,6 +106,7 @@ func Run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	fs.Var(&script, "script", "scripted fault Operation:nth:fault (repeatable), fault = ambiguous-after-apply | ambiguous-before-apply | error:<Code>[:<Message>]")
 	fs.Var(&kmsKeys, "kms-key", "customer managed KMS key KEY_ID[=alias/a,alias/b] the emulator knows (repeatable); aws/secretsmanager is always known")
 	fs.Var(&kmsFaults, "kms-key-fault", "make a KMS key unusable KEY:STATE (repeatable), KEY = key id, key ARN, alias name or alias ARN, STATE = disabled | pending-deletion | access-denied")
+	fs.Var(accessKeys, "access-key", "map an access key id to an account KEY=ACCOUNT (repeatable); ACCOUNT is a 12-digit id or an IAM user or role ARN; other keys belong to --account-id")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -107,7 +123,15 @@ func Run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		fmt.Fprintf(stderr, "secretsmanager-emulator: invalid fault flags: %v\n", err)
 		return 2
 	}
-	opts := []emulator.Option{emulator.WithRegion(*region), emulator.WithAccountID(*account), emulator.WithFaults(f)}
+	iam := emulator.IAM{}
+	if len(accessKeys) > 0 {
+		iam.AccessKeys = accessKeys
+	}
+	if err := emulator.ValidateIAM(iam); err != nil {
+		fmt.Fprintf(stderr, "secretsmanager-emulator: invalid --access-key: %v\n", err)
+		return 2
+	}
+	opts := []emulator.Option{emulator.WithRegion(*region), emulator.WithAccountID(*account), emulator.WithFaults(f), emulator.WithIAM(iam)}
 	if *logCalls {
 		opts = append(opts, emulator.WithLogger(slog.New(slog.NewTextHandler(stderr, nil))))
 	}

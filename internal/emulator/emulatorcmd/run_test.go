@@ -110,6 +110,8 @@ func TestRun_BadFlagsExit2(t *testing.T) {
 		{"--script", "CreateSecret:x:ambiguous-after-apply"},
 		{"--script", "CreateSecret"},
 		{"--script", "Nope:1:ambiguous-after-apply"},
+		{"--access-key", "AKIAPRODEXAMPLE00001"},
+		{"--access-key", "AKIAPRODEXAMPLE00001=12"},
 		{"extra-arg"},
 	} {
 		var out, errb bytes.Buffer
@@ -207,5 +209,36 @@ func getJSON(t *testing.T, url string, v any) {
 	defer resp.Body.Close()
 	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestRun_AccessKeyFlagMapsKeysToAccounts(t *testing.T) {
+	url, stop, code := startRun(t, "--listen", "127.0.0.1:0", "--access-key", "AKIAPRODEXAMPLE00001=111111111111",
+		"--access-key", "AKIASTAGINGEXAMPLE01=arn:aws:iam::222222222222:user/ci")
+	defer func() { stop <- syscall.SIGINT; <-code }()
+	resp, err := http.Get(url + "/_emulator/iam")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got emulator.IAM
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got.AccessKeys["AKIAPRODEXAMPLE00001"] != "111111111111" || got.AccessKeys["AKIASTAGINGEXAMPLE01"] != "arn:aws:iam::222222222222:user/ci" {
+		t.Fatalf("iam %+v", got)
+	}
+	// A request signed with the mapped key lands in its account and Region.
+	req, _ := http.NewRequest("POST", url+"/", strings.NewReader(`{"Name":"n"}`))
+	req.Header.Set("X-Amz-Target", "secretsmanager.CreateSecret")
+	req.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential=AKIAPRODEXAMPLE00001/20260101/ap-south-1/secretsmanager/aws4_request, SignedHeaders=host, Signature=00")
+	r2, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Body.Close()
+	b, _ := io.ReadAll(r2.Body)
+	if !strings.Contains(string(b), "arn:aws:secretsmanager:ap-south-1:111111111111:secret:n-") {
+		t.Fatalf("create %s", b)
 	}
 }

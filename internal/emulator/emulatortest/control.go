@@ -86,6 +86,19 @@ func (c Control) SetQuotas(ctx context.Context, q emulator.Quotas) error {
 	return c.do(ctx, http.MethodPut, "/_emulator/quotas", q, nil)
 }
 
+// IAM returns GET /_emulator/iam: the identity configuration.
+func (c Control) IAM(ctx context.Context) (emulator.IAM, error) {
+	var v emulator.IAM
+	err := c.do(ctx, http.MethodGet, "/_emulator/iam", nil, &v)
+	return v, err
+}
+
+// SetIAM does PUT /_emulator/iam: it replaces the identity configuration
+// (access key → account map, roles); secrets and issued sessions stay.
+func (c Control) SetIAM(ctx context.Context, v emulator.IAM) error {
+	return c.do(ctx, http.MethodPut, "/_emulator/iam", v, nil)
+}
+
 // SetConditions does POST /_emulator/conditions for one secret.
 func (c Control) SetConditions(ctx context.Context, cond emulator.Conditions) error {
 	return c.do(ctx, http.MethodPost, "/_emulator/conditions", cond, nil)
@@ -231,6 +244,20 @@ func (m Must) SetFaults(f emulator.Faults) {
 func (m Must) SetQuotas(q emulator.Quotas) {
 	m.t.Helper()
 	fatalIf(m.t, m.c.SetQuotas(context.Background(), q))
+}
+
+// IAM is Control.IAM.
+func (m Must) IAM() emulator.IAM {
+	m.t.Helper()
+	v, err := m.c.IAM(context.Background())
+	fatalIf(m.t, err)
+	return v
+}
+
+// SetIAM is Control.SetIAM.
+func (m Must) SetIAM(v emulator.IAM) {
+	m.t.Helper()
+	fatalIf(m.t, m.c.SetIAM(context.Background(), v))
 }
 
 // SetConditions is Control.SetConditions.

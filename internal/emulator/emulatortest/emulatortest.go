@@ -32,13 +32,33 @@ func Start(t testing.TB, opts ...emulator.Option) *Server {
 }
 
 // Client returns the real aws-sdk-go-v2 Secrets Manager client for this
-// server: static credentials, Region us-east-1, BaseEndpoint = URL, the
-// SDK's default (standard) retryer. optFns run last and may change anything.
+// server: static credentials of the default account, the emulator's default
+// Region (us-east-1 unless WithRegion), BaseEndpoint = URL, the SDK's
+// default (standard) retryer. optFns run last and may change anything.
 func (s *Server) Client(t testing.TB, optFns ...func(*secretsmanager.Options)) *secretsmanager.Client {
 	t.Helper()
+	return s.ClientIn(t, s.Emu.Region(), DefaultAccessKey, optFns...)
+}
+
+// DefaultAccessKey is the access key id of Server.Client: a key no IAM
+// configuration maps, so it belongs to the default account.
+const DefaultAccessKey = "AKIDEMULATOR0000DEFAULT"
+
+// ClientIn returns the real Secrets Manager client for this server signing
+// in region with the static access key id accessKey (the emulator maps it
+// to an account, see emulator.IAM), as Client otherwise.
+func (s *Server) ClientIn(t testing.TB, region, accessKey string, optFns ...func(*secretsmanager.Options)) *secretsmanager.Client {
+	t.Helper()
+	return s.ClientWith(t, region, credentials.NewStaticCredentialsProvider(accessKey, "emulator-secret", ""), optFns...)
+}
+
+// ClientWith returns the real Secrets Manager client for this server
+// signing in region with creds (e.g. an STS assume-role provider).
+func (s *Server) ClientWith(t testing.TB, region string, creds aws.CredentialsProvider, optFns ...func(*secretsmanager.Options)) *secretsmanager.Client {
+	t.Helper()
 	o := secretsmanager.Options{
-		Region:       "us-east-1",
-		Credentials:  credentials.NewStaticCredentialsProvider("AKIDEMULATOR", "emulator-secret", ""),
+		Region:       region,
+		Credentials:  creds,
 		BaseEndpoint: aws.String(s.URL),
 	}
 	return secretsmanager.New(o, optFns...)

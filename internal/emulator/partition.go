@@ -1,0 +1,222 @@
+package emulator
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"maps"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Accounts and Regions. AWS keeps one Secrets Manager per (account,
+// Region): a secret, its ARN and the request quotas belong to one of them.
+// The emulator does the same. A request's Region is the Region of its SigV4
+// credential scope (Authorization: AWS4-HMAC-SHA256
+// Credential=AKID/DATE/REGION/SERVICE/aws4_request, or X-Amz-Credential in a
+// presigned URL; AWS Signature Version 4 documentation, "Credential scope"),
+// its account the account of its access key: a key of the AccessKeys map,
+// temporary credentials the emulator's STS issued, or else the default
+// account. Signatures are not checked. A request without a credential
+// scope (raw HTTP in tests) is served by the default account and Region, so
+// a single-account, single-Region emulator behaves exactly as before.
+
+// part is the state of one (account, Region): its secrets and its quota
+// buckets. Callers hold Emulator.mu.
+type part struct {
+	account, region string
+	st              *store
+	buckets         map[string]*bucket
+	calls           map[string]int64 // API calls served here, by operation
+}
+
+type partKey struct{ account, region string }
+
+// call is one API request's view of the emulator: the emulator and the
+// (account, Region) the request's credentials and signature chose. Handlers
+// are methods of call, so e.st, e.region and e.account are the partition's.
+type call struct {
+	*Emulator
+	*part
+}
+
+// partFor returns the partition of (account, region), creating it empty.
+// e.mu is held.
+func (e *Emulator) partFor(account, region string) *part {
+	k := partKey{account, region}
+	if p := e.parts[k]; p != nil {
+		return p
+	}
+	p := &part{account: account, region: region, st: newStore(), buckets: map[string]*bucket{}, calls: map[string]int64{}}
+	e.parts[k] = p
+	e.partOrder = append(e.partOrder, p)
+	return p
+}
+
+// defCall is a call in the default account and Region. e.mu is held.
+func (e *Emulator) defCall() *call {
+	return &call{Emulator: e, part: e.partFor(e.defAccount, e.defRegion)}
+}
+
+// resetParts drops every partition's secrets and buckets. e.mu is held.
+func (e *Emulator) resetParts() {
+	e.parts = map[partKey]*part{}
+	e.partOrder = nil
+	e.partFor(e.defAccount, e.defRegion)
+}
+
+// sigScope is the SigV4 credential scope of a request.
+type sigScope struct {
+	accessKey, region, service string
+}
+
+// parseSigScope reads the credential scope from the Authorization header
+// (or a presigned URL's X-Amz-Credential). ok is false when the request
+// carries none or it is malformed.
+func parseSigScope(r *http.Request) (sigScope, bool) {
+	cred := r.URL.Query().Get("X-Amz-Credential")
+	if a := r.Header.Get("Authorization"); a != "" {
+		i := strings.Index(a, "Credential=")
+		if i < 0 {
+			return sigScope{}, false
+		}
+		cred = a[i+len("Credential="):]
+		if j := strings.IndexAny(cred, ", "); j >= 0 {
+			cred = cred[:j]
+		}
+	}
+	f := strings.Split(cred, "/")
+	if len(f) != 5 || f[0] == "" || f[4] != "aws4_request" {
+		return sigScope{}, false
+	}
+	return sigScope{accessKey: f[0], region: f[2], service: f[3]}, true
+}
+
+var accountRE = regexp.MustCompile(`^[0-9]{12}$`)
+
+// principalRE matches the principal ARNs an access key may be mapped to:
+// an IAM user or role.
+var principalRE = regexp.MustCompile(`^arn:aws:iam::([0-9]{12}):(user|role)/[\w+=,.@/-]{1,512}$`)
+
+// IAM is the emulator's identity configuration (GET and PUT
+// /_emulator/iam, WithIAM): which account each access key belongs to, and
+// which roles may be assumed through the emulator's STS.
+type IAM struct {
+	// AccessKeys maps an access key id to its account: a 12-digit account
+	// id (the principal is then arn:aws:iam::<account>:user/emulator) or
+	// the ARN of an IAM user or role (arn:aws:iam::<account>:user/<name>),
+	// which GetCallerIdentity reports. Any other key belongs to the
+	// default account.
+	AccessKeys map[string]string `json:"access_keys,omitempty"`
+}
+
+// ValidateIAM reports the first invalid setting, in words fit for a 400.
+func ValidateIAM(c IAM) error {
+	keys := slices.Sorted(maps.Keys(c.AccessKeys))
+	for _, k := range keys {
+		v := c.AccessKeys[k]
+		if len(k) < 16 || len(k) > 128 || strings.ContainsAny(k, "/, =") {
+			return fmt.Errorf("access_keys: %q is not an access key id (16-128 characters, no '/', ',', '=' or space)", k)
+		}
+		if !accountRE.MatchString(v) && !principalRE.MatchString(v) {
+			return fmt.Errorf("access_keys[%q]: %q is neither a 12-digit account id nor an IAM user or role ARN", k, v)
+		}
+	}
+	return nil
+}
+
+func cloneIAM(c IAM) IAM {
+	c.AccessKeys = maps.Clone(c.AccessKeys)
+	return c
+}
+
+// WithIAM sets the identity configuration. It panics on an invalid one
+// (see ValidateIAM), since that is a programming error.
+func WithIAM(c IAM) Option {
+	return func(e *Emulator) {
+		if err := ValidateIAM(c); err != nil {
+			panic("emulator.WithIAM: " + err.Error())
+		}
+		e.iam = cloneIAM(c)
+	}
+}
+
+// SetIAM replaces the identity configuration. Secrets, sessions already
+// issued and everything else stay.
+func (e *Emulator) SetIAM(c IAM) error {
+	if err := ValidateIAM(c); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.iam = cloneIAM(c)
+	return nil
+}
+
+// IAM returns the identity configuration.
+func (e *Emulator) IAM() IAM {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return cloneIAM(e.iam)
+}
+
+// principal is who sent a request.
+type principal struct {
+	account string
+	arn     string // IAM user/role ARN, or the assumed-role session ARN
+	userID  string // GetCallerIdentity UserId
+}
+
+// stableID derives an AWS-style unique id (prefix + 16 upper-case
+// alphanumerics) from s, so the same principal always gets the same id.
+func stableID(prefix, s string) string {
+	sum := sha256.Sum256([]byte(s))
+	const upper = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+	var b [16]byte
+	for i := range b {
+		b[i] = upper[sum[i]%32]
+	}
+	return prefix + string(b[:])
+}
+
+// longTermPrincipal is the principal of a long-term access key (mapped or
+// not). e.mu is held.
+func (e *Emulator) longTermPrincipal(key string) principal {
+	v, ok := e.iam.AccessKeys[key]
+	if !ok {
+		v = e.defAccount
+	}
+	if m := principalRE.FindStringSubmatch(v); m != nil {
+		prefix := "AIDA"
+		if m[2] == "role" {
+			prefix = "AROA"
+		}
+		return principal{account: m[1], arn: v, userID: stableID(prefix, v)}
+	}
+	return principal{account: v, arn: "arn:aws:iam::" + v + ":user/emulator", userID: stableID("AIDA", v)}
+}
+
+// route picks the partition that serves an API request: the Region of its
+// credential scope (the default Region without one) and the account of its
+// access key. e.mu is held.
+func (e *Emulator) route(r *http.Request) (*part, *apiError) {
+	sc, ok := parseSigScope(r)
+	if !ok {
+		return e.partFor(e.defAccount, e.defRegion), nil
+	}
+	region := sc.region
+	if !validRegion(region) {
+		region = e.defRegion
+	}
+	who, aerr := e.identify(sc.accessKey, r.Header.Get("X-Amz-Security-Token"))
+	if aerr != nil {
+		return nil, aerr
+	}
+	return e.partFor(who.account, region), nil
+}
+
+// identify returns the principal of an access key. e.mu is held.
+func (e *Emulator) identify(key, _ string) (principal, *apiError) {
+	return e.longTermPrincipal(key), nil
+}
