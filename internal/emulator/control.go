@@ -248,6 +248,10 @@ func (e *Emulator) serveControl(w http.ResponseWriter, r *http.Request) {
 		serveSettings(w, r, e.Quotas, e.SetQuotas)
 	case "/_emulator/iam":
 		serveSettings(w, r, e.IAM, e.SetIAM)
+	case "/_emulator/sessions":
+		if allow(http.MethodGet) {
+			writeJSON(w, e.Sessions())
+		}
 	case "/_emulator/conditions":
 		if !allow(http.MethodPost) {
 			return

@@ -29,20 +29,22 @@ type Emulator struct {
 	defRegion  string // Region of requests without a credential scope
 	defAccount string // account of access keys not in iam.AccessKeys
 
-	mu        sync.Mutex
-	base      func() time.Time
-	offset    time.Duration
-	parts     map[partKey]*part // one per (account, Region) served so far
-	partOrder []*part           // in creation order, the default one first
-	iam       IAM
-	faults    Faults
-	faultRNG  *rand.Rand
-	idRNG     *rand.Rand
-	idGen     uint64
-	logger    *slog.Logger
-	nth       map[string]int64
-	stats     Stats
-	inFlight  int64 // API requests being served now
+	mu           sync.Mutex
+	base         func() time.Time
+	offset       time.Duration
+	parts        map[partKey]*part // one per (account, Region) served so far
+	partOrder    []*part           // in creation order, the default one first
+	iam          IAM
+	sessions     map[string]*session // temporary credentials by access key id
+	sessionOrder []*session
+	faults       Faults
+	faultRNG     *rand.Rand
+	idRNG        *rand.Rand
+	idGen        uint64
+	logger       *slog.Logger
+	nth          map[string]int64
+	stats        Stats
+	inFlight     int64 // API requests being served now
 
 	kms         *kmsRegistry // KMS keys and aliases; survives Reset
 	pendingKeys []KMSKey     // from WithKMSKeys, added by New
@@ -180,8 +182,9 @@ func (e *Emulator) ConnState(_ net.Conn, s http.ConnState) {
 	e.mu.Unlock()
 }
 
-// ServeHTTP serves the control API under /_emulator/ and the Secrets
-// Manager API everywhere else.
+// ServeHTTP serves the control API under /_emulator/, and the Secrets
+// Manager API and STS (Query protocol requests, see sts.go) everywhere
+// else.
 func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if strings.HasPrefix(r.URL.Path, "/_emulator/") {
 		e.serveControl(w, r)
@@ -223,6 +226,9 @@ func (e *Emulator) handleAPI(w http.ResponseWriter, r *http.Request) (op string,
 	}
 	if len(body) > maxBody {
 		return fail(errf("SerializationException", "the request body is larger than %d bytes", maxBody))
+	}
+	if isSTS(r) {
+		return e.serveSTS(w, r, body)
 	}
 	op, ok := strings.CutPrefix(r.Header.Get("X-Amz-Target"), "secretsmanager.")
 	h := operations[op]

@@ -3,9 +3,11 @@ package emulator
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/xml"
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -119,5 +121,67 @@ func FuzzControl(f *testing.F) {
 			t.Fatalf("%s: invalid JSON answer %q", p.path, rec.Body.Bytes())
 		}
 		_ = e.SetFaults(Faults{}) // keep faults off between inputs
+	})
+}
+
+// FuzzServeSTS feeds arbitrary form bodies to the emulator's STS (every
+// served action and an unknown one), signed with a mapped key, an unmapped
+// key, an issued session's key, or not at all. The emulator must never
+// panic, must answer 200, 400 or 403 with an XML document (an error is an
+// ErrorResponse with a Code), and a success must be the action's response.
+func FuzzServeSTS(f *testing.F) {
+	actions := []string{"AssumeRole", "AssumeRoleWithWebIdentity", "GetCallerIdentity", "GetSessionToken"}
+	f.Add(uint8(0), uint8(0), "RoleArn=arn:aws:iam::111111111111:role/r&RoleSessionName=s1")
+	f.Add(uint8(0), uint8(2), "RoleArn=arn:aws:iam::111111111111:role/r&RoleSessionName=s1&DurationSeconds=3601")
+	f.Add(uint8(1), uint8(3), "RoleArn=arn:aws:iam::222222222222:role/r&RoleSessionName=s1&WebIdentityToken=eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJyZXBvOmEvYjpyZWY6bWFpbiJ9.c2ln")
+	f.Add(uint8(2), uint8(1), "")
+	e := New(WithIAM(IAM{
+		AccessKeys: map[string]string{"AKIAFUZZEXAMPLE00001": "111111111111"},
+		Roles: []Role{{ARN: "arn:aws:iam::111111111111:role/r", Trust: []string{"111111111111", "arn:aws:iam::222222222222:role/r"}, WebIdentitySubjects: []string{"repo:a/b:*"}},
+			{ARN: "arn:aws:iam::333333333333:role/denied", Deny: true}},
+	}))
+	f.Fuzz(func(t *testing.T, actionIdx, who uint8, form string) {
+		if len(form) > 16<<10 {
+			return
+		}
+		action := actions[int(actionIdx)%len(actions)]
+		body := "Action=" + action + "&Version=2011-06-15&" + form
+		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")
+		key := ""
+		switch who % 4 {
+		case 0:
+			key = "AKIAFUZZEXAMPLE00001"
+		case 1:
+			key = "AKIAUNMAPPEDFUZZ0001"
+		case 2:
+			ss := e.Sessions().Sessions
+			if len(ss) > 0 {
+				key = ss[len(ss)-1].AccessKeyID
+			}
+		}
+		if key != "" {
+			req.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential="+key+"/20260101/us-east-1/sts/aws4_request, SignedHeaders=host, Signature=00")
+		}
+		rec := httptest.NewRecorder()
+		e.ServeHTTP(rec, req)
+		switch rec.Code {
+		case 200, 400, 403:
+		default:
+			t.Fatalf("%s %q: status %d", action, form, rec.Code)
+		}
+		var doc struct {
+			XMLName xml.Name
+			Error   struct{ Code string }
+		}
+		if err := xml.Unmarshal(rec.Body.Bytes(), &doc); err != nil {
+			t.Fatalf("%s %q: body %q is not XML", action, form, rec.Body.Bytes())
+		}
+		if rec.Code == 200 && doc.XMLName.Local != action+"Response" {
+			t.Fatalf("%s: success body %s", action, rec.Body.Bytes())
+		}
+		if rec.Code != 200 && (doc.XMLName.Local != "ErrorResponse" || doc.Error.Code == "") {
+			t.Fatalf("%s: error body %s", action, rec.Body.Bytes())
+		}
 	})
 }

@@ -109,6 +109,11 @@ type IAM struct {
 	// which GetCallerIdentity reports. Any other key belongs to the
 	// default account.
 	AccessKeys map[string]string `json:"access_keys,omitempty"`
+	// Roles are the roles STS knows, with their trust rules (see Role).
+	Roles []Role `json:"roles,omitempty"`
+	// RequireRoles refuses (AccessDenied) the assumption of any role not
+	// in Roles; by default an unlisted role may be assumed by anyone.
+	RequireRoles bool `json:"require_roles,omitempty"`
 }
 
 // ValidateIAM reports the first invalid setting, in words fit for a 400.
@@ -123,11 +128,16 @@ func ValidateIAM(c IAM) error {
 			return fmt.Errorf("access_keys[%q]: %q is neither a 12-digit account id nor an IAM user or role ARN", k, v)
 		}
 	}
-	return nil
+	return validateRoles(c.Roles)
 }
 
 func cloneIAM(c IAM) IAM {
 	c.AccessKeys = maps.Clone(c.AccessKeys)
+	c.Roles = slices.Clone(c.Roles)
+	for i := range c.Roles {
+		c.Roles[i].Trust = slices.Clone(c.Roles[i].Trust)
+		c.Roles[i].WebIdentitySubjects = slices.Clone(c.Roles[i].WebIdentitySubjects)
+	}
 	return c
 }
 
@@ -216,7 +226,19 @@ func (e *Emulator) route(r *http.Request) (*part, *apiError) {
 	return e.partFor(who.account, region), nil
 }
 
-// identify returns the principal of an access key. e.mu is held.
-func (e *Emulator) identify(key, _ string) (principal, *apiError) {
+// identify returns the principal of an access key: the role session of
+// temporary credentials the emulator's STS issued (refused once expired on
+// the emulator clock, or with another session token), else a long-term
+// key's. e.mu is held.
+func (e *Emulator) identify(key, token string) (principal, *apiError) {
+	if s := e.sessions[key]; s != nil {
+		if token != s.token {
+			return principal{}, errf("UnrecognizedClientException", "The security token included in the request is invalid.")
+		}
+		if !e.now().Before(s.Expiration) {
+			return principal{}, errf("ExpiredTokenException", "The security token included in the request is expired")
+		}
+		return principal{account: s.Account, arn: s.arn(), userID: s.userXML().AssumedRoleID}, nil
+	}
 	return e.longTermPrincipal(key), nil
 }

@@ -99,6 +99,15 @@ func (c Control) SetIAM(ctx context.Context, v emulator.IAM) error {
 	return c.do(ctx, http.MethodPut, "/_emulator/iam", v, nil)
 }
 
+// Sessions returns GET /_emulator/sessions: the temporary credentials the
+// emulator's STS issued (account, role, session name, expiration; never
+// the secret key or token), in issue order.
+func (c Control) Sessions(ctx context.Context) (emulator.Sessions, error) {
+	var v emulator.Sessions
+	err := c.do(ctx, http.MethodGet, "/_emulator/sessions", nil, &v)
+	return v, err
+}
+
 // SetConditions does POST /_emulator/conditions for one secret.
 func (c Control) SetConditions(ctx context.Context, cond emulator.Conditions) error {
 	return c.do(ctx, http.MethodPost, "/_emulator/conditions", cond, nil)
@@ -258,6 +267,14 @@ func (m Must) IAM() emulator.IAM {
 func (m Must) SetIAM(v emulator.IAM) {
 	m.t.Helper()
 	fatalIf(m.t, m.c.SetIAM(context.Background(), v))
+}
+
+// Sessions is Control.Sessions.
+func (m Must) Sessions() emulator.Sessions {
+	m.t.Helper()
+	v, err := m.c.Sessions(context.Background())
+	fatalIf(m.t, err)
+	return v
 }
 
 // SetConditions is Control.SetConditions.

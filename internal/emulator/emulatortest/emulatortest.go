@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+	"github.com/aws/aws-sdk-go-v2/service/sts"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 )
@@ -108,4 +109,15 @@ func (s *Server) AdvanceClock(t testing.TB, d time.Duration) {
 func (s *Server) Reset(t testing.TB) {
 	t.Helper()
 	s.Control().Must(t).Reset()
+}
+
+// STSClient returns the real aws-sdk-go-v2 STS client for this server
+// (BaseEndpoint = URL, as AWS_ENDPOINT_URL_STS would set it) signing in
+// region with creds (nil: the default account's static key, as Client).
+func (s *Server) STSClient(t testing.TB, region string, creds aws.CredentialsProvider, optFns ...func(*sts.Options)) *sts.Client {
+	t.Helper()
+	if creds == nil {
+		creds = credentials.NewStaticCredentialsProvider(DefaultAccessKey, "emulator-secret", "")
+	}
+	return sts.New(sts.Options{Region: region, Credentials: creds, BaseEndpoint: aws.String(s.URL)}, optFns...)
 }

@@ -1,0 +1,563 @@
+package emulator
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// STS on the same listener (the SDK's AWS_ENDPOINT_URL_STS): AssumeRole,
+// AssumeRoleWithWebIdentity and GetCallerIdentity in the Query protocol
+// (form-encoded POST with Action and Version, XML answers; STS API
+// reference, "Common parameters" and each action's "Response Elements").
+// Temporary credentials map to the role's account, so calls made with them
+// land in that account. Which roles may be assumed, by whom, is the IAM
+// configuration's Roles.
+
+const stsXMLNS = "https://sts.amazonaws.com/doc/2011-06-15/"
+
+// Role is one IAM role the emulator's STS knows (IAM.Roles): who may assume
+// it and for how long. A role not listed may be assumed by anyone, unless
+// IAM.RequireRoles.
+type Role struct {
+	// ARN is the role's ARN, arn:aws:iam::<account>:role/[<path>/]<name>.
+	ARN string `json:"arn"`
+	// Trust lists who may call AssumeRole on it (the role's trust policy):
+	// "*" (anyone), a 12-digit account id (any principal of that account),
+	// or a principal ARN: an IAM user or role ARN; a role ARN also admits
+	// that role's sessions (AWS's trust policy rule for role principals).
+	// Empty: nobody.
+	Trust []string `json:"trust,omitempty"`
+	// WebIdentitySubjects lists the `sub` claims that may call
+	// AssumeRoleWithWebIdentity; "*" in a pattern matches any run of
+	// characters (repo:acme/payments:*). Empty: nobody.
+	WebIdentitySubjects []string `json:"web_identity_subjects,omitempty"`
+	// Deny refuses every assumption of the role with AccessDenied, whatever
+	// Trust says (an explicit deny).
+	Deny bool `json:"deny,omitempty"`
+	// MaxSessionDurationSeconds is the role's MaxSessionDuration: 3600
+	// (0 means 3600) to 43200.
+	MaxSessionDurationSeconds int64 `json:"max_session_duration_seconds,omitempty"`
+}
+
+var roleARNRE = regexp.MustCompile(`^arn:aws:iam::([0-9]{12}):role/(?:[\x21-\x7e]*/)?([\w+=,.@-]{1,64})$`)
+
+// session is one set of temporary credentials the emulator's STS issued.
+type session struct {
+	Session
+	secret, token string
+	chained       bool // issued to a role session (role chaining)
+	roleName      string
+}
+
+// Session is one set of temporary credentials issued by the emulator's STS
+// (GET /_emulator/sessions): never the secret key or the session token.
+type Session struct {
+	AccessKeyID string    `json:"access_key_id"`
+	Account     string    `json:"account"`
+	RoleARN     string    `json:"role_arn"`
+	SessionName string    `json:"session_name"`
+	Expiration  time.Time `json:"expiration"`
+	// Action is AssumeRole or AssumeRoleWithWebIdentity.
+	Action string `json:"action"`
+	// Caller is the principal ARN that assumed the role (for web identity:
+	// the token's subject).
+	Caller string `json:"caller"`
+}
+
+// Sessions is the answer of GET /_emulator/sessions, in issue order.
+type Sessions struct {
+	Sessions []Session `json:"sessions"`
+}
+
+// Sessions returns the temporary credentials issued so far.
+func (e *Emulator) Sessions() Sessions {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := Sessions{Sessions: []Session{}}
+	for _, s := range e.sessionOrder {
+		out.Sessions = append(out.Sessions, s.Session)
+	}
+	return out
+}
+
+func validateRoles(roles []Role) error {
+	seen := map[string]bool{}
+	for i, r := range roles {
+		if !roleARNRE.MatchString(r.ARN) {
+			return fmt.Errorf("roles[%d].arn %q is not an IAM role ARN (arn:aws:iam::<12 digits>:role/<name>)", i, r.ARN)
+		}
+		if seen[r.ARN] {
+			return fmt.Errorf("roles[%d].arn %q is listed twice", i, r.ARN)
+		}
+		seen[r.ARN] = true
+		for _, p := range r.Trust {
+			if p != "*" && !accountRE.MatchString(p) && !principalRE.MatchString(p) {
+				return fmt.Errorf("roles[%d].trust: %q is not \"*\", an account id or an IAM user or role ARN", i, p)
+			}
+		}
+		for _, p := range r.WebIdentitySubjects {
+			if p == "" {
+				return fmt.Errorf("roles[%d].web_identity_subjects: empty pattern", i)
+			}
+		}
+		if m := r.MaxSessionDurationSeconds; m != 0 && (m < 3600 || m > 43200) {
+			return fmt.Errorf("roles[%d].max_session_duration_seconds must be 3600 to 43200", i)
+		}
+	}
+	return nil
+}
+
+// stsError is an STS error answer (Query protocol ErrorResponse).
+type stsError struct {
+	status int
+	typ    string // Sender or Receiver
+	code   string
+	msg    string
+}
+
+func stsErr(status int, code, format string, args ...any) *stsError {
+	return &stsError{status: status, typ: "Sender", code: code, msg: fmt.Sprintf(format, args...)}
+}
+
+func stsValidation(format string, args ...any) *stsError {
+	return stsErr(http.StatusBadRequest, "ValidationError", format, args...)
+}
+
+type stsErrorXML struct {
+	XMLName xml.Name `xml:"ErrorResponse"`
+	XMLNS   string   `xml:"xmlns,attr"`
+	Error   struct {
+		Type    string `xml:"Type"`
+		Code    string `xml:"Code"`
+		Message string `xml:"Message"`
+	} `xml:"Error"`
+	RequestID string `xml:"RequestId"`
+}
+
+type stsCredentialsXML struct {
+	AccessKeyID     string `xml:"AccessKeyId"`
+	SecretAccessKey string `xml:"SecretAccessKey"`
+	SessionToken    string `xml:"SessionToken"`
+	Expiration      string `xml:"Expiration"`
+}
+
+type assumedRoleUserXML struct {
+	Arn           string `xml:"Arn"`
+	AssumedRoleID string `xml:"AssumedRoleId"`
+}
+
+type responseMetadataXML struct {
+	RequestID string `xml:"RequestId"`
+}
+
+type assumeRoleResponseXML struct {
+	XMLName xml.Name `xml:"AssumeRoleResponse"`
+	XMLNS   string   `xml:"xmlns,attr"`
+	Result  struct {
+		Credentials     stsCredentialsXML  `xml:"Credentials"`
+		AssumedRoleUser assumedRoleUserXML `xml:"AssumedRoleUser"`
+	} `xml:"AssumeRoleResult"`
+	ResponseMetadata responseMetadataXML `xml:"ResponseMetadata"`
+}
+
+type assumeRoleWebIdentityResponseXML struct {
+	XMLName xml.Name `xml:"AssumeRoleWithWebIdentityResponse"`
+	XMLNS   string   `xml:"xmlns,attr"`
+	Result  struct {
+		Credentials                 stsCredentialsXML  `xml:"Credentials"`
+		SubjectFromWebIdentityToken string             `xml:"SubjectFromWebIdentityToken"`
+		AssumedRoleUser             assumedRoleUserXML `xml:"AssumedRoleUser"`
+		Provider                    string             `xml:"Provider"`
+		Audience                    string             `xml:"Audience"`
+	} `xml:"AssumeRoleWithWebIdentityResult"`
+	ResponseMetadata responseMetadataXML `xml:"ResponseMetadata"`
+}
+
+type getCallerIdentityResponseXML struct {
+	XMLName xml.Name `xml:"GetCallerIdentityResponse"`
+	XMLNS   string   `xml:"xmlns,attr"`
+	Result  struct {
+		Arn     string `xml:"Arn"`
+		UserID  string `xml:"UserId"`
+		Account string `xml:"Account"`
+	} `xml:"GetCallerIdentityResult"`
+	ResponseMetadata responseMetadataXML `xml:"ResponseMetadata"`
+}
+
+// isSTS tells an STS request (Query protocol: no X-Amz-Target, a form body
+// or a credential scope for the sts service) from a Secrets Manager one.
+func isSTS(r *http.Request) bool {
+	if r.Header.Get("X-Amz-Target") != "" {
+		return false
+	}
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+		return true
+	}
+	sc, ok := parseSigScope(r)
+	return ok && sc.service == "sts"
+}
+
+// serveSTS answers one STS request and reports it like handleAPI.
+func (e *Emulator) serveSTS(w http.ResponseWriter, r *http.Request, body []byte) (op string, status int, code, fault string) {
+	op = "STS"
+	fail := func(err *stsError) (string, int, string, string) {
+		writeSTSError(w, err)
+		return op, err.status, err.code, ""
+	}
+	form, err := url.ParseQuery(string(body))
+	if err != nil || r.Method != http.MethodPost {
+		return fail(stsErr(http.StatusBadRequest, "InvalidAction", "the emulator's STS serves POST with a form-encoded body"))
+	}
+	action := form.Get("Action")
+	switch action {
+	case "AssumeRole", "AssumeRoleWithWebIdentity", "GetCallerIdentity":
+		op = action
+	default:
+		e.countUnknown()
+		return fail(stsErr(http.StatusBadRequest, "InvalidAction", "Could not find operation %s for version %s", action, form.Get("Version")))
+	}
+	e.mu.Lock()
+	e.stats.Calls[op]++
+	if sdkAttempt(r.Header) > 1 {
+		e.stats.Retries[op]++
+	}
+	e.mu.Unlock()
+	var out any
+	var serr *stsError
+	switch op {
+	case "AssumeRole":
+		out, serr = e.assumeRole(r, form)
+	case "AssumeRoleWithWebIdentity":
+		out, serr = e.assumeRoleWithWebIdentity(form)
+	case "GetCallerIdentity":
+		out, serr = e.getCallerIdentity(r)
+	}
+	if serr != nil {
+		return fail(serr)
+	}
+	b, merr := xml.Marshal(out)
+	if merr != nil {
+		return fail(&stsError{status: http.StatusInternalServerError, typ: "Receiver", code: "InternalFailure", msg: "cannot encode the response"})
+	}
+	writeSTS(w, http.StatusOK, b)
+	return op, http.StatusOK, "", ""
+}
+
+func writeSTS(w http.ResponseWriter, status int, b []byte) {
+	w.Header().Set("Content-Type", "text/xml")
+	w.Header().Set("X-Amzn-Requestid", newRequestID())
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(xml.Header))
+	_, _ = w.Write(b)
+}
+
+func writeSTSError(w http.ResponseWriter, e *stsError) {
+	var x stsErrorXML
+	x.XMLNS = stsXMLNS
+	x.Error.Type, x.Error.Code, x.Error.Message = e.typ, e.code, e.msg
+	x.RequestID = newRequestID()
+	b, _ := xml.Marshal(x)
+	writeSTS(w, e.status, b)
+}
+
+// caller resolves the principal of a signed STS request. e.mu is held.
+func (e *Emulator) stsCaller(r *http.Request) (principal, *session, *stsError) {
+	sc, ok := parseSigScope(r)
+	if !ok {
+		return principal{}, nil, stsErr(http.StatusForbidden, "MissingAuthenticationToken", "Request is missing Authentication Token")
+	}
+	s := e.sessions[sc.accessKey]
+	who, aerr := e.identify(sc.accessKey, r.Header.Get("X-Amz-Security-Token"))
+	if aerr != nil {
+		code := "InvalidClientTokenId"
+		if aerr.code == "ExpiredTokenException" {
+			code = "ExpiredToken"
+		}
+		return principal{}, nil, stsErr(http.StatusForbidden, code, "%s", aerr.msg)
+	}
+	return who, s, nil
+}
+
+func (e *Emulator) getCallerIdentity(r *http.Request) (any, *stsError) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	who, _, serr := e.stsCaller(r)
+	if serr != nil {
+		return nil, serr
+	}
+	var out getCallerIdentityResponseXML
+	out.XMLNS = stsXMLNS
+	out.Result.Arn, out.Result.UserID, out.Result.Account = who.arn, who.userID, who.account
+	out.ResponseMetadata.RequestID = newRequestID()
+	return out, nil
+}
+
+// assumeParams are the parameters AssumeRole and AssumeRoleWithWebIdentity
+// share, validated against the STS API reference's constraints.
+type assumeParams struct {
+	roleARN, account, roleName, sessionName string
+	duration                                time.Duration
+	durationGiven                           bool
+}
+
+var sessionNameRE = regexp.MustCompile(`^[\w+=,.@-]*$`)
+
+func parseAssume(form url.Values) (assumeParams, *stsError) {
+	var p assumeParams
+	if !form.Has("RoleArn") {
+		return p, stsValidation("1 validation error detected: Value null at 'roleArn' failed to satisfy constraint: Member must not be null")
+	}
+	if !form.Has("RoleSessionName") {
+		return p, stsValidation("1 validation error detected: Value null at 'roleSessionName' failed to satisfy constraint: Member must not be null")
+	}
+	p.roleARN, p.sessionName = form.Get("RoleArn"), form.Get("RoleSessionName")
+	if n := len(p.roleARN); n < 20 || n > 2048 {
+		return p, stsValidation("1 validation error detected: Value '%s' at 'roleArn' failed to satisfy constraint: Member must have length between 20 and 2048", p.roleARN)
+	}
+	if n := len(p.sessionName); n < 2 || n > 64 {
+		return p, stsValidation("1 validation error detected: Value '%s' at 'roleSessionName' failed to satisfy constraint: Member must have length between 2 and 64", p.sessionName)
+	}
+	if !sessionNameRE.MatchString(p.sessionName) {
+		return p, stsValidation("1 validation error detected: Value '%s' at 'roleSessionName' failed to satisfy constraint: Member must satisfy regular expression pattern: [\\w+=,.@-]*", p.sessionName)
+	}
+	m := roleARNRE.FindStringSubmatch(p.roleARN)
+	if m == nil {
+		return p, stsValidation("%s is invalid", p.roleARN)
+	}
+	p.account, p.roleName = m[1], m[2]
+	p.duration = time.Hour
+	if v := form.Get("DurationSeconds"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return p, stsValidation("1 validation error detected: Value '%s' at 'durationSeconds' failed to satisfy constraint: Member must be a number", v)
+		}
+		if n < 900 || n > 43200 {
+			return p, stsValidation("1 validation error detected: Value '%d' at 'durationSeconds' failed to satisfy constraint: Member must have value between 900 and 43200", n)
+		}
+		p.duration, p.durationGiven = time.Duration(n)*time.Second, true
+	}
+	return p, nil
+}
+
+// roleRule returns the configured rule of roleARN, or nil.
+func (e *Emulator) roleRule(roleARN string) *Role {
+	for i := range e.iam.Roles {
+		if e.iam.Roles[i].ARN == roleARN {
+			return &e.iam.Roles[i]
+		}
+	}
+	return nil
+}
+
+// trusts reports whether rule admits caller (an IAM user/role ARN or an
+// assumed-role session ARN of account).
+func trusts(rule *Role, who principal, s *session) bool {
+	for _, p := range rule.Trust {
+		switch {
+		case p == "*", p == who.account, p == who.arn:
+			return true
+		case s != nil && p == s.RoleARN: // a role principal admits its sessions
+			return true
+		}
+	}
+	return false
+}
+
+// checkDuration applies the role's MaxSessionDuration and, for role
+// chaining, the one-hour limit (STS API reference, AssumeRole
+// DurationSeconds; message: field reports aws-vault#263, prowler#7721).
+func checkDuration(p assumeParams, rule *Role, chained bool) *stsError {
+	if chained && p.duration > time.Hour {
+		return stsValidation("The requested DurationSeconds exceeds the 1 hour session limit for roles assumed by role chaining.")
+	}
+	limit := time.Hour
+	if rule != nil && rule.MaxSessionDurationSeconds > 0 {
+		limit = time.Duration(rule.MaxSessionDurationSeconds) * time.Second
+	}
+	if p.duration > limit {
+		return stsValidation("The requested DurationSeconds exceeds the MaxSessionDuration set for this role.")
+	}
+	return nil
+}
+
+func (e *Emulator) assumeRole(r *http.Request, form url.Values) (any, *stsError) {
+	p, serr := parseAssume(form)
+	if serr != nil {
+		return nil, serr
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	who, caller, serr := e.stsCaller(r)
+	if serr != nil {
+		return nil, serr
+	}
+	rule := e.roleRule(p.roleARN)
+	if (rule == nil && e.iam.RequireRoles) || (rule != nil && (rule.Deny || !trusts(rule, who, caller))) {
+		// STS API reference, AssumeRole: a caller the trust policy does not
+		// admit gets AccessDenied (HTTP 403).
+		return nil, stsErr(http.StatusForbidden, "AccessDenied", "User: %s is not authorized to perform: sts:AssumeRole on resource: %s", who.arn, p.roleARN)
+	}
+	if serr := checkDuration(p, rule, caller != nil); serr != nil {
+		return nil, serr
+	}
+	s := e.issue(p, "AssumeRole", who.arn, caller != nil)
+	var out assumeRoleResponseXML
+	out.XMLNS = stsXMLNS
+	out.Result.Credentials = s.credentialsXML()
+	out.Result.AssumedRoleUser = s.userXML()
+	out.ResponseMetadata.RequestID = newRequestID()
+	return out, nil
+}
+
+// jwtClaims are the claims of a web identity token the emulator reads.
+type jwtClaims struct {
+	Iss string          `json:"iss"`
+	Sub string          `json:"sub"`
+	Aud json.RawMessage `json:"aud"`
+	Exp *float64        `json:"exp"`
+}
+
+// parseJWT reads the claims of a JWT (header.payload.signature, base64url)
+// without checking its signature.
+func parseJWT(tok string) (jwtClaims, bool) {
+	var c jwtClaims
+	parts := strings.Split(tok, ".")
+	if len(parts) != 3 {
+		return c, false
+	}
+	b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))
+	if err != nil || json.Unmarshal(b, &c) != nil || c.Sub == "" {
+		return c, false
+	}
+	return c, true
+}
+
+func (c jwtClaims) audience() string {
+	var one string
+	if json.Unmarshal(c.Aud, &one) == nil {
+		return one
+	}
+	var many []string
+	if json.Unmarshal(c.Aud, &many) == nil && len(many) > 0 {
+		return many[0]
+	}
+	return ""
+}
+
+// globMatch matches s against pattern, where * matches any run of
+// characters.
+func globMatch(pattern, s string) bool {
+	// Not path.Match: '/' in a subject is an ordinary character here.
+	var b strings.Builder
+	for _, r := range pattern {
+		switch r {
+		case '*':
+			b.WriteString(".*")
+		default:
+			b.WriteString(regexp.QuoteMeta(string(r)))
+		}
+	}
+	ok, _ := regexp.MatchString("^"+b.String()+"$", s)
+	return ok
+}
+
+func (e *Emulator) assumeRoleWithWebIdentity(form url.Values) (any, *stsError) {
+	p, serr := parseAssume(form)
+	if serr != nil {
+		return nil, serr
+	}
+	tok := form.Get("WebIdentityToken")
+	if n := len(tok); n < 4 || n > 20000 {
+		return nil, stsValidation("1 validation error detected: Value at 'webIdentityToken' failed to satisfy constraint: Member must have length between 4 and 20000")
+	}
+	claims, ok := parseJWT(tok)
+	if !ok {
+		return nil, stsErr(http.StatusBadRequest, "InvalidIdentityToken", "The web identity token is not a JWT with a subject (the emulator reads the claims, it does not check signatures)")
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if claims.Exp != nil && !e.now().Before(time.Unix(int64(*claims.Exp), 0)) {
+		return nil, stsErr(http.StatusBadRequest, "ExpiredTokenException", "Token expired: current date/time %s must be before the expiration date/time %s",
+			e.now().UTC().Format(time.RFC3339), time.Unix(int64(*claims.Exp), 0).UTC().Format(time.RFC3339))
+	}
+	rule := e.roleRule(p.roleARN)
+	allowed := rule == nil && !e.iam.RequireRoles
+	if rule != nil && !rule.Deny {
+		allowed = slices.ContainsFunc(rule.WebIdentitySubjects, func(pat string) bool { return globMatch(pat, claims.Sub) })
+	}
+	if !allowed {
+		// The message AWS answers (field reports,
+		// aws-actions/configure-aws-credentials issues).
+		return nil, stsErr(http.StatusForbidden, "AccessDenied", "Not authorized to perform sts:AssumeRoleWithWebIdentity")
+	}
+	if serr := checkDuration(p, rule, false); serr != nil {
+		return nil, serr
+	}
+	s := e.issue(p, "AssumeRoleWithWebIdentity", claims.Sub, false)
+	var out assumeRoleWebIdentityResponseXML
+	out.XMLNS = stsXMLNS
+	out.Result.Credentials = s.credentialsXML()
+	out.Result.AssumedRoleUser = s.userXML()
+	out.Result.SubjectFromWebIdentityToken = claims.Sub
+	out.Result.Provider = claims.Iss
+	out.Result.Audience = claims.audience()
+	out.ResponseMetadata.RequestID = newRequestID()
+	return out, nil
+}
+
+// issue makes and records temporary credentials for p. e.mu is held.
+func (e *Emulator) issue(p assumeParams, action, caller string, chained bool) *session {
+	s := &session{
+		Session: Session{
+			AccessKeyID: "ASIA" + e.randUpper(16),
+			Account:     p.account,
+			RoleARN:     p.roleARN,
+			SessionName: p.sessionName,
+			Expiration:  e.now().Add(p.duration).UTC().Truncate(time.Second),
+			Action:      action,
+			Caller:      caller,
+		},
+		secret:   e.randUpper(40),
+		token:    "IQoJb3JpZ2luX2VtdWxhdG9y" + e.randUpper(64),
+		chained:  chained,
+		roleName: p.roleName,
+	}
+	if e.sessions == nil {
+		e.sessions = map[string]*session{}
+	}
+	e.sessions[s.AccessKeyID] = s
+	e.sessionOrder = append(e.sessionOrder, s)
+	return s
+}
+
+func (s *session) credentialsXML() stsCredentialsXML {
+	return stsCredentialsXML{AccessKeyID: s.AccessKeyID, SecretAccessKey: s.secret, SessionToken: s.token,
+		Expiration: s.Expiration.Format("2006-01-02T15:04:05Z")}
+}
+
+func (s *session) arn() string {
+	return "arn:aws:sts::" + s.Account + ":assumed-role/" + s.roleName + "/" + s.SessionName
+}
+
+func (s *session) userXML() assumedRoleUserXML {
+	return assumedRoleUserXML{Arn: s.arn(), AssumedRoleID: stableID("AROA", s.RoleARN) + ":" + s.SessionName}
+}
+
+// randUpper returns n characters of [A-Z0-9] from the seeded generator.
+func (e *Emulator) randUpper(n int) string {
+	const chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = chars[e.idRNG.IntN(len(chars))]
+	}
+	return string(b)
+}
