@@ -25,6 +25,11 @@ type Input struct {
 	// Flags holds the flags given explicitly on the command line, by name,
 	// with their raw values.
 	Flags map[string]string
+	// RefusedFlags holds flags given on the command line whose raw text the
+	// command line reader could not use, by name, with the reason (a --tag
+	// value holding a line break). Each is a config:invalid-value problem;
+	// the setting then has no value from any source.
+	RefusedFlags map[string]string
 	// Environ is the environment as "KEY=value" entries (os.Environ()).
 	Environ []string
 	// ReadFile reads the --config file; called only when --config is given.
@@ -102,6 +107,15 @@ func Resolve(in Input) (Options, error) {
 	sort.Strings(flagNames)
 	for _, k := range flagNames {
 		vals[k] = raw{in.Flags[k], SourceFlag}
+	}
+	refused := make([]string, 0, len(in.RefusedFlags))
+	for k := range in.RefusedFlags {
+		refused = append(refused, k)
+	}
+	sort.Strings(refused)
+	for _, k := range refused {
+		probs = append(probs, Problem{ClassInvalidValue, k, SourceFlag, in.RefusedFlags[k]})
+		delete(vals, k)
 	}
 
 	o := Options{Sources: map[string]Source{}}

@@ -126,13 +126,20 @@ func TestReservedTagKeyExits3WithZeroCalls(t *testing.T) {
 		"bad character":    {"--tag", "CANARY-tag;key=v"},
 		"kms form":         {"--kms-key-id", "CANARY-kms"},
 		"negative limit":   {"--max-deletions", "-1"},
+		// Tighter forms (each a regression: accepted before).
+		"line break in one tag": {"--tag", "team=CANARY-a\nenv=CANARY-b"},
+		"kms partition":         {"--kms-key-id", "arn:CANARY:kms:us-east-1:123456789012:alias/app"},
+		"kms upper-case key id": {"--kms-key-id", "1234ABCD-12AB-34CD-56EF-1234567890AB"},
+		"kms empty alias part":  {"--kms-key-id", "alias//CANARY"},
+		"limit out of range":    {"--max-deletions", "99999999999999999999"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			before := e.stats().Calls
 			r := f.run(e, runOpts{}, f.args("sync", args...)...)
 			expect(t, r, 3, vocab.StatusInvalid, vocab.VerificationNotRun, nil)
 			assert.Contains(t, r.Stderr, args[0][2:], "the setting is named")
-			assert.NotContains(t, r.Stderr+r.Stdout, "CANARY-")
+			assert.NotContains(t, r.Stderr+r.Stdout, "CANARY")
+			assert.NotContains(t, r.Stderr+r.Stdout, args[1], "the value is never echoed")
 			assert.Equal(t, before, e.stats().Calls, "zero AWS calls")
 		})
 	}

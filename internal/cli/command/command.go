@@ -72,16 +72,17 @@ func newCmd(f *factory.Factory, s spec, runF func(context.Context, *Options) err
 		Long:  s.long,
 		Args:  NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			flags, ds := givenFlags(cmd.Flags())
+			flags, refused, ds := givenFlags(cmd.Flags())
 			if len(ds) > 0 {
 				return ds
 			}
 			start := f.Now()
 			resolved, err := config.Resolve(config.Input{
-				Command:  s.name,
-				Flags:    flags,
-				Environ:  f.Environ(),
-				ReadFile: f.ReadFile,
+				Command:      s.name,
+				Flags:        flags,
+				RefusedFlags: refused,
+				Environ:      f.Environ(),
+				ReadFile:     f.ReadFile,
 			})
 			if err != nil {
 				return invalidConfig(f, start, resolved, err)
@@ -174,13 +175,13 @@ func addFlags(cmd *cobra.Command, plan bool) {
 // givenFlags returns the flags set explicitly on the command line with their
 // raw values, or one usage:repeated-flag diagnostic per flag given more than
 // once (a repeated config-file key is an error too; the last one silently
-// winning would hide a typo in a long CI command line), and one
-// config:invalid-value for a --tag value holding a line break (one pair per
-// flag; a tag cannot hold a line break, and the joined pairs would read it
-// as two).
-func givenFlags(fs *pflag.FlagSet) (map[string]string, diag.Diagnostics) {
-	out := map[string]string{}
-	var ds diag.Diagnostics
+// winning would hide a typo in a long CI command line). refused holds, with
+// the reason, the flags whose raw text cannot be used: a --tag value holding
+// a line break (one pair per flag; a tag cannot hold a line break, and the
+// joined pairs would read it as two); config.Resolve reports them as
+// config:invalid-value beside every other problem.
+func givenFlags(fs *pflag.FlagSet) (out, refused map[string]string, ds diag.Diagnostics) {
+	out, refused = map[string]string{}, map[string]string{}
 	fs.Visit(func(f *pflag.Flag) {
 		if _, ok := config.Lookup(f.Name); !ok {
 			return
@@ -191,11 +192,10 @@ func givenFlags(fs *pflag.FlagSet) (map[string]string, diag.Diagnostics) {
 			return
 		}
 		if v, ok := f.Value.(*rawValue); ok && v.lineBreak {
-			ds = append(ds, diag.New(diag.ConfigInvalidValue, diag.Subject{Setting: f.Name, Origin: diag.OriginFlag}).
-				WithSummary("a value holds a line break; give one KEY=VALUE pair per --"+f.Name+" (a tag cannot hold a line break)"))
+			refused[f.Name] = "a value holds a line break; give one KEY=VALUE pair per --" + f.Name + " (a tag cannot hold a line break)"
 			return
 		}
 		out[f.Name] = f.Value.String()
 	})
-	return out, ds
+	return out, refused, ds
 }
