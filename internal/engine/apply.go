@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/pace"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
@@ -36,14 +37,14 @@ const (
 // next begins; after a failure or a needed rebuild no new operation starts.
 func (r *runner) apply(ctx context.Context, p plan.Plan) outcome {
 	var restored []plan.Operation
-	for _, kind := range vocab.Phases {
+	for _, action := range vocab.Phases {
 		var ops []plan.Operation
 		for _, op := range p.Ops {
-			if op.Kind == kind {
+			if op.Action == action {
 				ops = append(ops, op)
 			}
 		}
-		if kind == vocab.OpUpdate && len(restored) > 0 {
+		if action == vocab.ActionUpdate && len(restored) > 0 {
 			follow, out := r.followUps(ctx, restored)
 			if out != outDone {
 				return out
@@ -55,10 +56,10 @@ func (r *runner) apply(ctx context.Context, p plan.Plan) outcome {
 			continue
 		}
 		start, paced := r.clock.Now(), r.pacer.Stats()
-		out, done := r.runPhase(ctx, kind, ops)
+		out, done := r.runPhase(ctx, action, ops)
 		r.log.Info("phase applied", r.withPace(paced, slog.String(vocab.FieldPhase, vocab.PhaseApply),
-			slog.String(vocab.FieldOperation, string(kind)), slog.Int(vocab.FieldCount, len(done)), ms(r.clock.Now().Sub(start)))...)
-		if kind == vocab.OpRestore {
+			slog.String(vocab.FieldOperation, string(action)), slog.Int(vocab.FieldCount, len(done)), ms(r.clock.Now().Sub(start)))...)
+		if action == vocab.ActionRestore {
 			restored = done
 		}
 		if out != outDone {
@@ -70,10 +71,10 @@ func (r *runner) apply(ctx context.Context, p plan.Plan) outcome {
 
 // runPhase executes ops with at most cfg.Concurrency in flight and returns
 // the aggregate outcome and the operations that took effect, in plan order.
-func (r *runner) runPhase(ctx context.Context, kind vocab.OperationKind, ops []plan.Operation) (outcome, []plan.Operation) {
+func (r *runner) runPhase(ctx context.Context, action vocab.Action, ops []plan.Operation) (outcome, []plan.Operation) {
 	results := make([]outcome, len(ops))
 	started := make([]bool, len(ops))
-	prog := r.startProgress(vocab.PhaseApply, string(kind), len(ops))
+	prog := r.startProgress(vocab.PhaseApply, string(action), len(ops))
 	each(len(ops), r.cfg.Concurrency, func(i int) bool {
 		started[i] = true
 		results[i] = r.execute(ctx, ops[i])
@@ -114,25 +115,33 @@ func (r *runner) execute(ctx context.Context, op plan.Operation) outcome {
 		}
 		if !s.fingerprint().Equal(op.Fingerprint) {
 			switch {
-			case s.d.Action == plan.ActionConflict:
+			case s.d.Action == vocab.ActionConflict:
 				return r.lateConflict(op, s, "new conflict before apply")
-			case op.Kind == vocab.OpCreate && s.d.Action == plan.ActionUnchanged:
+			case op.Action == vocab.ActionCreate && s.d.Action == vocab.ActionUnchanged:
 				return r.createdElsewhere(op)
 			}
 			r.log.Info("target changed since planning", r.opAttrs(op)...)
 			return outRebuild
 		}
+		// The dispatch: one arm per operation (vocab.Phases). A write that
+		// carries a ClientRequestToken goes through write; one that cannot
+		// be made idempotent through transition.
 		var out outcome
 		switch {
-		case op.Reason == plan.ReasonMetadata:
+		case op.Action == vocab.ActionUpdate && op.Reason == vocab.ReasonMetadata:
 			out = r.writeMetadata(ctx, op, s.obs.ARN, "", &turn)
-		case op.Kind == vocab.OpCreate, op.Kind == vocab.OpUpdate:
+		case op.Action == vocab.ActionCreate, op.Action == vocab.ActionUpdate:
 			if token == "" {
 				token = r.tokens.NewToken()
 			}
 			out = r.write(ctx, op, s.obs, token, turn)
-		default:
+		case op.Action == vocab.ActionRestore, op.Action == vocab.ActionScheduleDelete:
 			out = r.transition(ctx, op, s.obs, turn)
+		default:
+			// An action the table calls an operation but the engine cannot
+			// perform: a programming error, never a guess.
+			r.log.Error("no way to perform this operation", r.opAttrs(op, slog.String(vocab.FieldErrorClass, diag.Internal))...)
+			return outFailed
 		}
 		if out != outThrottled {
 			return out
@@ -150,7 +159,7 @@ func (r *runner) execute(ctx context.Context, op plan.Operation) outcome {
 // metExisting: never a bare apply-failed (issue 15, finding 3).
 func (r *runner) write(ctx context.Context, op plan.Operation, obs plan.ObservedSecret, token string, turn pace.Turn) outcome {
 	attempt := func() (res WriteResult, err error) {
-		if op.Kind == vocab.OpCreate {
+		if op.Action == vocab.ActionCreate {
 			res, err = r.port.Create(ctx, r.createRequest(op, token))
 		} else {
 			res, err = r.port.PutValue(ctx, obs.ARN, op.Desired.Value, op.Desired.Kind, token)
@@ -166,7 +175,7 @@ func (r *runner) write(ctx context.Context, op plan.Operation, obs plan.Observed
 		if ctx.Err() != nil {
 			return outInterrupted
 		}
-		exists := op.Kind == vocab.OpCreate && isResourceExists(err)
+		exists := op.Action == vocab.ActionCreate && isResourceExists(err)
 		if !exists && !isAmbiguous(err) {
 			return r.failed(ctx, op, "operation failed", err)
 		}
@@ -182,19 +191,19 @@ func (r *runner) write(ctx context.Context, op plan.Operation, obs plan.Observed
 		if exists {
 			return r.metExisting(op, now)
 		}
-		if now.d.Action == plan.ActionUnchanged {
+		if now.d.Action == vocab.ActionUnchanged {
 			r.accept(op, now.obs.ARN, token)
 			return outDone
 		}
-		if now.d.Reason == plan.ReasonMetadata {
+		if now.d.Reason == vocab.ReasonMetadata {
 			// The value is there (the write took effect); what is left is
 			// the metadata of an update.
 			return r.writeMetadata(ctx, op, now.obs.ARN, token, nil)
 		}
-		if retried || string(now.d.Action) != string(op.Kind) {
+		if retried || now.d.Action != op.Action {
 			return r.failed(ctx, op, "ambiguous outcome not proven", err)
 		}
-		if op.Kind == vocab.OpUpdate {
+		if op.Action == vocab.ActionUpdate {
 			obs = now.obs
 		}
 		for {
@@ -206,7 +215,7 @@ func (r *runner) write(ctx context.Context, op plan.Operation, obs plan.Observed
 			}
 		}
 	}
-	if op.Kind == vocab.OpUpdate && op.Metadata.Any() {
+	if op.Action == vocab.ActionUpdate && op.Metadata.Any() {
 		return r.writeMetadata(ctx, op, res.ARN, token, nil)
 	}
 	r.accept(op, res.ARN, token)
@@ -226,11 +235,11 @@ func (r *runner) write(ctx context.Context, op plan.Operation, obs plan.Observed
 //     never sees (verification-failed, exit 6).
 func (r *runner) metExisting(op plan.Operation, s sighting) outcome {
 	switch {
-	case s.d.Action == plan.ActionUnchanged:
+	case s.d.Action == vocab.ActionUnchanged:
 		return r.createdElsewhere(op)
-	case s.d.Action == plan.ActionConflict:
+	case s.d.Action == vocab.ActionConflict:
 		return r.lateConflict(op, s, "secret created by someone else is a conflict")
-	case s.d.Action == plan.ActionCreate:
+	case s.d.Action == vocab.ActionCreate:
 		r.log.Error("secret exists but cannot be observed; another writer is active", r.opAttrs(op)...)
 		return outSecondWriter
 	}
@@ -356,11 +365,17 @@ func (r *runner) writeMetadata(ctx context.Context, op plan.Operation, arn, vers
 // was not executed: it returns outThrottled and is resent after a new
 // precondition (issue 15).
 func (r *runner) transition(ctx context.Context, op plan.Operation, obs plan.ObservedSecret, turn pace.Turn) outcome {
-	var err error
-	if op.Kind == vocab.OpRestore {
+	var (
+		err  error
+		done func(plan.ObservedSecret) bool // what observing the transition done looks like
+	)
+	switch op.Action {
+	case vocab.ActionRestore:
 		err = r.port.Restore(ctx, obs.ARN)
-	} else {
+		done = func(o plan.ObservedSecret) bool { return o.Exists && !o.Deleted }
+	case vocab.ActionScheduleDelete:
 		err = r.port.ScheduleDelete(ctx, obs.ARN, r.cfg.RecoveryWindowDays)
+		done = func(o plan.ObservedSecret) bool { return o.Exists && o.Deleted }
 	}
 	r.settle(turn, err)
 	if isThrottled(err) && ctx.Err() == nil {
@@ -378,7 +393,7 @@ func (r *runner) transition(ctx context.Context, op plan.Operation, obs plan.Obs
 	if oerr != nil {
 		return r.failed(ctx, op, "re-observation failed", oerr)
 	}
-	if now.obs.Exists && now.obs.Deleted == (op.Kind == vocab.OpScheduleDelete) {
+	if done(now.obs) {
 		r.accept(op, now.obs.ARN, "")
 		return outDone
 	}
@@ -417,17 +432,17 @@ func (r *runner) followUps(ctx context.Context, restored []plan.Operation) ([]pl
 			out = r.failed(ctx, op, "observation after restore failed", err)
 		} else {
 			switch s.d.Action {
-			case plan.ActionUpdate:
-				reason := plan.ReasonAfterRestore
-				if s.d.Reason == plan.ReasonMetadata {
-					reason = plan.ReasonMetadata // the value survived the deletion window; only metadata differs
+			case vocab.ActionUpdate:
+				reason := vocab.ReasonRestoreThenUpdate
+				if s.d.Reason == vocab.ReasonMetadata {
+					reason = vocab.ReasonMetadata // the value survived the deletion window; only metadata differs
 				}
-				fu = &plan.Operation{Kind: vocab.OpUpdate, Name: op.Name, ARN: s.obs.ARN, Reason: reason,
-					Metadata: s.d.Metadata, Keys: plan.KeysOf(vocab.OpUpdate, op.Desired, s.obs),
+				fu = &plan.Operation{Action: vocab.ActionUpdate, Name: op.Name, ARN: s.obs.ARN, Reason: reason,
+					Metadata: s.d.Metadata, Keys: plan.KeysOf(vocab.ActionUpdate, op.Desired, s.obs),
 					Desired: op.Desired, Fingerprint: s.fingerprint()}
-			case plan.ActionConflict:
+			case vocab.ActionConflict:
 				out = r.lateConflict(op, s, "new conflict after restore")
-			case plan.ActionUnchanged, plan.ActionRestore:
+			case vocab.ActionUnchanged, vocab.ActionRestore:
 			default:
 				out = outRebuild
 			}
@@ -461,7 +476,7 @@ func (r *runner) failed(ctx context.Context, op plan.Operation, msg string, err 
 func (r *runner) opAttrs(op plan.Operation, extra ...any) []any {
 	return append([]any{
 		slog.String(vocab.FieldPhase, vocab.PhaseApply),
-		slog.String(vocab.FieldOperation, string(op.Kind)),
+		slog.String(vocab.FieldOperation, string(op.Action)),
 		slog.String(vocab.FieldResource, r.label(op.Name)),
 	}, extra...)
 }

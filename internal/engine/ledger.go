@@ -236,7 +236,10 @@ func (l *ledger) counts(final plan.Plan, status vocab.Status) vocab.Counts {
 	if !l.applying {
 		return final.Counts()
 	}
-	c := plan.CountOps(l.applied)
+	var c vocab.Counts
+	for _, op := range l.applied {
+		c.Add(op.Action)
+	}
 	for _, u := range final.Unchanged {
 		if e, ok := l.names[u.Name]; !ok || !e.touched {
 			c.Unchanged++
@@ -305,24 +308,24 @@ func (l *ledger) planData() []planview.Operation {
 	}
 	p := l.shown
 	out := make([]planview.Operation, 0, len(p.Ops)+len(l.followUps)+len(p.Conflicts)+len(p.Unchanged))
-	op := func(name string, a vocab.PlanAction, r vocab.PlanReason) planview.Operation {
+	op := func(name string, a vocab.Action, r vocab.Reason) planview.Operation {
 		l.labelLocked(name)
 		return planview.Operation{Ordinal: l.names[name].ordinal, Name: name, Action: a, Reason: r}
 	}
 	for _, ops := range [][]plan.Operation{p.Ops, l.followUps} {
 		for _, o := range ops {
-			v := op(o.Name, vocab.PlanAction(o.Kind), o.Reason.PlanReason())
+			v := op(o.Name, o.Action, o.Reason)
 			v.Keys, v.Metadata = o.Keys, o.Metadata.Kinds()
 			out = append(out, v)
 		}
 	}
 	for _, c := range p.Conflicts {
-		v := op(c.Name, vocab.PlanConflict, vocab.PlanReason(c.Class))
+		v := op(c.Name, vocab.ActionConflict, c.Class.Reason())
 		v.Conflict = c.Class
 		out = append(out, v)
 	}
 	for _, u := range p.Unchanged {
-		out = append(out, op(u.Name, vocab.PlanUnchanged, u.Reason.PlanReason()))
+		out = append(out, op(u.Name, vocab.ActionUnchanged, u.Reason))
 	}
 	return out
 }

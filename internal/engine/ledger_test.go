@@ -22,8 +22,8 @@ func ledgerState() model.State {
 	}}
 }
 
-func op(kind vocab.OperationKind, name string, planned ...string) plan.Operation {
-	return plan.Operation{Kind: kind, Name: name, Fingerprint: plan.Fingerprint{Name: name, CurrentVersions: planned}}
+func op(action vocab.Action, name string, planned ...string) plan.Operation {
+	return plan.Operation{Action: action, Name: name, Fingerprint: plan.Fingerprint{Name: name, CurrentVersions: planned}}
 }
 
 func TestLedger_LabelsDesiredByOrdinalOthersAfterInNameOrder(t *testing.T) {
@@ -61,7 +61,7 @@ func TestLedger_ARNs(t *testing.T) {
 	if got := l.arn("app/a"); got != "arn:1" {
 		t.Fatalf("arn = %q", got)
 	}
-	l.accept(op(vocab.OpCreate, "app/n"), "arn:n", "tok")
+	l.accept(op(vocab.ActionCreate, "app/n"), "arn:n", "tok")
 	if got := l.arn("app/n"); got != "arn:n" {
 		t.Fatalf("accept records the ARN, got %q", got)
 	}
@@ -69,7 +69,7 @@ func TestLedger_ARNs(t *testing.T) {
 
 func TestLedger_CountsBeforeAndAfterApply(t *testing.T) {
 	final := plan.Plan{
-		Ops:       []plan.Operation{op(vocab.OpCreate, "app/x")},
+		Ops:       []plan.Operation{op(vocab.ActionCreate, "app/x")},
 		Unchanged: []plan.Unchanged{{Name: "app/a"}, {Name: "app/c"}},
 		Conflicts: nil,
 	}
@@ -78,9 +78,9 @@ func TestLedger_CountsBeforeAndAfterApply(t *testing.T) {
 		t.Fatalf("before apply counts are the plan's: %+v, want %+v", got, want)
 	}
 	l.startApply()
-	l.accept(op(vocab.OpRestore, "app/c"), "", "")
-	l.accept(op(vocab.OpUpdate, "app/c"), "", "v2")
-	l.accept(op(vocab.OpCreate, "app/n"), "", "v1")
+	l.accept(op(vocab.ActionRestore, "app/c"), "", "")
+	l.accept(op(vocab.ActionUpdate, "app/c"), "", "v2")
+	l.accept(op(vocab.ActionCreate, "app/n"), "", "v1")
 	got := l.counts(final, vocab.StatusConverged)
 	want := vocab.Counts{Create: 1, Update: 1, Restore: 1, Unchanged: 1} // app/c was touched
 	if got != want {
@@ -103,7 +103,7 @@ func TestLedger_TouchedNamesSorted(t *testing.T) {
 	l := newLedger(ledgerState(), false, ModeSync)
 	l.learnARN("app/q", "arn:q") // known, not touched
 	for _, n := range []string{"app/z", "app/a", "app/z"} {
-		l.accept(op(vocab.OpUpdate, n), "", "")
+		l.accept(op(vocab.ActionUpdate, n), "", "")
 	}
 	if got := l.touchedNames(); !slices.Equal(got, []string{"app/a", "app/z"}) {
 		t.Fatalf("touchedNames = %v", got)
@@ -112,9 +112,9 @@ func TestLedger_TouchedNamesSorted(t *testing.T) {
 
 func TestLedger_ExplainedByLag(t *testing.T) {
 	l := newLedger(ledgerState(), false, ModeSync)
-	l.accept(op(vocab.OpUpdate, "app/a", "v0"), "", "v1")
+	l.accept(op(vocab.ActionUpdate, "app/a", "v0"), "", "v1")
 	still := func(name string, shows ...string) plan.Plan {
-		return plan.Plan{Ops: []plan.Operation{op(vocab.OpUpdate, name, shows...)}}
+		return plan.Plan{Ops: []plan.Operation{op(vocab.ActionUpdate, name, shows...)}}
 	}
 	for _, c := range []struct {
 		name string
@@ -158,7 +158,7 @@ func TestLedger_ResultVerificationFollowsStatusAndMode(t *testing.T) {
 			t.Errorf("plan %s: verification %s, want not-run", s, got.Verification)
 		}
 	}
-	p := plan.Plan{Ops: []plan.Operation{op(vocab.OpCreate, "app/x")}}
+	p := plan.Plan{Ops: []plan.Operation{op(vocab.ActionCreate, "app/x")}}
 	if got := pl.result(vocab.StatusDrift, p).Counts; got != (vocab.Counts{Create: 1}) {
 		t.Errorf("plan counts are the plan's: %+v", got)
 	}
@@ -177,20 +177,20 @@ func TestLedger_PlanDataIsTheShownPlanWithOrdinals(t *testing.T) {
 	}
 	l.labelNew([]string{"app/old"}) // ordinal 4, as observation gives it
 	keys := &keydiff.Summary{Added: []keydiff.Path{{Pointer: "/k", InDesired: true}}}
-	upd := op(vocab.OpUpdate, "app/a")
-	upd.Reason, upd.Keys, upd.Metadata = plan.ReasonMetadata, keys, plan.MetadataChange{Description: true}
-	del := op(vocab.OpScheduleDelete, "app/old")
-	del.Reason = plan.ReasonNotDesired
-	l.planned(plan.Plan{Ops: []plan.Operation{upd, del}, Unchanged: []plan.Unchanged{{Name: "app/c", Reason: plan.ReasonEqual}}})
-	fu := op(vocab.OpUpdate, "app/c")
-	fu.Reason, fu.Keys = plan.ReasonAfterRestore, keys
+	upd := op(vocab.ActionUpdate, "app/a")
+	upd.Reason, upd.Keys, upd.Metadata = vocab.ReasonMetadata, keys, plan.MetadataChange{Description: true}
+	del := op(vocab.ActionScheduleDelete, "app/old")
+	del.Reason = vocab.ReasonNotDesired
+	l.planned(plan.Plan{Ops: []plan.Operation{upd, del}, Unchanged: []plan.Unchanged{{Name: "app/c", Reason: vocab.ReasonValueEqual}}})
+	fu := op(vocab.ActionUpdate, "app/c")
+	fu.Reason, fu.Keys = vocab.ReasonRestoreThenUpdate, keys
 	l.followUp(fu)
 	got := l.result(vocab.StatusConverged, plan.Plan{}).Plan
 	want := []planview.Operation{
-		{Ordinal: 1, Name: "app/a", Action: vocab.PlanUpdate, Reason: vocab.ReasonMetadata, Keys: keys, Metadata: []vocab.MetadataKind{vocab.MetadataDescription}},
-		{Ordinal: 4, Name: "app/old", Action: vocab.PlanScheduleDelete, Reason: vocab.ReasonNotDesired},
-		{Ordinal: 3, Name: "app/c", Action: vocab.PlanUpdate, Reason: vocab.ReasonRestoreThenUpdate, Keys: keys},
-		{Ordinal: 3, Name: "app/c", Action: vocab.PlanUnchanged, Reason: vocab.ReasonValueEqual},
+		{Ordinal: 1, Name: "app/a", Action: vocab.ActionUpdate, Reason: vocab.ReasonMetadata, Keys: keys, Metadata: []vocab.MetadataKind{vocab.MetadataDescription}},
+		{Ordinal: 4, Name: "app/old", Action: vocab.ActionScheduleDelete, Reason: vocab.ReasonNotDesired},
+		{Ordinal: 3, Name: "app/c", Action: vocab.ActionUpdate, Reason: vocab.ReasonRestoreThenUpdate, Keys: keys},
+		{Ordinal: 3, Name: "app/c", Action: vocab.ActionUnchanged, Reason: vocab.ReasonValueEqual},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("plan data\n got %+v\nwant %+v", got, want)
@@ -198,7 +198,7 @@ func TestLedger_PlanDataIsTheShownPlanWithOrdinals(t *testing.T) {
 	// A rebuild replaces the plan and drops the earlier follow-ups.
 	l.planned(plan.Plan{Conflicts: []plan.Conflict{{Name: "app/new", Class: vocab.ConflictOwnership}}})
 	got = l.result(vocab.StatusConflict, plan.Plan{}).Plan
-	want = []planview.Operation{{Ordinal: 5, Name: "app/new", Action: vocab.PlanConflict, Reason: vocab.PlanReason(vocab.ConflictOwnership), Conflict: vocab.ConflictOwnership}}
+	want = []planview.Operation{{Ordinal: 5, Name: "app/new", Action: vocab.ActionConflict, Reason: vocab.Reason(vocab.ConflictOwnership), Conflict: vocab.ConflictOwnership}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("rebuilt plan data\n got %+v\nwant %+v", got, want)
 	}
@@ -213,7 +213,7 @@ func BenchmarkLedgerPlanData10000(b *testing.B) {
 	for i := range 10000 {
 		name := "app/s" + strconv.Itoa(i)
 		st.Secrets = append(st.Secrets, model.Secret{Name: name, Ordinal: i + 1})
-		p.Unchanged = append(p.Unchanged, plan.Unchanged{Name: name, Reason: plan.ReasonEqual})
+		p.Unchanged = append(p.Unchanged, plan.Unchanged{Name: name, Reason: vocab.ReasonValueEqual})
 	}
 	l := newLedger(st, false, ModePlan)
 	l.planned(p)

@@ -57,7 +57,7 @@ func TestProgress_LongPhasesLogAtASteadyInterval(t *testing.T) {
 		if _, ok := rec[vocab.FieldResource]; ok || strings.Contains(line, "app/") {
 			t.Fatalf("progress names a secret: %s", line)
 		}
-		if phase == vocab.PhaseApply && rec[vocab.FieldOperation] != string(vocab.OpCreate) {
+		if phase == vocab.PhaseApply && rec[vocab.FieldOperation] != string(vocab.ActionCreate) {
 			t.Fatalf("apply progress without its operation kind: %s", line)
 		}
 	}

@@ -157,6 +157,6 @@ func (r *runner) logPlan(p plan.Plan, start time.Time) {
 		ms(r.clock.Now().Sub(start)))...)
 	for _, op := range p.Ops {
 		r.log.Debug("planned", slog.String(vocab.FieldPhase, vocab.PhasePlan),
-			slog.String(vocab.FieldOperation, string(op.Kind)), slog.String(vocab.FieldResource, r.label(op.Name)))
+			slog.String(vocab.FieldOperation, string(op.Action)), slog.String(vocab.FieldResource, r.label(op.Name)))
 	}
 }

@@ -7,62 +7,17 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
-// Action is what the planner decided for one name: one of the four
-// operation kinds (same spelling as vocab.OperationKind), or unchanged,
-// conflict, or none (absent or foreign and not desired: not ours to touch).
-type Action string
-
-const (
-	ActionNone           Action = "none"
-	ActionUnchanged      Action = "unchanged"
-	ActionConflict       Action = "conflict"
-	ActionRestore        Action = Action(vocab.OpRestore)
-	ActionCreate         Action = Action(vocab.OpCreate)
-	ActionUpdate         Action = Action(vocab.OpUpdate)
-	ActionScheduleDelete Action = Action(vocab.OpScheduleDelete)
-)
-
-// IsOperation reports whether a is one of the four mutations.
-func (a Action) IsOperation() bool {
-	switch a {
-	case ActionRestore, ActionCreate, ActionUpdate, ActionScheduleDelete:
-		return true
-	}
-	return false
-}
-
-// Reason says why an action was chosen, separately from the action
-// (an update *because* the value differs, the stored value is binary, or
-// there is no current version). Reasons are data for logs, tests and the
-// plan file; they never carry a value. Every reason an operation or an
-// unchanged name carries is spelled as its vocab.PlanReason (the plan
-// file's wire token, SPEC §7.4), so PlanReason is a conversion, not a
-// table; not-ours and conflict never reach a plan file (a conflict's
-// reason there is its class).
-type Reason string
-
-const (
-	ReasonAbsent               = Reason(vocab.ReasonAbsent)               // create
-	ReasonValueDiffers         = Reason(vocab.ReasonValueDiffers)         // update
-	ReasonStoredBinary         = Reason(vocab.ReasonStoredValueBinary)    // update
-	ReasonStoredString         = Reason(vocab.ReasonStoredValueString)    // update (a binary document)
-	ReasonNoCurrent            = Reason(vocab.ReasonNoCurrentVersion)     // update
-	ReasonScheduled            = Reason(vocab.ReasonScheduledForDeletion) // restore; unchanged when not desired
-	ReasonNotDesired           = Reason(vocab.ReasonNotDesired)           // schedule-delete
-	ReasonEqual                = Reason(vocab.ReasonValueEqual)           // unchanged
-	ReasonAfterRestore         = Reason(vocab.ReasonRestoreThenUpdate)    // follow-up update (set by the engine)
-	ReasonMetadata             = Reason(vocab.ReasonMetadata)             // update: only the configured metadata differs
-	ReasonNotOurs       Reason = "not-ours"                               // none (never in a plan)
-	ReasonConflictFound Reason = "conflict"                               // conflict; see Decision.Conflict
-)
-
 // Decision is the classification of one name.
+//
+// Action is one of vocab.Actions, or vocab.ActionNone for a name that is
+// not ours to touch. Reason is one of Action.Reasons() (a conflict's is its
+// class; "" for none).
 type Decision struct {
-	Action   Action
-	Reason   Reason
-	Conflict vocab.ConflictClass // set only when Action is ActionConflict
+	Action   vocab.Action
+	Reason   vocab.Reason
+	Conflict vocab.ConflictClass // set only when Action is vocab.ActionConflict
 	// Metadata is what an update must change besides (or, with
-	// ReasonMetadata, instead of) the value; zero otherwise.
+	// vocab.ReasonMetadata, instead of) the value; zero otherwise.
 	Metadata MetadataChange
 }
 
@@ -106,14 +61,14 @@ type Rules struct {
 // obs.Current must hold the read value (see NeedsValue); nil is treated as
 // Missing, which plans a harmless rewrite rather than a wrong "unchanged".
 func Classify(rules Rules, want *model.Secret, obs ObservedSecret) Decision {
-	d, _ := classifyMeta(rules.ScopeDigest, want, obs)
-	if d.Action == "" {
+	d, needsValue := classifyMeta(rules.ScopeDigest, want, obs)
+	if needsValue {
 		d = classifyValue(want, obs)
 	}
-	if want != nil && obs.Exists && !obs.Deleted && (d.Action == ActionUnchanged || d.Action == ActionUpdate) {
+	if want != nil && obs.Exists && !obs.Deleted && (d.Action == vocab.ActionUnchanged || d.Action == vocab.ActionUpdate) {
 		d.Metadata = DiffMetadata(rules.Metadata, obs)
-		if d.Action == ActionUnchanged && d.Metadata.Any() {
-			d.Action, d.Reason = ActionUpdate, ReasonMetadata
+		if d.Action == vocab.ActionUnchanged && d.Metadata.Any() {
+			d.Action, d.Reason = vocab.ActionUpdate, vocab.ReasonMetadata
 		}
 	}
 	return d
@@ -128,7 +83,7 @@ func NeedsValue(scopeDigest string, want *model.Secret, obs ObservedSecret) bool
 }
 
 func conflict(c vocab.ConflictClass) (Decision, bool) {
-	return Decision{Action: ActionConflict, Reason: ReasonConflictFound, Conflict: c}, false
+	return Decision{Action: vocab.ActionConflict, Reason: c.Reason(), Conflict: c}, false
 }
 
 // classifyMeta decides from metadata alone. It returns an empty Decision and
@@ -136,18 +91,18 @@ func conflict(c vocab.ConflictClass) (Decision, bool) {
 func classifyMeta(scopeDigest string, want *model.Secret, obs ObservedSecret) (Decision, bool) {
 	if !obs.Exists {
 		if want != nil {
-			return Decision{Action: ActionCreate, Reason: ReasonAbsent}, false
+			return Decision{Action: vocab.ActionCreate, Reason: vocab.ReasonAbsent}, false
 		}
-		return Decision{Action: ActionNone, Reason: ReasonNotOurs}, false
+		return Decision{Action: vocab.ActionNone}, false
 	}
 	if !obs.Owned(scopeDigest) {
 		if want != nil {
 			return conflict(vocab.ConflictOwnership)
 		}
-		return Decision{Action: ActionNone, Reason: ReasonNotOurs}, false
+		return Decision{Action: vocab.ActionNone}, false
 	}
 	if want == nil && obs.Deleted {
-		return Decision{Action: ActionUnchanged, Reason: ReasonScheduled}, false
+		return Decision{Action: vocab.ActionUnchanged, Reason: vocab.ReasonScheduledForDeletion}, false
 	}
 	src := obs.Tags[model.TagSource]
 	if !model.IsDigest(src) {
@@ -170,13 +125,13 @@ func classifyMeta(scopeDigest string, want *model.Secret, obs ObservedSecret) (D
 		return conflict(vocab.ConflictStaging)
 	}
 	if want == nil {
-		return Decision{Action: ActionScheduleDelete, Reason: ReasonNotDesired}, false
+		return Decision{Action: vocab.ActionScheduleDelete, Reason: vocab.ReasonNotDesired}, false
 	}
 	if obs.Deleted {
-		return Decision{Action: ActionRestore, Reason: ReasonScheduled}, false
+		return Decision{Action: vocab.ActionRestore, Reason: vocab.ReasonScheduledForDeletion}, false
 	}
 	if len(current) == 0 {
-		return Decision{Action: ActionUpdate, Reason: ReasonNoCurrent}, false
+		return Decision{Action: vocab.ActionUpdate, Reason: vocab.ReasonNoCurrentVersion}, false
 	}
 	return Decision{}, true
 }
@@ -184,7 +139,7 @@ func classifyMeta(scopeDigest string, want *model.Secret, obs ObservedSecret) (D
 func classifyValue(want *model.Secret, obs ObservedSecret) Decision {
 	v := obs.Current
 	if v == nil || v.Missing {
-		return Decision{Action: ActionUpdate, Reason: ReasonNoCurrent}
+		return Decision{Action: vocab.ActionUpdate, Reason: vocab.ReasonNoCurrentVersion}
 	}
 	if current := obs.CurrentVersionIDs(); v.StageMismatch || len(current) != 1 || v.VersionID != current[0] {
 		c, _ := conflict(vocab.ConflictStaging)
@@ -197,17 +152,14 @@ func classifyValue(want *model.Secret, obs ObservedSecret) Decision {
 	stored := v.String
 	switch {
 	case want.Kind.Binary() && !v.HasBinary:
-		return Decision{Action: ActionUpdate, Reason: ReasonStoredString}
+		return Decision{Action: vocab.ActionUpdate, Reason: vocab.ReasonStoredValueString}
 	case !want.Kind.Binary() && v.HasBinary:
-		return Decision{Action: ActionUpdate, Reason: ReasonStoredBinary}
+		return Decision{Action: vocab.ActionUpdate, Reason: vocab.ReasonStoredValueBinary}
 	case want.Kind.Binary():
 		stored = v.Binary
 	}
 	if bytes.Equal(stored, want.Value) {
-		return Decision{Action: ActionUnchanged, Reason: ReasonEqual}
+		return Decision{Action: vocab.ActionUnchanged, Reason: vocab.ReasonValueEqual}
 	}
-	return Decision{Action: ActionUpdate, Reason: ReasonValueDiffers}
+	return Decision{Action: vocab.ActionUpdate, Reason: vocab.ReasonValueDiffers}
 }
-
-// PlanReason is r as the plan file's reason token (vocab.PlanReasons).
-func (r Reason) PlanReason() vocab.PlanReason { return vocab.PlanReason(r) }

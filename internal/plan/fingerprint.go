@@ -18,7 +18,7 @@ import (
 type Fingerprint struct {
 	Name   string
 	ARN    string
-	Action Action
+	Action vocab.Action
 	// Source is the observed source tag value ("" when absent).
 	Source string
 	// ValueHash is "" when no value was read, "missing" when the read found

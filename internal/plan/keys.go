@@ -23,8 +23,8 @@ import (
 //
 // A desired value that is not a JSON object (a bug: internal/canonical only
 // produces objects) gives the empty summary rather than a panic.
-func KeysOf(kind vocab.OperationKind, want *model.Secret, obs ObservedSecret) *keydiff.Summary {
-	if want == nil || (kind != vocab.OpCreate && kind != vocab.OpUpdate) {
+func KeysOf(action vocab.Action, want *model.Secret, obs ObservedSecret) *keydiff.Summary {
+	if want == nil || (action != vocab.ActionCreate && action != vocab.ActionUpdate) {
 		return nil
 	}
 	var (
@@ -35,7 +35,7 @@ func KeysOf(kind vocab.OperationKind, want *model.Secret, obs ObservedSecret) *k
 	switch {
 	case want.Kind.Whole():
 		s = keydiff.Summary{Unavailable: vocab.KeysWholeValue}
-	case kind == vocab.OpCreate || cur == nil || cur.Missing || (!cur.HasString && !cur.HasBinary):
+	case action == vocab.ActionCreate || cur == nil || cur.Missing || (!cur.HasString && !cur.HasBinary):
 		s, err = keydiff.Create(want.Value)
 	case !cur.HasString:
 		s = keydiff.Binary()

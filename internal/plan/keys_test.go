@@ -74,21 +74,21 @@ func TestBuildCarriesKeySummaries(t *testing.T) {
 	assert.Nil(t, byName["app/gone"].Keys, "schedule-delete carries no key summary")
 }
 
-// TestReasonsAreWireTokens: every reason Build gives an operation or an
-// unchanged name is one of the plan file's reason tokens for its action
-// (one spelling, no mapping table).
+// TestReasonsAreWireTokens: every reason the planner and the engine give an
+// operation or an unchanged name is one the action table allows for its
+// action (vocab.Action.Reasons).
 func TestReasonsAreWireTokens(t *testing.T) {
 	for _, c := range []struct {
-		a plan.Action
-		r plan.Reason
+		a vocab.Action
+		r vocab.Reason
 	}{
-		{plan.ActionCreate, plan.ReasonAbsent}, {plan.ActionUpdate, plan.ReasonValueDiffers},
-		{plan.ActionUpdate, plan.ReasonStoredBinary}, {plan.ActionUpdate, plan.ReasonNoCurrent},
-		{plan.ActionUpdate, plan.ReasonAfterRestore}, {plan.ActionUpdate, plan.ReasonMetadata},
-		{plan.ActionRestore, plan.ReasonScheduled}, {plan.ActionScheduleDelete, plan.ReasonNotDesired},
-		{plan.ActionUnchanged, plan.ReasonEqual}, {plan.ActionUnchanged, plan.ReasonScheduled},
+		{vocab.ActionCreate, vocab.ReasonAbsent}, {vocab.ActionUpdate, vocab.ReasonValueDiffers},
+		{vocab.ActionUpdate, vocab.ReasonStoredValueBinary}, {vocab.ActionUpdate, vocab.ReasonNoCurrentVersion},
+		{vocab.ActionUpdate, vocab.ReasonRestoreThenUpdate}, {vocab.ActionUpdate, vocab.ReasonMetadata},
+		{vocab.ActionRestore, vocab.ReasonScheduledForDeletion}, {vocab.ActionScheduleDelete, vocab.ReasonNotDesired},
+		{vocab.ActionUnchanged, vocab.ReasonValueEqual}, {vocab.ActionUnchanged, vocab.ReasonScheduledForDeletion},
 	} {
-		assert.True(t, slices.Contains(vocab.PlanReasons[vocab.PlanAction(c.a)], c.r.PlanReason()), "%s %s", c.a, c.r)
+		assert.True(t, slices.Contains(c.a.Reasons(), c.r), "%s %s", c.a, c.r)
 	}
 }
 

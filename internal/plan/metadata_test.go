@@ -46,32 +46,32 @@ func TestClassifyMetadataOnlyIsAnUpdateWithReasonMetadata(t *testing.T) {
 	w := &model.Secret{Name: "app/db", Value: []byte(`{"a":1}`), SourceDigest: model.SourceDigest("secrets/db.sops.json"), Path: "secrets/db.sops.json"}
 	o := owned("app/db", w.Path, `{"a":1}`)
 	rules := plan.Rules{ScopeDigest: testScope.Digest()}
-	if d := plan.Classify(rules, w, o); d.Action != plan.ActionUnchanged {
+	if d := plan.Classify(rules, w, o); d.Action != vocab.ActionUnchanged {
 		t.Fatalf("no metadata configured: %+v", d)
 	}
 	rules.Metadata = model.Metadata{Tags: map[string]string{"env": "prod"}}
 	d := plan.Classify(rules, w, o)
-	if d.Action != plan.ActionUpdate || d.Reason != plan.ReasonMetadata || !slices.Equal(d.Metadata.Tags, []string{"env"}) {
+	if d.Action != vocab.ActionUpdate || d.Reason != vocab.ReasonMetadata || !slices.Equal(d.Metadata.Tags, []string{"env"}) {
 		t.Fatalf("metadata differs: %+v", d)
 	}
 	// A value change carries the metadata change along.
 	o2 := owned("app/db", w.Path, `{"a":2}`)
 	d = plan.Classify(rules, w, o2)
-	if d.Action != plan.ActionUpdate || d.Reason != plan.ReasonValueDiffers || !d.Metadata.Any() {
+	if d.Action != vocab.ActionUpdate || d.Reason != vocab.ReasonValueDiffers || !d.Metadata.Any() {
 		t.Fatalf("value and metadata differ: %+v", d)
 	}
 	// A conflict stays a conflict; not-desired and scheduled names are not managed.
 	o3 := o
 	o3.RotationEnabled = true
-	if d := plan.Classify(rules, w, o3); d.Action != plan.ActionConflict || d.Metadata.Any() {
+	if d := plan.Classify(rules, w, o3); d.Action != vocab.ActionConflict || d.Metadata.Any() {
 		t.Fatalf("conflict: %+v", d)
 	}
-	if d := plan.Classify(rules, nil, o); d.Action != plan.ActionScheduleDelete || d.Metadata.Any() {
+	if d := plan.Classify(rules, nil, o); d.Action != vocab.ActionScheduleDelete || d.Metadata.Any() {
 		t.Fatalf("not desired: %+v", d)
 	}
 	o4 := o
 	o4.Deleted = true
-	if d := plan.Classify(rules, w, o4); d.Action != plan.ActionRestore || d.Metadata.Any() {
+	if d := plan.Classify(rules, w, o4); d.Action != vocab.ActionRestore || d.Metadata.Any() {
 		t.Fatalf("scheduled for deletion: %+v", d)
 	}
 }
@@ -132,7 +132,7 @@ func applyWithMetadata(w world, st model.State, meta model.Metadata, ops []plan.
 	for _, op := range ops {
 		o := w[op.Name]
 		switch {
-		case op.Kind == vocab.OpCreate:
+		case op.Action == vocab.ActionCreate:
 			*version++
 			vid := fmt.Sprintf("w%d", *version)
 			tags := st.Scope.Tags(op.Desired.Path)
@@ -141,8 +141,8 @@ func applyWithMetadata(w world, st model.State, meta model.Metadata, ops []plan.
 				KMSKeyID: meta.KMSKeyID, Description: meta.Description,
 				VersionIDsToStages: map[string][]string{vid: {"AWSCURRENT"}},
 				Current:            &plan.CurrentValue{VersionID: vid, HasString: true, String: op.Desired.Value}}
-		case op.Kind == vocab.OpUpdate:
-			if op.Reason != plan.ReasonMetadata {
+		case op.Action == vocab.ActionUpdate:
+			if op.Reason != vocab.ReasonMetadata {
 				*version++
 				vid := fmt.Sprintf("w%d", *version)
 				o.VersionIDsToStages = map[string][]string{vid: {"AWSCURRENT"}}
@@ -158,9 +158,9 @@ func applyWithMetadata(w world, st model.State, meta model.Metadata, ops []plan.
 			for _, k := range op.Metadata.Tags {
 				o.Tags[k] = meta.Tags[k]
 			}
-		case op.Kind == vocab.OpRestore:
+		case op.Action == vocab.ActionRestore:
 			o.Deleted = false
-		case op.Kind == vocab.OpScheduleDelete:
+		case op.Action == vocab.ActionScheduleDelete:
 			o.Deleted = true
 		}
 		w[op.Name] = o
@@ -200,7 +200,7 @@ func TestProperty_MetadataConvergesAndLeavesOtherTagsAlone(t *testing.T) {
 				t.Fatalf("no conflict expected: %+v", p.Conflicts)
 			}
 			for _, op := range p.Ops {
-				if op.Reason == plan.ReasonMetadata && !op.Metadata.Any() {
+				if op.Reason == vocab.ReasonMetadata && !op.Metadata.Any() {
 					t.Fatalf("%s: reason metadata without a change", op.Name)
 				}
 			}

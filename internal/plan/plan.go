@@ -11,11 +11,12 @@ import (
 
 // Operation is one planned mutation.
 type Operation struct {
-	Kind vocab.OperationKind
-	Name string
+	// Action is one of vocab.Phases.
+	Action vocab.Action
+	Name   string
 	// ARN addresses the secret once known ("" for a create).
 	ARN    string
-	Reason Reason
+	Reason vocab.Reason
 	// Metadata is the metadata an update changes (zero for other kinds and
 	// for updates of the value alone).
 	Metadata MetadataChange
@@ -40,7 +41,7 @@ type Conflict struct {
 // Unchanged is one name that needs no operation.
 type Unchanged struct {
 	Name   string
-	Reason Reason
+	Reason vocab.Reason
 	// Desired is nil for a not-desired secret already scheduled for deletion.
 	Desired *model.Secret
 }
@@ -81,43 +82,30 @@ type Policy struct {
 func (p Plan) Gated() bool { return p.EmptyScopeGate || p.DeletionLimitGate }
 
 // Deletions returns the number of planned schedule-deletes.
-func (p Plan) Deletions() int { return CountOps(p.Ops).ScheduleDelete }
+func (p Plan) Deletions() int { return p.Counts().ScheduleDelete }
 
-// Counts derives the report counts from the plan (SPEC §7.2).
+// Counts derives the report counts from the plan (SPEC §7.2): each
+// operation, unchanged name and conflict counted once by its action
+// (vocab.Counts.Add).
 func (p Plan) Counts() vocab.Counts {
-	c := CountOps(p.Ops)
-	c.Unchanged = len(p.Unchanged)
-	c.Conflicts = len(p.Conflicts)
-	return c
-}
-
-// CountOps tallies operations by kind (unchanged and conflicts stay 0).
-func CountOps(ops []Operation) vocab.Counts {
 	var c vocab.Counts
-	for _, op := range ops {
-		switch op.Kind {
-		case vocab.OpCreate:
-			c.Create++
-		case vocab.OpUpdate:
-			c.Update++
-		case vocab.OpRestore:
-			c.Restore++
-		case vocab.OpScheduleDelete:
-			c.ScheduleDelete++
-		}
+	for _, op := range p.Ops {
+		c.Add(op.Action)
+	}
+	for range p.Unchanged {
+		c.Add(vocab.ActionUnchanged)
+	}
+	for range p.Conflicts {
+		c.Add(vocab.ActionConflict)
 	}
 	return c
 }
 
-// Phase returns the 0-based apply phase of an operation kind (SPEC §5).
-func Phase(k vocab.OperationKind) int {
-	return slices.Index(vocab.Phases, k)
-}
-
-// SortOps sorts operations into phase order, names ascending (SPEC §5).
+// SortOps sorts operations into phase order (vocab.Phases), names
+// ascending (SPEC §5).
 func SortOps(ops []Operation) {
 	slices.SortFunc(ops, func(a, b Operation) int {
-		return cmp.Or(cmp.Compare(Phase(a.Kind), Phase(b.Kind)), cmp.Compare(a.Name, b.Name))
+		return cmp.Or(cmp.Compare(slices.Index(vocab.Phases, a.Action), slices.Index(vocab.Phases, b.Action)), cmp.Compare(a.Name, b.Name))
 	})
 }
 
@@ -146,15 +134,14 @@ func Build(want model.State, observed map[string]ObservedSecret, policy Policy) 
 		w, obs := byName[name], observed[name]
 		d := Classify(rules, w, obs)
 		switch {
-		case d.Action == ActionConflict:
+		case d.Action == vocab.ActionConflict:
 			p.Conflicts = append(p.Conflicts, Conflict{Name: name, Class: d.Conflict, Desired: w})
-		case d.Action == ActionUnchanged:
+		case d.Action == vocab.ActionUnchanged:
 			p.Unchanged = append(p.Unchanged, Unchanged{Name: name, Reason: d.Reason, Desired: w})
 		case d.Action.IsOperation():
-			kind := vocab.OperationKind(d.Action)
 			p.Ops = append(p.Ops, Operation{
-				Kind: kind, Name: name, ARN: obs.ARN, Reason: d.Reason, Metadata: d.Metadata,
-				Keys: KeysOf(kind, w, obs), Desired: w, Fingerprint: FingerprintOf(name, obs, d),
+				Action: d.Action, Name: name, ARN: obs.ARN, Reason: d.Reason, Metadata: d.Metadata,
+				Keys: KeysOf(d.Action, w, obs), Desired: w, Fingerprint: FingerprintOf(name, obs, d),
 			})
 		}
 	}

@@ -42,54 +42,54 @@ func TestClassify_DecisionRows(t *testing.T) {
 		name   string
 		want   *model.Secret
 		obs    plan.ObservedSecret
-		action plan.Action
-		reason plan.Reason
+		action vocab.Action
+		reason vocab.Reason
 		class  vocab.ConflictClass
 	}{
-		{"desired absent → create", w, plan.ObservedSecret{}, plan.ActionCreate, plan.ReasonAbsent, ""},
-		{"desired equal → unchanged", w, base, plan.ActionUnchanged, plan.ReasonEqual, ""},
-		{"desired differs → update", w, mod(base, func(o *plan.ObservedSecret) { o.Current.String = []byte(`{"a":2}`) }), plan.ActionUpdate, plan.ReasonValueDiffers, ""},
+		{"desired absent → create", w, plan.ObservedSecret{}, vocab.ActionCreate, vocab.ReasonAbsent, ""},
+		{"desired equal → unchanged", w, base, vocab.ActionUnchanged, vocab.ReasonValueEqual, ""},
+		{"desired differs → update", w, mod(base, func(o *plan.ObservedSecret) { o.Current.String = []byte(`{"a":2}`) }), vocab.ActionUpdate, vocab.ReasonValueDiffers, ""},
 		{"desired binary → update", w, mod(base, func(o *plan.ObservedSecret) {
 			o.Current = &plan.CurrentValue{VersionID: "v1", HasBinary: true, Binary: []byte(`{"a":1}`)}
-		}), plan.ActionUpdate, plan.ReasonStoredBinary, ""},
+		}), vocab.ActionUpdate, vocab.ReasonStoredValueBinary, ""},
 		{"desired no AWSCURRENT → update", w, mod(base, func(o *plan.ObservedSecret) {
 			o.VersionIDsToStages = map[string][]string{"v0": {"AWSPREVIOUS"}}
 			o.Current = nil
-		}), plan.ActionUpdate, plan.ReasonNoCurrent, ""},
-		{"desired read found none → update", w, mod(base, func(o *plan.ObservedSecret) { o.Current = &plan.CurrentValue{Missing: true} }), plan.ActionUpdate, plan.ReasonNoCurrent, ""},
-		{"desired scheduled → restore", w, mod(base, func(o *plan.ObservedSecret) { o.Deleted = true; o.Current = nil }), plan.ActionRestore, plan.ReasonScheduled, ""},
-		{"not desired active → schedule-delete", nil, mod(base, func(o *plan.ObservedSecret) { o.Current = nil }), plan.ActionScheduleDelete, plan.ReasonNotDesired, ""},
-		{"not desired scheduled → unchanged", nil, mod(base, func(o *plan.ObservedSecret) { o.Deleted = true; o.Current = nil }), plan.ActionUnchanged, plan.ReasonScheduled, ""},
-		{"not desired absent → none", nil, plan.ObservedSecret{}, plan.ActionNone, plan.ReasonNotOurs, ""},
-		{"not desired foreign → none", nil, mod(base, func(o *plan.ObservedSecret) { o.Tags = map[string]string{} }), plan.ActionNone, plan.ReasonNotOurs, ""},
+		}), vocab.ActionUpdate, vocab.ReasonNoCurrentVersion, ""},
+		{"desired read found none → update", w, mod(base, func(o *plan.ObservedSecret) { o.Current = &plan.CurrentValue{Missing: true} }), vocab.ActionUpdate, vocab.ReasonNoCurrentVersion, ""},
+		{"desired scheduled → restore", w, mod(base, func(o *plan.ObservedSecret) { o.Deleted = true; o.Current = nil }), vocab.ActionRestore, vocab.ReasonScheduledForDeletion, ""},
+		{"not desired active → schedule-delete", nil, mod(base, func(o *plan.ObservedSecret) { o.Current = nil }), vocab.ActionScheduleDelete, vocab.ReasonNotDesired, ""},
+		{"not desired scheduled → unchanged", nil, mod(base, func(o *plan.ObservedSecret) { o.Deleted = true; o.Current = nil }), vocab.ActionUnchanged, vocab.ReasonScheduledForDeletion, ""},
+		{"not desired absent → none", nil, plan.ObservedSecret{}, vocab.ActionNone, "", ""},
+		{"not desired foreign → none", nil, mod(base, func(o *plan.ObservedSecret) { o.Tags = map[string]string{} }), vocab.ActionNone, "", ""},
 
-		{"ownership: no tags", w, mod(base, func(o *plan.ObservedSecret) { o.Tags = nil }), plan.ActionConflict, plan.ReasonConflictFound, vocab.ConflictOwnership},
+		{"ownership: no tags", w, mod(base, func(o *plan.ObservedSecret) { o.Tags = nil }), vocab.ActionConflict, vocab.ConflictOwnership.Reason(), vocab.ConflictOwnership},
 		{"ownership: other scope", w, mod(base, func(o *plan.ObservedSecret) {
 			o.Tags = model.Scope{RepositoryID: "acme/other", SourceRoot: "secrets", Prefix: "app"}.Tags("secrets/db.sops.json")
-		}), plan.ActionConflict, plan.ReasonConflictFound, vocab.ConflictOwnership},
+		}), vocab.ActionConflict, vocab.ConflictOwnership.Reason(), vocab.ConflictOwnership},
 		{"ownership: managed-by differs", w, mod(base, func(o *plan.ObservedSecret) {
 			o.Tags = map[string]string{model.TagManagedBy: "someone", model.TagScope: d, model.TagSource: w.SourceDigest}
-		}), plan.ActionConflict, plan.ReasonConflictFound, vocab.ConflictOwnership},
-		{"source: another document's", w, mod(base, func(o *plan.ObservedSecret) { o.Tags = testScope.Tags("secrets/other.sops.json") }), plan.ActionConflict, plan.ReasonConflictFound, vocab.ConflictSource},
+		}), vocab.ActionConflict, vocab.ConflictOwnership.Reason(), vocab.ConflictOwnership},
+		{"source: another document's", w, mod(base, func(o *plan.ObservedSecret) { o.Tags = testScope.Tags("secrets/other.sops.json") }), vocab.ActionConflict, vocab.ConflictSource.Reason(), vocab.ConflictSource},
 		{"source-tag: not a digest", w, mod(base, func(o *plan.ObservedSecret) {
 			o.Tags = map[string]string{model.TagManagedBy: model.ManagedByValue, model.TagScope: d, model.TagSource: "NOT-HEX"}
-		}), plan.ActionConflict, plan.ReasonConflictFound, vocab.ConflictSourceTag},
+		}), vocab.ActionConflict, vocab.ConflictSourceTag.Reason(), vocab.ConflictSourceTag},
 		{"source-tag: missing, not desired", nil, mod(base, func(o *plan.ObservedSecret) {
 			o.Tags = map[string]string{model.TagManagedBy: model.ManagedByValue, model.TagScope: d}
-		}), plan.ActionConflict, plan.ReasonConflictFound, vocab.ConflictSourceTag},
-		{"service-owned", w, mod(base, func(o *plan.ObservedSecret) { o.OwningService = "rds" }), plan.ActionConflict, plan.ReasonConflictFound, vocab.ConflictServiceOwned},
-		{"rotation: enabled", w, mod(base, func(o *plan.ObservedSecret) { o.RotationEnabled = true }), plan.ActionConflict, plan.ReasonConflictFound, vocab.ConflictRotation},
+		}), vocab.ActionConflict, vocab.ConflictSourceTag.Reason(), vocab.ConflictSourceTag},
+		{"service-owned", w, mod(base, func(o *plan.ObservedSecret) { o.OwningService = "rds" }), vocab.ActionConflict, vocab.ConflictServiceOwned.Reason(), vocab.ConflictServiceOwned},
+		{"rotation: enabled", w, mod(base, func(o *plan.ObservedSecret) { o.RotationEnabled = true }), vocab.ActionConflict, vocab.ConflictRotation.Reason(), vocab.ConflictRotation},
 		{"rotation: AWSPENDING, not desired", nil, mod(base, func(o *plan.ObservedSecret) {
 			o.VersionIDsToStages = map[string][]string{"v1": {"AWSCURRENT"}, "v2": {"AWSPENDING"}}
-		}), plan.ActionConflict, plan.ReasonConflictFound, vocab.ConflictRotation},
-		{"replication", w, mod(base, func(o *plan.ObservedSecret) { o.ReplicaRegions = []string{"eu-west-1"} }), plan.ActionConflict, plan.ReasonConflictFound, vocab.ConflictReplication},
+		}), vocab.ActionConflict, vocab.ConflictRotation.Reason(), vocab.ConflictRotation},
+		{"replication", w, mod(base, func(o *plan.ObservedSecret) { o.ReplicaRegions = []string{"eu-west-1"} }), vocab.ActionConflict, vocab.ConflictReplication.Reason(), vocab.ConflictReplication},
 		{"staging: two AWSCURRENT", w, mod(base, func(o *plan.ObservedSecret) {
 			o.VersionIDsToStages = map[string][]string{"v1": {"AWSCURRENT"}, "v2": {"AWSCURRENT"}}
-		}), plan.ActionConflict, plan.ReasonConflictFound, vocab.ConflictStaging},
-		{"staging: fetched version disagrees", w, mod(base, func(o *plan.ObservedSecret) { o.Current.VersionID = "v9" }), plan.ActionConflict, plan.ReasonConflictFound, vocab.ConflictStaging},
-		{"staging: read flagged mismatch", w, mod(base, func(o *plan.ObservedSecret) { o.Current.StageMismatch = true }), plan.ActionConflict, plan.ReasonConflictFound, vocab.ConflictStaging},
-		{"payload: both", w, mod(base, func(o *plan.ObservedSecret) { o.Current.HasBinary = true; o.Current.Binary = []byte{1} }), plan.ActionConflict, plan.ReasonConflictFound, vocab.ConflictPayload},
-		{"payload: neither", w, mod(base, func(o *plan.ObservedSecret) { o.Current = &plan.CurrentValue{VersionID: "v1"} }), plan.ActionConflict, plan.ReasonConflictFound, vocab.ConflictPayload},
+		}), vocab.ActionConflict, vocab.ConflictStaging.Reason(), vocab.ConflictStaging},
+		{"staging: fetched version disagrees", w, mod(base, func(o *plan.ObservedSecret) { o.Current.VersionID = "v9" }), vocab.ActionConflict, vocab.ConflictStaging.Reason(), vocab.ConflictStaging},
+		{"staging: read flagged mismatch", w, mod(base, func(o *plan.ObservedSecret) { o.Current.StageMismatch = true }), vocab.ActionConflict, vocab.ConflictStaging.Reason(), vocab.ConflictStaging},
+		{"payload: both", w, mod(base, func(o *plan.ObservedSecret) { o.Current.HasBinary = true; o.Current.Binary = []byte{1} }), vocab.ActionConflict, vocab.ConflictPayload.Reason(), vocab.ConflictPayload},
+		{"payload: neither", w, mod(base, func(o *plan.ObservedSecret) { o.Current = &plan.CurrentValue{VersionID: "v1"} }), vocab.ActionConflict, vocab.ConflictPayload.Reason(), vocab.ConflictPayload},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -195,17 +195,17 @@ func TestClassify_WholeValueRows(t *testing.T) {
 		name   string
 		want   *model.Secret
 		obs    plan.ObservedSecret
-		action plan.Action
-		reason plan.Reason
+		action vocab.Action
+		reason vocab.Reason
 	}{
-		{"text equal", text, str(pem), plan.ActionUnchanged, plan.ReasonEqual},
-		{"text: a trailing newline more differs", text, str(pem + "\n"), plan.ActionUpdate, plan.ReasonValueDiffers},
-		{"text: LF instead of CRLF differs", text, str(strings.ReplaceAll(pem, "\r\n", "\n")), plan.ActionUpdate, plan.ReasonValueDiffers},
-		{"text over the same bytes as binary", text, binary(pem), plan.ActionUpdate, plan.ReasonStoredBinary},
-		{"binary equal", bin, binary(string(bin.Value)), plan.ActionUnchanged, plan.ReasonEqual},
-		{"binary differs", bin, binary(string(bin.Value) + "\x00"), plan.ActionUpdate, plan.ReasonValueDiffers},
-		{"binary over the same bytes as a string", bin, str(string(bin.Value)), plan.ActionUpdate, plan.ReasonStoredString},
-		{"binary absent", bin, plan.ObservedSecret{}, plan.ActionCreate, plan.ReasonAbsent},
+		{"text equal", text, str(pem), vocab.ActionUnchanged, vocab.ReasonValueEqual},
+		{"text: a trailing newline more differs", text, str(pem + "\n"), vocab.ActionUpdate, vocab.ReasonValueDiffers},
+		{"text: LF instead of CRLF differs", text, str(strings.ReplaceAll(pem, "\r\n", "\n")), vocab.ActionUpdate, vocab.ReasonValueDiffers},
+		{"text over the same bytes as binary", text, binary(pem), vocab.ActionUpdate, vocab.ReasonStoredValueBinary},
+		{"binary equal", bin, binary(string(bin.Value)), vocab.ActionUnchanged, vocab.ReasonValueEqual},
+		{"binary differs", bin, binary(string(bin.Value) + "\x00"), vocab.ActionUpdate, vocab.ReasonValueDiffers},
+		{"binary over the same bytes as a string", bin, str(string(bin.Value)), vocab.ActionUpdate, vocab.ReasonStoredValueString},
+		{"binary absent", bin, plan.ObservedSecret{}, vocab.ActionCreate, vocab.ReasonAbsent},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -216,7 +216,7 @@ func TestClassify_WholeValueRows(t *testing.T) {
 			if !got.Action.IsOperation() {
 				return
 			}
-			k := plan.KeysOf(vocab.OperationKind(got.Action), c.want, c.obs)
+			k := plan.KeysOf(vocab.Action(got.Action), c.want, c.obs)
 			if k == nil || k.Unavailable != vocab.KeysWholeValue || len(k.Added)+len(k.Removed)+len(k.Changed) != 0 {
 				t.Fatalf("a whole value has no key-level summary: %+v", k)
 			}

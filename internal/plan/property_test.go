@@ -87,16 +87,16 @@ func apply(w world, st model.State, ops []plan.Operation, version *int) {
 		*version++
 		vid := fmt.Sprintf("w%d", *version)
 		o := w[op.Name]
-		switch op.Kind {
-		case vocab.OpCreate:
+		switch op.Action {
+		case vocab.ActionCreate:
 			o = plan.ObservedSecret{Exists: true, Name: op.Name, ARN: "arn:new:" + op.Name, Tags: st.Scope.Tags(op.Desired.Path)}
 			fallthrough
-		case vocab.OpUpdate:
+		case vocab.ActionUpdate:
 			o.VersionIDsToStages = map[string][]string{vid: {"AWSCURRENT"}}
 			o.Current = &plan.CurrentValue{VersionID: vid, HasString: true, String: op.Desired.Value}
-		case vocab.OpRestore:
+		case vocab.ActionRestore:
 			o.Deleted = false
-		case vocab.OpScheduleDelete:
+		case vocab.ActionScheduleDelete:
 			o.Deleted = true
 		}
 		w[op.Name] = o
@@ -110,8 +110,18 @@ func TestProperty_OrderDeterminismAndCounts(t *testing.T) {
 		p := plan.Build(st, obs, plan.Policy{AllowEmpty: rapid.Bool().Draw(t, "allowEmpty")})
 		for i := 1; i < len(p.Ops); i++ {
 			a, b := p.Ops[i-1], p.Ops[i]
-			if plan.Phase(a.Kind) > plan.Phase(b.Kind) || (a.Kind == b.Kind && a.Name >= b.Name) {
-				t.Fatalf("ops out of order: %s %s before %s %s", a.Kind, a.Name, b.Kind, b.Name)
+			if slices.Index(vocab.Phases, a.Action) > slices.Index(vocab.Phases, b.Action) || (a.Action == b.Action && a.Name >= b.Name) {
+				t.Fatalf("ops out of order: %s %s before %s %s", a.Action, a.Name, b.Action, b.Name)
+			}
+		}
+		for _, op := range p.Ops {
+			if !op.Action.IsOperation() || !slices.Contains(op.Action.Reasons(), op.Reason) {
+				t.Fatalf("operation %s %s has a reason its action does not allow: %s", op.Action, op.Name, op.Reason)
+			}
+		}
+		for _, u := range p.Unchanged {
+			if !slices.Contains(vocab.ActionUnchanged.Reasons(), u.Reason) {
+				t.Fatalf("unchanged %s has a reason unchanged does not allow: %s", u.Name, u.Reason)
 			}
 		}
 		if len(p.Conflicts) > 0 && len(p.Ops) > 0 {
@@ -155,15 +165,15 @@ func TestProperty_ApplyingAPlanConverges(t *testing.T) {
 		apply(w, st, p.Ops, &version)
 		restored := map[string]bool{}
 		for _, op := range p.Ops {
-			if op.Kind == vocab.OpRestore {
+			if op.Action == vocab.ActionRestore {
 				restored[op.Name] = true
 			}
 		}
 		// After restores, at most one follow-up update per restored name.
 		follow := plan.Build(st, observe(st, w), plan.Policy{AllowEmpty: true})
 		for _, op := range follow.Ops {
-			if op.Kind != vocab.OpUpdate || !restored[op.Name] {
-				t.Fatalf("second plan may hold only follow-up updates of restored names, got %s %s", op.Kind, op.Name)
+			if op.Action != vocab.ActionUpdate || !restored[op.Name] {
+				t.Fatalf("second plan may hold only follow-up updates of restored names, got %s %s", op.Action, op.Name)
 			}
 		}
 		apply(w, st, follow.Ops, &version)

@@ -19,7 +19,7 @@ func BenchmarkNoopPlan10000(b *testing.B) {
 			in := Input{GitRevision: rev}
 			for i := range 10000 {
 				in.Operations = append(in.Operations, Operation{Ordinal: i + 1, Name: fmt.Sprintf("prod/app/service-%05d", i),
-					Action: vocab.PlanUnchanged, Reason: vocab.ReasonValueEqual})
+					Action: vocab.ActionUnchanged, Reason: vocab.ReasonValueEqual})
 			}
 			for b.Loop() {
 				v := Build(in, model.Redaction{ShowNames: shown})

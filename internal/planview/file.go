@@ -90,18 +90,17 @@ func (v View) Validate() error {
 }
 
 func (o Op) validate(namesShown bool) error {
-	reasons, ok := vocab.PlanReasons[o.Action]
 	switch {
-	case !ok:
+	case !o.Action.Known():
 		return errors.New("unknown action")
-	case !slices.Contains(reasons, o.Reason):
+	case !slices.Contains(o.Action.Reasons(), o.Reason):
 		return errors.New("reason not valid for the action")
 	case o.Resource == "":
 		return errors.New("no resource")
 	case !namesShown && !labelRE.MatchString(o.Resource):
 		return errors.New("resource is not an ordinal label, but names are not shown")
 	}
-	if o.Metadata != nil && o.Action != vocab.PlanUpdate {
+	if o.Metadata != nil && o.Action != vocab.ActionUpdate {
 		return errors.New("metadata on an action other than update")
 	}
 	if o.Metadata != nil && !validMetadata(o.Metadata) {
@@ -114,7 +113,7 @@ func (o Op) validate(namesShown bool) error {
 		return nil
 	}
 	if o.KeysUnavailable != "" {
-		if (o.Action == vocab.PlanCreate && o.KeysUnavailable != vocab.KeysWholeValue) || o.Keys != nil || o.KeyPaths != nil || !slices.Contains(vocab.KeysUnavailableReasons, o.KeysUnavailable) {
+		if (o.Action == vocab.ActionCreate && o.KeysUnavailable != vocab.KeysWholeValue) || o.Keys != nil || o.KeyPaths != nil || !slices.Contains(vocab.KeysUnavailableReasons, o.KeysUnavailable) {
 			return errors.New("keys_unavailable must be a known token and come alone")
 		}
 		return nil

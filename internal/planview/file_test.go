@@ -131,7 +131,7 @@ func TestWriteFileFailuresAreTyped(t *testing.T) {
 	assert.Equal(t, "create", we.Step)
 	assert.NotContains(t, err.Error(), "missing-dir")
 
-	invalid := Build(Input{Operations: []Operation{{Ordinal: 1, Action: vocab.PlanCreate}}}, model.Redaction{})
+	invalid := Build(Input{Operations: []Operation{{Ordinal: 1, Action: vocab.ActionCreate}}}, model.Redaction{})
 	err = WriteFile(filepath.Join(dir, "p.json"), invalid)
 	require.True(t, errors.As(err, &we))
 	assert.Equal(t, "validate", we.Step, "a create without keys is refused, not written")
@@ -148,7 +148,7 @@ func TestMetadataKindsOnlyOnUpdates(t *testing.T) {
 	base := Build(fixtures(t)["full"], model.Redaction{})
 	require.NoError(t, base.Validate())
 	for name, mutate := range map[string]func(*Op){
-		"on a restore":  func(o *Op) { o.Action, o.Reason, o.Keys = vocab.PlanRestore, vocab.ReasonScheduledForDeletion, nil },
+		"on a restore":  func(o *Op) { o.Action, o.Reason, o.Keys = vocab.ActionRestore, vocab.ReasonScheduledForDeletion, nil },
 		"unknown kind":  func(o *Op) { o.Metadata = []vocab.MetadataKind{"owner"} },
 		"out of order":  func(o *Op) { o.Metadata = []vocab.MetadataKind{vocab.MetadataTags, vocab.MetadataKMSKey} },
 		"repeated kind": func(o *Op) { o.Metadata = []vocab.MetadataKind{vocab.MetadataTags, vocab.MetadataTags} },

@@ -40,35 +40,35 @@ func binary() *keydiff.Summary { s := keydiff.Binary(); return &s }
 func fixtures(t testing.TB) map[string]Input {
 	t.Helper()
 	full := Input{GitRevision: rev, Operations: []Operation{
-		{Ordinal: 9, Name: "prod/app/old", Action: vocab.PlanScheduleDelete, Reason: vocab.ReasonNotDesired},
-		{Ordinal: 1, Name: "prod/app/api", Action: vocab.PlanCreate, Reason: vocab.ReasonAbsent,
+		{Ordinal: 9, Name: "prod/app/old", Action: vocab.ActionScheduleDelete, Reason: vocab.ReasonNotDesired},
+		{Ordinal: 1, Name: "prod/app/api", Action: vocab.ActionCreate, Reason: vocab.ReasonAbsent,
 			Keys: summary(t, `{"dk_db":{"dk_password":"CANARY-pw-1","dk_user":"api"},"dk_token":"CANARY-tok"}`, "")},
-		{Ordinal: 2, Name: "prod/app/billing", Action: vocab.PlanRestore, Reason: vocab.ReasonScheduledForDeletion},
-		{Ordinal: 3, Name: "prod/app/db", Action: vocab.PlanUpdate, Reason: vocab.ReasonValueDiffers,
+		{Ordinal: 2, Name: "prod/app/billing", Action: vocab.ActionRestore, Reason: vocab.ReasonScheduledForDeletion},
+		{Ordinal: 3, Name: "prod/app/db", Action: vocab.ActionUpdate, Reason: vocab.ReasonValueDiffers,
 			Keys: summary(t,
 				`{"dk_cache":{"dk_ttl":5},"dk_db":{"dk_host":"db.internal","dk_password":"CANARY-new","dk_pool":{"dk_max":10,"dk_min":1}},"dk_feature/flags":["a"],"dk_tilde~key":"x"}`,
 				`{"dk_cache":5,"dk_db":{"dk_host":"db.internal","dk_password":"CANARY-old","dk_pool":{"dk_max":10}},"dk_feature/flags":["a","b"],"dk_tilde~key":"x","OOB_added":"CANARY-oob","OOB_other":{"x":"ENC[AES256_GCM,data:CANARY]"}}`)},
-		{Ordinal: 5, Name: "prod/app/blob", Action: vocab.PlanUpdate, Reason: vocab.ReasonStoredValueBinary, Keys: binary()},
-		{Ordinal: 6, Name: "prod/app/notjson", Action: vocab.PlanUpdate, Reason: vocab.ReasonValueDiffers,
+		{Ordinal: 5, Name: "prod/app/blob", Action: vocab.ActionUpdate, Reason: vocab.ReasonStoredValueBinary, Keys: binary()},
+		{Ordinal: 6, Name: "prod/app/notjson", Action: vocab.ActionUpdate, Reason: vocab.ReasonValueDiffers,
 			Keys: summary(t, `{"dk_a":"CANARY-a"}`, `CANARY plain text stored by hand`)},
-		{Ordinal: 7, Name: "prod/app/nocurrent", Action: vocab.PlanUpdate, Reason: vocab.ReasonNoCurrentVersion,
+		{Ordinal: 7, Name: "prod/app/nocurrent", Action: vocab.ActionUpdate, Reason: vocab.ReasonNoCurrentVersion,
 			Keys: summary(t, `{"dk_a":"CANARY-a"}`, "")},
-		{Ordinal: 8, Name: "prod/app/restored", Action: vocab.PlanUpdate, Reason: vocab.ReasonRestoreThenUpdate,
+		{Ordinal: 8, Name: "prod/app/restored", Action: vocab.ActionUpdate, Reason: vocab.ReasonRestoreThenUpdate,
 			Keys: summary(t, `{"dk_a":"CANARY-a","dk_b":"CANARY-b"}`, `{"dk_a":"CANARY-z","OOB_c":1}`)},
-		{Ordinal: 12, Name: "prod/app/spacing", Action: vocab.PlanUpdate, Reason: vocab.ReasonValueDiffers,
+		{Ordinal: 12, Name: "prod/app/spacing", Action: vocab.ActionUpdate, Reason: vocab.ReasonValueDiffers,
 			Keys: summary(t, `{"dk_a":"CANARY-a","dk_b":[1]}`, ` { "dk_b" : [ 1.0 ], "dk_a" : "CANARY-a" } `)},
-		{Ordinal: 13, Name: "prod/app/tagged", Action: vocab.PlanUpdate, Reason: vocab.ReasonMetadata,
+		{Ordinal: 13, Name: "prod/app/tagged", Action: vocab.ActionUpdate, Reason: vocab.ReasonMetadata,
 			Keys: summary(t, `{"dk_a":"CANARY-a"}`, `{"dk_a":"CANARY-a"}`), Metadata: []vocab.MetadataKind{vocab.MetadataDescription, vocab.MetadataTags}},
-		{Ordinal: 14, Name: "prod/app/rekeyed", Action: vocab.PlanUpdate, Reason: vocab.ReasonValueDiffers,
+		{Ordinal: 14, Name: "prod/app/rekeyed", Action: vocab.ActionUpdate, Reason: vocab.ReasonValueDiffers,
 			Keys: summary(t, `{"dk_a":"CANARY-a"}`, `{"dk_a":"CANARY-b"}`), Metadata: []vocab.MetadataKind{vocab.MetadataKMSKey}},
-		{Ordinal: 4, Name: "prod/app/same", Action: vocab.PlanUnchanged, Reason: vocab.ReasonValueEqual},
-		{Ordinal: 10, Name: "prod/app/same2", Action: vocab.PlanUnchanged, Reason: vocab.ReasonValueEqual},
-		{Ordinal: 11, Name: "prod/app/gone", Action: vocab.PlanUnchanged, Reason: vocab.ReasonScheduledForDeletion},
+		{Ordinal: 4, Name: "prod/app/same", Action: vocab.ActionUnchanged, Reason: vocab.ReasonValueEqual},
+		{Ordinal: 10, Name: "prod/app/same2", Action: vocab.ActionUnchanged, Reason: vocab.ReasonValueEqual},
+		{Ordinal: 11, Name: "prod/app/gone", Action: vocab.ActionUnchanged, Reason: vocab.ReasonScheduledForDeletion},
 	}}
 	conflict := Input{GitRevision: rev, Operations: []Operation{
-		{Ordinal: 2, Name: "prod/app/rotated", Action: vocab.PlanConflict, Conflict: vocab.ConflictRotation},
-		{Ordinal: 1, Name: "prod/app/taken", Action: vocab.PlanConflict, Conflict: vocab.ConflictOwnership},
-		{Ordinal: 3, Name: "prod/app/same", Action: vocab.PlanUnchanged, Reason: vocab.ReasonValueEqual},
+		{Ordinal: 2, Name: "prod/app/rotated", Action: vocab.ActionConflict, Conflict: vocab.ConflictRotation},
+		{Ordinal: 1, Name: "prod/app/taken", Action: vocab.ActionConflict, Conflict: vocab.ConflictOwnership},
+		{Ordinal: 3, Name: "prod/app/same", Action: vocab.ActionUnchanged, Reason: vocab.ReasonValueEqual},
 	}}
 	invalid := Input{Operations: nil, Diagnostics: []Diagnostic{
 		{Class: "decrypt:no-key", Subject: "resource-0002",
@@ -79,8 +79,8 @@ func fixtures(t testing.TB) map[string]Input {
 			Next:    "remove or rename the repeated member in the source document, then re-encrypt it with sops"},
 	}}
 	nochange := Input{GitRevision: rev, Operations: []Operation{
-		{Ordinal: 1, Name: "prod/app/a", Action: vocab.PlanUnchanged, Reason: vocab.ReasonValueEqual},
-		{Ordinal: 2, Name: "prod/app/b", Action: vocab.PlanUnchanged, Reason: vocab.ReasonValueEqual},
+		{Ordinal: 1, Name: "prod/app/a", Action: vocab.ActionUnchanged, Reason: vocab.ReasonValueEqual},
+		{Ordinal: 2, Name: "prod/app/b", Action: vocab.ActionUnchanged, Reason: vocab.ReasonValueEqual},
 	}}
 	// A converged scope whose documents an older scope also holds (a
 	// renamed prefix): a warning, and still "No changes".
@@ -94,12 +94,12 @@ func fixtures(t testing.TB) map[string]Input {
 	// length or hash of a value is ever shown.
 	ws := func() *keydiff.Summary { return &keydiff.Summary{Unavailable: vocab.KeysWholeValue} }
 	whole := Input{GitRevision: rev, Operations: []Operation{
-		{Ordinal: 1, Name: "prod/app/tls-cert", Action: vocab.PlanCreate, Reason: vocab.ReasonAbsent, Keys: ws()},
-		{Ordinal: 2, Name: "prod/app/tls-key", Action: vocab.PlanUpdate, Reason: vocab.ReasonValueDiffers, Keys: ws()},
-		{Ordinal: 3, Name: "prod/app/keystore", Action: vocab.PlanUpdate, Reason: vocab.ReasonStoredValueString, Keys: ws()},
-		{Ordinal: 4, Name: "prod/app/ssh-key", Action: vocab.PlanUpdate, Reason: vocab.ReasonStoredValueBinary, Keys: ws()},
-		{Ordinal: 5, Name: "prod/app/ca", Action: vocab.PlanUpdate, Reason: vocab.ReasonMetadata, Keys: ws(), Metadata: []vocab.MetadataKind{vocab.MetadataTags}},
-		{Ordinal: 6, Name: "prod/app/truststore", Action: vocab.PlanUnchanged, Reason: vocab.ReasonValueEqual},
+		{Ordinal: 1, Name: "prod/app/tls-cert", Action: vocab.ActionCreate, Reason: vocab.ReasonAbsent, Keys: ws()},
+		{Ordinal: 2, Name: "prod/app/tls-key", Action: vocab.ActionUpdate, Reason: vocab.ReasonValueDiffers, Keys: ws()},
+		{Ordinal: 3, Name: "prod/app/keystore", Action: vocab.ActionUpdate, Reason: vocab.ReasonStoredValueString, Keys: ws()},
+		{Ordinal: 4, Name: "prod/app/ssh-key", Action: vocab.ActionUpdate, Reason: vocab.ReasonStoredValueBinary, Keys: ws()},
+		{Ordinal: 5, Name: "prod/app/ca", Action: vocab.ActionUpdate, Reason: vocab.ReasonMetadata, Keys: ws(), Metadata: []vocab.MetadataKind{vocab.MetadataTags}},
+		{Ordinal: 6, Name: "prod/app/truststore", Action: vocab.ActionUnchanged, Reason: vocab.ReasonValueEqual},
 	}}
 	return map[string]Input{"full": full, "conflict": conflict, "invalid": invalid, "nochange": nochange, "orphans": orphans, "whole": whole}
 }

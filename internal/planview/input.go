@@ -31,11 +31,11 @@ type Operation struct {
 	// Name is the secret name; shown only when names are shown.
 	Name string
 	// Action is the plan action.
-	Action vocab.PlanAction
-	// Reason is one of vocab.PlanReasons[Action]; ignored for a conflict,
-	// whose reason is its Conflict class.
-	Reason vocab.PlanReason
-	// Conflict is set only when Action is vocab.PlanConflict.
+	Action vocab.Action
+	// Reason is one of Action.Reasons(); ignored for a conflict, whose
+	// reason is its Conflict class.
+	Reason vocab.Reason
+	// Conflict is set only when Action is vocab.ActionConflict.
 	Conflict vocab.ConflictClass
 	// Keys is the key-level change summary (internal/keydiff); required for
 	// create and update, ignored otherwise.

@@ -18,7 +18,7 @@ import (
 // different key paths never look the same in a review.
 func TestRegression_InvisibleKeyNamesQuoted(t *testing.T) {
 	for _, invisible := range []string{"\u3164", "\u115f", "\u034f", "\ufe0f", "\u200b", "\U000e0041"} {
-		in := Input{GitRevision: rev, Operations: []Operation{{Ordinal: 1, Name: "prod/app/x", Action: vocab.PlanCreate,
+		in := Input{GitRevision: rev, Operations: []Operation{{Ordinal: 1, Name: "prod/app/x", Action: vocab.ActionCreate,
 			Reason: vocab.ReasonAbsent, Keys: summary(t, `{"token":1,"token`+invisible+`":2}`, "")}}}
 		v := Build(in, model.Redaction{ShowNames: true})
 		require.Equal(t, []string{"/token", "/token" + invisible}, v.Operations[0].KeyPaths.Added)

@@ -41,7 +41,7 @@ func blocking(v View) []section {
 		}
 		s := section{title: fmt.Sprintf("Conflicts (%d): nothing will be changed until %s resolved.", n, which)}
 		for _, o := range v.Operations {
-			if o.Action != vocab.PlanConflict {
+			if o.Action != vocab.ActionConflict {
 				continue
 			}
 			s.lines = append(s.lines, "  ! "+q(o.Resource)+" conflict: "+q(string(o.Reason)))
@@ -80,8 +80,7 @@ func diagnostics(v View, title, mark string, warnings bool) section {
 // phases returns one section per non-empty apply phase, in apply order.
 func phases(v View) []section {
 	var out []section
-	for _, k := range vocab.Phases {
-		a := vocab.PlanAction(k)
+	for _, a := range vocab.Phases {
 		var s section
 		n := 0
 		for _, o := range v.Operations {

@@ -3,7 +3,7 @@ package planview
 import "github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 
 // reasonPhrases are the renderers' words for each reason token.
-var reasonPhrases = map[vocab.PlanReason]string{
+var reasonPhrases = map[vocab.Reason]string{
 	vocab.ReasonAbsent:               "not in AWS",
 	vocab.ReasonValueDiffers:         "value differs",
 	vocab.ReasonStoredValueBinary:    "stored value is binary",
@@ -28,7 +28,7 @@ var unavailablePhrases = map[vocab.KeysUnavailable]string{
 // update of a whole value says nothing about the value.
 func wholeValuePhrase(o Op) string {
 	switch {
-	case o.Action == vocab.PlanCreate:
+	case o.Action == vocab.ActionCreate:
 		return ": whole value"
 	case o.Reason == vocab.ReasonMetadata:
 		return ""
@@ -58,13 +58,13 @@ var conflictText = map[vocab.ConflictClass][2]string{
 }
 
 var (
-	symbols = map[vocab.PlanAction]string{
-		vocab.PlanConflict: "!", vocab.PlanRestore: "^", vocab.PlanCreate: "+",
-		vocab.PlanUpdate: "~", vocab.PlanScheduleDelete: "-",
+	symbols = map[vocab.Action]string{
+		vocab.ActionConflict: "!", vocab.ActionRestore: "^", vocab.ActionCreate: "+",
+		vocab.ActionUpdate: "~", vocab.ActionScheduleDelete: "-",
 	}
-	titles = map[vocab.PlanAction]string{
-		vocab.PlanRestore: "Restore", vocab.PlanCreate: "Create",
-		vocab.PlanUpdate: "Update", vocab.PlanScheduleDelete: "Schedule deletion",
+	titles = map[vocab.Action]string{
+		vocab.ActionRestore: "Restore", vocab.ActionCreate: "Create",
+		vocab.ActionUpdate: "Update", vocab.ActionScheduleDelete: "Schedule deletion",
 	}
 )
 

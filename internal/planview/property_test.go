@@ -25,14 +25,14 @@ func genInput(t *rapid.T) Input {
 	}
 	keys := []string{"dka", "dkb", "dkc/x", "dk~d"}
 	for i := range n {
-		a := rapid.SampledFrom(vocab.PlanActions).Draw(t, "action")
+		a := rapid.SampledFrom(vocab.Actions).Draw(t, "action")
 		o := Operation{Ordinal: i + 1, Name: fmt.Sprintf("prod/app/s%d", i), Action: a}
-		if a == vocab.PlanConflict {
+		if a == vocab.ActionConflict {
 			o.Conflict = rapid.SampledFrom(vocab.ConflictClasses).Draw(t, "class")
 		} else {
-			o.Reason = rapid.SampledFrom(vocab.PlanReasons[a]).Draw(t, "reason")
+			o.Reason = rapid.SampledFrom(a.Reasons()).Draw(t, "reason")
 		}
-		if a == vocab.PlanCreate || a == vocab.PlanUpdate {
+		if a == vocab.ActionCreate || a == vocab.ActionUpdate {
 			desired, observed := map[string]any{}, map[string]any{}
 			for _, k := range rapid.SliceOfDistinct(rapid.SampledFrom(keys), rapid.ID[string]).Draw(t, "desired") {
 				desired[k] = "CANARY-d-" + k
@@ -44,7 +44,7 @@ func genInput(t *rapid.T) Input {
 			ob, _ := json.Marshal(observed)
 			var s keydiff.Summary
 			kind := 0 // a create has no observed value
-			if a == vocab.PlanUpdate {
+			if a == vocab.ActionUpdate {
 				kind = rapid.IntRange(0, 3).Draw(t, "observed kind")
 			}
 			switch kind {

@@ -31,10 +31,10 @@ type View struct {
 // Op is one operation of a View: one secret.
 type Op struct {
 	// Resource is "resource-0003", or the secret name when names are shown.
-	Resource string           `json:"resource"`
-	Action   vocab.PlanAction `json:"action"`
-	// Reason is one of vocab.PlanReasons[Action] (a conflict's class).
-	Reason vocab.PlanReason `json:"reason"`
+	Resource string       `json:"resource"`
+	Action   vocab.Action `json:"action"`
+	// Reason is one of Action.Reasons() (a conflict's class).
+	Reason vocab.Reason `json:"reason"`
 	// Keys counts the key-level changes of a create or update.
 	Keys *KeyCounts `json:"keys,omitempty"`
 	// KeyPaths names the desired-side paths of Keys; only when names are
@@ -77,12 +77,12 @@ func (o Op) Unnamed() int {
 	return o.Keys.Removed - len(o.KeyPaths.Removed)
 }
 
-// rank orders actions as views show them (vocab.PlanActions).
-func rank(a vocab.PlanAction) int {
-	if i := slices.Index(vocab.PlanActions, a); i >= 0 {
+// rank orders actions as views show them (vocab.Actions).
+func rank(a vocab.Action) int {
+	if i := slices.Index(vocab.Actions, a); i >= 0 {
 		return i
 	}
-	return len(vocab.PlanActions)
+	return len(vocab.Actions)
 }
 
 // Build redacts in into a View: the one place where names, key paths and
@@ -114,10 +114,10 @@ func Build(in Input, r model.Redaction) View {
 
 func buildOp(o Operation, r model.Redaction) Op {
 	op := Op{Resource: r.Label(o.Ordinal, o.Name), Action: o.Action, Reason: o.Reason}
-	if o.Action == vocab.PlanConflict {
-		op.Reason = vocab.PlanReason(o.Conflict)
+	if o.Action == vocab.ActionConflict {
+		op.Reason = o.Conflict.Reason()
 	}
-	if o.Action == vocab.PlanUpdate && len(o.Metadata) > 0 {
+	if o.Action == vocab.ActionUpdate && len(o.Metadata) > 0 {
 		op.Metadata = slices.Clone(o.Metadata)
 	}
 	if !hasKeys(o.Action) || o.Keys == nil {
@@ -149,26 +149,14 @@ func desiredSide(ps []keydiff.Path) []string {
 	return out
 }
 
-func hasKeys(a vocab.PlanAction) bool { return a == vocab.PlanCreate || a == vocab.PlanUpdate }
+func hasKeys(a vocab.Action) bool { return a == vocab.ActionCreate || a == vocab.ActionUpdate }
 
-// Count derives the summary from operations.
+// Count derives the summary from operations: each counted once by its
+// action (vocab.Counts.Add, the one count of an action).
 func Count(ops []Op) vocab.Counts {
 	var c vocab.Counts
 	for _, o := range ops {
-		switch o.Action {
-		case vocab.PlanCreate:
-			c.Create++
-		case vocab.PlanUpdate:
-			c.Update++
-		case vocab.PlanRestore:
-			c.Restore++
-		case vocab.PlanScheduleDelete:
-			c.ScheduleDelete++
-		case vocab.PlanUnchanged:
-			c.Unchanged++
-		case vocab.PlanConflict:
-			c.Conflicts++
-		}
+		c.Add(o.Action)
 	}
 	return c
 }

@@ -35,12 +35,12 @@ func TestBuildOrdersConflictsFirstThenPhasesThenUnchanged(t *testing.T) {
 	assert.Equal(t, vocab.Counts{Create: 1, Update: 8, Restore: 1, ScheduleDelete: 1, Unchanged: 3}, v.Summary)
 
 	c := Build(fixtures(t)["conflict"], model.Redaction{})
-	assert.Equal(t, vocab.PlanConflict, c.Operations[0].Action)
-	assert.Equal(t, vocab.PlanReason("ownership"), c.Operations[0].Reason, "a conflict's reason is its class")
+	assert.Equal(t, vocab.ActionConflict, c.Operations[0].Action)
+	assert.Equal(t, vocab.Reason("ownership"), c.Operations[0].Reason, "a conflict's reason is its class")
 }
 
 func TestBuildRedactsKeysByDefault(t *testing.T) {
-	in := Input{GitRevision: rev, Operations: []Operation{{Ordinal: 3, Name: "prod/app/db", Action: vocab.PlanUpdate,
+	in := Input{GitRevision: rev, Operations: []Operation{{Ordinal: 3, Name: "prod/app/db", Action: vocab.ActionUpdate,
 		Reason: vocab.ReasonValueDiffers, Keys: summary(t, `{"a":1,"b":2,"c":3}`, `{"a":2,"oob":1}`)}}}
 	hidden := Build(in, model.Redaction{}).Operations[0]
 	assert.Equal(t, "resource-0003", hidden.Resource)
@@ -64,7 +64,7 @@ func TestBuildDropsARevisionThatIsNotACommit(t *testing.T) {
 // newline, a terminal escape or a Markdown fence cannot forge a line, an
 // escape sequence or close the code block.
 func TestRenderingQuotesCraftedKeyNames(t *testing.T) {
-	in := Input{GitRevision: rev, Operations: []Operation{{Ordinal: 1, Name: "prod/app/x", Action: vocab.PlanCreate,
+	in := Input{GitRevision: rev, Operations: []Operation{{Ordinal: 1, Name: "prod/app/x", Action: vocab.ActionCreate,
 		Reason: vocab.ReasonAbsent, Keys: summary(t, "{\"a\\n  + /forged\":1,\"\\u001b[31mred\":2,\"````\\n</details>@org/team\":3}", "")}}}
 	v := Build(in, model.Redaction{ShowNames: true})
 	text := Text(v)
@@ -89,7 +89,7 @@ func TestMarkdownCappedStaysUnderGitHubsLimit(t *testing.T) {
 	}
 	doc += `}`
 	for i := range 2000 {
-		in.Operations = append(in.Operations, Operation{Ordinal: i + 1, Name: "prod/app/s" + itoa(i), Action: vocab.PlanCreate,
+		in.Operations = append(in.Operations, Operation{Ordinal: i + 1, Name: "prod/app/s" + itoa(i), Action: vocab.ActionCreate,
 			Reason: vocab.ReasonAbsent, Keys: summary(t, doc, "")})
 	}
 	v := Build(in, model.Redaction{ShowNames: true})
@@ -116,7 +116,7 @@ func TestMarkdownCappedStaysUnderGitHubsLimit(t *testing.T) {
 func TestRegression_TruncationNoteAfterABlankLine(t *testing.T) {
 	var in Input
 	for i := range 300 {
-		in.Operations = append(in.Operations, Operation{Ordinal: i + 1, Name: "s" + itoa(i), Action: vocab.PlanRestore,
+		in.Operations = append(in.Operations, Operation{Ordinal: i + 1, Name: "s" + itoa(i), Action: vocab.ActionRestore,
 			Reason: vocab.ReasonScheduledForDeletion})
 	}
 	got := MarkdownCapped(Build(in, model.Redaction{}), 4096)
@@ -127,7 +127,7 @@ func TestRegression_TruncationNoteAfterABlankLine(t *testing.T) {
 func TestMarkdownCappedCutsInsideTheConflictBlock(t *testing.T) {
 	var in Input
 	for i := range 300 {
-		in.Operations = append(in.Operations, Operation{Ordinal: i + 1, Action: vocab.PlanConflict, Conflict: vocab.ConflictOwnership})
+		in.Operations = append(in.Operations, Operation{Ordinal: i + 1, Action: vocab.ActionConflict, Conflict: vocab.ConflictOwnership})
 	}
 	got := MarkdownCapped(Build(in, model.Redaction{}), 4096)
 	assert.Less(t, len(got), 4096)
@@ -157,7 +157,7 @@ func TestMarkdownCappedHoldsWithAHugeFence(t *testing.T) {
 	key := strings.Repeat("`", 3000)
 	var in Input
 	for i := range 200 {
-		in.Operations = append(in.Operations, Operation{Ordinal: i + 1, Name: "prod/app/s" + itoa(i), Action: vocab.PlanCreate,
+		in.Operations = append(in.Operations, Operation{Ordinal: i + 1, Name: "prod/app/s" + itoa(i), Action: vocab.ActionCreate,
 			Reason: vocab.ReasonAbsent, Keys: summary(t, `{"`+key+`":1,"b":2}`, "")})
 	}
 	v := Build(in, model.Redaction{ShowNames: true})

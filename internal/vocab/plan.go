@@ -1,80 +1,163 @@
 package vocab
 
-// PlanSchema is the plan file's schema_version value (SPEC §7.4; issue 13).
+// PlanSchema is the plan file's schema_version value (SPEC §7.4).
 const PlanSchema = "sops-aws-sync/plan/v1"
 
-// PlanAction is what a plan does with one secret, as written to the plan
-// file's "action" (SPEC §7.4): one of the four operation kinds (same
-// spelling as OperationKind), or conflict, or unchanged.
-type PlanAction string
+// Action is what a plan does with one secret (SPEC §5): one of the
+// mutations (restore, create, update, schedule-delete: the operations,
+// SPEC §1), or conflict, or unchanged. It is the planner's decision, the
+// engine's operation kind, the plan file's "action" (SPEC §7.4) and the log
+// field "operation" (SPEC §7.3): one type, whose value is its wire
+// spelling. What each action is (operation or not, its apply phase, its
+// report count, its reasons) is the one table actions below, pinned by
+// testdata/actions.golden.
+type Action string
 
 const (
-	PlanRestore                   = PlanAction(OpRestore)
-	PlanCreate                    = PlanAction(OpCreate)
-	PlanUpdate                    = PlanAction(OpUpdate)
-	PlanScheduleDelete            = PlanAction(OpScheduleDelete)
-	PlanConflict       PlanAction = "conflict"
-	PlanUnchanged      PlanAction = "unchanged"
+	// ActionNone is the zero Action: a name that is not this scope's to
+	// touch (absent and not desired, or foreign and not desired). It is the
+	// planner's alone: never in a plan, a count, a plan file or a log.
+	ActionNone           Action = ""
+	ActionConflict       Action = "conflict"
+	ActionRestore        Action = "restore"
+	ActionCreate         Action = "create"
+	ActionUpdate         Action = "update"
+	ActionScheduleDelete Action = "schedule-delete"
+	ActionUnchanged      Action = "unchanged"
 )
 
-// PlanActions lists every action in the order views show them: conflicts
-// first, then the apply phases (Phases), then unchanged.
-var PlanActions = []PlanAction{PlanConflict, PlanRestore, PlanCreate, PlanUpdate, PlanScheduleDelete, PlanUnchanged}
-
-// PlanReason says why an action was chosen, separately from the action
-// (the plan file's "reason"). For a conflict the reason is its
-// ConflictClass, spelled the same.
-type PlanReason string
+// Reason says why an action was chosen, separately from the action (the
+// plan file's "reason", SPEC §7.4): an update *because* the value differs,
+// the stored value is binary, or there is no current version. A conflict's
+// reason is its ConflictClass, spelled the same (ConflictClass.Reason).
+// Reasons never carry a value.
+type Reason string
 
 const (
 	// ReasonAbsent: create, no secret of that name exists.
-	ReasonAbsent PlanReason = "absent"
+	ReasonAbsent Reason = "absent"
 	// ReasonValueDiffers: update, the current SecretString differs from the
 	// canonical desired value.
-	ReasonValueDiffers PlanReason = "value-differs"
+	ReasonValueDiffers Reason = "value-differs"
 	// ReasonStoredValueBinary: update, the current version holds SecretBinary
 	// and the document's value is a string (JSON, YAML, dotenv or text).
-	ReasonStoredValueBinary PlanReason = "stored-value-binary"
+	ReasonStoredValueBinary Reason = "stored-value-binary"
 	// ReasonStoredValueString: update, the current version holds
 	// SecretString and the document's value is binary (.sops.bin).
-	ReasonStoredValueString PlanReason = "stored-value-string"
+	ReasonStoredValueString Reason = "stored-value-string"
 	// ReasonNoCurrentVersion: update, no version is labelled AWSCURRENT (or
 	// the read found none).
-	ReasonNoCurrentVersion PlanReason = "no-current-version"
+	ReasonNoCurrentVersion Reason = "no-current-version"
 	// ReasonRestoreThenUpdate: the follow-up update of a secret restored in
-	// this run whose value differs (sync only).
-	ReasonRestoreThenUpdate PlanReason = "restore-then-update"
-	// ReasonMetadata: update of metadata only (description, KMS key, tags;
-	// issue 14).
-	ReasonMetadata PlanReason = "metadata"
+	// this run whose value differs (sync only; set by the engine).
+	ReasonRestoreThenUpdate Reason = "restore-then-update"
+	// ReasonMetadata: update of the configured metadata only (description,
+	// KMS key, tags); the value is equal.
+	ReasonMetadata Reason = "metadata"
 	// ReasonScheduledForDeletion: restore of a desired secret scheduled for
 	// deletion; or unchanged, an owned secret that is not desired and is
 	// already scheduled for deletion.
-	ReasonScheduledForDeletion PlanReason = "scheduled-for-deletion"
+	ReasonScheduledForDeletion Reason = "scheduled-for-deletion"
 	// ReasonNotDesired: schedule-delete, an owned secret no document of the
 	// commit maps to.
-	ReasonNotDesired PlanReason = "not-desired"
+	ReasonNotDesired Reason = "not-desired"
 	// ReasonValueEqual: unchanged, the current SecretString is byte-equal
 	// to the canonical desired value.
-	ReasonValueEqual PlanReason = "value-equal"
+	ReasonValueEqual Reason = "value-equal"
 )
 
-// PlanReasons lists, per action, the reasons it may carry.
-var PlanReasons = map[PlanAction][]PlanReason{
-	PlanRestore:        {ReasonScheduledForDeletion},
-	PlanCreate:         {ReasonAbsent},
-	PlanUpdate:         {ReasonValueDiffers, ReasonStoredValueBinary, ReasonStoredValueString, ReasonNoCurrentVersion, ReasonRestoreThenUpdate, ReasonMetadata},
-	PlanScheduleDelete: {ReasonNotDesired},
-	PlanUnchanged:      {ReasonValueEqual, ReasonScheduledForDeletion},
-	PlanConflict:       conflictReasons(),
+// Reason is c as a conflict's plan-file reason: the class, spelled the same
+// (SPEC §7.4).
+func (c ConflictClass) Reason() Reason { return Reason(c) }
+
+// action is one row of the action table.
+type action struct {
+	Action
+	// operation: a mutation, applied in its phase (the table's order among
+	// the operations is the apply order, SPEC §5).
+	operation bool
+	// count is the report's counter of this action (SPEC §7.2).
+	count func(*Counts) *int
+	// reasons are the reasons this action may carry, in the plan file's
+	// documented order.
+	reasons []Reason
 }
 
-func conflictReasons() []PlanReason {
-	out := make([]PlanReason, len(ConflictClasses))
+// actions is the one table of actions, in the order views list them:
+// conflicts first, then the operations in apply order, then unchanged. A
+// new action is one row here (and its constant above, its Counts field).
+var actions = []action{
+	{ActionConflict, false, func(c *Counts) *int { return &c.Conflicts }, conflictReasons()},
+	{ActionRestore, true, func(c *Counts) *int { return &c.Restore }, []Reason{ReasonScheduledForDeletion}},
+	{ActionCreate, true, func(c *Counts) *int { return &c.Create }, []Reason{ReasonAbsent}},
+	{ActionUpdate, true, func(c *Counts) *int { return &c.Update },
+		[]Reason{ReasonValueDiffers, ReasonStoredValueBinary, ReasonStoredValueString, ReasonNoCurrentVersion, ReasonRestoreThenUpdate, ReasonMetadata}},
+	{ActionScheduleDelete, true, func(c *Counts) *int { return &c.ScheduleDelete }, []Reason{ReasonNotDesired}},
+	{ActionUnchanged, false, func(c *Counts) *int { return &c.Unchanged }, []Reason{ReasonValueEqual, ReasonScheduledForDeletion}},
+}
+
+func conflictReasons() []Reason {
+	out := make([]Reason, len(ConflictClasses))
 	for i, c := range ConflictClasses {
-		out[i] = PlanReason(c)
+		out[i] = c.Reason()
 	}
 	return out
+}
+
+// Actions lists every action in the order views show them (the table's).
+var Actions = func() []Action {
+	out := make([]Action, len(actions))
+	for i, a := range actions {
+		out[i] = a.Action
+	}
+	return out
+}()
+
+// Phases lists the operations in apply order (SPEC §5): the table's rows
+// that are operations.
+var Phases = func() []Action {
+	var out []Action
+	for _, a := range actions {
+		if a.operation {
+			out = append(out, a.Action)
+		}
+	}
+	return out
+}()
+
+// actionInfo returns a's row, nil for ActionNone and unknown spellings.
+func actionInfo(a Action) *action {
+	for i := range actions {
+		if actions[i].Action == a {
+			return &actions[i]
+		}
+	}
+	return nil
+}
+
+// IsOperation reports whether a is a mutation (one of Phases).
+func (a Action) IsOperation() bool {
+	info := actionInfo(a)
+	return info != nil && info.operation
+}
+
+// Known reports whether a is one of Actions (ActionNone is not).
+func (a Action) Known() bool { return actionInfo(a) != nil }
+
+// Reasons returns the reasons a may carry (nil for an unknown action).
+func (a Action) Reasons() []Reason {
+	if info := actionInfo(a); info != nil {
+		return info.reasons
+	}
+	return nil
+}
+
+// Add counts one secret with action a: the one place an action meets its
+// report counter. ActionNone and unknown actions count nothing.
+func (c *Counts) Add(a Action) {
+	if info := actionInfo(a); info != nil {
+		*info.count(c)++
+	}
 }
 
 // KeysUnavailable says why a create or update has no key-level change
@@ -96,9 +179,9 @@ const (
 // KeysUnavailableReasons lists every KeysUnavailable token.
 var KeysUnavailableReasons = []KeysUnavailable{KeysStoredValueBinary, KeysStoredValueNotJSON, KeysStoredValueNotObject, KeysWholeValue}
 
-// MetadataKind is one kind of configured metadata an update changes
-// (issue 14), as listed in the plan file's "metadata" of an update: the
-// kind only, never a value and never a tag key.
+// MetadataKind is one kind of configured metadata an update changes, as
+// listed in the plan file's "metadata" of an update: the kind only, never a
+// value and never a tag key.
 type MetadataKind string
 
 const (

@@ -1,67 +1,116 @@
 package vocab
 
 import (
-	"slices"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
 	"testing"
 )
 
-// TestPlanTokensGolden fails if a plan-file token changes: the Action, the
-// show command and users' scripts read these exact strings (SPEC §7.4).
-func TestPlanTokensGolden(t *testing.T) {
-	if PlanSchema != "sops-aws-sync/plan/v1" {
-		t.Errorf("plan schema changed: %q", PlanSchema)
-	}
-	actions := []string{"conflict", "restore", "create", "update", "schedule-delete", "unchanged"}
-	if len(PlanActions) != len(actions) {
-		t.Fatalf("plan actions: %d, want %d", len(PlanActions), len(actions))
-	}
-	for i, a := range PlanActions {
-		if string(a) != actions[i] {
-			t.Errorf("plan action %d = %q, want %q", i, a, actions[i])
+var update = flag.Bool("update", false, "rewrite testdata/actions.golden")
+
+// actionsGolden renders the action table as the wire sees it: per action
+// (view order), its spelling, whether it is an operation, the report count
+// key it increments and the reasons it may carry; then the apply order, the
+// keys_unavailable tokens and the metadata kinds.
+func actionsGolden(t *testing.T) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "plan schema: %s\n", PlanSchema)
+	for _, a := range Actions {
+		var c Counts
+		c.Add(a)
+		raw, err := json.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	want := map[PlanAction][]string{
-		PlanRestore:        {"scheduled-for-deletion"},
-		PlanCreate:         {"absent"},
-		PlanUpdate:         {"value-differs", "stored-value-binary", "stored-value-string", "no-current-version", "restore-then-update", "metadata"},
-		PlanScheduleDelete: {"not-desired"},
-		PlanUnchanged:      {"value-equal", "scheduled-for-deletion"},
-		PlanConflict:       {"ownership", "source", "source-tag", "service-owned", "rotation", "replication", "staging", "payload"},
-	}
-	if len(PlanReasons) != len(want) {
-		t.Fatalf("reason table has %d actions, want %d", len(PlanReasons), len(want))
-	}
-	for a, rs := range want {
-		got := PlanReasons[a]
-		if len(got) != len(rs) {
-			t.Errorf("%s reasons = %v, want %v", a, got, rs)
-			continue
+		var m map[string]int
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatal(err)
 		}
-		for i := range rs {
-			if string(got[i]) != rs[i] {
-				t.Errorf("%s reason %d = %q, want %q", a, i, got[i], rs[i])
+		var keys []string
+		for k, n := range m {
+			if n != 0 {
+				keys = append(keys, fmt.Sprintf("%s=%d", k, n))
 			}
 		}
+		var reasons []string
+		for _, r := range a.Reasons() {
+			reasons = append(reasons, string(r))
+		}
+		fmt.Fprintf(&b, "action %q operation=%t count=%s reasons=%s\n", a, a.IsOperation(), strings.Join(keys, ","), strings.Join(reasons, ","))
 	}
-	keys := []string{"stored-value-binary", "stored-value-not-json", "stored-value-not-object", "whole-value"}
-	if len(KeysUnavailableReasons) != len(keys) {
-		t.Fatalf("keys_unavailable: %v, want %v", KeysUnavailableReasons, keys)
+	var phases []string
+	for _, a := range Phases {
+		phases = append(phases, string(a))
 	}
-	for i, k := range KeysUnavailableReasons {
-		if string(k) != keys[i] {
-			t.Errorf("keys_unavailable %d = %q, want %q", i, k, keys[i])
+	fmt.Fprintf(&b, "apply order: %s\n", strings.Join(phases, ","))
+	var unavailable []string
+	for _, k := range KeysUnavailableReasons {
+		unavailable = append(unavailable, string(k))
+	}
+	fmt.Fprintf(&b, "keys_unavailable: %s\n", strings.Join(unavailable, ","))
+	var kinds []string
+	for _, k := range MetadataKinds {
+		kinds = append(kinds, string(k))
+	}
+	fmt.Fprintf(&b, "metadata kinds: %s\n", strings.Join(kinds, ","))
+	return b.String()
+}
+
+// TestActionsGolden fails if a plan-file or report token of an action
+// changes: the Action, the show command and users' scripts read these exact
+// strings (SPEC §7.2, §7.4). A change is a contract change: review the
+// diff of testdata/actions.golden (go test ./internal/vocab -update).
+func TestActionsGolden(t *testing.T) {
+	got := actionsGolden(t)
+	const path = "testdata/actions.golden"
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
-	meta := []string{"kms-key", "description", "tags"}
-	if len(MetadataKinds) != len(meta) {
-		t.Fatalf("metadata kinds: %v, want %v", MetadataKinds, meta)
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for i, k := range MetadataKinds {
-		if string(k) != meta[i] {
-			t.Errorf("metadata kind %d = %q, want %q", i, k, meta[i])
+	if got != string(want) {
+		t.Errorf("action table changed; review and run go test ./internal/vocab -update:\n got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestActionTable checks the table's own rules: every action counts into
+// exactly one report counter and no two share one; Phases are the
+// operations in view order; ActionNone is no action at all.
+func TestActionTable(t *testing.T) {
+	var all Counts
+	for _, a := range Actions {
+		var c Counts
+		c.Add(a)
+		if c.Create+c.Update+c.Restore+c.ScheduleDelete+c.Unchanged+c.Conflicts != 1 {
+			t.Errorf("%s counts into %+v, want exactly one counter", a, c)
+		}
+		all.Add(a)
+		if len(a.Reasons()) == 0 {
+			t.Errorf("%s has no reasons", a)
 		}
 	}
-	if !slices.Contains(PlanActions, PlanAction(OpScheduleDelete)) {
-		t.Errorf("plan actions must spell the operation kinds as vocab does")
+	if all != (Counts{1, 1, 1, 1, 1, 1}) {
+		t.Errorf("two actions share a counter, or one is not counted: %+v", all)
+	}
+	if all.Operations() != len(Phases) {
+		t.Errorf("Operations() = %d, want one per phase (%d)", all.Operations(), len(Phases))
+	}
+	var none Counts
+	none.Add(ActionNone)
+	if none != (Counts{}) || ActionNone.Known() || ActionNone.IsOperation() || ActionNone.Reasons() != nil {
+		t.Errorf("ActionNone must be no action")
+	}
+	if Action("Create").Known() {
+		t.Errorf("actions are matched by exact spelling")
 	}
 }

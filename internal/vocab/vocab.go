@@ -94,21 +94,6 @@ var ConflictClasses = []ConflictClass{
 	ConflictRotation, ConflictReplication, ConflictStaging, ConflictPayload,
 }
 
-// OperationKind is one of the four mutations the tool may make (SPEC §1, §5).
-// The constants are declared in phase order: restore, create, update,
-// schedule-delete.
-type OperationKind string
-
-const (
-	OpRestore        OperationKind = "restore"
-	OpCreate         OperationKind = "create"
-	OpUpdate         OperationKind = "update"
-	OpScheduleDelete OperationKind = "schedule-delete"
-)
-
-// Phases lists the operation kinds in apply order (SPEC §5).
-var Phases = []OperationKind{OpRestore, OpCreate, OpUpdate, OpScheduleDelete}
-
 // Counts is the per-kind tally reported in the report's "counts" object
 // (SPEC §7.2). JSON keys are part of the report schema.
 type Counts struct {
@@ -120,9 +105,16 @@ type Counts struct {
 	Conflicts      int `json:"conflicts"`
 }
 
-// Operations returns the number of planned mutations (create + update +
-// restore + schedule-delete).
-func (c Counts) Operations() int { return c.Create + c.Update + c.Restore + c.ScheduleDelete }
+// Operations returns the number of operations counted (create + update +
+// restore + schedule-delete): the count of every Action whose IsOperation
+// holds.
+func (c Counts) Operations() int {
+	n := 0
+	for _, a := range Phases {
+		n += *actionInfo(a).count(&c)
+	}
+	return n
+}
 
 // ReportSchema is the report's schema_version value (SPEC §7.2).
 const ReportSchema = "sops-aws-sync/report/v1"

@@ -54,12 +54,6 @@ func TestWireTokensGolden(t *testing.T) {
 			t.Errorf("conflict class %d = %q, want %q", i, c, classes[i])
 		}
 	}
-	ops := []string{"restore", "create", "update", "schedule-delete"}
-	for i, k := range Phases {
-		if string(k) != ops[i] {
-			t.Errorf("phase %d = %q, want %q", i, k, ops[i])
-		}
-	}
 	if ReportSchema != "sops-aws-sync/report/v1" {
 		t.Errorf("report schema changed: %q", ReportSchema)
 	}

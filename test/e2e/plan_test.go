@@ -117,25 +117,25 @@ func TestPlanFile_EveryActionAndReason(t *testing.T) {
 	require.NoError(t, err)
 
 	type want struct {
-		action vocab.PlanAction
-		reason vocab.PlanReason
+		action vocab.Action
+		reason vocab.Reason
 		keys   *planview.KeyCounts
 		paths  *planview.KeyPaths // with names shown
 		none   vocab.KeysUnavailable
 	}
 	plan := map[string][]want{
-		back:    {{action: vocab.PlanRestore, reason: vocab.ReasonScheduledForDeletion}},
-		created: {{action: vocab.PlanCreate, reason: vocab.ReasonAbsent, keys: &planview.KeyCounts{Added: 1}, paths: &planview.KeyPaths{Added: []string{"/k"}, Removed: []string{}, Changed: []string{}}}},
-		nested: {{action: vocab.PlanUpdate, reason: vocab.ReasonValueDiffers, keys: &planview.KeyCounts{Added: 1, Removed: 1, Changed: 1},
+		back:    {{action: vocab.ActionRestore, reason: vocab.ReasonScheduledForDeletion}},
+		created: {{action: vocab.ActionCreate, reason: vocab.ReasonAbsent, keys: &planview.KeyCounts{Added: 1}, paths: &planview.KeyPaths{Added: []string{"/k"}, Removed: []string{}, Changed: []string{}}}},
+		nested: {{action: vocab.ActionUpdate, reason: vocab.ReasonValueDiffers, keys: &planview.KeyCounts{Added: 1, Removed: 1, Changed: 1},
 			paths: &planview.KeyPaths{Added: []string{"/db/port"}, Removed: []string{}, Changed: []string{"/db/password"}}}},
-		edited: {{action: vocab.PlanUpdate, reason: vocab.ReasonValueDiffers, keys: &planview.KeyCounts{Changed: 1},
+		edited: {{action: vocab.ActionUpdate, reason: vocab.ReasonValueDiffers, keys: &planview.KeyCounts{Changed: 1},
 			paths: &planview.KeyPaths{Added: []string{}, Removed: []string{}, Changed: []string{"/password"}}}},
-		oob: {{action: vocab.PlanUpdate, reason: vocab.ReasonValueDiffers, keys: &planview.KeyCounts{Removed: 1},
+		oob: {{action: vocab.ActionUpdate, reason: vocab.ReasonValueDiffers, keys: &planview.KeyCounts{Removed: 1},
 			paths: &planview.KeyPaths{Added: []string{}, Removed: []string{}, Changed: []string{}}}},
-		blob:   {{action: vocab.PlanUpdate, reason: vocab.ReasonStoredValueBinary, none: vocab.KeysStoredValueBinary}},
-		gone:   {{action: vocab.PlanScheduleDelete, reason: vocab.ReasonNotDesired}},
-		same:   {{action: vocab.PlanUnchanged, reason: vocab.ReasonValueEqual}},
-		asleep: {{action: vocab.PlanUnchanged, reason: vocab.ReasonScheduledForDeletion}},
+		blob:   {{action: vocab.ActionUpdate, reason: vocab.ReasonStoredValueBinary, none: vocab.KeysStoredValueBinary}},
+		gone:   {{action: vocab.ActionScheduleDelete, reason: vocab.ReasonNotDesired}},
+		same:   {{action: vocab.ActionUnchanged, reason: vocab.ReasonValueEqual}},
+		asleep: {{action: vocab.ActionUnchanged, reason: vocab.ReasonScheduledForDeletion}},
 	}
 	check := func(v planview.View, show bool, plan map[string][]want) {
 		t.Helper()
@@ -196,7 +196,7 @@ func TestPlanFile_EveryActionAndReason(t *testing.T) {
 
 	// sync applies that plan: its plan file adds the follow-up update of
 	// the restored secret, computed against the restored value.
-	plan[back] = append(plan[back], want{action: vocab.PlanUpdate, reason: vocab.ReasonRestoreThenUpdate,
+	plan[back] = append(plan[back], want{action: vocab.ActionUpdate, reason: vocab.ReasonRestoreThenUpdate,
 		keys: &planview.KeyCounts{Changed: 1}, paths: &planview.KeyPaths{Added: []string{}, Removed: []string{}, Changed: []string{"/k"}}})
 	r, v, _ = f.runPlan(e, runOpts{ShowNames: true}, f.args("sync", "--show-resource-names", "--log-format", "text")...)
 	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Create: 1, Update: 5, Restore: 1, ScheduleDelete: 1, Unchanged: 2})
@@ -208,10 +208,10 @@ func TestPlanFile_EveryActionAndReason(t *testing.T) {
 	_, v, raw := f.runPlan(e, runOpts{}, f.args("plan", "--description", "CANARY-description")...)
 	require.NotEmpty(t, v.Operations)
 	for _, o := range v.Operations {
-		if o.Action == vocab.PlanUnchanged {
+		if o.Action == vocab.ActionUnchanged {
 			continue
 		}
-		assert.Equal(t, vocab.PlanUpdate, o.Action)
+		assert.Equal(t, vocab.ActionUpdate, o.Action)
 		assert.Equal(t, vocab.ReasonMetadata, o.Reason)
 		assert.Equal(t, []vocab.MetadataKind{vocab.MetadataDescription}, o.Metadata)
 		assert.Equal(t, &planview.KeyCounts{}, o.Keys)
@@ -227,9 +227,9 @@ func TestPlanFile_EveryActionAndReason(t *testing.T) {
 	r, v, _ = f.runPlan(e, runOpts{ShowNames: true}, f.args("plan", "--show-resource-names")...)
 	expect(t, r, 4, vocab.StatusConflict, vocab.VerificationNotRun, nil)
 	require.NotEmpty(t, v.Operations)
-	assert.Equal(t, planview.Op{Resource: taken, Action: vocab.PlanConflict, Reason: vocab.PlanReason(vocab.ConflictOwnership)}, v.Operations[0])
+	assert.Equal(t, planview.Op{Resource: taken, Action: vocab.ActionConflict, Reason: vocab.Reason(vocab.ConflictOwnership)}, v.Operations[0])
 	for _, o := range v.Operations[1:] {
-		assert.Equal(t, vocab.PlanUnchanged, o.Action, "a conflict plans nothing else")
+		assert.Equal(t, vocab.ActionUnchanged, o.Action, "a conflict plans nothing else")
 	}
 }
 

@@ -102,7 +102,7 @@ func TestWholeValues_CreateNoOpEditSwitchKindDelete(t *testing.T) {
 	for _, n := range []string{certName, keyName, ksName} {
 		require.Len(t, opsOf(v, n), 1)
 		o := opsOf(v, n)[0]
-		assert.Equal(t, vocab.PlanCreate, o.Action, n)
+		assert.Equal(t, vocab.ActionCreate, o.Action, n)
 		assert.Equal(t, vocab.KeysWholeValue, o.KeysUnavailable, n)
 		assert.Nil(t, o.Keys, n)
 		assert.Contains(t, r.Stdout, "  + "+n+" create: whole value (not in AWS)\n")

@@ -59,8 +59,8 @@ func engineFactory(t *testing.T) *factory.Factory {
 		k, err := keydiff.Create([]byte(`{"db":{"password":"CANARY"}}`))
 		require.NoError(t, err)
 		return engine.Result{Status: vocab.StatusDrift, Counts: vocab.Counts{Create: 1, Unchanged: 1}, Plan: []planview.Operation{
-			{Ordinal: 2, Name: "team/app/same", Action: vocab.PlanUnchanged, Reason: vocab.ReasonValueEqual},
-			{Ordinal: 1, Name: "team/app/api", Action: vocab.PlanCreate, Reason: vocab.ReasonAbsent, Keys: &k},
+			{Ordinal: 2, Name: "team/app/same", Action: vocab.ActionUnchanged, Reason: vocab.ReasonValueEqual},
+			{Ordinal: 1, Name: "team/app/api", Action: vocab.ActionCreate, Reason: vocab.ReasonAbsent, Keys: &k},
 		}}
 	}
 	return f

@@ -33,9 +33,9 @@ func savedPlan(t *testing.T, show bool) string {
 	upd, err := keydiff.Diff([]byte(`{"a":"CANARY-1"}`), []byte(`{"a":"CANARY-2","OOB_key":"x"}`))
 	require.NoError(t, err)
 	v := planview.Build(planview.Input{GitRevision: rev, Operations: []planview.Operation{
-		{Ordinal: 1, Name: "team/app/api", Action: vocab.PlanCreate, Reason: vocab.ReasonAbsent, Keys: &create},
-		{Ordinal: 2, Name: "team/app/db", Action: vocab.PlanUpdate, Reason: vocab.ReasonValueDiffers, Keys: &upd},
-		{Ordinal: 3, Name: "team/app/same", Action: vocab.PlanUnchanged, Reason: vocab.ReasonValueEqual},
+		{Ordinal: 1, Name: "team/app/api", Action: vocab.ActionCreate, Reason: vocab.ReasonAbsent, Keys: &create},
+		{Ordinal: 2, Name: "team/app/db", Action: vocab.ActionUpdate, Reason: vocab.ReasonValueDiffers, Keys: &upd},
+		{Ordinal: 3, Name: "team/app/same", Action: vocab.ActionUnchanged, Reason: vocab.ReasonValueEqual},
 	}}, model.Redaction{ShowNames: show})
 	p := filepath.Join(t.TempDir(), "plan.json")
 	require.NoError(t, planview.WriteFile(p, v))
