@@ -1,15 +1,14 @@
-package vocab
+package vocab_test
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/actions.golden")
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
 
 // actionsGolden renders the action table as the wire sees it: per action
 // (view order), its spelling, whether it is an operation, the report count
@@ -17,9 +16,9 @@ var update = flag.Bool("update", false, "rewrite testdata/actions.golden")
 // keys_unavailable tokens and the metadata kinds.
 func actionsGolden(t *testing.T) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "plan schema: %s\n", PlanSchema)
-	for _, a := range Actions {
-		var c Counts
+	fmt.Fprintf(&b, "plan schema: %s\n", vocab.PlanSchema)
+	for _, a := range vocab.Actions {
+		var c vocab.Counts
 		c.Add(a)
 		raw, err := json.Marshal(c)
 		if err != nil {
@@ -42,17 +41,17 @@ func actionsGolden(t *testing.T) string {
 		fmt.Fprintf(&b, "action %q operation=%t count=%s reasons=%s\n", a, a.IsOperation(), strings.Join(keys, ","), strings.Join(reasons, ","))
 	}
 	var phases []string
-	for _, a := range Phases {
+	for _, a := range vocab.Phases {
 		phases = append(phases, string(a))
 	}
 	fmt.Fprintf(&b, "apply order: %s\n", strings.Join(phases, ","))
 	var unavailable []string
-	for _, k := range KeysUnavailableReasons {
+	for _, k := range vocab.KeysUnavailableReasons {
 		unavailable = append(unavailable, string(k))
 	}
 	fmt.Fprintf(&b, "keys_unavailable: %s\n", strings.Join(unavailable, ","))
 	var kinds []string
-	for _, k := range MetadataKinds {
+	for _, k := range vocab.MetadataKinds {
 		kinds = append(kinds, string(k))
 	}
 	fmt.Fprintf(&b, "metadata kinds: %s\n", strings.Join(kinds, ","))
@@ -84,12 +83,12 @@ func TestActionsGolden(t *testing.T) {
 }
 
 // TestActionTable checks the table's own rules: every action counts into
-// exactly one report counter and no two share one; Phases are the
-// operations in view order; ActionNone is no action at all.
+// exactly one report counter and no two share one; vocab.Phases are the
+// operations in view order; vocab.ActionNone is no action at all.
 func TestActionTable(t *testing.T) {
-	var all Counts
-	for _, a := range Actions {
-		var c Counts
+	var all vocab.Counts
+	for _, a := range vocab.Actions {
+		var c vocab.Counts
 		c.Add(a)
 		if c.Create+c.Update+c.Restore+c.ScheduleDelete+c.Unchanged+c.Conflicts != 1 {
 			t.Errorf("%s counts into %+v, want exactly one counter", a, c)
@@ -99,18 +98,18 @@ func TestActionTable(t *testing.T) {
 			t.Errorf("%s has no reasons", a)
 		}
 	}
-	if all != (Counts{1, 1, 1, 1, 1, 1}) {
+	if all != (vocab.Counts{1, 1, 1, 1, 1, 1}) {
 		t.Errorf("two actions share a counter, or one is not counted: %+v", all)
 	}
-	if all.Operations() != len(Phases) {
-		t.Errorf("Operations() = %d, want one per phase (%d)", all.Operations(), len(Phases))
+	if all.Operations() != len(vocab.Phases) {
+		t.Errorf("Operations() = %d, want one per phase (%d)", all.Operations(), len(vocab.Phases))
 	}
-	var none Counts
-	none.Add(ActionNone)
-	if none != (Counts{}) || ActionNone.Known() || ActionNone.IsOperation() || ActionNone.Reasons() != nil {
-		t.Errorf("ActionNone must be no action")
+	var none vocab.Counts
+	none.Add(vocab.ActionNone)
+	if none != (vocab.Counts{}) || vocab.ActionNone.Known() || vocab.ActionNone.IsOperation() || vocab.ActionNone.Reasons() != nil {
+		t.Errorf("vocab.ActionNone must be no action")
 	}
-	if Action("Create").Known() {
+	if vocab.Action("Create").Known() {
 		t.Errorf("actions are matched by exact spelling")
 	}
 }

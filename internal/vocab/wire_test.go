@@ -18,7 +18,7 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/wire.golden.json")
+var update = flag.Bool("update", false, "rewrite testdata/wire.golden.json and testdata/actions.golden")
 
 // wireGolden is the wire contract between the CLI and the GitHub Action:
 // everything the Action (action/src) re-declares because it checks it
