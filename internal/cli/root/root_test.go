@@ -215,7 +215,9 @@ func TestDesiredErrorIsOneClassifiedRecord(t *testing.T) {
 	// The record renders the diagnostic itself: its text with the
 	// registry's next action.
 	d := diag.New(diag.PlaintextBOM, diag.Document(3, "", false))
-	assert.Contains(t, fk.out.String(), `"msg":"desired state rejected: `+d.Error()+`"`)
+	msg, err := json.Marshal("desired state rejected: " + d.Error())
+	require.NoError(t, err)
+	assert.Contains(t, fk.out.String(), `"msg":`+string(msg))
 	assert.NotContains(t, fk.out.String(), "x.sops.env")
 	assert.Equal(t, vocab.StatusInvalid, readReport(t, p).Status)
 
