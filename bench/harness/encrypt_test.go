@@ -13,9 +13,8 @@ import (
 // The in-process encryption must produce documents the real sops CLI
 // decrypts to the expected canonical value (issue 7: verify a sample).
 func TestEncryptJSON_RealSOPSDecryptsToTheCanonicalValue(t *testing.T) {
-	if _, err := SOPSBinary(); err != nil {
-		t.Fatalf("%v (the test needs the pinned sops CLI: make tools)", err)
-	}
+	_, err := SOPSBinary()
+	require.NoError(t, err, "the test needs the pinned sops CLI: make tools")
 	key, err := NewAgeKey()
 	require.NoError(t, err)
 	dir := t.TempDir()

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 )
@@ -49,7 +50,7 @@ func TestJudge_ReducedQuotaRows(t *testing.T) {
 				return v
 			}
 		}
-		t.Fatalf("no verdict %q in %+v", prefix, vs)
+		require.Failf(t, "no verdict", "no verdict %q in %+v", prefix, vs)
 		return Verdict{}
 	}
 	create := row(Create, 2000, 28, secs(250), secs(209), Calls{"CreateSecret": 2100})

@@ -3,6 +3,8 @@ package planview
 import (
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/sops-aws-sync/sops-aws-sync/internal/keydiff"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -26,9 +28,7 @@ func summary(t testing.TB, desired, observed string) *keydiff.Summary {
 	} else {
 		s, err = keydiff.Diff([]byte(desired), []byte(observed))
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return &s
 }
 

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
 
@@ -26,22 +28,15 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		v, err := Parse(data)
 		if err != nil {
-			if c := classOf(err); c != ClassMalformed && c != ClassUnknownSchema {
-				t.Fatalf("unclassified error %T %v", err, err)
-			}
+			require.Contains(t, []string{ClassMalformed, ClassUnknownSchema}, classOf(err), "unclassified error %T %v", err, err)
 			return
 		}
-		if err := v.Validate(); err != nil {
-			t.Fatalf("accepted an invalid view: %v", err)
-		}
+		require.NoError(t, v.Validate(), "accepted an invalid view")
 		b, err := Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		v2, err := Parse(b)
-		if err != nil || !reflect.DeepEqual(v, v2) {
-			t.Fatalf("round trip changed the plan: %v", err)
-		}
+		require.NoError(t, err, "round trip")
+		require.True(t, reflect.DeepEqual(v, v2), "round trip changed the plan")
 		_ = Text(v)
 		_ = MarkdownCapped(v, 4096)
 	})

@@ -4,8 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"pgregory.net/rapid"
 
@@ -74,25 +75,19 @@ func TestPropertyRedactionHoldsForEveryPlan(t *testing.T) {
 		shown := rapid.Bool().Draw(t, "shown")
 		v := Build(in, model.Redaction{ShowNames: shown})
 		file, err := Marshal(v)
-		if err != nil {
-			t.Fatalf("Build gave an invalid view: %v", err)
-		}
+		require.NoError(t, err, "Build gave an invalid view")
 		back, err := Parse(file)
-		if err != nil || !reflect.DeepEqual(v, back) {
-			t.Fatalf("round trip: %v", err)
-		}
-		if v.Summary != Count(v.Operations) || len(v.Operations) != len(in.Operations) {
-			t.Fatal("summary is not derived from the operations")
-		}
+		require.NoError(t, err, "round trip")
+		require.True(t, reflect.DeepEqual(v, back), "round trip changed the view")
+		require.Equal(t, Count(v.Operations), v.Summary, "summary is not derived from the operations")
+		require.Len(t, v.Operations, len(in.Operations))
 		forbidden := []string{"CANARY", "OOB_"}
 		if !shown {
 			forbidden = append(forbidden, "prod/app/", "/dk")
 		}
 		for _, out := range []string{string(file), Text(v), Markdown(v), MarkdownCapped(v, 2048)} {
 			for _, f := range forbidden {
-				if strings.Contains(out, f) {
-					t.Fatalf("output leaks %q (names shown %v):\n%s", f, shown, out)
-				}
+				require.NotContains(t, out, f, "output leaks (names shown %v)", shown)
 			}
 		}
 	})

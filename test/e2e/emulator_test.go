@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
@@ -34,8 +36,8 @@ func startEmulator(t *testing.T, args ...string) *emu {
 	t.Helper()
 	var stderr bytes.Buffer
 	p, err := emulatortest.StartProcess(context.Background(), emulatorBin, &stderr, append([]string{"--seed", "1"}, args...)...)
-	if err != nil {
-		t.Fatalf("emulator: %v; stderr: %s", err, stderr.String())
+	if err != nil { // stderr is read only once the process failed to start: it is still being written
+		require.NoError(t, err, "emulator; stderr: %s", stderr.String())
 	}
 	t.Cleanup(func() { _ = p.Stop() })
 	return &emu{t: t, URL: p.URL, ctl: p.Control().Must(t)}
@@ -104,9 +106,7 @@ func (e *emu) putValue(name, value string) {
 	_, err := e.sdk().PutSecretValue(context.Background(), &secretsmanager.PutSecretValueInput{
 		SecretId: aws.String(name), SecretString: aws.String(value),
 	})
-	if err != nil {
-		e.t.Fatalf("out-of-band PutSecretValue: %v", err)
-	}
+	require.NoError(e.t, err, "out-of-band PutSecretValue")
 }
 
 func (e *emu) String() string { return fmt.Sprintf("emulator at %s", e.URL) }

@@ -21,9 +21,7 @@ func (f *fixture) gitIn(dir string, args ...string) string {
 	cmd.Dir = dir
 	cmd.Env = f.env()
 	out, err := cmd.CombinedOutput()
-	if err != nil {
-		f.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
+	require.NoError(f.t, err, "git %s\n%s", strings.Join(args, " "), out)
 	return strings.TrimSpace(string(out))
 }
 
@@ -45,9 +43,7 @@ func shapeFixture(t *testing.T) (f *fixture, e *emu, head, bare string) {
 	f = newFixture(t)
 	e = startEmulator(t)
 	f.standardDocs()
-	if err := writeFile(filepath.Join(f.Repo, "other", "readme.txt"), "outside the source root\n"); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, writeFile(filepath.Join(f.Repo, "other", "readme.txt"), "outside the source root\n"))
 	head = f.commit("a file outside the source root")
 	return f, e, head, f.serve()
 }
@@ -122,9 +118,7 @@ func TestRepositoryShapes_LFSPointerIsLFSPointer(t *testing.T) {
 	f.standardDocs()
 	pointer := "version https://git-lfs.github.com/spec/v1\n" +
 		"oid sha256:" + strings.Repeat("ab", 32) + "\nsize 1234\n"
-	if err := writeFile(filepath.Join(f.Repo, "secrets", "zz-lfs.sops.json"), pointer); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, writeFile(filepath.Join(f.Repo, "secrets", "zz-lfs.sops.json"), pointer))
 	f.Names = append(f.Names, "zz-lfs", f.Prefix+"/zz-lfs")
 	f.commit("a document through LFS")
 

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"filippo.io/age"
 )
 
@@ -51,19 +53,13 @@ func newFixture(t *testing.T) *fixture {
 		RepoID: "e2e-owner/e2e-repo",
 	}
 	for _, d := range []string{f.Repo, f.Home} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.MkdirAll(d, 0o700))
 	}
 	id, err := age.GenerateX25519Identity()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	f.private, f.recip = id.String(), id.Recipient().String()
 	f.KeyFile = filepath.Join(dir, "age.key")
-	if err := os.WriteFile(f.KeyFile, []byte(f.private+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(f.KeyFile, []byte(f.private+"\n"), 0o600))
 	f.git("init", "-q", "-b", "main")
 	f.git("config", "user.email", "e2e@example.invalid")
 	f.git("config", "user.name", "e2e")
@@ -87,9 +83,7 @@ func (f *fixture) git(args ...string) string {
 	cmd.Dir = f.Repo
 	cmd.Env = f.env()
 	out, err := cmd.CombinedOutput()
-	if err != nil {
-		f.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
+	require.NoError(f.t, err, "git %s\n%s", strings.Join(args, " "), out)
 	return strings.TrimSpace(string(out))
 }
 
@@ -103,22 +97,15 @@ func (f *fixture) writeDoc(rel, plaintext, recipient string) {
 		recipient = f.recip
 	}
 	p := filepath.Join(f.Repo, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		f.t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(plaintext), 0o600); err != nil {
-		f.t.Fatal(err)
-	}
+	require.NoError(f.t, os.MkdirAll(filepath.Dir(p), 0o700))
+	require.NoError(f.t, os.WriteFile(p, []byte(plaintext), 0o600))
 	cmd := exec.Command(sopsBin, "--disable-version-check", "encrypt", "--in-place", "--age", recipient, p)
 	cmd.Dir = f.Repo
 	cmd.Env = f.env()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		f.t.Fatalf("sops encrypt %s: %v\n%s", rel, err, out)
-	}
+	out, err := cmd.CombinedOutput()
+	require.NoError(f.t, err, "sops encrypt %s\n%s", rel, out)
 	enc, _ := os.ReadFile(p)
-	if strings.Contains(string(enc), "CANARY") {
-		f.t.Fatalf("sops left plaintext in %s", rel)
-	}
+	require.NotContains(f.t, string(enc), "CANARY", "sops left plaintext in %s", rel)
 }
 
 // removeDoc deletes a committed document from the work tree.

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/sops-aws-sync/sops-aws-sync/internal/logging"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/report"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
@@ -40,9 +42,7 @@ func (r result) records(t *testing.T) []map[string]any {
 			continue
 		}
 		var m map[string]any
-		if err := json.Unmarshal([]byte(line), &m); err != nil {
-			t.Fatalf("stdout line is not a JSON record: %q", line)
-		}
+		require.NoError(t, json.Unmarshal([]byte(line), &m), "stdout line is not a JSON record: %q", line)
 		out = append(out, m)
 	}
 	return out
@@ -52,9 +52,8 @@ func (r result) records(t *testing.T) []map[string]any {
 func (r result) final(t *testing.T) map[string]any {
 	t.Helper()
 	recs := r.records(t)
-	if len(recs) == 0 || recs[len(recs)-1]["msg"] != "run finished" {
-		t.Fatalf("last record is not \"run finished\":\n%s", r.Stdout)
-	}
+	require.NotEmpty(t, recs, "no log record")
+	require.Equal(t, "run finished", recs[len(recs)-1]["msg"], "the last record:\n%s", r.Stdout)
 	return recs[len(recs)-1]
 }
 
@@ -77,9 +76,7 @@ func (f *fixture) cmd(e *emu, o runOpts, args ...string) (*exec.Cmd, string) {
 	}
 	if o.Config != "" {
 		p := filepath.Join(dir, "config.yaml")
-		if err := os.WriteFile(p, []byte(o.Config), 0o600); err != nil {
-			f.t.Fatal(err)
-		}
+		require.NoError(f.t, os.WriteFile(p, []byte(o.Config), 0o600))
 		full = append(full, "--config", p)
 	}
 	cmd := exec.Command(cliBin, full...)
@@ -124,24 +121,20 @@ func (f *fixture) finish(e *emu, o runOpts, cmd *exec.Cmd, err error, stdout, st
 	case errors.As(err, &ee):
 		r.Code = ee.ExitCode()
 	default:
-		f.t.Fatalf("run %v: %v", cmd.Args, err)
+		require.NoError(f.t, err, "run %v", cmd.Args)
 	}
 	if b, rerr := os.ReadFile(reportPath); rerr == nil {
 		r.RawReport = b
 		rep, perr := report.Parse(b)
-		if perr != nil {
-			f.t.Fatalf("report is not schema-exact: %v\n%s", perr, b)
-		}
+		require.NoError(f.t, perr, "report is not schema-exact:\n%s", b)
 		r.Report = &rep
 		st, serr := os.Stat(reportPath)
-		if serr != nil || st.Mode().Perm() != 0o600 {
-			f.t.Fatalf("report mode %v, want 0600", st.Mode().Perm())
-		}
-		if rep.ToolVersion != testVersion {
-			f.t.Fatalf("report tool_version %q, want %q", rep.ToolVersion, testVersion)
-		}
-		if want := vocab.ExitCode(rep.Status, hasFlag(cmd.Args, "--detailed-exit-code")); want != r.Code && r.Code != vocab.ExitInvalid {
-			f.t.Fatalf("exit code %d disagrees with report status %s (want %d)", r.Code, rep.Status, want)
+		require.NoError(f.t, serr)
+		require.Equal(f.t, os.FileMode(0o600), st.Mode().Perm(), "report mode")
+		require.Equal(f.t, testVersion, rep.ToolVersion, "report tool_version")
+		if r.Code != vocab.ExitInvalid {
+			require.Equal(f.t, vocab.ExitCode(rep.Status, hasFlag(cmd.Args, "--detailed-exit-code")), r.Code,
+				"exit code disagrees with report status %s", rep.Status)
 		}
 	}
 	f.scan(e, o, r)
@@ -189,15 +182,14 @@ func (f *fixture) scan(e *emu, o runOpts, r result) {
 			continue
 		}
 		for k := range rec {
-			if !logging.Fields[k] && k != "time" && k != "level" && k != "msg" {
-				f.t.Fatalf("log record has field %q outside the vocabulary: %s", k, line)
-			}
+			require.True(f.t, logging.Fields[k] || k == "time" || k == "level" || k == "msg",
+				"log record has field %q outside the vocabulary: %s", k, line)
 		}
 	}
 	for where, text := range map[string]string{"stdout": r.Stdout, "stderr": r.Stderr, "report": string(r.RawReport)} {
 		for _, c := range canaries {
-			if c != "" && strings.Contains(text, c) {
-				f.t.Fatalf("canary %q found in %s:\n%s", c, where, text)
+			if c != "" {
+				require.NotContains(f.t, text, c, "canary found in %s", where)
 			}
 		}
 	}
@@ -223,13 +215,9 @@ func (f *fixture) start(e *emu, o runOpts, args ...string) *running {
 	cmd, reportPath := f.cmd(e, o, args...)
 	r := &running{f: f, e: e, o: o, cmd: cmd, reportPath: reportPath, lines: make(chan string, 1024), copied: make(chan struct{})}
 	pipe, err := cmd.StdoutPipe()
-	if err != nil {
-		f.t.Fatal(err)
-	}
+	require.NoError(f.t, err)
 	cmd.Stderr = &r.stderr
-	if err := cmd.Start(); err != nil {
-		f.t.Fatal(err)
-	}
+	require.NoError(f.t, cmd.Start())
 	go func() {
 		defer close(r.copied)
 		defer close(r.lines)
