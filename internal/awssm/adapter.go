@@ -51,8 +51,8 @@ var _ engine.Port = (*Adapter)(nil)
 // backoff, mode) are the caller's, except that throttling errors are not
 // retried by the SDK: its standard retryer gives up after 3 attempts and
 // its retry budget drains under sustained throttling, while a throttled
-// request was not executed and is safe to resend until the run's deadline
-// (issue 15). Reads (DescribeSecret, GetSecretValue, BatchGetSecretValue,
+// request was not executed and is safe to resend until the run's deadline.
+// Reads (DescribeSecret, GetSecretValue, BatchGetSecretValue,
 // each ListSecrets page) wait for their family's turn and are resent here;
 // writes are paced and resent by the engine, which re-checks the
 // precondition before each attempt (SPEC §6).

@@ -67,7 +67,7 @@ type Engine struct {
 	// ShowResourceNames logs real secret names instead of resource-NNNN.
 	ShowResourceNames bool
 	// Metadata is the KMS key, description and tags every owned secret
-	// must carry (--kms-key-id, --description, --tag; issue 14); zero
+	// must carry (--kms-key-id, --description, --tag); zero
 	// fields are not managed.
 	Metadata model.Metadata
 	// MaxDeletions is --max-deletions: the most schedule-deletes one plan

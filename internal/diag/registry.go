@@ -95,14 +95,15 @@ const (
 	GitRead       = "git:read"
 	// GitObjectMissing: an object the commit needs is absent from the clone
 	// (a partial clone's filtered blob), as opposed to present but
-	// unreadable (GitRead). Issue 15; emitted by the loader.
+	// unreadable (GitRead); emitted by the loader, whose next action differs
+	// (fetch the objects rather than repair the repository).
 	GitObjectMissing = "git:object-missing"
 
 	SourceMissingRoot = "source:missing-root"
 	SourceNotRegular  = "source:not-regular-file"
 	SourceTooLarge    = "source:too-large"
 	// SourceLFSPointer: a committed document is a Git LFS pointer, not the
-	// SOPS file itself (issue 15).
+	// SOPS file itself (the checkout did not run git lfs).
 	SourceLFSPointer = "source:lfs-pointer"
 
 	NameInvalid   = "name:invalid"
@@ -114,7 +115,8 @@ const (
 	DecryptKeyService   = "decrypt:key-service"
 	DecryptNotEncrypted = "decrypt:not-encrypted"
 	// DecryptKeyFile: SOPS_AGE_KEY_FILE is set but names no readable file
-	// (missing, a directory, unreadable; issue 15).
+	// (missing, a directory, unreadable): not decrypt:no-key, whose next
+	// action would send the operator after the wrong key.
 	DecryptKeyFile = "decrypt:key-file"
 	// DecryptCleartextValue: a whole-value document (.sops.txt, .sops.bin)
 	// whose data field is not SOPS ciphertext: SOPS left the value in
@@ -137,7 +139,7 @@ const (
 	PlaintextEmpty             = canonical.ClassEmpty
 	PlaintextSyntax            = canonical.ClassSyntax
 	// PlaintextTooDeep: objects and arrays nested deeper than
-	// canonical.MaxDepth (issue 15).
+	// canonical.MaxDepth.
 	PlaintextTooDeep = canonical.ClassTooDeep
 
 	DesiredInternal = "desired:internal"
@@ -155,7 +157,7 @@ const (
 	ReportNotRegularFile = "report:not-regular-file"
 
 	// GateMaxDeletions: the plan would schedule more deletions than
-	// --max-deletions allows (issue 14).
+	// --max-deletions allows.
 	GateMaxDeletions = "gate:max-deletions"
 	// GateEmptyScope: the desired set is empty, owned secrets exist, and
 	// --allow-empty was not given (SPEC §5).
@@ -164,7 +166,7 @@ const (
 	// that outlived the retries); the log record has the error_code.
 	ObserveFailed = "observe:failed"
 
-	// The planfile:* tokens (issue 13) are declared by internal/planview,
+	// The planfile:* tokens (SPEC §7.4) are declared by internal/planview,
 	// which returns them in its own errors; these are the same strings.
 	PlanfileUnknownSchema = "planfile:unknown-schema"
 	PlanfileMalformed     = "planfile:malformed"
@@ -205,10 +207,10 @@ type Entry struct {
 
 // Next actions shared by a whole family.
 const (
-	nextUsage     = "run 'sops-aws-sync <command> --help' for the accepted flags; nothing was read from Git or AWS"
-	nextConfig    = "fix the named setting (see docs/configuration.md) and re-run; nothing was read from Git or AWS"
-	nextRerun     = "re-run to finish (nothing is rolled back, the next run resumes from observed state)"
-	nextBug       = "re-run; if it persists, report a bug with the log records from stdout"
+	nextUsage  = "run 'sops-aws-sync <command> --help' for the accepted flags; nothing was read from Git or AWS"
+	nextConfig = "fix the named setting (see docs/configuration.md) and re-run; nothing was read from Git or AWS"
+	nextRerun  = "re-run to finish (nothing is rolled back, the next run resumes from observed state)"
+	nextBug    = "re-run; if it persists, report a bug with the log records from stdout"
 )
 
 // entries is the registry. Add a class here (and to the golden file with

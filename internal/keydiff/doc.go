@@ -1,6 +1,6 @@
 // Package keydiff computes the key-level change summary of one secret: which
 // leaf paths of its value an update adds, removes and changes, as RFC 6901
-// JSON Pointers (issue 13, SPEC §7.4). It never returns a value, a length, a
+// JSON Pointers (SPEC §7.4: the plan file's key-level summary). It never returns a value, a length, a
 // hash or any other fingerprint of a value: only pointers and counts.
 //
 // Invariants:

@@ -126,7 +126,7 @@ var Suffixes = []Suffix{
 // v3.13 config.go, ".sops.yaml" then ".sops.yml"). A file with exactly one
 // of these names, in any directory, is never a document although it ends in
 // a document suffix: a standard SOPS repository keeps one at its root, so
-// --source-root . would otherwise select it (issue 15, finding 4).
+// --source-root . would otherwise select it and fail the name rule.
 var SOPSConfigNames = []string{".sops.yaml", ".sops.yml"}
 
 // IsSOPSConfig reports whether the last element of the slash-separated name

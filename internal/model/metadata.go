@@ -7,8 +7,8 @@ import (
 	"unicode/utf8"
 )
 
-// Limits on the metadata an operator may configure for owned secrets (issue
-// 14). Tag limits are AWS Secrets Manager's Tag shape and its tagging rules
+// Limits on the metadata an operator may configure for owned secrets
+// (--kms-key-id, --description, --tag). Tag limits are AWS Secrets Manager's Tag shape and its tagging rules
 // (shared/reference/aws-secrets-manager.md §5 "Tags": key 1..128, value
 // 0..256, at most 50 tags per secret, the aws: prefix reserved); the
 // description and key-id lengths are the CreateSecret/UpdateSecret request
@@ -49,7 +49,7 @@ var (
 	ErrKMSKeyIDForm      = errors.New("not a KMS key id, key ARN, alias name (alias/...) or alias ARN")
 )
 
-// ValidateTagKey checks one configured tag key (issue 14 item 1).
+// ValidateTagKey checks one configured tag key (--tag KEY=VALUE).
 func ValidateTagKey(k string) error {
 	if k == "" {
 		return ErrTagKeyEmpty
@@ -294,7 +294,7 @@ func digits(s string, n int) bool {
 }
 
 // Metadata is the metadata the operator configured for every owned secret
-// of the scope (issue 14): the KMS key, the description and tags. A zero
+// of the scope: the KMS key, the description and tags. A zero
 // field is not managed: the tool leaves whatever the secret has. Only the
 // tag keys listed in Tags are managed; other tags (set by people or other
 // tools) and the ownership tags are never changed.

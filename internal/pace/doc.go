@@ -1,7 +1,7 @@
 // Package pace is the run's client-side rate control: one adaptive limit
 // per Secrets Manager quota family (writes, describe/get, batch get, list),
 // shared by every worker of a run, that backs off when AWS throttles and
-// recovers on success (issue 15).
+// recovers on success.
 //
 // AWS's request quotas are per account and Region, shared with every other
 // client there (other CI jobs, other scopes of this tool, applications), so
