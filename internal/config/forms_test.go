@@ -124,3 +124,23 @@ func TestRegression_OutOfRangeIntegerSaysOutOfRange(t *testing.T) {
 	require.Len(t, ps, 1)
 	assert.Equal(t, ClassWrongType, ps[0].Class)
 }
+
+// TestRegression_RegionFormTooLoose: --aws-region takes only a Region code
+// of an AWS partition (the SDK's endpoint patterns), not any text shaped
+// like one.
+func TestRegression_RegionFormTooLoose(t *testing.T) {
+	for _, r := range []string{"zz-east-1", "us-east1a-1", "us-gov-west-1-x", "ab-cd-ef-1", "eu-west-01a"} {
+		in := base()
+		in.Flags[AWSRegion] = r
+		_, err := Resolve(in)
+		ps := problems(t, err)
+		require.Len(t, ps, 1, r)
+		assert.Equal(t, ClassInvalidValue, ps[0].Class, r)
+	}
+	for _, r := range []string{"eu-west-1", "us-gov-west-1", "cn-northwest-1", "ap-southeast-5", "us-isob-east-1", "eusc-de-east-1"} {
+		in := base()
+		in.Flags[AWSRegion] = r
+		_, err := Resolve(in)
+		require.NoError(t, err, r)
+	}
+}

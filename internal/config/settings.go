@@ -2,7 +2,6 @@ package config
 
 import (
 	"errors"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -158,11 +157,11 @@ func repositoryID(v string) (string, error) {
 	return v, nil
 }
 
-var regionRE = regexp.MustCompile(`^[a-z]{2}(-[a-z0-9]+)+-[0-9]+$`)
-
+// region checks --aws-region: a Region code of an AWS partition, as the
+// SDK's endpoint tables write them (model.ValidRegion).
 func region(v string) (string, error) {
-	if !regionRE.MatchString(v) {
-		return "", errors.New("must look like an AWS Region code such as eu-west-1")
+	if !model.ValidRegion(v) {
+		return "", errors.New("must be an AWS Region code such as eu-west-1")
 	}
 	return v, nil
 }

@@ -253,6 +253,17 @@ var Partitions = map[string][]string{
 	"aws-us-gov": {"us-gov"},
 }
 
+// ValidRegion reports whether region is a Region code of some AWS
+// partition (RegionInPartition).
+func ValidRegion(region string) bool {
+	for p := range Partitions {
+		if RegionInPartition(p, region) {
+			return true
+		}
+	}
+	return false
+}
+
 // RegionInPartition reports whether partition is an AWS partition and
 // region a Region code of it (Partitions): "eu-west-1" is one of "aws",
 // "cn-north-1" of "aws-cn", "us-gov-west-1" of "aws-us-gov" only.
