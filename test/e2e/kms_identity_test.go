@@ -61,6 +61,8 @@ func TestKMSKeyIdentity_CrossAccountAliasPlansAnUpdate(t *testing.T) {
 			r = f.run(e, runOpts{}, f.args("sync", "--kms-key-id", foreign)...)
 			expect(t, r, 5, vocab.StatusApplyFailed, vocab.VerificationNotRun, nil)
 			assert.Greater(t, e.stats().Calls["UpdateSecret"], calls, "sync sent the update")
+			rec := findRecord(r.records(t), func(m map[string]any) bool { return m["error_code"] == "InvalidParameterException" })
+			assert.NotNil(t, rec, "the record names AWS's error code (docs/recovery.md): %s", r.Stdout)
 			for _, d := range docs {
 				assert.Equal(t, "alias/app", e.secret(d.Name).KmsKeyID, "AWS refused it: nothing changed")
 			}
