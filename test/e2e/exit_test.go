@@ -182,7 +182,7 @@ func TestExit3_EmptyScopeGateBlocksDeletingEverything(t *testing.T) {
 	for _, d := range docs {
 		f.removeDoc(d.Rel)
 	}
-	f.writeDoc("secrets/README.sops.txt", "not a document", "") // keeps the source root present
+	f.writeDoc("secrets/README.txt", "not a document", "") // keeps the source root present (.txt without .sops is no document)
 	f.commit("remove every document")
 	before := e.mutatingCalls()
 	r = f.run(e, runOpts{}, f.args("sync")...)
