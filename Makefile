@@ -116,7 +116,7 @@ SEED           ?= 1
 CHAOS_WORKERS  ?= 2
 CHAOS_DOC      ?= docs/reliability.md
 CHAOS_FUZZTIME ?= $(if $(shell [ $(SCENARIOS) -ge 200 ] && echo long),20s,2s)
-CHAOS_FUZZ_PKGS ?= ./internal/desired ./internal/canonical ./internal/emulator
+CHAOS_FUZZ_PKGS ?= ./internal/desired ./internal/desired/decryptor ./internal/canonical ./internal/emulator
 CHAOS_ARGS     ?=
 chaos: tools build
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/chaos-campaign ./test/chaos/cmd/chaos

@@ -23510,6 +23510,7 @@ function cliArgs(inputs, repositoryPath, reportFile, planFile) {
   flag("kms-key-id", inputs.kmsKeyId);
   flag("description", inputs.description);
   for (const pair of inputs.tags) flag("tag", pair);
+  flag("key-services", inputs.keyServices);
   flag("show-resource-names", String(inputs.showResourceNames));
   flag("log-format", "json");
   flag("report-file", reportFile);
@@ -24600,6 +24601,7 @@ function parseInputs(read, env) {
     kmsKeyId: singleLine(read, "kms-key-id"),
     description: singleLine(read, "description"),
     tags: parseTags(read),
+    keyServices: singleLine(read, "key-services"),
     showResourceNames: parseBoolean(read, "show-resource-names"),
     pullRequestComment: parseBoolean(read, "pull-request-comment"),
     driftIssue: parseDriftIssue(read, mode, env),

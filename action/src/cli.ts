@@ -32,6 +32,7 @@ export function cliArgs(inputs: Inputs, repositoryPath: string, reportFile: stri
   flag('kms-key-id', inputs.kmsKeyId);
   flag('description', inputs.description);
   for (const pair of inputs.tags) flag('tag', pair);
+  flag('key-services', inputs.keyServices);
   flag('show-resource-names', String(inputs.showResourceNames));
   flag('log-format', 'json');
   flag('report-file', reportFile);

@@ -27,6 +27,8 @@ export interface Inputs {
   description: string;
   /** KEY=VALUE pairs, one per line of the multi-line input; empty = not managed. */
   tags: string[];
+  /** The CLI's --key-services list, one line; empty = the CLI default (age,pgp,aws-kms). */
+  keyServices: string;
   showResourceNames: boolean;
   /** Post the rendered plan as one sticky comment on the pull request (pull_request events). */
   pullRequestComment: boolean;
@@ -58,6 +60,7 @@ export const INPUT_NAMES = [
   'kms-key-id',
   'description',
   'tags',
+  'key-services',
   'show-resource-names',
   'pull-request-comment',
   'drift-issue',
@@ -270,6 +273,7 @@ export function parseInputs(read: InputReader, env: NodeJS.ProcessEnv): Inputs {
     kmsKeyId: singleLine(read, 'kms-key-id'),
     description: singleLine(read, 'description'),
     tags: parseTags(read),
+    keyServices: singleLine(read, 'key-services'),
     showResourceNames: parseBoolean(read, 'show-resource-names'),
     pullRequestComment: parseBoolean(read, 'pull-request-comment'),
     driftIssue: parseDriftIssue(read, mode, env),

@@ -49,6 +49,10 @@ type Desired struct {
 	// KMS and the other remote SOPS key services; they are AWS calls too):
 	// --operation-timeout. 0 means no bound of its own.
 	KeyServiceTimeout time.Duration
+	// KeyServices are the SOPS master keys a decryption may use
+	// (--key-services, model.ParseKeyServices); a key outside it is never
+	// contacted. The zero value allows none.
+	KeyServices model.KeyServices
 }
 
 // Engine is what one run of the engine needs from the settings (SPEC §5,

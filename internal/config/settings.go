@@ -195,6 +195,7 @@ const (
 	ConfigFile          = "config"
 	DetailedExitCode    = "detailed-exit-code"
 	Concurrency         = "concurrency"
+	KeyServices         = "key-services"
 )
 
 // DefaultConcurrency is the default of --concurrency: parallel AWS calls
@@ -284,6 +285,12 @@ var Settings = []Setting{
 			func(o *Options) *int { return &o.Engine.Concurrency },
 			func(o *Options) *int { return &o.AWS.Concurrency },
 			func(o *Options) *int { return &o.Desired.Concurrency })},
+	{Name: KeyServices, Default: model.DefaultKeyServices, Usage: "SOPS key services decryption may contact, comma-separated: age, pgp, aws-kms[=ARN pattern], aws-kms-role=PATTERN, aws-kms-profile=NAME, vault=URL, gcp-kms[=PATTERN], azure-kv=URL, hckms[=PATTERN]",
+		bind: func(o *Options, v any) error {
+			k, err := model.ParseKeyServices(v.(string))
+			o.Desired.KeyServices = k
+			return err
+		}},
 }
 
 // Lookup returns the setting named name.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
 
 // Test environment: SOPS quietly reads ~/.ssh and ~/.config/sops, so HOME is
@@ -96,5 +97,15 @@ func baseOptions(dir string) config.Desired {
 		RepositoryID:      "acme/infra",
 		MaxEncryptedBytes: 8 << 20,
 		Concurrency:       2,
+		KeyServices:       defaultKeyServices,
 	}
 }
+
+// defaultKeyServices is what --key-services resolves to by default.
+var defaultKeyServices = func() model.KeyServices {
+	k, err := model.ParseKeyServices(model.DefaultKeyServices)
+	if err != nil {
+		panic(err)
+	}
+	return k
+}()

@@ -99,7 +99,8 @@ func LoadWithProgress(ctx context.Context, opts config.Desired, p *Progress) (mo
 	}
 	p.setTotal(len(docs))
 	dec := decryptor.New(ctx, decryptor.Options{
-		MaxEncryptedBytes: opts.MaxEncryptedBytes, KeyServiceTimeout: opts.KeyServiceTimeout})
+		MaxEncryptedBytes: opts.MaxEncryptedBytes, KeyServiceTimeout: opts.KeyServiceTimeout,
+		KeyServices: opts.KeyServices})
 	// decryptAll's dispatcher is the last user of repo and closes it, also
 	// when Load has already returned on cancellation.
 	secrets, ds := decryptAll(ctx, repo, docs, dec, opts, p)

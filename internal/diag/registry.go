@@ -122,6 +122,9 @@ const (
 	// whose data field is not SOPS ciphertext: SOPS left the value in
 	// clear text (getsops/sops#986, #1822). Never uploaded.
 	DecryptCleartextValue = "decrypt:cleartext-value"
+	// DecryptKeyNotAllowed: every key that could open the document is of a
+	// key service --key-services does not allow (never contacted).
+	DecryptKeyNotAllowed = "decrypt:key-not-allowed"
 
 	// The plaintext:* tokens are declared by internal/canonical (below
 	// diag); these are the same constants.
@@ -267,6 +270,8 @@ var entries = []Entry{
 		"encrypt it with sops before committing, and rotate every value in it: the plaintext is in the Git history"},
 	{DecryptKeyFile, FamilyDecrypt, "SOPS_AGE_KEY_FILE is set but names no readable file (missing, a directory, or unreadable)",
 		"set SOPS_AGE_KEY_FILE to the path of a readable age identity file (mode 0600, owned by the runner's user), or unset it and pass the key in SOPS_AGE_KEY"},
+	{DecryptKeyNotAllowed, FamilyDecrypt, "no key of the document may be used: every key that could open it is of a key service --key-services does not allow (a Vault or Azure Key Vault address, an AWS KMS key with a role or aws_profile, a GCP or HuaweiCloud KMS key), so none was contacted",
+		"re-encrypt the document (sops updatekeys) so that it also has a key this run may use (age, PGP, or an AWS KMS key without role or aws_profile); or, only if that service is the operator's own, allow it with --key-services (for example vault=https://vault.internal:8200; the Action's key-services input)"},
 
 	{DecryptCleartextValue, FamilyDecrypt, "the whole-value document's data field is not SOPS ciphertext: SOPS left the value in clear text (an encrypted_suffix, unencrypted_suffix or regex setting applied to a binary file by a SOPS version that did not ignore it)",
 		"treat the value as leaked (it is in the Git history) and replace it at its source; then re-encrypt the file with a current sops (sops encrypt --input-type binary FILE, which ignores those settings for binary files) and commit that"},

@@ -33,6 +33,9 @@ type RunResult struct {
 	Duration time.Duration
 	// QuotaChanged is true when Run.Quotas changed the scale during the run.
 	QuotaChanged bool
+	// KeyServiceRequests counts the requests the key-service listener
+	// (every address a planted stanza names) got during the run.
+	KeyServiceRequests int
 }
 
 // Evidence is everything Check judges for one scenario.
@@ -138,6 +141,10 @@ func checkRuns(ev Evidence) []Violation {
 			if repErr != nil {
 				add(n, "report-invalid", repErr.Error())
 			}
+		}
+		if rr.KeyServiceRequests > 0 {
+			// Even a killed run must not have contacted it.
+			add(n, "key-service-contacted", fmt.Sprintf("%d requests reached an address a document chose (a planted hc_vault or KMS role stanza), which --key-services does not allow", rr.KeyServiceRequests))
 		}
 		if rr.Killed {
 			continue // exit code and outputs of a SIGKILLed process prove nothing

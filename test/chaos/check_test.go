@@ -255,3 +255,17 @@ func TestCheckAllowsOneRepairPerOutOfBandChange(t *testing.T) {
 		t.Fatalf("violations %v do not include version-churn", got)
 	}
 }
+
+// TestCheckCatchesAContactedKeyService: a request to the key-service
+// listener is a violation, also in a killed run.
+func TestCheckCatchesAContactedKeyService(t *testing.T) {
+	ev := cleanEvidence()
+	ev.Runs[0].KeyServiceRequests = 1
+	if got := kinds(Check(*ev)); !slices.Equal(got, []string{"key-service-contacted"}) {
+		t.Fatalf("got %v, want key-service-contacted", got)
+	}
+	ev.Runs[0].Killed, ev.Runs[0].Exit, ev.Runs[0].Report, ev.Runs[0].Stderr = true, -1, nil, nil
+	if got := kinds(Check(*ev)); !slices.Equal(got, []string{"key-service-contacted"}) {
+		t.Fatalf("killed run: got %v, want key-service-contacted", got)
+	}
+}

@@ -144,7 +144,27 @@ func Generate(seed uint64, index int, opt GenOptions) (*Scenario, error) {
 	if opt.Metadata {
 		drawMetadata(rand.New(rand.NewPCG(seed^0x6d657461, uint64(index))), s)
 	}
+	drawPlanted(rand.New(rand.NewPCG(seed^0x6b657973, uint64(index))), s)
 	return s, nil
+}
+
+// drawPlanted plants a disallowed key-service stanza (Doc.Planted) into
+// about one document in five, of every revision, from its own random
+// stream so that the rest of the scenario is what the seed always gave.
+// Documents are drawn in path order, so the draw is deterministic.
+func drawPlanted(r *rand.Rand, s *Scenario) {
+	kinds := []string{PlantedVault, PlantedKMSRole}
+	for i := range s.Revisions {
+		for _, docs := range []map[string]Doc{s.Revisions[i].Docs, s.Revisions[i].Outside} {
+			for _, path := range sortedKeys(docs) {
+				if r.IntN(5) == 0 {
+					d := docs[path]
+					d.Planted = kinds[r.IntN(len(kinds))]
+					docs[path] = d
+				}
+			}
+		}
+	}
 }
 
 var (

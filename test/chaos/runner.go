@@ -83,6 +83,10 @@ type Player struct {
 	cred   [3]string // access key id, secret key, session token
 	encMu  sync.Mutex
 	encMap map[string][]byte
+	// keySvc stands for every key service a planted stanza names (Vault,
+	// STS and KMS for a KMS key with a role): a loopback listener that
+	// records requests. The default --key-services allows none of them.
+	keySvc *KeyServiceListener
 }
 
 // NewPlayer starts an emulator process and a proxy in front of it.
@@ -96,26 +100,28 @@ func NewPlayer(cli, emuBin string, enc *Encrypter, dir, artifacts string) (*Play
 		emu.Close()
 		return nil, err
 	}
-	p := &Player{CLI: cli, Enc: enc, Emu: emu, Proxy: px, Dir: dir, Artifacts: artifacts, encMap: map[string][]byte{}}
+	p := &Player{CLI: cli, Enc: enc, Emu: emu, Proxy: px, Dir: dir, Artifacts: artifacts, encMap: map[string][]byte{},
+		keySvc: NewKeyServiceListener()}
 	p.cred = [3]string{"AKIACHAOS" + newToken()[:11], "chaos-secret-" + newToken(), "chaos-session-" + newToken()}
 	return p, nil
 }
 
 // Close stops the proxy and the emulator.
 func (p *Player) Close() {
+	p.keySvc.Close()
 	p.Proxy.Close()
 	p.Emu.Close()
 }
 
 func (p *Player) encrypt(d Doc) ([]byte, error) {
-	key := d.Path + "\x00" + string(d.Plain)
+	key := d.Path + "\x00" + d.Planted + "\x00" + string(d.Plain)
 	p.encMu.Lock()
 	b, ok := p.encMap[key]
 	p.encMu.Unlock()
 	if ok {
 		return b, nil
 	}
-	b, err := p.Enc.Encrypt(d)
+	b, err := p.Enc.EncryptPlanting(d, p.keySvc.URL)
 	if err != nil {
 		return nil, err
 	}
@@ -427,7 +433,14 @@ func (p *Player) runCLI(s *Scenario, i int, run Run, dir, repoDir string, shas [
 		"AWS_CONFIG_FILE=" + filepath.Join(home, "no-aws-config"),
 		"AWS_SHARED_CREDENTIALS_FILE=" + filepath.Join(home, "no-aws-credentials"),
 		"SOPS_AGE_KEY_FILE=" + p.Enc.KeyFile,
+		// What a planted stanza would take: the runner's Vault token, and
+		// AWS endpoints for the STS AssumeRole and KMS Decrypt of a KMS
+		// key with a role, all at the recording listener.
+		"VAULT_TOKEN=" + VaultTokenCanary,
+		"AWS_ENDPOINT_URL_STS=" + p.keySvc.URL,
+		"AWS_ENDPOINT_URL_KMS=" + p.keySvc.URL,
 	}
+	keyCalls := p.keySvc.Requests()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 
@@ -481,7 +494,8 @@ func (p *Player) runCLI(s *Scenario, i int, run Run, dir, repoDir string, shas [
 	if quotaErr != nil {
 		return RunResult{}, fmt.Errorf("failed to change the quotas during the run: %w", quotaErr)
 	}
-	rr := RunResult{Run: run, Revision: sha, Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Duration: dur, QuotaChanged: quotaChanged}
+	rr := RunResult{Run: run, Revision: sha, Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Duration: dur, QuotaChanged: quotaChanged,
+		KeyServiceRequests: p.keySvc.Requests() - keyCalls}
 	rr.Exit = cmd.ProcessState.ExitCode()
 	firedMu.Lock()
 	rr.Killed = fired && rr.Exit == -1
@@ -535,6 +549,7 @@ func (p *Player) needles(s *Scenario, ev *Evidence) []Needle {
 	n := append([]Needle(nil), FixedNeedles...)
 	n = append(n,
 		Needle{Kind: "age-identity", Text: p.Enc.Identity},
+		Needle{Kind: "credential", Text: VaultTokenCanary},
 		Needle{Kind: "key-id", Text: p.Enc.Recipient},
 		Needle{Kind: "credential", Text: p.cred[0]},
 		Needle{Kind: "credential", Text: p.cred[1]},

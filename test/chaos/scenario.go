@@ -21,7 +21,19 @@ type Doc struct {
 	// Canon is canonical.Canonicalize(Format, Plain): the SecretString the
 	// tool must store (SPEC §3.3).
 	Canon []byte
+	// Planted is a key-service stanza a pull request author added to the
+	// document's sops metadata beside the age key ("" = none): PlantedVault
+	// or PlantedKMSRole, both pointing at the player's recording listener.
+	// The default --key-services allows neither, so the listener must never
+	// be contacted, and age still decrypts.
+	Planted string
 }
+
+// The key-service stanzas a scenario may plant (Doc.Planted).
+const (
+	PlantedVault   = "hc_vault"
+	PlantedKMSRole = "kms-role"
+)
 
 // Revision is the content of one commit.
 type Revision struct {

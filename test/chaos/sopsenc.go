@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"time"
 
 	"filippo.io/age"
 	"github.com/getsops/sops/v3"
@@ -13,7 +14,10 @@ import (
 	sopsage "github.com/getsops/sops/v3/age"
 	"github.com/getsops/sops/v3/cmd/sops/common"
 	"github.com/getsops/sops/v3/config"
+	"github.com/getsops/sops/v3/hcvault"
+	"github.com/getsops/sops/v3/keys"
 	"github.com/getsops/sops/v3/keyservice"
+	"github.com/getsops/sops/v3/kms"
 	"github.com/getsops/sops/v3/stores/dotenv"
 	sopsjson "github.com/getsops/sops/v3/stores/json"
 	sopsyaml "github.com/getsops/sops/v3/stores/yaml"
@@ -71,8 +75,17 @@ func storeFor(f canonical.Format) sopsStore {
 }
 
 // Encrypt returns the SOPS-encrypted bytes of d, as `sops encrypt` would
-// write them for d.Path with this age recipient.
-func (e *Encrypter) Encrypt(d Doc) ([]byte, error) {
+// write them for d.Path with this age recipient (a planted stanza, if d has
+// one, points nowhere reachable: use EncryptPlanting for a listener).
+func (e *Encrypter) Encrypt(d Doc) ([]byte, error) { return e.EncryptPlanting(d, "http://127.0.0.1:9") }
+
+// EncryptPlanting is Encrypt, then adds d.Planted's key-service stanza to
+// the metadata beside the age key, pointing at addr (a Vault address; for a
+// KMS key with a role, the runner's AWS_ENDPOINT_URL_KMS/STS decide where
+// it goes): what a pull request author can do to a document encrypted to
+// the repository's key. SOPS's MAC covers the values, not the key groups,
+// so the document still verifies and age still opens it.
+func (e *Encrypter) EncryptPlanting(d Doc, addr string) ([]byte, error) {
 	st := storeFor(d.Format)
 	branches, err := st.LoadPlainFile(d.Plain)
 	if err != nil {
@@ -101,6 +114,9 @@ func (e *Encrypter) Encrypt(d Doc) ([]byte, error) {
 	if err := common.EncryptTree(common.EncryptTreeOpts{DataKey: dataKey, Tree: &tree, Cipher: aes.NewCipher()}); err != nil {
 		return nil, fmt.Errorf("failed to encrypt the tree: %w", err)
 	}
+	if k := plantedKey(d.Planted, addr); k != nil {
+		tree.Metadata.KeyGroups[0] = append(sops.KeyGroup{k}, tree.Metadata.KeyGroups[0]...)
+	}
 	out, err := st.EmitEncryptedFile(tree)
 	if err != nil {
 		return nil, fmt.Errorf("failed to emit the encrypted file: %w", err)
@@ -109,4 +125,19 @@ func (e *Encrypter) Encrypt(d Doc) ([]byte, error) {
 		return nil, errors.New("encrypted output still holds a value canary (a value was left unencrypted)")
 	}
 	return out, nil
+}
+
+// plantedKey builds the master key of a planted stanza ("" → nil). Its
+// encrypted data key is not one: nothing may ever ask the service.
+func plantedKey(kind, addr string) keys.MasterKey {
+	created := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	switch kind {
+	case PlantedVault:
+		return &hcvault.MasterKey{VaultAddress: addr, EnginePath: "transit", KeyName: "sops",
+			EncryptedKey: "vault:v1:bm90IGEgZGF0YSBrZXk=", CreationDate: created}
+	case PlantedKMSRole:
+		return &kms.MasterKey{Arn: "arn:aws:kms:us-east-1:999999999999:key/0b5c7c1e-2f4a-4c1e-9a51-4f2b8e1c5a90",
+			Role: "arn:aws:iam::999999999999:role/planted", EncryptedKey: "bm90IGEgZGF0YSBrZXk=", CreationDate: created}
+	}
+	return nil
 }

@@ -100,6 +100,14 @@ describe('cliArgs', () => {
     expect(none.some((a) => /^--(tag|kms-key-id|description|max-deletions)=/.test(a))).toBe(false);
   });
 
+  it('passes key-services only when set, so the CLI default (no address a document chose) applies otherwise', () => {
+    const args = cliArgs(inputs({ 'key-services': 'age,vault=https://vault.internal:8200' }), '/ws', '/r.json', '/p.json');
+    expect(args).toContain('--key-services=age,vault=https://vault.internal:8200');
+    const none = cliArgs(inputs(), '/ws', '/r.json', '/p.json');
+    expect(none.some((a) => a.startsWith('--key-services'))).toBe(false);
+    expect(() => inputs({ 'key-services': 'age\nvault=https://x' })).toThrow();
+  });
+
   it('passes values with shell metacharacters as one argument each', () => {
     const args = cliArgs(inputs({ 'secret-prefix': 'a b;$(x)' }), '/ws', '/r.json', '/p.json');
     expect(args).toContain('--secret-prefix=a b;$(x)');

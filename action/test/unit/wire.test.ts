@@ -121,6 +121,7 @@ describe('settings the Action passes (wire.golden.json)', () => {
     'kms-key-id': 'alias/k',
     description: 'd',
     tags: 'team=platform',
+    'key-services': 'age,aws-kms',
     'show-resource-names': 'true',
   };
   const flagsOf = (args: string[]) =>

@@ -35,6 +35,11 @@ type Options struct {
 	// included (--operation-timeout); 0 means no bound of its own (the
 	// context still ends the call).
 	KeyServiceTimeout time.Duration
+	// KeyServices are the master keys a decryption may use
+	// (--key-services); the others are dropped from the document's
+	// metadata before SOPS sees it, so they are never contacted. The zero
+	// value allows none.
+	KeyServices model.KeyServices
 }
 
 // Decryptor decrypts committed SOPS documents in process (SPEC §3.2) for
@@ -49,12 +54,25 @@ type Decryptor struct {
 // New returns a Decryptor whose key-service calls end when ctx ends.
 func New(ctx context.Context, o Options) *Decryptor {
 	return &Decryptor{max: o.MaxEncryptedBytes,
-		src: &keySources{ctx: ctx, timeout: o.KeyServiceTimeout, ages: &ageIdentities{}}}
+		src: &keySources{ctx: ctx, timeout: o.KeyServiceTimeout, ages: &ageIdentities{}, allow: o.KeyServices}}
 }
+
+// defaultAllow is the default allow-list, for callers inside this package
+// that pass no key sources.
+var defaultAllow = func() model.KeyServices {
+	k, err := model.ParseKeyServices(model.DefaultKeyServices)
+	if err != nil {
+		panic("decryptor: the default --key-services does not parse")
+	}
+	return k
+}()
 
 // Decrypt decrypts one committed document of format f and verifies its
 // MAC, returning the plaintext exactly as SOPS emits it (the caller clears
-// it after use). A failure is one diagnostic of a decrypt:* class (or
+// it after use). Master keys outside Options.KeyServices are removed from
+// the loaded metadata first and never contacted; when none that could open
+// the document is left, the failure is decrypt:key-not-allowed. A failure
+// is one diagnostic of a decrypt:* class (or
 // plaintext:too-deep, or source:too-large for an input over
 // MaxEncryptedBytes), without a subject (the caller names the document)
 // and without any SOPS error text, which can echo plaintext; a panic inside
@@ -117,6 +135,13 @@ var (
 	failNoKey      = &decryptFailure{diag.DecryptNoKey, "", ""}
 	failKeyService = &decryptFailure{diag.DecryptKeyService, "", ""}
 	failIntegrity  = &decryptFailure{diag.DecryptMACMismatch, "", ""}
+	// failKeyNotAllowed: every key that could open the document was
+	// dropped by the allow-list; nothing was contacted.
+	failKeyNotAllowed = &decryptFailure{diag.DecryptKeyNotAllowed, "", ""}
+	// failNoKeyAllowed: the keys left after the allow-list could not
+	// decrypt, and some were dropped: the operator learns both.
+	failNoKeyAllowed = &decryptFailure{diag.DecryptNoKey,
+		"no key this run has could decrypt the data key; the document also names keys of services --key-services does not allow, which were not contacted", ""}
 )
 
 // remoteKey reports whether a master key is served by a remote service.
@@ -235,7 +260,7 @@ func (r *recordingKeyService) Encrypt(context.Context, *keyservice.EncryptReques
 func decryptSOPS(data []byte, f canonical.Format, src *keySources) ([]byte, *decryptFailure) {
 	silenceSOPS()
 	if src == nil {
-		src = &keySources{}
+		src = &keySources{allow: defaultAllow}
 	}
 	return recoverAs(failPanic, func() ([]byte, *decryptFailure) { return decryptSteps(data, f, src) })
 }
@@ -274,6 +299,12 @@ func decryptSteps(data []byte, f canonical.Format, src *keySources) ([]byte, *de
 		te := canonical.TooDeep()
 		return nil, &decryptFailure{te.Class, te.What, te.Next}
 	}
+	// Keys the operator did not allow are never contacted.
+	groups, dropped := allowedKeys(tree.Metadata.KeyGroups, src.allow)
+	if !enoughGroups(groups, tree.Metadata.ShamirThreshold) {
+		return nil, failKeyNotAllowed
+	}
+	tree.Metadata.KeyGroups = groups
 	ks := &recordingKeyService{inner: keyservice.NewLocalClient(), src: src}
 	key, err := tree.Metadata.GetDataKeyWithKeyServices([]keyservice.KeyServiceClient{ks}, nil)
 	if err != nil {
@@ -287,6 +318,9 @@ func decryptSteps(data []byte, f canonical.Format, src *keySources) ([]byte, *de
 			if f := src.keyFileFailure(); f != nil {
 				return nil, f
 			}
+		}
+		if dropped > 0 {
+			return nil, failNoKeyAllowed
 		}
 		return nil, failNoKey
 	}

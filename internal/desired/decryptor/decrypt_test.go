@@ -45,7 +45,7 @@ func matchDataWithFormat(t *testing.T, ages *ageIdentities) {
 			name := e.Name()
 			data := fixture(t, filepath.Join(dir, name))
 			f := formatOf(t, name)
-			ours, fail := decryptSOPS(data, f, &keySources{ages: ages})
+			ours, fail := decryptSOPS(data, f, &keySources{ages: ages, allow: defaultAllow})
 			theirs, err := decrypt.DataWithFormat(data, sopsFormat(f))
 			if (fail == nil) != (err == nil) {
 				t.Errorf("%s/%s: ours failed=%v (%v), DataWithFormat err=%v", dir, name, fail != nil, fail, err != nil)
@@ -125,7 +125,7 @@ func FuzzDecryptSOPS(f *testing.F) {
 		f.Add(fixture(f, cur+"/"+name), uint8(formatOf(nil, name)))
 	}
 	known := map[string]bool{diag.DecryptNotEncrypted: true, diag.DecryptMalformed: true, diag.DecryptNoKey: true,
-		diag.DecryptMACMismatch: true, diag.DecryptKeyService: true}
+		diag.DecryptMACMismatch: true, diag.DecryptKeyService: true, diag.DecryptKeyNotAllowed: true}
 	f.Fuzz(func(t *testing.T, data []byte, format uint8) {
 		fm := canonical.Format(format%3 + 1)
 		_, fail := decryptSOPS(data, fm, nil)

@@ -14,11 +14,14 @@ import (
 	"github.com/getsops/sops/v3/gcpkms"
 	"github.com/getsops/sops/v3/hckms"
 	"github.com/getsops/sops/v3/hcvault"
+	"github.com/getsops/sops/v3/keys"
 	"github.com/getsops/sops/v3/keyservice"
 	"github.com/getsops/sops/v3/kms"
+	"github.com/getsops/sops/v3/pgp"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
 
 // keySources is what the decryptions of one Decryptor share.
@@ -30,6 +33,9 @@ type keySources struct {
 	timeout time.Duration
 	// ages remembers loaded age identities (nil: no reuse).
 	ages *ageIdentities
+	// allow is the operator's allow-list of master keys (--key-services);
+	// a key outside it is dropped before SOPS sees the metadata.
+	allow model.KeyServices
 
 	keyFileOnce sync.Once
 	keyFile     *decryptFailure
@@ -94,6 +100,66 @@ func remoteMasterKey(k *keyservice.Key, ciphertext []byte) (decryptContexter, bo
 var failKeyServiceTimeout = &decryptFailure{diag.DecryptKeyService,
 	"a key service named in the document's SOPS metadata (AWS KMS, GCP KMS, Azure Key Vault, HashiCorp Vault, HuaweiCloud KMS) did not answer within --operation-timeout, and no other key could decrypt",
 	"check network access to that service (a proxy or firewall that accepts connections but never answers, or a wrong AWS_ENDPOINT_URL_KMS), then retry; raise --operation-timeout only if the service is known to be slow"}
+
+// allowedKeys returns the document's key groups with every master key the
+// operator did not allow removed (groups keep their places, so a Shamir
+// threshold still counts the same groups), and how many keys it removed.
+// SOPS contacts every key service the metadata names, with the runner's
+// credentials, and the metadata is written by whoever writes the pull
+// request; the MAC covers the values, not the key groups, so removing keys
+// changes nothing else. A key type this function does not know is removed
+// (fail closed).
+func allowedKeys(groups []sops.KeyGroup, allow model.KeyServices) (kept []sops.KeyGroup, dropped int) {
+	kept = make([]sops.KeyGroup, len(groups))
+	for i, g := range groups {
+		kept[i] = sops.KeyGroup{}
+		for _, k := range g {
+			if keyAllowed(k, allow) {
+				kept[i] = append(kept[i], k)
+			} else {
+				dropped++
+			}
+		}
+	}
+	return kept, dropped
+}
+
+func keyAllowed(k keys.MasterKey, allow model.KeyServices) bool {
+	switch t := k.(type) {
+	case *sopsage.MasterKey:
+		return allow.Age
+	case *pgp.MasterKey:
+		return allow.PGP
+	case *kms.MasterKey:
+		return allow.AllowsKMS(t.Arn, t.Role, t.AwsProfile)
+	case *hcvault.MasterKey:
+		return allow.AllowsVault(t.VaultAddress)
+	case *azkv.MasterKey:
+		return allow.AllowsAzureKV(t.VaultURL)
+	case *gcpkms.MasterKey:
+		return allow.AllowsGCPKMS(t.ResourceID)
+	case *hckms.MasterKey:
+		return allow.AllowsHCKMS(t.KeyID)
+	}
+	return false
+}
+
+// enoughGroups reports whether the key groups can still recover the data
+// key: one non-empty group for a single group, otherwise at least the Shamir
+// threshold of non-empty groups (SOPS's own rule in
+// Metadata.GetDataKeyWithKeyServices).
+func enoughGroups(groups []sops.KeyGroup, threshold int) bool {
+	nonEmpty := 0
+	for _, g := range groups {
+		if len(g) > 0 {
+			nonEmpty++
+		}
+	}
+	if len(groups) <= 1 {
+		return nonEmpty == 1
+	}
+	return nonEmpty >= max(1, threshold)
+}
 
 // hasAgeKey reports whether any key group of the document holds an age
 // recipient.

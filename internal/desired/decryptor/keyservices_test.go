@@ -1,0 +1,80 @@
+package decryptor
+
+import (
+	"testing"
+
+	"github.com/getsops/sops/v3"
+	sopsage "github.com/getsops/sops/v3/age"
+	"github.com/getsops/sops/v3/azkv"
+	"github.com/getsops/sops/v3/gcpkms"
+	"github.com/getsops/sops/v3/hcvault"
+	"github.com/getsops/sops/v3/kms"
+	"github.com/getsops/sops/v3/pgp"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+)
+
+// TestAllowedKeysDropsWhatTheListDoesNotCover: under the default list only
+// age, PGP and a KMS key without role or profile stay; groups keep their
+// places; a document whose groups no longer reach the threshold has no
+// usable key.
+func TestAllowedKeysDropsWhatTheListDoesNotCover(t *testing.T) {
+	arn := "arn:aws:kms:eu-west-1:111122223333:key/k"
+	age := &sopsage.MasterKey{Recipient: "age1x"}
+	groups := []sops.KeyGroup{
+		{
+			&hcvault.MasterKey{VaultAddress: "https://attacker.example:8200", EnginePath: "transit", KeyName: "k"},
+			&kms.MasterKey{Arn: arn, Role: "arn:aws:iam::999999999999:role/x"},
+			&kms.MasterKey{Arn: arn, AwsProfile: "admin"},
+			&azkv.MasterKey{VaultURL: "https://attacker.vault.azure.net", Name: "k", Version: "1"},
+			&gcpkms.MasterKey{ResourceID: "projects/p/locations/l/keyRings/r/cryptoKeys/k"},
+			age,
+		},
+		{&pgp.MasterKey{Fingerprint: "ABCD"}, &kms.MasterKey{Arn: arn}},
+	}
+	kept, dropped := allowedKeys(groups, defaultAllow)
+	if dropped != 5 || len(kept) != 2 || len(kept[0]) != 1 || kept[0][0] != age || len(kept[1]) != 2 {
+		t.Fatalf("dropped %d, kept %v", dropped, kept)
+	}
+	if !enoughGroups(kept, 2) {
+		t.Fatal("both groups still have a key")
+	}
+
+	vaultOnly := []sops.KeyGroup{{&hcvault.MasterKey{VaultAddress: "https://attacker.example:8200"}}}
+	kept, _ = allowedKeys(vaultOnly, defaultAllow)
+	if enoughGroups(kept, 0) {
+		t.Fatal("a single group left empty has no usable key")
+	}
+	allowVault, err := model.ParseKeyServices("age,vault=https://attacker.example:8200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kept, _ = allowedKeys(vaultOnly, allowVault); !enoughGroups(kept, 0) {
+		t.Fatal("an allowed Vault address is kept")
+	}
+
+	// Shamir: three groups, threshold 2; the list empties two of them.
+	shamir := []sops.KeyGroup{{age}, {&hcvault.MasterKey{VaultAddress: "https://a:1"}}, {&gcpkms.MasterKey{ResourceID: "x"}}}
+	kept, _ = allowedKeys(shamir, defaultAllow)
+	if len(kept) != 3 || enoughGroups(kept, 2) || !enoughGroups(kept, 1) {
+		t.Fatalf("threshold counting: %v", kept)
+	}
+}
+
+// TestKeyNotAllowedContactsNothing: a real fixture whose only key is
+// dropped fails with decrypt:key-not-allowed before any key is tried.
+func TestKeyNotAllowedContactsNothing(t *testing.T) {
+	noAge, err := model.ParseKeyServices("pgp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := New(t.Context(), Options{KeyServices: noAge})
+	_, e := d.Decrypt(fixture(t, cur+"/good.sops.json"), model.JSON)
+	if e == nil || e.Class != diag.DecryptKeyNotAllowed {
+		t.Fatalf("got %v, want decrypt:key-not-allowed", e)
+	}
+	if _, e := New(t.Context(), Options{KeyServices: defaultAllow}).Decrypt(fixture(t, cur+"/good.sops.json"), model.JSON); e != nil {
+		t.Fatalf("default list: %v", e)
+	}
+}
