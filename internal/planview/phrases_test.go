@@ -3,6 +3,8 @@ package planview
 import (
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -14,29 +16,22 @@ func TestEveryActionHasWords(t *testing.T) {
 		if a == vocab.ActionUnchanged {
 			continue // unchanged names are counted, never listed
 		}
-		if symbols[a] == "" {
-			t.Errorf("action %s has no symbol", a)
-		}
+		assert.NotEmpty(t, symbols[a], "action %s has no symbol", a)
 		if a == vocab.ActionConflict {
 			continue
 		}
-		if titles[a] == "" {
-			t.Errorf("operation %s has no section title", a)
-		}
+		assert.NotEmpty(t, titles[a], "operation %s has no section title", a)
 	}
 	for _, a := range vocab.Actions {
 		if a == vocab.ActionConflict {
 			continue
 		}
 		for _, r := range a.Reasons() {
-			if reasonPhrases[r] == "" {
-				t.Errorf("reason %s of %s has no words", r, a)
-			}
+			assert.NotEmpty(t, reasonPhrases[r], "reason %s of %s has no words", r, a)
 		}
 	}
 	for _, c := range vocab.ConflictClasses {
-		if conflictText[c][0] == "" || conflictText[c][1] == "" {
-			t.Errorf("conflict class %s has no text", c)
-		}
+		assert.NotEmpty(t, conflictText[c][0], "conflict class %s has no text", c)
+		assert.NotEmpty(t, conflictText[c][1], "conflict class %s has no next action", c)
 	}
 }
