@@ -47,7 +47,9 @@ func (e *Emulator) dumpPart(p *part, d *StateDump) {
 			Tags:            map[string]string{},
 			RotationEnabled: s.rotationEnabled,
 			OwningService:   s.owningService,
-			ReplicaRegions:  append([]string{}, s.replicas...),
+			ReplicaRegions:  s.replicaRegions(),
+			PrimaryRegion:   s.primaryRegion,
+			Replica:         s.replica,
 			Versions:        []VersionDump{},
 		}
 		if s.pending() {
@@ -56,6 +58,10 @@ func (e *Emulator) dumpPart(p *part, d *StateDump) {
 		}
 		for _, t := range s.tags {
 			sd.Tags[t.key] = t.value
+		}
+		for _, rs := range s.replicas {
+			st, msg := rs.status(e.now())
+			sd.ReplicationStatus = append(sd.ReplicationStatus, ReplicaStatusDump{Region: rs.region, KmsKeyID: rs.kmsKeyID, Status: st, StatusMessage: msg})
 		}
 		for _, v := range s.versions {
 			vd := VersionDump{VersionID: v.id, Stages: append([]string{}, s.stages[v.id]...), SecretBinary: slices.Clone(v.bin), CreatedDate: v.created, KmsKeyIDs: keyIDsOut(v)}
@@ -115,7 +121,38 @@ func (e *call) setConditions(c Conditions) error {
 		n.owningService = *c.OwningService
 	}
 	if c.ReplicaRegions != nil {
-		n.replicas = slices.Clone(c.ReplicaRegions)
+		if n.replica {
+			return fmt.Errorf("secret %q is a replica; set conditions on its primary", c.Name)
+		}
+		if slices.Contains(c.ReplicaRegions, e.region) {
+			return fmt.Errorf("replica_regions: a secret cannot be replicated to its own Region %s", e.region)
+		}
+		// Replicas made by conditions are InSync at once (no lag, no
+		// failure faults); a name clash in the Region still fails.
+		var keep []replicaState
+		for _, rs := range n.replicas {
+			if slices.Contains(c.ReplicaRegions, rs.region) {
+				keep = append(keep, rs)
+			} else {
+				e.removeReplica(n.name, rs.region, now)
+			}
+		}
+		n.replicas = keep
+		for _, reg := range c.ReplicaRegions {
+			if n.replicaIndex(reg) >= 0 {
+				continue
+			}
+			rs := replicaState{region: reg}
+			tp := e.partFor(e.account, reg)
+			tp.st.sweep(now, lag)
+			if tp.st.byName[n.name] != nil {
+				rs.failed = fmt.Sprintf("Replication failed: Secret name %s already exists in region %s.", n.name, reg)
+			} else {
+				tp.st.create(replicaCopy(n, e.region, rs, now, now), now)
+			}
+			rs.syncAt = now
+			n.replicas = append(n.replicas, rs)
+		}
 		n.primaryRegion = ""
 		if len(n.replicas) > 0 {
 			n.primaryRegion = e.region
@@ -184,7 +221,7 @@ func (e *call) setConditions(c Conditions) error {
 		n.moveCurrent(id)
 	}
 	n.lastChanged = now
-	e.st.commit(r, n, now, lag)
+	e.commitPrimaryWith(r, n, now, lag, 0, false)
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -75,6 +76,7 @@ func WithFaults(f Faults) Option {
 		e.faults.Script = append([]ScriptedFault(nil), f.Script...)
 		e.faults.KMSKeyFaults = append([]KMSKeyFault(nil), f.KMSKeyFaults...)
 		e.faults.QuotaScales = maps.Clone(f.QuotaScales)
+		e.faults.ReplicaFailures = slices.Clone(f.ReplicaFailures)
 	}
 }
 
@@ -360,19 +362,21 @@ var operations map[string]opFunc
 
 func init() {
 	operations = map[string]opFunc{
-		"CreateSecret":             op((*call).createSecret),
-		"PutSecretValue":           op((*call).putSecretValue),
-		"UpdateSecret":             op((*call).updateSecret),
-		"DescribeSecret":           op((*call).describeSecret),
-		"GetSecretValue":           op((*call).getSecretValue),
-		"BatchGetSecretValue":      op((*call).batchGetSecretValue),
-		"ListSecrets":              op((*call).listSecrets),
-		"ListSecretVersionIds":     op((*call).listSecretVersionIDs),
-		"DeleteSecret":             op((*call).deleteSecret),
-		"RestoreSecret":            op((*call).restoreSecret),
-		"TagResource":              op((*call).tagResource),
-		"UntagResource":            op((*call).untagResource),
-		"UpdateSecretVersionStage": op((*call).updateSecretVersionStage),
+		"CreateSecret":                 op((*call).createSecret),
+		"PutSecretValue":               op((*call).putSecretValue),
+		"UpdateSecret":                 op((*call).updateSecret),
+		"DescribeSecret":               op((*call).describeSecret),
+		"GetSecretValue":               op((*call).getSecretValue),
+		"BatchGetSecretValue":          op((*call).batchGetSecretValue),
+		"ListSecrets":                  op((*call).listSecrets),
+		"ListSecretVersionIds":         op((*call).listSecretVersionIDs),
+		"DeleteSecret":                 op((*call).deleteSecret),
+		"RestoreSecret":                op((*call).restoreSecret),
+		"TagResource":                  op((*call).tagResource),
+		"UntagResource":                op((*call).untagResource),
+		"UpdateSecretVersionStage":     op((*call).updateSecretVersionStage),
+		"ReplicateSecretToRegions":     op((*call).replicateSecretToRegions),
+		"RemoveRegionsFromReplication": op((*call).removeRegionsFromReplication),
 	}
 }
 
@@ -391,4 +395,5 @@ var mutating = map[string]bool{
 	"CreateSecret": true, "PutSecretValue": true, "UpdateSecret": true,
 	"DeleteSecret": true, "RestoreSecret": true, "TagResource": true,
 	"UntagResource": true, "UpdateSecretVersionStage": true,
+	"ReplicateSecretToRegions": true, "RemoveRegionsFromReplication": true,
 }

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -66,10 +67,13 @@ var quotaFamilies = map[string]struct {
 	"PutSecretValue":           {"PutSecretValue+UpdateSecret+UpdateSecretVersionStage", 50},
 	"UpdateSecret":             {"PutSecretValue+UpdateSecret+UpdateSecretVersionStage", 50},
 	"UpdateSecretVersionStage": {"PutSecretValue+UpdateSecret+UpdateSecretVersionStage", 50},
-	"DeleteSecret":             {"DeleteSecret", 50},
-	"RestoreSecret":            {"RestoreSecret", 50},
-	"TagResource":              {"TagResource+UntagResource", 50},
-	"UntagResource":            {"TagResource+UntagResource", 50},
+	// The quotas page puts the replication operations in the same family.
+	"ReplicateSecretToRegions":     {"PutSecretValue+UpdateSecret+UpdateSecretVersionStage", 50},
+	"RemoveRegionsFromReplication": {"PutSecretValue+UpdateSecret+UpdateSecretVersionStage", 50},
+	"DeleteSecret":                 {"DeleteSecret", 50},
+	"RestoreSecret":                {"RestoreSecret", 50},
+	"TagResource":                  {"TagResource+UntagResource", 50},
+	"UntagResource":                {"TagResource+UntagResource", 50},
 }
 
 // bucket is a token bucket: it holds at most burst tokens, refills at rate
@@ -99,8 +103,8 @@ func (b *bucket) refill(now time.Time) {
 // ValidateFaults reports the first invalid setting, in words fit for a 400.
 func ValidateFaults(f Faults) error {
 	switch {
-	case f.LatencyMS < 0 || f.LatencyJitterMS < 0 || f.ListLagMS < 0 || f.ListScanLimit < 0:
-		return fmt.Errorf("latency_ms, latency_jitter_ms, list_lag_ms and list_scan_limit must be >= 0")
+	case f.LatencyMS < 0 || f.LatencyJitterMS < 0 || f.ListLagMS < 0 || f.ListScanLimit < 0 || f.ReplicationLagMS < 0:
+		return fmt.Errorf("latency_ms, latency_jitter_ms, list_lag_ms, list_scan_limit and replication_lag_ms must be >= 0")
 	case !(f.ErrorRate >= 0 && f.ErrorRate <= 1):
 		return fmt.Errorf("error_rate must be between 0 and 1")
 	case !(f.AmbiguousRate >= 0 && f.AmbiguousRate <= 1):
@@ -115,6 +119,9 @@ func ValidateFaults(f Faults) error {
 		return fmt.Errorf("ambiguous_kind must be one of after-apply, before-apply, mixed")
 	}
 	if err := validateKMSKeyFaults(f.KMSKeyFaults); err != nil {
+		return err
+	}
+	if err := validateReplicaFailures(f.ReplicaFailures); err != nil {
 		return err
 	}
 	for i, s := range f.Script {
@@ -181,6 +188,7 @@ func (e *Emulator) SetFaults(f Faults) error {
 	e.faults.Script = append([]ScriptedFault(nil), f.Script...)
 	e.faults.KMSKeyFaults = append([]KMSKeyFault(nil), f.KMSKeyFaults...)
 	e.faults.QuotaScales = maps.Clone(f.QuotaScales)
+	e.faults.ReplicaFailures = slices.Clone(f.ReplicaFailures)
 	e.resetFaultState()
 	return nil
 }
@@ -193,6 +201,7 @@ func (e *Emulator) Faults() Faults {
 	f.Script = append([]ScriptedFault(nil), f.Script...)
 	f.KMSKeyFaults = append([]KMSKeyFault(nil), f.KMSKeyFaults...)
 	f.QuotaScales = maps.Clone(f.QuotaScales)
+	f.ReplicaFailures = slices.Clone(f.ReplicaFailures)
 	return f
 }
 

@@ -21,12 +21,25 @@ func FuzzServeAPI(f *testing.F) {
 	slices.Sort(ops)
 	ops = append(ops, "RotateSecret")
 	f.Add(uint8(0), []byte(`{"Name":"a","SecretString":"v"}`))
+	// Replication: create with replicas, replicate, remove (indices into
+	// the sorted operations: see ops).
+	for i, op := range ops {
+		switch op {
+		case "CreateSecret":
+			f.Add(uint8(i), []byte(`{"Name":"r","SecretString":"v","AddReplicaRegions":[{"Region":"eu-west-1"},{"Region":"eu-west-2","KmsKeyId":"alias/fuzz"}]}`))
+		case "ReplicateSecretToRegions":
+			f.Add(uint8(i), []byte(`{"SecretId":"a","AddReplicaRegions":[{"Region":"eu-west-1"}],"ForceOverwriteReplicaSecret":true}`))
+		case "RemoveRegionsFromReplication":
+			f.Add(uint8(i), []byte(`{"SecretId":"r","RemoveReplicaRegions":["eu-west-1"]}`))
+		}
+	}
 	// A customer key with an alias, so KmsKeyId seeds reach the valid paths
 	// (testdata/fuzz/FuzzServeAPI/kms-*), and a fault on the alias's key,
 	// so that writes and reads under it take the failure paths too.
 	e := New(WithKMSKeys(KMSKey{KeyID: "1234abcd-12ab-34cd-56ef-1234567890ab", Aliases: []string{"alias/fuzz"}},
 		KMSKey{KeyID: "mrk-0123456789abcdef0123456789abcdef"}))
-	if err := e.SetFaults(Faults{KMSKeyFaults: []KMSKeyFault{{Key: "mrk-0123456789abcdef0123456789abcdef", State: KMSDisabled}}}); err != nil {
+	if err := e.SetFaults(Faults{KMSKeyFaults: []KMSKeyFault{{Key: "mrk-0123456789abcdef0123456789abcdef", State: KMSDisabled}},
+		ReplicationLagMS: 1, ReplicaFailures: []ReplicaFailure{{Region: "eu-west-2"}}}); err != nil {
 		f.Fatal(err)
 	}
 	calls := 0
@@ -42,6 +55,9 @@ func FuzzServeAPI(f *testing.F) {
 		req := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body))
 		req.Header.Set("X-Amz-Target", "secretsmanager."+op)
 		req.Header.Set("Content-Type", amzJSON)
+		if opIdx >= 128 { // signed for a replica Region: reads and refused writes there
+			req.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential=AKIAFUZZEXAMPLE00001/20260101/eu-west-1/secretsmanager/aws4_request, SignedHeaders=host, Signature=00")
+		}
 		rec := httptest.NewRecorder()
 		e.ServeHTTP(rec, req)
 		switch rec.Code {
@@ -66,17 +82,34 @@ func FuzzServeAPI(f *testing.F) {
 }
 
 // checkWellFormed asserts the store's invariants: names unique among live
-// secrets, every label on a known version, no label on two versions except
-// AWSCURRENT put there by Conditions (never by the API), every version
-// encrypted under at least one KMS key and no key listed twice.
+// secrets of one account and Region, every label on a known version, no
+// label on two versions except AWSCURRENT put there by Conditions (never by
+// the API), every version encrypted under at least one KMS key and no key
+// listed twice; a replica's primary exists in its PrimaryRegion and lists
+// it, and an InSync replica exists.
 func checkWellFormed(t *testing.T, e *Emulator) {
 	t.Helper()
-	names := map[string]bool{}
-	for _, s := range e.State().Secrets {
-		if names[s.Name] {
-			t.Fatalf("duplicate live name %q", s.Name)
+	names := map[string]SecretDump{}
+	st := e.State()
+	for _, s := range st.Secrets {
+		k := s.Account + "/" + s.Region + "/" + s.Name
+		if _, dup := names[k]; dup {
+			t.Fatalf("duplicate live name %q", k)
 		}
-		names[s.Name] = true
+		names[k] = s
+	}
+	for _, s := range st.Secrets {
+		if s.Replica {
+			p, ok := names[s.Account+"/"+s.PrimaryRegion+"/"+s.Name]
+			if !ok || p.Replica || !slices.Contains(p.ReplicaRegions, s.Region) || s.PrimaryRegion == s.Region {
+				t.Fatalf("replica %s/%s/%s has no primary listing it", s.Account, s.Region, s.Name)
+			}
+		}
+		for _, rs := range s.ReplicationStatus {
+			if r, ok := names[s.Account+"/"+rs.Region+"/"+s.Name]; rs.Status == "InSync" && (!ok || !r.Replica) {
+				t.Fatalf("%s: InSync replica in %s missing", s.Name, rs.Region)
+			}
+		}
 		seen := map[string]string{}
 		for _, v := range s.Versions {
 			if (v.SecretString == nil) == (v.SecretBinary == nil) {
@@ -105,6 +138,7 @@ func FuzzControl(f *testing.F) {
 		{http.MethodPost, "/_emulator/clock"},
 		{http.MethodPost, "/_emulator/kms/keys"},
 		{http.MethodPost, "/_emulator/kms/aliases"},
+		{http.MethodPut, "/_emulator/iam"},
 	}
 	f.Add(uint8(0), []byte(`{"seed":1,"error_rate":0.5}`))
 	e := New()

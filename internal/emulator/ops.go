@@ -93,12 +93,9 @@ func (e *call) createSecret(in *createSecretIn) (any, *apiError) {
 	if tags, err = mergeTags(nil, tags); err != nil {
 		return nil, err
 	}
-	var replicas []string
-	for _, rr := range in.AddReplicaRegions {
-		if rr.Region == nil || !validRegion(*rr.Region) {
-			return nil, errf("InvalidParameterException", "Invalid replica Region.")
-		}
-		replicas = append(replicas, *rr.Region)
+	replicas, aerr := parseReplicaRegions(in.AddReplicaRegions, e.region)
+	if aerr != nil {
+		return nil, aerr
 	}
 
 	now, _ := e.begin()
@@ -139,7 +136,6 @@ func (e *call) createSecret(in *createSecretIn) (any, *apiError) {
 		created:     now,
 		lastChanged: now,
 		stages:      map[string][]string{},
-		replicas:    replicas,
 	}
 	if in.Description != nil {
 		s.description = *in.Description
@@ -150,18 +146,22 @@ func (e *call) createSecret(in *createSecretIn) (any, *apiError) {
 	if in.Type != nil {
 		s.typ = *in.Type
 	}
-	if len(replicas) > 0 {
-		s.primaryRegion = e.region
-	}
 	out := arnNameVersionOut{ARN: s.arn, Name: name}
-	for _, reg := range replicas {
-		out.ReplicationStatus = append(out.ReplicationStatus, replicationStatus{Region: reg, Status: "InSync"})
-	}
 	if hasValue {
 		id := e.tokenOrNew(in.ClientRequestToken)
 		s.versions = []*version{newVersion(id, in.SecretString, in.SecretBinary, now, keyID)}
 		s.moveCurrent(id)
 		out.VersionID = id
+	}
+	if len(replicas) > 0 {
+		s.primaryRegion = e.region
+		started := make([]replicaState, 0, len(replicas))
+		for _, rs := range replicas {
+			rs = e.startReplica(s, rs, in.ForceOverwriteReplicaSecret, now)
+			started = append(started, rs)
+			out.ReplicationStatus = append(out.ReplicationStatus, rs.out(now))
+		}
+		s.replicas = started
 	}
 	e.st.create(s, now)
 	return out, nil
@@ -224,6 +224,9 @@ func (e *call) putSecretValue(in *putSecretValueIn) (any, *apiError) {
 	if aerr != nil {
 		return nil, aerr
 	}
+	if s.replica {
+		return nil, errReplicaReadOnly()
+	}
 	tok := *in.ClientRequestToken
 	if v := s.version(tok); v != nil {
 		if sameValue(v, in.SecretString, in.SecretBinary) {
@@ -255,7 +258,7 @@ func (e *call) putSecretValue(in *putSecretValueIn) (any, *apiError) {
 	}
 	n.lastChanged = now
 	trimVersions(n, now)
-	e.st.commit(r, n, now, lag)
+	e.commitPrimary(r, n, now, lag)
 	return arnNameVersionOut{ARN: n.arn, Name: n.name, VersionID: tok, VersionStages: slices.Clone(n.stages[tok])}, nil
 }
 
@@ -279,6 +282,9 @@ func (e *call) updateSecret(in *updateSecretIn) (any, *apiError) {
 	r, s, aerr := e.get(*in.SecretID, true)
 	if aerr != nil {
 		return nil, aerr
+	}
+	if s.replica {
+		return nil, errReplicaReadOnly()
 	}
 	oldKey := e.storedKeyID(s)
 	keyID := oldKey
@@ -324,6 +330,6 @@ func (e *call) updateSecret(in *updateSecretIn) (any, *apiError) {
 		n.typ = *in.Type
 	}
 	n.lastChanged = now
-	e.st.commit(r, n, now, lag)
+	e.commitPrimary(r, n, now, lag)
 	return out, nil
 }

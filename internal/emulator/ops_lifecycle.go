@@ -3,6 +3,7 @@ package emulator
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -37,8 +38,13 @@ func (e *call) deleteSecret(in *deleteSecretIn) (any, *apiError) {
 		return nil, errNotFound()
 	}
 	s := r.cur()
+	if s.replica {
+		return nil, errReplicaReadOnly()
+	}
 	if len(s.replicas) > 0 {
-		return nil, errf("InvalidRequestException", "You can't delete secret %s because it still has replica Regions. Remove the replicas first.", s.name)
+		// DeleteSecret reference: a primary with replicas cannot be
+		// deleted; code and message as moto's tests have them.
+		return nil, errf("InvalidParameterException", "You can't delete secret %s that still has replica regions [%s]", s.arn, strings.Join(s.replicaRegions(), ", "))
 	}
 	if force {
 		e.st.commit(r, nil, now, lag)
@@ -51,7 +57,7 @@ func (e *call) deleteSecret(in *deleteSecretIn) (any, *apiError) {
 	n := s.clone()
 	n.deletedDate = now
 	n.deletionDate = now.Add(time.Duration(days) * 24 * time.Hour)
-	e.st.commit(r, n, now, lag)
+	e.commitPrimary(r, n, now, lag)
 	e.st.schedulePurge(r, n.deletionDate)
 	return deleteOut{ARN: n.arn, Name: n.name, DeletionDate: ep(n.deletionDate)}, nil
 }
@@ -68,11 +74,14 @@ func (e *call) restoreSecret(in *secretIDIn) (any, *apiError) {
 	if aerr != nil {
 		return nil, aerr
 	}
+	if s.replica {
+		return nil, errReplicaReadOnly()
+	}
 	if s.pending() {
 		n := s.clone()
 		n.deletedDate, n.deletionDate = time.Time{}, time.Time{}
 		n.lastChanged = now
-		e.st.commit(r, n, now, lag)
+		e.commitPrimary(r, n, now, lag)
 	}
 	return updateStageOut{ARN: s.arn, Name: s.name}, nil
 }
@@ -98,12 +107,15 @@ func (e *call) tagResource(in *tagResourceIn) (any, *apiError) {
 	if aerr != nil {
 		return nil, aerr
 	}
+	if s.replica {
+		return nil, errReplicaReadOnly()
+	}
 	n := s.clone()
 	if n.tags, aerr = mergeTags(n.tags, add); aerr != nil {
 		return nil, aerr
 	}
 	n.lastChanged = now
-	e.st.commit(r, n, now, lag)
+	e.commitPrimary(r, n, now, lag)
 	return emptyOut{}, nil
 }
 
@@ -127,10 +139,13 @@ func (e *call) untagResource(in *untagResourceIn) (any, *apiError) {
 	if aerr != nil {
 		return nil, aerr
 	}
+	if s.replica {
+		return nil, errReplicaReadOnly()
+	}
 	n := s.clone()
 	n.tags = slices.DeleteFunc(n.tags, func(t tag) bool { return slices.Contains(in.TagKeys, t.key) })
 	n.lastChanged = now
-	e.st.commit(r, n, now, lag)
+	e.commitPrimary(r, n, now, lag)
 	return emptyOut{}, nil
 }
 
@@ -155,6 +170,9 @@ func (e *call) updateSecretVersionStage(in *updateStageIn) (any, *apiError) {
 	r, s, aerr := e.get(*in.SecretID, true)
 	if aerr != nil {
 		return nil, aerr
+	}
+	if s.replica {
+		return nil, errReplicaReadOnly()
 	}
 	holder := s.holder(stage)
 	n := s.clone()
@@ -188,6 +206,6 @@ func (e *call) updateSecretVersionStage(in *updateStageIn) (any, *apiError) {
 		n.removeLabel(stage)
 	}
 	n.lastChanged = now
-	e.st.commit(r, n, now, lag)
+	e.commitPrimary(r, n, now, lag)
 	return updateStageOut{ARN: s.arn, Name: s.name}, nil
 }

@@ -31,8 +31,9 @@ func (e *call) meta(s *secret, r *record) secretMeta {
 	for _, t := range s.tags {
 		m.Tags = append(m.Tags, outTag{Key: t.key, Value: t.value})
 	}
-	for _, reg := range s.replicas {
-		m.ReplicationStatus = append(m.ReplicationStatus, replicationStatus{Region: reg, Status: "InSync"})
+	now := e.now()
+	for _, rs := range s.replicas {
+		m.ReplicationStatus = append(m.ReplicationStatus, rs.out(now))
 	}
 	return m
 }

@@ -39,8 +39,9 @@ type secret struct {
 	rotationEnabled bool
 	rotationSet     bool // rotation was ever configured (RotationEnabled is shown)
 	owningService   string
-	primaryRegion   string
-	replicas        []string
+	primaryRegion   string              // this Region for a primary with replicas; the primary's for a replica
+	replicas        []replicaState      // a primary's replicas (replication.go)
+	replica         bool                // a read-only replica of a primary in another Region
 	versions        []*version          // creation order, deprecated included
 	stages          map[string][]string // version id → labels (labelled only)
 }

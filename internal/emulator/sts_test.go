@@ -61,8 +61,8 @@ func wantSTSError(t *testing.T, err error, status int, code, msg string) {
 func TestSTS_GetCallerIdentityNamesTheKeysAccount(t *testing.T) {
 	srv := startSTS(t, emulator.IAM{})
 	for key, want := range map[string][2]string{
-		keyCI:   {acctCI, "arn:aws:iam::" + acctCI + ":user/ci"},
-		keyProd: {acctProd, "arn:aws:iam::" + acctProd + ":user/emulator"},
+		keyCI:                  {acctCI, "arn:aws:iam::" + acctCI + ":user/ci"},
+		keyProd:                {acctProd, "arn:aws:iam::" + acctProd + ":user/emulator"},
 		"AKIAUNMAPPEDEXAMPLE1": {emulator.DefaultAccountID, "arn:aws:iam::" + emulator.DefaultAccountID + ":user/emulator"},
 	} {
 		out, err := srv.STSClient(t, "eu-west-1", staticKey(key), noSTSRetry).GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})

@@ -24,8 +24,26 @@ type SecretDump struct {
 	DeletedDate     *time.Time        `json:"deleted_date"`
 	RotationEnabled bool              `json:"rotation_enabled"`
 	OwningService   string            `json:"owning_service"`
-	ReplicaRegions  []string          `json:"replica_regions"`
-	Versions        []VersionDump     `json:"versions"`
+	// ReplicaRegions are a primary's replica Regions (any status);
+	// ReplicationStatus their status as DescribeSecret shows it now.
+	ReplicaRegions    []string            `json:"replica_regions"`
+	ReplicationStatus []ReplicaStatusDump `json:"replication_status,omitempty"`
+	// PrimaryRegion is as DescribeSecret shows it: this Region for a
+	// primary with replicas, the primary's Region for a replica (Replica
+	// true: read-only, written only by replication).
+	PrimaryRegion string        `json:"primary_region,omitempty"`
+	Replica       bool          `json:"replica,omitempty"`
+	Versions      []VersionDump `json:"versions"`
+}
+
+// ReplicaStatusDump is one replica of a primary in a SecretDump: its
+// Region, KMS key as given ("" for aws/secretsmanager), Status (InSync,
+// InProgress or Failed) and StatusMessage.
+type ReplicaStatusDump struct {
+	Region        string `json:"region"`
+	KmsKeyID      string `json:"kms_key_id"`
+	Status        string `json:"status"`
+	StatusMessage string `json:"status_message,omitempty"`
 }
 
 // VersionDump is one version of a secret, deprecated (label-less) versions
@@ -124,6 +142,13 @@ type Faults struct {
 	// usable key can decrypt fails with DecryptionFailure (or
 	// AccessDeniedException). An addition to AWS's own faults.
 	KMSKeyFaults []KMSKeyFault `json:"kms_key_faults,omitempty"`
+	// ReplicationLagMS keeps a replica InProgress for this long (emulator
+	// clock) after it is created and after each change of its primary,
+	// then InSync (or Failed under a replica failure). 0: InSync at once.
+	ReplicationLagMS int64 `json:"replication_lag_ms,omitempty"`
+	// ReplicaFailures make replication to single Regions fail (see
+	// ReplicaFailure).
+	ReplicaFailures []ReplicaFailure `json:"replica_failures,omitempty"`
 }
 
 // ScriptedFault gives the Nth request of Operation (counted since the faults
@@ -151,8 +176,10 @@ type Conditions struct {
 	// copy of the current value); false removes AWSPENDING from every version.
 	PendingVersion *bool `json:"pending_version,omitempty"`
 	// ReplicaRegions, when non-nil, replaces the replica Regions ([] clears
-	// them). Replicas show in ReplicationStatus as InSync, and PrimaryRegion
-	// becomes the emulator's Region while there are any.
+	// them): missing replicas are created InSync at once in those Regions
+	// of the secret's account (no lag, no failure fault; a same-name
+	// secret there makes the replica Failed), dropped ones are deleted.
+	// PrimaryRegion becomes the secret's Region while there are any.
 	ReplicaRegions []string `json:"replica_regions"`
 	// OwningService sets OwningService ("" clears it).
 	OwningService *string `json:"owning_service,omitempty"`

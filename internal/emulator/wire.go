@@ -91,19 +91,16 @@ type wireFilter struct {
 }
 
 type createSecretIn struct {
-	Name               *string   `json:"Name"`
-	ClientRequestToken *string   `json:"ClientRequestToken"`
-	Description        *string   `json:"Description"`
-	KmsKeyID           *string   `json:"KmsKeyId"`
-	SecretBinary       []byte    `json:"SecretBinary"`
-	SecretString       *string   `json:"SecretString"`
-	Tags               []wireTag `json:"Tags"`
-	AddReplicaRegions  []struct {
-		Region   *string `json:"Region"`
-		KmsKeyID *string `json:"KmsKeyId"`
-	} `json:"AddReplicaRegions"`
-	ForceOverwriteReplicaSecret bool    `json:"ForceOverwriteReplicaSecret"`
-	Type                        *string `json:"Type"`
+	Name                        *string           `json:"Name"`
+	ClientRequestToken          *string           `json:"ClientRequestToken"`
+	Description                 *string           `json:"Description"`
+	KmsKeyID                    *string           `json:"KmsKeyId"`
+	SecretBinary                []byte            `json:"SecretBinary"`
+	SecretString                *string           `json:"SecretString"`
+	Tags                        []wireTag         `json:"Tags"`
+	AddReplicaRegions           []replicaRegionIn `json:"AddReplicaRegions"`
+	ForceOverwriteReplicaSecret bool              `json:"ForceOverwriteReplicaSecret"`
+	Type                        *string           `json:"Type"`
 }
 
 type putSecretValueIn struct {
@@ -181,9 +178,33 @@ type updateStageIn struct {
 	MoveToVersionID     *string `json:"MoveToVersionId"`
 }
 
+type replicaRegionIn struct {
+	Region   *string `json:"Region"`
+	KmsKeyID *string `json:"KmsKeyId"`
+}
+
+type replicateIn struct {
+	SecretID                    *string           `json:"SecretId"`
+	AddReplicaRegions           []replicaRegionIn `json:"AddReplicaRegions"`
+	ForceOverwriteReplicaSecret bool              `json:"ForceOverwriteReplicaSecret"`
+}
+
+type removeRegionsIn struct {
+	SecretID             *string  `json:"SecretId"`
+	RemoveReplicaRegions []string `json:"RemoveReplicaRegions"`
+}
+
+type replicationOut struct {
+	ARN               string              `json:"ARN"`
+	ReplicationStatus []replicationStatus `json:"ReplicationStatus,omitempty"`
+}
+
+// replicationStatus is the model's ReplicationStatusType.
 type replicationStatus struct {
-	Region string `json:"Region"`
-	Status string `json:"Status"`
+	Region        string `json:"Region"`
+	KmsKeyID      string `json:"KmsKeyId,omitempty"`
+	Status        string `json:"Status"`
+	StatusMessage string `json:"StatusMessage,omitempty"`
 }
 
 type rotationRules struct {

@@ -65,6 +65,18 @@ func (k *kmsFaultFlag) Set(v string) error {
 	return nil
 }
 
+// replicaFailureFlag collects repeated --replica-failure REGION[=MESSAGE]
+// values.
+type replicaFailureFlag []emulator.ReplicaFailure
+
+func (r *replicaFailureFlag) String() string { return "" }
+
+func (r *replicaFailureFlag) Set(v string) error {
+	region, msg, _ := strings.Cut(v, "=")
+	*r = append(*r, emulator.ReplicaFailure{Region: region, Message: msg})
+	return nil
+}
+
 // accessKeyFlag collects repeated --access-key KEY=ACCOUNT values.
 type accessKeyFlag map[string]string
 
@@ -93,6 +105,7 @@ func Run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	var kmsKeys kmsKeyFlag
 	var kmsFaults kmsFaultFlag
 	accessKeys := accessKeyFlag{}
+	var replicaFailures replicaFailureFlag
 	fs.Int64Var(&f.Seed, "seed", 0, "seed for every random decision (ARN suffixes, fault rolls, jitter)")
 	fs.Int64Var(&f.LatencyMS, "latency-ms", 0, "latency added to every API call, milliseconds")
 	fs.Int64Var(&f.LatencyJitterMS, "latency-jitter-ms", 0, "extra uniform random latency in [0,n] milliseconds")
@@ -106,6 +119,8 @@ func Run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	fs.Var(&script, "script", "scripted fault Operation:nth:fault (repeatable), fault = ambiguous-after-apply | ambiguous-before-apply | error:<Code>[:<Message>]")
 	fs.Var(&kmsKeys, "kms-key", "customer managed KMS key KEY_ID[=alias/a,alias/b] the emulator knows (repeatable); aws/secretsmanager is always known")
 	fs.Var(&kmsFaults, "kms-key-fault", "make a KMS key unusable KEY:STATE (repeatable), KEY = key id, key ARN, alias name or alias ARN, STATE = disabled | pending-deletion | access-denied")
+	fs.Int64Var(&f.ReplicationLagMS, "replication-lag-ms", 0, "a replica stays InProgress this many milliseconds (emulator clock) after each replication or change of its primary, then InSync")
+	fs.Var(&replicaFailures, "replica-failure", "make replication to a Region fail REGION[=STATUS_MESSAGE] (repeatable)")
 	fs.Var(accessKeys, "access-key", "map an access key id to an account KEY=ACCOUNT (repeatable); ACCOUNT is a 12-digit id or an IAM user or role ARN; other keys belong to --account-id")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -119,6 +134,7 @@ func Run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	}
 	f.Script = script
 	f.KMSKeyFaults = kmsFaults
+	f.ReplicaFailures = replicaFailures
 	if err := emulator.ValidateFaults(f); err != nil {
 		fmt.Fprintf(stderr, "secretsmanager-emulator: invalid fault flags: %v\n", err)
 		return 2

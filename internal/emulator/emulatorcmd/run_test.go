@@ -111,6 +111,8 @@ func TestRun_BadFlagsExit2(t *testing.T) {
 		{"--script", "CreateSecret"},
 		{"--script", "Nope:1:ambiguous-after-apply"},
 		{"--access-key", "AKIAPRODEXAMPLE00001"},
+		{"--replica-failure", "Mars"},
+		{"--replication-lag-ms", "-1"},
 		{"--access-key", "AKIAPRODEXAMPLE00001=12"},
 		{"extra-arg"},
 	} {
@@ -240,5 +242,24 @@ func TestRun_AccessKeyFlagMapsKeysToAccounts(t *testing.T) {
 	b, _ := io.ReadAll(r2.Body)
 	if !strings.Contains(string(b), "arn:aws:secretsmanager:ap-south-1:111111111111:secret:n-") {
 		t.Fatalf("create %s", b)
+	}
+}
+
+func TestRun_ReplicationFlags(t *testing.T) {
+	url, stop, code := startRun(t, "--listen", "127.0.0.1:0", "--replication-lag-ms", "2500",
+		"--replica-failure", "eu-west-2=Access to KMS is not allowed", "--replica-failure", "ap-south-1")
+	defer func() { stop <- syscall.SIGINT; <-code }()
+	resp, err := http.Get(url + "/_emulator/faults")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var f emulator.Faults
+	if err := json.NewDecoder(resp.Body).Decode(&f); err != nil {
+		t.Fatal(err)
+	}
+	want := []emulator.ReplicaFailure{{Region: "eu-west-2", Message: "Access to KMS is not allowed"}, {Region: "ap-south-1"}}
+	if f.ReplicationLagMS != 2500 || len(f.ReplicaFailures) != 2 || f.ReplicaFailures[0] != want[0] || f.ReplicaFailures[1] != want[1] {
+		t.Fatalf("faults %+v", f)
 	}
 }
