@@ -194,7 +194,7 @@ func parseKMSRef(id string) (kmsRef, error) {
 // followed by 32 lower-case hex digits (multi-Region keys).
 func keyID(s string) bool {
 	if rest, ok := strings.CutPrefix(s, "mrk-"); ok {
-		return len(rest) == 32 && isHex(rest)
+		return IsLowerHex(rest, 32)
 	}
 	if len(s) != 36 {
 		return false
@@ -204,7 +204,7 @@ func keyID(s string) bool {
 			if c != '-' {
 				return false
 			}
-		} else if !isHex(string(c)) {
+		} else if !IsLowerHex(string(c), 1) {
 			return false
 		}
 	}
@@ -279,17 +279,6 @@ func RegionInPartition(partition, region string) bool {
 		}
 	}
 	return false
-}
-
-// isHex reports whether s is lower-case hex digits only.
-func isHex(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 func digits(s string, n int) bool {

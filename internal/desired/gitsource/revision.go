@@ -20,6 +20,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
 
 // The revision resolver follows gitrevisions(7) and git's own order
@@ -214,15 +215,9 @@ func validRefName(rn plumbing.ReferenceName) bool {
 	return rn.Validate() == nil
 }
 
-func isHex(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-			return false
-		}
-	}
-	return s != ""
-}
+// isHex reports whether s is hex digits of either case (git reads object
+// names case-insensitively): model's one hex rule on the lower-cased text.
+func isHex(s string) bool { return s != "" && model.IsLowerHex(strings.ToLower(s), len(s)) }
 
 // uniquePrefix returns the one object whose SHA starts with the hex
 // prefix, looking at loose and packed objects and at alternates.
