@@ -3,7 +3,6 @@ package wirefile
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"reflect"
 	"strings"
@@ -239,10 +238,4 @@ func elemOf(t reflect.Type) reflect.Type {
 		return t.Elem()
 	}
 	return nil
-}
-
-// IsDecodeError reports whether err is a *DecodeError.
-func IsDecodeError(err error) bool {
-	var de *DecodeError
-	return errors.As(err, &de)
 }
