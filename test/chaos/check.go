@@ -347,12 +347,14 @@ func current(s emulator.SecretDump) []emulator.VersionDump {
 	return out
 }
 
-func currentString(s emulator.SecretDump) (string, bool) {
+// currentKey is valueKey of the one AWSCURRENT version.
+func currentKey(s emulator.SecretDump) (string, bool) {
 	c := current(s)
-	if len(c) != 1 || c[0].SecretString == nil {
+	if len(c) != 1 {
 		return "", false
 	}
-	return *c[0].SecretString, true
+	k := valueKey(c[0].SecretString, c[0].SecretBinary)
+	return k, k != ""
 }
 
 func checkState(ev Evidence) []Violation {
@@ -425,10 +427,10 @@ func checkState(ev Evidence) []Violation {
 		}
 		if c := current(q); len(c) != 1 {
 			add("desired-staging", n, fmt.Sprintf("%d versions hold AWSCURRENT", len(c)))
-		} else if got, ok := currentString(q); !ok {
-			add("desired-value", n, "AWSCURRENT holds no string")
-		} else if got != string(d.Canon) {
-			add("desired-value", n, fmt.Sprintf("AWSCURRENT is %s, want canonical %s", short([]byte(got)), short(d.Canon)))
+		} else if got, ok := currentKey(q); !ok {
+			add("desired-value", n, "AWSCURRENT holds neither or both of a string and a binary")
+		} else if want := docKey(d); got != want {
+			add("desired-value", n, fmt.Sprintf("AWSCURRENT is %s, want %s", short([]byte(got)), short([]byte(want))))
 		}
 		if _, seeded := pre[n]; !seeded {
 			if want := s.Scope.Tags(d.Path); changedTag(want, q.Tags, managed) != "" {
@@ -517,12 +519,12 @@ func checkState(ev Evidence) []Violation {
 		hasPre := false
 		if seeded {
 			added -= len(p.Versions)
-			preCur, hasPre = currentString(p)
+			preCur, hasPre = currentKey(p)
 		}
 		targets := map[string]bool{}
 		for _, r := range s.Runs {
 			if d, ok := s.Revisions[r.Revision].Desired(s.Scope)[n]; ok {
-				targets[string(d.Canon)] = true
+				targets[docKey(d)] = true
 			}
 		}
 		if hasPre {

@@ -29,6 +29,10 @@ type GenOptions struct {
 	// owned secrets (KMS key, description, tags; issue 14) that changes
 	// between runs (drawMetadata). Its own random stream too.
 	Metadata bool
+	// Whole makes WholeShare of the scenarios turn the documents of some
+	// secret names into whole values, .sops.txt or .sops.bin, switching
+	// kind between revisions (drawWhole; SPEC §3.1). Its own random stream.
+	Whole bool
 }
 
 // MetadataShare is the chance that a scenario configures metadata when
@@ -47,7 +51,7 @@ const (
 const QuotaShare = 0.5
 
 // DefaultGenOptions are the campaign's defaults.
-var DefaultGenOptions = GenOptions{KillShare: 0.4, DotenvShare: 0.1, Quotas: true, Metadata: true}
+var DefaultGenOptions = GenOptions{KillShare: 0.4, DotenvShare: 0.1, Quotas: true, Metadata: true, Whole: true}
 
 // entry is a logical document while a history is generated.
 type entry struct {
@@ -145,6 +149,9 @@ func Generate(seed uint64, index int, opt GenOptions) (*Scenario, error) {
 		drawMetadata(rand.New(rand.NewPCG(seed^0x6d657461, uint64(index))), s)
 	}
 	drawPlanted(rand.New(rand.NewPCG(seed^0x6b657973, uint64(index))), s)
+	if opt.Whole {
+		drawWhole(rand.New(rand.NewPCG(seed^0x77686f6c65, uint64(index))), s)
+	}
 	return s, nil
 }
 

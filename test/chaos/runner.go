@@ -527,7 +527,8 @@ func (p *Player) crossCheck(s *Scenario, dir string) error {
 	if err := os.WriteFile(f, enc, 0o600); err != nil {
 		return err
 	}
-	typ := map[canonical.Format]string{canonical.JSON: "json", canonical.YAML: "yaml", canonical.Dotenv: "dotenv"}[d.Format]
+	typ := map[canonical.Format]string{canonical.JSON: "json", canonical.YAML: "yaml", canonical.Dotenv: "dotenv",
+		canonical.Text: "binary", canonical.Binary: "binary"}[d.Format]
 	cmd := exec.Command(p.SopsCLI, "--disable-version-check", "decrypt", "--input-type", typ, "--output-type", typ, f)
 	cmd.Env = []string{"HOME=" + filepath.Join(dir, "home"), "SOPS_AGE_KEY_FILE=" + p.Enc.KeyFile, "PATH=/usr/bin:/bin"}
 	out, err := cmd.Output()

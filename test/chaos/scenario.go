@@ -19,7 +19,8 @@ type Doc struct {
 	// Plain is the plaintext the author wrote (to be encrypted).
 	Plain []byte
 	// Canon is canonical.Canonicalize(Format, Plain): the SecretString the
-	// tool must store (SPEC §3.3).
+	// tool must store (SPEC §3.3); for Text and Binary (whole values, SPEC
+	// §3.1) Plain itself, stored as SecretString or SecretBinary.
 	Canon []byte
 	// Planted is a key-service stanza a pull request author added to the
 	// document's sops metadata beside the age key ("" = none): PlantedVault
@@ -64,7 +65,7 @@ func SecretName(sc model.Scope, path string) string {
 	if root != "." {
 		rel = strings.TrimPrefix(path, root+"/")
 	}
-	for _, suf := range []string{".sops.json", ".sops.yaml", ".sops.yml", ".sops.env"} {
+	for _, suf := range []string{".sops.json", ".sops.yaml", ".sops.yml", ".sops.env", ".sops.txt", ".sops.bin"} {
 		if strings.HasSuffix(rel, suf) {
 			rel = strings.TrimSuffix(rel, suf)
 			break

@@ -66,6 +66,8 @@ type sopsStore interface {
 
 func storeFor(f canonical.Format) sopsStore {
 	switch f {
+	case canonical.Text, canonical.Binary:
+		return sopsjson.NewBinaryStore(&config.JSONBinaryStoreConfig{})
 	case canonical.YAML:
 		return sopsyaml.NewStore(&config.YAMLStoreConfig{})
 	case canonical.Dotenv:
