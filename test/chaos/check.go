@@ -521,19 +521,27 @@ func checkState(ev Evidence) []Violation {
 			added -= len(p.Versions)
 			preCur, hasPre = currentKey(p)
 		}
-		targets := map[string]bool{}
+		// Logical writes: each sync whose desired value differs from the
+		// value the previous sync wanted (or, for the first, from the one
+		// the Pre state held). A value may come back (A, then B, then A
+		// again: a whole value switched to binary and back), which is a
+		// write each time.
+		writes, cur, known := 0, preCur, hasPre
 		for _, r := range s.Runs {
-			if d, ok := s.Revisions[r.Revision].Desired(s.Scope)[n]; ok {
-				targets[docKey(d)] = true
+			if r.Command != "sync" {
+				continue
 			}
-		}
-		if hasPre {
-			delete(targets, preCur)
+			if d, ok := s.Revisions[r.Revision].Desired(s.Scope)[n]; ok {
+				if k := docKey(d); !known || k != cur {
+					writes++
+					cur, known = k, true
+				}
+			}
 		}
 		// Each out-of-band value change adds its own version and may need
 		// one repair.
 		added -= valueDrifts[n]
-		if allowed := len(targets) + valueDrifts[n]; added > allowed {
+		if allowed := writes + valueDrifts[n]; added > allowed {
 			add("version-churn", n, fmt.Sprintf("%d new versions for %d logical writes", added, allowed))
 		}
 	}

@@ -269,3 +269,45 @@ func TestCheckCatchesAContactedKeyService(t *testing.T) {
 		t.Fatalf("killed run: got %v, want key-service-contacted", got)
 	}
 }
+
+// TestRegression_ValueThatComesBackIsAWrite: a whole value switched to
+// binary in one revision and back to the text the Pre state held in the
+// next is two logical writes (seed 3, scenario 84 of a 300-scenario
+// campaign flagged version-churn: the check dropped the Pre value from the
+// targets as if returning to it cost nothing). A third version stays
+// churn; a string and a binary of the same bytes are different values.
+func TestRegression_ValueThatComesBackIsAWrite(t *testing.T) {
+	find := func(d emulator.StateDump, name string) int {
+		return slices.IndexFunc(d.Secrets, func(s emulator.SecretDump) bool { return s.Name == name })
+	}
+	ev := cleanEvidence()
+	s := ev.Scenario
+	text := "-----BEGIN X-----\n" + `{"a":0}` + "\n-----END X-----\n"
+	bin := Doc{Path: "secrets/a.sops.bin", Format: canonical.Binary, Plain: []byte(text), Canon: []byte(text)}
+	txt := Doc{Path: "secrets/a.sops.txt", Format: canonical.Text, Plain: []byte(text), Canon: []byte(text)}
+	s.Revisions = []Revision{
+		{Docs: map[string]Doc{txt.Path: txt}},
+		{Docs: map[string]Doc{bin.Path: bin, "secrets/b.sops.yaml": s.Revisions[1].Docs["secrets/b.sops.yaml"]}},
+		{Docs: map[string]Doc{txt.Path: txt, "secrets/b.sops.yaml": s.Revisions[1].Docs["secrets/b.sops.yaml"]}},
+	}
+	s.Runs[1].Revision, s.Runs[2].Revision = 2, 2
+	ev.Runs[1].Run, ev.Runs[2].Run = s.Runs[1], s.Runs[2]
+	for _, st := range []*emulator.StateDump{&ev.Pre, &ev.Post} {
+		a := &st.Secrets[find(*st, "p/a")]
+		a.Versions[0].SecretString = sp(text)
+	}
+	a := &ev.Post.Secrets[find(ev.Post, "p/a")]
+	a.Versions = []emulator.VersionDump{a.Versions[0],
+		{VersionID: tokA, SecretBinary: []byte(text), Stages: []string{"AWSPREVIOUS"}},
+		{VersionID: "back", SecretString: sp(text), Stages: []string{"AWSCURRENT"}}}
+	a.Versions[0].Stages = nil
+	for _, v := range Check(*ev) {
+		if v.Secret == "p/a" {
+			t.Fatalf("text → binary → the same text: %v", v)
+		}
+	}
+	a.Versions = append(a.Versions[:2:2], emulator.VersionDump{VersionID: "dup", SecretString: sp(text)}, a.Versions[2])
+	if got := kinds(Check(*ev)); !slices.Contains(got, "version-churn") {
+		t.Fatalf("violations %v do not include version-churn", got)
+	}
+}
