@@ -1,13 +1,10 @@
 package engine
 
 import (
-	"context"
-	"log/slog"
 	"time"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/pace"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
@@ -32,19 +29,12 @@ type Config struct {
 	// verification timeout, resource names); Run takes them as they are.
 	config.Engine
 
-	// Engine-only knobs, not settings; zero values select the defaults
-	// of deps.go.
-	// Pace is the run's rate control per quota family (internal/pace);
-	// nil = the port's (Paced), else a new one with pace.DefaultLimits.
+	// Engine-only knobs, not settings; a zero value selects the default,
+	// resolved once when the run starts (newRunner).
+	// Pace is the run's rate control per quota family (internal/pace),
+	// whose ceilings its creator chose: nil = the port's (Paced), else a
+	// new one with pace.DefaultLimits. The engine never changes them.
 	Pace *pace.Controller
-	// WritesPerSecond is the ceiling of the adaptive write limit (all
-	// mutation kinds together, under AWS's 50/s write quotas); 0 = the
-	// pace's own (pace.DefaultWrites, 48), < 0 = no ceiling.
-	WritesPerSecond float64
-	// BatchReadsPerSecond is the ceiling of the BatchGetSecretValue limit
-	// (AWS: 100/s, shared by every reader in the account); 0 = the pace's
-	// own (pace.DefaultBatches, 80), < 0 = no ceiling.
-	BatchReadsPerSecond float64
 	// ProgressInterval is the least time between two progress records of
 	// a long phase; 0 = DefaultProgressInterval.
 	ProgressInterval time.Duration
@@ -79,11 +69,4 @@ type Result struct {
 	// warnings that stopped nothing: warning:orphans. The log
 	// records (with error_code, request_id …) stay the full account.
 	Diagnostics diag.Diagnostics
-}
-
-// Run observes the scope of want through sm, plans, and in ModeSync applies
-// and verifies. It never returns an error: every failure is a Status. A
-// cancelled ctx (signal or run timeout) yields StatusInterrupted.
-var _ = func(ctx context.Context, cfg Config, want model.State, sm Port, log *slog.Logger) Result {
-	return Run(ctx, cfg, want, sm, log)
 }

@@ -55,10 +55,10 @@ func (r *runner) apply(ctx context.Context, p plan.Plan) outcome {
 		if len(ops) == 0 {
 			continue
 		}
-		start, paced := r.clock.Now(), r.pacer.Stats()
+		phase := r.startPhase()
 		out, done := r.runPhase(ctx, action, ops)
-		r.log.Info("phase applied", r.withPace(paced, slog.String(vocab.FieldPhase, vocab.PhaseApply),
-			slog.String(vocab.FieldOperation, string(action)), slog.Int(vocab.FieldCount, len(done)), ms(r.clock.Now().Sub(start)))...)
+		r.log.Info("phase applied", r.summary(phase, slog.String(vocab.FieldPhase, vocab.PhaseApply),
+			slog.String(vocab.FieldOperation, string(action)), slog.Int(vocab.FieldCount, len(done)))...)
 		if action == vocab.ActionRestore {
 			restored = done
 		}
@@ -75,7 +75,7 @@ func (r *runner) runPhase(ctx context.Context, action vocab.Action, ops []plan.O
 	results := make([]outcome, len(ops))
 	started := make([]bool, len(ops))
 	prog := r.startProgress(vocab.PhaseApply, string(action), len(ops))
-	each(len(ops), r.cfg.Concurrency, func(i int) bool {
+	each(len(ops), r.concurrency, func(i int) bool {
 		started[i] = true
 		results[i] = r.execute(ctx, ops[i])
 		prog.add(1)
@@ -269,11 +269,12 @@ func (r *runner) lateConflict(op plan.Operation, s sighting, msg string) outcome
 // configured metadata in one request (issue 14).
 func (r *runner) createRequest(op plan.Operation, token string) CreateRequest {
 	tags := r.want.Scope.Tags(op.Desired.Path)
-	for k, v := range r.cfg.Metadata.Tags {
+	m := r.policy.Metadata
+	for k, v := range m.Tags {
 		tags[k] = v // reserved keys are refused by config: ownership tags are never overwritten
 	}
 	return CreateRequest{Name: op.Name, Value: op.Desired.Value, Kind: op.Desired.Kind, Tags: tags, Token: token,
-		KMSKeyID: r.cfg.Metadata.KMSKeyID, Description: r.cfg.Metadata.Description}
+		KMSKeyID: m.KMSKeyID, Description: m.Description}
 }
 
 // writeMetadata applies an update's metadata change: UpdateSecret for the
@@ -287,7 +288,7 @@ func (r *runner) createRequest(op plan.Operation, token string) CreateRequest {
 // follows); nil = take a turn here. Later attempts take their own turns and
 // are resent while throttled; one turn covers both calls of an attempt.
 func (r *runner) writeMetadata(ctx context.Context, op plan.Operation, arn, version string, turn *pace.Turn) outcome {
-	m := r.cfg.Metadata
+	m := r.policy.Metadata
 	call := func() error {
 		if op.Metadata.NeedsUpdateSecret() {
 			var kms, desc *string
@@ -374,7 +375,7 @@ func (r *runner) transition(ctx context.Context, op plan.Operation, obs plan.Obs
 		err = r.port.Restore(ctx, obs.ARN)
 		done = func(o plan.ObservedSecret) bool { return o.Exists && !o.Deleted }
 	case vocab.ActionScheduleDelete:
-		err = r.port.ScheduleDelete(ctx, obs.ARN, r.cfg.RecoveryWindowDays)
+		err = r.port.ScheduleDelete(ctx, obs.ARN, r.recoveryWindowDays)
 		done = func(o plan.ObservedSecret) bool { return o.Exists && o.Deleted }
 	}
 	r.settle(turn, err)
@@ -410,8 +411,8 @@ func (r *runner) followUps(ctx context.Context, restored []plan.Operation) ([]pl
 		follow []plan.Operation
 		worst  = outDone
 	)
-	deadline := r.clock.Now().Add(r.cfg.VerificationTimeout)
-	each(len(restored), r.cfg.Concurrency, func(i int) bool {
+	deadline := r.clock.Now().Add(r.verificationTimeout)
+	each(len(restored), r.concurrency, func(i int) bool {
 		op := restored[i]
 		var (
 			s   sighting
@@ -423,7 +424,7 @@ func (r *runner) followUps(ctx context.Context, restored []plan.Operation) ([]pl
 			}
 			select {
 			case <-ctx.Done():
-			case <-r.clock.After(r.cfg.PollInterval):
+			case <-r.clock.After(r.pollInterval):
 			}
 		}
 		out := outDone

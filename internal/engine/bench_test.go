@@ -28,7 +28,7 @@ func BenchmarkNoopSync(b *testing.B) {
 		docs = append(docs, d)
 	}
 	st := state(docs...)
-	setup := engine.Config{Mode: engine.ModeSync, Engine: config.Engine{RecoveryWindowDays: 7, Concurrency: 16, VerificationTimeout: time.Minute}, WritesPerSecond: -1}
+	setup := engine.Config{Mode: engine.ModeSync, Engine: config.Engine{RecoveryWindowDays: 7, Concurrency: 16, VerificationTimeout: time.Minute}}
 	if r := engine.Run(context.Background(), setup, st, e.port, nil); r.Status != vocab.StatusConverged {
 		b.Fatalf("seeding: %+v", r)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/emulatortest"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/pace"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -72,12 +73,12 @@ type env struct {
 func newEnv(t *testing.T, clientOpts ...func(*secretsmanager.Options)) *env {
 	srv := emulatortest.Start(t)
 	c := srv.Client(t, clientOpts...)
-	return &env{srv: srv, client: c, port: awssm.New(c, awssm.Options{OperationTimeout: 10 * time.Second}), logs: &syncBuffer{}}
+	return &env{srv: srv, client: c, port: newAdapter(c), logs: &syncBuffer{}}
 }
 
 func (e *env) cfg(mode engine.Mode, conc int) engine.Config {
 	return engine.Config{Mode: mode, Engine: config.Engine{RecoveryWindowDays: 7, Concurrency: conc, VerificationTimeout: 10 * time.Second},
-		PollInterval: 10 * time.Millisecond, WritesPerSecond: -1}
+		PollInterval: 10 * time.Millisecond}
 }
 
 func (e *env) run(t *testing.T, cfg engine.Config, st model.State) engine.Result {
@@ -220,6 +221,17 @@ func (h *hookPort) Describe(ctx context.Context, id string) (plan.ObservedSecret
 	return h.Port.Describe(ctx, id)
 }
 
-func newAdapter(c *secretsmanager.Client) engine.Port {
-	return awssm.New(c, awssm.Options{OperationTimeout: 10 * time.Second})
+// testLimits are the pace ceilings of the tests' adapter: no write ceiling
+// (the tests count calls, and pacing has tests of its own), the default
+// ceiling of value batches.
+var testLimits = pace.Limits{Batches: pace.DefaultBatches}
+
+// newAdapter is the real adapter over c, paced with limits (testLimits
+// when none is given).
+func newAdapter(c *secretsmanager.Client, limits ...pace.Limits) engine.Port {
+	l := testLimits
+	if len(limits) > 0 {
+		l = limits[0]
+	}
+	return awssm.New(c, awssm.Options{OperationTimeout: 10 * time.Second, Pace: pace.New(pace.SystemClock{}, l)})
 }

@@ -67,8 +67,7 @@ func TestValueBatchesPacedUnderQuota(t *testing.T) {
 		e.srv.SetFaults(t, quotas) // refills the buckets
 		before := e.srv.Stats(t).Throttled["BatchGetSecretValue"]
 		cfg := e.cfg(engine.ModePlan, 8)
-		cfg.BatchReadsPerSecond = perSecond
-		port := awssm.New(e.client, awssm.Options{OperationTimeout: 10 * time.Second, Pace: pace.New(clock, pace.DefaultLimits())})
+		port := awssm.New(e.client, awssm.Options{OperationTimeout: 10 * time.Second, Pace: pace.New(clock, pace.Limits{Batches: perSecond})})
 		r := engine.Run(context.Background(), cfg, st, port, nil)
 		return r, e.srv.Stats(t).Throttled["BatchGetSecretValue"] - before
 	}

@@ -4,13 +4,11 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager/types"
 
-	"github.com/sops-aws-sync/sops-aws-sync/internal/awssm"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/emulatortest"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
@@ -29,7 +27,7 @@ func newMetaEnv(t *testing.T) *env {
 	srv := emulatortest.Start(t, emulator.WithKMSKeys(emulator.KMSKey{KeyID: testKeyID},
 		emulator.KMSKey{KeyID: "5678abcd-12ab-34cd-56ef-1234567890ab", Aliases: []string{"alias/app-secrets"}}))
 	c := srv.Client(t)
-	return &env{srv: srv, client: c, port: awssm.New(c, awssm.Options{OperationTimeout: 10 * time.Second}), logs: &syncBuffer{}}
+	return &env{srv: srv, client: c, port: newAdapter(c), logs: &syncBuffer{}}
 }
 
 func (e *env) syncMeta(t *testing.T, conc int, st model.State, m model.Metadata) engine.Result {

@@ -33,13 +33,15 @@ type observation map[string]plan.ObservedSecret
 // are described by full ARN when it lists them (SPEC §3.4).
 //
 // phase (plan or verify) labels its progress records: one unit per name
-// described.
-func (r *runner) observe(ctx context.Context, phase string, extra []string) (observation, error) {
-	o := &observer{r: r, ctx: ctx, sem: make(chan struct{}, r.cfg.Concurrency), out: observation{}, scheduled: map[string]bool{}}
+// described. list says what discovery lists; with listManaged, observe also
+// returns the listed entries of other scopes (for checkOrphans) and warns
+// about this scope's entries outside the prefix (inScope).
+func (r *runner) observe(ctx context.Context, phase string, extra []string, list listing) (observation, []Candidate, error) {
+	o := &observer{r: r, ctx: ctx, sem: make(chan struct{}, r.concurrency), out: observation{}, scheduled: map[string]bool{}}
 	var (
-		cands    []Candidate
-		listErr  error
-		listDone = make(chan struct{})
+		cands, others []Candidate
+		listErr       error
+		listDone      = make(chan struct{})
 	)
 	go func() {
 		defer close(listDone)
@@ -48,16 +50,13 @@ func (r *runner) observe(ctx context.Context, phase string, extra []string) (obs
 		// sequential (SPEC §2.1).
 		o.sem <- struct{}{}
 		defer func() { <-o.sem }()
-		// The first observation lists every secret the tool manages (one
-		// paginated list; the same pages as the scope's own list when the
-		// account holds no other scope) and looks for orphans in it; later
-		// observations list the scope only.
-		if r.orphansChecked.CompareAndSwap(false, true) {
-			all, err := r.port.ListCandidates(ctx, "")
-			cands, listErr = r.ownScope(all), err
+		if list == listManaged {
+			var all []Candidate
+			all, listErr = r.port.ListCandidates(ctx, "")
+			cands, others = splitScopes(all, r.digest())
 			return
 		}
-		cands, listErr = r.port.ListCandidates(ctx, r.digest)
+		cands, listErr = r.port.ListCandidates(ctx, r.digest())
 	}()
 
 	known := make([]string, 0, len(r.byName)+len(extra))
@@ -84,7 +83,7 @@ func (r *runner) observe(ctx context.Context, phase string, extra []string) (obs
 	if listErr != nil {
 		o.fail(listErr)
 	} else {
-		cands = r.inScope(cands)
+		cands = r.inScope(cands, list == listManaged)
 		listed := make(map[string]string, len(cands))
 		names := make([]string, 0, len(cands))
 		for _, c := range cands {
@@ -110,52 +109,76 @@ func (r *runner) observe(ctx context.Context, phase string, extra []string) (obs
 	o.flush()
 	o.reads.Wait()
 	if o.err != nil {
-		return nil, firstErr(ctx, o.err)
+		return nil, nil, firstErr(ctx, o.err)
 	}
-	return o.out, nil
+	return o.out, others, nil
 }
 
-// ownScope keeps the entries of a list of every managed secret that carry
-// this scope's tag (what the scope-filtered list would have returned) and
-// warns once, with their count (names only with ShowResourceNames), about
-// orphans: secrets the tool owns in another scope whose source is a
-// document of this commit (plan.Orphans), which a change of --secret-prefix,
-// --repository-id or --source-root leaves behind. They are never touched
-// (docs/recovery.md: retiring an old scope).
-func (r *runner) ownScope(all []Candidate) []Candidate {
-	own := all[:0:0]
-	listed := make([]plan.Listed, 0, len(all))
+// listing says what discovery lists.
+type listing int
+
+const (
+	// listScope: this scope's secrets (ListSecrets filtered on the scope
+	// tag): rebuilds and verification.
+	listScope listing = iota
+	// listManaged: every secret the tool manages in the account and Region
+	// (no scope filter; the same pages as listScope when the account holds
+	// no other scope): the first observation of a run, whose entries of
+	// other scopes feed the orphan check.
+	listManaged
+)
+
+// splitScopes splits a list of every managed secret into the entries that
+// carry this scope's tag (what the scope-filtered list returns) and the
+// others.
+func splitScopes(all []Candidate, digest string) (own, others []Candidate) {
 	for _, c := range all {
-		if c.Tags[model.TagScope] == r.digest {
+		if c.Tags[model.TagScope] == digest {
 			own = append(own, c)
-			continue
+		} else {
+			others = append(others, c)
 		}
+	}
+	return own, others
+}
+
+// checkOrphans warns, once per run with their count (names only with
+// ShowResourceNames), about orphans among the first observation's entries
+// of other scopes: secrets the tool owns in another scope whose source is a
+// document of this commit (plan.Orphans), which a change of
+// --secret-prefix, --repository-id or --source-root leaves behind. They are
+// never described or touched (docs/recovery.md: retiring an old scope).
+func (r *runner) checkOrphans(others []Candidate) {
+	listed := make([]plan.Listed, 0, len(others))
+	for _, c := range others {
 		listed = append(listed, plan.Listed{Name: c.Name, ARN: c.ARN, Tags: c.Tags, Deleted: c.Deleted})
 	}
-	if orphans := plan.Orphans(r.want, listed); len(orphans) > 0 {
-		attrs := []any{slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.Int(vocab.FieldCount, len(orphans))}
-		if r.cfg.ShowResourceNames {
-			attrs = append(attrs, slog.String(vocab.FieldResource, strings.Join(orphans, ",")))
-		}
-		r.log.Warn("secrets this tool owns in another scope hold documents of this commit (left by a change of "+
-			"--secret-prefix, --repository-id or --source-root); they are not touched: retire the old scope (docs/recovery.md)", attrs...)
-		// The plan file and its renderings (the pull request's summary)
-		// carry it too, as a warning with the count only.
-		what := fmt.Sprintf("%d secrets this tool owns in another scope hold documents of this commit; they are not touched", len(orphans))
-		if len(orphans) == 1 {
-			what = "1 secret this tool owns in another scope holds a document of this commit; it is not touched"
-		}
-		r.ledger.problem(diag.New(diag.WarningOrphans, diag.Subject{}).WithSummary(what))
+	orphans := plan.Orphans(r.digest(), r.want.Secrets, listed)
+	if len(orphans) == 0 {
+		return
 	}
-	return own
+	attrs := []any{slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.Int(vocab.FieldCount, len(orphans))}
+	if r.showNames {
+		attrs = append(attrs, slog.String(vocab.FieldResource, strings.Join(orphans, ",")))
+	}
+	r.log.Warn("secrets this tool owns in another scope hold documents of this commit (left by a change of "+
+		"--secret-prefix, --repository-id or --source-root); they are not touched: retire the old scope (docs/recovery.md)", attrs...)
+	// The plan file and its renderings (the pull request's summary) carry
+	// it too, as a warning with the count only.
+	what := fmt.Sprintf("%d secrets this tool owns in another scope hold documents of this commit; they are not touched", len(orphans))
+	if len(orphans) == 1 {
+		what = "1 secret this tool owns in another scope holds a document of this commit; it is not touched"
+	}
+	r.ledger.problem(diag.New(diag.WarningOrphans, diag.Subject{}).WithSummary(what))
 }
 
 // inScope drops discovery candidates whose name is not under the prefix
 // (prefix + "/"): the tool never considers a name outside its namespace,
-// whatever its tags say, and IAM only grants <prefix>/* (SPEC §9). The
-// dropped entries are logged once per run as one warning with their count
-// (names only with ShowResourceNames, SPEC §7.3).
-func (r *runner) inScope(cands []Candidate) []Candidate {
+// whatever its tags say, and IAM only grants <prefix>/* (SPEC §9). With
+// warn (the first observation of the run) the dropped entries are logged as
+// one warning with their count (names only with ShowResourceNames, SPEC
+// §7.3).
+func (r *runner) inScope(cands []Candidate, warn bool) []Candidate {
 	under := r.want.Scope.Prefix + "/"
 	kept := cands[:0:0]
 	var outside []string
@@ -166,14 +189,12 @@ func (r *runner) inScope(cands []Candidate) []Candidate {
 			outside = append(outside, c.Name)
 		}
 	}
-	if len(outside) > 0 {
-		r.warnOutside.Do(func() {
-			attrs := []any{slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.Int(vocab.FieldCount, len(outside))}
-			if r.cfg.ShowResourceNames {
-				attrs = append(attrs, slog.String(vocab.FieldResource, strings.Join(outside, ",")))
-			}
-			r.log.Warn("ignoring tagged secrets outside the secret prefix", attrs...)
-		})
+	if warn && len(outside) > 0 {
+		attrs := []any{slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.Int(vocab.FieldCount, len(outside))}
+		if r.showNames {
+			attrs = append(attrs, slog.String(vocab.FieldResource, strings.Join(outside, ",")))
+		}
+		r.log.Warn("ignoring tagged secrets outside the secret prefix", attrs...)
 	}
 	return kept
 }
@@ -242,7 +263,7 @@ func (o *observer) describe(name, id string) {
 		o.mu.Lock()
 		o.out[name] = obs
 		var batch []string
-		if plan.NeedsValue(o.r.digest, o.r.byName[name], obs) {
+		if plan.NeedsValue(o.r.digest(), o.r.byName[name], obs) {
 			o.pending = append(o.pending, name)
 			if len(o.pending) >= MaxValueBatch {
 				batch, o.pending = o.pending[:MaxValueBatch:MaxValueBatch], o.pending[MaxValueBatch:]
@@ -269,7 +290,7 @@ func (o *observer) flush() {
 
 // read starts one value batch; it waits for a free slot in its own
 // goroutine, so a describe that triggers it never holds two slots. The
-// port paces batches (BatchReadsPerSecond is the ceiling of that family).
+// port paces batches (its pace's ceiling of that family).
 func (o *observer) read(names []string) {
 	o.reads.Add(1)
 	go func() {
@@ -343,7 +364,7 @@ func (r *runner) observeOne(ctx context.Context, name string) (sighting, error) 
 		return sighting{}, err
 	}
 	want := r.byName[name]
-	return sighting{name: name, obs: o, d: plan.Classify(r.rules, want, o)}, nil
+	return sighting{name: name, obs: o, d: plan.Classify(r.policy.Rules, want, o)}, nil
 }
 
 func (r *runner) describeOne(ctx context.Context, name string) (plan.ObservedSecret, error) {
@@ -364,7 +385,7 @@ func (r *runner) describeOne(ctx context.Context, name string) (plan.ObservedSec
 		o = sameName(name, o)
 	}
 	r.ledger.learnARN(name, o.ARN)
-	if plan.NeedsValue(r.digest, r.byName[name], o) {
+	if plan.NeedsValue(r.digest(), r.byName[name], o) {
 		vs, err := r.port.GetCurrentValues(ctx, []ValueRequest{{ID: o.ARN, Name: name, CurrentVersionID: o.CurrentVersionIDs()[0]}})
 		if err != nil {
 			return o, firstErr(ctx, err)

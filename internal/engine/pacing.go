@@ -15,28 +15,6 @@ type Paced interface {
 	Pace() *pace.Controller
 }
 
-// newPacer returns the run's rate control: Config.Pace, else the port's,
-// else a new one on the engine's clock. Non-zero WritesPerSecond and
-// BatchReadsPerSecond replace those families' ceilings (< 0: none).
-func newPacer(cfg Config, port Port, clock Clock) *pace.Controller {
-	c := cfg.Pace
-	if c == nil {
-		if p, ok := port.(Paced); ok {
-			c = p.Pace()
-		}
-	}
-	if c == nil {
-		c = pace.New(clock, pace.DefaultLimits())
-	}
-	if cfg.WritesPerSecond != 0 {
-		c.SetCeiling(pace.Writes, cfg.WritesPerSecond)
-	}
-	if cfg.BatchReadsPerSecond != 0 {
-		c.SetCeiling(pace.Batches, cfg.BatchReadsPerSecond)
-	}
-	return c
-}
-
 // isThrottled: the quota refused the call; it was not executed.
 func isThrottled(err error) bool {
 	var e *Error
@@ -62,9 +40,4 @@ func (r *runner) settle(turn pace.Turn, err error) {
 // paceAttrs are the throttling counts of a phase, for its summary record.
 func paceAttrs(s pace.Stats) []any {
 	return []any{slog.Int64(vocab.FieldThrottled, s.Throttled), slog.Int64(vocab.FieldWaitMS, s.Waited.Milliseconds())}
-}
-
-// withPace appends the throttling counts since before to attrs.
-func (r *runner) withPace(before pace.Stats, attrs ...any) []any {
-	return append(attrs, paceAttrs(r.pacer.Stats().Sub(before))...)
 }

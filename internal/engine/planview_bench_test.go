@@ -10,6 +10,7 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/emulatortest"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/pace"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -26,13 +27,13 @@ func BenchmarkNoopPlanView(b *testing.B) {
 	const n = 10000
 	srv := emulatortest.Start(b)
 	c := srv.Client(b)
-	port := newAdapter(c)
+	port := newAdapter(c, pace.Limits{})
 	var docs []doc
 	for i := range n {
 		docs = append(docs, doc{fmt.Sprintf("s%05d", i), fmt.Sprintf(`{"db":{"i":%d,"user":"u"}}`, i)})
 	}
 	st := state(docs...)
-	cfg := engine.Config{Mode: engine.ModeSync, Engine: config.Engine{RecoveryWindowDays: 7, Concurrency: 28, VerificationTimeout: time.Minute}, WritesPerSecond: -1, BatchReadsPerSecond: -1}
+	cfg := engine.Config{Mode: engine.ModeSync, Engine: config.Engine{RecoveryWindowDays: 7, Concurrency: 28, VerificationTimeout: time.Minute}}
 	if r := engine.Run(context.Background(), cfg, st, port, nil); r.Status != vocab.StatusConverged {
 		b.Fatalf("seeding: %+v", r)
 	}

@@ -27,7 +27,7 @@ type progress struct {
 
 func (r *runner) startProgress(phase, kind string, total int) *progress {
 	return &progress{r: r, phase: phase, kind: kind, total: total, base: r.pacer.Stats(),
-		next: r.clock.Now().Add(r.cfg.ProgressInterval)}
+		next: r.clock.Now().Add(r.progressInterval)}
 }
 
 // grow adds n units to the expected total (names discovery found).
@@ -46,7 +46,7 @@ func (p *progress) add(n int) {
 		p.mu.Unlock()
 		return
 	}
-	p.next = now.Add(p.r.cfg.ProgressInterval)
+	p.next = now.Add(p.r.progressInterval)
 	done, total := p.done, max(p.total, p.done)
 	p.mu.Unlock()
 	attrs := []any{slog.String(vocab.FieldPhase, p.phase)}

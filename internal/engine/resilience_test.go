@@ -10,6 +10,7 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/pace"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -121,8 +122,8 @@ func TestWritePacing_StaysUnderQuota(t *testing.T) {
 	for i := range 12 {
 		docs = append(docs, doc{fmt.Sprintf("s%02d", i), `{}`})
 	}
+	e.port = newAdapter(e.client, pace.Limits{Writes: 4, Batches: pace.DefaultBatches})
 	cfg := e.cfg(engine.ModeSync, config.DefaultConcurrency)
-	cfg.WritesPerSecond = 4
 	wantResult(t, e.run(t, cfg, state(docs...)), vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Create: 12})
 	if th := e.srv.Stats(t).Throttled["CreateSecret"]; th != 0 {
 		t.Fatalf("%d creates throttled despite pacing", th)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"time"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
@@ -42,20 +41,18 @@ func (r *runner) run(ctx context.Context) Result {
 // the last plan built (the zero Plan when the first observation failed);
 // run turns them into the Result through the ledger (one place).
 func (r *runner) outcome(ctx context.Context) (vocab.Status, plan.Plan) {
-	start := r.clock.Now()
-	r.phaseBase = r.pacer.Stats()
 	r.warnARNSuffixNames()
-	obs, err := r.observe(ctx, vocab.PhasePlan, nil)
+	phase := r.startPhase()
+	obs, others, err := r.observe(ctx, vocab.PhasePlan, nil, listManaged)
 	if err != nil {
 		return r.observationFailed(ctx, err), plan.Plan{}
 	}
-	p := plan.Build(r.want, obs, r.policy)
-	r.ledger.planned(p)
-	r.logPlan(p, start)
+	r.checkOrphans(others)
+	p := r.buildPlan(obs, phase)
 	if status, stop := r.gate(p); stop {
 		return status, p
 	}
-	if r.cfg.Mode == ModePlan {
+	if r.mode == ModePlan {
 		if len(p.Ops) > 0 {
 			return vocab.StatusDrift, p
 		}
@@ -85,8 +82,8 @@ func (r *runner) outcome(ctx context.Context) (vocab.Status, plan.Plan) {
 			}
 		}
 		r.log.Info("rebuilding plan", slog.String(vocab.FieldPhase, vocab.PhasePlan))
-		start, r.phaseBase = r.clock.Now(), r.pacer.Stats()
-		if obs, err = r.observe(ctx, vocab.PhasePlan, r.ledger.touchedNames()); err != nil {
+		phase = r.startPhase()
+		if obs, _, err = r.observe(ctx, vocab.PhasePlan, r.ledger.touchedNames(), listScope); err != nil {
 			if ctx.Err() != nil {
 				return vocab.StatusInterrupted, p
 			}
@@ -94,13 +91,25 @@ func (r *runner) outcome(ctx context.Context) (vocab.Status, plan.Plan) {
 			r.ledger.problem(diag.New(diag.ObserveFailed, diag.Subject{}))
 			return vocab.StatusApplyFailed, p
 		}
-		p = plan.Build(r.want, obs, r.policy)
-		r.ledger.planned(p)
-		r.logPlan(p, start)
+		p = r.buildPlan(obs, phase)
 		if status, stop := r.gate(p); stop {
 			return status, p
 		}
 	}
+}
+
+// buildPlan plans from one observation (plan.Build), records the plan as
+// the one the run shows (ledger.planned) and logs it with the summary of
+// the phase that began at phase.
+func (r *runner) buildPlan(obs observation, phase phaseStart) plan.Plan {
+	p := plan.Build(r.want, obs, r.policy)
+	r.ledger.planned(p)
+	r.log.Info("plan built", r.summary(phase, slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.Int(vocab.FieldCount, p.Counts().Operations()))...)
+	for _, op := range p.Ops {
+		r.log.Debug("planned", slog.String(vocab.FieldPhase, vocab.PhasePlan),
+			slog.String(vocab.FieldOperation, string(op.Action)), slog.String(vocab.FieldResource, r.label(op.Name)))
+	}
+	return p
 }
 
 // warnARNSuffixNames logs one warning per desired name that ends like an
@@ -149,14 +158,4 @@ func (r *runner) observationFailed(ctx context.Context, err error) vocab.Status 
 	r.log.Error("observation failed", append([]any{slog.String(vocab.FieldPhase, vocab.PhasePlan)}, errAttrs(err)...)...)
 	r.ledger.problem(diag.New(diag.ObserveFailed, diag.Subject{}))
 	return vocab.StatusObservationFailed
-}
-
-func (r *runner) logPlan(p plan.Plan, start time.Time) {
-	c := p.Counts()
-	r.log.Info("plan built", r.withPace(r.phaseBase, slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.Int(vocab.FieldCount, c.Operations()),
-		ms(r.clock.Now().Sub(start)))...)
-	for _, op := range p.Ops {
-		r.log.Debug("planned", slog.String(vocab.FieldPhase, vocab.PhasePlan),
-			slog.String(vocab.FieldOperation, string(op.Action)), slog.String(vocab.FieldResource, r.label(op.Name)))
-	}
 }

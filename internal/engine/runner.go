@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
@@ -15,72 +13,111 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
-// runner holds the state of one Run. Its fields are set by newRunner and
-// then only read; what the run learns and does while workers run
-// concurrently is in ledger (ledger.go), which has its own lock.
+// runner is one Run: what it talks to (deps) and what decides it (rules),
+// both fixed by newRunner and never written afterwards, and what it learns
+// and does (the ledger, ledger.go, which has its own lock). A phase keeps
+// its own state (its start, the pace's totals then, its progress) in local
+// values and returns what it found.
 type runner struct {
-	cfg    Config
-	want   model.State
-	digest string
-	// rules and policy are what plan.Classify and plan.Build take from the
-	// configuration (scope digest, metadata, deletion gates).
-	rules  plan.Rules
-	policy plan.Policy
-	byName map[string]*model.Secret
+	deps
+	rules
+	ledger *ledger
+}
+
+// deps are what a run talks to: AWS, the log, time, randomness and the
+// rate control per quota family (internal/pace), shared with the port when
+// it has one: the engine takes write turns from it and reads its
+// throttling counts.
+type deps struct {
 	port   Port
 	log    *slog.Logger
 	clock  Clock
 	tokens TokenSource
-	// pacer is the run's rate control per quota family, shared with the
-	// port when it has one (internal/pace): the engine takes write turns
-	// from it and reads its throttling counts.
-	pacer *pace.Controller
-	// phaseBase is the pace's totals when the current observation or
-	// verification phase began (its summary logs the difference).
-	phaseBase pace.Stats
-
-	// ledger is the run's record: labels, ARNs, applied operations, touched
-	// names, known versions, late conflicts; every Result is built from it.
-	ledger *ledger
-	// warnOutside logs the out-of-prefix candidates warning once per run.
-	warnOutside sync.Once
-	// orphansChecked: the first observation has listed every managed
-	// secret and looked for orphans (once per run, issue 14).
-	orphansChecked atomic.Bool
+	pacer  *pace.Controller
 }
 
+// rules are what decides a run: the mode, the desired state (and its
+// secrets by name), the planner's policy (scope digest, configured
+// metadata, deletion gates: the one place each is held) and the engine's
+// settings, every default resolved.
+type rules struct {
+	mode   Mode
+	want   model.State
+	byName map[string]*model.Secret
+	policy plan.Policy
+
+	concurrency         int
+	recoveryWindowDays  int
+	verificationTimeout time.Duration
+	showNames           bool
+	pollInterval        time.Duration
+	progressInterval    time.Duration
+}
+
+// newRunner resolves cfg once: the engine-only knobs left zero get their
+// defaults here and nowhere else (deps.go; the pace: Config.Pace, else the
+// port's, else pace.DefaultLimits).
 func newRunner(cfg Config, want model.State, port Port, log *slog.Logger) *runner {
-	if cfg.PollInterval <= 0 {
-		cfg.PollInterval = DefaultPollInterval
+	d := deps{port: port, log: log, clock: cfg.Clock, tokens: cfg.Tokens, pacer: cfg.Pace}
+	if d.log == nil {
+		d.log = slog.New(slog.DiscardHandler)
 	}
-	if cfg.ProgressInterval <= 0 {
-		cfg.ProgressInterval = DefaultProgressInterval
+	if d.clock == nil {
+		d.clock = SystemClock{}
 	}
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+	if d.tokens == nil {
+		d.tokens = CryptoTokens{}
 	}
-	r := &runner{
-		cfg: cfg, want: want, digest: want.Scope.Digest(), port: port, log: log,
-		rules:  plan.Rules{ScopeDigest: want.Scope.Digest(), Metadata: cfg.Metadata},
-		policy: plan.Policy{Metadata: cfg.Metadata, AllowEmpty: cfg.AllowEmpty, MaxDeletions: cfg.MaxDeletions},
-		clock:  cfg.Clock, tokens: cfg.Tokens,
-		byName: make(map[string]*model.Secret, len(want.Secrets)),
-		ledger: newLedger(want, cfg.ShowResourceNames, cfg.Mode),
+	if p, ok := port.(Paced); ok && d.pacer == nil {
+		d.pacer = p.Pace()
 	}
-	if r.clock == nil {
-		r.clock = SystemClock{}
+	if d.pacer == nil {
+		d.pacer = pace.New(d.clock, pace.DefaultLimits())
 	}
-	if r.tokens == nil {
-		r.tokens = CryptoTokens{}
+	ru := rules{
+		mode: cfg.Mode, want: want, byName: make(map[string]*model.Secret, len(want.Secrets)),
+		policy: plan.Policy{
+			Rules:      plan.Rules{ScopeDigest: want.Scope.Digest(), Metadata: cfg.Metadata},
+			AllowEmpty: cfg.AllowEmpty, MaxDeletions: cfg.MaxDeletions,
+		},
+		concurrency: cfg.Concurrency, recoveryWindowDays: cfg.RecoveryWindowDays,
+		verificationTimeout: cfg.VerificationTimeout, showNames: cfg.ShowResourceNames,
+		pollInterval: cfg.PollInterval, progressInterval: cfg.ProgressInterval,
 	}
-	r.pacer = newPacer(cfg, port, r.clock)
+	if ru.pollInterval <= 0 {
+		ru.pollInterval = DefaultPollInterval
+	}
+	if ru.progressInterval <= 0 {
+		ru.progressInterval = DefaultProgressInterval
+	}
 	for i := range want.Secrets {
-		r.byName[want.Secrets[i].Name] = &want.Secrets[i]
+		ru.byName[want.Secrets[i].Name] = &want.Secrets[i]
 	}
-	return r
+	return &runner{deps: d, rules: ru, ledger: newLedger(want, cfg.ShowResourceNames, cfg.Mode)}
 }
+
+// digest is this scope's tag value (SPEC §4).
+func (r *runner) digest() string { return r.policy.ScopeDigest }
 
 func (r *runner) label(name string) string { return r.ledger.label(name) }
+
+// phaseStart is when a phase (an observation and its plan, an apply phase,
+// verification) began and the pace's totals then; its summary record logs
+// the differences (summary).
+type phaseStart struct {
+	at    time.Time
+	paced pace.Stats
+}
+
+func (r *runner) startPhase() phaseStart {
+	return phaseStart{at: r.clock.Now(), paced: r.pacer.Stats()}
+}
+
+// summary appends to attrs what the phase begun at s took: its duration
+// and the calls throttled and the time waited for the pace since.
+func (r *runner) summary(s phaseStart, attrs ...any) []any {
+	return append(append(attrs, ms(r.clock.Now().Sub(s.at))), paceAttrs(r.pacer.Stats().Sub(s.paced))...)
+}
 
 // errAttrs returns the loggable fields of a port error: the operation's
 // modelled code, fault class and request id, never provider text.

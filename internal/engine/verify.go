@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"log/slog"
-	"time"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
@@ -17,13 +16,12 @@ import (
 // wrote and shows only versions known to this run (propagation lag), and
 // failed otherwise (a real mismatch: someone else wrote).
 func (r *runner) verify(ctx context.Context) (vocab.Status, plan.Plan) {
-	start := r.clock.Now()
-	r.phaseBase = r.pacer.Stats()
-	deadline := start.Add(r.cfg.VerificationTimeout)
+	phase := r.startPhase()
+	deadline := phase.at.Add(r.verificationTimeout)
 	// The timeout bounds the whole verification, observations included: a
 	// round still observing at the deadline is cut off (inconclusive), while
 	// the parent's cancellation stays "interrupted".
-	vctx, cancel := context.WithTimeout(ctx, r.cfg.VerificationTimeout)
+	vctx, cancel := context.WithTimeout(ctx, r.verificationTimeout)
 	defer cancel()
 	expired := func() bool { return vctx.Err() != nil || !r.clock.Now().Before(deadline) }
 	var (
@@ -31,7 +29,7 @@ func (r *runner) verify(ctx context.Context) (vocab.Status, plan.Plan) {
 		observed bool // a round completed its observation (last is its plan)
 	)
 	for round := 1; ; round++ {
-		obs, err := r.observe(vctx, vocab.PhaseVerify, r.ledger.touchedNames())
+		obs, _, err := r.observe(vctx, vocab.PhaseVerify, r.ledger.touchedNames(), listScope)
 		switch {
 		case ctx.Err() != nil:
 			return vocab.StatusInterrupted, last
@@ -39,9 +37,9 @@ func (r *runner) verify(ctx context.Context) (vocab.Status, plan.Plan) {
 			// The deadline passed mid-observation: this round proves
 			// nothing; an earlier round's real mismatch still fails.
 			if observed && !r.ledger.explainedByLag(last) {
-				return r.verified(vocab.StatusVerificationFailed, round, start, last)
+				return r.verified(vocab.StatusVerificationFailed, round, phase, last)
 			}
-			return r.verified(vocab.StatusVerificationInconclusive, round, start, last)
+			return r.verified(vocab.StatusVerificationInconclusive, round, phase, last)
 		case err != nil:
 			// Observation failures may be transient: keep polling.
 			r.log.Warn("verification observation failed", append([]any{slog.String(vocab.FieldPhase, vocab.PhaseVerify)}, errAttrs(err)...)...)
@@ -50,32 +48,31 @@ func (r *runner) verify(ctx context.Context) (vocab.Status, plan.Plan) {
 			last = plan.Build(r.want, obs, r.policy)
 			if len(last.Conflicts) > 0 {
 				r.logConflicts(vocab.PhaseVerify, last)
-				return r.verified(vocab.StatusVerificationFailed, round, start, last)
+				return r.verified(vocab.StatusVerificationFailed, round, phase, last)
 			}
 			if len(last.Ops) == 0 {
-				return r.verified(vocab.StatusConverged, round, start, last)
+				return r.verified(vocab.StatusConverged, round, phase, last)
 			}
 		}
 		if expired() {
 			// A persisting observation failure proves nothing either way.
 			if err != nil || r.ledger.explainedByLag(last) {
-				return r.verified(vocab.StatusVerificationInconclusive, round, start, last)
+				return r.verified(vocab.StatusVerificationInconclusive, round, phase, last)
 			}
-			return r.verified(vocab.StatusVerificationFailed, round, start, last)
+			return r.verified(vocab.StatusVerificationFailed, round, phase, last)
 		}
 		select {
 		case <-ctx.Done():
 			return vocab.StatusInterrupted, last
 		case <-vctx.Done():
-		case <-r.clock.After(r.cfg.PollInterval):
+		case <-r.clock.After(r.pollInterval):
 		}
 	}
 }
 
-func (r *runner) verified(s vocab.Status, rounds int, start time.Time, p plan.Plan) (vocab.Status, plan.Plan) {
-	r.log.Info("verification finished", r.withPace(r.phaseBase, slog.String(vocab.FieldPhase, vocab.PhaseVerify),
-		slog.String(vocab.FieldVerification, string(verificationOf(r.cfg.Mode, s))), slog.Int(vocab.FieldCount, rounds),
-		ms(r.clock.Now().Sub(start)))...)
+func (r *runner) verified(s vocab.Status, rounds int, phase phaseStart, p plan.Plan) (vocab.Status, plan.Plan) {
+	r.log.Info("verification finished", r.summary(phase, slog.String(vocab.FieldPhase, vocab.PhaseVerify),
+		slog.String(vocab.FieldVerification, string(verificationOf(r.mode, s))), slog.Int(vocab.FieldCount, rounds))...)
 	return s, p
 }
 

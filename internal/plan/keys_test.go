@@ -1,11 +1,9 @@
 package plan_test
 
 import (
+	"reflect"
 	"slices"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/keydiff"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
@@ -48,30 +46,45 @@ func TestBuildCarriesKeySummaries(t *testing.T) {
 		"app/restored": restored,
 		"app/gone":     gone,
 	}
-	p := plan.Build(st, obs, plan.Policy{})
-	require.Len(t, p.Unchanged, 1)
+	p := plan.Build(st, obs, plan.Policy{Rules: ours})
+	if len(p.Unchanged) != 1 {
+		t.Fatalf("unchanged = %+v, want one", p.Unchanged)
+	}
 	byName := map[string]plan.Operation{}
 	for _, op := range p.Ops {
 		byName[op.Name] = op
 	}
-	require.Len(t, byName, 5)
+	if len(byName) != 5 {
+		t.Fatalf("operations = %+v, want five", p.Ops)
+	}
+	keysOf := func(name string) *keydiff.Summary {
+		t.Helper()
+		k := byName[name].Keys
+		if k == nil {
+			t.Fatalf("%s has no key summary", name)
+		}
+		return k
+	}
 
-	k := byName["app/new"].Keys
-	require.NotNil(t, k)
-	assert.Equal(t, []string{"/db/password", "/db/user"}, pointers(k.Added))
-
-	k = byName["app/edited"].Keys
-	require.NotNil(t, k)
-	assert.Equal(t, []string{"/db/password"}, pointers(k.Changed))
-	assert.Equal(t, []keydiff.Path{{Pointer: "/db/extra", InDesired: false}}, k.Removed, "added out of band: counted, not desired-side")
-	assert.Empty(t, k.Added)
-
-	k = byName["app/binary"].Keys
-	require.NotNil(t, k)
-	assert.Equal(t, vocab.KeysStoredValueBinary, k.Unavailable)
-
-	assert.Nil(t, byName["app/restored"].Keys, "restore carries no key summary")
-	assert.Nil(t, byName["app/gone"].Keys, "schedule-delete carries no key summary")
+	if got := pointers(keysOf("app/new").Added); !slices.Equal(got, []string{"/db/password", "/db/user"}) {
+		t.Errorf("create added %v", got)
+	}
+	k := keysOf("app/edited")
+	if got := pointers(k.Changed); !slices.Equal(got, []string{"/db/password"}) {
+		t.Errorf("update changed %v", got)
+	}
+	if want := []keydiff.Path{{Pointer: "/db/extra", InDesired: false}}; !reflect.DeepEqual(k.Removed, want) {
+		t.Errorf("added out of band must be counted, not desired-side: removed %+v", k.Removed)
+	}
+	if len(k.Added) != 0 {
+		t.Errorf("update added %v", k.Added)
+	}
+	if got := keysOf("app/binary").Unavailable; got != vocab.KeysStoredValueBinary {
+		t.Errorf("binary: keys_unavailable %q", got)
+	}
+	if byName["app/restored"].Keys != nil || byName["app/gone"].Keys != nil {
+		t.Errorf("restore and schedule-delete carry no key summary")
+	}
 }
 
 // TestReasonsAreWireTokens: every reason the planner and the engine give an
@@ -88,14 +101,20 @@ func TestReasonsAreWireTokens(t *testing.T) {
 		{vocab.ActionRestore, vocab.ReasonScheduledForDeletion}, {vocab.ActionScheduleDelete, vocab.ReasonNotDesired},
 		{vocab.ActionUnchanged, vocab.ReasonValueEqual}, {vocab.ActionUnchanged, vocab.ReasonScheduledForDeletion},
 	} {
-		assert.True(t, slices.Contains(c.a.Reasons(), c.r), "%s %s", c.a, c.r)
+		if !slices.Contains(c.a.Reasons(), c.r) {
+			t.Errorf("%s may not carry %s", c.a, c.r)
+		}
 	}
 }
 
 // TestMetadataKinds: the kinds of a metadata change, in schema order, never
 // a tag key.
 func TestMetadataKinds(t *testing.T) {
-	assert.Nil(t, plan.MetadataChange{}.Kinds())
-	assert.Equal(t, []vocab.MetadataKind{vocab.MetadataKMSKey, vocab.MetadataDescription, vocab.MetadataTags},
-		plan.MetadataChange{Tags: []string{"team"}, Description: true, KMSKeyID: true}.Kinds())
+	if got := (plan.MetadataChange{}).Kinds(); got != nil {
+		t.Errorf("no change has kinds %v", got)
+	}
+	want := []vocab.MetadataKind{vocab.MetadataKMSKey, vocab.MetadataDescription, vocab.MetadataTags}
+	if got := (plan.MetadataChange{Tags: []string{"team"}, Description: true, KMSKeyID: true}).Kinds(); !slices.Equal(got, want) {
+		t.Errorf("kinds = %v, want %v", got, want)
+	}
 }

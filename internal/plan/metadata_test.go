@@ -100,25 +100,25 @@ func TestDeletionLimitGate(t *testing.T) {
 		obs["app/"+n] = owned("app/"+n, "secrets/"+n+".sops.json", `{"a":1}`)
 	}
 	limit := func(n int) *int { return &n }
-	if p := plan.Build(st, obs, plan.Policy{}); p.Gated() || p.Deletions() != 3 {
+	if p := plan.Build(st, obs, plan.Policy{Rules: ours}); p.Gated() || p.Deletions() != 3 {
 		t.Fatalf("no limit: gated=%v deletions=%d", p.Gated(), p.Deletions())
 	}
-	if p := plan.Build(st, obs, plan.Policy{MaxDeletions: limit(2)}); !p.DeletionLimitGate || !p.Gated() || len(p.Ops) != 3 {
+	if p := plan.Build(st, obs, plan.Policy{Rules: ours, MaxDeletions: limit(2)}); !p.DeletionLimitGate || !p.Gated() || len(p.Ops) != 3 {
 		t.Fatalf("3 deletions over a limit of 2 must gate the plan and still list them: %+v", p)
 	}
-	if p := plan.Build(st, obs, plan.Policy{MaxDeletions: limit(3)}); p.Gated() {
+	if p := plan.Build(st, obs, plan.Policy{Rules: ours, MaxDeletions: limit(3)}); p.Gated() {
 		t.Fatal("3 deletions at a limit of 3 are allowed")
 	}
 	delete(obs, "app/z")
-	if p := plan.Build(st, obs, plan.Policy{MaxDeletions: limit(2)}); p.Gated() {
+	if p := plan.Build(st, obs, plan.Policy{Rules: ours, MaxDeletions: limit(2)}); p.Gated() {
 		t.Fatal("2 deletions at a limit of 2 are allowed")
 	}
-	if p := plan.Build(st, obs, plan.Policy{MaxDeletions: limit(0)}); !p.DeletionLimitGate {
+	if p := plan.Build(st, obs, plan.Policy{Rules: ours, MaxDeletions: limit(0)}); !p.DeletionLimitGate {
 		t.Fatal("a limit of 0 forbids every deletion")
 	}
 	delete(obs, "app/x")
 	delete(obs, "app/y")
-	if p := plan.Build(st, obs, plan.Policy{MaxDeletions: limit(0)}); p.Gated() {
+	if p := plan.Build(st, obs, plan.Policy{Rules: ours, MaxDeletions: limit(0)}); p.Gated() {
 		t.Fatal("a plan without deletions is never gated by the limit")
 	}
 }
@@ -192,7 +192,7 @@ func TestProperty_MetadataConvergesAndLeavesOtherTagsAlone(t *testing.T) {
 			}
 			w[name] = o
 		}
-		policy := plan.Policy{Metadata: meta, AllowEmpty: true}
+		policy := plan.Policy{Rules: plan.Rules{ScopeDigest: testScope.Digest(), Metadata: meta}, AllowEmpty: true}
 		version := 0
 		for round := 0; round < 3; round++ {
 			p := plan.Build(st, observe(st, w), policy)

@@ -23,10 +23,9 @@ type Listed struct {
 // --secret-prefix, --repository-id or --source-root leaves behind (issue 14
 // item 5). Secrets already scheduled for deletion are being retired and are
 // not listed. The caller only warns about them; nothing ever touches them.
-func Orphans(want model.State, listed []Listed) []string {
-	digest := want.Scope.Digest()
-	sources := make(map[string]bool, len(want.Secrets))
-	for _, s := range want.Secrets {
+func Orphans(scopeDigest string, want []model.Secret, listed []Listed) []string {
+	sources := make(map[string]bool, len(want))
+	for _, s := range want {
 		sources[s.SourceDigest] = true
 	}
 	var out []string
@@ -34,7 +33,7 @@ func Orphans(want model.State, listed []Listed) []string {
 		if l.Deleted || l.Tags[model.TagManagedBy] != model.ManagedByValue {
 			continue
 		}
-		if scope := l.Tags[model.TagScope]; scope == digest || scope == "" {
+		if scope := l.Tags[model.TagScope]; scope == scopeDigest || scope == "" {
 			continue
 		}
 		if sources[l.Tags[model.TagSource]] {

@@ -66,9 +66,12 @@ type Plan struct {
 }
 
 // Policy is what Build needs besides the desired and observed state: the
-// configured metadata of owned secrets and the two deletion gates.
+// rules of classification (the scope digest, the configured metadata of
+// owned secrets) and the two deletion gates.
 type Policy struct {
-	Metadata model.Metadata
+	// Rules are what Classify takes; ScopeDigest must be the desired
+	// state's (model.Scope.Digest of want.Scope).
+	Rules
 	// AllowEmpty authorizes schedule-deletes when the desired set is empty
 	// (--allow-empty, SPEC §5).
 	AllowEmpty bool
@@ -114,7 +117,6 @@ func SortOps(ops []Operation) {
 // absent) and may hold candidates found by discovery. Names are classified
 // with Classify; the result is independent of map order.
 func Build(want model.State, observed map[string]ObservedSecret, policy Policy) Plan {
-	rules := Rules{ScopeDigest: want.Scope.Digest(), Metadata: policy.Metadata}
 	byName := make(map[string]*model.Secret, len(want.Secrets))
 	names := make([]string, 0, len(want.Secrets)+len(observed))
 	for i := range want.Secrets {
@@ -132,7 +134,7 @@ func Build(want model.State, observed map[string]ObservedSecret, policy Policy) 
 	var p Plan
 	for _, name := range names {
 		w, obs := byName[name], observed[name]
-		d := Classify(rules, w, obs)
+		d := Classify(policy.Rules, w, obs)
 		switch {
 		case d.Action == vocab.ActionConflict:
 			p.Conflicts = append(p.Conflicts, Conflict{Name: name, Class: d.Conflict, Desired: w})

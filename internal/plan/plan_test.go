@@ -11,6 +11,9 @@ import (
 
 var testScope = model.Scope{RepositoryID: "acme/app", SourceRoot: "secrets", Prefix: "app"}
 
+// ours are the classification rules of testScope with no metadata managed.
+var ours = plan.Rules{ScopeDigest: testScope.Digest()}
+
 func want(name, path, value string) *model.Secret {
 	return &model.Secret{Name: name, Value: []byte(value), SourceDigest: model.SourceDigest(path), Path: path, Ordinal: 1}
 }
@@ -125,18 +128,18 @@ func TestNeedsValue_OnlyOwnedActiveConflictFreeDesired(t *testing.T) {
 func TestBuild_EmptyScopeGate(t *testing.T) {
 	st := model.State{Scope: testScope}
 	obs := map[string]plan.ObservedSecret{"app/a": owned("app/a", "secrets/a.sops.json", `{}`)}
-	p := plan.Build(st, obs, plan.Policy{})
+	p := plan.Build(st, obs, plan.Policy{Rules: ours})
 	if !p.EmptyScopeGate || p.Counts().ScheduleDelete != 1 {
 		t.Fatalf("gate must block deleting the whole scope: %+v", p)
 	}
-	if p := plan.Build(st, obs, plan.Policy{AllowEmpty: true}); p.EmptyScopeGate {
+	if p := plan.Build(st, obs, plan.Policy{Rules: ours, AllowEmpty: true}); p.EmptyScopeGate {
 		t.Fatal("--allow-empty must lift the gate")
 	}
 	st.Secrets = []model.Secret{*want("app/b", "secrets/b.sops.json", `{}`)}
-	if p := plan.Build(st, obs, plan.Policy{}); p.EmptyScopeGate {
+	if p := plan.Build(st, obs, plan.Policy{Rules: ours}); p.EmptyScopeGate {
 		t.Fatal("gate applies only to an empty desired set")
 	}
-	if p := plan.Build(model.State{Scope: testScope}, nil, plan.Policy{}); p.EmptyScopeGate || len(p.Ops) != 0 {
+	if p := plan.Build(model.State{Scope: testScope}, nil, plan.Policy{Rules: ours}); p.EmptyScopeGate || len(p.Ops) != 0 {
 		t.Fatal("empty desired and empty scope is a converged no-op")
 	}
 }
@@ -145,7 +148,7 @@ func TestBuild_ConflictEmptiesOps(t *testing.T) {
 	st := model.State{Scope: testScope, Secrets: []model.Secret{*want("app/a", "secrets/a.sops.json", `{}`), *want("app/b", "secrets/b.sops.json", `{}`)}}
 	foreign := owned("app/b", "secrets/b.sops.json", `{}`)
 	foreign.Tags = nil
-	p := plan.Build(st, map[string]plan.ObservedSecret{"app/b": foreign}, plan.Policy{})
+	p := plan.Build(st, map[string]plan.ObservedSecret{"app/b": foreign}, plan.Policy{Rules: ours})
 	if len(p.Ops) != 0 || len(p.Conflicts) != 1 || p.Conflicts[0].Class != vocab.ConflictOwnership {
 		t.Fatalf("plan = %+v", p)
 	}

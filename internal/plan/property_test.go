@@ -107,7 +107,7 @@ func TestProperty_OrderDeterminismAndCounts(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		st, w := genScenario(t, true)
 		obs := observe(st, w)
-		p := plan.Build(st, obs, plan.Policy{AllowEmpty: rapid.Bool().Draw(t, "allowEmpty")})
+		p := plan.Build(st, obs, plan.Policy{Rules: ours, AllowEmpty: rapid.Bool().Draw(t, "allowEmpty")})
 		for i := 1; i < len(p.Ops); i++ {
 			a, b := p.Ops[i-1], p.Ops[i]
 			if slices.Index(vocab.Phases, a.Action) > slices.Index(vocab.Phases, b.Action) || (a.Action == b.Action && a.Name >= b.Name) {
@@ -143,8 +143,8 @@ func TestProperty_OrderDeterminismAndCounts(t *testing.T) {
 				t.Fatalf("desired %s accounted %d times", s.Name, seen[s.Name])
 			}
 		}
-		again := plan.Build(st, maps.Clone(obs), plan.Policy{})
-		if !reflect.DeepEqual(again.Ops, plan.Build(st, obs, plan.Policy{}).Ops) {
+		again := plan.Build(st, maps.Clone(obs), plan.Policy{Rules: ours})
+		if !reflect.DeepEqual(again.Ops, plan.Build(st, obs, plan.Policy{Rules: ours}).Ops) {
 			t.Fatal("Build is not deterministic")
 		}
 		c := p.Counts()
@@ -157,7 +157,7 @@ func TestProperty_OrderDeterminismAndCounts(t *testing.T) {
 func TestProperty_ApplyingAPlanConverges(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		st, w := genScenario(t, false)
-		p := plan.Build(st, observe(st, w), plan.Policy{AllowEmpty: true})
+		p := plan.Build(st, observe(st, w), plan.Policy{Rules: ours, AllowEmpty: true})
 		if len(p.Conflicts) > 0 {
 			t.Fatalf("no conflict expected: %+v", p.Conflicts)
 		}
@@ -170,14 +170,14 @@ func TestProperty_ApplyingAPlanConverges(t *testing.T) {
 			}
 		}
 		// After restores, at most one follow-up update per restored name.
-		follow := plan.Build(st, observe(st, w), plan.Policy{AllowEmpty: true})
+		follow := plan.Build(st, observe(st, w), plan.Policy{Rules: ours, AllowEmpty: true})
 		for _, op := range follow.Ops {
 			if op.Action != vocab.ActionUpdate || !restored[op.Name] {
 				t.Fatalf("second plan may hold only follow-up updates of restored names, got %s %s", op.Action, op.Name)
 			}
 		}
 		apply(w, st, follow.Ops, &version)
-		final := plan.Build(st, observe(st, w), plan.Policy{AllowEmpty: true})
+		final := plan.Build(st, observe(st, w), plan.Policy{Rules: ours, AllowEmpty: true})
 		if len(final.Ops) != 0 || len(final.Conflicts) != 0 {
 			t.Fatalf("not converged after apply: %+v", final)
 		}
