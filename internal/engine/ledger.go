@@ -33,9 +33,6 @@ type ledger struct {
 	// and re-observations after a create met an existing secret (SPEC §4.1
 	// "late": planning found none).
 	lateConflicts int
-	// applying is set when the first apply pass starts: from then on counts
-	// are what took effect, before it they are the plan's.
-	applying bool
 	// shown is the plan the run shows (the plan file, the rendering): the
 	// last one built for applying or, in plan mode, the plan; nil until a
 	// plan is built. Verification's plans never replace it.
@@ -149,13 +146,6 @@ func (l *ledger) learnARN(name, arn string) {
 	l.mu.Unlock()
 }
 
-// startApply marks the start of the first apply pass (see counts).
-func (l *ledger) startApply() {
-	l.mu.Lock()
-	l.applying = true
-	l.mu.Unlock()
-}
-
 // accept records an operation that took effect: its name is touched, the
 // versions it was planned from (op.Fingerprint.CurrentVersions) and the
 // version it wrote ("" for restore and schedule-delete) become known.
@@ -224,16 +214,17 @@ func (l *ledger) explainedByLag(p plan.Plan) bool {
 }
 
 // counts derives the report counts (SPEC §7.2, docs/reconciliation.md
-// "Results and counts"). Before the first apply pass (plan mode, a gate, a
-// plan with nothing to do, a failed first observation) they are final's
-// own counts. From then on: the operations that took effect (follow-ups
-// and both sides of a rebuild included), final's unchanged names this run
+// "Results and counts"). In plan mode they are final's own counts: what the
+// plan would do. In sync they are what the run did: the operations that
+// took effect (follow-ups and both sides of a rebuild included; none when
+// the run stopped before applying, at a gate, a conflict or a failed
+// observation, whatever the plan held), final's unchanged names this run
 // did not touch, and final's conflicts plus, when status is conflict, the
 // conflicts found while applying (final, the plan being applied, has none).
 func (l *ledger) counts(final plan.Plan, status vocab.Status) vocab.Counts {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if !l.applying {
+	if l.mode == ModePlan {
 		return final.Counts()
 	}
 	var c vocab.Counts

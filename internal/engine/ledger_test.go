@@ -69,15 +69,19 @@ func TestLedger_ARNs(t *testing.T) {
 
 func TestLedger_CountsBeforeAndAfterApply(t *testing.T) {
 	final := plan.Plan{
-		Ops:       []plan.Operation{op(vocab.ActionCreate, "app/x")},
+		Ops:       []plan.Operation{op(vocab.ActionCreate, "app/x"), op(vocab.ActionScheduleDelete, "app/z")},
 		Unchanged: []plan.Unchanged{{Name: "app/a"}, {Name: "app/c"}},
 		Conflicts: nil,
 	}
-	l := newLedger(ledgerState(), false, ModeSync)
-	if got, want := l.counts(final, vocab.StatusInvalid), final.Counts(); got != want {
-		t.Fatalf("before apply counts are the plan's: %+v, want %+v", got, want)
+	if got, want := newLedger(ledgerState(), false, ModePlan).counts(final, vocab.StatusDrift), final.Counts(); got != want {
+		t.Fatalf("plan counts are the plan's: %+v, want %+v", got, want)
 	}
-	l.startApply()
+	l := newLedger(ledgerState(), false, ModeSync)
+	final.DeletionLimitGate = true
+	if got, want := l.counts(final, vocab.StatusInvalid), (vocab.Counts{Unchanged: 2}); got != want {
+		t.Fatalf("a sync stopped before applying did nothing: %+v, want %+v", got, want)
+	}
+	final.DeletionLimitGate = false
 	l.accept(op(vocab.ActionRestore, "app/c"), "", "")
 	l.accept(op(vocab.ActionUpdate, "app/c"), "", "v2")
 	l.accept(op(vocab.ActionCreate, "app/n"), "", "v1")

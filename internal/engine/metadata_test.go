@@ -2,7 +2,6 @@ package engine_test
 
 import (
 	"context"
-	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -113,33 +112,4 @@ func TestMetadataCreateChangeAndNoOp(t *testing.T) {
 			t.Fatalf("db value = %q", got)
 		}
 	})
-}
-
-// TestDeletionLimitBlocksThePlan is issue 14 item 4: more deletions than
-// --max-deletions allows is invalid with not one mutating call, in plan and
-// sync; at the limit the deletions go ahead.
-func TestDeletionLimitBlocksThePlan(t *testing.T) {
-	e := newEnv(t)
-	for _, b := range []string{"keep", "x", "y", "z"} {
-		e.seedOwned(t, b, `{"a":1}`)
-	}
-	st := state(doc{"keep", `{"a":1}`})
-	two := 2
-	for _, mode := range []engine.Mode{engine.ModePlan, engine.ModeSync} {
-		cfg := e.cfg(mode, 4)
-		cfg.MaxDeletions = &two
-		before := e.calls(t)
-		res := e.run(t, cfg, st)
-		wantResult(t, res, vocab.StatusInvalid, vocab.VerificationNotRun, vocab.Counts{ScheduleDelete: 3, Unchanged: 1})
-		if n := mutations(before, e.calls(t)); n != 0 {
-			t.Fatalf("mode %v: %d mutating calls under the deletion limit", mode, n)
-		}
-	}
-	if !strings.Contains(e.logs.String(), engine.ClassDeletionLimit) {
-		t.Fatal("the gate's record carries its class")
-	}
-	st = state(doc{"keep", `{"a":1}`}, doc{"z", `{"a":1}`})
-	cfg := e.cfg(engine.ModeSync, 4)
-	cfg.MaxDeletions = &two
-	wantResult(t, e.run(t, cfg, st), vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{ScheduleDelete: 2, Unchanged: 2})
 }

@@ -130,25 +130,6 @@ func TestWritePacing_StaysUnderQuota(t *testing.T) {
 	}
 }
 
-// TestEmptyScopeGate: an empty desired set never deletes the scope unless
-// --allow-empty authorizes it.
-func TestEmptyScopeGate(t *testing.T) {
-	eachConcurrency(t, func(t *testing.T, conc int) {
-		e := newEnv(t)
-		e.seedOwned(t, "a", `{}`)
-		empty := state()
-		before := e.calls(t)
-		wantResult(t, e.plan(t, conc, empty), vocab.StatusInvalid, vocab.VerificationNotRun, vocab.Counts{ScheduleDelete: 1})
-		wantResult(t, e.sync(t, conc, empty), vocab.StatusInvalid, vocab.VerificationNotRun, vocab.Counts{ScheduleDelete: 1})
-		if n := mutations(before, e.calls(t)); n != 0 {
-			t.Fatalf("%d mutating calls behind the gate", n)
-		}
-		cfg := e.cfg(engine.ModeSync, conc)
-		cfg.AllowEmpty = true
-		wantResult(t, e.run(t, cfg, empty), vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{ScheduleDelete: 1})
-	})
-}
-
 // TestInterrupted: a cancelled run (signal, run timeout) ends interrupted,
 // before observing or in the middle of applying.
 func TestInterrupted(t *testing.T) {

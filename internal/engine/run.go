@@ -62,7 +62,6 @@ func (r *runner) outcome(ctx context.Context) (vocab.Status, plan.Plan) {
 		// The initial direct observation is the proof (SPEC §6 [beyond]).
 		return vocab.StatusConverged, p
 	}
-	r.ledger.startApply()
 	for rebuilt := false; ; rebuilt = true {
 		switch r.apply(ctx, p) {
 		case outDone:

@@ -186,11 +186,38 @@ func TestExit3_EmptyScopeGateBlocksDeletingEverything(t *testing.T) {
 	f.commit("remove every document")
 	before := e.mutatingCalls()
 	r = f.run(e, runOpts{}, f.args("sync")...)
-	expect(t, r, 3, vocab.StatusInvalid, vocab.VerificationNotRun, nil)
+	expect(t, r, 3, vocab.StatusInvalid, vocab.VerificationNotRun, &vocab.Counts{})
 	assert.Equal(t, before, e.mutatingCalls(), "the empty-scope gate mutates nothing")
 
 	r = f.run(e, runOpts{}, f.args("sync", "--allow-empty")...)
 	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{ScheduleDelete: 3})
+}
+
+// TestRegression_BlockedSyncReportCountsNoDeletions: a sync that the
+// deletion limit or the empty-scope gate blocks deleted nothing, so its
+// report (which the Action's scheduled-delete-count reads) says
+// schedule_delete 0, while its plan file still lists the deletions it
+// refused. Before the fix the report said 2 and 3.
+func TestRegression_BlockedSyncReportCountsNoDeletions(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	docs := f.standardDocs()
+	r := f.run(e, runOpts{}, f.args("sync")...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Create: 3})
+
+	f.removeDoc(docs[0].Rel)
+	f.removeDoc(docs[1].Rel)
+	f.commit("remove two")
+	r, v, _ := f.runPlan(e, runOpts{}, f.args("sync", "--max-deletions", "1")...)
+	expect(t, r, 3, vocab.StatusInvalid, vocab.VerificationNotRun, &vocab.Counts{Unchanged: 1})
+	assert.Equal(t, vocab.Counts{ScheduleDelete: 2, Unchanged: 1}, v.Summary, "the plan file lists the refused deletions")
+
+	f.removeDoc(docs[2].Rel)
+	f.writeDoc("secrets/README.txt", "not a document", "") // keeps the source root present (.txt without .sops is no document)
+	f.commit("remove every document")
+	r, v, _ = f.runPlan(e, runOpts{}, f.args("sync")...)
+	expect(t, r, 3, vocab.StatusInvalid, vocab.VerificationNotRun, &vocab.Counts{})
+	assert.Equal(t, vocab.Counts{ScheduleDelete: 3}, v.Summary, "the plan file lists the refused deletions")
 }
 
 func TestExit4_OwnershipConflict(t *testing.T) {
