@@ -27,6 +27,7 @@ const (
 	FamilyPlanfile    Family = "planfile"    // a plan file cannot be read, is not a v1 plan, or cannot be written
 	FamilyGate        Family = "gate"        // a safety gate blocked the plan; nothing was changed
 	FamilyObserve     Family = "observe"     // the scope could not be read from AWS
+	FamilyVerify      Family = "verify"      // verification found what this run wrote changed by another writer
 	FamilyInterrupted Family = "interrupted" // a signal or the run timeout
 	FamilyInternal    Family = "internal"    // an unexpected failure
 	FamilyWarning     Family = "warning"     // a finding that neither stops nor limits the run
@@ -36,19 +37,20 @@ const (
 // (Entries sorts by it).
 var Families = []Family{
 	FamilyUsage, FamilyConfig, FamilyGit, FamilySource, FamilyName, FamilyDecrypt, FamilyPlaintext,
-	FamilyDesired, FamilyAWS, FamilyReport, FamilyPlanfile, FamilyGate, FamilyObserve, FamilyInterrupted,
+	FamilyDesired, FamilyAWS, FamilyReport, FamilyPlanfile, FamilyGate, FamilyObserve, FamilyVerify, FamilyInterrupted,
 	FamilyInternal, FamilyWarning,
 }
 
 // familyExit is the one table from class family to exit code (SPEC §7.1,
-// docs/results.md). Every family but observe (apply-failed), interrupted
-// and warning is "invalid": the run is refused before (or, for report,
-// regardless of) any change it made. A warning never ends a run.
+// docs/results.md). Every family but observe (apply-failed), verify
+// (verification-failed), interrupted and warning is "invalid": the run is
+// refused before (or, for report, regardless of) any change it made. A
+// warning never ends a run.
 var familyExit = map[Family]int{
 	FamilyUsage: vocab.ExitInvalid, FamilyConfig: vocab.ExitInvalid, FamilyGit: vocab.ExitInvalid,
 	FamilySource: vocab.ExitInvalid, FamilyName: vocab.ExitInvalid, FamilyDecrypt: vocab.ExitInvalid,
 	FamilyPlaintext: vocab.ExitInvalid, FamilyDesired: vocab.ExitInvalid, FamilyAWS: vocab.ExitInvalid,
-	FamilyReport: vocab.ExitInvalid, FamilyPlanfile: vocab.ExitInvalid, FamilyGate: vocab.ExitInvalid, FamilyObserve: vocab.ExitApply, FamilyInterrupted: vocab.ExitInterrupted, FamilyInternal: vocab.ExitInvalid,
+	FamilyReport: vocab.ExitInvalid, FamilyPlanfile: vocab.ExitInvalid, FamilyGate: vocab.ExitInvalid, FamilyObserve: vocab.ExitApply, FamilyVerify: vocab.ExitVerify, FamilyInterrupted: vocab.ExitInterrupted, FamilyInternal: vocab.ExitInvalid,
 	FamilyWarning: vocab.ExitOK, // never ends a run: the status decides the exit code
 }
 
@@ -168,6 +170,10 @@ const (
 	// ObserveFailed: observing the scope failed (access denied, a fault
 	// that outlived the retries); the log record has the error_code.
 	ObserveFailed = "observe:failed"
+	// VerifyChangedElsewhere: verification observed managed metadata that
+	// is neither what this run wrote nor what planning saw: another writer
+	// changed it during the run (verification-failed, exit 6).
+	VerifyChangedElsewhere = "verify:changed-elsewhere"
 
 	// The planfile:* tokens (SPEC §7.4) are declared by internal/planview,
 	// which returns them in its own errors; these are the same strings.
@@ -297,6 +303,8 @@ var entries = []Entry{
 		"if unintended, restore the documents; to empty the scope, re-run with --allow-empty"},
 	{ObserveFailed, FamilyObserve, "the scope could not be read from AWS Secrets Manager",
 		"see the log record's error_code and operation: re-run for a transient fault; for AccessDeniedException add the read permission (docs/iam-policy.md)"},
+	{VerifyChangedElsewhere, FamilyVerify, "another writer changed the metadata this run wrote (KMS key, description or a configured tag) during the run",
+		"find the other writer (a person, a tool or another workflow managing the same metadata) and stop it, or stop managing that metadata here; then re-run"},
 
 	{PlanfileUnknownSchema, FamilyPlanfile, "the plan file's schema_version is not sops-aws-sync/plan/v1",
 		"render the file with the sops-aws-sync version that wrote it, or write a new plan with this version"},

@@ -63,6 +63,10 @@ type entry struct {
 	// operations plus the versions this run wrote: a later observation
 	// showing only these is propagation lag, anything else a second writer.
 	known map[string]bool
+	// seen is what planning saw of the managed metadata of each accepted
+	// operation that found the secret existing: a later observation whose
+	// metadata is neither configured nor one of these is another writer's.
+	seen []plan.MetadataSeen
 }
 
 // newLedger labels the desired names by their document ordinals; names that
@@ -166,6 +170,9 @@ func (l *ledger) accept(op plan.Operation, arn, version string) {
 	if version != "" {
 		e.known[version] = true
 	}
+	if op.Action != vocab.ActionCreate {
+		e.seen = append(e.seen, op.MetadataSeen)
+	}
 	l.applied = append(l.applied, op)
 }
 
@@ -211,6 +218,26 @@ func (l *ledger) explainedByLag(p plan.Plan) bool {
 		}
 	}
 	return true
+}
+
+// changedElsewhere returns, ascending, the names of the operations p still
+// plans on names this run touched whose observation in obs shows managed
+// metadata another writer set: neither m (what this run wrote) nor what
+// planning saw before this run's writes (plan.ForeignMetadata). Lag cannot
+// explain it and nothing of this run is pending there
+// (docs/reconciliation.md, Verification).
+func (l *ledger) changedElsewhere(p plan.Plan, obs observation, m model.Metadata) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var names []string
+	for _, op := range p.Ops {
+		e, ok := l.names[op.Name]
+		if ok && e.touched && plan.ForeignMetadata(m, obs[op.Name], e.seen...) {
+			names = append(names, op.Name)
+		}
+	}
+	slices.Sort(names)
+	return names
 }
 
 // counts derives the report counts (SPEC §7.2, docs/reconciliation.md

@@ -2,16 +2,21 @@ package engine_test
 
 import (
 	"context"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager/types"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/emulatortest"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -110,6 +115,112 @@ func TestMetadataCreateChangeAndNoOp(t *testing.T) {
 		wantCalls(t, e, before, map[string]int64{"PutSecretValue": 1, "TagResource": 2})
 		if got := current(e.secret(t, nameOf("db"))); got != `{"password":"p2"}` {
 			t.Fatalf("db value = %q", got)
+		}
+	})
+}
+
+// metaWriterPort runs after on the id of every metadata write of the run
+// that landed: the way a test makes another writer act right after it.
+type metaWriterPort struct {
+	engine.Port
+	after func(id string)
+}
+
+func (p *metaWriterPort) UpdateMetadata(ctx context.Context, id string, kmsKeyID, description *string) error {
+	err := p.Port.UpdateMetadata(ctx, id, kmsKeyID, description)
+	if err == nil {
+		p.after(id)
+	}
+	return err
+}
+
+// metaLagPort models read-after-write lag of metadata: once a metadata
+// write of the run lands, Describe of that id keeps answering what it
+// answered just before.
+type metaLagPort struct {
+	engine.Port
+	mu     sync.Mutex
+	last   map[string]plan.ObservedSecret
+	frozen map[string]bool
+}
+
+func (p *metaLagPort) Describe(ctx context.Context, id string) (plan.ObservedSecret, error) {
+	p.mu.Lock()
+	if p.frozen[id] {
+		defer p.mu.Unlock()
+		return p.last[id], nil
+	}
+	p.mu.Unlock()
+	o, err := p.Port.Describe(ctx, id)
+	p.mu.Lock()
+	p.last[id] = o
+	p.mu.Unlock()
+	return o, err
+}
+
+func (p *metaLagPort) UpdateMetadata(ctx context.Context, id string, kmsKeyID, description *string) error {
+	err := p.Port.UpdateMetadata(ctx, id, kmsKeyID, description)
+	if err == nil {
+		p.mu.Lock()
+		p.frozen[id] = true
+		p.mu.Unlock()
+	}
+	return err
+}
+
+// TestRegression_MetadataChangedElsewhereDuringSync: a description this run
+// writes is set to another value by someone else before verification. The
+// observed description is neither what was written nor what planning saw,
+// so nothing of this run is pending: verification fails at its first round
+// with verify:changed-elsewhere instead of polling to the timeout and
+// calling it inconclusive (the code before this fix: 9 rounds, then
+// verification-inconclusive). Read lag, where the observation still shows
+// what planning saw, stays inconclusive at the timeout.
+func TestRegression_MetadataChangedElsewhereDuringSync(t *testing.T) {
+	meta := model.Metadata{Description: "ours"}
+	st := state(doc{"a", `{"v":1}`})
+	run := func(t *testing.T, e *env, port engine.Port) engine.Result {
+		cfg := e.cfg(engine.ModeSync, 1)
+		cfg.Metadata = meta
+		cfg.Clock = &stepClock{now: time.Unix(1_700_000_000, 0)}
+		cfg.PollInterval, cfg.VerificationTimeout = 250*time.Millisecond, 2*time.Second
+		return e.runPort(t, cfg, st, port)
+	}
+
+	t.Run("another writer", func(t *testing.T) {
+		e := newEnv(t)
+		e.seedOwned(t, "a", `{"v":1}`)
+		p := &metaWriterPort{Port: e.port, after: func(id string) {
+			if _, err := e.client.UpdateSecret(context.Background(), &secretsmanager.UpdateSecretInput{
+				SecretId: aws.String(id), Description: aws.String("theirs")}); err != nil {
+				t.Errorf("the other writer: %v", err)
+			}
+		}}
+		res := run(t, e, p)
+		wantResult(t, res, vocab.StatusVerificationFailed, vocab.VerificationFailed, vocab.Counts{Update: 1})
+		if len(res.Diagnostics) != 1 || res.Diagnostics[0].Class != diag.VerifyChangedElsewhere {
+			t.Fatalf("diagnostics = %+v, want %s", res.Diagnostics, diag.VerifyChangedElsewhere)
+		}
+		logs := e.logs.String()
+		if !strings.Contains(logs, `"verification":"failed","count":1,`) {
+			t.Fatalf("want verification to stop at its first round:\n%s", logs)
+		}
+		if !strings.Contains(logs, `"resource":"resource-0001","error_class":"verify:changed-elsewhere"`) {
+			t.Fatalf("want the record naming the resource and class:\n%s", logs)
+		}
+	})
+
+	t.Run("read lag", func(t *testing.T) {
+		e := newEnv(t)
+		e.seedOwned(t, "a", `{"v":1}`)
+		p := &metaLagPort{Port: e.port, last: map[string]plan.ObservedSecret{}, frozen: map[string]bool{}}
+		res := run(t, e, p)
+		wantResult(t, res, vocab.StatusVerificationInconclusive, vocab.VerificationInconclusive, vocab.Counts{Update: 1})
+		if len(res.Diagnostics) != 0 {
+			t.Fatalf("lag is no other writer: %+v", res.Diagnostics)
+		}
+		if !strings.Contains(e.logs.String(), `"verification":"inconclusive","count":9,`) {
+			t.Fatalf("want the whole timeout polled:\n%s", e.logs.String())
 		}
 	})
 }

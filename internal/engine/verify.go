@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -53,6 +54,10 @@ func (r *runner) verify(ctx context.Context) (vocab.Status, plan.Plan) {
 			if len(last.Ops) == 0 {
 				return r.verified(vocab.StatusConverged, round, phase, last)
 			}
+			if names := r.ledger.changedElsewhere(last, obs, r.policy.Metadata); len(names) > 0 {
+				r.logChangedElsewhere(names)
+				return r.verified(vocab.StatusVerificationFailed, round, phase, last)
+			}
 		}
 		if expired() {
 			// A persisting observation failure proves nothing either way.
@@ -74,6 +79,18 @@ func (r *runner) verified(s vocab.Status, rounds int, phase phaseStart, p plan.P
 	r.log.Info("verification finished", r.summary(phase, slog.String(vocab.FieldPhase, vocab.PhaseVerify),
 		slog.String(vocab.FieldVerification, string(verificationOf(r.mode, s))), slog.Int(vocab.FieldCount, rounds))...)
 	return s, p
+}
+
+// logChangedElsewhere records that another writer changed metadata this
+// run wrote on names: one error record per name and the diagnostic the
+// plan file carries (SPEC §6: the single-writer assumption is broken).
+func (r *runner) logChangedElsewhere(names []string) {
+	for _, n := range names {
+		r.log.Error("another writer changed metadata this run wrote; not waiting for it",
+			slog.String(vocab.FieldPhase, vocab.PhaseVerify), slog.String(vocab.FieldResource, r.label(n)),
+			slog.String(vocab.FieldErrorClass, diag.VerifyChangedElsewhere))
+	}
+	r.ledger.problem(diag.New(diag.VerifyChangedElsewhere, diag.Subject{}))
 }
 
 // logConflicts logs each conflict with its class and resource label.

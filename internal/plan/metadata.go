@@ -89,3 +89,65 @@ func (c MetadataChange) Kinds() []vocab.MetadataKind {
 	}
 	return out
 }
+
+// MetadataSeen is what one observation showed of the metadata a
+// configuration manages: the KMS key and the description as DescribeSecret
+// returned them, and the value of each configured tag key present. It is
+// recorded on an operation when it is planned, so that verification can
+// tell a write not yet visible from another writer's (ForeignMetadata).
+// It holds configuration-visible metadata only, never a secret value.
+type MetadataSeen struct {
+	KMSKeyID    string
+	Description string
+	// Tags holds the configured tag keys the secret carried, with their
+	// values; a key absent here was absent.
+	Tags map[string]string
+}
+
+// SeenMetadata is what obs shows of the metadata m manages (the zero
+// MetadataSeen when obs is absent).
+func SeenMetadata(m model.Metadata, obs ObservedSecret) MetadataSeen {
+	if !obs.Exists {
+		return MetadataSeen{}
+	}
+	s := MetadataSeen{KMSKeyID: obs.KMSKeyID, Description: obs.Description}
+	for k := range m.Tags {
+		if v, ok := obs.Tags[k]; ok {
+			if s.Tags == nil {
+				s.Tags = map[string]string{}
+			}
+			s.Tags[k] = v
+		}
+	}
+	return s
+}
+
+// ForeignMetadata reports whether obs shows managed metadata that is
+// neither the configured one (what a metadata write of this run set) nor
+// what any observation in seen showed before this run's writes (what lag
+// could still show): each field that differs from the configuration
+// (DiffMetadata) must equal that field in one of seen. A field that does
+// not is evidence of another writer, not of propagation lag. Only
+// configured fields are compared.
+func ForeignMetadata(m model.Metadata, obs ObservedSecret, seen ...MetadataSeen) bool {
+	c := DiffMetadata(m, obs)
+	if !obs.Exists || !c.Any() {
+		return false
+	}
+	anySeen := func(same func(MetadataSeen) bool) bool {
+		return slices.ContainsFunc(seen, same)
+	}
+	if c.KMSKeyID && !anySeen(func(s MetadataSeen) bool { return s.KMSKeyID == obs.KMSKeyID }) {
+		return true
+	}
+	if c.Description && !anySeen(func(s MetadataSeen) bool { return s.Description == obs.Description }) {
+		return true
+	}
+	for _, k := range c.Tags {
+		v, ok := obs.Tags[k]
+		if !anySeen(func(s MetadataSeen) bool { sv, sok := s.Tags[k]; return sok == ok && sv == v }) {
+			return true
+		}
+	}
+	return false
+}

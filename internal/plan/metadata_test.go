@@ -220,3 +220,45 @@ func TestProperty_MetadataConvergesAndLeavesOtherTagsAlone(t *testing.T) {
 		}
 	})
 }
+
+// TestForeignMetadata: a managed field that is neither configured nor what
+// planning saw is another writer's; a field still showing what planning
+// saw is lag; unmanaged fields never count.
+func TestForeignMetadata(t *testing.T) {
+	m := model.Metadata{Description: "ours", Tags: map[string]string{"env": "prod"}}
+	before := owned("app/db", "secrets/db.sops.json", `{}`)
+	before.Description = "old"
+	seen := plan.SeenMetadata(m, before)
+	if seen.Description != "old" || len(seen.Tags) != 0 {
+		t.Fatalf("seen = %+v", seen)
+	}
+	with := func(desc string, tags map[string]string) plan.ObservedSecret {
+		o := owned("app/db", "secrets/db.sops.json", `{}`)
+		o.Description = desc
+		for k, v := range tags {
+			o.Tags[k] = v
+		}
+		return o
+	}
+	for name, c := range map[string]struct {
+		obs     plan.ObservedSecret
+		foreign bool
+	}{
+		"written":                  {with("ours", map[string]string{"env": "prod"}), false},
+		"not visible yet":          {with("old", nil), false},
+		"half visible":             {with("ours", nil), false},
+		"description by another":   {with("theirs", map[string]string{"env": "prod"}), true},
+		"tag by another":           {with("ours", map[string]string{"env": "dev"}), true},
+		"unmanaged tag by another": {with("ours", map[string]string{"env": "prod", "team": "x"}), false},
+	} {
+		if got := plan.ForeignMetadata(m, c.obs, seen); got != c.foreign {
+			t.Errorf("%s: ForeignMetadata = %v, want %v", name, got, c.foreign)
+		}
+	}
+	if !plan.ForeignMetadata(m, with("theirs", nil)) {
+		t.Errorf("with nothing seen, every difference is foreign")
+	}
+	if plan.ForeignMetadata(m, plan.ObservedSecret{}, seen) {
+		t.Errorf("an absent secret shows no metadata")
+	}
+}

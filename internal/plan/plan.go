@@ -28,6 +28,10 @@ type Operation struct {
 	// Fingerprint is what planning saw; the apply precondition compares a
 	// fresh observation with it (SPEC §6).
 	Fingerprint Fingerprint
+	// MetadataSeen is what planning saw of the managed metadata (zero for
+	// a create): verification compares later observations with it
+	// (ForeignMetadata), the precondition does not.
+	MetadataSeen MetadataSeen
 }
 
 // Conflict is one name that blocks the whole plan (SPEC §4.1).
@@ -144,6 +148,7 @@ func Build(want model.State, observed map[string]ObservedSecret, policy Policy) 
 			p.Ops = append(p.Ops, Operation{
 				Action: d.Action, Name: name, ARN: obs.ARN, Reason: d.Reason, Metadata: d.Metadata,
 				Keys: KeysOf(d.Action, w, obs), Desired: w, Fingerprint: FingerprintOf(name, obs, d),
+				MetadataSeen: SeenMetadata(policy.Metadata, obs),
 			})
 		}
 	}
