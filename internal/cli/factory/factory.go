@@ -21,6 +21,7 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/wirefile"
 )
 
 // IOStreams are the process's standard streams.
@@ -112,9 +113,10 @@ func New(b BuildInfo) *Factory {
 }
 
 // readSmallFile reads at most 1 MiB + 1 byte (the config parser rejects
-// anything larger).
+// anything larger) of a regular file: a FIFO or a device given to --config
+// is refused at once (wirefile.OpenRegular), never waited on.
 func readSmallFile(name string) ([]byte, error) {
-	f, err := os.Open(name)
+	f, err := wirefile.OpenRegular(name)
 	if err != nil {
 		return nil, err
 	}

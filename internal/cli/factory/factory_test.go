@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -17,6 +18,7 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/emulatortest"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/wirefile"
 )
 
 // awsEnv points the SDK's default chain at srv through the standard
@@ -119,4 +121,16 @@ func TestReadSmallFileIsBounded(t *testing.T) {
 	b, err := readSmallFile(p)
 	require.NoError(t, err)
 	assert.Equal(t, 1<<20+1, len(b))
+}
+
+// TestRegression_ConfigFileThatIsAFIFO: --config naming a FIFO with no
+// writer (or a device) is refused at once as not a regular file; before,
+// the read blocked in open and the run never started.
+func TestRegression_ConfigFileThatIsAFIFO(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "config.yaml")
+	require.NoError(t, syscall.Mkfifo(p, 0o600))
+	for _, name := range []string{p, "/dev/null", t.TempDir()} {
+		_, err := readSmallFile(name)
+		assert.ErrorIs(t, err, wirefile.ErrNotRegular, name)
+	}
 }
