@@ -50,6 +50,7 @@ func (e *Emulator) dumpPart(p *part, d *StateDump) {
 			ReplicaRegions:  s.replicaRegions(),
 			PrimaryRegion:   s.primaryRegion,
 			Replica:         s.replica,
+			ResourcePolicy:  s.policy,
 			Versions:        []VersionDump{},
 		}
 		if s.pending() {

@@ -377,6 +377,9 @@ func init() {
 		"UpdateSecretVersionStage":     op((*call).updateSecretVersionStage),
 		"ReplicateSecretToRegions":     op((*call).replicateSecretToRegions),
 		"RemoveRegionsFromReplication": op((*call).removeRegionsFromReplication),
+		"PutResourcePolicy":            op((*call).putResourcePolicy),
+		"GetResourcePolicy":            op((*call).getResourcePolicy),
+		"DeleteResourcePolicy":         op((*call).deleteResourcePolicy),
 	}
 }
 
@@ -396,4 +399,5 @@ var mutating = map[string]bool{
 	"DeleteSecret": true, "RestoreSecret": true, "TagResource": true,
 	"UntagResource": true, "UpdateSecretVersionStage": true,
 	"ReplicateSecretToRegions": true, "RemoveRegionsFromReplication": true,
+	"PutResourcePolicy": true, "DeleteResourcePolicy": true,
 }

@@ -70,10 +70,14 @@ var quotaFamilies = map[string]struct {
 	// The quotas page puts the replication operations in the same family.
 	"ReplicateSecretToRegions":     {"PutSecretValue+UpdateSecret+UpdateSecretVersionStage", 50},
 	"RemoveRegionsFromReplication": {"PutSecretValue+UpdateSecret+UpdateSecretVersionStage", 50},
-	"DeleteSecret":                 {"DeleteSecret", 50},
-	"RestoreSecret":                {"RestoreSecret", 50},
-	"TagResource":                  {"TagResource+UntagResource", 50},
-	"UntagResource":                {"TagResource+UntagResource", 50},
+	// Resource-policy operations share one quota (reference §5).
+	"PutResourcePolicy":    {"ResourcePolicy", 50},
+	"GetResourcePolicy":    {"ResourcePolicy", 50},
+	"DeleteResourcePolicy": {"ResourcePolicy", 50},
+	"DeleteSecret":         {"DeleteSecret", 50},
+	"RestoreSecret":        {"RestoreSecret", 50},
+	"TagResource":          {"TagResource+UntagResource", 50},
+	"UntagResource":        {"TagResource+UntagResource", 50},
 }
 
 // bucket is a token bucket: it holds at most burst tokens, refills at rate

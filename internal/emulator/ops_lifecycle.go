@@ -1,10 +1,12 @@
 package emulator
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Lifecycle and metadata operations: DeleteSecret, RestoreSecret,
@@ -207,5 +209,85 @@ func (e *call) updateSecretVersionStage(in *updateStageIn) (any, *apiError) {
 	}
 	n.lastChanged = now
 	e.commitPrimary(r, n, now, lag)
+	return updateStageOut{ARN: s.arn, Name: s.name}, nil
+}
+
+// maxPolicyLen is the model's NonEmptyResourcePolicyType maximum length.
+const maxPolicyLen = 20480
+
+// putResourcePolicy: API reference PutResourcePolicy. The policy must be a
+// JSON object (MalformedPolicyDocumentException otherwise, message ours);
+// its grammar, BlockPublicPolicy and PublicPolicyException are not
+// modelled. Replicated to the secret's replicas; refused on a replica
+// (moto's tests).
+func (e *call) putResourcePolicy(in *putPolicyIn) (any, *apiError) {
+	if err := validSecretID(in.SecretID); err != nil {
+		return nil, err
+	}
+	if in.ResourcePolicy == nil {
+		return nil, errMissing("resourcePolicy")
+	}
+	if n := utf8.RuneCountInString(*in.ResourcePolicy); n < 1 || n > maxPolicyLen {
+		return nil, errConstraint("resourcePolicy", fmt.Sprintf("Member must have length between 1 and %d", maxPolicyLen))
+	}
+	var doc map[string]any
+	if json.Unmarshal([]byte(*in.ResourcePolicy), &doc) != nil {
+		return nil, errf("MalformedPolicyDocumentException", "The resource policy is not a JSON policy document.")
+	}
+	now, lag := e.begin()
+	defer e.mu.Unlock()
+	r, s, aerr := e.get(*in.SecretID, true)
+	if aerr != nil {
+		return nil, aerr
+	}
+	if s.replica {
+		return nil, errReplicaReadOnly()
+	}
+	n := s.clone()
+	n.policy = *in.ResourcePolicy
+	n.lastChanged = now
+	e.commitPrimary(r, n, now, lag)
+	return updateStageOut{ARN: s.arn, Name: s.name}, nil
+}
+
+// getResourcePolicy: API reference GetResourcePolicy; ResourcePolicy is
+// left out when the secret has none. Refused on a replica (moto's tests).
+func (e *call) getResourcePolicy(in *secretIDIn) (any, *apiError) {
+	if err := validSecretID(in.SecretID); err != nil {
+		return nil, err
+	}
+	e.begin()
+	defer e.mu.Unlock()
+	_, s, aerr := e.get(*in.SecretID, false)
+	if aerr != nil {
+		return nil, aerr
+	}
+	if s.replica {
+		return nil, errReplicaReadOnly()
+	}
+	return policyOut{ARN: s.arn, Name: s.name, ResourcePolicy: s.policy}, nil
+}
+
+// deleteResourcePolicy: API reference DeleteResourcePolicy; succeeds when
+// there is none. Refused on a replica (moto's tests).
+func (e *call) deleteResourcePolicy(in *secretIDIn) (any, *apiError) {
+	if err := validSecretID(in.SecretID); err != nil {
+		return nil, err
+	}
+	now, lag := e.begin()
+	defer e.mu.Unlock()
+	r, s, aerr := e.get(*in.SecretID, true)
+	if aerr != nil {
+		return nil, aerr
+	}
+	if s.replica {
+		return nil, errReplicaReadOnly()
+	}
+	if s.policy != "" {
+		n := s.clone()
+		n.policy = ""
+		n.lastChanged = now
+		e.commitPrimary(r, n, now, lag)
+	}
 	return updateStageOut{ARN: s.arn, Name: s.name}, nil
 }

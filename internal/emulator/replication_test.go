@@ -404,3 +404,35 @@ func TestRegression_ReplicaOverwrittenByAnotherPrimaryIsNotWrittenByTheFirst(t *
 		t.Fatal("removal deleted the other primary's replica")
 	}
 }
+
+func TestResourcePolicy_PutGetDeleteAndReplicated(t *testing.T) {
+	r := startRegions(t, emulator.Faults{})
+	const policy = `{"Version":"2012-10-17","Statement":[{"Effect":"Deny","Principal":"*","Action":"secretsmanager:GetSecretValue","Resource":"*"}]}`
+	out := must[*secretsmanager.CreateSecretOutput](t)(r.east.CreateSecret(ctx, &secretsmanager.CreateSecretInput{
+		Name: aws.String("app"), SecretString: aws.String("v"), AddReplicaRegions: []types.ReplicaRegionType{{Region: aws.String("eu-west-1")}}}))
+	g := must[*secretsmanager.GetResourcePolicyOutput](t)(r.east.GetResourcePolicy(ctx, &secretsmanager.GetResourcePolicyInput{SecretId: aws.String("app")}))
+	if g.ResourcePolicy != nil || *g.ARN != *out.ARN {
+		t.Fatalf("no policy yet: %+v", g)
+	}
+	must[*secretsmanager.PutResourcePolicyOutput](t)(r.east.PutResourcePolicy(ctx, &secretsmanager.PutResourcePolicyInput{SecretId: aws.String("app"), ResourcePolicy: aws.String(policy)}))
+	g = must[*secretsmanager.GetResourcePolicyOutput](t)(r.east.GetResourcePolicy(ctx, &secretsmanager.GetResourcePolicyInput{SecretId: aws.String("app")}))
+	if aws.ToString(g.ResourcePolicy) != policy {
+		t.Fatalf("policy %v", g.ResourcePolicy)
+	}
+	// Replicated: the replica carries it (seen in the state; policy calls
+	// on a replica are refused).
+	st := r.srv.State(t)
+	if st.Secrets[1].Region != "eu-west-1" || st.Secrets[1].ResourcePolicy != policy {
+		t.Fatalf("replica policy %+v", st.Secrets[1])
+	}
+	_, err := r.west.GetResourcePolicy(ctx, &secretsmanager.GetResourcePolicyInput{SecretId: aws.String("app")})
+	wantAPIError(t, err, "InvalidParameterException", msgReplicaRO)
+	_, err = r.west.PutResourcePolicy(ctx, &secretsmanager.PutResourcePolicyInput{SecretId: aws.String("app"), ResourcePolicy: aws.String(policy)})
+	wantAPIError(t, err, "InvalidParameterException", msgReplicaRO)
+	_, err = r.east.PutResourcePolicy(ctx, &secretsmanager.PutResourcePolicyInput{SecretId: aws.String("app"), ResourcePolicy: aws.String("not json")})
+	wantCode(t, err, "MalformedPolicyDocumentException")
+	must[*secretsmanager.DeleteResourcePolicyOutput](t)(r.east.DeleteResourcePolicy(ctx, &secretsmanager.DeleteResourcePolicyInput{SecretId: aws.String("app")}))
+	if st := r.srv.State(t); st.Secrets[0].ResourcePolicy != "" || st.Secrets[1].ResourcePolicy != "" {
+		t.Fatalf("after delete %+v", st.Secrets)
+	}
+}

@@ -42,6 +42,7 @@ type secret struct {
 	primaryRegion   string              // this Region for a primary with replicas; the primary's for a replica
 	replicas        []replicaState      // a primary's replicas (replication.go)
 	replica         bool                // a read-only replica of a primary in another Region
+	policy          string              // resource policy (JSON text); "" when none
 	versions        []*version          // creation order, deprecated included
 	stages          map[string][]string // version id → labels (labelled only)
 }

@@ -31,9 +31,11 @@ type SecretDump struct {
 	// PrimaryRegion is as DescribeSecret shows it: this Region for a
 	// primary with replicas, the primary's Region for a replica (Replica
 	// true: read-only, written only by replication).
-	PrimaryRegion string        `json:"primary_region,omitempty"`
-	Replica       bool          `json:"replica,omitempty"`
-	Versions      []VersionDump `json:"versions"`
+	PrimaryRegion string `json:"primary_region,omitempty"`
+	Replica       bool   `json:"replica,omitempty"`
+	// ResourcePolicy is the resource policy's JSON text ("" when none).
+	ResourcePolicy string        `json:"resource_policy,omitempty"`
+	Versions       []VersionDump `json:"versions"`
 }
 
 // ReplicaStatusDump is one replica of a primary in a SecretDump: its

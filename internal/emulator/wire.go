@@ -178,6 +178,18 @@ type updateStageIn struct {
 	MoveToVersionID     *string `json:"MoveToVersionId"`
 }
 
+type putPolicyIn struct {
+	SecretID          *string `json:"SecretId"`
+	ResourcePolicy    *string `json:"ResourcePolicy"`
+	BlockPublicPolicy *bool   `json:"BlockPublicPolicy"`
+}
+
+type policyOut struct {
+	ARN            string `json:"ARN"`
+	Name           string `json:"Name"`
+	ResourcePolicy string `json:"ResourcePolicy,omitempty"`
+}
+
 type replicaRegionIn struct {
 	Region   *string `json:"Region"`
 	KmsKeyID *string `json:"KmsKeyId"`
