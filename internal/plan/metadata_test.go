@@ -140,13 +140,13 @@ func applyWithMetadata(w world, st model.State, meta model.Metadata, ops []plan.
 			o = plan.ObservedSecret{Exists: true, Name: op.Name, ARN: "arn:new:" + op.Name, Tags: tags,
 				KMSKeyID: meta.KMSKeyID, Description: meta.Description,
 				VersionIDsToStages: map[string][]string{vid: {"AWSCURRENT"}},
-				Current:            &plan.CurrentValue{VersionID: vid, HasString: true, String: op.Desired.Value}}
+				Current:            written(vid, op.Desired)}
 		case op.Action == vocab.ActionUpdate:
 			if op.Reason != vocab.ReasonMetadata {
 				*version++
 				vid := fmt.Sprintf("w%d", *version)
 				o.VersionIDsToStages = map[string][]string{vid: {"AWSCURRENT"}}
-				o.Current = &plan.CurrentValue{VersionID: vid, HasString: true, String: op.Desired.Value}
+				o.Current = written(vid, op.Desired)
 			}
 			if op.Metadata.KMSKeyID {
 				o.KMSKeyID = meta.KMSKeyID

@@ -29,7 +29,11 @@ func genScenario(t *rapid.T, allowConflicts bool) (model.State, world) {
 		path := "secrets/" + name[len("app/"):] + ".sops.json"
 		isDesired := rapid.Bool().Draw(t, "desired-"+name)
 		if isDesired {
-			st.Secrets = append(st.Secrets, model.Secret{Name: name, Value: []byte(rapid.SampledFrom(values).Draw(t, "value-"+name)), SourceDigest: model.SourceDigest(path), Path: path, Ordinal: i + 1})
+			// The value kind (SPEC §3.1): the same bytes as JSON, whole text
+			// or whole binary, so that equal bytes in the other payload
+			// field are drawn too.
+			vk := rapid.SampledFrom([]model.ValueKind{model.KindJSON, model.KindText, model.KindBinary}).Draw(t, "value-kind-"+name)
+			st.Secrets = append(st.Secrets, model.Secret{Name: name, Value: []byte(rapid.SampledFrom(values).Draw(t, "value-"+name)), Kind: vk, SourceDigest: model.SourceDigest(path), Path: path, Ordinal: i + 1})
 		}
 		kinds := []string{"absent", "string", "binary", "no-current", "deleted"}
 		if allowConflicts {
@@ -42,7 +46,7 @@ func genScenario(t *rapid.T, allowConflicts bool) (model.State, world) {
 		o := owned(name, path, rapid.SampledFrom(values).Draw(t, "stored-"+name))
 		switch kind {
 		case "binary":
-			o.Current = &plan.CurrentValue{VersionID: "v1", HasBinary: true, Binary: []byte{0, 1}}
+			o.Current = &plan.CurrentValue{VersionID: "v1", HasBinary: true, Binary: []byte(rapid.SampledFrom(append(values, "\x00\x01")).Draw(t, "stored-binary-"+name))}
 		case "no-current":
 			o.VersionIDsToStages = map[string][]string{}
 			o.Current = nil
@@ -93,7 +97,7 @@ func apply(w world, st model.State, ops []plan.Operation, version *int) {
 			fallthrough
 		case vocab.ActionUpdate:
 			o.VersionIDsToStages = map[string][]string{vid: {"AWSCURRENT"}}
-			o.Current = &plan.CurrentValue{VersionID: vid, HasString: true, String: op.Desired.Value}
+			o.Current = written(vid, op.Desired)
 		case vocab.ActionRestore:
 			o.Deleted = false
 		case vocab.ActionScheduleDelete:
@@ -101,6 +105,16 @@ func apply(w world, st model.State, ops []plan.Operation, version *int) {
 		}
 		w[op.Name] = o
 	}
+}
+
+// written is the value a create or update of want leaves as version vid:
+// in SecretBinary for a binary document, else in SecretString (awssm's
+// payload).
+func written(vid string, want *model.Secret) *plan.CurrentValue {
+	if want.Kind.Binary() {
+		return &plan.CurrentValue{VersionID: vid, HasBinary: true, Binary: want.Value}
+	}
+	return &plan.CurrentValue{VersionID: vid, HasString: true, String: want.Value}
 }
 
 func TestProperty_OrderDeterminismAndCounts(t *testing.T) {
