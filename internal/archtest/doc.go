@@ -4,8 +4,9 @@
 // pointing up the block, a core package that reaches SOPS, go-git or the AWS
 // SDK, a package missing from the block, and the other rules listed there.
 //
-// It also checks the test sources: one assertion style per package
-// (docs/testing.md).
+// It also checks the sources: product code comments cite no issue or
+// review finding (they say the reason), and one assertion style per test
+// package (docs/testing.md).
 //
 // Invariant: the doc is the only copy of the layers and the rules. A rule
 // stated in the doc that this package does not check, or one it checks that

@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// The control API under /_emulator/ (issue 2): JSON in, JSON out; bad input
+// The control API under /_emulator/ (docs/emulator.md): JSON in, JSON out; bad input
 // gets 400 {"error": "..."}; a wrong method gets 405.
 
 // State returns the live state (see StateDump).

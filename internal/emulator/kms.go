@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 )
 
-// KMS keys (issue 14). The emulator keeps a small registry of KMS keys and
+// KMS keys, for --kms-key-id. The emulator keeps a small registry of KMS keys and
 // aliases so that KmsKeyId can be validated the way Secrets Manager does, and
 // it records on every version which keys can decrypt it, so that the
 // re-encryption rules of UpdateSecret and unusable keys (Faults.KMSKeyFaults)

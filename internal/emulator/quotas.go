@@ -23,8 +23,8 @@ type Quotas struct {
 	// operation of the family ("DescribeSecret" scales the bucket that
 	// DescribeSecret shares with GetSecretValue); a family named here uses
 	// its own scale instead of QuotaScale. Values are > 0; two operations of
-	// one family must not disagree. An addition to issue 2's knobs (issue 15:
-	// a no-op run with only the DescribeSecret quota reduced).
+	// one family must not disagree. It lets a test reduce one quota alone
+	// (a no-op run with only the DescribeSecret quota reduced).
 	QuotaScales map[string]float64 `json:"quota_scales,omitempty"`
 }
 

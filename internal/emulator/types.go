@@ -138,7 +138,7 @@ type Faults struct {
 	// Script lists faults for exact calls: the Nth request of Operation
 	// (counting from 1, since these faults were set) gets Fault.
 	Script []ScriptedFault `json:"script"`
-	// KMSKeyFaults make KMS keys unusable (issue 14; see KMSKeyFault): a
+	// KMSKeyFaults make KMS keys unusable (see KMSKeyFault): a
 	// write whose value would be encrypted under such a key fails with
 	// EncryptionFailure (or AccessDeniedException), a read of a version no
 	// usable key can decrypt fails with DecryptionFailure (or

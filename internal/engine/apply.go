@@ -96,7 +96,7 @@ func (r *runner) runPhase(ctx context.Context, action vocab.Action, ops []plan.O
 }
 
 // execute re-checks the precondition and performs one operation. A write
-// that AWS throttles was not executed (issue 15): it waits for a new turn
+// that AWS throttles was not executed (ThrottlingException): it waits for a new turn
 // of the run's write pace, re-checks the precondition and is resent, with
 // the same ClientRequestToken for a create or update, for as long as the
 // run lasts.
@@ -156,7 +156,8 @@ func (r *runner) execute(ctx context.Context, op plan.Operation) outcome {
 // when the operation is still the one planned (resending that retry after
 // its next turn while it is throttled), else fails closed (SPEC §6). A create refused because the
 // secret exists (ResourceExistsException) is re-observed too and judged by
-// metExisting: never a bare apply-failed (issue 15, finding 3).
+// metExisting: never a bare apply-failed, since a second writer may have
+// created exactly the desired secret.
 func (r *runner) write(ctx context.Context, op plan.Operation, obs plan.ObservedSecret, token string, turn pace.Turn) outcome {
 	attempt := func() (res WriteResult, err error) {
 		if op.Action == vocab.ActionCreate {
@@ -266,7 +267,8 @@ func (r *runner) lateConflict(op plan.Operation, s sighting, msg string) outcome
 }
 
 // createRequest is one CreateSecret: the value, the ownership tags and the
-// configured metadata in one request (issue 14).
+// configured metadata in one request, so a new secret never exists without
+// them.
 func (r *runner) createRequest(op plan.Operation, token string) CreateRequest {
 	tags := r.want.Scope.Tags(op.Desired.Path)
 	m := r.policy.Metadata
@@ -281,7 +283,7 @@ func (r *runner) createRequest(op plan.Operation, token string) CreateRequest {
 // KMS key and description (no new version), TagResource for the configured
 // tags that are missing or differ. Both are idempotent, so an ambiguous
 // outcome is resent once; the operation is then accepted only when a fresh
-// observation shows no metadata difference left (issue 14). version is
+// observation shows no metadata difference left. version is
 // the value version this operation wrote, if any ("" for metadata alone).
 // turn is the write turn execute took for a metadata-only update (its
 // throttled first attempt returns outThrottled, so a new precondition
@@ -364,7 +366,7 @@ func (r *runner) writeMetadata(ctx context.Context, op plan.Operation, arn, vers
 // after any failure but a throttle the target is re-observed and the
 // operation is accepted only if observed done (SPEC §6). A throttled one
 // was not executed: it returns outThrottled and is resent after a new
-// precondition (issue 15).
+// precondition.
 func (r *runner) transition(ctx context.Context, op plan.Operation, obs plan.ObservedSecret, turn pace.Turn) outcome {
 	var (
 		err  error

@@ -44,7 +44,7 @@ const (
 	// DefaultPollInterval: the fixed sub-second verification poll (SPEC §6).
 	DefaultPollInterval = 250 * time.Millisecond
 	// DefaultProgressInterval: a phase that runs longer than this logs a
-	// progress record (done, total, throttled calls so far) this often
-	// (issue 15).
+	// progress record (done, total, throttled calls so far) this often, so a
+	// long phase never looks hung.
 	DefaultProgressInterval = 10 * time.Second
 )

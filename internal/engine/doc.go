@@ -22,7 +22,7 @@
 //     SDK retries, resends of a throttled attempt and one retry after an
 //     ambiguous outcome; a restore or schedule-delete whose outcome may have
 //     taken effect is never re-issued in the same run.
-//   - Throttling is back-pressure (issue 15): a throttled write was not
+//   - Throttling is back-pressure: a throttled write was not
 //     executed, so it takes a new turn of the run's write pace
 //     (internal/pace), a new precondition and is resent until the run's
 //     context ends; it is never a failure and never logged per call.

@@ -24,7 +24,8 @@ type observation map[string]plan.ObservedSecret
 // name (names an operation touched, even when discovery omits them), and
 // the current values the planner needs, in batches of MaxValueBatch.
 //
-// To spend as little wall time as the calls allow (issue 7), discovery runs
+// To spend as little wall time as the calls allow (docs/benchmarks.md),
+// discovery runs
 // beside the describes of names already known (its pages stay sequential
 // and occupy one of the Concurrency slots, so at most Concurrency calls are
 // in flight and 1 is strictly sequential), and a value batch starts as soon

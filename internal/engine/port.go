@@ -37,7 +37,7 @@ type ValueRequest struct {
 
 // CreateRequest is one CreateSecret call: the value, the three reserved
 // tags, the configured tags, KMS key and description go in the same
-// request (SPEC §4; issue 14).
+// request (SPEC §4).
 type CreateRequest struct {
 	Name  string
 	Value []byte
@@ -73,7 +73,7 @@ type Port interface {
 	// MaxResults 100), sequentially, and returns every entry with its tags.
 	// scopeDigest "" drops the scope filter: every secret the tool manages
 	// in the account and Region, in every scope (the first observation of a
-	// run, which also looks for orphans; issue 14). Tags are not ownership:
+	// run, which also looks for orphans). Tags are not ownership:
 	// the engine keeps entries of its scope whose name is under the prefix
 	// (SPEC §9) before it describes anything.
 	ListCandidates(ctx context.Context, scopeDigest string) ([]Candidate, error)
@@ -133,7 +133,7 @@ type Error struct {
 	Ambiguous bool
 	// Throttled: the quota refused the request (ThrottlingException); it
 	// was not executed, so it is never ambiguous and is safe to resend for
-	// every operation kind (issue 15).
+	// every operation kind.
 	Throttled bool
 }
 

@@ -10,7 +10,7 @@ import (
 )
 
 // progress logs one info record "progress" per ProgressInterval while a
-// phase runs (issue 15): phase, the operation kind in apply, units done and
+// phase runs, so a long phase never looks hung: phase, the operation kind in apply, units done and
 // expected, and the calls throttled since the phase began; never a name.
 // It is driven by the units themselves on the engine's clock (no timer of
 // its own), so a test advances a fake clock and a phase shorter than the

@@ -125,11 +125,11 @@ func (r *runner) warnARNSuffixNames() {
 }
 
 // ClassDeletionLimit is the error class of a plan blocked by --max-deletions
-// (issue 14; docs/recovery.md, exit 3).
+// (docs/recovery.md, exit 3).
 const ClassDeletionLimit = diag.GateMaxDeletions
 
 // gate stops on conflicts (nothing is mutated, SPEC §4.1), on the
-// empty-scope gate (SPEC §5) and on the deletion limit (issue 14).
+// empty-scope gate (SPEC §5) and on the deletion limit (--max-deletions).
 func (r *runner) gate(p plan.Plan) (vocab.Status, bool) {
 	switch {
 	case len(p.Conflicts) > 0:

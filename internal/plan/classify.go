@@ -55,7 +55,7 @@ type Rules struct {
 //     canonical JSON: nothing is parsed or normalised;
 //   - a desired, owned, active secret that is unchanged or updated is also
 //     compared with the configured metadata (DiffMetadata): a difference
-//     rides along an update, or plans one with reason metadata (issue 14).
+//     rides along an update, or plans one with reason metadata.
 //
 // For a desired, owned, active, conflict-free secret with one AWSCURRENT,
 // obs.Current must hold the read value (see NeedsValue); nil is treated as

@@ -10,11 +10,14 @@ import (
 )
 
 // Fingerprint is what planning saw of one name, compared with a fresh
-// observation just before each mutation (SPEC §6: name, kind, source, hash
-// of value, current version id, conflict class). ARN is included too, so a
-// secret deleted and re-created under the same name is never written through
-// a stale plan. It holds no value, only a SHA-256 of it. Compare two with
-// Equal (CurrentVersions is a slice, so == does not apply).
+// observation just before each mutation. SPEC §6 lists name, kind, source,
+// hash of value, current version id and conflict class: here Name, Action
+// (the decision), Source, ValueHash, CurrentVersions (every AWSCURRENT id)
+// and Conflict. ARN is included too, so a secret deleted and re-created
+// under the same name is never written through a stale plan, and Metadata,
+// the metadata change planned. It holds no value, only a SHA-256 of it.
+// Compare two with Equal (CurrentVersions is a slice, so == does not
+// apply).
 type Fingerprint struct {
 	Name   string
 	ARN    string
@@ -22,8 +25,9 @@ type Fingerprint struct {
 	// Source is the observed source tag value ("" when absent).
 	Source string
 	// ValueHash is "" when no value was read, "missing" when the read found
-	// none, else "s:<sha256 hex>", "b:<sha256 hex>", "sb:…" or "none" by
-	// which payload fields were present.
+	// none, "none" when the version has neither payload field, else
+	// "<fields>:<version id>:<sha256 hex>" where fields is "s", "b" or "sb"
+	// (SecretString, SecretBinary, both), the hash over those fields.
 	ValueHash string
 	// CurrentVersions are the ids of the versions labelled AWSCURRENT,
 	// sorted ascending (ObservedSecret.CurrentVersionIDs); nil when none or

@@ -6,7 +6,7 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
-// KeysOf is the key-level change summary (internal/keydiff, issue 13) of
+// KeysOf is the key-level change summary (internal/keydiff, SPEC §7.4) of
 // writing want's canonical value over what obs shows, for a create or an
 // update; nil for every other kind and when want is nil. It is computed
 // only for operations (never for unchanged names or conflicts), so a no-op

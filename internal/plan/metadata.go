@@ -9,7 +9,7 @@ import (
 )
 
 // MetadataChange is what differs between the configured metadata
-// (model.Metadata) and one owned secret's observation (issue 14). The zero
+// (model.Metadata) and one owned secret's observation. The zero
 // value means nothing to change. It never holds a secret value.
 type MetadataChange struct {
 	// KMSKeyID and Description: UpdateSecret must set them (the configured

@@ -20,8 +20,8 @@ type Listed struct {
 // in another scope and that come from a document of this commit: managed-by
 // is ours, the scope tag is not this scope's, and the source tag is the
 // source digest of a desired document. That is what a change of
-// --secret-prefix, --repository-id or --source-root leaves behind (issue 14
-// item 5). Secrets already scheduled for deletion are being retired and are
+// --secret-prefix, --repository-id or --source-root leaves behind.
+// Secrets already scheduled for deletion are being retired and are
 // not listed. The caller only warns about them; nothing ever touches them.
 func Orphans(scopeDigest string, want []model.Secret, listed []Listed) []string {
 	sources := make(map[string]bool, len(want))

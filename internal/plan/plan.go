@@ -64,7 +64,7 @@ type Plan struct {
 	// Ops still lists what would have been done.
 	EmptyScopeGate bool
 	// DeletionLimitGate is true when more schedule-deletes are planned than
-	// Policy.MaxDeletions allows (issue 14): the run is invalid and nothing
+	// Policy.MaxDeletions allows (--max-deletions): the run is invalid and nothing
 	// may be mutated, like the empty-scope gate. Ops still lists them.
 	DeletionLimitGate bool
 }

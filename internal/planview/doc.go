@@ -1,7 +1,7 @@
 // Package planview turns plan data into what a reviewer reads: the view
 // model, which is also the content of the plan file (schema
 // sops-aws-sync/plan/v1, SPEC §7.4), and its text (terminal) and Markdown
-// (job summary, pull request) renderings (issue 13).
+// (job summary, pull request) renderings.
 //
 // Invariants:
 //   - Redaction happens once, in Build: it turns Input (plain plan data,

@@ -41,7 +41,8 @@ type Operation struct {
 	// create and update, ignored otherwise.
 	Keys *keydiff.Summary
 	// Metadata lists the kinds of configured metadata an update changes
-	// (issue 14), in vocab.MetadataKinds order; ignored for other actions.
+	// (--kms-key-id, --description, --tag), in vocab.MetadataKinds order;
+	// ignored for other actions.
 	Metadata []vocab.MetadataKind
 }
 

@@ -8,5 +8,7 @@
 // Invariant: these strings are part of the public contract (the recovery
 // guide, the GitHub Action and users' scripts key on them). Golden tests in
 // this package (TestWireTokensGolden, TestActionsGolden over
-// testdata/actions.golden) fail if any of them changes.
+// testdata/actions.golden) fail if any of them changes; the part the
+// GitHub Action re-declares is generated into testdata/wire.golden.json
+// (TestWireContractGolden), which the Action's unit tests read too.
 package vocab

@@ -145,7 +145,7 @@ const (
 	FieldErrorClass    = "error_class"
 	FieldVerification  = "verification"
 	// FieldThrottled counts calls AWS throttled (and the tool resent) in a
-	// phase, on its summary and progress records (issue 15).
+	// phase, on its summary and progress records.
 	FieldThrottled = "throttled"
 	// FieldWaitMS is the time a phase's calls waited for their turn of the
 	// client-side pace, in milliseconds summed over workers.

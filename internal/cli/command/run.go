@@ -142,7 +142,7 @@ func (inv *invocation) load(ctx context.Context) (model.State, error) {
 // reportLoading logs a "progress" record (phase plan, documents decrypted
 // and selected) every engine.DefaultProgressInterval of the factory's clock
 // while the desired state loads, also while a key service does not answer
-// (issue 15); stop ends it before the next record.
+// (so a slow KMS shows as progress, not silence); stop ends it before the next record.
 func (inv *invocation) reportLoading(p *desired.Progress) (stop func()) {
 	after := inv.f.After
 	if after == nil {
