@@ -1,6 +1,10 @@
 package report
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
 
 // FuzzParse: the strict report parser never panics, and whatever it accepts
 // re-encodes to a report it accepts again with the same content.
@@ -15,12 +19,9 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		b, err := Marshal(r)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		r2, err := Parse(b)
-		if err != nil || r2 != r {
-			t.Fatalf("round trip changed the report: %v", err)
-		}
+		require.NoError(t, err, "round trip")
+		require.Equal(t, r, r2, "round trip changed the report")
 	})
 }

@@ -38,15 +38,15 @@ func testFactory(t *testing.T, env []string, files map[string]string) *factory.F
 		},
 		Now: time.Now,
 		LoadDesired: func(context.Context, config.Desired) (model.State, error) {
-			t.Error("the command test reached Git")
+			assert.Fail(t, "the command test reached Git")
 			return model.State{}, nil
 		},
 		NewPort: func(context.Context, config.AWS) (engine.Port, error) {
-			t.Error("the command test reached AWS")
+			assert.Fail(t, "the command test reached AWS")
 			return nil, nil
 		},
 		RunEngine: func(context.Context, engine.Config, model.State, engine.Port, *slog.Logger) engine.Result {
-			t.Error("the command test ran the engine")
+			assert.Fail(t, "the command test ran the engine")
 			return engine.Result{}
 		},
 	}
