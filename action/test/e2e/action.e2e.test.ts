@@ -1264,6 +1264,44 @@ describe.skipIf(!cliPresent)('Action with the real release snapshot and the emul
     clean(await readFile(named.outputs['plan-file-path'] ?? '', 'utf8'));
   });
 
+  it('drift issue with the real CLI: the real rendering opens it, the same drift leaves it, a sync then a plan closes it; no value ever in it', async () => {
+    const prefix = 'e2e/drift-issue';
+    const repo = 'acme/infra';
+    const marker = `<!-- sops-aws-sync:drift:${createHash('sha256').update(JSON.stringify([repo, prefix])).digest('hex').slice(0, 16)} -->`;
+    const ours = () => (server.issues.get(repo) ?? []).filter((i) => (i.body ?? '').startsWith(`${marker}\n`));
+    const check = () => runner.runAction({ inputs: inputs(prefix, { 'drift-issue': 'true' }), env: { ...realEnv, GITHUB_EVENT_NAME: 'schedule' } });
+    const clean = (text: string) => {
+      for (const leak of ['CANARY-', TOKEN, `${prefix}/`]) expect(text).not.toContain(leak);
+    };
+    try {
+      const opened = await check();
+      expectSuccess(opened);
+      expect(opened.outputs).toMatchObject({ status: 'drift', 'create-count': '2' });
+      expect(ours()).toHaveLength(1);
+      const issue = ours()[0];
+      const shown = await must(join(releaseDir, realAsset), ['show', opened.outputs['plan-file-path'] ?? '', '--format', 'markdown']);
+      expect(issue?.body?.endsWith(`\n\n${shown}`)).toBe(true);
+      expect(issue?.body).toContain('**Plan: 2 to create, 0 to update, 0 to restore, 0 to schedule for deletion, 0 unchanged.**');
+      clean(`${issue?.title ?? ''}\n${issue?.body ?? ''}`);
+
+      const writes = server.issueWrites.length;
+      expectSuccess(await check());
+      expect(server.issueWrites.slice(writes)).toEqual([]);
+
+      expectSuccess(await runner.runAction({ inputs: inputs(prefix, { mode: 'sync' }), env: realEnv }));
+      const closed = await check();
+      expectSuccess(closed);
+      expect(closed.outputs.status).toBe('converged');
+      expect(ours()).toMatchObject([{ number: issue?.number, state: 'closed', state_reason: 'completed' }]);
+      const comments = server.comments.get(`${repo}#${issue?.number ?? -1}`) ?? [];
+      expect(comments).toHaveLength(1);
+      expect(comments[0]?.body).toContain(`commit \`${fixture.commit}\``);
+      for (const w of server.issueWrites) clean(JSON.stringify(w.payload));
+    } finally {
+      server.issues.delete(repo);
+    }
+  });
+
   it('drift with fail-on-drift: the step fails with the drift message', async () => {
     const r = await runner.runAction({ inputs: inputs('e2e/drift-gated', { 'fail-on-drift': 'true' }), env: realEnv });
     expectFailure(r, MSG.drift);
