@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/keydiff"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
@@ -64,7 +65,8 @@ var labelRE = regexp.MustCompile(`^resource-(unknown|[0-9]{4,})$`)
 // key_paths exactly when names are shown, holding valid, sorted, distinct
 // RFC 6901 pointers, as many added and changed as counted and no more
 // removed than counted; for other actions none of them; a summary equal to
-// the counts of the operations; diagnostics with a class and a summary.
+// the counts of the operations; diagnostics with a class and a summary,
+// and, with names hidden, a subject that is no document path (hiddenSubject).
 // Failures are *Error.
 func (v View) Validate() error {
 	if v.SchemaVersion != vocab.PlanSchema {
@@ -85,8 +87,33 @@ func (v View) Validate() error {
 		if d.Class == "" || d.Summary == "" {
 			return malformed("diagnostic %d has no class or summary", i)
 		}
+		if !v.NamesShown && !hiddenSubject(d.Subject) {
+			return malformed("diagnostic %d: subject is neither an ordinal label nor a setting, but names are not shown", i)
+		}
 	}
 	return nil
+}
+
+// settingSubjects begin every subject a diagnostic names a setting with
+// (diag.Subject.Name: "flag --secret-prefix", "environment variable X",
+// "config file key x", "config file", "setting --x").
+var settingSubjects = []string{"flag --", "environment variable ", "config file key ", "setting --"}
+
+// hiddenSubject reports whether a diagnostic subject may appear in a plan
+// file whose names are hidden: none, a document's ordinal label, or a
+// setting (diag.Subject.Name of a subject without a path). Anything else
+// may be a document path, which the redaction rule (SPEC §7.4) keeps out
+// of a plan written without --show-resource-names, like a resource name.
+func hiddenSubject(s string) bool {
+	if s == "" || s == "config file" || labelRE.MatchString(s) {
+		return true
+	}
+	for _, p := range settingSubjects {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func (o Op) validate(namesShown bool) error {

@@ -213,3 +213,29 @@ func TestWholeValuePlanFileRoundTrips(t *testing.T) {
 		}
 	}
 }
+
+// A plan file written without --show-resource-names never names a
+// document, so a diagnostic subject that could be a document path is
+// refused like a resource name would be; the subjects the CLI writes
+// (none, an ordinal label, a setting) still parse.
+func TestRegression_DiagnosticSubjectNamesADocumentWithNamesHidden(t *testing.T) {
+	withSubject := func(shown bool, subject string) []byte {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal(fileOf(t, shown), &m))
+		m["diagnostics"] = []any{map[string]any{"class": "decrypt:malformed", "summary": "s", "next": "", "subject": subject}}
+		b, err := json.Marshal(m)
+		require.NoError(t, err)
+		return b
+	}
+	for _, s := range []string{"prod/db/password.sops.yaml", "resource-12", "flag -x", "config file key", "resource-0001 prod/db"} {
+		_, err := Parse(withSubject(false, s))
+		assert.Equal(t, ClassMalformed, classOf(err), s)
+	}
+	for _, s := range []string{"", "resource-0007", "resource-unknown", "flag --secret-prefix", "environment variable SOPS_AWS_SYNC_X",
+		"config file", "config file key at line 3", "setting --repository-id"} {
+		_, err := Parse(withSubject(false, s))
+		assert.NoError(t, err, s)
+	}
+	_, err := Parse(withSubject(true, "prod/db/password.sops.yaml"))
+	assert.NoError(t, err, "names shown: a path is the subject")
+}
