@@ -245,7 +245,11 @@ func (o *observer) describe(name, id string) {
 	o.sem <- struct{}{}
 	o.describes.Add(1)
 	go func() {
-		defer func() { <-o.sem; o.prog.add(1); o.describes.Done() }()
+		// The unit is counted (and the clock read) while it still holds its
+		// slot: released first, the next describe could start and move the
+		// clock before this unit's completion time is read, and a record
+		// due at the interval would slip to the next unit or be lost.
+		defer func() { o.prog.add(1); <-o.sem; o.describes.Done() }()
 		if o.stopped() {
 			return
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -30,11 +31,25 @@ func TestProgress_LongPhasesLogAtASteadyInterval(t *testing.T) {
 	}
 
 	e2 := newEnv(t)
-	clk := &stepClock{now: time.Unix(1_700_000_000, 0)}
-	slow := &hookPort{Port: e2.port, beforeDesc: func(int, string) { clk.After(4 * time.Second) }}
+	clk := &readCountingClock{stepClock: stepClock{now: time.Unix(1_700_000_000, 0)}}
+	// At concurrency 1 a unit's progress reads the clock before the next
+	// describe moves it; otherwise a record's time is the next unit's and
+	// the count below depends on the scheduler.
+	var readsAtLastDesc, unread atomic.Int64
+	slow := &hookPort{Port: e2.port, beforeDesc: func(n int, _ string) {
+		if r := clk.reads.Load(); n > 1 && r == readsAtLastDesc.Load() {
+			unread.Add(1)
+		}
+		clk.After(4 * time.Second)
+		readsAtLastDesc.Store(clk.reads.Load())
+	}}
 	cfg := e2.cfg(engine.ModeSync, 1)
 	cfg.Clock, cfg.VerificationTimeout = clk, time.Hour
 	wantResult(t, e2.runPort(t, cfg, st, slow), vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Create: 10})
+
+	if n := unread.Load(); n > 0 {
+		t.Fatalf("%d describes started before the previous unit's progress read the clock", n)
+	}
 
 	perPhase := map[string]int{}
 	for _, line := range strings.Split(strings.TrimSpace(e2.logs.String()), "\n") {
@@ -67,4 +82,15 @@ func TestProgress_LongPhasesLogAtASteadyInterval(t *testing.T) {
 			t.Fatalf("%s: %d progress records over 40 s, want 3 or 4:\n%s", phase, n, e2.logs.String())
 		}
 	}
+}
+
+// readCountingClock is a stepClock that counts reads of Now.
+type readCountingClock struct {
+	stepClock
+	reads atomic.Int64
+}
+
+func (c *readCountingClock) Now() time.Time {
+	c.reads.Add(1)
+	return c.stepClock.Now()
 }
