@@ -212,20 +212,20 @@ func generateKMSFixture(t *testing.T, sopsBin, lkms string) {
 	writeFixture(t, "kms/kms.sops.json", out)
 }
 
-// TestKeyServiceThatNeverAnswersIsKeyService (issue 15, finding 5): a KMS
-// endpoint that accepts the connection and never answers ends in
-// decrypt:key-service after the key-service bound (--operation-timeout),
-// not after the whole run timeout. The listener is loopback TCP that
-// accepts and then reads forever; the bound is short in the test instead of
-// a sleep. 2 s, not less: on a loaded machine (several test binaries on two
-// cores) the SDK took longer than 300 ms to reach the listener, and the run
-// then ended before the premise (a connection) held.
+// TestKeyServiceThatNeverAnswersIsKeyService: a KMS endpoint that accepts
+// the connection and never answers ends in decrypt:key-service when the
+// key-service bound (--operation-timeout) runs out, not at the whole run
+// timeout. The listener is loopback TCP that accepts and then reads
+// forever; the bound runs on an injected clock that fires only once the
+// connection is accepted, so the premise (the call reached the service)
+// holds however slowly the SDK gets there, and no wall time is assumed.
 func TestKeyServiceThatNeverAnswersIsKeyService(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	accepted := make(chan struct{}, 16)
+	accepted := make(chan struct{})
+	var once sync.Once
 	var conns []net.Conn
 	var mu sync.Mutex
 	go func() {
@@ -237,10 +237,7 @@ func TestKeyServiceThatNeverAnswersIsKeyService(t *testing.T) {
 			mu.Lock()
 			conns = append(conns, c)
 			mu.Unlock()
-			select {
-			case accepted <- struct{}{}:
-			default:
-			}
+			once.Do(func() { close(accepted) })
 			go io.Copy(io.Discard, c) // read the request, never answer
 		}
 	}()
@@ -254,10 +251,30 @@ func TestKeyServiceThatNeverAnswersIsKeyService(t *testing.T) {
 	})
 	useKMSEndpoint(t, "http://"+ln.Addr().String())
 	opts := baseOptions(kmsRepo(t))
-	opts.KeyServiceTimeout = 2 * time.Second
+	opts.KeyServiceTimeout = time.Hour // far past the 60 s guard below: only the injected clock ends the call
+	var (
+		boundsMu sync.Mutex
+		bounds   []time.Duration
+	)
+	// The bound "passes" once the service holds the connection.
+	afterFunc := func(d time.Duration, f func()) func() bool {
+		boundsMu.Lock()
+		bounds = append(bounds, d)
+		boundsMu.Unlock()
+		stopped := make(chan struct{})
+		var stopOnce sync.Once
+		go func() {
+			select {
+			case <-accepted:
+				f()
+			case <-stopped:
+			}
+		}()
+		return func() bool { stopOnce.Do(func() { close(stopped) }); return true }
+	}
 	res := make(chan error, 1)
 	go func() {
-		_, err := Load(context.Background(), opts)
+		_, err := load(context.Background(), opts, nil, afterFunc)
 		res <- err
 	}()
 	select {
@@ -267,11 +284,21 @@ func TestKeyServiceThatNeverAnswersIsKeyService(t *testing.T) {
 			t.Fatalf("the message must say the service did not answer: %v", err)
 		}
 	case <-time.After(60 * time.Second):
-		t.Fatal("Load did not end within 60s although the key-service bound is 2s")
+		t.Fatal("Load did not end within 60s although the key-service bound had passed")
 	}
 	select {
 	case <-accepted:
 	default:
 		t.Fatal("premise: the KMS client never connected to the listener")
+	}
+	boundsMu.Lock()
+	defer boundsMu.Unlock()
+	if len(bounds) == 0 {
+		t.Fatal("no key-service call was bounded")
+	}
+	for _, d := range bounds {
+		if d != opts.KeyServiceTimeout {
+			t.Fatalf("a key-service call was bounded by %v, want --operation-timeout %v", d, opts.KeyServiceTimeout)
+		}
 	}
 }

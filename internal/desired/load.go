@@ -80,6 +80,12 @@ func (p *Progress) addDone() {
 // (internal/desired/decryptor), which know nothing of each other, and
 // turns each plaintext into its canonical value.
 func LoadWithProgress(ctx context.Context, opts config.Desired, p *Progress) (model.State, error) {
+	return load(ctx, opts, p, nil)
+}
+
+// load is LoadWithProgress with the key-service bound started by afterFunc
+// (nil: the real clock).
+func load(ctx context.Context, opts config.Desired, p *Progress, afterFunc decryptor.AfterFunc) (model.State, error) {
 	if err := ctx.Err(); err != nil {
 		return model.State{}, interrupted(err)
 	}
@@ -100,7 +106,7 @@ func LoadWithProgress(ctx context.Context, opts config.Desired, p *Progress) (mo
 	p.setTotal(len(docs))
 	dec := decryptor.New(ctx, decryptor.Options{
 		MaxEncryptedBytes: opts.MaxEncryptedBytes, KeyServiceTimeout: opts.KeyServiceTimeout,
-		KeyServices: opts.KeyServices})
+		KeyServices: opts.KeyServices, AfterFunc: afterFunc})
 	// decryptAll's dispatcher is the last user of repo and closes it, also
 	// when Load has already returned on cancellation.
 	secrets, ds := decryptAll(ctx, repo, docs, dec, opts, p)

@@ -40,7 +40,15 @@ type Options struct {
 	// metadata before SOPS sees it, so they are never contacted. The zero
 	// value allows none.
 	KeyServices model.KeyServices
+	// AfterFunc starts the KeyServiceTimeout bound of each call; nil is
+	// time.AfterFunc (the real clock). Tests inject one they fire.
+	AfterFunc AfterFunc
 }
+
+// AfterFunc has time.AfterFunc's shape: f runs in its own goroutine once d
+// has passed, unless stop is called first (stop reports whether it
+// prevented f).
+type AfterFunc func(d time.Duration, f func()) (stop func() bool)
 
 // Decryptor decrypts committed SOPS documents in process (SPEC §3.2) for
 // the documents of one load: age identities are loaded once per recipient
@@ -54,7 +62,7 @@ type Decryptor struct {
 // New returns a Decryptor whose key-service calls end when ctx ends.
 func New(ctx context.Context, o Options) *Decryptor {
 	return &Decryptor{max: o.MaxEncryptedBytes,
-		src: &keySources{ctx: ctx, timeout: o.KeyServiceTimeout, ages: &ageIdentities{}, allow: o.KeyServices}}
+		src: &keySources{ctx: ctx, timeout: o.KeyServiceTimeout, afterFunc: o.AfterFunc, ages: &ageIdentities{}, allow: o.KeyServices}}
 }
 
 // defaultAllow is the default allow-list, for callers inside this package
@@ -224,7 +232,7 @@ func (r *recordingKeyService) Decrypt(ctx context.Context, req *keyservice.Decry
 		plaintext, err := mk.DecryptContext(callCtx)
 		if err != nil {
 			r.remoteFailed = true
-			if errors.Is(callCtx.Err(), context.DeadlineExceeded) && r.src.parent().Err() == nil {
+			if errors.Is(context.Cause(callCtx), errKeyServiceBound) && r.src.parent().Err() == nil {
 				r.timedOut = true
 			}
 			return nil, err

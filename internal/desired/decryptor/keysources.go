@@ -31,6 +31,8 @@ type keySources struct {
 	// timeout bounds each key-service call (config.Desired.KeyServiceTimeout,
 	// from --operation-timeout); 0 means no bound of its own.
 	timeout time.Duration
+	// afterFunc starts the timeout; nil is time.AfterFunc.
+	afterFunc AfterFunc
 	// ages remembers loaded age identities (nil: no reuse).
 	ages *ageIdentities
 	// allow is the operator's allow-list of master keys (--key-services);
@@ -48,12 +50,23 @@ func (s *keySources) parent() context.Context {
 	return s.ctx
 }
 
-// callContext is the context of one key-service call.
+// errKeyServiceBound is the cause of a key-service call's context that
+// its timeout ended.
+var errKeyServiceBound = errors.New("key-service call exceeded its bound")
+
+// callContext is the context of one key-service call: cancelled with cause
+// errKeyServiceBound once the timeout passes on s.afterFunc's clock.
 func (s *keySources) callContext() (context.Context, context.CancelFunc) {
-	if s.timeout > 0 {
-		return context.WithTimeout(s.parent(), s.timeout)
+	if s.timeout <= 0 {
+		return context.WithCancel(s.parent())
 	}
-	return context.WithCancel(s.parent())
+	ctx, cancel := context.WithCancelCause(s.parent())
+	after := s.afterFunc
+	if after == nil {
+		after = func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
+	}
+	stop := after(s.timeout, func() { cancel(errKeyServiceBound) })
+	return ctx, func() { stop(); cancel(context.Canceled) }
 }
 
 // decryptContexter is every SOPS master key of a remote key service.
