@@ -26,11 +26,29 @@ const (
 // (observed: the first run after seeding 10,000 secrets spent 4.1–4.8 s
 // decrypting instead of 2.4–2.6 s).
 func WaitQuiet(max time.Duration, pids ...int) time.Duration {
-	start := time.Now()
-	prev, ok := cpuTicks(pids)
-	for ok && time.Since(start) < max {
-		time.Sleep(quietWindow)
-		cur, ok2 := cpuTicks(pids)
+	return waitQuiet(max, func() (int64, bool) { return cpuTicks(pids) }, realClock{})
+}
+
+// quietClock is the time WaitQuiet waits on: the real clock in use, a
+// stepped one in tests.
+type quietClock interface {
+	Now() time.Time
+	Sleep(time.Duration)
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time        { return time.Now() }
+func (realClock) Sleep(d time.Duration) { time.Sleep(d) }
+
+// waitQuiet is WaitQuiet over a tick source (the summed CPU ticks of the
+// watched processes; ok false when they cannot be read) and a clock.
+func waitQuiet(max time.Duration, ticks func() (int64, bool), clk quietClock) time.Duration {
+	start := clk.Now()
+	prev, ok := ticks()
+	for ok && clk.Now().Sub(start) < max {
+		clk.Sleep(quietWindow)
+		cur, ok2 := ticks()
 		if !ok2 {
 			break
 		}
@@ -39,7 +57,7 @@ func WaitQuiet(max time.Duration, pids ...int) time.Duration {
 		}
 		prev = cur
 	}
-	return time.Since(start)
+	return clk.Now().Sub(start)
 }
 
 // cpuTicks sums utime+stime (fields 14 and 15 of /proc/<pid>/stat) of pids.
