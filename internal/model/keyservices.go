@@ -267,6 +267,46 @@ func (k KeyServices) AllowsVault(address string) bool {
 	return allowsOrigin(k.Vault, address, true)
 }
 
+// AllowsVaultKey reports whether a HashiCorp Vault key entry may be used:
+// its address is an allowed Vault server (AllowsVault) and its engine_path
+// and key_name name a transit decrypt endpoint (VaultTransitPath). SOPS
+// sends the data key to path.Join(engine_path, "decrypt", key_name) as a
+// write with the runner's VAULT_TOKEN, and both fields come from the
+// document, so without the path rule a key_name of
+// "../../secret/data/app" makes the run write to any path of the allowed
+// server that the token may write.
+func (k KeyServices) AllowsVaultKey(address, enginePath, keyName string) bool {
+	return k.AllowsVault(address) && VaultTransitPath(enginePath, keyName)
+}
+
+// VaultTransitPath reports whether engine_path and key_name of a Vault key
+// entry join to exactly enginePath + "/decrypt/" + keyName: keyName is a
+// Vault transit key name (Vault's framework.GenericNameRegex: ASCII word
+// characters, with "-" and "." inside, so never "." or ".." and never a
+// "/"), and enginePath is one or more "/"-separated mount-path segments of
+// ASCII word characters, "-" and ".", none of them "." or "..", with no
+// leading, trailing or doubled "/".
+func VaultTransitPath(enginePath, keyName string) bool {
+	if !transitName(keyName) || enginePath == "" {
+		return false
+	}
+	for _, seg := range strings.Split(enginePath, "/") {
+		if seg == "" || seg == "." || seg == ".." || strings.Trim(seg, wordChars+"-.") != "" {
+			return false
+		}
+	}
+	return true
+}
+
+const wordChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
+
+func transitName(s string) bool {
+	if s == "" || !strings.ContainsRune(wordChars, rune(s[0])) || !strings.ContainsRune(wordChars, rune(s[len(s)-1])) {
+		return false
+	}
+	return strings.Trim(s, wordChars+"-.") == ""
+}
+
 // AllowsAzureKV reports whether an Azure Key Vault key entry's vault URL
 // is an allowed vault.
 func (k KeyServices) AllowsAzureKV(vaultURL string) bool {

@@ -119,3 +119,40 @@ func FuzzParseKeyServices(f *testing.F) {
 		}
 	})
 }
+
+func TestVaultTransitPath(t *testing.T) {
+	for _, c := range []struct {
+		engine, key string
+		want        bool
+	}{
+		{"transit", "k", true},
+		{"sops/transit", "app-key.v2", true},
+		{"transit", "../../secret/data/app", false},
+		{"transit", "..", false},
+		{"transit", ".k", false},
+		{"transit", "k-", false},
+		{"transit", "a/b", false},
+		{"transit/../sys", "k", false},
+		{"transit/./x", "k", false},
+		{"transit//x", "k", false},
+		{"/transit", "k", false},
+		{"transit/", "k", false},
+		{"", "k", false},
+		{"transit", "", false},
+		{"tran sit", "k", false},
+		{"transit", "k%2e", false},
+		{"transit", "é", false},
+	} {
+		if got := VaultTransitPath(c.engine, c.key); got != c.want {
+			t.Errorf("VaultTransitPath(%q, %q) = %v, want %v", c.engine, c.key, got, c.want)
+		}
+	}
+	k, err := ParseKeyServices("vault=https://vault.internal:8200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !k.AllowsVaultKey("https://vault.internal:8200", "transit", "k") || k.AllowsVaultKey("https://vault.internal:8200", "transit", "../x") ||
+		k.AllowsVaultKey("https://other:8200", "transit", "k") {
+		t.Fatal("AllowsVaultKey is the address rule and the path rule together")
+	}
+}

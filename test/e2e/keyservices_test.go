@@ -164,6 +164,28 @@ func TestKeyServices_PlantedVaultStanzaIsNeverContacted(t *testing.T) {
 	assert.Equal(t, before, vault.requests(), "a disallowed key is not contacted even when it is the only one")
 }
 
+// TestRegression_VaultKeyPathLeavesTransit: with the Vault server
+// allowed, a planted hc_vault entry whose key_name climbs out of the
+// transit engine ("../../secret/data/app": SOPS writes the data key to
+// path.Join(engine_path, "decrypt", key_name) with the runner's
+// VAULT_TOKEN) is dropped: the server gets no request and age decrypts.
+func TestRegression_VaultKeyPathLeavesTransit(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	vault := newRecorder(t)
+	env := runOpts{Env: []string{"VAULT_TOKEN=" + vaultTokenCanary}}
+	entry := vaultEntry(vault.URL)
+	entry["key_name"] = "../../secret/data/app"
+	f.addDoc("planted", ".sops.yaml", "password: CANARY-ks-"+token(6)+"\n")
+	f.plantKey("secrets/planted.sops.yaml", "hc_vault", entry, true)
+	f.commit("a document whose only key writes outside the transit engine")
+
+	r := f.run(e, env, f.args("plan", "--key-services", "age,vault="+vault.URL)...)
+	expect(t, r, 3, vocab.StatusInvalid, vocab.VerificationNotRun, &vocab.Counts{})
+	assert.Equal(t, "decrypt:key-not-allowed", desiredRejection(t, r)["error_class"])
+	assert.Zero(t, vault.requests(), "no write reaches the allowed server outside its transit decrypt path")
+}
+
 // TestKeyServices_PlantedKMSRoleIsNeverAssumed: the same for an AWS KMS
 // entry carrying a role chosen by the document: by default neither STS
 // (AssumeRole) nor KMS is contacted and age decrypts; allowed with

@@ -41,7 +41,7 @@ func TestAllowedKeysDropsWhatTheListDoesNotCover(t *testing.T) {
 		t.Fatal("both groups still have a key")
 	}
 
-	vaultOnly := []sops.KeyGroup{{&hcvault.MasterKey{VaultAddress: "https://attacker.example:8200"}}}
+	vaultOnly := []sops.KeyGroup{{&hcvault.MasterKey{VaultAddress: "https://attacker.example:8200", EnginePath: "transit", KeyName: "k"}}}
 	kept, _ = allowedKeys(vaultOnly, defaultAllow)
 	if enoughGroups(kept, 0) {
 		t.Fatal("a single group left empty has no usable key")
@@ -55,7 +55,7 @@ func TestAllowedKeysDropsWhatTheListDoesNotCover(t *testing.T) {
 	}
 
 	// Shamir: three groups, threshold 2; the list empties two of them.
-	shamir := []sops.KeyGroup{{age}, {&hcvault.MasterKey{VaultAddress: "https://a:1"}}, {&gcpkms.MasterKey{ResourceID: "x"}}}
+	shamir := []sops.KeyGroup{{age}, {&hcvault.MasterKey{VaultAddress: "https://a:1", EnginePath: "transit", KeyName: "k"}}, {&gcpkms.MasterKey{ResourceID: "x"}}}
 	kept, _ = allowedKeys(shamir, defaultAllow)
 	if len(kept) != 3 || enoughGroups(kept, 2) || !enoughGroups(kept, 1) {
 		t.Fatalf("threshold counting: %v", kept)
@@ -76,5 +76,41 @@ func TestKeyNotAllowedContactsNothing(t *testing.T) {
 	}
 	if _, e := New(t.Context(), Options{KeyServices: defaultAllow}).Decrypt(fixture(t, cur+"/good.sops.json"), model.JSON); e != nil {
 		t.Fatalf("default list: %v", e)
+	}
+}
+
+// TestRegression_VaultKeyPathLeavesTransit: the Vault server is allowed,
+// but engine_path and key_name, which the document chooses, decide the
+// path SOPS writes the data key to with the runner's VAULT_TOKEN
+// (path.Join(engine_path, "decrypt", key_name)). An entry whose path is
+// not a transit decrypt endpoint is dropped like a key of a service the
+// list does not allow, so nothing is written elsewhere on the server.
+func TestRegression_VaultKeyPathLeavesTransit(t *testing.T) {
+	allowVault, err := model.ParseKeyServices("age,vault=https://vault.internal:8200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ engine, key string }{
+		{"transit", "../../secret/data/app"},
+		{"transit", ".."},
+		{"transit", "a/b"},
+		{"transit/../sys", "k"},
+		{"../secret", "k"},
+		{"/transit", "k"},
+		{"transit/", "k"},
+		{"", "k"},
+		{"transit", ""},
+		{"transit", "k?x=1"},
+	} {
+		g := []sops.KeyGroup{{&hcvault.MasterKey{VaultAddress: "https://vault.internal:8200", EnginePath: c.engine, KeyName: c.key}}}
+		if kept, dropped := allowedKeys(g, allowVault); dropped != 1 || enoughGroups(kept, 0) {
+			t.Errorf("engine_path %q key_name %q: kept", c.engine, c.key)
+		}
+	}
+	for _, c := range []struct{ engine, key string }{{"transit", "k"}, {"sops/transit", "app-key.v2"}, {"transit", "a"}} {
+		g := []sops.KeyGroup{{&hcvault.MasterKey{VaultAddress: "https://vault.internal:8200", EnginePath: c.engine, KeyName: c.key}}}
+		if _, dropped := allowedKeys(g, allowVault); dropped != 0 {
+			t.Errorf("engine_path %q key_name %q: dropped", c.engine, c.key)
+		}
 	}
 }

@@ -146,7 +146,7 @@ func keyAllowed(k keys.MasterKey, allow model.KeyServices) bool {
 	case *kms.MasterKey:
 		return allow.AllowsKMS(t.Arn, t.Role, t.AwsProfile)
 	case *hcvault.MasterKey:
-		return allow.AllowsVault(t.VaultAddress)
+		return allow.AllowsVaultKey(t.VaultAddress, t.EnginePath, t.KeyName)
 	case *azkv.MasterKey:
 		return allow.AllowsAzureKV(t.VaultURL)
 	case *gcpkms.MasterKey:
