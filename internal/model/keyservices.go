@@ -313,6 +313,33 @@ func (k KeyServices) AllowsAzureKV(vaultURL string) bool {
 	return allowsOrigin(k.AzureKV, vaultURL, false)
 }
 
+// AllowsAzureKVKey reports whether an Azure Key Vault key entry may be
+// used: its vault is allowed (AllowsAzureKV) and its name and version are
+// Key Vault object names (VaultObjectName, VaultObjectVersion). The Azure
+// SDK builds the request path /keys/{name}/{version}/decrypt with each
+// part path-escaped, which leaves "." and ".." as they are, so a document
+// naming a key ".." would send the runner's Azure token to another path of
+// the allowed vault.
+func (k KeyServices) AllowsAzureKVKey(vaultURL, name, version string) bool {
+	return k.AllowsAzureKV(vaultURL) && VaultObjectName(name) && VaultObjectVersion(version)
+}
+
+// VaultObjectName reports whether s is an Azure Key Vault object name:
+// 1 to 127 ASCII letters, digits and "-" (Azure Key Vault documentation,
+// "Object names").
+func VaultObjectName(s string) bool {
+	return s != "" && len(s) <= 127 && strings.Trim(s, alnum+"-") == ""
+}
+
+// VaultObjectVersion reports whether s is an Azure Key Vault object
+// version: empty (the latest) or 1 to 64 ASCII letters and digits (Key
+// Vault writes 32 hexadecimal digits).
+func VaultObjectVersion(s string) bool {
+	return len(s) <= 64 && strings.Trim(s, alnum) == ""
+}
+
+const alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+
 // AllowsGCPKMS reports whether a GCP KMS key resource ID is allowed.
 func (k KeyServices) AllowsGCPKMS(resourceID string) bool { return matchAny(k.GCPKMS, resourceID) }
 

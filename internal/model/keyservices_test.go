@@ -156,3 +156,16 @@ func TestVaultTransitPath(t *testing.T) {
 		t.Fatal("AllowsVaultKey is the address rule and the path rule together")
 	}
 }
+
+func TestVaultObjectNameAndVersion(t *testing.T) {
+	for s, want := range map[string]bool{"k": true, "sops-key-1": true, "": false, ".": false, "..": false, "a/b": false, "a_b": false, strings.Repeat("a", 128): false} {
+		if VaultObjectName(s) != want {
+			t.Errorf("VaultObjectName(%q) = %v", s, !want)
+		}
+	}
+	for s, want := range map[string]bool{"": true, "0123456789abcdef0123456789abcdef": true, ".": false, "..": false, "a/b": false, strings.Repeat("a", 65): false} {
+		if VaultObjectVersion(s) != want {
+			t.Errorf("VaultObjectVersion(%q) = %v", s, !want)
+		}
+	}
+}

@@ -114,3 +114,32 @@ func TestRegression_VaultKeyPathLeavesTransit(t *testing.T) {
 		}
 	}
 }
+
+// TestRegression_AzureKeyNameLeavesItsKey: the vault is allowed, but the
+// key's name and version, which the document chooses, are parts of the
+// request path that the Azure SDK escapes without touching "." and "..",
+// so "/keys/../x/decrypt" would carry the runner's Azure token to another
+// path of the vault. Names and versions that are not Key Vault object
+// names are dropped like a key of a service the list does not allow.
+func TestRegression_AzureKeyNameLeavesItsKey(t *testing.T) {
+	allow, err := model.ParseKeyServices("age,azure-kv=https://mine.vault.azure.net")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, version string }{
+		{"..", "x"}, {".", "x"}, {"k", ".."}, {"k", "."}, {"", "x"}, {"a/b", ""}, {"k", "a/b"}, {"k_1", ""},
+	} {
+		g := []sops.KeyGroup{{&azkv.MasterKey{VaultURL: "https://mine.vault.azure.net", Name: c.name, Version: c.version}}}
+		if kept, dropped := allowedKeys(g, allow); dropped != 1 || enoughGroups(kept, 0) {
+			t.Errorf("name %q version %q: kept", c.name, c.version)
+		}
+	}
+	for _, c := range []struct{ name, version string }{
+		{"sops-key", "0123456789abcdef0123456789abcdef"}, {"k", ""},
+	} {
+		g := []sops.KeyGroup{{&azkv.MasterKey{VaultURL: "https://mine.vault.azure.net", Name: c.name, Version: c.version}}}
+		if _, dropped := allowedKeys(g, allow); dropped != 0 {
+			t.Errorf("name %q version %q: dropped", c.name, c.version)
+		}
+	}
+}

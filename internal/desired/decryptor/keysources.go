@@ -148,7 +148,7 @@ func keyAllowed(k keys.MasterKey, allow model.KeyServices) bool {
 	case *hcvault.MasterKey:
 		return allow.AllowsVaultKey(t.VaultAddress, t.EnginePath, t.KeyName)
 	case *azkv.MasterKey:
-		return allow.AllowsAzureKV(t.VaultURL)
+		return allow.AllowsAzureKVKey(t.VaultURL, t.Name, t.Version)
 	case *gcpkms.MasterKey:
 		return allow.AllowsGCPKMS(t.ResourceID)
 	case *hckms.MasterKey:
