@@ -62,7 +62,9 @@ var KeyServiceNames = []string{"age", "pgp", "aws-kms", "aws-kms-role", "aws-kms
 //	hckms[=PATTERN]        HuaweiCloud KMS key ids (default "*")
 //
 // A PATTERN matches a whole identifier; "*" in it matches any run of
-// characters (including none). Reasons never repeat the value.
+// characters (including none), except in the ARN patterns of aws-kms and
+// aws-kms-role, where it matches within one ":"-separated field of the ARN
+// (a lone "*" still matches any ARN). Reasons never repeat the value.
 func ParseKeyServices(s string) (KeyServices, error) {
 	var k KeyServices
 	if strings.TrimSpace(s) == "" {
@@ -245,14 +247,45 @@ func matchAny(patterns []string, s string) bool {
 	return false
 }
 
+// matchARN reports whether arn matches the ARN pattern p field by field:
+// both are split at ":" (arn:partition:service:region:account:resource)
+// into the same number of fields, and "*" in a field matches within that
+// field only, so a pattern's account or Region can never be met by text
+// that spans several fields of another account's ARN. A pattern of exactly
+// "*" matches any ARN.
+func matchARN(p, arn string) bool {
+	if p == "*" {
+		return true
+	}
+	pf, af := strings.Split(p, ":"), strings.Split(arn, ":")
+	if len(pf) != len(af) {
+		return false
+	}
+	for i := range pf {
+		if !matchPattern(pf[i], af[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func matchAnyARN(patterns []string, arn string) bool {
+	for _, p := range patterns {
+		if matchARN(p, arn) {
+			return true
+		}
+	}
+	return false
+}
+
 // AllowsKMS reports whether an AWS KMS key entry may be used: its ARN
 // matches KMS, and a role or aws_profile it names (either may be "") is
 // one the operator allowed.
 func (k KeyServices) AllowsKMS(arn, role, profile string) bool {
-	if !matchAny(k.KMS, arn) {
+	if !matchAnyARN(k.KMS, arn) {
 		return false
 	}
-	if role != "" && !matchAny(k.KMSRoles, role) {
+	if role != "" && !matchAnyARN(k.KMSRoles, role) {
 		return false
 	}
 	if profile != "" && !matchAny(k.KMSProfiles, profile) {

@@ -169,3 +169,37 @@ func TestVaultObjectNameAndVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestRegression_KMSPatternStarCrossesARNFields: in an aws-kms or
+// aws-kms-role pattern, "*" matched any run of characters, ":" included, so
+// a pattern pinning the account (arn:aws:kms:*:111122223333:key/*) was met
+// by an ARN whose real account field is another one, with the pinned
+// account text further on. "*" now stays within one ARN field.
+func TestRegression_KMSPatternStarCrossesARNFields(t *testing.T) {
+	k, err := ParseKeyServices("aws-kms=arn:aws:kms:*:111122223333:key/*,aws-kms-role=arn:aws:iam::111122223333:role/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name      string
+		arn, role string
+		want      bool
+	}{
+		{"own account, any Region", "arn:aws:kms:eu-west-1:111122223333:key/abc", "", true},
+		{"own account, allowed role", "arn:aws:kms:us-east-1:111122223333:key/abc", "arn:aws:iam::111122223333:role/sops", true},
+		{"another account", "arn:aws:kms:eu-west-1:999999999999:key/abc", "", false},
+		{"pinned account spanned by the Region's star", "arn:aws:kms:eu-west-1:999999999999:x:111122223333:key/abc", "", false},
+		{"role of another account spanning fields", "arn:aws:kms:eu-west-1:111122223333:key/abc", "arn:aws:iam::999999999999:x::111122223333:role/r", false},
+	} {
+		if got := k.AllowsKMS(c.arn, c.role, ""); got != c.want {
+			t.Errorf("%s: AllowsKMS = %v, want %v", c.name, got, c.want)
+		}
+	}
+	anyKey, err := ParseKeyServices("aws-kms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !anyKey.AllowsKMS("arn:aws:kms:eu-west-1:999999999999:key/abc", "", "") {
+		t.Error("a lone * must still match any key ARN")
+	}
+}
