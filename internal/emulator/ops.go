@@ -28,6 +28,20 @@ func (e *call) arn(name string) string {
 
 // get resolves a SecretId to a live record; activeOnly refuses a secret
 // scheduled for deletion with AWS's InvalidRequestException.
+// getWritable is get for an operation that changes the secret: a replica
+// is read-only, so one is refused with errReplicaReadOnly (the API
+// reference's replica rules, moto's tests for the message).
+func (e *call) getWritable(id string, activeOnly bool) (*record, *secret, *apiError) {
+	r, s, aerr := e.get(id, activeOnly)
+	if aerr != nil {
+		return nil, nil, aerr
+	}
+	if s.replica {
+		return nil, nil, errReplicaReadOnly()
+	}
+	return r, s, nil
+}
+
 func (e *call) get(id string, activeOnly bool) (*record, *secret, *apiError) {
 	r := e.st.lookup(id)
 	if r == nil || r.cur() == nil {
@@ -220,12 +234,9 @@ func (e *call) putSecretValue(in *putSecretValueIn) (any, *apiError) {
 	}
 	now, lag := e.begin()
 	defer e.mu.Unlock()
-	r, s, aerr := e.get(*in.SecretID, true)
+	r, s, aerr := e.getWritable(*in.SecretID, true)
 	if aerr != nil {
 		return nil, aerr
-	}
-	if s.replica {
-		return nil, errReplicaReadOnly()
 	}
 	tok := *in.ClientRequestToken
 	if v := s.version(tok); v != nil {
@@ -279,12 +290,9 @@ func (e *call) updateSecret(in *updateSecretIn) (any, *apiError) {
 	}
 	now, lag := e.begin()
 	defer e.mu.Unlock()
-	r, s, aerr := e.get(*in.SecretID, true)
+	r, s, aerr := e.getWritable(*in.SecretID, true)
 	if aerr != nil {
 		return nil, aerr
-	}
-	if s.replica {
-		return nil, errReplicaReadOnly()
 	}
 	oldKey := e.storedKeyID(s)
 	keyID := oldKey

@@ -72,12 +72,9 @@ func (e *call) restoreSecret(in *secretIDIn) (any, *apiError) {
 	}
 	now, lag := e.begin()
 	defer e.mu.Unlock()
-	r, s, aerr := e.get(*in.SecretID, false)
+	r, s, aerr := e.getWritable(*in.SecretID, false)
 	if aerr != nil {
 		return nil, aerr
-	}
-	if s.replica {
-		return nil, errReplicaReadOnly()
 	}
 	if s.pending() {
 		n := s.clone()
@@ -105,12 +102,9 @@ func (e *call) tagResource(in *tagResourceIn) (any, *apiError) {
 	}
 	now, lag := e.begin()
 	defer e.mu.Unlock()
-	r, s, aerr := e.get(*in.SecretID, true)
+	r, s, aerr := e.getWritable(*in.SecretID, true)
 	if aerr != nil {
 		return nil, aerr
-	}
-	if s.replica {
-		return nil, errReplicaReadOnly()
 	}
 	n := s.clone()
 	if n.tags, aerr = mergeTags(n.tags, add); aerr != nil {
@@ -137,12 +131,9 @@ func (e *call) untagResource(in *untagResourceIn) (any, *apiError) {
 	}
 	now, lag := e.begin()
 	defer e.mu.Unlock()
-	r, s, aerr := e.get(*in.SecretID, true)
+	r, s, aerr := e.getWritable(*in.SecretID, true)
 	if aerr != nil {
 		return nil, aerr
-	}
-	if s.replica {
-		return nil, errReplicaReadOnly()
 	}
 	n := s.clone()
 	n.tags = slices.DeleteFunc(n.tags, func(t tag) bool { return slices.Contains(in.TagKeys, t.key) })
@@ -169,12 +160,9 @@ func (e *call) updateSecretVersionStage(in *updateStageIn) (any, *apiError) {
 	}
 	now, lag := e.begin()
 	defer e.mu.Unlock()
-	r, s, aerr := e.get(*in.SecretID, true)
+	r, s, aerr := e.getWritable(*in.SecretID, true)
 	if aerr != nil {
 		return nil, aerr
-	}
-	if s.replica {
-		return nil, errReplicaReadOnly()
 	}
 	holder := s.holder(stage)
 	n := s.clone()
@@ -236,12 +224,9 @@ func (e *call) putResourcePolicy(in *putPolicyIn) (any, *apiError) {
 	}
 	now, lag := e.begin()
 	defer e.mu.Unlock()
-	r, s, aerr := e.get(*in.SecretID, true)
+	r, s, aerr := e.getWritable(*in.SecretID, true)
 	if aerr != nil {
 		return nil, aerr
-	}
-	if s.replica {
-		return nil, errReplicaReadOnly()
 	}
 	n := s.clone()
 	n.policy = *in.ResourcePolicy
@@ -258,12 +243,9 @@ func (e *call) getResourcePolicy(in *secretIDIn) (any, *apiError) {
 	}
 	e.begin()
 	defer e.mu.Unlock()
-	_, s, aerr := e.get(*in.SecretID, false)
+	_, s, aerr := e.getWritable(*in.SecretID, false)
 	if aerr != nil {
 		return nil, aerr
-	}
-	if s.replica {
-		return nil, errReplicaReadOnly()
 	}
 	return policyOut{ARN: s.arn, Name: s.name, ResourcePolicy: s.policy}, nil
 }
@@ -276,12 +258,9 @@ func (e *call) deleteResourcePolicy(in *secretIDIn) (any, *apiError) {
 	}
 	now, lag := e.begin()
 	defer e.mu.Unlock()
-	r, s, aerr := e.get(*in.SecretID, true)
+	r, s, aerr := e.getWritable(*in.SecretID, true)
 	if aerr != nil {
 		return nil, aerr
-	}
-	if s.replica {
-		return nil, errReplicaReadOnly()
 	}
 	if s.policy != "" {
 		n := s.clone()

@@ -264,12 +264,9 @@ func (e *call) replicateSecretToRegions(in *replicateIn) (any, *apiError) {
 	}
 	now, _ := e.begin()
 	defer e.mu.Unlock()
-	r, s, aerr := e.get(*in.SecretID, true)
+	r, s, aerr := e.getWritable(*in.SecretID, true)
 	if aerr != nil {
 		return nil, aerr
-	}
-	if s.replica {
-		return nil, errReplicaReadOnly()
 	}
 	add, aerr := parseReplicaRegions(in.AddReplicaRegions, e.region)
 	if aerr != nil {
@@ -313,12 +310,9 @@ func (e *call) removeRegionsFromReplication(in *removeRegionsIn) (any, *apiError
 	}
 	now, lag := e.begin()
 	defer e.mu.Unlock()
-	r, s, aerr := e.get(*in.SecretID, false)
+	r, s, aerr := e.getWritable(*in.SecretID, false)
 	if aerr != nil {
 		return nil, aerr
-	}
-	if s.replica {
-		return nil, errReplicaReadOnly()
 	}
 	for _, reg := range in.RemoveReplicaRegions {
 		if !validRegion(reg) {
