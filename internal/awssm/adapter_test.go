@@ -305,7 +305,7 @@ func TestThrottledReadsAreResentUntilAnswered(t *testing.T) {
 		emulator.ScriptedFault{Operation: "BatchGetSecretValue", Nth: 1, Fault: thr},
 		emulator.ScriptedFault{Operation: "GetSecretValue", Nth: 1, Fault: thr})
 	srv.SetFaults(t, emulator.Faults{Script: s})
-	before := srv.Stats(t).Calls
+	before := srv.Stats(t)
 
 	if o, err := a.Describe(context.Background(), "app/s000"); err != nil || !o.Exists {
 		t.Fatalf("describe after 5 throttles = %+v, %v", o, err)
@@ -319,10 +319,15 @@ func TestThrottledReadsAreResentUntilAnswered(t *testing.T) {
 	if vs, err := a.GetCurrentValues(context.Background(), reqs[:1]); err != nil || string(vs[0].String) != `{"i":0}` {
 		t.Fatalf("single read = %+v, %v", vs, err)
 	}
-	after := srv.Stats(t).Calls
+	// Calls our loop made: the emulator counts every attempt and, of those,
+	// the SDK's own retries (amz-sdk-request attempt > 1). The SDK may retry
+	// a connection error on a loaded machine (CI saw ListSecrets 4 once);
+	// that is not a resend of a throttled read, so it is not counted here.
+	st := srv.Stats(t)
 	for op, want := range map[string]int64{"DescribeSecret": 6, "ListSecrets": 3, "BatchGetSecretValue": 2, "GetSecretValue": 2} {
-		if got := after[op] - before[op]; got != want {
-			t.Errorf("%s calls = %d, want %d", op, got, want)
+		got := (st.Calls[op] - before.Calls[op]) - (st.Retries[op] - before.Retries[op])
+		if got != want {
+			t.Errorf("%s calls made by the adapter = %d, want %d (SDK retries %d)", op, got, want, st.Retries[op]-before.Retries[op])
 		}
 	}
 	if got := p.Stats().Throttled; got != 8 {
