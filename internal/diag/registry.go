@@ -27,6 +27,7 @@ const (
 	FamilyPlanfile    Family = "planfile"    // a plan file cannot be read, is not a v1 plan, or cannot be written
 	FamilyGate        Family = "gate"        // a safety gate blocked the plan; nothing was changed
 	FamilyObserve     Family = "observe"     // the scope could not be read from AWS
+	FamilyApply       Family = "apply"       // applying stopped before the plan was done
 	FamilyVerify      Family = "verify"      // verification found what this run wrote changed by another writer
 	FamilyInterrupted Family = "interrupted" // a signal or the run timeout
 	FamilyInternal    Family = "internal"    // an unexpected failure
@@ -37,7 +38,7 @@ const (
 // (Entries sorts by it).
 var Families = []Family{
 	FamilyUsage, FamilyConfig, FamilyGit, FamilySource, FamilyName, FamilyDecrypt, FamilyPlaintext,
-	FamilyDesired, FamilyAWS, FamilyReport, FamilyPlanfile, FamilyGate, FamilyObserve, FamilyVerify, FamilyInterrupted,
+	FamilyDesired, FamilyAWS, FamilyReport, FamilyPlanfile, FamilyGate, FamilyObserve, FamilyApply, FamilyVerify, FamilyInterrupted,
 	FamilyInternal, FamilyWarning,
 }
 
@@ -50,7 +51,7 @@ var familyExit = map[Family]int{
 	FamilyUsage: vocab.ExitInvalid, FamilyConfig: vocab.ExitInvalid, FamilyGit: vocab.ExitInvalid,
 	FamilySource: vocab.ExitInvalid, FamilyName: vocab.ExitInvalid, FamilyDecrypt: vocab.ExitInvalid,
 	FamilyPlaintext: vocab.ExitInvalid, FamilyDesired: vocab.ExitInvalid, FamilyAWS: vocab.ExitInvalid,
-	FamilyReport: vocab.ExitInvalid, FamilyPlanfile: vocab.ExitInvalid, FamilyGate: vocab.ExitInvalid, FamilyObserve: vocab.ExitApply, FamilyVerify: vocab.ExitVerify, FamilyInterrupted: vocab.ExitInterrupted, FamilyInternal: vocab.ExitInvalid,
+	FamilyReport: vocab.ExitInvalid, FamilyPlanfile: vocab.ExitInvalid, FamilyGate: vocab.ExitInvalid, FamilyObserve: vocab.ExitApply, FamilyApply: vocab.ExitApply, FamilyVerify: vocab.ExitVerify, FamilyInterrupted: vocab.ExitInterrupted, FamilyInternal: vocab.ExitInvalid,
 	FamilyWarning: vocab.ExitOK, // never ends a run: the status decides the exit code
 }
 
@@ -170,6 +171,10 @@ const (
 	// ObserveFailed: observing the scope failed (access denied, a fault
 	// that outlived the retries); the log record has the error_code.
 	ObserveFailed = "observe:failed"
+	// ApplyHalted: in a run of several scopes (SPEC §10), another scope
+	// failed while this one had operations left; none of them was started
+	// (apply-failed, exit 5).
+	ApplyHalted = "apply:halted"
 	// VerifyChangedElsewhere: verification observed managed metadata that
 	// is neither what this run wrote nor what planning saw: another writer
 	// changed it during the run (verification-failed, exit 6).
@@ -303,6 +308,8 @@ var entries = []Entry{
 		"if unintended, restore the documents; to empty the scope, re-run with --allow-empty"},
 	{ObserveFailed, FamilyObserve, "the scope could not be read from AWS Secrets Manager",
 		"see the log record's error_code and operation: re-run for a transient fault; for AccessDeniedException add the read permission (docs/iam-policy.md)"},
+	{ApplyHalted, FamilyApply, "another scope of the run failed while applying, so this scope's remaining operations were not started",
+		"fix the failure of the other scope (its log records and diagnostics), then re-run: the plan resumes from the observed state"},
 	{VerifyChangedElsewhere, FamilyVerify, "another writer changed the metadata this run wrote (KMS key, description or a configured tag) during the run",
 		"find the other writer (a person, a tool or another workflow managing the same metadata) and stop it, or stop managing that metadata here; then re-run"},
 

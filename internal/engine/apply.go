@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/pace"
@@ -19,7 +20,10 @@ type outcome int
 const (
 	outDone    outcome = iota // took effect (or proven to have, or found done by another writer)
 	outRebuild                // precondition saw a benign change: rebuild the plan
-	outFailed                 // failed closed (apply-failed)
+	// outHalted: another scope of the run failed (halt), so this
+	// operation was not started (apply-failed, diagnostic apply:halted).
+	outHalted
+	outFailed // failed closed (apply-failed)
 	// outSecondWriter: AWS refused a create because the secret exists, yet
 	// a direct observation still shows none: another writer is active
 	// (verification-failed, the single-writer signal).
@@ -30,6 +34,26 @@ const (
 	// a new turn and re-checks the precondition. Never leaves execute.
 	outThrottled
 )
+
+// halts reports whether o ends the apply of every scope of the run: a
+// failure, a second writer, a new conflict or an interruption (a needed
+// rebuild stays within its scope).
+func (o outcome) halts() bool { return o >= outFailed && o <= outInterrupted }
+
+// halt is shared by the scopes of one run of several (RunScopes): raised
+// by the first scope that fails, checked before each new operation of every
+// scope, so that after any failure no new operation starts anywhere (SPEC
+// §10). Operations already in flight finish. A nil *halt never rises (a
+// run of one scope).
+type halt struct{ raised atomic.Bool }
+
+func (h *halt) raise() {
+	if h != nil {
+		h.raised.Store(true)
+	}
+}
+
+func (h *halt) up() bool { return h != nil && h.raised.Load() }
 
 // apply runs one plan phase by phase (SPEC §5, §6). Restored names get at
 // most one follow-up update, decided from a fresh observation after the
@@ -78,6 +102,9 @@ func (r *runner) runPhase(ctx context.Context, action vocab.Action, ops []plan.O
 	each(len(ops), r.concurrency, func(i int) bool {
 		started[i] = true
 		results[i] = r.execute(ctx, ops[i])
+		if results[i].halts() {
+			r.halt.raise()
+		}
 		prog.add(1)
 		return results[i] == outDone
 	})
@@ -103,6 +130,10 @@ func (r *runner) runPhase(ctx context.Context, action vocab.Action, ops []plan.O
 func (r *runner) execute(ctx context.Context, op plan.Operation) outcome {
 	var token string // one per logical write, minted at the first attempt
 	for {
+		// A throttled write was not executed, so a halt stops it too.
+		if r.halt.up() {
+			return outHalted
+		}
 		// The turn comes first, so the precondition is observed right
 		// before the write.
 		turn, err := r.pacer.Wait(ctx, pace.Writes)

@@ -29,18 +29,82 @@ import (
 // across a rebuild); unchanged are the final plan's unchanged names that
 // this run did not touch; conflicts are the final plan's.
 func Run(ctx context.Context, cfg Config, want model.State, sm Port, log *slog.Logger) Result {
-	return newRunner(cfg, want, sm, log).run(ctx)
+	p := Prepare(ctx, cfg, want, sm, log)
+	p.Apply(ctx)
+	return p.Result()
 }
 
-func (r *runner) run(ctx context.Context) Result {
-	status, final := r.outcome(ctx)
-	return r.ledger.result(status, final)
+// Prepared is one scope's run after observation and planning, before
+// anything is applied: what Run does in two steps, so that a run of several
+// scopes (RunScopes) plans every scope before it applies any (SPEC §10,
+// all or nothing at planning). A Prepared is used from one goroutine.
+type Prepared struct {
+	r *runner
+	// status is what planning ended with; "" while the plan's operations
+	// wait to be applied (sync with operations planned).
+	status vocab.Status
+	// plan is the last plan built (the zero Plan when the first
+	// observation failed).
+	plan plan.Plan
 }
 
-// outcome runs observe, plan, apply and verify and returns the status and
-// the last plan built (the zero Plan when the first observation failed);
-// run turns them into the Result through the ledger (one place).
-func (r *runner) outcome(ctx context.Context) (vocab.Status, plan.Plan) {
+// Prepare observes the scope of want through sm and plans (SPEC §4, §5):
+// the first half of Run. It never mutates anything and never returns an
+// error: a failure is the Prepared's status (see Run for the statuses
+// planning can reach).
+func Prepare(ctx context.Context, cfg Config, want model.State, sm Port, log *slog.Logger) *Prepared {
+	return prepare(ctx, cfg, want, sm, log, nil)
+}
+
+// prepare is Prepare for a scope of a run whose scopes share h.
+func prepare(ctx context.Context, cfg Config, want model.State, sm Port, log *slog.Logger, h *halt) *Prepared {
+	r := newRunner(cfg, want, sm, log, h)
+	status, p := r.prepare(ctx)
+	return &Prepared{r: r, status: status, plan: p}
+}
+
+// Pending reports whether the plan holds operations that Apply would make
+// (sync mode only; plan mode never applies).
+func (p *Prepared) Pending() bool { return p.status == "" }
+
+// Blocked reports whether planning stopped this scope: a conflict, a gate
+// (invalid), a failed observation, or an interruption. In a run of several
+// scopes one blocked scope means nothing is applied anywhere (SPEC §10).
+func (p *Prepared) Blocked() bool {
+	switch p.status {
+	case "", vocab.StatusConverged, vocab.StatusDrift:
+		return false
+	}
+	return true
+}
+
+// Apply applies the plan and verifies (SPEC §6) when operations are
+// pending; otherwise it does nothing. It is called at most once.
+func (p *Prepared) Apply(ctx context.Context) {
+	if p.Pending() {
+		p.status, p.plan = p.r.applyAndVerify(ctx, p.plan)
+		if p.status != vocab.StatusConverged {
+			p.r.halt.raise()
+		}
+	}
+}
+
+// Result is what the scope reached. A plan whose operations were never
+// applied (another scope blocked the run, or the run halted before this
+// scope began) reports drift with verification not-run: it still differs
+// from the commit and nothing of it was written.
+func (p *Prepared) Result() Result {
+	status := p.status
+	if status == "" {
+		status = vocab.StatusDrift
+	}
+	return p.r.ledger.result(status, p.plan)
+}
+
+// prepare observes and plans: the status planning ends with ("" when the
+// plan's operations are to be applied) and the plan built (the zero Plan
+// when the first observation failed).
+func (r *runner) prepare(ctx context.Context) (vocab.Status, plan.Plan) {
 	r.warnARNSuffixNames()
 	phase := r.startPhase()
 	obs, others, err := r.observe(ctx, vocab.PhasePlan, nil, listManaged)
@@ -62,12 +126,23 @@ func (r *runner) outcome(ctx context.Context) (vocab.Status, plan.Plan) {
 		// The initial direct observation is the proof (SPEC §6 [beyond]).
 		return vocab.StatusConverged, p
 	}
+	return "", p
+}
+
+// applyAndVerify applies p (rebuilding the plan at most once) and
+// verifies; it returns the status and the last plan built.
+func (r *runner) applyAndVerify(ctx context.Context, p plan.Plan) (vocab.Status, plan.Plan) {
 	for rebuilt := false; ; rebuilt = true {
 		switch r.apply(ctx, p) {
 		case outDone:
 			return r.verify(ctx)
 		case outInterrupted:
 			return vocab.StatusInterrupted, p
+		case outHalted:
+			r.ledger.problem(diag.New(diag.ApplyHalted, diag.Subject{}))
+			r.log.Error("apply halted: another scope of the run failed; no new operation was started",
+				slog.String(vocab.FieldPhase, vocab.PhaseApply), slog.String(vocab.FieldErrorClass, diag.ApplyHalted))
+			return vocab.StatusApplyFailed, p
 		case outConflict:
 			return vocab.StatusConflict, p
 		case outFailed:
@@ -81,8 +156,9 @@ func (r *runner) outcome(ctx context.Context) (vocab.Status, plan.Plan) {
 			}
 		}
 		r.log.Info("rebuilding plan", slog.String(vocab.FieldPhase, vocab.PhasePlan))
-		phase = r.startPhase()
-		if obs, _, err = r.observe(ctx, vocab.PhasePlan, r.ledger.touchedNames(), listScope); err != nil {
+		phase := r.startPhase()
+		obs, _, err := r.observe(ctx, vocab.PhasePlan, r.ledger.touchedNames(), listScope)
+		if err != nil {
 			if ctx.Err() != nil {
 				return vocab.StatusInterrupted, p
 			}

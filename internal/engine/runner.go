@@ -34,6 +34,8 @@ type deps struct {
 	clock  Clock
 	tokens TokenSource
 	pacer  *pace.Controller
+	// halt is the run's shared stop when it has several scopes (nil: one).
+	halt *halt
 }
 
 // rules are what decides a run: the mode, the desired state (and its
@@ -57,8 +59,8 @@ type rules struct {
 // newRunner resolves cfg once: the engine-only knobs left zero get their
 // defaults here and nowhere else (deps.go; the pace: Config.Pace, else the
 // port's, else pace.DefaultLimits).
-func newRunner(cfg Config, want model.State, port Port, log *slog.Logger) *runner {
-	d := deps{port: port, log: log, clock: cfg.Clock, tokens: cfg.Tokens, pacer: cfg.Pace}
+func newRunner(cfg Config, want model.State, port Port, log *slog.Logger, h *halt) *runner {
+	d := deps{port: port, log: log, clock: cfg.Clock, tokens: cfg.Tokens, pacer: cfg.Pace, halt: h}
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)
 	}

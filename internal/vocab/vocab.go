@@ -73,6 +73,60 @@ func ExitCode(s Status, detailedExitCode bool) int {
 	return ExitInvalid
 }
 
+// severity orders the statuses for a run of several scopes (SPEC §10):
+// by exit code 130 > 5 > 6 > 4 > 3 > 2 > 0, and within one exit code the
+// status that says more went wrong (apply-failed over observation-failed,
+// verification-failed over verification-inconclusive, drift over
+// converged). Higher is more severe.
+var severity = map[Status]int{
+	StatusConverged: 0, StatusDrift: 1, StatusInvalid: 2, StatusConflict: 3,
+	StatusVerificationInconclusive: 4, StatusVerificationFailed: 5,
+	StatusObservationFailed: 6, StatusApplyFailed: 7, StatusInterrupted: 8,
+}
+
+// MostSevere returns the most severe of statuses by the exit precedence
+// 130 > 5 > 6 > 4 > 3 > 2 > 0 (SPEC §10): the status of a run of several
+// scopes. An unknown status counts as invalid (ExitCode's fallback); no
+// status at all is converged.
+func MostSevere(statuses ...Status) Status {
+	worst := StatusConverged
+	for _, s := range statuses {
+		if _, ok := severity[s]; !ok {
+			s = StatusInvalid
+		}
+		if severity[s] > severity[worst] {
+			worst = s
+		}
+	}
+	return worst
+}
+
+// verificationSeverity orders the verification outcomes: failed >
+// inconclusive > not-run > converged, so a run of several scopes claims
+// converged only when every scope was verified converged.
+var verificationSeverity = map[Verification]int{
+	VerificationConverged: 0, VerificationNotRun: 1, VerificationInconclusive: 2, VerificationFailed: 3,
+}
+
+// MostSevereVerification returns the most severe of vs (failed >
+// inconclusive > not-run > converged; an unknown value counts as not-run);
+// none at all is not-run.
+func MostSevereVerification(vs ...Verification) Verification {
+	if len(vs) == 0 {
+		return VerificationNotRun
+	}
+	worst := VerificationConverged
+	for _, v := range vs {
+		if _, ok := verificationSeverity[v]; !ok {
+			v = VerificationNotRun
+		}
+		if verificationSeverity[v] > verificationSeverity[worst] {
+			worst = v
+		}
+	}
+	return worst
+}
+
 // ConflictClass names why an observed secret blocks the whole plan
 // (SPEC §4.1). Any conflict means not one mutating call is made (exit 4).
 type ConflictClass string
@@ -154,4 +208,8 @@ const (
 	// and expected (documents, secrets observed, operations).
 	FieldDone  = "done"
 	FieldTotal = "total"
+	// FieldScope is the name of the scope a record is about (SPEC §10:
+	// every record of a scope carries it; a run without scopes: is one
+	// scope named default).
+	FieldScope = "scope"
 )

@@ -65,3 +65,68 @@ func TestWireTokensGolden(t *testing.T) {
 		t.Errorf("Operations() must add create, update, restore, schedule-delete")
 	}
 }
+
+// TestMostSevere pins the exit precedence of a run of several scopes
+// (SPEC §10: 130 > 5 > 6 > 4 > 3 > 2 > 0): for every pair of statuses the
+// most severe has the higher-ranked exit code, in either order, and ties
+// within one exit code are broken the same way whatever the order.
+func TestMostSevere(t *testing.T) {
+	precedence := []int{ExitOK, ExitDrift, ExitInvalid, ExitConflict, ExitVerify, ExitApply, ExitInterrupted}
+	rank := func(s Status) int {
+		for i, c := range precedence {
+			if ExitCode(s, true) == c {
+				return i
+			}
+		}
+		t.Fatalf("exit code of %s not in the precedence", s)
+		return -1
+	}
+	for _, a := range Statuses {
+		for _, b := range Statuses {
+			got, back := MostSevere(a, b), MostSevere(b, a)
+			if got != back {
+				t.Errorf("MostSevere(%s, %s) = %s but MostSevere(%s, %s) = %s", a, b, got, b, a, back)
+			}
+			if want := max(rank(a), rank(b)); rank(got) != want {
+				t.Errorf("MostSevere(%s, %s) = %s (exit %d), want exit %d", a, b, got, ExitCode(got, true), precedence[want])
+			}
+		}
+	}
+	for _, c := range []struct {
+		in   []Status
+		want Status
+	}{
+		{nil, StatusConverged},
+		{[]Status{StatusConverged, StatusDrift, StatusConverged}, StatusDrift},
+		{[]Status{StatusDrift, StatusInvalid, StatusConflict}, StatusConflict},
+		{[]Status{StatusConflict, StatusVerificationInconclusive}, StatusVerificationInconclusive},
+		{[]Status{StatusVerificationFailed, StatusObservationFailed}, StatusObservationFailed},
+		{[]Status{StatusObservationFailed, StatusApplyFailed}, StatusApplyFailed},
+		{[]Status{StatusApplyFailed, StatusInterrupted, StatusConverged}, StatusInterrupted},
+		{[]Status{StatusConverged, Status("bogus")}, StatusInvalid},
+	} {
+		if got := MostSevere(c.in...); got != c.want {
+			t.Errorf("MostSevere(%v) = %s, want %s", c.in, got, c.want)
+		}
+	}
+}
+
+// TestMostSevereVerification: failed > inconclusive > not-run > converged,
+// so several scopes are verified converged only when each one is.
+func TestMostSevereVerification(t *testing.T) {
+	for _, c := range []struct {
+		in   []Verification
+		want Verification
+	}{
+		{nil, VerificationNotRun},
+		{[]Verification{VerificationConverged, VerificationConverged}, VerificationConverged},
+		{[]Verification{VerificationConverged, VerificationNotRun}, VerificationNotRun},
+		{[]Verification{VerificationInconclusive, VerificationNotRun, VerificationConverged}, VerificationInconclusive},
+		{[]Verification{VerificationInconclusive, VerificationFailed}, VerificationFailed},
+		{[]Verification{VerificationConverged, Verification("bogus")}, VerificationNotRun},
+	} {
+		if got := MostSevereVerification(c.in...); got != c.want {
+			t.Errorf("MostSevereVerification(%v) = %s, want %s", c.in, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,102 @@
+package engine
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+// ScopeRun is one scope of a run of several (SPEC §10): what Run takes for
+// one scope, plus its quota bucket.
+type ScopeRun struct {
+	// Bucket is the scope's quota bucket, (account, Region) in any
+	// encoding the caller chooses: the scopes of one bucket apply one
+	// after another in the order given, different buckets in parallel. The
+	// engine never logs it (it may hold an account id).
+	Bucket string
+	Config Config
+	Want   model.State
+	Port   Port
+	// Log is the scope's logger; the caller gives it the scope field, so
+	// every record of the scope carries it (SPEC §10).
+	Log *slog.Logger
+}
+
+// RunScopes runs several scopes as one run (SPEC §10) and returns one
+// Result per scope, in the order given.
+//
+// All or nothing at planning: every scope is observed and planned first
+// (buckets in parallel, one bucket's scopes in order). When any scope is
+// blocked (a conflict, a gate, a failed observation, an interruption;
+// Prepared.Blocked), nothing is applied anywhere, and every other scope
+// reports its plan (drift or converged, verification not-run). In plan mode
+// nothing is applied either. Otherwise the buckets apply in parallel, one
+// bucket's scopes in order, sharing one halt: after any failure (a scope
+// that ends other than converged, or an operation that fails) no new
+// operation starts in any scope; operations in flight finish, and a scope
+// with operations left ends apply-failed with apply:halted. Every scope
+// whose apply finished is verified (Prepared.Apply).
+//
+// log takes the run's own records (no scope field); it may be nil.
+func RunScopes(ctx context.Context, scopes []ScopeRun, log *slog.Logger) []Result {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	h := &halt{}
+	prepared := make([]*Prepared, len(scopes))
+	inBuckets(scopes, func(i int) {
+		s := scopes[i]
+		prepared[i] = prepare(ctx, s.Config, s.Want, s.Port, s.Log, h)
+	})
+
+	blocked, pending := 0, 0
+	for _, p := range prepared {
+		if p.Blocked() {
+			blocked++
+		}
+		if p.Pending() {
+			pending++
+		}
+	}
+	switch {
+	case blocked > 0:
+		log.Error("a scope is blocked at planning; nothing was applied in any scope",
+			slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.Int(vocab.FieldCount, blocked))
+	case pending > 0:
+		inBuckets(scopes, func(i int) { prepared[i].Apply(ctx) })
+	}
+
+	results := make([]Result, len(prepared))
+	for i, p := range prepared {
+		results[i] = p.Result()
+	}
+	return results
+}
+
+// inBuckets calls fn(i) for every scope: the buckets in parallel, one
+// bucket's scopes one after another in the order given. It returns when
+// every call has returned.
+func inBuckets(scopes []ScopeRun, fn func(i int)) {
+	var order []string
+	members := map[string][]int{}
+	for i, s := range scopes {
+		if _, ok := members[s.Bucket]; !ok {
+			order = append(order, s.Bucket)
+		}
+		members[s.Bucket] = append(members[s.Bucket], i)
+	}
+	var wg sync.WaitGroup
+	for _, b := range order {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, i := range members[b] {
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
+}

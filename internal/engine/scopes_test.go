@@ -1,0 +1,249 @@
+package engine_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+// scopeDef is one scope of a multi-scope test run: its identity (prefix
+// and source root derived from name) and its quota bucket.
+type scopeDef struct {
+	name, bucket string
+	docs         []doc
+}
+
+func (s scopeDef) scope() model.Scope {
+	return model.Scope{RepositoryID: "acme/app", SourceRoot: "secrets/" + s.name, Prefix: "app-" + s.name}
+}
+
+func (s scopeDef) secretName(base string) string { return s.scope().Prefix + "/" + base }
+
+// state is the desired state of s as the loader builds it (names sorted,
+// ordinals by path order).
+func (s scopeDef) state() model.State {
+	sc := s.scope()
+	st := model.State{Commit: "0123456789abcdef0123456789abcdef01234567", Scope: sc}
+	docs := slices.Clone(s.docs)
+	slices.SortFunc(docs, func(a, b doc) int { return strings.Compare(a.base, b.base) })
+	for i, d := range docs {
+		path := sc.SourceRoot + "/" + d.base + ".sops.json"
+		st.Secrets = append(st.Secrets, model.Secret{Name: s.secretName(d.base), Value: []byte(d.value),
+			SourceDigest: model.SourceDigest(path), Path: path, Ordinal: i + 1})
+	}
+	slices.SortFunc(st.Secrets, func(a, b model.Secret) int { return bytes.Compare([]byte(a.Name), []byte(b.Name)) })
+	return st
+}
+
+// runScopes runs defs as one run against e's emulator, each scope with its
+// own adapter and a logger that carries the scope field (as the CLI's).
+func (e *env) runScopes(t *testing.T, mode engine.Mode, conc int, defs ...scopeDef) []engine.Result {
+	t.Helper()
+	log := slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	var runs []engine.ScopeRun
+	for _, d := range defs {
+		runs = append(runs, engine.ScopeRun{Bucket: d.bucket, Config: e.cfg(mode, conc), Want: d.state(),
+			Port: newAdapter(e.client), Log: log.With(slog.String(vocab.FieldScope, d.name))})
+	}
+	return engine.RunScopes(context.Background(), runs, log)
+}
+
+// writesUnder counts the versions the emulator holds of the secrets under
+// prefix (0: nothing was ever written there).
+func (e *env) writesUnder(t *testing.T, prefix string) int {
+	t.Helper()
+	n := 0
+	for _, s := range e.srv.State(t).Secrets {
+		if strings.HasPrefix(s.Name, prefix+"/") {
+			n += len(s.Versions)
+		}
+	}
+	return n
+}
+
+// TestRunScopes_CreatesAllThenNoOp: three scopes in two buckets are created
+// by one run, each verified, and the re-run makes no mutating call.
+func TestRunScopes_CreatesAllThenNoOp(t *testing.T) {
+	eachConcurrency(t, func(t *testing.T, conc int) {
+		e := newEnv(t)
+		defs := []scopeDef{
+			{"one", "a", []doc{{"x", `{"a":1}`}, {"y", `{"b":2}`}}},
+			{"two", "b", []doc{{"x", `{"c":3}`}}},
+			{"three", "a", []doc{{"z", `{"d":4}`}}},
+		}
+		got := e.runScopes(t, engine.ModeSync, conc, defs...)
+		if len(got) != 3 {
+			t.Fatalf("got %d results, want 3", len(got))
+		}
+		wantResult(t, got[0], vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Create: 2})
+		wantResult(t, got[1], vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Create: 1})
+		wantResult(t, got[2], vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Create: 1})
+		for _, d := range defs {
+			for _, doc := range d.docs {
+				if v := current(e.secret(t, d.secretName(doc.base))); v != doc.value {
+					t.Errorf("%s = %q, want %q", d.secretName(doc.base), v, doc.value)
+				}
+			}
+		}
+
+		before := e.calls(t)
+		got = e.runScopes(t, engine.ModeSync, conc, defs...)
+		if n := mutations(before, e.calls(t)); n != 0 {
+			t.Fatalf("re-run made %d mutating calls, want 0", n)
+		}
+		wantResult(t, got[0], vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Unchanged: 2})
+		wantResult(t, got[1], vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Unchanged: 1})
+		wantResult(t, got[2], vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Unchanged: 1})
+	})
+}
+
+// TestRunScopes_ConflictInOneScopeAppliesNothing: a foreign secret in the
+// second scope's prefix blocks the whole run at planning; the other scopes
+// report their plan (drift, verification not-run) and nothing is written
+// anywhere.
+func TestRunScopes_ConflictInOneScopeAppliesNothing(t *testing.T) {
+	eachConcurrency(t, func(t *testing.T, conc int) {
+		e := newEnv(t)
+		defs := []scopeDef{
+			{"one", "a", []doc{{"x", `{"a":1}`}}},
+			{"two", "b", []doc{{"x", `{"c":3}`}}},
+			{"three", "b", []doc{{"z", `{"d":4}`}}},
+		}
+		e.seed(t, defs[1].secretName("x"), aws.String(`{"foreign":true}`), nil, nil)
+		before := e.calls(t)
+		got := e.runScopes(t, engine.ModeSync, conc, defs...)
+		if n := mutations(before, e.calls(t)); n != 0 {
+			t.Fatalf("blocked run made %d mutating calls, want 0", n)
+		}
+		wantResult(t, got[0], vocab.StatusDrift, vocab.VerificationNotRun, vocab.Counts{})
+		wantResult(t, got[1], vocab.StatusConflict, vocab.VerificationNotRun, vocab.Counts{Conflicts: 1})
+		wantResult(t, got[2], vocab.StatusDrift, vocab.VerificationNotRun, vocab.Counts{})
+		if len(got[0].Plan) != 1 || got[0].Plan[0].Action != vocab.ActionCreate {
+			t.Errorf("scope one's shown plan = %+v, want its one create", got[0].Plan)
+		}
+		if !strings.Contains(e.logs.String(), "nothing was applied in any scope") {
+			t.Errorf("the run's record of the block is missing:\n%s", e.logs.String())
+		}
+	})
+}
+
+// TestRunScopes_GateInOneScopeAppliesNothing: the deletion gate of one
+// scope (invalid) blocks the others' creates.
+func TestRunScopes_GateInOneScopeAppliesNothing(t *testing.T) {
+	e := newEnv(t)
+	gated := scopeDef{"two", "a", nil}
+	e.seed(t, gated.secretName("old"), aws.String(`{}`), nil, gated.scope().Tags(gated.scope().SourceRoot+"/old.sops.json"))
+	before := e.calls(t)
+	got := e.runScopes(t, engine.ModeSync, 4, scopeDef{"one", "a", []doc{{"x", `{}`}}}, gated)
+	if n := mutations(before, e.calls(t)); n != 0 {
+		t.Fatalf("blocked run made %d mutating calls, want 0", n)
+	}
+	wantResult(t, got[0], vocab.StatusDrift, vocab.VerificationNotRun, vocab.Counts{})
+	if got[1].Status != vocab.StatusInvalid || len(got[1].Diagnostics) != 1 || got[1].Diagnostics[0].Class != diag.GateEmptyScope {
+		t.Fatalf("gated scope = %+v, want invalid with gate:empty-scope", got[1])
+	}
+}
+
+// TestRunScopes_FailureHaltsTheRestOfItsBucket: the first scope of a bucket
+// fails to apply (AccessDenied on its create); the next scope of the bucket
+// starts no operation (apply-failed, apply:halted) and writes nothing.
+func TestRunScopes_FailureHaltsTheRestOfItsBucket(t *testing.T) {
+	eachConcurrency(t, func(t *testing.T, conc int) {
+		e := newEnv(t)
+		e.srv.SetFaults(t, emulator.Faults{Script: script("CreateSecret", "error:AccessDeniedException", 1)})
+		defs := []scopeDef{
+			{"one", "a", []doc{{"x", `{"a":1}`}}},
+			{"two", "a", []doc{{"x", `{"c":3}`}, {"y", `{}`}}},
+		}
+		got := e.runScopes(t, engine.ModeSync, conc, defs...)
+		wantResult(t, got[0], vocab.StatusApplyFailed, vocab.VerificationNotRun, vocab.Counts{})
+		wantResult(t, got[1], vocab.StatusApplyFailed, vocab.VerificationNotRun, vocab.Counts{})
+		if ds := got[1].Diagnostics; len(ds) != 1 || ds[0].Class != diag.ApplyHalted {
+			t.Errorf("halted scope's diagnostics = %+v, want apply:halted", ds)
+		}
+		if n := e.writesUnder(t, defs[1].scope().Prefix); n != 0 {
+			t.Errorf("halted scope has %d versions written, want 0", n)
+		}
+		if calls := e.calls(t)["CreateSecret"]; calls != 1 {
+			t.Errorf("CreateSecret calls = %d, want 1 (the failed one; the halted scope starts none)", calls)
+		}
+
+		// The fault is gone: the re-run converges every scope.
+		e.srv.SetFaults(t, emulator.Faults{})
+		got = e.runScopes(t, engine.ModeSync, conc, defs...)
+		wantResult(t, got[0], vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Create: 1})
+		wantResult(t, got[1], vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Create: 2})
+	})
+}
+
+// TestRunScopes_ScopeAppliedBeforeAFailureIsVerified: a scope that finished
+// its apply before another scope of its bucket failed is verified
+// (converged); only the failing scope fails.
+func TestRunScopes_ScopeAppliedBeforeAFailureIsVerified(t *testing.T) {
+	e := newEnv(t)
+	e.srv.SetFaults(t, emulator.Faults{Script: script("CreateSecret", "error:AccessDeniedException", 2)})
+	got := e.runScopes(t, engine.ModeSync, 1,
+		scopeDef{"one", "a", []doc{{"x", `{"a":1}`}}},
+		scopeDef{"two", "a", []doc{{"x", `{"c":3}`}}})
+	wantResult(t, got[0], vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Create: 1})
+	wantResult(t, got[1], vocab.StatusApplyFailed, vocab.VerificationNotRun, vocab.Counts{})
+}
+
+// TestRunScopes_PlanReportsEveryScope: plan mode observes and plans every
+// scope and applies none; drift in one scope only is that scope's status.
+func TestRunScopes_PlanReportsEveryScope(t *testing.T) {
+	e := newEnv(t)
+	defs := []scopeDef{
+		{"one", "a", []doc{{"x", `{"a":1}`}}},
+		{"two", "b", []doc{{"x", `{"c":3}`}}},
+	}
+	e.runScopes(t, engine.ModeSync, 4, defs...)
+	defs[1].docs = []doc{{"x", `{"c":4}`}}
+	before := e.calls(t)
+	got := e.runScopes(t, engine.ModePlan, 4, defs...)
+	if n := mutations(before, e.calls(t)); n != 0 {
+		t.Fatalf("plan made %d mutating calls", n)
+	}
+	wantResult(t, got[0], vocab.StatusConverged, vocab.VerificationNotRun, vocab.Counts{Unchanged: 1})
+	wantResult(t, got[1], vocab.StatusDrift, vocab.VerificationNotRun, vocab.Counts{Update: 1})
+	if s := vocab.MostSevere(got[0].Status, got[1].Status); vocab.ExitCode(s, true) != vocab.ExitDrift {
+		t.Errorf("run status %s, want drift (exit 2 with --detailed-exit-code)", s)
+	}
+}
+
+// TestRunScopes_EveryScopeRecordCarriesItsScope: each record a scope's
+// engine logs carries that scope's name.
+func TestRunScopes_EveryScopeRecordCarriesItsScope(t *testing.T) {
+	e := newEnv(t)
+	e.runScopes(t, engine.ModeSync, 2,
+		scopeDef{"one", "a", []doc{{"x", `{"a":1}`}}},
+		scopeDef{"two", "b", []doc{{"x", `{"c":3}`}}})
+	seen := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(e.logs.String()), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		if s, ok := rec[vocab.FieldScope].(string); ok {
+			seen[s]++
+		}
+		if rec["msg"] == "plan built" && rec[vocab.FieldScope] == nil {
+			t.Errorf("a scope's record lacks the scope field: %s", line)
+		}
+	}
+	if seen["one"] == 0 || seen["two"] == 0 {
+		t.Errorf("records per scope = %v, want both scopes", seen)
+	}
+}
