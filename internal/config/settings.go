@@ -258,7 +258,7 @@ var Settings = []Setting{
 			func(o *Options) *bool { return &o.Engine.ShowResourceNames })},
 	{Name: ReportFile, Usage: "write the redacted JSON report to this path",
 		bind: into[string](nil, func(o *Options) *string { return &o.Output.ReportFile })},
-	{Name: PlanFile, Usage: "write the redacted JSON plan file (schema sops-aws-sync/plan/v1) to this path",
+	{Name: PlanFile, Usage: "write the redacted JSON plan file (schema sops-aws-sync/plan/v2) to this path",
 		bind: into[string](nil, func(o *Options) *string { return &o.Output.PlanFile })},
 	{Name: KMSKeyID, Usage: "KMS key of owned secrets: key id, key ARN, alias/NAME or alias ARN (not given = not managed)",
 		bind: into[string](ruleOf(model.ValidateKMSKeyID), func(o *Options) *string { return &o.Engine.Metadata.KMSKeyID })},

@@ -24,7 +24,7 @@ const (
 	FamilyDesired     Family = "desired"     // the loader failed unexpectedly
 	FamilyAWS         Family = "aws"         // the SDK client could not be configured
 	FamilyReport      Family = "report"      // the report file cannot be written
-	FamilyPlanfile    Family = "planfile"    // a plan file cannot be read, is not a v1 plan, or cannot be written
+	FamilyPlanfile    Family = "planfile"    // a plan file cannot be read, is not a v2 or v1 plan, or cannot be written
 	FamilyGate        Family = "gate"        // a safety gate blocked the plan; nothing was changed
 	FamilyObserve     Family = "observe"     // the scope could not be read from AWS
 	FamilyApply       Family = "apply"       // applying stopped before the plan was done
@@ -313,9 +313,9 @@ var entries = []Entry{
 	{VerifyChangedElsewhere, FamilyVerify, "another writer changed the metadata this run wrote (KMS key, description or a configured tag) during the run",
 		"find the other writer (a person, a tool or another workflow managing the same metadata) and stop it, or stop managing that metadata here; then re-run"},
 
-	{PlanfileUnknownSchema, FamilyPlanfile, "the plan file's schema_version is not sops-aws-sync/plan/v1",
+	{PlanfileUnknownSchema, FamilyPlanfile, "the plan file's schema_version is neither sops-aws-sync/plan/v2 nor v1",
 		"render the file with the sops-aws-sync version that wrote it, or write a new plan with this version"},
-	{PlanfileMalformed, FamilyPlanfile, "the plan file breaks the plan v1 schema",
+	{PlanfileMalformed, FamilyPlanfile, "the plan file breaks the plan schema it names (v2 or v1)",
 		"write a new plan with sops-aws-sync plan; never edit a plan file by hand"},
 	{PlanfileUnreadable, FamilyPlanfile, "the plan file cannot be opened or read, or is larger than 64 MiB",
 		"check the plan file's path and permissions"},

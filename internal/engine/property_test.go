@@ -65,9 +65,10 @@ func TestProperty_SyncConvergesAndIsIdempotent(t *testing.T) {
 			want vocab.Counts
 		}{{pr, planned}, {res, want}} {
 			for _, show := range []bool{false, true} {
-				v := planview.Build(planview.Input{GitRevision: st.Commit, Operations: c.r.Plan}, model.Redaction{ShowNames: show})
-				if err := v.Validate(); err != nil || v.Summary != c.want {
-					rt.Fatalf("plan view: %v, summary %+v, want %+v", err, v.Summary, c.want)
+				v := planview.Build(planview.Input{GitRevision: st.Commit, Scopes: []planview.ScopeInput{{Name: planview.DefaultScope,
+					Status: c.r.Status, Verification: c.r.Verification, Operations: c.r.Plan}}}, model.Redaction{ShowNames: show})
+				if err := v.Validate(); err != nil || v.Counts() != c.want {
+					rt.Fatalf("plan view: %v, counts %+v, want %+v", err, v.Counts(), c.want)
 				}
 			}
 		}

@@ -16,9 +16,9 @@ import (
 func BenchmarkNoopPlan10000(b *testing.B) {
 	for _, shown := range []bool{false, true} {
 		b.Run(fmt.Sprintf("names=%v", shown), func(b *testing.B) {
-			in := Input{GitRevision: rev}
+			in := single(rev, vocab.StatusConverged, nil, nil)
 			for i := range 10000 {
-				in.Operations = append(in.Operations, Operation{Ordinal: i + 1, Name: fmt.Sprintf("prod/app/service-%05d", i),
+				in.Scopes[0].Operations = append(in.Scopes[0].Operations, Operation{Ordinal: i + 1, Name: fmt.Sprintf("prod/app/service-%05d", i),
 					Action: vocab.ActionUnchanged, Reason: vocab.ReasonValueEqual})
 			}
 			for b.Loop() {

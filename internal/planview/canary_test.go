@@ -44,7 +44,7 @@ func TestCanaryNothingSecretReachesAnyOutput(t *testing.T) {
 	// fail if the redaction broke.
 	full := fixtures(t)["full"]
 	var all strings.Builder
-	for _, o := range full.Operations {
+	for _, o := range ops(full) {
 		if o.Keys != nil {
 			for _, l := range [][]string{ptrsOf(o.Keys.Added), ptrsOf(o.Keys.Removed), ptrsOf(o.Keys.Changed)} {
 				all.WriteString(strings.Join(l, " "))

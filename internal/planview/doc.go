@@ -1,7 +1,8 @@
 // Package planview turns plan data into what a reviewer reads: the view
 // model, which is also the content of the plan file (schema
-// sops-aws-sync/plan/v1, SPEC §7.4), and its text (terminal) and Markdown
-// (job summary, pull request) renderings.
+// sops-aws-sync/plan/v2: one section per scope, SPEC §7.4 and §10; v1
+// files are still read, as one scope), and its text (terminal) and
+// Markdown (job summary, pull request) renderings, one section per scope.
 //
 // Invariants:
 //   - Redaction happens once, in Build: it turns Input (plain plan data,
@@ -16,7 +17,8 @@
 //     rejects a View that breaks the rule's shape: key_paths without
 //     names_shown, a resource that is not an ordinal label when names are
 //     hidden, more named paths than counted.
-//   - Counts (summary) are derived from the operations, never set by hand.
+//   - A scope's counts are derived from its operations, never set by hand;
+//     the run's status is derived from its scopes' (View.Outcome).
 //   - Renderers print every data string through model.QuotePath, so a
 //     crafted key name cannot forge lines or terminal escapes, nor look
 //     like another through a character that renders as nothing (a

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
 // TestResultsDocExampleIsAValidPlanFile keeps docs/results.md true: its
@@ -19,6 +21,7 @@ func TestResultsDocExampleIsAValidPlanFile(t *testing.T) {
 	rest := doc[i:]
 	start := strings.Index(rest, "```json\n") + len("```json\n")
 	end := strings.Index(rest[start:], "```")
-	_, err = Parse([]byte(rest[start : start+end]))
+	v, err := Parse([]byte(rest[start : start+end]))
 	require.NoError(t, err)
+	require.Equal(t, vocab.PlanSchema, v.SchemaVersion, "the example is of the schema written")
 }

@@ -18,10 +18,10 @@ import (
 // diag registry's families are). They are part of the public contract
 // (docs/results.md) and are to be registered in internal/diag.
 const (
-	// ClassUnknownSchema: schema_version is not sops-aws-sync/plan/v1 (a
-	// file from another major version of the tool).
+	// ClassUnknownSchema: schema_version is neither sops-aws-sync/plan/v2
+	// nor v1 (a file from another major version of the tool).
 	ClassUnknownSchema = "planfile:unknown-schema"
-	// ClassMalformed: the file breaks the v1 schema.
+	// ClassMalformed: the file breaks its schema (v2, or v1).
 	ClassMalformed = "planfile:malformed"
 	// ClassUnreadable: the file cannot be opened or read, or is larger
 	// than MaxFileBytes.
@@ -41,7 +41,7 @@ const MaxFileBytes = 64 << 20
 // File is the plan file's kind: its temporary-file pattern and read cap.
 var File = wirefile.File{Temp: ".sops-aws-sync-plan-*.tmp", MaxBytes: MaxFileBytes}
 
-// Error is a plan file that cannot be read or is not a valid v1 plan.
+// Error is a plan file that cannot be read or is not a valid v2 or v1 plan.
 // Reason is a fixed sentence of this package: it never quotes the file.
 type Error struct {
 	Class  string
@@ -54,41 +54,103 @@ func malformed(format string, a ...any) *Error {
 	return &Error{ClassMalformed, fmt.Sprintf(format, a...)}
 }
 
-var labelRE = regexp.MustCompile(`^resource-(unknown|[0-9]{4,})$`)
+var (
+	labelRE = regexp.MustCompile(`^resource-(unknown|[0-9]{4,})$`)
+	// scopeNameRE is the scope name rule (SPEC §10).
+	scopeNameRE = regexp.MustCompile(`^[a-z0-9-]{1,32}$`)
+)
 
-// Validate checks the v1 rules on v, the redaction rule's shape included:
-// the schema; a 40-hex or empty git_revision; known actions and reasons;
-// with names hidden, every resource an ordinal label and no key_paths;
-// metadata kinds only on an update;
-// for create and update exactly one of keys and keys_unavailable (a create
-// only whole-value), with
-// key_paths exactly when names are shown, holding valid, sorted, distinct
-// RFC 6901 pointers, as many added and changed as counted and no more
-// removed than counted; for other actions none of them; a summary equal to
-// the counts of the operations; diagnostics with a class and a summary,
-// and, with names hidden, a subject that is no document path (hiddenSubject).
-// Failures are *Error.
+// DefaultScope is the name of the one scope of a run without scopes:
+// (SPEC §10), and of the one scope a v1 plan file is shown as.
+const DefaultScope = "default"
+
+func unknownSchema() *Error {
+	return &Error{ClassUnknownSchema, "schema_version is neither " + vocab.PlanSchema + " nor " + vocab.PlanSchemaV1}
+}
+
+// Validate checks the plan-file rules on v, the redaction rule's shape
+// included. Run level: the schema (v2; v1 only as Parse gives it: one
+// scope "default" with no Region, status or verification); a 40-hex or
+// empty git_revision; scopes with distinct names of the scope name rule,
+// a Region code or "", a known status and verification, and counts equal
+// to the counts of their operations; no scope only when a run-level
+// diagnostic is an error. Operations: known actions and reasons; with
+// names hidden, every resource an ordinal label and no key_paths; metadata
+// kinds only on an update; for create and update exactly one of keys and
+// keys_unavailable (a create only whole-value), with key_paths exactly
+// when names are shown, holding valid, sorted, distinct RFC 6901
+// pointers, as many added and changed as counted and no more removed than
+// counted; for other actions none of them. Diagnostics (run and scope):
+// a class and a summary, and, with names hidden, a subject that is no
+// document path (hiddenSubject). Failures are *Error.
 func (v View) Validate() error {
-	if v.SchemaVersion != vocab.PlanSchema {
-		return &Error{ClassUnknownSchema, "schema_version is not " + vocab.PlanSchema}
+	v1 := v.SchemaVersion == vocab.PlanSchemaV1
+	if v.SchemaVersion != vocab.PlanSchema && !v1 {
+		return unknownSchema()
 	}
 	if v.GitRevision != "" && !model.IsRevision(v.GitRevision) {
 		return malformed("git_revision is neither empty nor 40 lower-case hex characters")
 	}
-	for i, o := range v.Operations {
-		if err := o.validate(v.NamesShown); err != nil {
-			return malformed("operation %d: %s", i, err)
+	if v.Scopes == nil || v.Diagnostics == nil {
+		return malformed("scopes and diagnostics must be arrays")
+	}
+	if err := validateDiagnostics(v.Diagnostics, v.NamesShown); err != nil {
+		return malformed("%s", err)
+	}
+	if v1 {
+		if len(v.Scopes) != 1 || v.Scopes[0].Name != DefaultScope || v.Scopes[0].Region != "" || v.Scopes[0].Status != "" || v.Scopes[0].Verification != "" {
+			return malformed("a v1 plan is one scope named default with no Region, status or verification")
+		}
+	} else if len(v.Scopes) == 0 && errorCount(v.Diagnostics) == 0 {
+		return malformed("no scope, but no run-level error says why")
+	}
+	seen := map[string]bool{}
+	for i, sc := range v.Scopes {
+		if err := sc.validate(v.NamesShown, v1); err != nil {
+			return malformed("scope %d: %s", i, err)
+		}
+		if seen[sc.Name] {
+			return malformed("scope %d: the name of an earlier scope", i)
+		}
+		seen[sc.Name] = true
+	}
+	return nil
+}
+
+func (s ScopeView) validate(namesShown, v1 bool) error {
+	if !v1 {
+		switch {
+		case !scopeNameRE.MatchString(s.Name):
+			return errors.New("name breaks the scope name rule [a-z0-9-]{1,32}")
+		case s.Region != "" && !model.ValidRegion(s.Region):
+			return errors.New("region is neither empty nor an AWS Region code")
+		case !slices.Contains(vocab.Statuses, s.Status):
+			return errors.New("unknown status")
+		case !slices.Contains(vocab.Verifications, s.Verification):
+			return errors.New("unknown verification")
 		}
 	}
-	if v.Summary != Count(v.Operations) {
-		return malformed("summary does not match the operations")
+	if s.Operations == nil || s.Diagnostics == nil {
+		return errors.New("operations and diagnostics must be arrays")
 	}
-	for i, d := range v.Diagnostics {
+	for i, o := range s.Operations {
+		if err := o.validate(namesShown); err != nil {
+			return fmt.Errorf("operation %d: %w", i, err)
+		}
+	}
+	if s.Counts != Count(s.Operations) {
+		return errors.New("counts do not match the operations")
+	}
+	return validateDiagnostics(s.Diagnostics, namesShown)
+}
+
+func validateDiagnostics(ds []Diagnostic, namesShown bool) error {
+	for i, d := range ds {
 		if d.Class == "" || d.Summary == "" {
-			return malformed("diagnostic %d has no class or summary", i)
+			return fmt.Errorf("diagnostic %d has no class or summary", i)
 		}
-		if !v.NamesShown && !hiddenSubject(d.Subject) {
-			return malformed("diagnostic %d: subject is neither an ordinal label nor a setting, but names are not shown", i)
+		if !namesShown && !hiddenSubject(d.Subject) {
+			return fmt.Errorf("diagnostic %d: subject is neither an ordinal label nor a setting, but names are not shown", i)
 		}
 	}
 	return nil
@@ -186,9 +248,18 @@ func validMetadata(ks []vocab.MetadataKind) bool {
 	return len(ks) > 0
 }
 
+// errWritesV2Only refuses to write a View read from a v1 file.
+func errWritesV2Only() *Error {
+	return &Error{ClassUnknownSchema, "only " + vocab.PlanSchema + " is written"}
+}
+
 // Marshal validates v and returns the plan file: indented JSON with a
-// trailing newline. A View that breaks the schema is Validate's *Error.
+// trailing newline. A View that breaks the schema is Validate's *Error;
+// only v2 is written (a View read from a v1 file is refused).
 func Marshal(v View) ([]byte, error) {
+	if v.SchemaVersion != vocab.PlanSchema {
+		return nil, errWritesV2Only()
+	}
 	if err := v.Validate(); err != nil {
 		return nil, err
 	}
@@ -199,25 +270,51 @@ func Marshal(v View) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
+// viewV1 is the plan file before scopes (schema sops-aws-sync/plan/v1,
+// SPEC §7.4), field for field; Parse reads it as one scope.
+type viewV1 struct {
+	SchemaVersion string       `json:"schema_version"`
+	GitRevision   string       `json:"git_revision"`
+	NamesShown    bool         `json:"names_shown"`
+	Operations    []Op         `json:"operations"`
+	Summary       vocab.Counts `json:"summary"`
+	Diagnostics   []Diagnostic `json:"diagnostics"`
+}
+
 // Parse decodes a plan file strictly. First the bytes (wirefile.Check:
 // valid UTF-8, one JSON object, no key twice anywhere, no null); then a
-// schema_version other than v1 is ClassUnknownSchema (so a newer file is
-// named as such); then the v1 shape exactly (wirefile.Decode: every key
-// spelled as the schema spells it, none unknown, none missing but the
-// optional ones of an operation, correct JSON types) and Validate.
-// Failures are *Error.
+// schema_version other than v2 or v1 is ClassUnknownSchema (so a newer
+// file is named as such); then that schema's shape exactly
+// (wirefile.Decode: every key spelled as the schema spells it, none
+// unknown, none missing but the optional ones of an operation, correct
+// JSON types) and Validate. A v1 file becomes a View of schema v1 with one
+// scope "default" holding its operations (its summary as counts) and its
+// diagnostics, and no Region, status or verification. Failures are *Error.
 func Parse(data []byte) (View, error) {
 	if err := wirefile.Check(data); err != nil {
 		return View{}, malformed("%s", err)
 	}
 	var top map[string]json.RawMessage
 	var schema string
-	if json.Unmarshal(data, &top) != nil || json.Unmarshal(top["schema_version"], &schema) != nil || schema != vocab.PlanSchema {
-		return View{}, &Error{ClassUnknownSchema, "schema_version is not " + vocab.PlanSchema}
+	if json.Unmarshal(data, &top) != nil || json.Unmarshal(top["schema_version"], &schema) != nil {
+		return View{}, unknownSchema()
 	}
 	var v View
-	if err := wirefile.Decode(data, &v); err != nil {
-		return View{}, malformed("%s", err)
+	switch schema {
+	case vocab.PlanSchema:
+		if err := wirefile.Decode(data, &v); err != nil {
+			return View{}, malformed("%s", err)
+		}
+	case vocab.PlanSchemaV1:
+		var old viewV1
+		if err := wirefile.Decode(data, &old); err != nil {
+			return View{}, malformed("%s", err)
+		}
+		v = View{SchemaVersion: old.SchemaVersion, GitRevision: old.GitRevision, NamesShown: old.NamesShown,
+			Scopes:      []ScopeView{{Name: DefaultScope, Counts: old.Summary, Operations: old.Operations, Diagnostics: old.Diagnostics}},
+			Diagnostics: []Diagnostic{}}
+	default:
+		return View{}, unknownSchema()
 	}
 	if err := v.Validate(); err != nil {
 		return View{}, err
@@ -227,9 +324,14 @@ func Parse(data []byte) (View, error) {
 
 // WriteFile validates v and writes the plan file to path atomically with
 // mode 0600 (internal/wirefile, the writer of the report file too; an
-// existing target that is not a regular file is refused). Failures are
-// *wirefile.WriteError.
-func WriteFile(path string, v View) error { return File.WriteJSON(path, v) }
+// existing target that is not a regular file is refused). Only v2 is
+// written. Failures are *wirefile.WriteError.
+func WriteFile(path string, v View) error {
+	if v.SchemaVersion != vocab.PlanSchema {
+		return &wirefile.WriteError{Step: "validate", Err: errWritesV2Only()}
+	}
+	return File.WriteJSON(path, v)
+}
 
 // ReadFile reads and parses the plan file at path (a regular file of at
 // most MaxFileBytes; a FIFO never blocks). Failures are *Error:

@@ -35,7 +35,7 @@ func classOf(err error) string {
 
 func TestParseRejectsAnUnknownSchemaWithItsClass(t *testing.T) {
 	for _, s := range []string{
-		`{"schema_version":"sops-aws-sync/plan/v2","anything":"new"}`,
+		`{"schema_version":"sops-aws-sync/plan/v3","anything":"new"}`,
 		`{"schema_version":"sops-aws-sync/report/v1"}`,
 		`{"schema_version":1}`,
 		`{"git_revision":""}`,
@@ -53,14 +53,33 @@ func TestParseRejectsSchemaDrift(t *testing.T) {
 		b, _ := json.Marshal(m)
 		return b
 	}
-	op := func(m map[string]any, i int) map[string]any { return m["operations"].([]any)[i].(map[string]any) }
+	sc := func(m map[string]any) map[string]any { return m["scopes"].([]any)[0].(map[string]any) }
+	op := func(m map[string]any, i int) map[string]any { return sc(m)["operations"].([]any)[i].(map[string]any) }
 	// operation 1 is the create, 2 the first update, 0 the restore.
 	bad := map[string][]byte{
-		"extra top key":          mutate(false, func(m map[string]any) { m["status"] = "drift" }),
-		"missing top key":        mutate(false, func(m map[string]any) { delete(m, "diagnostics") }),
-		"null operations":        mutate(false, func(m map[string]any) { m["operations"] = nil }),
-		"extra summary key":      mutate(false, func(m map[string]any) { m["summary"].(map[string]any)["deleted"] = 0 }),
-		"summary mismatch":       mutate(false, func(m map[string]any) { m["summary"].(map[string]any)["create"] = 7.0 }),
+		"extra top key":        mutate(false, func(m map[string]any) { m["status"] = "drift" }),
+		"missing top key":      mutate(false, func(m map[string]any) { delete(m, "diagnostics") }),
+		"null operations":      mutate(false, func(m map[string]any) { sc(m)["operations"] = nil }),
+		"extra counts key":     mutate(false, func(m map[string]any) { sc(m)["counts"].(map[string]any)["deleted"] = 0 }),
+		"counts mismatch":      mutate(false, func(m map[string]any) { sc(m)["counts"].(map[string]any)["create"] = 7.0 }),
+		"v1 summary in v2":     mutate(false, func(m map[string]any) { m["summary"] = sc(m)["counts"] }),
+		"v1 operations in v2":  mutate(false, func(m map[string]any) { m["operations"] = sc(m)["operations"]; delete(m, "scopes") }),
+		"null scopes":          mutate(false, func(m map[string]any) { m["scopes"] = nil }),
+		"no scope, no error":   mutate(false, func(m map[string]any) { m["scopes"] = []any{} }),
+		"extra scope key":      mutate(false, func(m map[string]any) { sc(m)["account"] = "111122223333" }),
+		"missing scope key":    mutate(false, func(m map[string]any) { delete(sc(m), "region") }),
+		"scope name rule":      mutate(false, func(m map[string]any) { sc(m)["name"] = "Prod EU" }),
+		"long scope name":      mutate(false, func(m map[string]any) { sc(m)["name"] = strings.Repeat("a", 33) }),
+		"not a Region":         mutate(false, func(m map[string]any) { sc(m)["region"] = "europe" }),
+		"unknown status":       mutate(false, func(m map[string]any) { sc(m)["status"] = "done" }),
+		"empty status":         mutate(false, func(m map[string]any) { sc(m)["status"] = "" }),
+		"unknown verification": mutate(false, func(m map[string]any) { sc(m)["verification"] = "maybe" }),
+		"duplicate scope name": mutate(false, func(m map[string]any) {
+			m["scopes"] = append(m["scopes"].([]any), m["scopes"].([]any)[0])
+		}),
+		"scope name hides a path": mutate(false, func(m map[string]any) {
+			sc(m)["diagnostics"] = []any{map[string]any{"class": "decrypt:no-key", "summary": "s", "next": "", "subject": "secrets/prod/db.sops.yaml"}}
+		}),
 		"extra op key":           mutate(false, func(m map[string]any) { op(m, 0)["value"] = "x" }),
 		"unknown action":         mutate(false, func(m map[string]any) { op(m, 0)["action"] = "adopt" }),
 		"reason of other action": mutate(false, func(m map[string]any) { op(m, 0)["reason"] = "absent" }),
@@ -126,12 +145,12 @@ func TestWriteFileAtomic0600AndReadBack(t *testing.T) {
 func TestWriteFileFailuresAreTyped(t *testing.T) {
 	dir := t.TempDir()
 	var we *wirefile.WriteError
-	err := WriteFile(filepath.Join(dir, "missing-dir", "p.json"), Build(Input{}, model.Redaction{}))
+	err := WriteFile(filepath.Join(dir, "missing-dir", "p.json"), Build(single("", vocab.StatusInvalid, nil, nil), model.Redaction{}))
 	require.True(t, errors.As(err, &we))
 	assert.Equal(t, "create", we.Step)
 	assert.NotContains(t, err.Error(), "missing-dir")
 
-	invalid := Build(Input{Operations: []Operation{{Ordinal: 1, Action: vocab.ActionCreate}}}, model.Redaction{})
+	invalid := Build(single("", vocab.StatusDrift, []Operation{{Ordinal: 1, Action: vocab.ActionCreate}}, nil), model.Redaction{})
 	err = WriteFile(filepath.Join(dir, "p.json"), invalid)
 	require.True(t, errors.As(err, &we))
 	assert.Equal(t, "validate", we.Step, "a create without keys is refused, not written")
@@ -155,11 +174,13 @@ func TestMetadataKindsOnlyOnUpdates(t *testing.T) {
 		"empty list":    func(o *Op) { o.Metadata = []vocab.MetadataKind{} },
 	} {
 		v := base
-		v.Operations = slices.Clone(base.Operations)
-		i := slices.IndexFunc(v.Operations, func(o Op) bool { return len(o.Metadata) > 0 })
+		v.Scopes = slices.Clone(base.Scopes)
+		s := &v.Scopes[0]
+		s.Operations = slices.Clone(s.Operations)
+		i := slices.IndexFunc(s.Operations, func(o Op) bool { return len(o.Metadata) > 0 })
 		require.GreaterOrEqual(t, i, 0)
-		mutate(&v.Operations[i])
-		v.Summary = Count(v.Operations)
+		mutate(&s.Operations[i])
+		s.Counts = Count(s.Operations)
 		assert.Error(t, v.Validate(), name)
 	}
 }
@@ -238,4 +259,106 @@ func TestRegression_DiagnosticSubjectNamesADocumentWithNamesHidden(t *testing.T)
 	}
 	_, err := Parse(withSubject(true, "prod/db/password.sops.yaml"))
 	assert.NoError(t, err, "names shown: a path is the subject")
+}
+
+// TestParseReadsV1AsOneScope: a plan file written before scopes (v1) is
+// read as one scope named default with no Region, status or verification,
+// holding exactly its operations and diagnostics; it renders, and is never
+// written back.
+func TestParseReadsV1AsOneScope(t *testing.T) {
+	for _, tc := range []struct {
+		file  string
+		shown bool
+		in    string
+	}{{"v1-full-names.json", true, "full"}, {"v1-full-hidden.json", false, "full"}, {"v1-invalid-hidden.json", false, "invalid"}} {
+		b, err := os.ReadFile(filepath.Join("testdata", tc.file))
+		require.NoError(t, err)
+		require.Contains(t, string(b), `"schema_version": "sops-aws-sync/plan/v1"`)
+		v, err := Parse(b)
+		require.NoError(t, err, tc.file)
+		assert.Equal(t, vocab.PlanSchemaV1, v.SchemaVersion)
+		require.Len(t, v.Scopes, 1)
+		s := v.Scopes[0]
+		assert.Equal(t, ScopeView{Name: DefaultScope, Counts: s.Counts, Operations: s.Operations, Diagnostics: s.Diagnostics}, s, "no Region, status or verification")
+		want := Build(fixtures(t)[tc.in], model.Redaction{ShowNames: tc.shown}).Scopes[0]
+		assert.Equal(t, want.Operations, s.Operations, tc.file)
+		assert.Equal(t, want.Counts, s.Counts, tc.file)
+		assert.Equal(t, want.Diagnostics, s.Diagnostics, tc.file)
+		st, ver := v.Outcome()
+		assert.Equal(t, vocab.Status(""), st, "v1 records no status")
+		assert.Equal(t, vocab.Verification(""), ver)
+		text := Text(v)
+		assert.Contains(t, text, "\nScope default\n")
+		assert.Contains(t, text, "sops-aws-sync/plan/v1")
+		_, err = Marshal(v)
+		assert.Equal(t, ClassUnknownSchema, classOf(err), "only v2 is written")
+		err = WriteFile(filepath.Join(t.TempDir(), "p.json"), v)
+		var we *wirefile.WriteError
+		assert.True(t, errors.As(err, &we), "only v2 is written")
+	}
+	for name, data := range map[string]string{
+		"v1 with scopes": `{"schema_version":"sops-aws-sync/plan/v1","git_revision":"","names_shown":false,"scopes":[],"operations":[],"summary":{"create":0,"update":0,"restore":0,"schedule_delete":0,"unchanged":0,"conflicts":0},"diagnostics":[]}`,
+		"v1 summary off": `{"schema_version":"sops-aws-sync/plan/v1","git_revision":"","names_shown":false,"operations":[],"summary":{"create":1,"update":0,"restore":0,"schedule_delete":0,"unchanged":0,"conflicts":0},"diagnostics":[]}`,
+		"v1 with counts": `{"schema_version":"sops-aws-sync/plan/v1","git_revision":"","names_shown":false,"operations":[],"counts":{"create":0,"update":0,"restore":0,"schedule_delete":0,"unchanged":0,"conflicts":0},"diagnostics":[]}`,
+		"v1 name hidden": `{"schema_version":"sops-aws-sync/plan/v1","git_revision":"","names_shown":false,"operations":[{"resource":"prod/x","action":"unchanged","reason":"value-equal"}],"summary":{"create":0,"update":0,"restore":0,"schedule_delete":0,"unchanged":1,"conflicts":0},"diagnostics":[]}`,
+	} {
+		_, err := Parse([]byte(data))
+		assert.Equal(t, ClassMalformed, classOf(err), name)
+	}
+}
+
+// TestSeveralScopes: scopes keep their order and their own ordinals; the
+// run's outcome is the most severe scope status (SPEC §10) with its
+// verification; its counts are the scopes' summed; a run with no scope is
+// invalid; every rendering heads a section per scope with its name and
+// Region.
+func TestSeveralScopes(t *testing.T) {
+	v := Build(fixtures(t)["scopes"], model.Redaction{})
+	require.NoError(t, v.Validate())
+	var names []string
+	for _, s := range v.Scopes {
+		names = append(names, s.Name)
+	}
+	assert.Equal(t, []string{"prod-eu", "staging", "prod-us"}, names, "configuration order")
+	assert.Equal(t, "resource-0001", v.Scopes[0].Operations[0].Resource)
+	assert.Equal(t, "resource-0001", v.Scopes[2].Operations[0].Resource, "ordinals are each scope's own")
+	st, ver := v.Outcome()
+	assert.Equal(t, vocab.StatusConflict, st)
+	assert.Equal(t, vocab.VerificationNotRun, ver)
+	assert.Equal(t, vocab.Counts{Create: 1, Update: 1, ScheduleDelete: 1, Unchanged: 1, Conflicts: 1}, v.Counts())
+
+	text, md := Text(v), Markdown(v)
+	for _, h := range []string{"Scope prod-eu · eu-west-1 · drift", "Scope staging · us-east-1 · converged", "Scope prod-us · us-east-1 · conflict"} {
+		assert.Equal(t, 1, strings.Count(text, "\n"+h+"\n"), h)
+	}
+	assert.Contains(t, text, "Run: conflict, verification not-run, 3 scopes\n")
+	assert.Contains(t, text, "\nAll scopes: Plan: 1 to create, 1 to update, 0 to restore, 1 to schedule for deletion, 1 unchanged.\n")
+	for _, h := range []string{"#### Scope `prod-eu` · `eu-west-1` · drift", "#### Scope `staging` · `us-east-1` · converged", "#### Scope `prod-us` · `us-east-1` · conflict"} {
+		assert.Equal(t, 1, strings.Count(md, h+"\n"), h)
+	}
+	assert.Contains(t, md, "| `prod-us` | `us-east-1` | conflict | 0 | 1 | 0 | 0 | 0 | 1 |\n")
+	assert.Contains(t, md, "| all |  |  | 1 | 1 | 0 | 1 | 1 | 1 |\n")
+	assert.Less(t, strings.Index(md, "warning:orphans"), strings.Index(md, "#### Scope"), "the run's own warning comes before the scopes")
+
+	for _, tc := range []struct {
+		statuses []vocab.Status
+		want     vocab.Status
+	}{
+		{[]vocab.Status{vocab.StatusConverged, vocab.StatusDrift}, vocab.StatusDrift},
+		{[]vocab.Status{vocab.StatusInvalid, vocab.StatusConflict}, vocab.StatusConflict},
+		{[]vocab.Status{vocab.StatusConflict, vocab.StatusVerificationFailed}, vocab.StatusVerificationFailed},
+		{[]vocab.Status{vocab.StatusVerificationFailed, vocab.StatusApplyFailed}, vocab.StatusApplyFailed},
+		{[]vocab.Status{vocab.StatusApplyFailed, vocab.StatusInterrupted, vocab.StatusDrift}, vocab.StatusInterrupted},
+	} {
+		var in Input
+		for i, s := range tc.statuses {
+			in.Scopes = append(in.Scopes, ScopeInput{Name: "s" + itoa(i), Status: s, Verification: vocab.VerificationNotRun})
+		}
+		got, _ := Build(in, model.Redaction{}).Outcome()
+		assert.Equal(t, tc.want, got, "%v", tc.statuses)
+	}
+	early := Build(fixtures(t)["early"], model.Redaction{})
+	require.NoError(t, early.Validate())
+	st, _ = early.Outcome()
+	assert.Equal(t, vocab.StatusInvalid, st, "no scope known: invalid")
 }

@@ -34,12 +34,24 @@ func summary(t testing.TB, desired, observed string) *keydiff.Summary {
 
 func binary() *keydiff.Summary { s := keydiff.Binary(); return &s }
 
+// single is the Input of a run without scopes: one scope named default in
+// eu-west-1 with the given status (verification not-run, as a plan's).
+func single(revision string, status vocab.Status, ops []Operation, ds []Diagnostic) Input {
+	return Input{GitRevision: revision, Diagnostics: []Diagnostic{}, Scopes: []ScopeInput{{Name: DefaultScope, Region: "eu-west-1",
+		Status: status, Verification: vocab.VerificationNotRun, Operations: ops, Diagnostics: ds}}}
+}
+
+// ops is the operations of in's only scope.
+func ops(in Input) []Operation { return in.Scopes[0].Operations }
+
 // fixtures are the plans the golden files render: every action and
 // reason (full), conflicts (conflict), an early failure (invalid), a
-// converged scope (nochange) and one with a warning (orphans).
+// converged scope (nochange), one with a warning (orphans), whole values
+// (whole), a run of three scopes in two Regions with a run-level warning
+// (scopes), and a run that ended before its scopes were known (early).
 func fixtures(t testing.TB) map[string]Input {
 	t.Helper()
-	full := Input{GitRevision: rev, Operations: []Operation{
+	full := single(rev, vocab.StatusDrift, []Operation{
 		{Ordinal: 9, Name: "prod/app/old", Action: vocab.ActionScheduleDelete, Reason: vocab.ReasonNotDesired},
 		{Ordinal: 1, Name: "prod/app/api", Action: vocab.ActionCreate, Reason: vocab.ReasonAbsent,
 			Keys: summary(t, `{"dk_db":{"dk_password":"CANARY-pw-1","dk_user":"api"},"dk_token":"CANARY-tok"}`, "")},
@@ -64,42 +76,67 @@ func fixtures(t testing.TB) map[string]Input {
 		{Ordinal: 4, Name: "prod/app/same", Action: vocab.ActionUnchanged, Reason: vocab.ReasonValueEqual},
 		{Ordinal: 10, Name: "prod/app/same2", Action: vocab.ActionUnchanged, Reason: vocab.ReasonValueEqual},
 		{Ordinal: 11, Name: "prod/app/gone", Action: vocab.ActionUnchanged, Reason: vocab.ReasonScheduledForDeletion},
-	}}
-	conflict := Input{GitRevision: rev, Operations: []Operation{
+	}, nil)
+	conflict := single(rev, vocab.StatusConflict, []Operation{
 		{Ordinal: 2, Name: "prod/app/rotated", Action: vocab.ActionConflict, Conflict: vocab.ConflictRotation},
 		{Ordinal: 1, Name: "prod/app/taken", Action: vocab.ActionConflict, Conflict: vocab.ConflictOwnership},
 		{Ordinal: 3, Name: "prod/app/same", Action: vocab.ActionUnchanged, Reason: vocab.ReasonValueEqual},
-	}}
-	invalid := Input{Operations: nil, Diagnostics: []Diagnostic{
+	}, nil)
+	invalid := single("", vocab.StatusInvalid, nil, []Diagnostic{
 		{Class: "decrypt:no-key", Subject: "resource-0002",
 			Summary: "document resource-0002 cannot be decrypted: no key this runner holds opens it",
 			Next:    "add a recipient this runner holds to the document with sops updatekeys, or give the runner the key"},
 		{Class: "plaintext:duplicate-key", Subject: "resource-0005",
 			Summary: "document resource-0005: a member name appears twice in one JSON object",
 			Next:    "remove or rename the repeated member in the source document, then re-encrypt it with sops"},
-	}}
-	nochange := Input{GitRevision: rev, Operations: []Operation{
+	})
+	nochange := single(rev, vocab.StatusConverged, []Operation{
 		{Ordinal: 1, Name: "prod/app/a", Action: vocab.ActionUnchanged, Reason: vocab.ReasonValueEqual},
 		{Ordinal: 2, Name: "prod/app/b", Action: vocab.ActionUnchanged, Reason: vocab.ReasonValueEqual},
-	}}
+	}, nil)
 	// A converged scope whose documents an older scope also holds (a
 	// renamed prefix): a warning, and still "No changes".
-	orphans := Input{GitRevision: rev, Operations: nochange.Operations, Diagnostics: []Diagnostic{
+	orphans := single(rev, vocab.StatusConverged, ops(nochange), []Diagnostic{
 		{Class: "warning:orphans",
 			Summary: "3 secrets this tool owns in another scope hold documents of this commit; they are not touched",
 			Next:    "if the scope was renamed on purpose, retire the old scope once nothing reads it (docs/recovery.md, retiring an old scope)"},
-	}}
+	})
 	// Whole values (.sops.txt, .sops.bin; SPEC §3.1): created, changed,
 	// switched between string and binary, metadata only, and equal. No
 	// length or hash of a value is ever shown.
 	ws := func() *keydiff.Summary { return &keydiff.Summary{Unavailable: vocab.KeysWholeValue} }
-	whole := Input{GitRevision: rev, Operations: []Operation{
+	whole := single(rev, vocab.StatusDrift, []Operation{
 		{Ordinal: 1, Name: "prod/app/tls-cert", Action: vocab.ActionCreate, Reason: vocab.ReasonAbsent, Keys: ws()},
 		{Ordinal: 2, Name: "prod/app/tls-key", Action: vocab.ActionUpdate, Reason: vocab.ReasonValueDiffers, Keys: ws()},
 		{Ordinal: 3, Name: "prod/app/keystore", Action: vocab.ActionUpdate, Reason: vocab.ReasonStoredValueString, Keys: ws()},
 		{Ordinal: 4, Name: "prod/app/ssh-key", Action: vocab.ActionUpdate, Reason: vocab.ReasonStoredValueBinary, Keys: ws()},
 		{Ordinal: 5, Name: "prod/app/ca", Action: vocab.ActionUpdate, Reason: vocab.ReasonMetadata, Keys: ws(), Metadata: []vocab.MetadataKind{vocab.MetadataTags}},
 		{Ordinal: 6, Name: "prod/app/truststore", Action: vocab.ActionUnchanged, Reason: vocab.ReasonValueEqual},
-	}}
-	return map[string]Input{"full": full, "conflict": conflict, "invalid": invalid, "nochange": nochange, "orphans": orphans, "whole": whole}
+	}, nil)
+	// Three scopes, two Regions: one drifts (a create and a deletion), one
+	// is converged, one is blocked by a conflict (so the run is conflict);
+	// the ordinals are each scope's own. The run has a warning of its own.
+	scopes := Input{GitRevision: rev, Diagnostics: []Diagnostic{{Class: "warning:orphans",
+		Summary: "2 secrets this tool owns in another scope hold documents of this commit; they are not touched",
+		Next:    "if the scope was renamed on purpose, retire the old scope once nothing reads it (docs/recovery.md, retiring an old scope)"}},
+		Scopes: []ScopeInput{
+			{Name: "prod-eu", Region: "eu-west-1", Status: vocab.StatusDrift, Verification: vocab.VerificationNotRun, Operations: []Operation{
+				{Ordinal: 1, Name: "prod/app/api", Action: vocab.ActionCreate, Reason: vocab.ReasonAbsent, Keys: summary(t, `{"dk_token":"CANARY-tok"}`, "")},
+				{Ordinal: 2, Name: "prod/app/old", Action: vocab.ActionScheduleDelete, Reason: vocab.ReasonNotDesired},
+			}},
+			{Name: "staging", Region: "us-east-1", Status: vocab.StatusConverged, Verification: vocab.VerificationNotRun, Operations: []Operation{
+				{Ordinal: 1, Name: "prod/app/api", Action: vocab.ActionUnchanged, Reason: vocab.ReasonValueEqual},
+			}},
+			{Name: "prod-us", Region: "us-east-1", Status: vocab.StatusConflict, Verification: vocab.VerificationNotRun, Operations: []Operation{
+				{Ordinal: 1, Name: "prod/app/taken", Action: vocab.ActionConflict, Conflict: vocab.ConflictOwnership},
+				{Ordinal: 2, Name: "prod/app/db", Action: vocab.ActionUpdate, Reason: vocab.ReasonValueDiffers,
+					Keys: summary(t, `{"dk_a":"CANARY-a"}`, `{"dk_a":"CANARY-b","OOB_x":1}`)},
+			}},
+		}}
+	// A configuration rejected before the scopes were known: no scope, the
+	// run's error says why.
+	early := Input{Diagnostics: []Diagnostic{{Class: "config:invalid-value", Subject: "config file key scopes",
+		Summary: "config file key scopes: two scopes have one name", Next: "give every scope its own name"}}}
+	return map[string]Input{"full": full, "conflict": conflict, "invalid": invalid, "nochange": nochange, "orphans": orphans, "whole": whole,
+		"scopes": scopes, "early": early}
 }

@@ -8,18 +8,42 @@ import (
 )
 
 // Input is the plan data a view is built from: plain values, unredacted,
-// in any order. The engine's plan (plan.Plan plus the per-secret key-level
-// summaries) is turned into an Input by the caller; Build redacts it.
+// in any order. The engine's plan of each scope (plan.Plan plus the
+// per-secret key-level summaries) is turned into a ScopeInput by the
+// caller; Build redacts it.
 type Input struct {
 	// GitRevision is the resolved 40-hex commit, or "" when the run ended
 	// before it was resolved.
 	GitRevision string
-	// Operations holds one entry per secret the plan classified: every
-	// operation, conflict and unchanged name (not the foreign names the
-	// plan ignores).
+	// Scopes are the run's scopes in configuration order (SPEC §10): one
+	// named "default" for a run without scopes:, none when the run ended
+	// before its scopes were known (a usage error or a rejected
+	// configuration; Diagnostics then say why).
+	Scopes []ScopeInput
+	// Diagnostics are the run's own problems, not any one scope's (the
+	// command line, the configuration, Git, the outputs, an interruption),
+	// and its warnings (class "warning:…", IsWarning).
+	Diagnostics []Diagnostic
+}
+
+// ScopeInput is the plan data of one scope.
+type ScopeInput struct {
+	// Name is the scope's name ([a-z0-9-]{1,32}, SPEC §10; "default" for a
+	// run without scopes:).
+	Name string
+	// Region is the scope's AWS Region code, or "" when it was not resolved
+	// by the configuration (the SDK's chain chose it, or the run ended
+	// first).
+	Region string
+	// Status and Verification are the scope's own outcome (SPEC §7.1 words).
+	Status       vocab.Status
+	Verification vocab.Verification
+	// Operations holds one entry per secret the scope's plan classified:
+	// every operation, conflict and unchanged name (not the foreign names
+	// the plan ignores).
 	Operations []Operation
-	// Diagnostics are the problems that stopped or limited the run, and
-	// the warnings (class "warning:…", IsWarning) that did neither.
+	// Diagnostics are the problems that stopped or limited this scope, and
+	// its warnings.
 	Diagnostics []Diagnostic
 }
 
@@ -66,10 +90,10 @@ const WarningClassPrefix = "warning:"
 // IsWarning reports whether d is a warning rather than an error.
 func IsWarning(d Diagnostic) bool { return strings.HasPrefix(d.Class, WarningClassPrefix) }
 
-// errorCount is how many of v's diagnostics are errors.
-func errorCount(v View) int {
+// errorCount is how many of ds are errors.
+func errorCount(ds []Diagnostic) int {
 	n := 0
-	for _, d := range v.Diagnostics {
+	for _, d := range ds {
 		if !IsWarning(d) {
 			n++
 		}

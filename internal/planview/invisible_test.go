@@ -18,16 +18,19 @@ import (
 // different key paths never look the same in a review.
 func TestRegression_InvisibleKeyNamesQuoted(t *testing.T) {
 	for _, invisible := range []string{"\u3164", "\u115f", "\u034f", "\ufe0f", "\u200b", "\U000e0041"} {
-		in := Input{GitRevision: rev, Operations: []Operation{{Ordinal: 1, Name: "prod/app/x", Action: vocab.ActionCreate,
-			Reason: vocab.ReasonAbsent, Keys: summary(t, `{"token":1,"token`+invisible+`":2}`, "")}}}
+		in := single(rev, vocab.StatusDrift, []Operation{{Ordinal: 1, Name: "prod/app/x", Action: vocab.ActionCreate,
+			Reason: vocab.ReasonAbsent, Keys: summary(t, `{"token":1,"token`+invisible+`":2}`, "")}}, nil)
 		v := Build(in, model.Redaction{ShowNames: true})
-		require.Equal(t, []string{"/token", "/token" + invisible}, v.Operations[0].KeyPaths.Added)
+		require.Equal(t, []string{"/token", "/token" + invisible}, v.Scopes[0].Operations[0].KeyPaths.Added)
 		for name, out := range map[string]string{"text": Text(v), "markdown": Markdown(v)} {
 			assert.NotContains(t, out, invisible, "%s: %U is written as an escape", name, []rune(invisible))
 			var lines []string
 			for _, l := range strings.Split(out, "\n") {
+				// Markdown's diff block moves the symbol to the first
+				// column: "+       /token".
+				l = strings.Join(strings.Fields(l), " ")
 				if strings.Contains(l, "+ /token") || strings.Contains(l, `+ "/token`) {
-					lines = append(lines, strings.TrimSpace(l))
+					lines = append(lines, l)
 				}
 			}
 			require.Len(t, lines, 2, "%s:\n%s", name, out)

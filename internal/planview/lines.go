@@ -26,21 +26,33 @@ func (s section) all() []string {
 	return append([]string{s.title}, s.lines...)
 }
 
+// part is what one section of a rendering shows: a scope's operations,
+// counts and diagnostics, or the run's own diagnostics (no operations).
+type part struct {
+	ops    []Op
+	counts vocab.Counts
+	diags  []Diagnostic
+}
+
+func scopePart(s ScopeView) part {
+	return part{ops: s.Operations, counts: s.Counts, diags: s.Diagnostics}
+}
+
 // blocking returns the sections shown before the operations: the errors
 // that stopped or limited the run, then conflicts (each with its class and
 // remedy), then warnings.
-func blocking(v View) []section {
+func blocking(p part) []section {
 	var out []section
-	if n := errorCount(v); n > 0 {
-		out = append(out, diagnostics(v, fmt.Sprintf("Errors (%d):", n), "  x ", false))
+	if n := errorCount(p.diags); n > 0 {
+		out = append(out, diagnostics(p.diags, fmt.Sprintf("Errors (%d):", n), "  x ", false))
 	}
-	if n := v.Summary.Conflicts; n > 0 {
+	if n := p.counts.Conflicts; n > 0 {
 		which := "each is"
 		if n == 1 {
 			which = "it is"
 		}
 		s := section{title: fmt.Sprintf("Conflicts (%d): nothing will be changed until %s resolved.", n, which)}
-		for _, o := range v.Operations {
+		for _, o := range p.ops {
 			if o.Action != vocab.ActionConflict {
 				continue
 			}
@@ -51,17 +63,17 @@ func blocking(v View) []section {
 		}
 		out = append(out, s)
 	}
-	if n := len(v.Diagnostics) - errorCount(v); n > 0 {
-		out = append(out, diagnostics(v, fmt.Sprintf("Warnings (%d):", n), "  * ", true))
+	if n := len(p.diags) - errorCount(p.diags); n > 0 {
+		out = append(out, diagnostics(p.diags, fmt.Sprintf("Warnings (%d):", n), "  * ", true))
 	}
 	return out
 }
 
-// diagnostics is the section of v's warnings (warnings) or errors, each
+// diagnostics is the section of ds's warnings (warnings) or errors, each
 // line marked with mark: class, subject, summary, and the next action.
-func diagnostics(v View, title, mark string, warnings bool) section {
+func diagnostics(ds []Diagnostic, title, mark string, warnings bool) section {
 	s := section{title: title}
-	for _, d := range v.Diagnostics {
+	for _, d := range ds {
 		if IsWarning(d) != warnings {
 			continue
 		}
@@ -78,12 +90,12 @@ func diagnostics(v View, title, mark string, warnings bool) section {
 }
 
 // phases returns one section per non-empty apply phase, in apply order.
-func phases(v View) []section {
+func phases(ops []Op) []section {
 	var out []section
 	for _, a := range vocab.Phases {
 		var s section
 		n := 0
-		for _, o := range v.Operations {
+		for _, o := range ops {
 			if o.Action == a {
 				n++
 				s.lines = append(s.lines, opLines(o)...)
@@ -162,15 +174,42 @@ func closing(c vocab.Counts) string {
 		c.Create, c.Update, c.Restore, c.ScheduleDelete, c.Unchanged)
 }
 
-// verdict is the line under the closing line, or "".
-func verdict(v View) string {
+// verdict is the line under a scope's closing line, or "".
+func verdict(p part) string {
 	switch {
-	case v.Summary.Conflicts > 0:
-		return plural(v.Summary.Conflicts, "conflict blocks", "conflicts block") + " the plan: nothing will be changed."
-	case errorCount(v) == 0 && v.Summary.Operations() == 0:
+	case p.counts.Conflicts > 0:
+		return plural(p.counts.Conflicts, "conflict blocks", "conflicts block") + " the plan: nothing will be changed."
+	case errorCount(p.diags) == 0 && p.counts.Operations() == 0:
 		return "No changes: AWS Secrets Manager matches the commit."
 	}
 	return ""
+}
+
+// runLine is the run's verdict, shown once at the top: its status and
+// verification (View.Outcome) and how many scopes it has; for a v1 file,
+// which records neither, only that it is one.
+func runLine(v View) string {
+	st, ver := v.Outcome()
+	if st == "" {
+		return "Run: status not recorded (a " + vocab.PlanSchemaV1 + " file, shown as one scope)"
+	}
+	scopes := plural(len(v.Scopes), "scope", "scopes")
+	if len(v.Scopes) == 0 {
+		scopes = "no scope known (the run ended before its scopes were resolved)"
+	}
+	return "Run: " + string(st) + ", verification " + string(ver) + ", " + scopes
+}
+
+// scopeTitle heads a scope's section: its name, its Region and its status.
+func scopeTitle(s ScopeView) string {
+	region := s.Region
+	if region == "" {
+		region = "Region not resolved"
+	}
+	if s.Status == "" {
+		return "Scope " + q(s.Name)
+	}
+	return "Scope " + q(s.Name) + " · " + q(region) + " · " + string(s.Status)
 }
 
 func commitLine(v View) string {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
 // GitHub's size limits for the two places the Markdown goes.
@@ -22,19 +23,26 @@ const (
 const minMarkdownLimit = 2048
 
 // Markdown renders v for a job summary or a pull-request comment: a
-// heading, a table of counts and the closing line, then the errors,
-// conflicts and warnings in an open block, then the operations, grouped by apply phase,
-// in a collapsed <details> block. Every data string is inside a fenced code
-// block (longer than any backtick run in it), so key names cannot inject
-// markup, links or mentions. It has the same lines as Text.
+// heading, the run's verdict, a table of counts with one row per scope,
+// the run's own errors and warnings, then one section per scope headed by
+// its name, Region and status: its closing line, its errors, conflicts
+// and warnings in an open block, then its operations, grouped by apply
+// phase, in a collapsed <details> block. The operations are a ```diff
+// block whose lines begin with the operation's symbol, so GitHub colours
+// creates and added keys (+) and deletions and removed keys (-); the text
+// after the symbol is Text's line. Every data string is inside a fenced
+// code block (longer than any backtick run in it), so key names cannot
+// inject markup, links or mentions; scope names, Regions and statuses are
+// checked words (Validate). It has the same lines as Text.
 func Markdown(v View) string { return render(v, 0) }
 
 // MarkdownCapped is Markdown cut to fewer than limit bytes (so fewer than
-// limit characters; limits below 2,048 are raised to it): operation lines
-// that do not fit are dropped from the end, the open blocks are closed and
-// a note says how many lines are missing and that the plan file holds them
-// all. Pass GitHubCommentLimit minus what the caller adds (a hidden
-// marker) for a comment, GitHubStepSummaryLimit for a job summary.
+// limit characters; limits below 2,048 are raised to it): table rows,
+// scope sections and operation lines that do not fit are dropped from the
+// end, the open blocks are closed and a note says how many lines are
+// missing and that the plan file holds them all. Pass GitHubCommentLimit
+// minus what the caller adds (a hidden marker) for a comment,
+// GitHubStepSummaryLimit for a job summary.
 func MarkdownCapped(v View, limit int) string {
 	return render(v, max(limit, minMarkdownLimit))
 }
@@ -44,11 +52,19 @@ func MarkdownCapped(v View, limit int) string {
 const truncationNoteMax = 400
 
 func render(v View, limit int) string {
-	block := blocking(v)
-	ops := phases(v)
+	runBlock := blocking(part{diags: v.Diagnostics})
 	var all []string
-	for _, s := range append(append([]section{}, block...), ops...) {
+	for _, s := range runBlock {
 		all = append(all, s.all()...)
+	}
+	type scopeSections struct{ block, ops []section }
+	scopes := make([]scopeSections, len(v.Scopes))
+	for i, s := range v.Scopes {
+		p := scopePart(s)
+		scopes[i] = scopeSections{blocking(p), phases(p.ops)}
+		for _, sec := range append(append([]section{}, scopes[i].block...), scopes[i].ops...) {
+			all = append(all, sec.all()...)
+		}
 	}
 	fence := fenceFor(all)
 
@@ -64,33 +80,84 @@ func render(v View, limit int) string {
 	} else {
 		b.WriteString(" · resource names hidden (ordinals and key counts only)\n\n")
 	}
-	c := v.Summary
-	b.WriteString("| create | update | restore | schedule deletion | unchanged | conflicts |\n")
-	b.WriteString("|---:|---:|---:|---:|---:|---:|\n")
-	fmt.Fprintf(&b, "| %d | %d | %d | %d | %d | %d |\n\n", c.Create, c.Update, c.Restore, c.ScheduleDelete, c.Unchanged, c.Conflicts)
-	b.WriteString("**" + closing(c) + "**\n\n")
-	if l := verdict(v); l != "" {
-		b.WriteString("**" + l + "**\n\n")
-	}
+	b.WriteString("**" + runLine(v) + "**\n\n")
 
 	w := &cappedWriter{b: &b, limit: limit, fence: fence, remaining: len(all)}
-	if len(block) > 0 {
-		w.block(block, "", "")
+	if len(v.Scopes) > 0 {
+		b.WriteString("| scope | Region | status | create | update | restore | schedule deletion | unchanged | conflicts |\n")
+		b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|\n")
+		rows := make([]string, 0, len(v.Scopes)+1)
+		for _, s := range v.Scopes {
+			rows = append(rows, countsRow("`"+s.Name+"`", code(s.Region), string(s.Status), s.Counts))
+		}
+		if len(v.Scopes) > 1 {
+			rows = append(rows, countsRow("all", "", "", v.Counts()))
+		}
+		for _, r := range rows {
+			if !w.raw(r) {
+				break
+			}
+		}
+		b.WriteString("\n")
 	}
-	if len(ops) > 0 {
-		w.block(ops, fmt.Sprintf("<details><summary>Operations (%d)</summary>\n\n", c.Operations()), "</details>\n")
+	if len(runBlock) > 0 {
+		w.block(runBlock, "", "", "text", false)
+	}
+	for i, s := range v.Scopes {
+		p := scopePart(s)
+		head := "#### " + markdownScopeTitle(s) + "\n\n**" + closing(p.counts) + "**\n\n"
+		if l := verdict(p); l != "" {
+			head += "**" + l + "**\n\n"
+		}
+		if !w.raw(head) {
+			break
+		}
+		if len(scopes[i].block) > 0 {
+			w.block(scopes[i].block, "", "", "text", false)
+		}
+		if len(scopes[i].ops) > 0 {
+			w.block(scopes[i].ops, fmt.Sprintf("<details><summary>Operations (%d)</summary>\n\n", p.counts.Operations()), "</details>\n\n", "diff", true)
+		}
 	}
 	if w.cut {
 		if !strings.HasSuffix(b.String(), "\n\n") {
-			// CommonMark ends an HTML block (</details>) only at a blank
-			// line: without one, GitHub shows the note as raw text.
+			// CommonMark ends an HTML block (</details>) and a table only
+			// at a blank line: without one, GitHub shows the note as raw
+			// text.
 			b.WriteString("\n")
 		}
 		fmt.Fprintf(&b, "_Truncated to stay under GitHub's size limit: %s not shown. "+
 			"The plan file holds every operation; `sops-aws-sync show PLAN_FILE` renders it in full._\n",
 			plural(w.remaining, "line is", "lines are"))
 	}
-	return b.String()
+	return strings.TrimRight(b.String(), "\n") + "\n"
+}
+
+// countsRow is one row of the counts table.
+func countsRow(name, region, status string, c vocab.Counts) string {
+	return fmt.Sprintf("| %s | %s | %s | %d | %d | %d | %d | %d | %d |\n", name, region, status,
+		c.Create, c.Update, c.Restore, c.ScheduleDelete, c.Unchanged, c.Conflicts)
+}
+
+// code is s as a code span, or "" for "" (a Region not resolved).
+func code(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "`" + s + "`"
+}
+
+// markdownScopeTitle is scopeTitle with the name and Region as code spans
+// (both are checked words without backticks: Validate).
+func markdownScopeTitle(s ScopeView) string {
+	region := code(s.Region)
+	if region == "" {
+		region = "Region not resolved"
+	}
+	if s.Status == "" {
+		return "Scope `" + s.Name + "`"
+	}
+	return "Scope `" + s.Name + "` · " + region + " · " + string(s.Status)
 }
 
 // cappedWriter writes fenced blocks of lines until the next line would
@@ -110,17 +177,23 @@ func (w *cappedWriter) fits(n int) bool {
 	return w.limit <= 0 || w.b.Len()+n+len(w.fence)+2+truncationNoteMax < w.limit
 }
 
-func (w *cappedWriter) block(sections []section, open, closeTag string) {
-	if w.cut || !w.fits(len(open)+len(w.fence)+len("text\n")) {
+// block writes sections as one fenced block of language lang (a blank line
+// between sections), opened by open and closed by closeTag; with diff,
+// each line goes through diffLine.
+func (w *cappedWriter) block(sections []section, open, closeTag, lang string, diff bool) {
+	if w.cut || !w.fits(len(open)+len(w.fence)+len(lang)+1) {
 		w.cut = true
 		return
 	}
-	w.b.WriteString(open + w.fence + "text\n")
+	w.b.WriteString(open + w.fence + lang + "\n")
 	for i, s := range sections {
 		if i > 0 && !w.line("") {
 			break
 		}
 		for _, l := range s.all() {
+			if diff {
+				l = diffLine(l)
+			}
 			if !w.line(l) {
 				break
 			}
@@ -131,6 +204,30 @@ func (w *cappedWriter) block(sections []section, open, closeTag string) {
 		}
 	}
 	w.b.WriteString(w.fence + "\n\n" + closeTag)
+}
+
+// raw writes s (Markdown outside any block) unless it does not fit, which
+// starts the cut.
+func (w *cappedWriter) raw(s string) bool {
+	if w.cut || !w.fits(len(s)) {
+		w.cut = true
+		return false
+	}
+	w.b.WriteString(s)
+	return true
+}
+
+// diffLine moves the symbol of an operation or key-path line ("  + x",
+// "      - /k") to the first column ("+   x", "-       /k"), where
+// GitHub's diff highlighting looks for it; the line keeps its length and
+// its text. Other lines (section titles) are returned as they are.
+func diffLine(l string) string {
+	rest := strings.TrimLeft(l, " ")
+	n := len(l) - len(rest)
+	if n == 0 || len(rest) < 2 || rest[1] != ' ' || !strings.ContainsRune("+-~^!", rune(rest[0])) {
+		return l
+	}
+	return rest[:1] + strings.Repeat(" ", n) + rest[1:]
 }
 
 // line writes l unless it does not fit, which starts the cut.

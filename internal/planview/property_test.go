@@ -15,15 +15,29 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
-// genInput draws a plan whose desired keys start with "dk", whose
-// out-of-band keys start with "OOB_", whose values hold "CANARY" and
-// whose names start with "prod/app/".
+// genInput draws a run of one to four scopes (distinct names, Regions,
+// statuses) whose desired keys start with "dk", whose out-of-band keys
+// start with "OOB_", whose values hold "CANARY" and whose names start
+// with "prod/app/".
 func genInput(t *rapid.T) Input {
-	n := rapid.IntRange(0, 8).Draw(t, "n")
 	var in Input
 	if rapid.Bool().Draw(t, "resolved") {
 		in.GitRevision = rev
 	}
+	names := rapid.SliceOfNDistinct(rapid.SampledFrom([]string{DefaultScope, "prod-eu", "staging", "prod-us", "dr-2"}), 1, 4, rapid.ID[string]).Draw(t, "scopes")
+	for _, name := range names {
+		in.Scopes = append(in.Scopes, ScopeInput{Name: name,
+			Region:       rapid.SampledFrom([]string{"", "eu-west-1", "us-east-1", "ap-southeast-2"}).Draw(t, "region"),
+			Status:       rapid.SampledFrom(vocab.Statuses).Draw(t, "status"),
+			Verification: rapid.SampledFrom(vocab.Verifications).Draw(t, "verification"),
+			Operations:   genOperations(t)})
+	}
+	return in
+}
+
+func genOperations(t *rapid.T) []Operation {
+	var out []Operation
+	n := rapid.IntRange(0, 8).Draw(t, "n")
 	keys := []string{"dka", "dkb", "dkc/x", "dk~d"}
 	for i := range n {
 		a := rapid.SampledFrom(vocab.Actions).Draw(t, "action")
@@ -60,9 +74,9 @@ func genInput(t *rapid.T) Input {
 			}
 			o.Keys = &s
 		}
-		in.Operations = append(in.Operations, o)
+		out = append(out, o)
 	}
-	return in
+	return out
 }
 
 // TestPropertyRedactionHoldsForEveryPlan: for any plan, every output is
@@ -79,8 +93,14 @@ func TestPropertyRedactionHoldsForEveryPlan(t *testing.T) {
 		back, err := Parse(file)
 		require.NoError(t, err, "round trip")
 		require.True(t, reflect.DeepEqual(v, back), "round trip changed the view")
-		require.Equal(t, Count(v.Operations), v.Summary, "summary is not derived from the operations")
-		require.Len(t, v.Operations, len(in.Operations))
+		require.Len(t, v.Scopes, len(in.Scopes))
+		var sum vocab.Counts
+		for i, s := range v.Scopes {
+			require.Equal(t, Count(s.Operations), s.Counts, "counts are not derived from the operations")
+			require.Len(t, s.Operations, len(in.Scopes[i].Operations))
+			sum = sum.Plus(s.Counts)
+		}
+		require.Equal(t, sum, v.Counts())
 		forbidden := []string{"CANARY", "OOB_"}
 		if !shown {
 			forbidden = append(forbidden, "prod/app/", "/dk")

@@ -3,24 +3,40 @@ package planview
 import "strings"
 
 // Text renders v for a terminal, in the spirit of Terraform's plan: a
-// header, the errors, conflicts and warnings first (class and what to do), then one
-// line per operation grouped by apply phase (restore, create, update,
-// schedule-delete; unchanged secrets are only counted), then the closing
-// "Plan: …" line. Every line ends in "\n".
+// header with the run's verdict (status, verification, scopes), the run's
+// own errors and warnings, then one section per scope headed by its name,
+// Region and status: its errors, conflicts and warnings first (class and
+// what to do), then one line per operation grouped by apply phase
+// (restore, create, update, schedule-delete; unchanged secrets are only
+// counted), then its closing "Plan: …" line; with several scopes a last
+// line sums them. Every line ends in "\n".
 func Text(v View) string {
 	var b strings.Builder
 	b.WriteString("sops-aws-sync plan " + commitLine(v) + "\n")
 	b.WriteString(namesLine(v) + "\n")
-	for _, s := range append(blocking(v), phases(v)...) {
+	b.WriteString(runLine(v) + "\n")
+	writeSections(&b, blocking(part{diags: v.Diagnostics}))
+	for _, s := range v.Scopes {
+		p := scopePart(s)
+		b.WriteString("\n" + scopeTitle(s) + "\n")
+		writeSections(&b, append(blocking(p), phases(p.ops)...))
+		b.WriteString("\n")
+		if l := verdict(p); l != "" {
+			b.WriteString(l + "\n")
+		}
+		b.WriteString(closing(p.counts) + "\n")
+	}
+	if len(v.Scopes) > 1 {
+		b.WriteString("\nAll scopes: " + closing(v.Counts()) + "\n")
+	}
+	return b.String()
+}
+
+func writeSections(b *strings.Builder, ss []section) {
+	for _, s := range ss {
 		b.WriteString("\n")
 		for _, l := range s.all() {
 			b.WriteString(l + "\n")
 		}
 	}
-	b.WriteString("\n")
-	if l := verdict(v); l != "" {
-		b.WriteString(l + "\n")
-	}
-	b.WriteString(closing(v.Summary) + "\n")
-	return b.String()
 }

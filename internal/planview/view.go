@@ -9,8 +9,11 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
-// View is the view model of one plan and, field for field, the content of
-// the plan file (schema sops-aws-sync/plan/v1). Field order is key order.
+// View is the view model of one run's plan and, field for field, the
+// content of the plan file (schema sops-aws-sync/plan/v2, docs/results.md).
+// Field order is key order. A View read from a v1 file (Parse) keeps
+// SchemaVersion v1 and holds one scope named "default" with no Region,
+// status or verification (v1 recorded none); only v2 is ever written.
 type View struct {
 	SchemaVersion string `json:"schema_version"`
 	// GitRevision is the 40-hex commit or "".
@@ -18,14 +21,68 @@ type View struct {
 	// NamesShown is --show-resource-names: resources are secret names and
 	// create/update carry KeyPaths.
 	NamesShown bool `json:"names_shown"`
+	// Scopes are the run's scopes in configuration order, names distinct;
+	// empty only when the run ended before its scopes were known (then
+	// Diagnostics hold at least one error).
+	Scopes []ScopeView `json:"scopes"`
+	// Diagnostics are the run's own problems (not any one scope's), then
+	// its warnings (IsWarning), in the order the run met them.
+	Diagnostics []Diagnostic `json:"diagnostics"`
+}
+
+// ScopeView is one scope of a View.
+type ScopeView struct {
+	// Name is the scope's name ([a-z0-9-]{1,32}, SPEC §10).
+	Name string `json:"name"`
+	// Region is the scope's AWS Region code, or "" when not resolved.
+	Region string `json:"region"`
+	// Status and Verification are the scope's outcome (SPEC §7.1 words).
+	Status       vocab.Status       `json:"status"`
+	Verification vocab.Verification `json:"verification"`
+	// Counts is derived from Operations: one per operation by its action
+	// (the report's count keys; v1's summary).
+	Counts vocab.Counts `json:"counts"`
 	// Operations: conflicts, then restore, create, update, schedule-delete
 	// (apply phase order), then unchanged; ordinals ascending within each.
+	// Ordinals are the scope's own: two scopes may both hold resource-0001.
 	Operations []Op `json:"operations"`
-	// Summary is derived from Operations (same keys as the report's counts).
-	Summary vocab.Counts `json:"summary"`
-	// Diagnostics are the problems that stopped or limited the run, then
-	// the warnings (IsWarning), in the order the run met them.
+	// Diagnostics are the problems that stopped or limited this scope,
+	// then its warnings, in the order the run met them.
 	Diagnostics []Diagnostic `json:"diagnostics"`
+}
+
+// Outcome is the run's status and verification as the view shows them:
+// the most severe of the scopes' statuses and of their verifications
+// (vocab.MostSevere, vocab.MostSevereVerification: SPEC §10, as the
+// report's); invalid and not-run when no scope is known, or when an error
+// of the run's own stopped a run whose scopes are converged or drifting;
+// "" and "" for a v1 file (which records neither).
+func (v View) Outcome() (vocab.Status, vocab.Verification) {
+	if v.SchemaVersion == vocab.PlanSchemaV1 {
+		return "", ""
+	}
+	if len(v.Scopes) == 0 {
+		return vocab.StatusInvalid, vocab.VerificationNotRun
+	}
+	statuses := make([]vocab.Status, len(v.Scopes))
+	verifications := make([]vocab.Verification, len(v.Scopes))
+	for i, s := range v.Scopes {
+		statuses[i], verifications[i] = s.Status, s.Verification
+	}
+	st := vocab.MostSevere(statuses...)
+	if (st == vocab.StatusConverged || st == vocab.StatusDrift) && errorCount(v.Diagnostics) > 0 {
+		return vocab.StatusInvalid, vocab.VerificationNotRun
+	}
+	return st, vocab.MostSevereVerification(verifications...)
+}
+
+// Counts are the scopes' counts summed (what the report counts for the run).
+func (v View) Counts() vocab.Counts {
+	var c vocab.Counts
+	for _, s := range v.Scopes {
+		c = c.Plus(s.Counts)
+	}
+	return c
 }
 
 // Op is one operation of a View: one secret.
@@ -86,14 +143,11 @@ func rank(a vocab.Action) int {
 }
 
 // Build redacts in into a View: the one place where names, key paths and
-// the redaction setting meet (SPEC §7.4). Operations are ordered as View
-// documents; invalid input (an unknown action, a create without Keys) gives
-// a View that Validate rejects, never a panic.
+// the redaction setting meet (SPEC §7.4). Scopes keep their order;
+// operations are ordered as ScopeView documents; invalid input (an
+// unknown action, a create without Keys, two scopes of one name) gives a
+// View that Validate rejects, never a panic.
 func Build(in Input, r model.Redaction) View {
-	ops := slices.Clone(in.Operations)
-	slices.SortStableFunc(ops, func(a, b Operation) int {
-		return cmp.Or(cmp.Compare(rank(a.Action), rank(b.Action)), cmp.Compare(a.Ordinal, b.Ordinal))
-	})
 	rev := in.GitRevision
 	if !model.IsRevision(rev) {
 		rev = "" // as in the report: a revision is 40 hex or empty
@@ -102,14 +156,33 @@ func Build(in Input, r model.Redaction) View {
 		SchemaVersion: vocab.PlanSchema,
 		GitRevision:   rev,
 		NamesShown:    r.ShowNames,
-		Operations:    make([]Op, 0, len(ops)),
+		Scopes:        make([]ScopeView, 0, len(in.Scopes)),
 		Diagnostics:   append([]Diagnostic{}, in.Diagnostics...),
 	}
-	for _, o := range ops {
-		v.Operations = append(v.Operations, buildOp(o, r))
+	for _, s := range in.Scopes {
+		v.Scopes = append(v.Scopes, buildScope(s, r))
 	}
-	v.Summary = Count(v.Operations)
 	return v
+}
+
+func buildScope(in ScopeInput, r model.Redaction) ScopeView {
+	ops := slices.Clone(in.Operations)
+	slices.SortStableFunc(ops, func(a, b Operation) int {
+		return cmp.Or(cmp.Compare(rank(a.Action), rank(b.Action)), cmp.Compare(a.Ordinal, b.Ordinal))
+	})
+	s := ScopeView{
+		Name:         in.Name,
+		Region:       in.Region,
+		Status:       in.Status,
+		Verification: in.Verification,
+		Operations:   make([]Op, 0, len(ops)),
+		Diagnostics:  append([]Diagnostic{}, in.Diagnostics...),
+	}
+	for _, o := range ops {
+		s.Operations = append(s.Operations, buildOp(o, r))
+	}
+	s.Counts = Count(s.Operations)
+	return s
 }
 
 func buildOp(o Operation, r model.Redaction) Op {

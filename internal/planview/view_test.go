@@ -21,7 +21,7 @@ func ptrsOf(ps []keydiff.Path) []string {
 }
 
 func TestBuildOrdersConflictsFirstThenPhasesThenUnchanged(t *testing.T) {
-	v := Build(fixtures(t)["full"], model.Redaction{})
+	v := Build(fixtures(t)["full"], model.Redaction{}).Scopes[0]
 	var got []string
 	for _, o := range v.Operations {
 		got = append(got, o.Resource+" "+string(o.Action))
@@ -32,30 +32,30 @@ func TestBuildOrdersConflictsFirstThenPhasesThenUnchanged(t *testing.T) {
 		"resource-0009 schedule-delete",
 		"resource-0004 unchanged", "resource-0010 unchanged", "resource-0011 unchanged",
 	}, got)
-	assert.Equal(t, vocab.Counts{Create: 1, Update: 8, Restore: 1, ScheduleDelete: 1, Unchanged: 3}, v.Summary)
+	assert.Equal(t, vocab.Counts{Create: 1, Update: 8, Restore: 1, ScheduleDelete: 1, Unchanged: 3}, v.Counts)
 
-	c := Build(fixtures(t)["conflict"], model.Redaction{})
+	c := Build(fixtures(t)["conflict"], model.Redaction{}).Scopes[0]
 	assert.Equal(t, vocab.ActionConflict, c.Operations[0].Action)
 	assert.Equal(t, vocab.Reason("ownership"), c.Operations[0].Reason, "a conflict's reason is its class")
 }
 
 func TestBuildRedactsKeysByDefault(t *testing.T) {
-	in := Input{GitRevision: rev, Operations: []Operation{{Ordinal: 3, Name: "prod/app/db", Action: vocab.ActionUpdate,
-		Reason: vocab.ReasonValueDiffers, Keys: summary(t, `{"a":1,"b":2,"c":3}`, `{"a":2,"oob":1}`)}}}
-	hidden := Build(in, model.Redaction{}).Operations[0]
+	in := single(rev, vocab.StatusDrift, []Operation{{Ordinal: 3, Name: "prod/app/db", Action: vocab.ActionUpdate,
+		Reason: vocab.ReasonValueDiffers, Keys: summary(t, `{"a":1,"b":2,"c":3}`, `{"a":2,"oob":1}`)}}, nil)
+	hidden := Build(in, model.Redaction{}).Scopes[0].Operations[0]
 	assert.Equal(t, "resource-0003", hidden.Resource)
 	assert.Equal(t, &KeyCounts{Added: 2, Removed: 1, Changed: 1}, hidden.Keys)
 	assert.Nil(t, hidden.KeyPaths)
 	assert.Equal(t, "  ~ resource-0003 update: ~1 +2 -1 (value differs)", opLines(hidden)[0], "the issue's line shape")
 
-	shown := Build(in, model.Redaction{ShowNames: true}).Operations[0]
+	shown := Build(in, model.Redaction{ShowNames: true}).Scopes[0].Operations[0]
 	assert.Equal(t, "prod/app/db", shown.Resource)
 	assert.Equal(t, &KeyPaths{Added: []string{"/b", "/c"}, Removed: []string{}, Changed: []string{"/a"}}, shown.KeyPaths)
 	assert.Equal(t, 1, shown.Unnamed(), "the out-of-band key is counted, not named")
 }
 
 func TestBuildDropsARevisionThatIsNotACommit(t *testing.T) {
-	v := Build(Input{GitRevision: "main`<b>"}, model.Redaction{})
+	v := Build(single("main`<b>", vocab.StatusConverged, nil, nil), model.Redaction{})
 	assert.Equal(t, "", v.GitRevision)
 	assert.NotContains(t, Markdown(v), "<b>")
 }
@@ -64,21 +64,21 @@ func TestBuildDropsARevisionThatIsNotACommit(t *testing.T) {
 // newline, a terminal escape or a Markdown fence cannot forge a line, an
 // escape sequence or close the code block.
 func TestRenderingQuotesCraftedKeyNames(t *testing.T) {
-	in := Input{GitRevision: rev, Operations: []Operation{{Ordinal: 1, Name: "prod/app/x", Action: vocab.ActionCreate,
-		Reason: vocab.ReasonAbsent, Keys: summary(t, "{\"a\\n  + /forged\":1,\"\\u001b[31mred\":2,\"````\\n</details>@org/team\":3}", "")}}}
+	in := single(rev, vocab.StatusDrift, []Operation{{Ordinal: 1, Name: "prod/app/x", Action: vocab.ActionCreate,
+		Reason: vocab.ReasonAbsent, Keys: summary(t, "{\"a\\n  + /forged\":1,\"\\u001b[31mred\":2,\"````\\n</details>@org/team\":3}", "")}}, nil)
 	v := Build(in, model.Redaction{ShowNames: true})
 	text := Text(v)
 	assert.NotContains(t, text, "\n  + /forged", "a newline in a key cannot start a line")
 	assert.NotContains(t, text, "\x1b", "no terminal escape reaches the output")
 	md := Markdown(v)
-	assert.Contains(t, md, "`````text\n", "the fence is longer than any backtick run in the lines")
+	assert.Contains(t, md, "`````diff\n", "the fence is longer than any backtick run in the lines")
 	assert.Equal(t, 1, strings.Count(md, "</details>"), "only the renderer's own closing tag is outside a code block")
 	fmt := strings.Count(md, "`````\n")
 	assert.Equal(t, 1, fmt, "one closing fence")
 }
 
 func TestMarkdownCappedStaysUnderGitHubsLimit(t *testing.T) {
-	var in Input
+	in := single("", vocab.StatusDrift, nil, nil)
 	in.GitRevision = rev
 	doc := `{`
 	for i := range 40 {
@@ -89,7 +89,7 @@ func TestMarkdownCappedStaysUnderGitHubsLimit(t *testing.T) {
 	}
 	doc += `}`
 	for i := range 2000 {
-		in.Operations = append(in.Operations, Operation{Ordinal: i + 1, Name: "prod/app/s" + itoa(i), Action: vocab.ActionCreate,
+		in.Scopes[0].Operations = append(in.Scopes[0].Operations, Operation{Ordinal: i + 1, Name: "prod/app/s" + itoa(i), Action: vocab.ActionCreate,
 			Reason: vocab.ReasonAbsent, Keys: summary(t, doc, "")})
 	}
 	v := Build(in, model.Redaction{ShowNames: true})
@@ -114,9 +114,9 @@ func TestMarkdownCappedStaysUnderGitHubsLimit(t *testing.T) {
 // blank line, so without one GitHub showed the note as raw text inside the
 // HTML block.
 func TestRegression_TruncationNoteAfterABlankLine(t *testing.T) {
-	var in Input
+	in := single("", vocab.StatusDrift, nil, nil)
 	for i := range 300 {
-		in.Operations = append(in.Operations, Operation{Ordinal: i + 1, Name: "s" + itoa(i), Action: vocab.ActionRestore,
+		in.Scopes[0].Operations = append(in.Scopes[0].Operations, Operation{Ordinal: i + 1, Name: "s" + itoa(i), Action: vocab.ActionRestore,
 			Reason: vocab.ReasonScheduledForDeletion})
 	}
 	got := MarkdownCapped(Build(in, model.Redaction{}), 4096)
@@ -125,9 +125,9 @@ func TestRegression_TruncationNoteAfterABlankLine(t *testing.T) {
 }
 
 func TestMarkdownCappedCutsInsideTheConflictBlock(t *testing.T) {
-	var in Input
+	in := single("", vocab.StatusDrift, nil, nil)
 	for i := range 300 {
-		in.Operations = append(in.Operations, Operation{Ordinal: i + 1, Action: vocab.ActionConflict, Conflict: vocab.ConflictOwnership})
+		in.Scopes[0].Operations = append(in.Scopes[0].Operations, Operation{Ordinal: i + 1, Action: vocab.ActionConflict, Conflict: vocab.ConflictOwnership})
 	}
 	got := MarkdownCapped(Build(in, model.Redaction{}), 4096)
 	assert.Less(t, len(got), 4096)
@@ -155,9 +155,9 @@ func TestRenderKnowsTheShowFormats(t *testing.T) {
 // makes the fence long; the cap still holds and every fence is closed.
 func TestMarkdownCappedHoldsWithAHugeFence(t *testing.T) {
 	key := strings.Repeat("`", 3000)
-	var in Input
+	in := single("", vocab.StatusDrift, nil, nil)
 	for i := range 200 {
-		in.Operations = append(in.Operations, Operation{Ordinal: i + 1, Name: "prod/app/s" + itoa(i), Action: vocab.ActionCreate,
+		in.Scopes[0].Operations = append(in.Scopes[0].Operations, Operation{Ordinal: i + 1, Name: "prod/app/s" + itoa(i), Action: vocab.ActionCreate,
 			Reason: vocab.ReasonAbsent, Keys: summary(t, `{"`+key+`":1,"b":2}`, "")})
 	}
 	v := Build(in, model.Redaction{ShowNames: true})
@@ -166,6 +166,6 @@ func TestMarkdownCappedHoldsWithAHugeFence(t *testing.T) {
 		assert.Less(t, len(got), limit)
 		assert.Contains(t, got, "_Truncated to stay under")
 		fence := strings.Repeat("`", 3001)
-		assert.Equal(t, strings.Count(got, fence+"text\n"), strings.Count(got, fence+"\n\n"), "limit %d: every fence opened is closed", limit)
+		assert.Equal(t, strings.Count(got, fence+"text\n")+strings.Count(got, fence+"diff\n"), strings.Count(got, fence+"\n\n"), "limit %d: every fence opened is closed", limit)
 	}
 }

@@ -1,7 +1,12 @@
 package vocab
 
-// PlanSchema is the plan file's schema_version value (SPEC §7.4).
-const PlanSchema = "sops-aws-sync/plan/v1"
+// PlanSchema is the schema_version of the plan file every run writes: one
+// section per scope (SPEC §10, docs/results.md).
+const PlanSchema = "sops-aws-sync/plan/v2"
+
+// PlanSchemaV1 is the schema_version of the plan files written before
+// scopes (SPEC §7.4): still read (show), never written.
+const PlanSchemaV1 = "sops-aws-sync/plan/v1"
 
 // Action is what a plan does with one secret (SPEC §5): one of the
 // mutations (restore, create, update, schedule-delete: the operations,
@@ -158,6 +163,15 @@ func (c *Counts) Add(a Action) {
 	if info := actionInfo(a); info != nil {
 		*info.count(c)++
 	}
+}
+
+// Plus returns c and o summed per action (the counts of a run of several
+// scopes: SPEC §10, the report's counts are the scopes' summed).
+func (c Counts) Plus(o Counts) Counts {
+	for _, a := range actions {
+		*a.count(&c) += *a.count(&o)
+	}
+	return c
 }
 
 // KeysUnavailable says why a create or update has no key-level change

@@ -1,6 +1,6 @@
 // Package wirefile is the one home of the tool's wire files (the report,
 // schema sops-aws-sync/report/v1, and the plan file, schema
-// sops-aws-sync/plan/v1, SPEC §7.2 and §7.4): how they are written, probed,
+// sops-aws-sync/plan/v2, SPEC §7.2 and §7.4): how they are written, probed,
 // read and decoded. A package that owns a schema (internal/report,
 // internal/planview) declares a File and its Go types; everything about
 // bytes on disk is here.

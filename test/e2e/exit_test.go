@@ -210,14 +210,14 @@ func TestRegression_BlockedSyncReportCountsNoDeletions(t *testing.T) {
 	f.commit("remove two")
 	r, v, _ := f.runPlan(e, runOpts{}, f.args("sync", "--max-deletions", "1")...)
 	expect(t, r, 3, vocab.StatusInvalid, vocab.VerificationNotRun, &vocab.Counts{Unchanged: 1})
-	assert.Equal(t, vocab.Counts{ScheduleDelete: 2, Unchanged: 1}, v.Summary, "the plan file lists the refused deletions")
+	assert.Equal(t, vocab.Counts{ScheduleDelete: 2, Unchanged: 1}, v.Scopes[0].Counts, "the plan file lists the refused deletions")
 
 	f.removeDoc(docs[2].Rel)
 	f.writeDoc("secrets/README.txt", "not a document", "") // keeps the source root present (.txt without .sops is no document)
 	f.commit("remove every document")
 	r, v, _ = f.runPlan(e, runOpts{}, f.args("sync")...)
 	expect(t, r, 3, vocab.StatusInvalid, vocab.VerificationNotRun, &vocab.Counts{})
-	assert.Equal(t, vocab.Counts{ScheduleDelete: 3}, v.Summary, "the plan file lists the refused deletions")
+	assert.Equal(t, vocab.Counts{ScheduleDelete: 3}, v.Scopes[0].Counts, "the plan file lists the refused deletions")
 }
 
 func TestExit4_OwnershipConflict(t *testing.T) {

@@ -225,11 +225,11 @@ func TestPrefixChangeWarnsAboutOrphans(t *testing.T) {
 	// The plan file (and so the pull request's summary and comment) carries
 	// it as a warning with the count only; it changes neither the exit code
 	// nor the plan.
-	require.Len(t, view.Diagnostics, 1)
+	require.Len(t, view.Scopes[0].Diagnostics, 1)
 	assert.Equal(t, planview.Diagnostic{Class: "warning:orphans",
 		Summary: "3 secrets this tool owns in another scope hold documents of this commit; they are not touched",
 		Next:    "if the scope was renamed on purpose, retire the old scope once nothing reads it (docs/recovery.md, retiring an old scope)"},
-		view.Diagnostics[0])
+		view.Scopes[0].Diagnostics[0])
 	assert.Contains(t, planview.Text(view), "Warnings (1):\n  * warning:orphans: 3 secrets")
 	assert.Contains(t, planview.Markdown(view), "Warnings (1):")
 	for _, d := range docs {

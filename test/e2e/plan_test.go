@@ -57,7 +57,7 @@ func (f *fixture) addDoc(stem, suffix, plain string) string {
 // appear twice for one resource only for restore + its follow-up update).
 func byResource(v planview.View) map[string][]planview.Op {
 	out := map[string][]planview.Op{}
-	for _, o := range v.Operations {
+	for _, o := range v.Scopes[0].Operations {
 		out[o.Resource] = append(out[o.Resource], o)
 	}
 	return out
@@ -141,7 +141,7 @@ func TestPlanFile_EveryActionAndReason(t *testing.T) {
 		t.Helper()
 		assert.Equal(t, show, v.NamesShown)
 		assert.Equal(t, f.git("rev-parse", "HEAD"), v.GitRevision)
-		assert.Empty(t, v.Diagnostics)
+		assert.Empty(t, v.Scopes[0].Diagnostics)
 		got := byResource(v)
 		if !show {
 			// Hidden: the same plan by ordinal, no name, no key path.
@@ -152,7 +152,7 @@ func TestPlanFile_EveryActionAndReason(t *testing.T) {
 				}
 			}
 			var hidden, shown []string
-			for _, o := range v.Operations {
+			for _, o := range v.Scopes[0].Operations {
 				hidden = append(hidden, string(o.Action)+" "+string(o.Reason))
 			}
 			for _, ws := range plan {
@@ -183,7 +183,7 @@ func TestPlanFile_EveryActionAndReason(t *testing.T) {
 	before := e.mutatingCalls()
 	_, v, _ := f.runPlan(e, runOpts{}, f.args("plan")...)
 	check(v, false, plan)
-	assert.Equal(t, vocab.Counts{Create: 1, Update: 4, Restore: 1, ScheduleDelete: 1, Unchanged: 2}, v.Summary)
+	assert.Equal(t, vocab.Counts{Create: 1, Update: 4, Restore: 1, ScheduleDelete: 1, Unchanged: 2}, v.Scopes[0].Counts)
 	_, v, _ = f.runPlan(e, runOpts{ShowNames: true}, f.args("plan", "--show-resource-names")...)
 	check(v, true, plan)
 	assert.Equal(t, before, e.mutatingCalls(), "plan is read-only")
@@ -206,8 +206,8 @@ func TestPlanFile_EveryActionAndReason(t *testing.T) {
 	// Metadata: a configured description plans metadata updates, which
 	// list the kind, never the value.
 	_, v, raw := f.runPlan(e, runOpts{}, f.args("plan", "--description", "CANARY-description")...)
-	require.NotEmpty(t, v.Operations)
-	for _, o := range v.Operations {
+	require.NotEmpty(t, v.Scopes[0].Operations)
+	for _, o := range v.Scopes[0].Operations {
 		if o.Action == vocab.ActionUnchanged {
 			continue
 		}
@@ -226,9 +226,9 @@ func TestPlanFile_EveryActionAndReason(t *testing.T) {
 	require.NoError(t, err)
 	r, v, _ = f.runPlan(e, runOpts{ShowNames: true}, f.args("plan", "--show-resource-names")...)
 	expect(t, r, 4, vocab.StatusConflict, vocab.VerificationNotRun, nil)
-	require.NotEmpty(t, v.Operations)
-	assert.Equal(t, planview.Op{Resource: taken, Action: vocab.ActionConflict, Reason: vocab.Reason(vocab.ConflictOwnership)}, v.Operations[0])
-	for _, o := range v.Operations[1:] {
+	require.NotEmpty(t, v.Scopes[0].Operations)
+	assert.Equal(t, planview.Op{Resource: taken, Action: vocab.ActionConflict, Reason: vocab.Reason(vocab.ConflictOwnership)}, v.Scopes[0].Operations[0])
+	for _, o := range v.Scopes[0].Operations[1:] {
 		assert.Equal(t, vocab.ActionUnchanged, o.Action, "a conflict plans nothing else")
 	}
 }
@@ -319,7 +319,7 @@ func TestExit3_EveryInvalidDocumentReportedAtOnce(t *testing.T) {
 		}
 		assert.Equal(t, wantClasses, logged)
 		var filed, fileSubjects []string
-		for _, d := range v.Diagnostics {
+		for _, d := range v.Scopes[0].Diagnostics {
 			filed = append(filed, d.Class)
 			fileSubjects = append(fileSubjects, d.Subject)
 		}
@@ -330,7 +330,7 @@ func TestExit3_EveryInvalidDocumentReportedAtOnce(t *testing.T) {
 		} else {
 			assert.Equal(t, []string{"resource-0003", "resource-0004", "resource-0005"}, subjects)
 		}
-		assert.Empty(t, v.Operations)
+		assert.Empty(t, v.Scopes[0].Operations)
 		assert.Contains(t, planview.Text(v), "Errors (3):")
 	}
 }
@@ -363,8 +363,8 @@ func TestCanary_PlanOutputsHoldNoValueCiphertextOrOutOfBandKey(t *testing.T) {
 				args = append(args, "--show-resource-names")
 			}
 			r, v, raw := f.runPlan(e, runOpts{ShowNames: show}, args...)
-			require.Len(t, v.Operations, 1)
-			assert.Equal(t, &planview.KeyCounts{Removed: 1, Changed: 1}, v.Operations[0].Keys)
+			require.Len(t, v.Scopes[0].Operations, 1)
+			assert.Equal(t, &planview.KeyCounts{Removed: 1, Changed: 1}, v.Scopes[0].Operations[0].Keys)
 			for where, text := range map[string]string{"plan file": string(raw), "stdout": r.Stdout, "stderr": r.Stderr} {
 				for _, c := range never {
 					assert.NotContains(t, text, c, "%s (names %v, %s log)", where, show, format)
@@ -393,17 +393,17 @@ func TestPlanFile_EngineStopsCarryTheirDiagnostic(t *testing.T) {
 	e.setFaults(emulator.Faults{Script: []emulator.ScriptedFault{{Operation: "ListSecrets", Nth: 1, Fault: "error:AccessDeniedException"}}})
 	r, v, _ := f.runPlan(e, runOpts{}, f.args("plan")...)
 	expect(t, r, 5, vocab.StatusObservationFailed, vocab.VerificationNotRun, nil)
-	assert.Empty(t, v.Operations)
-	require.Len(t, v.Diagnostics, 1)
-	assert.Equal(t, "observe:failed", v.Diagnostics[0].Class)
+	assert.Empty(t, v.Scopes[0].Operations)
+	require.Len(t, v.Scopes[0].Diagnostics, 1)
+	assert.Equal(t, "observe:failed", v.Scopes[0].Diagnostics[0].Class)
 	e.setFaults(emulator.Faults{})
 
 	f.removeDoc(docs[0].Rel)
 	f.commit("remove one")
 	r, v, _ = f.runPlan(e, runOpts{}, f.args("sync", "--max-deletions", "0")...)
 	expect(t, r, 3, vocab.StatusInvalid, vocab.VerificationNotRun, nil)
-	require.Len(t, v.Diagnostics, 1)
-	assert.Equal(t, "gate:max-deletions", v.Diagnostics[0].Class)
-	assert.Equal(t, 1, v.Summary.ScheduleDelete, "the gated plan still shows what it would do")
+	require.Len(t, v.Scopes[0].Diagnostics, 1)
+	assert.Equal(t, "gate:max-deletions", v.Scopes[0].Diagnostics[0].Class)
+	assert.Equal(t, 1, v.Scopes[0].Counts.ScheduleDelete, "the gated plan still shows what it would do")
 	assert.Contains(t, planview.Text(v), "gate:max-deletions")
 }

@@ -130,7 +130,7 @@ func TestWholeValues_CreateNoOpEditSwitchKindDelete(t *testing.T) {
 	f.addDoc("tls/cert", ".sops.txt", cert2)
 	f.commit("edit")
 	r, v, _ = f.runPlan(e, runOpts{}, f.args("plan", "--log-format", "text")...)
-	assert.Equal(t, vocab.Counts{Update: 2, Unchanged: 2}, v.Summary)
+	assert.Equal(t, vocab.Counts{Update: 2, Unchanged: 2}, v.Scopes[0].Counts)
 	assert.Equal(t, 2, strings.Count(r.Stdout, "update: whole value changed (value differs)\n"), r.Stdout)
 	assert.NotContains(t, r.Stdout, "bytes")
 	r = f.run(e, runOpts{}, f.args("sync")...)
@@ -227,7 +227,7 @@ func TestExit3_WholeValuesRefusedAtPlanning(t *testing.T) {
 		assert.Equal(t, want, logged, cmd)
 		assert.Equal(t, []string{"resource-0001", "resource-0002", "resource-0003", "resource-0004", "resource-0005"}, subjects)
 		var filed []string
-		for _, d := range v.Diagnostics {
+		for _, d := range v.Scopes[0].Diagnostics {
 			filed = append(filed, d.Class)
 			assert.NotEmpty(t, d.Next, d.Class)
 		}

@@ -29,7 +29,15 @@ type outputs struct {
 	// text receives the text rendering (--log-format text); nil: none.
 	text      io.Writer
 	showNames bool
+	// scope names the run's one scope in the plan file; nil while the run
+	// has not resolved it (a usage error or a rejected configuration: the
+	// plan file then has no scope).
+	scope *scopeID
 }
+
+// scopeID is what the plan file says of a scope besides its plan: its
+// name and its Region ("" when the SDK's chain chooses it).
+type scopeID struct{ name, region string }
 
 // fileOutput is one wire file of a run: it proves itself writable before
 // the run (probe), and after a failed probe it is never written.
@@ -152,14 +160,38 @@ func (o *outputs) finalRecord(e ending) {
 }
 
 // view is the plan view of e: the engine's shown plan and every
-// diagnostic so far, redacted by planview.Build.
+// diagnostic so far, redacted by planview.Build. The run's one scope (when
+// resolved) holds the plan, the status, the verification and the
+// diagnostics about its documents and secrets; the run keeps those of the
+// command line, the configuration, Git, the outputs and an interruption
+// (runLevel).
 func (o *outputs) view(e ending) planview.View {
-	ds := make([]planview.Diagnostic, 0, len(e.diags))
+	in := planview.Input{GitRevision: e.revision, Diagnostics: []planview.Diagnostic{}}
+	var scope []planview.Diagnostic
 	for _, d := range e.diags {
-		ds = append(ds, planview.Diagnostic{Class: d.Class, Summary: d.Summary, Next: d.Next, Subject: d.Subject.Name()})
+		pd := planview.Diagnostic{Class: d.Class, Summary: d.Summary, Next: d.Next, Subject: d.Subject.Name()}
+		if o.scope == nil || runLevel(d.Class) {
+			in.Diagnostics = append(in.Diagnostics, pd)
+		} else {
+			scope = append(scope, pd)
+		}
 	}
-	return planview.Build(planview.Input{GitRevision: e.revision, Operations: e.plan, Diagnostics: ds},
-		model.Redaction{ShowNames: o.showNames})
+	if o.scope != nil {
+		in.Scopes = []planview.ScopeInput{{Name: o.scope.name, Region: o.scope.region, Status: e.status,
+			Verification: e.verification, Operations: e.plan, Diagnostics: scope}}
+	}
+	return planview.Build(in, model.Redaction{ShowNames: o.showNames})
+}
+
+// runLevel reports whether a diagnostic of class is the run's rather than
+// a scope's: the command line, the configuration, the commit (one per
+// run), the output files and an interruption.
+func runLevel(class string) bool {
+	switch diag.FamilyOf(class) {
+	case diag.FamilyUsage, diag.FamilyConfig, diag.FamilyGit, diag.FamilyReport, diag.FamilyPlanfile, diag.FamilyInterrupted:
+		return true
+	}
+	return false
 }
 
 // ReportFailure is the diagnostic of a report write or probe error:

@@ -76,9 +76,11 @@ func TestPlanFileWrittenFromTheEnginePlan(t *testing.T) {
 	v, rerr := planview.ReadFile(p)
 	require.NoError(t, rerr)
 	assert.Equal(t, testRev, v.GitRevision)
-	assert.Equal(t, vocab.Counts{Create: 1, Unchanged: 1}, v.Summary)
-	assert.Equal(t, "resource-0001", v.Operations[0].Resource)
-	assert.Equal(t, &planview.KeyCounts{Added: 1}, v.Operations[0].Keys)
+	require.Len(t, v.Scopes, 1)
+	assert.Equal(t, planview.DefaultScope, v.Scopes[0].Name, "a run without scopes: is one scope named default")
+	assert.Equal(t, vocab.Counts{Create: 1, Unchanged: 1}, v.Scopes[0].Counts)
+	assert.Equal(t, "resource-0001", v.Scopes[0].Operations[0].Resource)
+	assert.Equal(t, &planview.KeyCounts{Added: 1}, v.Scopes[0].Operations[0].Keys)
 	fi, serr := os.Stat(p)
 	require.NoError(t, serr)
 	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
@@ -121,7 +123,7 @@ func TestPlanFileWrittenWhenConfigurationIsRejected(t *testing.T) {
 	assert.Equal(t, 3, exitcode.For(err))
 	v, rerr := planview.ReadFile(p)
 	require.NoError(t, rerr)
-	assert.Empty(t, v.Operations)
+	assert.Empty(t, v.Scopes, "the configuration was rejected before the scopes were known")
 	var got []string
 	for _, d := range v.Diagnostics {
 		got = append(got, d.Class)
@@ -148,9 +150,13 @@ func TestPlanFileHoldsRejectedDesiredState(t *testing.T) {
 	assert.Equal(t, 3, exitcode.For(err))
 	v, rerr := planview.ReadFile(p)
 	require.NoError(t, rerr)
-	require.Len(t, v.Diagnostics, 2)
-	assert.Equal(t, "resource-0001", v.Diagnostics[0].Subject)
-	assert.Equal(t, diag.PlaintextNotObject, v.Diagnostics[1].Class)
+	require.Len(t, v.Scopes, 1)
+	assert.Empty(t, v.Diagnostics, "the documents' diagnostics are the scope's")
+	ds := v.Scopes[0].Diagnostics
+	require.Len(t, ds, 2)
+	assert.Equal(t, "resource-0001", ds[0].Subject)
+	assert.Equal(t, diag.PlaintextNotObject, ds[1].Class)
+	assert.Equal(t, vocab.StatusInvalid, v.Scopes[0].Status)
 	assert.Contains(t, out, "Errors (2):")
 	assert.NotContains(t, out, "secrets/")
 }
@@ -171,6 +177,7 @@ func TestEarlyFilesWritesPlanFileForUsageErrors(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, v.Diagnostics, 1)
 		assert.Equal(t, diag.UsageUnknownFlag, v.Diagnostics[0].Class)
+		assert.Empty(t, v.Scopes, "a usage error ends the run before its scopes are known")
 		assert.False(t, v.NamesShown)
 	}
 	err := EarlyFiles(f, []string{"plan", "--plan-file", filepath.Join(dir, "missing", "p.json")}, usage)

@@ -14,6 +14,7 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/logging"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -68,7 +69,9 @@ func resolve(f *factory.Factory, opts *Options) (*invocation, *outputs) {
 	if out.LogFormat == "text" {
 		text = f.IOStreams.Out
 	}
-	return &invocation{f: f, opts: opts, log: log}, newOutputs(f.Build.Version, out.ReportFile, out.PlanFile, out.ShowResourceNames, log, text)
+	outs := newOutputs(f.Build.Version, out.ReportFile, out.PlanFile, out.ShowResourceNames, log, text)
+	outs.scope = &scopeID{name: planview.DefaultScope, region: opts.Config.AWS.Region}
+	return &invocation{f: f, opts: opts, log: log}, outs
 }
 
 // reconcile builds the AWS port, loads the desired state and runs the

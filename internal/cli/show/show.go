@@ -1,11 +1,12 @@
 // Package show is the `show PLAN_FILE` command: it renders a saved plan
-// file (schema sops-aws-sync/plan/v1, written by plan or sync with
-// --plan-file) as text or Markdown. It reads only that file: no
-// configuration, no Git, no AWS, no credentials.
+// file (schema sops-aws-sync/plan/v2, or v1 from an older release, written
+// by plan or sync with --plan-file) as text or Markdown, one section per
+// scope (a v1 file is one scope named default). It reads only that file:
+// no configuration, no Git, no AWS, no credentials.
 //
 // Invariants:
 //   - The file is read strictly (planview.ReadFile): another schema is
-//     planfile:unknown-schema, a departure from v1 (a key twice or in
+//     planfile:unknown-schema, a departure from its schema (a key twice or in
 //     another letter case, invalid UTF-8 included) planfile:malformed, a
 //     path that is not a regular file planfile:not-regular-file (a FIFO is
 //     opened non-blocking, so show never waits on one), a file that cannot
@@ -85,7 +86,7 @@ func NewCmdShow(f *factory.Factory, runF func(context.Context, *Options) error) 
 }
 
 // Render reads the plan file o.Path and writes its rendering to w. A plan
-// file that cannot be read or is not a valid v1 plan is a diag.Diagnostics
+// file that cannot be read or is not a valid v2 or v1 plan is a diag.Diagnostics
 // of its planfile:* class (exit 3).
 func Render(w io.Writer, o *Options) error {
 	v, err := planview.ReadFile(o.Path)

@@ -32,11 +32,12 @@ func savedPlan(t *testing.T, show bool) string {
 	require.NoError(t, err)
 	upd, err := keydiff.Diff([]byte(`{"a":"CANARY-1"}`), []byte(`{"a":"CANARY-2","OOB_key":"x"}`))
 	require.NoError(t, err)
-	v := planview.Build(planview.Input{GitRevision: rev, Operations: []planview.Operation{
-		{Ordinal: 1, Name: "team/app/api", Action: vocab.ActionCreate, Reason: vocab.ReasonAbsent, Keys: &create},
-		{Ordinal: 2, Name: "team/app/db", Action: vocab.ActionUpdate, Reason: vocab.ReasonValueDiffers, Keys: &upd},
-		{Ordinal: 3, Name: "team/app/same", Action: vocab.ActionUnchanged, Reason: vocab.ReasonValueEqual},
-	}}, model.Redaction{ShowNames: show})
+	v := planview.Build(planview.Input{GitRevision: rev, Scopes: []planview.ScopeInput{{Name: planview.DefaultScope, Region: "eu-west-1",
+		Status: vocab.StatusDrift, Verification: vocab.VerificationNotRun, Operations: []planview.Operation{
+			{Ordinal: 1, Name: "team/app/api", Action: vocab.ActionCreate, Reason: vocab.ReasonAbsent, Keys: &create},
+			{Ordinal: 2, Name: "team/app/db", Action: vocab.ActionUpdate, Reason: vocab.ReasonValueDiffers, Keys: &upd},
+			{Ordinal: 3, Name: "team/app/same", Action: vocab.ActionUnchanged, Reason: vocab.ReasonValueEqual},
+		}}}}, model.Redaction{ShowNames: show})
 	p := filepath.Join(t.TempDir(), "plan.json")
 	require.NoError(t, planview.WriteFile(p, v))
 	return p
@@ -111,8 +112,9 @@ func TestNewCmdShowRefusesBadFiles(t *testing.T) {
 	}
 	for name, c := range map[string]struct{ path, class string }{
 		"missing":        {filepath.Join(dir, "CANARY-missing.json"), diag.PlanfileUnreadable},
-		"another schema": {write("v2.json", `{"schema_version":"sops-aws-sync/plan/v2","CANARY":1}`), diag.PlanfileUnknownSchema},
-		"malformed":      {write("bad.json", `{"schema_version":"sops-aws-sync/plan/v1","CANARY":1}`), diag.PlanfileMalformed},
+		"another schema": {write("v3.json", `{"schema_version":"sops-aws-sync/plan/v3","CANARY":1}`), diag.PlanfileUnknownSchema},
+		"malformed":      {write("bad.json", `{"schema_version":"sops-aws-sync/plan/v2","CANARY":1}`), diag.PlanfileMalformed},
+		"malformed v1":   {write("bad1.json", `{"schema_version":"sops-aws-sync/plan/v1","CANARY":1}`), diag.PlanfileMalformed},
 		"report file":    {write("report.json", `{"schema_version":1,"status":"converged"}`), diag.PlanfileUnknownSchema},
 	} {
 		out, err := run(t, c.path)
@@ -183,4 +185,26 @@ func TestRegression_ShowOfAFIFOReturnsAtOnce(t *testing.T) {
 		assert.Equal(t, diag.PlanfileNotRegularFile, classOf(t, err), p)
 		assert.Equal(t, 3, exitcode.For(err))
 	}
+}
+
+// TestNewCmdShowReadsV1Files: a plan file written before scopes (schema
+// v1) is shown as one scope named default, with its operations and counts,
+// in both formats.
+func TestNewCmdShowReadsV1Files(t *testing.T) {
+	v1 := `{"schema_version":"sops-aws-sync/plan/v1","git_revision":"` + rev + `","names_shown":false,` +
+		`"operations":[{"resource":"resource-0001","action":"create","reason":"absent","keys":{"added":2,"removed":0,"changed":0}},` +
+		`{"resource":"resource-0002","action":"unchanged","reason":"value-equal"}],` +
+		`"summary":{"create":1,"update":0,"restore":0,"schedule_delete":0,"unchanged":1,"conflicts":0},"diagnostics":[]}`
+	p := filepath.Join(t.TempDir(), "plan.json")
+	require.NoError(t, os.WriteFile(p, []byte(v1), 0o600))
+	out, err := run(t, p)
+	require.NoError(t, err)
+	assert.Contains(t, out, "Run: status not recorded (a sops-aws-sync/plan/v1 file, shown as one scope)\n")
+	assert.Contains(t, out, "\nScope default\n")
+	assert.Contains(t, out, "  + resource-0001 create: ~0 +2 -0 (not in AWS)\n")
+	assert.Contains(t, out, "Plan: 1 to create, 0 to update, 0 to restore, 0 to schedule for deletion, 1 unchanged.\n")
+	md, err := run(t, p, "--format", "markdown")
+	require.NoError(t, err)
+	assert.Contains(t, md, "#### Scope `default`\n")
+	assert.Contains(t, md, "+   resource-0001 create: ~0 +2 -0 (not in AWS)\n")
 }
