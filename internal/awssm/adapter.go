@@ -4,6 +4,8 @@ import (
 	"context"
 	"maps"
 	"slices"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -43,6 +45,9 @@ type Adapter struct {
 	callOpts []func(*secretsmanager.Options)
 	// noBatch is set once BatchGetSecretValue was denied.
 	noBatch atomic.Bool
+	// elsewhere holds one client per other Region DescribeIn read
+	// (region → *secretsmanager.Client), built on first use.
+	elsewhere sync.Map
 }
 
 var _ engine.Port = (*Adapter)(nil)
@@ -134,7 +139,7 @@ func (a *Adapter) ListCandidates(ctx context.Context, scopeDigest string) ([]eng
 		}
 		for _, e := range page.SecretList {
 			c := engine.Candidate{Name: aws.ToString(e.Name), ARN: aws.ToString(e.ARN), Deleted: e.DeletedDate != nil,
-				Tags: make(map[string]string, len(e.Tags))}
+				Tags: make(map[string]string, len(e.Tags)), PrimaryRegion: aws.ToString(e.PrimaryRegion)}
 			for _, t := range e.Tags {
 				c.Tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
 			}
@@ -146,9 +151,30 @@ func (a *Adapter) ListCandidates(ctx context.Context, scopeDigest string) ([]eng
 
 // Describe implements engine.Port.
 func (a *Adapter) Describe(ctx context.Context, id string) (plan.ObservedSecret, error) {
+	return a.describe(ctx, a.c, id)
+}
+
+// Region implements engine.Port: the Region of the adapter's client.
+func (a *Adapter) Region() string { return a.c.Options().Region }
+
+// DescribeIn implements engine.Port. The other Region is reached through a
+// second client built from this one's options with only the Region
+// replaced: the same credentials (the same account, as replication
+// requires), HTTP client, retryer and endpoint settings, so an endpoint
+// override (AWS_ENDPOINT_URL_SECRETS_MANAGER) applies to it too. It reads
+// under the same pace as the adapter's own reads.
+func (a *Adapter) DescribeIn(ctx context.Context, region, name string) (plan.ObservedSecret, error) {
+	c, ok := a.elsewhere.Load(region)
+	if !ok {
+		c, _ = a.elsewhere.LoadOrStore(region, secretsmanager.New(a.c.Options(), func(o *secretsmanager.Options) { o.Region = region }))
+	}
+	return a.describe(ctx, c.(*secretsmanager.Client), name)
+}
+
+func (a *Adapter) describe(ctx context.Context, client *secretsmanager.Client, id string) (plan.ObservedSecret, error) {
 	var d *secretsmanager.DescribeSecretOutput
 	err := a.read(ctx, pace.Reads, "DescribeSecret", func(cctx context.Context) (err error) {
-		d, err = a.c.DescribeSecret(cctx, &secretsmanager.DescribeSecretInput{SecretId: aws.String(id)}, a.callOpts...)
+		d, err = client.DescribeSecret(cctx, &secretsmanager.DescribeSecretInput{SecretId: aws.String(id)}, a.callOpts...)
 		return err
 	})
 	if err != nil {
@@ -168,15 +194,57 @@ func (a *Adapter) Describe(ctx context.Context, id string) (plan.ObservedSecret,
 		OwningService:      aws.ToString(d.OwningService),
 		RotationEnabled:    aws.ToBool(d.RotationEnabled),
 		VersionIDsToStages: maps.Clone(d.VersionIdsToStages),
+		PrimaryRegion:      aws.ToString(d.PrimaryRegion),
 	}
 	for _, t := range d.Tags {
 		o.Tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
 	}
+	// The status message is provider text: never kept.
 	for _, r := range d.ReplicationStatus {
-		o.ReplicaRegions = append(o.ReplicaRegions, aws.ToString(r.Region))
+		o.Replicas = append(o.Replicas, plan.ObservedReplica{Region: aws.ToString(r.Region),
+			KMSKeyID: aws.ToString(r.KmsKeyId), Status: string(r.Status)})
 	}
-	slices.Sort(o.ReplicaRegions)
+	slices.SortFunc(o.Replicas, func(x, y plan.ObservedReplica) int { return strings.Compare(x.Region, y.Region) })
+	for _, r := range o.Replicas {
+		o.ReplicaRegions = append(o.ReplicaRegions, r.Region)
+	}
 	return o, nil
+}
+
+// replicaInput is the SDK's list of replica Regions (AddReplicaRegions):
+// Region and, when configured, the replica's KMS key.
+func replicaInput(rs []model.Replica) []types.ReplicaRegionType {
+	out := make([]types.ReplicaRegionType, 0, len(rs))
+	for _, r := range rs {
+		t := types.ReplicaRegionType{Region: aws.String(r.Region)}
+		if r.KMSKeyID != "" {
+			t.KmsKeyId = aws.String(r.KMSKeyID)
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// Replicate implements engine.Port (ReplicateSecretToRegions, never
+// ForceOverwriteReplicaSecret).
+func (a *Adapter) Replicate(ctx context.Context, id string, replicas []model.Replica) error {
+	cctx, cancel := a.call(ctx)
+	defer cancel()
+	_, err := a.c.ReplicateSecretToRegions(cctx, &secretsmanager.ReplicateSecretToRegionsInput{
+		SecretId: aws.String(id), AddReplicaRegions: replicaInput(replicas),
+		ForceOverwriteReplicaSecret: false,
+	}, a.callOpts...)
+	return convert(ctx, "ReplicateSecretToRegions", err)
+}
+
+// RemoveReplicas implements engine.Port (RemoveRegionsFromReplication).
+func (a *Adapter) RemoveReplicas(ctx context.Context, id string, regions []string) error {
+	cctx, cancel := a.call(ctx)
+	defer cancel()
+	_, err := a.c.RemoveRegionsFromReplication(cctx, &secretsmanager.RemoveRegionsFromReplicationInput{
+		SecretId: aws.String(id), RemoveReplicaRegions: slices.Clone(regions),
+	}, a.callOpts...)
+	return convert(ctx, "RemoveRegionsFromReplication", err)
 }
 
 // Create implements engine.Port.
@@ -198,6 +266,11 @@ func (a *Adapter) Create(ctx context.Context, req engine.CreateRequest) (engine.
 	}
 	if req.Description != "" {
 		in.Description = aws.String(req.Description)
+	}
+	if len(req.Replicas) > 0 {
+		// Never ForceOverwriteReplicaSecret: a same-name secret in a replica
+		// Region is a conflict (replica-clash), not something to replace.
+		in.AddReplicaRegions = replicaInput(req.Replicas)
 	}
 	out, err := a.c.CreateSecret(cctx, in, a.callOpts...)
 	if err != nil {

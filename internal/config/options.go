@@ -77,6 +77,11 @@ type Engine struct {
 	// MaxDeletions is --max-deletions: the most schedule-deletes one plan
 	// may hold; nil = no limit.
 	MaxDeletions *int
+	// Replicas are the replica Regions owned secrets must have
+	// (replica-regions, model.ParseReplicaRegions: sorted by Region, valid,
+	// one partition, not aws-region when that is given); nil = replicas are
+	// not managed (any replica is conflict replication, SPEC §12).
+	Replicas []model.Replica
 }
 
 // AWS configures the SDK client and the adapter (SPEC §2.1).

@@ -196,6 +196,7 @@ const (
 	DetailedExitCode    = "detailed-exit-code"
 	Concurrency         = "concurrency"
 	KeyServices         = "key-services"
+	ReplicaRegions      = "replica-regions"
 )
 
 // DefaultConcurrency is the default of --concurrency: parallel AWS calls
@@ -274,6 +275,20 @@ var Settings = []Setting{
 				return errors.New("must be 0 or more")
 			}
 			o.Engine.MaxDeletions = &n
+			return nil
+		}},
+	{Name: ReplicaRegions, Usage: "replica Regions of owned secrets, comma-separated: REGION or REGION=KMS_KEY (not given = replicas are not managed: any replica is a conflict)",
+		bind: func(o *Options, v any) error {
+			rs, err := model.ParseReplicaRegions(v.(string))
+			if err == nil {
+				// aws-region is declared (so bound) before: a given Region
+				// is checked here; the SDK chain's Region by the engine.
+				err = model.CheckReplicaHome(o.AWS.Region, rs)
+			}
+			if err != nil {
+				return err
+			}
+			o.Engine.Replicas = rs
 			return nil
 		}},
 	{Name: ConfigFile, FlagOnly: true, Usage: "YAML file whose keys are flag names",

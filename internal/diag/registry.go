@@ -92,6 +92,10 @@ const (
 	ConfigInvalidValue = "config:invalid-value"
 	ConfigRequired     = "config:required"
 	ConfigFile         = "config:file"
+	// ConfigReplicaRegion: replica-regions lists the scope's own Region,
+	// or a Region of another partition, where that Region is only known
+	// once the SDK resolved it (aws-region not given).
+	ConfigReplicaRegion = "config:replica-region"
 
 	GitRepository = "git:repository"
 	GitRevision   = "git:revision"
@@ -179,6 +183,12 @@ const (
 	// is neither what this run wrote nor what planning saw: another writer
 	// changed it during the run (verification-failed, exit 6).
 	VerifyChangedElsewhere = "verify:changed-elsewhere"
+	// VerifyReplicaFailed: a replica in a configured Region reports
+	// Failed (SPEC §12; AWS's status message is never shown).
+	VerifyReplicaFailed = "verify:replica-failed"
+	// VerifyReplicaInProgress: a replica in a configured Region was still
+	// InProgress when the verification timeout passed (inconclusive).
+	VerifyReplicaInProgress = "verify:replica-in-progress"
 
 	// The planfile:* tokens (SPEC §7.4) are declared by internal/planview,
 	// which returns them in its own errors; these are the same strings.
@@ -245,6 +255,8 @@ var entries = []Entry{
 	{ConfigInvalidValue, FamilyConfig, "is out of its rule", nextConfig},
 	{ConfigRequired, FamilyConfig, "is required", nextConfig},
 	{ConfigFile, FamilyConfig, "cannot be read or is not a YAML mapping", nextConfig},
+	{ConfigReplicaRegion, FamilyConfig, "lists the scope's own Region (as the SDK resolved it) or a Region of another partition",
+		"list only other Regions of the scope's partition in replica-regions, or give --aws-region; nothing was read or changed"},
 
 	{GitRepository, FamilyGit, "the repository path is not a readable Git repository",
 		"point --repository at the root of a Git clone (the directory holding .git) that this process may read"},
@@ -312,6 +324,10 @@ var entries = []Entry{
 		"fix the failure of the other scope (its log records and diagnostics), then re-run: the plan resumes from the observed state"},
 	{VerifyChangedElsewhere, FamilyVerify, "another writer changed the metadata this run wrote (KMS key, description or a configured tag) during the run",
 		"find the other writer (a person, a tool or another workflow managing the same metadata) and stop it, or stop managing that metadata here; then re-run"},
+	{VerifyReplicaFailed, FamilyVerify, "replication of an owned secret to a configured replica Region failed",
+		"read the replica's status message in the Secrets Manager console or with describe-secret in the primary's Region (a missing or unusable KMS key in the replica Region, or a same-name secret there, are the usual causes), fix it, remove the failed Region with remove-regions-from-replication, then re-run (docs/recovery.md)"},
+	{VerifyReplicaInProgress, FamilyVerify, "a replica in a configured Region was still being replicated when the verification timeout passed",
+		"re-run later, or raise --verification-timeout; the replica is not known to be in sync yet"},
 
 	{PlanfileUnknownSchema, FamilyPlanfile, "the plan file's schema_version is neither sops-aws-sync/plan/v2 nor v1",
 		"render the file with the sops-aws-sync version that wrote it, or write a new plan with this version"},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -159,8 +160,11 @@ func (r *runner) execute(ctx context.Context, op plan.Operation) outcome {
 		// be made idempotent through transition.
 		var out outcome
 		switch {
-		case op.Action == vocab.ActionUpdate && op.Reason == vocab.ReasonMetadata:
+		case op.Action == vocab.ActionUpdate && op.Reason == vocab.ReasonMetadata,
+			op.Action == vocab.ActionUpdate && op.Reason == vocab.ReasonReplicas && op.Metadata.Any():
 			out = r.writeMetadata(ctx, op, s.obs.ARN, "", &turn)
+		case op.Action == vocab.ActionUpdate && op.Reason == vocab.ReasonReplicas:
+			out = r.writeReplicas(ctx, op, s.obs.ARN, "", &turn)
 		case op.Action == vocab.ActionCreate, op.Action == vocab.ActionUpdate:
 			if token == "" {
 				token = r.tokens.NewToken()
@@ -232,6 +236,11 @@ func (r *runner) write(ctx context.Context, op plan.Operation, obs plan.Observed
 			// the metadata of an update.
 			return r.writeMetadata(ctx, op, now.obs.ARN, token, nil)
 		}
+		if now.d.Reason == vocab.ReasonReplicas && op.Action == vocab.ActionUpdate {
+			// The value and metadata are there; what is left is the
+			// update's replicas.
+			return r.writeReplicas(ctx, op, now.obs.ARN, token, nil)
+		}
 		if retried || now.d.Action != op.Action {
 			return r.failed(ctx, op, "ambiguous outcome not proven", err)
 		}
@@ -249,6 +258,9 @@ func (r *runner) write(ctx context.Context, op plan.Operation, obs plan.Observed
 	}
 	if op.Action == vocab.ActionUpdate && op.Metadata.Any() {
 		return r.writeMetadata(ctx, op, res.ARN, token, nil)
+	}
+	if op.Action == vocab.ActionUpdate && op.Replicas.Any() {
+		return r.writeReplicas(ctx, op, res.ARN, token, nil)
 	}
 	r.accept(op, res.ARN, token)
 	return outDone
@@ -307,7 +319,7 @@ func (r *runner) createRequest(op plan.Operation, token string) CreateRequest {
 		tags[k] = v // reserved keys are refused by config: ownership tags are never overwritten
 	}
 	return CreateRequest{Name: op.Name, Value: op.Desired.Value, Kind: op.Desired.Kind, Tags: tags, Token: token,
-		KMSKeyID: m.KMSKeyID, Description: m.Description}
+		KMSKeyID: m.KMSKeyID, Description: m.Description, Replicas: op.Replicas.Add}
 }
 
 // writeMetadata applies an update's metadata change: UpdateSecret for the
@@ -388,8 +400,91 @@ func (r *runner) writeMetadata(ctx context.Context, op plan.Operation, arn, vers
 		}
 		err = paced()
 	}
+	if op.Replicas.Any() {
+		return r.writeReplicas(ctx, op, arn, version, nil)
+	}
 	r.accept(op, arn, version)
 	return outDone
+}
+
+// writeReplicas applies an update's replica change (SPEC §12):
+// ReplicateSecretToRegions for the Regions to add (never
+// ForceOverwriteReplicaSecret), then RemoveRegionsFromReplication for the
+// Regions dropped. Both leave a Region already in the asked state alone,
+// so a throttled call (not executed) is resent; after any other failure
+// the secret is re-observed and the operation accepted only when observed
+// done (every added Region listed, no removed one), never resent: a
+// removal cannot be undone and is made at most once per run. version is
+// the value version this operation wrote ("" for none); turn as in
+// writeMetadata (execute's turn for a replicas-only update: its throttled
+// first attempt returns outThrottled, so a new precondition follows).
+func (r *runner) writeReplicas(ctx context.Context, op plan.Operation, arn, version string, turn *pace.Turn) outcome {
+	first := turn != nil
+	call := func(f func() error) error {
+		for {
+			var t pace.Turn
+			if turn != nil {
+				t, turn = *turn, nil
+			} else {
+				var err error
+				if t, err = r.pacer.Wait(ctx, pace.Writes); err != nil {
+					return err
+				}
+			}
+			err := f()
+			r.settle(t, err)
+			if !isThrottled(err) || ctx.Err() != nil || first {
+				return err
+			}
+		}
+	}
+	var err error
+	if len(op.Replicas.Add) > 0 {
+		err = call(func() error { return r.port.Replicate(ctx, arn, op.Replicas.Add) })
+		if first && isThrottled(err) && ctx.Err() == nil {
+			return outThrottled
+		}
+	}
+	first = false
+	if err == nil && len(op.Replicas.Remove) > 0 {
+		err = call(func() error { return r.port.RemoveReplicas(ctx, arn, op.Replicas.Remove) })
+	}
+	if err == nil {
+		r.accept(op, arn, version)
+		return outDone
+	}
+	if ctx.Err() != nil {
+		return outInterrupted
+	}
+	if !isAmbiguous(err) {
+		return r.failed(ctx, op, "replica change failed", err)
+	}
+	r.log.Warn("ambiguous outcome; re-observing", r.opAttrs(op, errAttrs(err)...)...)
+	now, oerr := r.observeOne(ctx, op.Name)
+	if oerr != nil {
+		return r.failed(ctx, op, "re-observation failed", oerr)
+	}
+	if !replicasDone(op.Replicas, now.obs) {
+		return r.failed(ctx, op, "ambiguous outcome not proven", err)
+	}
+	r.accept(op, arn, version)
+	return outDone
+}
+
+// replicasDone reports whether an observation shows a replica change done:
+// every Region it adds listed, none it removes.
+func replicasDone(c plan.ReplicaChange, o plan.ObservedSecret) bool {
+	for _, a := range c.Add {
+		if !slices.Contains(o.ReplicaRegions, a.Region) {
+			return false
+		}
+	}
+	for _, region := range c.Remove {
+		if slices.Contains(o.ReplicaRegions, region) {
+			return false
+		}
+	}
+	return true
 }
 
 // transition performs a restore or schedule-delete. They carry no token, so
@@ -408,7 +503,27 @@ func (r *runner) transition(ctx context.Context, op plan.Operation, obs plan.Obs
 		err = r.port.Restore(ctx, obs.ARN)
 		done = func(o plan.ObservedSecret) bool { return o.Exists && !o.Deleted }
 	case vocab.ActionScheduleDelete:
-		err = r.port.ScheduleDelete(ctx, obs.ARN, r.recoveryWindowDays)
+		if len(op.Replicas.Remove) > 0 {
+			// AWS refuses to delete a primary that has replicas: they are
+			// removed first (SPEC §12), then the deletion is resent while
+			// throttled (a throttled call was not executed), since a new
+			// precondition would no longer match the plan.
+			if out, ok := r.removeBeforeDelete(ctx, op, obs, turn); !ok {
+				return out
+			}
+			for {
+				if turn, err = r.pacer.Wait(ctx, pace.Writes); err != nil {
+					return outInterrupted
+				}
+				err = r.port.ScheduleDelete(ctx, obs.ARN, r.recoveryWindowDays)
+				if !isThrottled(err) || ctx.Err() != nil {
+					break
+				}
+				r.settle(turn, err)
+			}
+		} else {
+			err = r.port.ScheduleDelete(ctx, obs.ARN, r.recoveryWindowDays)
+		}
 		done = func(o plan.ObservedSecret) bool { return o.Exists && o.Deleted }
 	}
 	r.settle(turn, err)
@@ -432,6 +547,35 @@ func (r *runner) transition(ctx context.Context, op plan.Operation, obs plan.Obs
 		return outDone
 	}
 	return r.failed(ctx, op, "operation not proven done", err)
+}
+
+// removeBeforeDelete removes a secret's replicas before its deletion
+// (RemoveRegionsFromReplication). ok is false when the deletion must not
+// follow; out then says why: throttled (not executed: a new precondition
+// follows), failed or interrupted. An ambiguous outcome is accepted only
+// when a re-observation shows the replicas gone; it is never resent.
+func (r *runner) removeBeforeDelete(ctx context.Context, op plan.Operation, obs plan.ObservedSecret, turn pace.Turn) (outcome, bool) {
+	err := r.port.RemoveReplicas(ctx, obs.ARN, op.Replicas.Remove)
+	r.settle(turn, err)
+	switch {
+	case err == nil:
+		return outDone, true
+	case ctx.Err() != nil:
+		return outInterrupted, false
+	case isThrottled(err):
+		return outThrottled, false
+	case !isAmbiguous(err):
+		return r.failed(ctx, op, "replica removal failed", err), false
+	}
+	r.log.Warn("ambiguous outcome; re-observing", r.opAttrs(op, errAttrs(err)...)...)
+	now, oerr := r.observeOne(ctx, op.Name)
+	if oerr != nil {
+		return r.failed(ctx, op, "re-observation failed", oerr), false
+	}
+	if !replicasDone(plan.ReplicaChange{Remove: op.Replicas.Remove}, now.obs) {
+		return r.failed(ctx, op, "ambiguous outcome not proven", err), false
+	}
+	return outDone, true
 }
 
 // followUps decides the at-most-one update after each restore from a fresh
@@ -468,11 +612,13 @@ func (r *runner) followUps(ctx context.Context, restored []plan.Operation) ([]pl
 			switch s.d.Action {
 			case vocab.ActionUpdate:
 				reason := vocab.ReasonRestoreThenUpdate
-				if s.d.Reason == vocab.ReasonMetadata {
-					reason = vocab.ReasonMetadata // the value survived the deletion window; only metadata differs
+				if s.d.Reason == vocab.ReasonMetadata || s.d.Reason == vocab.ReasonReplicas {
+					// The value survived the deletion window; only metadata
+					// or replicas differ (restore, then replicate: SPEC §12).
+					reason = s.d.Reason
 				}
 				fu = &plan.Operation{Action: vocab.ActionUpdate, Name: op.Name, ARN: s.obs.ARN, Reason: reason,
-					Metadata: s.d.Metadata, Keys: plan.KeysOf(vocab.ActionUpdate, op.Desired, s.obs),
+					Metadata: s.d.Metadata, Replicas: s.d.Replicas, Keys: plan.KeysOf(vocab.ActionUpdate, op.Desired, s.obs),
 					Desired: op.Desired, Fingerprint: s.fingerprint()}
 			case vocab.ActionConflict:
 				out = r.lateConflict(op, s, "new conflict after restore")

@@ -54,10 +54,11 @@ func (r *runner) observe(ctx context.Context, phase string, extra []string, list
 		if list == listManaged {
 			var all []Candidate
 			all, listErr = r.port.ListCandidates(ctx, "")
-			cands, others = splitScopes(all, r.digest())
+			cands, others = splitScopes(r.primaries(all), r.digest())
 			return
 		}
 		cands, listErr = r.port.ListCandidates(ctx, r.digest())
+		cands = r.primaries(cands)
 	}()
 
 	known := make([]string, 0, len(r.byName)+len(extra))
@@ -128,6 +129,39 @@ const (
 	// other scopes feed the orphan check.
 	listManaged
 )
+
+// primaries drops the entries that are replicas of a secret whose primary
+// is in another Region: in a replica's Region such an entry is never a
+// candidate, conflict or orphan (SPEC §12); it is written only through its
+// primary.
+func (r *runner) primaries(cands []Candidate) []Candidate {
+	kept := cands[:0:0]
+	for _, c := range cands {
+		if !plan.ReplicaOfElsewhere(r.policy.Region, c.PrimaryRegion) {
+			kept = append(kept, c)
+		}
+	}
+	return kept
+}
+
+// withClashes looks, in every Region the plan would add a replica of name
+// in (plan.ReplicaTargets), for a secret of that name, and records the
+// Regions where one exists in obs.Clashes (conflict replica-clash, SPEC
+// §12). Nothing is read when replicas are not managed or none is to be
+// added.
+func (r *runner) withClashes(ctx context.Context, name string, obs plan.ObservedSecret) (plan.ObservedSecret, error) {
+	obs.Clashes = nil
+	for _, region := range plan.ReplicaTargets(r.policy.Rules, r.byName[name], obs) {
+		there, err := r.port.DescribeIn(ctx, region, name)
+		if err != nil {
+			return obs, err
+		}
+		if there.Exists && there.Name == name {
+			obs.Clashes = append(obs.Clashes, region)
+		}
+	}
+	return obs, nil
+}
 
 // splitScopes splits a list of every managed secret into the entries that
 // carry this scope's tag (what the scope-filtered list returns) and the
@@ -264,11 +298,15 @@ func (o *observer) describe(name, id string) {
 			return
 		}
 		obs = sameName(name, obs)
+		if obs, err = o.r.withClashes(o.ctx, name, obs); err != nil {
+			o.fail(err)
+			return
+		}
 		o.r.ledger.learnARN(name, obs.ARN)
 		o.mu.Lock()
 		o.out[name] = obs
 		var batch []string
-		if plan.NeedsValue(o.r.digest(), o.r.byName[name], obs) {
+		if plan.NeedsValue(o.r.policy.Rules, o.r.byName[name], obs) {
 			o.pending = append(o.pending, name)
 			if len(o.pending) >= MaxValueBatch {
 				batch, o.pending = o.pending[:MaxValueBatch:MaxValueBatch], o.pending[MaxValueBatch:]
@@ -389,8 +427,11 @@ func (r *runner) describeOne(ctx context.Context, name string) (plan.ObservedSec
 		}
 		o = sameName(name, o)
 	}
+	if o, err = r.withClashes(ctx, name, o); err != nil {
+		return o, firstErr(ctx, err)
+	}
 	r.ledger.learnARN(name, o.ARN)
-	if plan.NeedsValue(r.digest(), r.byName[name], o) {
+	if plan.NeedsValue(r.policy.Rules, r.byName[name], o) {
 		vs, err := r.port.GetCurrentValues(ctx, []ValueRequest{{ID: o.ARN, Name: name, CurrentVersionID: o.CurrentVersionIDs()[0]}})
 		if err != nil {
 			return o, firstErr(ctx, err)

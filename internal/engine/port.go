@@ -22,6 +22,10 @@ type Candidate struct {
 	// when the list covers every managed secret, never as ownership.
 	Tags    map[string]string
 	Deleted bool
+	// PrimaryRegion is the entry's PrimaryRegion: a replica of a secret
+	// whose primary is in another Region is never a candidate there
+	// (SPEC §12).
+	PrimaryRegion string
 }
 
 // ValueRequest asks for the current value of one secret.
@@ -52,6 +56,9 @@ type CreateRequest struct {
 	// Token is the ClientRequestToken (32..64 chars); it becomes the
 	// version id of the first version.
 	Token string
+	// Replicas are the replica Regions created with the secret
+	// (AddReplicaRegions; never ForceOverwriteReplicaSecret, SPEC §12).
+	Replicas []model.Replica
 }
 
 // WriteResult is what a successful create or update reported.
@@ -102,6 +109,23 @@ type Port interface {
 	// Tag calls TagResource: the given keys are added or overwritten,
 	// every other tag stays. Safe to resend.
 	Tag(ctx context.Context, id string, tags map[string]string) error
+
+	// Region is the Region the port's calls are signed for: the scope's
+	// own Region, a primary's (SPEC §12).
+	Region() string
+	// DescribeIn observes the secret named name in another Region of the
+	// same account and credentials (DescribeSecret there): a replica
+	// target must not hold a secret of that name (conflict replica-clash).
+	DescribeIn(ctx context.Context, region, name string) (plan.ObservedSecret, error)
+	// Replicate calls ReplicateSecretToRegions with the replicas (Region
+	// and KMS key each), never ForceOverwriteReplicaSecret. A Region that
+	// already holds the secret's replica is left as it is (AWS API
+	// reference), so it is safe to resend.
+	Replicate(ctx context.Context, id string, replicas []model.Replica) error
+	// RemoveReplicas calls RemoveRegionsFromReplication: the replicas in
+	// regions are deleted at once, with no recovery window. A Region
+	// without a replica is ignored, so it is safe to resend.
+	RemoveReplicas(ctx context.Context, id string, regions []string) error
 }
 
 // Fault classes of an *Error (SPEC §7.3).

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
@@ -106,6 +107,14 @@ func (p *Prepared) Result() Result {
 // when the first observation failed).
 func (r *runner) prepare(ctx context.Context) (vocab.Status, plan.Plan) {
 	r.warnARNSuffixNames()
+	if err := model.CheckReplicaHome(r.policy.Region, r.policy.Replicas); err != nil {
+		// aws-region came from the SDK chain, so config could not check
+		// replica-regions against it.
+		r.ledger.problem(diag.New(diag.ConfigReplicaRegion, diag.Subject{Setting: config.ReplicaRegions}))
+		r.log.Error("replica-regions lists the scope's own Region or a Region of another partition; nothing was read",
+			slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.String(vocab.FieldErrorClass, diag.ConfigReplicaRegion))
+		return vocab.StatusInvalid, plan.Plan{}
+	}
 	phase := r.startPhase()
 	obs, others, err := r.observe(ctx, vocab.PhasePlan, nil, listManaged)
 	if err != nil {
@@ -122,10 +131,13 @@ func (r *runner) prepare(ctx context.Context) (vocab.Status, plan.Plan) {
 		}
 		return vocab.StatusConverged, p
 	}
-	if len(p.Ops) == 0 {
+	if len(p.Ops) == 0 && len(p.Waiting) == 0 {
 		// The initial direct observation is the proof (SPEC §6 [beyond]).
 		return vocab.StatusConverged, p
 	}
+	// With no operation but a configured replica that is not InSync, the
+	// (empty) apply is followed by verification, which waits for it or
+	// reports it failed (SPEC §12).
 	return "", p
 }
 

@@ -79,7 +79,8 @@ func newRunner(cfg Config, want model.State, port Port, log *slog.Logger, h *hal
 	ru := rules{
 		mode: cfg.Mode, want: want, byName: make(map[string]*model.Secret, len(want.Secrets)),
 		policy: plan.Policy{
-			Rules:      plan.Rules{ScopeDigest: want.Scope.Digest(), Metadata: cfg.Metadata},
+			Rules: plan.Rules{ScopeDigest: want.Scope.Digest(), Metadata: cfg.Metadata, Replicas: cfg.Replicas,
+				Region: portRegion(port)},
 			AllowEmpty: cfg.AllowEmpty, MaxDeletions: cfg.MaxDeletions,
 		},
 		concurrency: cfg.Concurrency, recoveryWindowDays: cfg.RecoveryWindowDays,
@@ -96,6 +97,14 @@ func newRunner(cfg Config, want model.State, port Port, log *slog.Logger, h *hal
 		ru.byName[want.Secrets[i].Name] = &want.Secrets[i]
 	}
 	return &runner{deps: d, rules: ru, ledger: newLedger(want, cfg.ShowResourceNames, cfg.Mode)}
+}
+
+// portRegion is the port's Region ("" without a port).
+func portRegion(p Port) string {
+	if p == nil {
+		return ""
+	}
+	return p.Region()
 }
 
 // digest is this scope's tag value (SPEC §4).

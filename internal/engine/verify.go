@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -51,7 +52,11 @@ func (r *runner) verify(ctx context.Context) (vocab.Status, plan.Plan) {
 				r.logConflicts(vocab.PhaseVerify, last)
 				return r.verified(vocab.StatusVerificationFailed, round, phase, last)
 			}
-			if len(last.Ops) == 0 {
+			if failed := failedReplicas(last); len(failed) > 0 {
+				r.logFailedReplicas(failed)
+				return r.verified(vocab.StatusVerificationFailed, round, phase, last)
+			}
+			if len(last.Ops) == 0 && len(last.Waiting) == 0 {
 				return r.verified(vocab.StatusConverged, round, phase, last)
 			}
 			if names := r.ledger.changedElsewhere(last, obs, r.policy.Metadata); len(names) > 0 {
@@ -60,6 +65,11 @@ func (r *runner) verify(ctx context.Context) (vocab.Status, plan.Plan) {
 			}
 		}
 		if expired() {
+			if err == nil && len(last.Ops) == 0 {
+				// Only replicas still InProgress: replication lag.
+				r.logPendingReplicas(last)
+				return r.verified(vocab.StatusVerificationInconclusive, round, phase, last)
+			}
 			// A persisting observation failure proves nothing either way.
 			if err != nil || r.ledger.explainedByLag(last) {
 				return r.verified(vocab.StatusVerificationInconclusive, round, phase, last)
@@ -91,6 +101,40 @@ func (r *runner) logChangedElsewhere(names []string) {
 			slog.String(vocab.FieldErrorClass, diag.VerifyChangedElsewhere))
 	}
 	r.ledger.problem(diag.New(diag.VerifyChangedElsewhere, diag.Subject{}))
+}
+
+// failedReplicas returns the configured replicas p lists as Failed.
+func failedReplicas(p plan.Plan) []plan.ReplicaWait {
+	var out []plan.ReplicaWait
+	for _, w := range p.Waiting {
+		if w.Status == model.ReplicaFailed {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// logFailedReplicas records configured replicas whose replication failed:
+// one error record per replica (its Region, never AWS's status message,
+// which is provider text) and the diagnostic the plan file carries.
+func (r *runner) logFailedReplicas(failed []plan.ReplicaWait) {
+	for _, w := range failed {
+		r.log.Error("replication to a configured Region failed; see docs/recovery.md",
+			slog.String(vocab.FieldPhase, vocab.PhaseVerify), slog.String(vocab.FieldResource, r.label(w.Name)),
+			slog.String(vocab.FieldErrorClass, diag.VerifyReplicaFailed), slog.String(vocab.FieldRegion, w.Region))
+	}
+	r.ledger.problem(diag.New(diag.VerifyReplicaFailed, diag.Subject{}))
+}
+
+// logPendingReplicas records, at the verification timeout, the configured
+// replicas still InProgress (inconclusive: replication lag).
+func (r *runner) logPendingReplicas(p plan.Plan) {
+	for _, w := range p.Waiting {
+		r.log.Warn("replica still in progress at the verification timeout",
+			slog.String(vocab.FieldPhase, vocab.PhaseVerify), slog.String(vocab.FieldResource, r.label(w.Name)),
+			slog.String(vocab.FieldErrorClass, diag.VerifyReplicaInProgress), slog.String(vocab.FieldRegion, w.Region))
+	}
+	r.ledger.problem(diag.New(diag.VerifyReplicaInProgress, diag.Subject{}))
 }
 
 // logConflicts logs each conflict with its class and resource label.

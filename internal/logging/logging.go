@@ -18,6 +18,7 @@ var Fields = map[string]bool{
 	vocab.FieldRequestID: true, vocab.FieldErrorClass: true, vocab.FieldVerification: true,
 	vocab.FieldThrottled: true, vocab.FieldWaitMS: true, vocab.FieldDone: true, vocab.FieldTotal: true,
 	vocab.FieldScope: true,
+	vocab.FieldRegion: true,
 }
 
 // Vocab is a slog.Handler that forwards to an inner handler only the

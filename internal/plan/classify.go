@@ -19,14 +19,25 @@ type Decision struct {
 	// Metadata is what an update must change besides (or, with
 	// vocab.ReasonMetadata, instead of) the value; zero otherwise.
 	Metadata MetadataChange
+	// Replicas is what a create, update or schedule-delete changes of the
+	// secret's replicas (with vocab.ReasonReplicas, all an update
+	// changes); zero otherwise and whenever replicas are not managed.
+	Replicas ReplicaChange
 }
 
 // Rules are what classification needs besides one name's desired secret
-// and observation: the scope tag value of this configuration and the
-// configured metadata of owned secrets.
+// and observation: the scope tag value of this configuration, the
+// configured metadata of owned secrets, and the replicas they must have.
 type Rules struct {
 	ScopeDigest string
 	Metadata    model.Metadata
+	// Replicas are the configured replica Regions (replica-regions,
+	// sorted by Region); nil = replicas are not managed.
+	Replicas []model.Replica
+	// Region is the scope's own Region (where its port's calls go); ""
+	// = unknown, and then no observation is taken for a replica of another
+	// Region's secret.
+	Region string
 }
 
 // Classify decides what to do with one name (SPEC §4.1 and the table of
@@ -40,9 +51,14 @@ type Rules struct {
 //   - owned, not desired, scheduled for deletion: unchanged (left alone);
 //   - source tag not a 64-hex digest (also when missing): source-tag;
 //     desired and source tag another document's: source;
+//   - a replica of a secret whose primary is in another Region
+//     (PrimaryRegion is set and not rules.Region): unchanged (replica) if
+//     desired and owned, else none (SPEC §12: never a candidate, conflict
+//     or orphan here; a desired name held by a foreign replica is an
+//     ownership conflict like any foreign secret);
 //   - OwningService set: service-owned; rotation enabled or an AWSPENDING
-//     version: rotation; replica Regions: replication; more than one
-//     AWSCURRENT: staging;
+//     version: rotation; replica Regions while replicas are not managed:
+//     replication; more than one AWSCURRENT: staging;
 //   - not desired: schedule-delete; scheduled for deletion: restore;
 //   - no AWSCURRENT, or the read found none: update (no-current);
 //   - fetched version differs from DescribeSecret's AWSCURRENT: staging;
@@ -55,30 +71,36 @@ type Rules struct {
 //     canonical JSON: nothing is parsed or normalised;
 //   - a desired, owned, active secret that is unchanged or updated is also
 //     compared with the configured metadata (DiffMetadata): a difference
-//     rides along an update, or plans one with reason metadata.
+//     rides along an update, or plans one with reason metadata;
+//   - with replicas managed (withReplicas): a create carries every
+//     configured replica, an active desired secret the missing and
+//     dropped ones (an otherwise unchanged one is an update with reason
+//     replicas), a schedule-delete removes every replica first; a Region
+//     to add that holds a same-name secret (obs.Clashes) is conflict
+//     replica-clash.
 //
 // For a desired, owned, active, conflict-free secret with one AWSCURRENT,
 // obs.Current must hold the read value (see NeedsValue); nil is treated as
 // Missing, which plans a harmless rewrite rather than a wrong "unchanged".
 func Classify(rules Rules, want *model.Secret, obs ObservedSecret) Decision {
-	d, needsValue := classifyMeta(rules.ScopeDigest, want, obs)
+	d, needsValue := classifyMeta(rules, want, obs)
 	if needsValue {
 		d = classifyValue(want, obs)
 	}
-	if want != nil && obs.Exists && !obs.Deleted && (d.Action == vocab.ActionUnchanged || d.Action == vocab.ActionUpdate) {
+	if want != nil && obs.Exists && !obs.Deleted && (d.Action == vocab.ActionUnchanged || d.Action == vocab.ActionUpdate) && d.Reason != vocab.ReasonReplica {
 		d.Metadata = DiffMetadata(rules.Metadata, obs)
 		if d.Action == vocab.ActionUnchanged && d.Metadata.Any() {
 			d.Action, d.Reason = vocab.ActionUpdate, vocab.ReasonMetadata
 		}
 	}
-	return d
+	return withReplicas(rules, want, obs, d)
 }
 
 // NeedsValue reports whether the decision for this name depends on the
 // current value, i.e. whether the observer must read it (SPEC §4: only for
 // owned, active, conflict-free desired names).
-func NeedsValue(scopeDigest string, want *model.Secret, obs ObservedSecret) bool {
-	_, needs := classifyMeta(scopeDigest, want, obs)
+func NeedsValue(rules Rules, want *model.Secret, obs ObservedSecret) bool {
+	_, needs := classifyMeta(rules, want, obs)
 	return needs
 }
 
@@ -88,10 +110,17 @@ func conflict(c vocab.ConflictClass) (Decision, bool) {
 
 // classifyMeta decides from metadata alone. It returns an empty Decision and
 // needsValue=true when the value must be compared.
-func classifyMeta(scopeDigest string, want *model.Secret, obs ObservedSecret) (Decision, bool) {
+func classifyMeta(rules Rules, want *model.Secret, obs ObservedSecret) (Decision, bool) {
+	scopeDigest := rules.ScopeDigest
 	if !obs.Exists {
 		if want != nil {
 			return Decision{Action: vocab.ActionCreate, Reason: vocab.ReasonAbsent}, false
+		}
+		return Decision{Action: vocab.ActionNone}, false
+	}
+	if rules.replicaOfElsewhere(obs) && (want == nil || obs.Owned(scopeDigest)) {
+		if want != nil {
+			return Decision{Action: vocab.ActionUnchanged, Reason: vocab.ReasonReplica}, false
 		}
 		return Decision{Action: vocab.ActionNone}, false
 	}
@@ -117,7 +146,7 @@ func classifyMeta(scopeDigest string, want *model.Secret, obs ObservedSecret) (D
 	if obs.RotationEnabled || obs.hasPending() {
 		return conflict(vocab.ConflictRotation)
 	}
-	if len(obs.ReplicaRegions) > 0 {
+	if len(obs.ReplicaRegions) > 0 && !rules.managesReplicas() {
 		return conflict(vocab.ConflictReplication)
 	}
 	current := obs.CurrentVersionIDs()

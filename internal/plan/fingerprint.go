@@ -37,19 +37,22 @@ type Fingerprint struct {
 	// Metadata is the metadata change planned (MetadataChange.key): the
 	// precondition fails when the observed metadata now asks for another.
 	Metadata string
+	// Replicas is the replica change planned (ReplicaChange.key): the
+	// precondition fails when the observed replicas now ask for another.
+	Replicas string
 }
 
 // Equal reports whether two fingerprints are the same: every field equal,
 // CurrentVersions element by element (nil and empty are the same).
 func (f Fingerprint) Equal(g Fingerprint) bool {
 	return f.Name == g.Name && f.ARN == g.ARN && f.Action == g.Action && f.Source == g.Source &&
-		f.ValueHash == g.ValueHash && f.Conflict == g.Conflict && f.Metadata == g.Metadata && slices.Equal(f.CurrentVersions, g.CurrentVersions)
+		f.ValueHash == g.ValueHash && f.Conflict == g.Conflict && f.Metadata == g.Metadata && f.Replicas == g.Replicas && slices.Equal(f.CurrentVersions, g.CurrentVersions)
 }
 
 // FingerprintOf returns the fingerprint of one name's observation and the
 // decision taken on it.
 func FingerprintOf(name string, obs ObservedSecret, d Decision) Fingerprint {
-	fp := Fingerprint{Name: name, Action: d.Action, Conflict: d.Conflict, Metadata: d.Metadata.key()}
+	fp := Fingerprint{Name: name, Action: d.Action, Conflict: d.Conflict, Metadata: d.Metadata.key(), Replicas: d.Replicas.key()}
 	if !obs.Exists {
 		return fp
 	}

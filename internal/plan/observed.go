@@ -49,11 +49,44 @@ type ObservedSecret struct {
 	Deleted         bool
 	OwningService   string
 	RotationEnabled bool
-	ReplicaRegions  []string
+	// ReplicaRegions are the Regions of the secret's replicas (a primary's
+	// ReplicationStatus), sorted; Replicas the same with their key and
+	// status, in the same order (nil when only the Regions are known).
+	ReplicaRegions []string
+	Replicas       []ObservedReplica
+	// PrimaryRegion is DescribeSecret's PrimaryRegion: "" for a secret that
+	// was never replicated, its own Region for a primary, the primary's
+	// Region for a replica (SPEC §12).
+	PrimaryRegion string
+	// Clashes are the Regions, of those ReplicaTargets named, where a
+	// secret of this name exists that is not this secret's replica
+	// (filled by the engine's observation; conflict replica-clash).
+	Clashes []string
 	// VersionIDsToStages is DescribeSecret's map of labelled versions.
 	VersionIDsToStages map[string][]string
 	// Current is the value read for the current version; nil when not read.
 	Current *CurrentValue
+}
+
+// ObservedReplica is one entry of a primary's ReplicationStatus: the
+// Region, the replica's KMS key and its status (model.ReplicaInSync,
+// ReplicaInProgress, ReplicaFailed). AWS's status message is never kept:
+// it is provider text.
+type ObservedReplica struct {
+	Region   string
+	KMSKeyID string
+	Status   string
+}
+
+// replicaStatus is the status of the replica in region ("" when the
+// observation has no status for it).
+func (o ObservedSecret) replicaStatus(region string) string {
+	for _, r := range o.Replicas {
+		if r.Region == region {
+			return r.Status
+		}
+	}
+	return ""
 }
 
 // Owned reports whether the managed-by and scope tags both match

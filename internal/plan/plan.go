@@ -20,6 +20,11 @@ type Operation struct {
 	// Metadata is the metadata an update changes (zero for other kinds and
 	// for updates of the value alone).
 	Metadata MetadataChange
+	// Replicas is what the operation changes of the secret's replicas
+	// (Decision.Replicas): a create's AddReplicaRegions, an update's
+	// replications and removals, a schedule-delete's removals made before
+	// the deletion.
+	Replicas ReplicaChange
 	// Keys is the key-level change summary of a create or update (KeysOf;
 	// nil for restore and schedule-delete). It holds pointers only.
 	Keys *keydiff.Summary
@@ -64,9 +69,15 @@ type Plan struct {
 	// Ops still lists what would have been done.
 	EmptyScopeGate bool
 	// DeletionLimitGate is true when more schedule-deletes are planned than
-	// Policy.MaxDeletions allows (--max-deletions): the run is invalid and nothing
+	// Policy.MaxDeletions allows (--max-deletions; replica removals count,
+	// Deletions): the run is invalid and nothing
 	// may be mutated, like the empty-scope gate. Ops still lists them.
 	DeletionLimitGate bool
+	// Waiting are the configured replicas of desired, owned, active
+	// secrets that are not InSync (replica-regions, SPEC §12), names then
+	// Regions ascending: verification waits for the InProgress ones and
+	// fails on a Failed one. They are no operation.
+	Waiting []ReplicaWait
 }
 
 // Policy is what Build needs besides the desired and observed state: the
@@ -88,8 +99,16 @@ type Policy struct {
 // Gated reports whether a gate blocks the plan (nothing may be mutated).
 func (p Plan) Gated() bool { return p.EmptyScopeGate || p.DeletionLimitGate }
 
-// Deletions returns the number of planned schedule-deletes.
-func (p Plan) Deletions() int { return p.Counts().ScheduleDelete }
+// Deletions returns the number of planned deletions: schedule-deletes and
+// replica removals (each Region removed counts one: a removal is immediate
+// and cannot be undone, SPEC §12). --max-deletions bounds it.
+func (p Plan) Deletions() int {
+	n := p.Counts().ScheduleDelete
+	for _, op := range p.Ops {
+		n += len(op.Replicas.Remove)
+	}
+	return n
+}
 
 // Counts derives the report counts from the plan (SPEC §7.2): each
 // operation, unchanged name and conflict counted once by its action
@@ -144,9 +163,15 @@ func Build(want model.State, observed map[string]ObservedSecret, policy Policy) 
 			p.Conflicts = append(p.Conflicts, Conflict{Name: name, Class: d.Conflict, Desired: w})
 		case d.Action == vocab.ActionUnchanged:
 			p.Unchanged = append(p.Unchanged, Unchanged{Name: name, Reason: d.Reason, Desired: w})
+			if w != nil && d.Reason != vocab.ReasonReplica && !obs.Deleted {
+				p.Waiting = append(p.Waiting, replicaWaits(policy.Rules, name, obs)...)
+			}
 		case d.Action.IsOperation():
+			if d.Action == vocab.ActionUpdate {
+				p.Waiting = append(p.Waiting, replicaWaits(policy.Rules, name, obs)...)
+			}
 			p.Ops = append(p.Ops, Operation{
-				Action: d.Action, Name: name, ARN: obs.ARN, Reason: d.Reason, Metadata: d.Metadata,
+				Action: d.Action, Name: name, ARN: obs.ARN, Reason: d.Reason, Metadata: d.Metadata, Replicas: d.Replicas,
 				Keys: KeysOf(d.Action, w, obs), Desired: w, Fingerprint: FingerprintOf(name, obs, d),
 				MetadataSeen: SeenMetadata(policy.Metadata, obs),
 			})

@@ -108,7 +108,7 @@ func TestNeedsValue_OnlyOwnedActiveConflictFreeDesired(t *testing.T) {
 	d := testScope.Digest()
 	w := want("app/db", "secrets/db.sops.json", `{}`)
 	o := owned("app/db", "secrets/db.sops.json", `{}`)
-	if !plan.NeedsValue(d, w, o) {
+	if !plan.NeedsValue(plan.Rules{ScopeDigest: d}, w, o) {
 		t.Fatal("owned active desired must need a value")
 	}
 	del := o
@@ -119,7 +119,7 @@ func TestNeedsValue_OnlyOwnedActiveConflictFreeDesired(t *testing.T) {
 		w *model.Secret
 		o plan.ObservedSecret
 	}{"not desired": {nil, o}, "deleted": {w, del}, "rotation": {w, rot}, "absent": {w, plan.ObservedSecret{}}} {
-		if plan.NeedsValue(d, c.w, c.o) {
+		if plan.NeedsValue(plan.Rules{ScopeDigest: d}, c.w, c.o) {
 			t.Errorf("%s: must not need a value", name)
 		}
 	}

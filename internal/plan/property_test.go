@@ -20,7 +20,19 @@ type world map[string]plan.ObservedSecret
 
 var values = []string{`{"a":1}`, `{"a":2}`, `{"b":"x"}`}
 
-func genScenario(t *rapid.T, allowConflicts bool) (model.State, world) {
+// genRules draws the classification rules: replicas managed or not
+// (replica-regions, SPEC §12).
+func genRules(t *rapid.T) plan.Rules {
+	r := plan.Rules{ScopeDigest: testScope.Digest(), Region: "us-east-1"}
+	for _, region := range []string{"eu-west-1", "us-west-2"} {
+		if rapid.Bool().Draw(t, "replica-"+region) {
+			r.Replicas = append(r.Replicas, model.Replica{Region: region})
+		}
+	}
+	return r
+}
+
+func genScenario(t *rapid.T, allowConflicts bool, rules ...plan.Rules) (model.State, world) {
 	names := rapid.SliceOfNDistinct(rapid.SampledFrom([]string{"app/a", "app/b", "app/c-config", "app/d", "app/e", "app/f"}), 0, 6, rapid.ID[string]).Draw(t, "names")
 	slices.Sort(names)
 	st := model.State{Scope: testScope}
@@ -38,6 +50,9 @@ func genScenario(t *rapid.T, allowConflicts bool) (model.State, world) {
 		kinds := []string{"absent", "string", "binary", "no-current", "deleted"}
 		if allowConflicts {
 			kinds = append(kinds, "foreign", "rotation", "staging", "replication", "wrong-source")
+		}
+		if len(rules) > 0 && len(rules[0].Replicas) > 0 {
+			kinds = append(kinds, "replicated", "replica-elsewhere")
 		}
 		kind := rapid.SampledFrom(kinds).Draw(t, "kind-"+name)
 		if kind == "absent" {
@@ -62,6 +77,15 @@ func genScenario(t *rapid.T, allowConflicts bool) (model.State, world) {
 			o.ReplicaRegions = []string{"eu-west-1"}
 		case "wrong-source":
 			o.Tags = testScope.Tags("secrets/elsewhere.sops.json")
+		case "replicated":
+			regions := rapid.SliceOfNDistinct(rapid.SampledFrom([]string{"ap-south-1", "eu-west-1", "us-west-2"}), 1, 3, rapid.ID[string]).Draw(t, "replicas-"+name)
+			slices.Sort(regions)
+			o = withReplicas(o, "us-east-1", regions...)
+		case "replica-elsewhere":
+			// This scope's secret replicated here from another Region: it
+			// is written only through its primary, so the model keeps it.
+			o = withReplicas(o, "eu-central-1")
+			o.Tags = testScope.Tags(path)
 		}
 		w[name] = o
 	}
@@ -70,14 +94,18 @@ func genScenario(t *rapid.T, allowConflicts bool) (model.State, world) {
 
 // observe is what a reconciler's observation returns: values only where
 // the planner needs them (SPEC §4).
-func observe(st model.State, w world) map[string]plan.ObservedSecret {
+func observe(st model.State, w world, rules ...plan.Rules) map[string]plan.ObservedSecret {
+	r := plan.Rules{ScopeDigest: st.Scope.Digest(), Region: "us-east-1"}
+	if len(rules) > 0 {
+		r = rules[0]
+	}
 	byName := map[string]*model.Secret{}
 	for i := range st.Secrets {
 		byName[st.Secrets[i].Name] = &st.Secrets[i]
 	}
 	out := map[string]plan.ObservedSecret{}
 	for name, o := range w {
-		if !plan.NeedsValue(st.Scope.Digest(), byName[name], o) {
+		if !plan.NeedsValue(r, byName[name], o) {
 			o.Current = nil
 		}
 		out[name] = o
@@ -91,17 +119,41 @@ func apply(w world, st model.State, ops []plan.Operation, version *int) {
 		*version++
 		vid := fmt.Sprintf("w%d", *version)
 		o := w[op.Name]
+		if o.PrimaryRegion != "" && o.PrimaryRegion != "us-east-1" {
+			panic("a plan wrote to a replica of another Region's secret: " + op.Name)
+		}
 		switch op.Action {
 		case vocab.ActionCreate:
 			o = plan.ObservedSecret{Exists: true, Name: op.Name, ARN: "arn:new:" + op.Name, Tags: st.Scope.Tags(op.Desired.Path)}
 			fallthrough
 		case vocab.ActionUpdate:
-			o.VersionIDsToStages = map[string][]string{vid: {"AWSCURRENT"}}
-			o.Current = written(vid, op.Desired)
+			if op.Reason != vocab.ReasonReplicas {
+				o.VersionIDsToStages = map[string][]string{vid: {"AWSCURRENT"}}
+				o.Current = written(vid, op.Desired)
+			}
 		case vocab.ActionRestore:
 			o.Deleted = false
 		case vocab.ActionScheduleDelete:
 			o.Deleted = true
+		}
+		// Replicas: removed at once, added InSync (the model has no lag).
+		var regions []string
+		for _, r := range o.ReplicaRegions {
+			if !slices.Contains(op.Replicas.Remove, r) {
+				regions = append(regions, r)
+			}
+		}
+		for _, r := range op.Replicas.Add {
+			regions = append(regions, r.Region)
+		}
+		slices.Sort(regions)
+		primary := ""
+		if len(regions) > 0 {
+			primary = "us-east-1"
+		}
+		o = withReplicas(o, primary, regions...)
+		if op.Action == vocab.ActionScheduleDelete && len(regions) > 0 {
+			panic("a schedule-delete left replicas: AWS refuses it")
 		}
 		w[op.Name] = o
 	}
@@ -170,8 +222,9 @@ func TestProperty_OrderDeterminismAndCounts(t *testing.T) {
 
 func TestProperty_ApplyingAPlanConverges(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		st, w := genScenario(t, false)
-		p := plan.Build(st, observe(st, w), plan.Policy{Rules: ours, AllowEmpty: true})
+		ours := genRules(t)
+		st, w := genScenario(t, false, ours)
+		p := plan.Build(st, observe(st, w, ours), plan.Policy{Rules: ours, AllowEmpty: true})
 		if len(p.Conflicts) > 0 {
 			t.Fatalf("no conflict expected: %+v", p.Conflicts)
 		}
@@ -184,14 +237,14 @@ func TestProperty_ApplyingAPlanConverges(t *testing.T) {
 			}
 		}
 		// After restores, at most one follow-up update per restored name.
-		follow := plan.Build(st, observe(st, w), plan.Policy{Rules: ours, AllowEmpty: true})
+		follow := plan.Build(st, observe(st, w, ours), plan.Policy{Rules: ours, AllowEmpty: true})
 		for _, op := range follow.Ops {
 			if op.Action != vocab.ActionUpdate || !restored[op.Name] {
 				t.Fatalf("second plan may hold only follow-up updates of restored names, got %s %s", op.Action, op.Name)
 			}
 		}
 		apply(w, st, follow.Ops, &version)
-		final := plan.Build(st, observe(st, w), plan.Policy{Rules: ours, AllowEmpty: true})
+		final := plan.Build(st, observe(st, w, ours), plan.Policy{Rules: ours, AllowEmpty: true})
 		if len(final.Ops) != 0 || len(final.Conflicts) != 0 {
 			t.Fatalf("not converged after apply: %+v", final)
 		}

@@ -69,6 +69,16 @@ const (
 	// ReasonValueEqual: unchanged, the current SecretString is byte-equal
 	// to the canonical desired value.
 	ReasonValueEqual Reason = "value-equal"
+	// ReasonReplicas: update of the secret's replica Regions only
+	// (replica-regions, SPEC §12): a listed Region has no replica
+	// (ReplicateSecretToRegions) and/or a replica is in a Region no longer
+	// listed (RemoveRegionsFromReplication, shown and counted as a
+	// deletion); the value and metadata are equal.
+	ReasonReplicas Reason = "replicas"
+	// ReasonReplica: unchanged, a desired name whose secret in this Region
+	// is a replica of this scope's secret in another Region (its
+	// PrimaryRegion): it is written only through its primary (SPEC §12).
+	ReasonReplica Reason = "replica"
 )
 
 // Reason is c as a conflict's plan-file reason: the class, spelled the same
@@ -96,9 +106,9 @@ var actions = []action{
 	{ActionRestore, true, func(c *Counts) *int { return &c.Restore }, []Reason{ReasonScheduledForDeletion}},
 	{ActionCreate, true, func(c *Counts) *int { return &c.Create }, []Reason{ReasonAbsent}},
 	{ActionUpdate, true, func(c *Counts) *int { return &c.Update },
-		[]Reason{ReasonValueDiffers, ReasonStoredValueBinary, ReasonStoredValueString, ReasonNoCurrentVersion, ReasonRestoreThenUpdate, ReasonMetadata}},
+		[]Reason{ReasonValueDiffers, ReasonStoredValueBinary, ReasonStoredValueString, ReasonNoCurrentVersion, ReasonRestoreThenUpdate, ReasonMetadata, ReasonReplicas}},
 	{ActionScheduleDelete, true, func(c *Counts) *int { return &c.ScheduleDelete }, []Reason{ReasonNotDesired}},
-	{ActionUnchanged, false, func(c *Counts) *int { return &c.Unchanged }, []Reason{ReasonValueEqual, ReasonScheduledForDeletion}},
+	{ActionUnchanged, false, func(c *Counts) *int { return &c.Unchanged }, []Reason{ReasonValueEqual, ReasonScheduledForDeletion, ReasonReplica}},
 }
 
 func conflictReasons() []Reason {

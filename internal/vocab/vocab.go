@@ -138,6 +138,10 @@ const (
 	ConflictServiceOwned ConflictClass = "service-owned"
 	ConflictRotation     ConflictClass = "rotation"
 	ConflictReplication  ConflictClass = "replication"
+	// ConflictReplicaClash: replica-regions lists a Region where a secret
+	// of the same name already exists that is not this secret's replica
+	// (SPEC §12): replicating there would fail or, forced, overwrite it.
+	ConflictReplicaClash ConflictClass = "replica-clash"
 	ConflictStaging      ConflictClass = "staging"
 	ConflictPayload      ConflictClass = "payload"
 )
@@ -145,7 +149,7 @@ const (
 // ConflictClasses lists every class in the order of SPEC §4.1.
 var ConflictClasses = []ConflictClass{
 	ConflictOwnership, ConflictSource, ConflictSourceTag, ConflictServiceOwned,
-	ConflictRotation, ConflictReplication, ConflictStaging, ConflictPayload,
+	ConflictRotation, ConflictReplication, ConflictReplicaClash, ConflictStaging, ConflictPayload,
 }
 
 // Counts is the per-kind tally reported in the report's "counts" object
@@ -212,4 +216,7 @@ const (
 	// every record of a scope carries it; a run without scopes: is one
 	// scope named default).
 	FieldScope = "scope"
+	// FieldRegion is the Region of a replica a record is about
+	// (replica-regions, SPEC §12); a Region code, never an account.
+	FieldRegion = "region"
 )
