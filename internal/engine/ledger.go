@@ -334,6 +334,7 @@ func (l *ledger) planData() []planview.Operation {
 		for _, o := range ops {
 			v := op(o.Name, o.Action, o.Reason)
 			v.Keys, v.Metadata = o.Keys, o.Metadata.Kinds()
+			v.ReplicasAdded, v.ReplicasRemoved = model.ReplicaRegionsOf(o.Replicas.Add), o.Replicas.Remove
 			out = append(out, v)
 		}
 	}

@@ -41,6 +41,9 @@ func (r *runner) verify(ctx context.Context) (vocab.Status, plan.Plan) {
 			if observed && !r.ledger.explainedByLag(last) {
 				return r.verified(vocab.StatusVerificationFailed, round, phase, last)
 			}
+			if observed && len(last.Ops) == 0 {
+				r.logPendingReplicas(last)
+			}
 			return r.verified(vocab.StatusVerificationInconclusive, round, phase, last)
 		case err != nil:
 			// Observation failures may be transient: keep polling.

@@ -195,6 +195,12 @@ func (o Op) validate(namesShown bool) error {
 	if o.Metadata != nil && !validMetadata(o.Metadata) {
 		return errors.New("metadata must be a non-empty list of distinct known kinds in schema order")
 	}
+	if o.ReplicasAdded != nil && (!hasKeys(o.Action) || !validRegions(o.ReplicasAdded)) {
+		return errors.New("replicas_added must be sorted distinct Region codes on a create or update")
+	}
+	if o.ReplicasRemoved != nil && (!(o.Action == vocab.ActionUpdate || o.Action == vocab.ActionScheduleDelete) || !validRegions(o.ReplicasRemoved)) {
+		return errors.New("replicas_removed must be sorted distinct Region codes on an update or schedule-delete")
+	}
 	if !hasKeys(o.Action) {
 		if o.Keys != nil || o.KeyPaths != nil || o.KeysUnavailable != "" {
 			return errors.New("keys on an action other than create or update")
@@ -349,4 +355,18 @@ func ReadFile(path string) (View, error) {
 		return View{}, &Error{ClassUnreadable, "the plan file cannot be read"}
 	}
 	return Parse(data)
+}
+
+// validRegions reports whether rs is a non-empty, strictly ascending list
+// of AWS Region codes (model.ValidRegion): a plan file's replica Regions.
+func validRegions(rs []string) bool {
+	if len(rs) == 0 {
+		return false
+	}
+	for i, r := range rs {
+		if !model.ValidRegion(r) || (i > 0 && rs[i-1] >= r) {
+			return false
+		}
+	}
+	return true
 }

@@ -68,6 +68,11 @@ type Operation struct {
 	// (--kms-key-id, --description, --tag), in vocab.MetadataKinds order;
 	// ignored for other actions.
 	Metadata []vocab.MetadataKind
+	// ReplicasAdded and ReplicasRemoved are the Regions whose replicas a
+	// create or update adds, or an update or schedule-delete removes
+	// (replica-regions, SPEC §12); Region codes, never names.
+	ReplicasAdded   []string
+	ReplicasRemoved []string
 }
 
 // Diagnostic is one user-facing problem, as the plan file writes it:

@@ -136,6 +136,12 @@ func opLines(o Op) []string {
 		head += " " + reason
 	}
 	out := []string{head}
+	for _, r := range o.ReplicasAdded {
+		out = append(out, "      + replica "+q(r))
+	}
+	for _, r := range o.ReplicasRemoved {
+		out = append(out, "      - replica "+q(r)+" removed at once (cannot be undone; counts as a deletion)")
+	}
 	if p := o.KeyPaths; p != nil {
 		for _, kp := range []struct {
 			sym   string

@@ -14,6 +14,8 @@ var reasonPhrases = map[vocab.Reason]string{
 	vocab.ReasonScheduledForDeletion: "scheduled for deletion",
 	vocab.ReasonNotDesired:           "no document in the commit",
 	vocab.ReasonValueEqual:           "value equal",
+	vocab.ReasonReplicas:             "replica Regions differ",
+	vocab.ReasonReplica:              "replica of this secret's primary in another Region",
 }
 
 var unavailablePhrases = map[vocab.KeysUnavailable]string{
@@ -50,7 +52,9 @@ var conflictText = map[vocab.ConflictClass][2]string{
 	vocab.ConflictRotation: {"rotation is on, or a version is labelled AWSPENDING",
 		"turn rotation off or finish the rotation: a rotated secret cannot also be Git-managed"},
 	vocab.ConflictReplication: {"the secret has replica Regions",
-		"remove the replicas, or manage this secret elsewhere"},
+		"remove the replicas, or manage them here with replica-regions (docs/reconciliation.md)"},
+	vocab.ConflictReplicaClash: {"a Region listed in replica-regions already holds a secret of this name",
+		"rename or delete that secret in the replica Region, or drop the Region from replica-regions; the tool never overwrites it"},
 	vocab.ConflictStaging: {"more than one AWSCURRENT, or the value read disagrees with the description",
 		"make sure only one writer touches the scope, then re-run; if it persists, fix the staging labels in AWS"},
 	vocab.ConflictPayload: {"the current version has both or neither of SecretString and SecretBinary",

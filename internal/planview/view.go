@@ -106,6 +106,14 @@ type Op struct {
 	// (kms-key, description, tags; vocab.MetadataKinds order), never their
 	// values or tag keys; absent when none changes and for other actions.
 	Metadata []vocab.MetadataKind `json:"metadata,omitempty"`
+	// ReplicasAdded are the Regions whose replicas a create or update adds
+	// (sorted Region codes); absent when none.
+	ReplicasAdded []string `json:"replicas_added,omitempty"`
+	// ReplicasRemoved are the Regions whose replicas an update or
+	// schedule-delete removes (sorted Region codes): each removal is
+	// immediate, cannot be undone, and counts against --max-deletions;
+	// absent when none.
+	ReplicasRemoved []string `json:"replicas_removed,omitempty"`
 }
 
 // KeyCounts are the numbers of leaf paths added, removed and changed.
@@ -192,6 +200,12 @@ func buildOp(o Operation, r model.Redaction) Op {
 	}
 	if o.Action == vocab.ActionUpdate && len(o.Metadata) > 0 {
 		op.Metadata = slices.Clone(o.Metadata)
+	}
+	if hasKeys(o.Action) && len(o.ReplicasAdded) > 0 {
+		op.ReplicasAdded = slices.Sorted(slices.Values(o.ReplicasAdded))
+	}
+	if (o.Action == vocab.ActionUpdate || o.Action == vocab.ActionScheduleDelete) && len(o.ReplicasRemoved) > 0 {
+		op.ReplicasRemoved = slices.Sorted(slices.Values(o.ReplicasRemoved))
 	}
 	if !hasKeys(o.Action) || o.Keys == nil {
 		return op
