@@ -18,19 +18,25 @@ import (
 // file reads back; a field on an action that cannot carry it is refused.
 func TestReplicaOperationsShownAndRoundTrip(t *testing.T) {
 	none := keydiff.Summary{}
-	in := Input{Operations: []Operation{
+	in := Input{Scopes: []ScopeInput{{Name: "default", Region: "us-east-1", Status: vocab.StatusDrift, Verification: vocab.VerificationNotRun, Operations: []Operation{
 		{Ordinal: 1, Name: "app/a", Action: vocab.ActionCreate, Reason: vocab.ReasonAbsent, Keys: &none, ReplicasAdded: []string{"us-west-2", "eu-west-1"}},
 		{Ordinal: 2, Name: "app/b", Action: vocab.ActionUpdate, Reason: vocab.ReasonReplicas, Keys: &none, ReplicasRemoved: []string{"ap-south-1"}},
 		{Ordinal: 3, Name: "app/c", Action: vocab.ActionScheduleDelete, Reason: vocab.ReasonNotDesired, ReplicasRemoved: []string{"eu-west-1"}},
 		{Ordinal: 4, Name: "app/d", Action: vocab.ActionUnchanged, Reason: vocab.ReasonReplica},
-	}}
+	}}}}
 	v := Build(in, model.Redaction{})
 	require.NoError(t, v.Validate())
-	assert.Equal(t, []string{"eu-west-1", "us-west-2"}, v.Operations[0].ReplicasAdded)
-	for _, out := range []string{Text(v), Markdown(v)} {
-		assert.Contains(t, out, "+ replica eu-west-1")
-		assert.Contains(t, out, "- replica ap-south-1 removed at once (cannot be undone; counts as a deletion)")
-		assert.Contains(t, out, "- replica eu-west-1 removed at once")
+	assert.Equal(t, []string{"eu-west-1", "us-west-2"}, v.Scopes[0].Operations[0].ReplicasAdded)
+	text := Text(v)
+	assert.Contains(t, text, "+ replica eu-west-1")
+	assert.Contains(t, text, "- replica ap-south-1 removed at once (cannot be undone; counts as a deletion)")
+	assert.Contains(t, text, "- replica eu-west-1 removed at once")
+	// Markdown's diff block puts the symbol in the first column: a removal
+	// is a red "-" line there.
+	md := Markdown(v)
+	assert.Regexp(t, `(?m)^\+\s+replica eu-west-1$`, md)
+	assert.Regexp(t, `(?m)^-\s+replica ap-south-1 removed at once \(cannot be undone; counts as a deletion\)$`, md)
+	for _, out := range []string{text, md} {
 		assert.Contains(t, out, "replica Regions differ")
 	}
 	b, err := json.Marshal(v)
@@ -40,12 +46,14 @@ func TestReplicaOperationsShownAndRoundTrip(t *testing.T) {
 	assert.Equal(t, v, back)
 
 	bad := v
-	bad.Operations = append([]Op(nil), v.Operations...)
-	bad.Operations[2].ReplicasAdded = []string{"eu-west-1"}
+	bad.Scopes = []ScopeView{v.Scopes[0]}
+	ops := append([]Op(nil), v.Scopes[0].Operations...)
+	bad.Scopes[0].Operations = ops
+	ops[2].ReplicasAdded = []string{"eu-west-1"}
 	assert.Error(t, bad.Validate(), "replicas_added on a schedule-delete")
-	bad.Operations[2].ReplicasAdded = nil
-	bad.Operations[2].ReplicasRemoved = []string{"us-west-2", "eu-west-1"}
+	ops[2].ReplicasAdded = nil
+	ops[2].ReplicasRemoved = []string{"us-west-2", "eu-west-1"}
 	assert.Error(t, bad.Validate(), "unsorted Regions")
-	bad.Operations[2].ReplicasRemoved = []string{"not a region"}
+	ops[2].ReplicasRemoved = []string{"not a region"}
 	assert.Error(t, bad.Validate(), "not a Region code")
 }
