@@ -17,7 +17,7 @@ var Fields = map[string]bool{
 	vocab.FieldConflictClass: true, vocab.FieldErrorCode: true, vocab.FieldFaultClass: true,
 	vocab.FieldRequestID: true, vocab.FieldErrorClass: true, vocab.FieldVerification: true,
 	vocab.FieldThrottled: true, vocab.FieldWaitMS: true, vocab.FieldDone: true, vocab.FieldTotal: true,
-	vocab.FieldScope: true,
+	vocab.FieldScope:  true,
 	vocab.FieldRegion: true,
 }
 
