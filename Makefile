@@ -14,7 +14,7 @@ DATE          ?= $(shell git log -1 --format=%cI 2>/dev/null || echo unknown)
 LDFLAGS       := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(DATE)
 export PATH   := $(GOBIN):$(PATH)
 
-.PHONY: all build tools test test-go test-action test-action-ci fuzz demo bench chaos release-snapshot clean
+.PHONY: all build tools test test-go test-action test-action-ci fuzz demo bench bench-scale bench-figures chaos release-snapshot clean
 
 all: build
 
@@ -93,6 +93,21 @@ bench: tools
 		$(if $(CREATE_N),-create-n $(CREATE_N)) $(if $(CHANGED_N),-changed-n $(CHANGED_N)) \
 		$(if $(SEQ_MAX_N),-seq-max-n $(SEQ_MAX_N)) $(if $(SWEEP),-sweep $(SWEEP)) \
 		$(if $(LATENCY),-latency $(LATENCY)) $(if $(ONLY),-only $(ONLY)) $(if $(SKIP),-skip $(SKIP)) $(BENCH_ARGS)
+	$(MAKE) bench-figures
+
+## bench-scale: issue 24's scale sweep (~35 min): no-op plan and sync at N=1000,10000 (--concurrency 1 at 10000),
+##   the concurrency sweep at 10000, and at SCALE_N=50000 the no-op sync and the first sync creating all of them;
+##   results into docs/benchmarks.md (block bench-scale) and docs/benchmarks/bench-scale.json, then the figures.
+SCALE_N ?= 50000
+bench-scale: tools
+	$(GO) run ./bench/cmd/bench -root $(CURDIR) -only noop,sweep,scale -n $(or $(N),1000,10000) -sweep-n 10000 \
+		-sweep $(or $(SWEEP),1,8,16,24,28,32,64) -seq-max-n 10000 -scale-n $(SCALE_N) \
+		-section bench-scale -out docs/benchmarks.md $(BENCH_ARGS)
+	$(MAKE) bench-figures
+
+## bench-figures: redraw docs/benchmarks/*.svg from docs/benchmarks/*.json (gonum/plot; bench/cmd/benchplot)
+bench-figures:
+	$(if $(wildcard docs/benchmarks/*.json),$(GO) run ./bench/cmd/benchplot -out docs/benchmarks $(wildcard docs/benchmarks/*.json),@echo "bench-figures: no docs/benchmarks/*.json yet (a run with -out writes one)")
 
 ## --- demo and end-to-end tests (scripts/demo.sh, test/e2e; README quick start) ---
 .PHONY: e2e

@@ -33,8 +33,12 @@ type Measurement struct {
 	// Linux.
 	MaxRSSKiB int64
 	ExitCode  int
-	Stdout    []byte
-	Stderr    []byte
+	// CPU is the child's user + system CPU time, every thread
+	// (os.ProcessState.UserTime + SystemTime, from wait4's rusage; unlike
+	// ru_maxrss these are the child's own, not inherited across execve).
+	CPU    time.Duration
+	Stdout []byte
+	Stderr []byte
 }
 
 // Run runs inv to completion and measures it. A non-zero exit is not an
@@ -63,6 +67,7 @@ func Run(ctx context.Context, inv Invocation) (Measurement, error) {
 		return m, fmt.Errorf("failed to run %s: %w", filepath.Base(inv.Bin), err)
 	}
 	m.ExitCode = cmd.ProcessState.ExitCode()
+	m.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	m.MaxRSSKiB = <-peak
 	return m, nil
 }

@@ -18,9 +18,11 @@ type Row struct {
 	BoundFormula     string
 	Delta            Delta
 	MaxRSSKiB        int64
-	ExitCode         int
-	Status           string // report status
-	Counts           string // report counts, compact
+	// CPU is the CLI's user + system CPU time (Measurement.CPU).
+	CPU      time.Duration
+	ExitCode int
+	Status   string // report status
+	Counts   string // report counts, compact
 	// Phases are the CLI's logged durations (LogDurations).
 	Phases map[string]int64
 	// Problems lists what went wrong (unexpected exit, writes in a no-op…).
@@ -38,6 +40,23 @@ const DesiredLoadKey = "plan/desired state loaded"
 // Decrypt is the logged desired-state load time (0 when not logged).
 func (r Row) Decrypt() time.Duration {
 	return time.Duration(r.Phases[DesiredLoadKey]) * time.Millisecond
+}
+
+// CPUPer1000 is the CLI's CPU seconds per 1,000 desired documents (0
+// when unmeasured).
+func (r Row) CPUPer1000() float64 {
+	if r.CPU <= 0 || r.Scenario.N <= 0 {
+		return 0
+	}
+	return r.CPU.Seconds() * 1000 / float64(r.Scenario.N)
+}
+
+// CallsPerSecret is the API calls of the run per desired document.
+func (r Row) CallsPerSecret() float64 {
+	if r.Scenario.N <= 0 {
+		return 0
+	}
+	return float64(r.Delta.Calls.Total()) / float64(r.Scenario.N)
 }
 
 // Ratio is Wall / Bound (0 when unmeasured).
@@ -99,8 +118,8 @@ func FormatDuration(d time.Duration) string {
 // Table renders rows as a Markdown table.
 func Table(rows []Row) string {
 	var b strings.Builder
-	b.WriteString("| scenario | N | --concurrency | wall | of which decrypt | lower bound | wall / bound | API calls | calls by operation | throttled | connections | peak RSS | result |\n")
-	b.WriteString("|---|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---|\n")
+	b.WriteString("| scenario | N | --concurrency | wall | of which decrypt | lower bound | wall / bound | API calls | calls by operation | throttled | connections | peak RSS | CPU | CPU s per 1,000 | result |\n")
+	b.WriteString("|---|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---|\n")
 	for _, r := range rows {
 		n := fmt.Sprint(r.Scenario.N)
 		label := r.Scenario.Label()
@@ -108,7 +127,7 @@ func Table(rows []Row) string {
 			n = fmt.Sprintf("%d (M = %d)", r.Scenario.N, r.Scenario.M)
 		}
 		if r.Skipped != "" {
-			fmt.Fprintf(&b, "| %s | %s | %s | — | — | %s | — | — | — | — | — | — | not run: %s |\n",
+			fmt.Fprintf(&b, "| %s | %s | %s | — | — | %s | — | — | — | — | — | — | — | — | not run: %s |\n",
 				label, n, r.ConcurrencyLabel, FormatDuration(r.Bound), r.Skipped)
 			continue
 		}
@@ -119,11 +138,19 @@ func Table(rows []Row) string {
 		if len(r.Problems) > 0 {
 			result += "; **" + strings.Join(r.Problems, "; ") + "**"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %.2f | %d | %s | %d | %d | %.0f MiB | %s |\n",
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %.2f | %d | %s | %d | %d | %.0f MiB | %s | %s | %s |\n",
 			label, n, r.ConcurrencyLabel, FormatDuration(r.Wall), FormatDuration(r.Decrypt()), FormatDuration(r.Bound), r.Ratio(),
-			r.Delta.Calls.Total(), FormatCalls(r.Delta.Calls), r.Delta.Throttled.Total(), r.Delta.Connections, float64(r.MaxRSSKiB)/1024, result)
+			r.Delta.Calls.Total(), FormatCalls(r.Delta.Calls), r.Delta.Throttled.Total(), r.Delta.Connections, float64(r.MaxRSSKiB)/1024,
+			FormatDuration(r.CPU), formatPer1000(r.CPUPer1000()), result)
 	}
 	return b.String()
+}
+
+func formatPer1000(s float64) string {
+	if s <= 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.3f s", s)
 }
 
 // Verdict is the outcome of one target (issue 7's, or issue 15's
@@ -146,7 +173,23 @@ type Targets struct {
 	// quotas, NoopReduced the no-op sync with the DescribeSecret quota
 	// reduced (issue 15); nil when not run.
 	CreateReduced, NoopReduced *Row
+	// ScaleNoop is the no-op sync and ScaleCreate the first sync creating
+	// every secret at the scale N (issue 24, row group scale, default
+	// concurrency); nil when not run.
+	ScaleNoop, ScaleCreate *Row
 }
+
+// Issue 24's limits.
+const (
+	// ScaleRSSLimitKiB is the peak RSS allowed at the scale N (400 MiB).
+	ScaleRSSLimitKiB = 400 * 1024
+	// ScaleCallsPerSecret is the most API calls per secret of a no-op
+	// sync at the scale N.
+	ScaleCallsPerSecret = 1.06
+	// GrowthTolerance is how much wall/bound may grow from the large N
+	// of -n to the scale N (20 %).
+	GrowthTolerance = 0.20
+)
 
 // Judge evaluates issue 7's "done when" list, and issue 15's reduced-quota
 // targets when those rows ran, on the measured rows.
@@ -220,6 +263,8 @@ func Judge(t Targets) []Verdict {
 		out = append(out, v)
 	}
 
+	out = append(out, judgeScale(t)...)
+
 	v = Verdict{Target: "peak RSS < 300 MiB at the large N × 1 KiB"}
 	var peak int64
 	var peakN int
@@ -231,6 +276,52 @@ func Judge(t Targets) []Verdict {
 	if peak > 0 {
 		v.Known, v.Pass = true, peak < 300*1024
 		v.Detail = fmt.Sprintf("largest peak over the N = %d runs: %.0f MiB", peakN, float64(peak)/1024)
+	}
+	out = append(out, v)
+	return out
+}
+
+// judgeScale evaluates issue 24's targets: the no-op sync at the large N
+// of -n within 1.3× of its bound; at the scale N the no-op within 1.5× of
+// its bound, peak RSS ≤ 400 MiB and ≤ 1.06 calls per secret; the first
+// sync creating every secret within 1.3× of its quota bound, the
+// CreateSecret quota alone ((N − r)/r s, as issue 15 states it); and
+// wall/bound at the scale N within 20 % of that at the large N.
+func judgeScale(t Targets) []Verdict {
+	measured := func(r *Row) bool { return r != nil && r.Skipped == "" }
+	var out []Verdict
+	if r := t.NoopDefault; measured(r) {
+		ok := r.Ratio() <= 1.3 && len(r.Problems) == 0
+		out = append(out, Verdict{Target: "(issue 24) no-op sync within 1.3× of the lower bound (default concurrency)", Known: true, Pass: ok,
+			Detail: fmt.Sprintf("N = %d: %s / %s = %.2f", r.Scenario.N, FormatDuration(r.Wall), FormatDuration(r.Bound), r.Ratio())})
+	}
+	if t.ScaleNoop == nil && t.ScaleCreate == nil {
+		return out
+	}
+	v := Verdict{Target: "(issue 24) no-op sync at the scale N within 1.5× of its bound, peak RSS ≤ 400 MiB, ≤ 1.06 calls per secret"}
+	if r := t.ScaleNoop; measured(r) {
+		okRatio, okRSS, okCalls := r.Ratio() <= 1.5, r.MaxRSSKiB <= ScaleRSSLimitKiB, r.CallsPerSecret() <= ScaleCallsPerSecret
+		v.Known, v.Pass = true, okRatio && okRSS && okCalls && len(r.Problems) == 0
+		v.Detail = fmt.Sprintf("N = %d: %s / %s = %.2f %s; peak RSS %.0f MiB %s; %d calls = %.3f per secret %s",
+			r.Scenario.N, FormatDuration(r.Wall), FormatDuration(r.Bound), r.Ratio(), mark(okRatio),
+			float64(r.MaxRSSKiB)/1024, mark(okRSS), r.Delta.Calls.Total(), r.CallsPerSecret(), mark(okCalls))
+	}
+	out = append(out, v)
+	v = Verdict{Target: "(issue 24) first sync creating the scale N within 1.3× of its quota bound (N − 50)/50 s, no failed operation"}
+	if r := t.ScaleCreate; measured(r) {
+		bound := Model{}.CreateQuotaWait(r.Scenario.N)
+		limit := time.Duration(1.3 * float64(bound))
+		ok := r.Wall <= limit && r.ExitCode == 0 && len(r.Problems) == 0
+		v.Known, v.Pass = true, ok
+		v.Detail = fmt.Sprintf("N = %d: %s ≤ 1.3 × %s = %s %s (%.2f × the full bound %s), exit %d, %s", r.Scenario.N,
+			FormatDuration(r.Wall), FormatDuration(bound), FormatDuration(limit), mark(r.Wall <= limit), r.Ratio(), FormatDuration(r.Bound), r.ExitCode, r.Status)
+	}
+	out = append(out, v)
+	v = Verdict{Target: "(issue 24) cost growth: no-op sync wall/bound at the scale N within 20 % of that at the large N of -n"}
+	if a, b := t.NoopDefault, t.ScaleNoop; measured(a) && measured(b) && a.Ratio() > 0 {
+		g := b.Ratio()/a.Ratio() - 1
+		v.Known, v.Pass = true, g <= GrowthTolerance
+		v.Detail = fmt.Sprintf("N = %d: %.2f; N = %d: %.2f; growth %+.0f %%", a.Scenario.N, a.Ratio(), b.Scenario.N, b.Ratio(), 100*g)
 	}
 	out = append(out, v)
 	return out

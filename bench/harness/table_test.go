@@ -80,9 +80,10 @@ func TestTable_RendersMeasuredAndSkippedRows(t *testing.T) {
 	r.Delta.Throttled = Calls{"BatchGetSecretValue": 3}
 	r.Delta.Connections = 33
 	r.Phases = map[string]int64{DesiredLoadKey: 1500}
+	r.CPU = secs(1.4)
 	s := &Row{Scenario: Scenario{Kind: NoopSync, N: 10000, Concurrency: 1}, ConcurrencyLabel: "1", Bound: secs(212), Skipped: "N > -seq-max-n 1000"}
 	out := Table([]Row{*r, *s})
-	assert.Contains(t, out, "| no-op sync | 1000 | 8 (default) | 3.20 s | 1.50 s | 2.86 s | 1.12 | 1060 | List 10, Describe 1000, BatchGet 50 | 3 | 33 | 100 MiB | exit 0, converged |")
+	assert.Contains(t, out, "| no-op sync | 1000 | 8 (default) | 3.20 s | 1.50 s | 2.86 s | 1.12 | 1060 | List 10, Describe 1000, BatchGet 50 | 3 | 33 | 100 MiB | 1.40 s | 1.400 s | exit 0, converged |")
 	assert.Contains(t, out, "not run: N > -seq-max-n 1000")
 	assert.Contains(t, out, "212.0 s")
 }
@@ -98,4 +99,66 @@ func TestSplice_KeepsHandWrittenText(t *testing.T) {
 	fresh := string(Splice(nil, "t"))
 	assert.Contains(t, fresh, "# Benchmarks")
 	assert.Contains(t, fresh, BeginMarker+"\nt\n"+EndMarker)
+}
+
+// Issue 24's scale targets: each passes on figures inside its limit and
+// fails on the figure just outside it (ratio, RSS, calls, create time,
+// growth), and none appears when the scale rows did not run.
+func TestJudge_ScaleTargets(t *testing.T) {
+	find := func(vs []Verdict, prefix string) Verdict {
+		for _, v := range vs {
+			if strings.HasPrefix(v.Target, prefix) {
+				return v
+			}
+		}
+		require.Failf(t, "no verdict", "no verdict %q in %+v", prefix, vs)
+		return Verdict{}
+	}
+	noopCalls := Calls{"ListSecrets": 500, "DescribeSecret": 50000, "BatchGetSecretValue": 2500}
+	ten := row(NoopSync, 10000, 28, secs(9.5), secs(7.58), Calls{"ListSecrets": 100, "DescribeSecret": 10000, "BatchGetSecretValue": 500})
+	fifty := row(NoopSync, 50000, 28, secs(45), secs(37.9), noopCalls)
+	fifty.MaxRSSKiB = 390 * 1024
+	create := row(Create, 50000, 28, secs(1200), secs(1072), Calls{"CreateSecret": 50000})
+	vs := Judge(Targets{NoopDefault: ten, ScaleNoop: fifty, ScaleCreate: create})
+	for _, p := range []string{"(issue 24) no-op sync within 1.3×", "(issue 24) no-op sync at the scale N", "(issue 24) first sync creating", "(issue 24) cost growth"} {
+		v := find(vs, p)
+		assert.True(t, v.Known && v.Pass, "%s: %s", v.Target, v.Detail)
+	}
+	assert.Contains(t, find(vs, "(issue 24) no-op sync at the scale N").Detail, "1.060 per secret")
+
+	slowTen := *ten
+	slowTen.Wall = secs(9.9) // 1.31
+	assert.False(t, find(Judge(Targets{NoopDefault: &slowTen}), "(issue 24) no-op sync within 1.3×").Pass)
+
+	for name, mutate := range map[string]func(r *Row){
+		"ratio": func(r *Row) { r.Wall = secs(57) },
+		"rss":   func(r *Row) { r.MaxRSSKiB = 401 * 1024 },
+		"calls": func(r *Row) { r.Delta.Calls = Calls{"DescribeSecret": 53001} },
+	} {
+		bad := *fifty
+		mutate(&bad)
+		v := find(Judge(Targets{ScaleNoop: &bad}), "(issue 24) no-op sync at the scale N")
+		assert.True(t, v.Known && !v.Pass, "%s should fail: %s", name, v.Detail)
+	}
+	lateCreate := *create
+	lateCreate.Wall = secs(1299) // limit 1.3 × 999 s = 1298.7 s
+	assert.False(t, find(Judge(Targets{ScaleCreate: &lateCreate}), "(issue 24) first sync creating").Pass)
+	grown := *fifty
+	grown.Wall = secs(37.9 * 1.25 * 9.5 / 7.58 * 1.0) // ratio 1.25 × ten's 1.253 → +25 %
+	v := find(Judge(Targets{NoopDefault: ten, ScaleNoop: &grown}), "(issue 24) cost growth")
+	assert.True(t, v.Known && !v.Pass, v.Detail)
+	assert.Len(t, Judge(Targets{}), 5, "issue 24's targets only appear when their rows ran")
+}
+
+// make bench-scale writes its own block; make bench's block is left as it is.
+func TestSpliceSection_NamedBlocksAreIndependent(t *testing.T) {
+	doc := Splice(nil, "main table")
+	doc = SpliceSection(doc, "bench-scale", "scale v1")
+	doc = SpliceSection(doc, "bench-scale", "scale v2")
+	out := string(doc)
+	assert.Contains(t, out, BeginMarker+"\nmain table\n"+EndMarker)
+	b, e := Markers("bench-scale")
+	assert.Contains(t, out, b+"\nscale v2\n"+e)
+	assert.NotContains(t, out, "scale v1")
+	assert.Equal(t, 1, strings.Count(out, b))
 }

@@ -95,7 +95,7 @@ func (e *env) measure(ctx context.Context, kind harness.Kind, c harness.Corpus, 
 	if err != nil {
 		return nil, err
 	}
-	row.Wall, row.MaxRSSKiB, row.ExitCode = m.Wall, m.MaxRSSKiB, m.ExitCode
+	row.Wall, row.MaxRSSKiB, row.ExitCode, row.CPU = m.Wall, m.MaxRSSKiB, m.ExitCode, m.CPU
 	row.Delta = harness.Sub(after, before)
 	row.Phases = harness.LogDurations(m.Stdout)
 	if len(m.Stderr) > 0 {
@@ -111,9 +111,10 @@ func (e *env) measure(ctx context.Context, kind harness.Kind, c harness.Corpus, 
 	}
 	row.Problems = append(row.Problems, check(sc, m.ExitCode, string(rep.Status), rep.Counts, row.Delta)...)
 	row.Notes = callNotes(sc, row.Delta)
-	logf("  → %s, exit %d, %s, %d calls (%s), %d throttled, %d connections, peak RSS %.0f MiB",
+	logf("  → %s, exit %d, %s, %d calls (%s), %d throttled, %d connections, peak RSS %.0f MiB, CPU %s (%.3f s per 1,000)",
 		harness.FormatDuration(row.Wall), row.ExitCode, row.Status, row.Delta.Calls.Total(),
-		harness.FormatCalls(row.Delta.Calls), row.Delta.Throttled.Total(), row.Delta.Connections, float64(row.MaxRSSKiB)/1024)
+		harness.FormatCalls(row.Delta.Calls), row.Delta.Throttled.Total(), row.Delta.Connections, float64(row.MaxRSSKiB)/1024,
+		harness.FormatDuration(row.CPU), row.CPUPer1000())
 	for _, p := range row.Problems {
 		logf("  ! %s", p)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -97,5 +98,31 @@ func TestParseFlags_OnlyAndSkipSelectRowGroups(t *testing.T) {
 	_, err = parseFlags([]string{"-root", "../../..", "-only", "quotas"})
 	assert.ErrorContains(t, err, `unknown row group "quotas"`)
 	_, err = parseFlags([]string{"-root", "../../..", "-quota-scale", "0"})
+	assert.Error(t, err)
+}
+
+// The scale rows (about 25 minutes) run only when -only names them; their
+// results go to their own block and JSON file.
+func TestParseFlags_ScaleRowsOnlyOnRequest(t *testing.T) {
+	o, err := parseFlags([]string{"-root", "../../.."})
+	assert.NoError(t, err)
+	assert.False(t, o.runs("scale"), "a full make bench does not run the scale rows")
+	assert.True(t, o.runs("noop"))
+	assert.Equal(t, "bench", o.section)
+	assert.Equal(t, filepath.Join(o.root, "docs", "benchmarks", "bench.json"), o.jsonOut)
+
+	o, err = parseFlags([]string{"-root", "../../..", "-only", "noop,sweep,scale", "-scale-n", "50000",
+		"-section", "bench-scale", "-out", "docs/benchmarks.md"})
+	assert.NoError(t, err)
+	assert.True(t, o.runs("scale") && o.runs("noop") && o.runs("sweep"))
+	assert.False(t, o.runs("create") || o.runs("changed"))
+	assert.Equal(t, 50000, o.scaleN)
+	assert.Equal(t, filepath.Join(o.root, "docs", "benchmarks", "bench-scale.json"), o.jsonOut)
+
+	o, err = parseFlags([]string{"-root", "../../..", "-only", "noop"})
+	assert.NoError(t, err)
+	assert.Empty(t, o.jsonOut, "a partial run without -out writes no results file")
+
+	_, err = parseFlags([]string{"-root", "../../..", "-section", "../x"})
 	assert.Error(t, err)
 }

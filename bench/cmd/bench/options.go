@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,13 +36,27 @@ type options struct {
 	quotaScale    float64
 	describeScale float64
 	quotaNoopN    int
+	// scaleN is the N of issue 24's scale rows (row group scale): a
+	// no-op sync and a first sync creating every secret, default
+	// concurrency.
+	scaleN int
+	// section names the generated block of the Markdown file (markers
+	// <!-- section:begin … --> / <!-- section:end -->) and of the JSON
+	// results file docs/benchmarks/<section>.json written beside it.
+	section string
+	// jsonOut is the JSON results file ("" = none; default: beside -out).
+	jsonOut string
 }
 
 // rowGroups are the groups of rows -skip and -only select: the no-op plan
 // and sync at each -n, the concurrency sweeps, the 10 %-changed sync, the
-// first sync (create), and issue 15's two reduced-quota rows. "quota"
-// stands for both of those.
-var rowGroups = []string{"noop", "sweep", "changed", "create", "quota-create", "quota-noop"}
+// first sync (create), issue 15's two reduced-quota rows ("quota" stands
+// for both of those), and issue 24's scale rows at -scale-n (not run by
+// default: `make bench-scale` selects them).
+var rowGroups = []string{"noop", "sweep", "changed", "create", "quota-create", "quota-noop", "scale"}
+
+// sectionName is what -section accepts: it becomes a marker and a file name.
+var sectionName = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 
 // runs reports whether row group g is selected.
 func (o options) runs(g string) bool { return !o.skip[g] }
@@ -101,11 +116,14 @@ func parseFlags(args []string) (options, error) {
 	fs.BoolVar(&o.quick, "quick", false, "small sizes for a fast check (minutes, not half an hour)")
 	var cliEnv, skip, only string
 	fs.StringVar(&cliEnv, "cli-env", "", "comma-separated KEY=VALUE added to every CLI run's environment (for experiments such as GOGC=200; recorded in the output)")
-	fs.StringVar(&skip, "skip", "", "comma-separated row groups not to run: noop, sweep, changed, create, quota-create, quota-noop, quota (= both quota rows); the targets they decide become unknown")
+	fs.StringVar(&skip, "skip", "", "comma-separated row groups not to run: noop, sweep, changed, create, quota-create, quota-noop, quota (= both quota rows), scale (skipped unless -only names it); the targets they decide become unknown")
 	fs.StringVar(&only, "only", "", "comma-separated row groups to run, alone (same names as -skip), e.g. -only quota for issue 15's reduced-quota rows")
 	fs.Float64Var(&o.quotaScale, "quota-scale", 0.2, "scale of every quota in the reduced-quota first sync (quota-create)")
 	fs.Float64Var(&o.describeScale, "describe-quota-scale", 0.1, "scale of the DescribeSecret quota in the reduced-quota no-op sync (quota-noop)")
 	fs.IntVar(&o.quotaNoopN, "quota-noop-n", 0, "N of the reduced-quota no-op sync (default 10000; quick 1000)")
+	fs.IntVar(&o.scaleN, "scale-n", 50000, "N of the scale rows (row group scale: no-op sync and first sync creating all N, default concurrency)")
+	fs.StringVar(&o.section, "section", "bench", "name of the generated block in -out (markers <!-- NAME:begin … -->, <!-- NAME:end -->) and of its JSON results file")
+	fs.StringVar(&o.jsonOut, "json", "", "JSON results file (default: benchmarks/NAME.json beside -out when -out is set; \"\" with -out unset)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -124,6 +142,10 @@ func parseFlags(args []string) (options, error) {
 	var err error
 	if o.skip, err = parseGroups("-skip", skip); err != nil {
 		return o, err
+	}
+	if only == "" {
+		// The scale rows take about 25 minutes: only -only scale runs them.
+		o.skip["scale"] = true
 	}
 	if only != "" {
 		// A partial run must not replace the whole generated section of
@@ -202,6 +224,15 @@ func parseFlags(args []string) (options, error) {
 	}
 	if o.out != "" && !filepath.IsAbs(o.out) {
 		o.out = filepath.Join(o.root, o.out)
+	}
+	if !sectionName.MatchString(o.section) {
+		return o, fmt.Errorf("-section: want a plain name such as bench or bench-scale")
+	}
+	if o.jsonOut == "" && o.out != "" {
+		o.jsonOut = filepath.Join(filepath.Dir(o.out), "benchmarks", o.section+".json")
+	}
+	if o.jsonOut != "" && !filepath.IsAbs(o.jsonOut) {
+		o.jsonOut = filepath.Join(o.root, o.jsonOut)
 	}
 	return o, nil
 }

@@ -121,17 +121,25 @@ func render(e *env, rows []*harness.Row, verdicts []harness.Verdict, micro []mic
 	o := e.o
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	w("## Latest run\n\n")
+	if o.section == "bench" {
+		w("## Latest run\n\n")
+	} else {
+		w("## Latest run of `make %s`\n\n", o.section)
+	}
 	w("- Date: %s (the harness ran for %s).\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"), took.Round(time.Second))
 	w("- Machine: %s; load average (1 min) %s at the start, %s at the end — other processes on the machine share its CPUs.\n", machine(), e.loadStart, loadAvg())
 	w("- Tree: %s.\n", treeState(e.o.root))
+	w("- CPU is the CLI's own user + system time (every thread; wait4's rusage), also per 1,000 desired documents.\n")
 	w("- Command: `go run ./bench/cmd/bench %s` (`make bench` passes its variables as these flags).\n", strings.Join(os.Args[1:], " "))
 	w("- Conditions: emulator binary with %v latency per call and AWS request quotas on (BatchGetSecretValue and ListSecrets 100/s, CreateSecret and PutSecretValue 50/s, DescribeSecret+GetSecretValue 10,000/s; buckets start full with one second's worth); ", o.latency)
 	w("values of about %d bytes (canonical JSON), one age-encrypted SOPS JSON document per secret, all in one commit.\n", o.valueBytes)
 	w("- Reduced-quota rows (issue 15, row groups quota-create and quota-noop): the same conditions with the named quotas scaled (every one by -quota-scale %g, or only DescribeSecret + GetSecretValue by -describe-quota-scale %g), as another client sharing the account's quota would leave them; their bounds use the scaled rates.\n", o.quotaScale, o.describeScale)
 	w("- Each run: `sops-aws-sync {plan|sync} --repository R --revision SHA --repository-id bench/repo --source-root nN --secret-prefix bench/nN --aws-region us-east-1 --report-file F --log-format json --run-timeout 60m --verification-timeout 30m [--concurrency C]` with `SOPS_AGE_KEY_FILE` and `AWS_ENDPOINT_URL_SECRETS_MANAGER` set; calls are the emulator's `/_emulator/stats` difference around the run (throttled attempts and SDK retries included); peak RSS is the child's own `VmHWM` sampled every 50 ms (not `ru_maxrss`, which includes the harness's RSS; see Method).\n\n")
 
-	w("### Targets (issue 7; issue 15 for the reduced-quota rows)\n\n%s\n", harness.VerdictTable(verdicts))
+	w("### Targets (issue 7; issue 15 for the reduced-quota rows; issue 24 for the scale rows)\n\n%s\n", harness.VerdictTable(verdicts))
+	if o.jsonOut != "" {
+		w("The figures of this run are in `%s` and drawn by `go run ./bench/cmd/benchplot` (see the figures in this file).\n\n", relTo(o.root, o.jsonOut))
+	}
 
 	var all []harness.Row
 	for _, r := range rows {
@@ -204,4 +212,12 @@ func render(e *env, rows []*harness.Row, verdicts []harness.Verdict, micro []mic
 		}
 	}
 	return b.String()
+}
+
+// relTo is path relative to root when it is inside it.
+func relTo(root, path string) string {
+	if r, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return path
 }

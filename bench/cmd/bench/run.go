@@ -108,6 +108,7 @@ func run(ctx context.Context, o options) error {
 			return err
 		}
 		var here []*harness.Row
+		var defaultNoop *harness.Row // the no-op sync at the default concurrency, if measured
 		measure := func(kind harness.Kind, conc int) (*harness.Row, error) {
 			r, err := e.measure(ctx, kind, c, conc, emulator.Quotas{})
 			if err != nil {
@@ -129,6 +130,9 @@ func run(ctx context.Context, o options) error {
 					}
 					if kind == harness.NoopSync {
 						tg.NoopSyncs = append(tg.NoopSyncs, r)
+						if conc == 0 {
+							defaultNoop = r
+						}
 						if n == largest && conc == 1 {
 							tg.NoopSeq = r
 						} else if n == largest {
@@ -174,6 +178,28 @@ func run(ctx context.Context, o options) error {
 				}
 			}
 		}
+		if o.runs("scale") && n == o.scaleN {
+			// Issue 24: the no-op sync at the scale N (unless the noop
+			// group has just measured it), then the first sync creating
+			// all N from an empty scope; last, because it empties the
+			// scope the rows above read.
+			if defaultNoop == nil {
+				r, err := measure(harness.NoopSync, 0)
+				if err != nil {
+					return err
+				}
+				defaultNoop = r
+			}
+			tg.ScaleNoop = defaultNoop
+			if err := e.emptyScope(ctx); err != nil {
+				return err
+			}
+			r, err := measure(harness.Create, 0)
+			if err != nil {
+				return err
+			}
+			tg.ScaleCreate = r
+		}
 	}
 
 	for _, conc := range []int{0, 1} {
@@ -212,10 +238,16 @@ func run(ctx context.Context, o options) error {
 	gen := render(e, rows, verdicts, micro, time.Since(started))
 	fmt.Println(gen)
 	if o.out != "" {
-		if err := harness.WriteDoc(o.out, gen); err != nil {
+		if err := harness.WriteDocSection(o.out, o.section, gen); err != nil {
 			return err
 		}
 		logf("wrote %s", o.out)
+	}
+	if o.jsonOut != "" {
+		if err := harness.WriteResults(o.jsonOut, e.results(rows, verdicts, started)); err != nil {
+			return err
+		}
+		logf("wrote %s", o.jsonOut)
 	}
 	return nil
 }
@@ -249,6 +281,9 @@ func (e *env) makeRepo(work string) (map[int]harness.Corpus, harness.Corpus, err
 	}
 	if o.runs("quota-noop") {
 		ns = append(ns, o.quotaNoopN)
+	}
+	if o.runs("scale") {
+		ns = append(ns, o.scaleN)
 	}
 	slices.Sort(ns)
 	ns = slices.Compact(ns)
@@ -354,3 +389,17 @@ func (e *env) emptyScope(ctx context.Context) error {
 }
 
 func defaultLabel() string { return fmt.Sprintf("%d (default)", config.DefaultConcurrency) }
+
+// results is the run's machine-readable record (harness.Results).
+func (e *env) results(rows []*harness.Row, verdicts []harness.Verdict, started time.Time) harness.Results {
+	res := harness.Results{
+		Section: e.o.section, Date: started.UTC().Format(time.RFC3339), Machine: machine(), Tree: treeState(e.o.root),
+		Load: e.loadStart + " / " + loadAvg(), Latency: e.o.latency.Seconds(), Verdicts: verdicts,
+	}
+	for _, r := range rows {
+		if rr, ok := harness.NewResultRow(*r, r.ConcurrencyLabel == defaultLabel()); ok {
+			res.Rows = append(res.Rows, rr)
+		}
+	}
+	return res
+}
