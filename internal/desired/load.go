@@ -48,6 +48,24 @@ func Load(ctx context.Context, opts config.Desired) (model.State, error) {
 	return LoadWithProgress(ctx, opts, nil)
 }
 
+// Resolve resolves opts.Revision in opts.RepoPath to its 40-hex commit
+// once (SPEC §2.1): a run of several scopes loads every scope at that
+// commit (Load with Revision set to it), so a branch that moves while the
+// run reads cannot give two scopes two commits. Errors are
+// diag.Diagnostics: git:repository, git:revision.
+func Resolve(opts config.Desired) (string, error) {
+	repo, e := gitsource.Open(opts.RepoPath)
+	if e != nil {
+		return "", diag.Diagnostics{*e}
+	}
+	defer repo.Close()
+	commit, e := repo.Resolve(opts.Revision)
+	if e != nil {
+		return "", diag.Diagnostics{*e}
+	}
+	return commit.Hash, nil
+}
+
 // Progress counts the documents of one Load, for a progress reporter that
 // samples it at its own interval: Total is known once
 // the tree is walked, Done counts documents decrypted and checked. Safe for

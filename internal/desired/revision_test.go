@@ -2,6 +2,7 @@ package desired
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -218,4 +219,31 @@ func FuzzResolveRevision(f *testing.F) {
 			t.Fatalf("resolved to a non-commit %s", c.Hash)
 		}
 	})
+}
+
+// TestResolveNamesTheCommitLoadReads: Resolve gives the commit Load reads
+// for the same revision, and loading at that commit after the branch moved
+// still reads it (a run of several scopes resolves once, then loads each
+// scope at the hash); an unknown revision is git:revision.
+func TestResolveNamesTheCommitLoadReads(t *testing.T) {
+	dir, all := manyCommits(t, 2)
+	opts := baseOptions(dir)
+	opts.Revision = "main"
+	hash, err := Resolve(opts)
+	if err != nil {
+		t.Fatalf("Resolve: %v", err)
+	}
+	if hash != all[len(all)-1] {
+		t.Fatalf("Resolve(main) = %s, want the branch head %s", hash, all[len(all)-1])
+	}
+	gitCmd(t, dir, "update-ref", "refs/heads/main", all[0])
+	if got, err := loadCommit(t, dir, hash); err != nil || got != hash {
+		t.Fatalf("Load at the resolved hash = %s, %v; want %s", got, err, hash)
+	}
+	opts.Revision = "no-such-branch"
+	_, err = Resolve(opts)
+	var ds diag.Diagnostics
+	if !errors.As(err, &ds) || len(ds) != 1 || ds[0].Class != diag.GitRevision {
+		t.Fatalf("Resolve(no-such-branch) = %v, want git:revision", err)
+	}
 }

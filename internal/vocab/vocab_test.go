@@ -130,3 +130,17 @@ func TestMostSevereVerification(t *testing.T) {
 		}
 	}
 }
+
+// TestCountsPlus: every field of Counts is summed (a run's counts are the
+// sum of its scopes').
+func TestCountsPlus(t *testing.T) {
+	a := Counts{Create: 1, Update: 2, Restore: 3, ScheduleDelete: 4, Unchanged: 5, Conflicts: 6}
+	b := Counts{Create: 10, Update: 20, Restore: 30, ScheduleDelete: 40, Unchanged: 50, Conflicts: 60}
+	want := Counts{Create: 11, Update: 22, Restore: 33, ScheduleDelete: 44, Unchanged: 55, Conflicts: 66}
+	if got := a.Plus(b); got != want {
+		t.Fatalf("Plus = %+v, want %+v", got, want)
+	}
+	if a.Plus(Counts{}) != a {
+		t.Fatalf("Plus(zero) changed the counts")
+	}
+}

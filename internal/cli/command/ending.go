@@ -21,22 +21,42 @@ var errRunTimeout = errors.New("run timeout")
 // real run, an interruption. An output that fails to write makes it
 // invalid (failed), so the report, the final record and the exit code
 // always tell the same story.
+//
+// A run has one section per scope (SPEC §10; one named default without
+// scopes:); status, verification and counts are the run's: the most
+// severe status and verification of its scopes and of what stopped the
+// run itself (vocab.MostSevere, MostSevereVerification), the counts summed
+// (report/v1 for the run).
 type ending struct {
 	status       vocab.Status
 	verification vocab.Verification
 	counts       vocab.Counts
 	// revision is the resolved commit ("" when the run ended before it).
 	revision string
-	// plan is the engine's shown plan (nil when none was built).
-	plan []planview.Operation
-	// diags are the run's problems in the order met: those that stopped
-	// it (usage, configuration, a file probe, the AWS set-up, the desired
-	// state, the engine's stops, the interruption), its warnings, then the
+	// scopes are the sections of the run's scopes in configuration order;
+	// nil when the run ended before its scopes were known (a usage error,
+	// a rejected configuration or AWS set-up, an unreadable revision).
+	scopes []scopeEnding
+	// diags are the run's own problems in the order met (not a scope's):
+	// those that stopped it before its scopes ran (usage, configuration, a
+	// file probe, the AWS set-up, the revision), the interruption, then the
 	// outputs that failed.
 	diags      diag.Diagnostics
 	durationMS int64
 	// detailed is plan --detailed-exit-code (drift exits 2).
 	detailed bool
+}
+
+// scopeEnding is the section of one scope: its name and Region, its own
+// status, verification and counts, the plan the engine showed (nil when
+// none was built) and the diagnostics about its documents and secrets.
+type scopeEnding struct {
+	name, region string
+	status       vocab.Status
+	verification vocab.Verification
+	counts       vocab.Counts
+	plan         []planview.Operation
+	diags        diag.Diagnostics
 }
 
 // how is what conclude needs to know of the run besides what the work
@@ -49,30 +69,51 @@ type how struct {
 	durationMS int64
 }
 
-// stopped is what a run reached when it stopped before the engine: status
-// invalid with the diagnostics that stopped it.
-func stopped(ds diag.Diagnostics) engine.Result {
-	return engine.Result{Status: vocab.StatusInvalid, Diagnostics: ds}
+// reached is what the work reached: the run's own stop (a Status when the
+// run stopped as a whole, "" when its scopes decided; its diagnostics are
+// the run's) and each scope's engine Result.
+type reached struct {
+	run    engine.Result
+	scopes []scopeReached
 }
 
-// conclude builds the ending from what the work reached (the engine's
-// Result, or stopped(...)) and the commit it read. A run that failed while
-// it was being cancelled is interrupted (the cancellation is the cause,
-// SPEC §7.1), unless it had already reached converged, drift, a conflict or
-// an invalid desired state; an interrupted ending carries the class of its
-// cause (interrupted:signal or interrupted:run-timeout). Plan never reports
-// a verification.
-func conclude(got engine.Result, revision string, h how) ending {
-	e := ending{status: got.Status, verification: got.Verification, counts: got.Counts, revision: revision,
-		plan: got.Plan, diags: got.Diagnostics, durationMS: max(h.durationMS, 0), detailed: h.detailed}
-	switch e.status {
-	case vocab.StatusConverged, vocab.StatusDrift, vocab.StatusConflict, vocab.StatusInvalid:
-	default:
-		if h.cause != nil {
-			e.status = vocab.StatusInterrupted
-		}
+// scopeReached is one scope's Result with the scope's name and Region.
+type scopeReached struct {
+	name, region string
+	engine.Result
+}
+
+// stopped is what a run reached when it stopped as a whole before any
+// scope ran: status invalid with the diagnostics that stopped it.
+func stopped(ds diag.Diagnostics) reached {
+	return reached{run: engine.Result{Status: vocab.StatusInvalid, Diagnostics: ds}}
+}
+
+// conclude builds the ending from what the work reached and the commit it
+// read. A scope (and the run) that failed while the run was being
+// cancelled is interrupted (the cancellation is the cause, SPEC §7.1),
+// unless it had already reached converged, drift, a conflict or an invalid
+// desired state; an interrupted ending carries the class of its cause
+// (interrupted:signal or interrupted:run-timeout). Plan never reports a
+// verification.
+func conclude(got reached, revision string, h how) ending {
+	e := ending{revision: revision, diags: got.run.Diagnostics, durationMS: max(h.durationMS, 0), detailed: h.detailed}
+	var statuses []vocab.Status
+	var verifications []vocab.Verification
+	if got.run.Status != "" {
+		statuses = append(statuses, got.run.Status)
 	}
-	if e.verification == "" || h.mode == engine.ModePlan || e.status == vocab.StatusInterrupted {
+	for _, s := range got.scopes {
+		sec := scopeEnding{name: s.name, region: s.region, status: s.Status, verification: s.Verification,
+			counts: s.Counts, plan: s.Plan, diags: s.Diagnostics}
+		sec.status, sec.verification = settle(sec.status, sec.verification, h)
+		e.scopes = append(e.scopes, sec)
+		statuses = append(statuses, sec.status)
+		verifications = append(verifications, sec.verification)
+		e.counts = e.counts.Plus(sec.counts)
+	}
+	e.status, e.verification = settle(vocab.MostSevere(statuses...), vocab.MostSevereVerification(verifications...), h)
+	if got.run.Status != "" {
 		e.verification = vocab.VerificationNotRun
 	}
 	if e.status == vocab.StatusInterrupted {
@@ -83,6 +124,25 @@ func conclude(got engine.Result, revision string, h how) ending {
 		e.diags = append(e.diags, diag.New(class, diag.Subject{}))
 	}
 	return e
+}
+
+// settle is a status and verification as the run's cancellation and mode
+// leave them: interrupted when the run was cancelled and the status is not
+// one the work had already reached for itself (converged, drift, conflict,
+// invalid); verification not-run when none was reported, in plan mode,
+// and when interrupted.
+func settle(s vocab.Status, v vocab.Verification, h how) (vocab.Status, vocab.Verification) {
+	switch s {
+	case vocab.StatusConverged, vocab.StatusDrift, vocab.StatusConflict, vocab.StatusInvalid:
+	default:
+		if h.cause != nil {
+			s = vocab.StatusInterrupted
+		}
+	}
+	if v == "" || h.mode == engine.ModePlan || s == vocab.StatusInterrupted {
+		v = vocab.VerificationNotRun
+	}
+	return s, v
 }
 
 // failed is e after an output failed with d: invalid (exit 3, SPEC §7.1:

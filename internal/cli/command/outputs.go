@@ -29,10 +29,10 @@ type outputs struct {
 	// text receives the text rendering (--log-format text); nil: none.
 	text      io.Writer
 	showNames bool
-	// scope names the run's one scope in the plan file; nil while the run
-	// has not resolved it (a usage error or a rejected configuration: the
-	// plan file then has no scope).
-	scope *scopeID
+	// scopes name the run's scopes in the plan file (configuration
+	// order); nil while the run has not resolved them (a usage error or a
+	// rejected configuration: the plan file then has no scope).
+	scopes []scopeID
 }
 
 // scopeID is what the plan file says of a scope besides its plan: its
@@ -147,11 +147,16 @@ func (o *outputs) finalRecord(e ending) {
 			}
 		}
 	}
-	level := slog.LevelInfo
-	if e.exitCode() != vocab.ExitOK && e.status != vocab.StatusDrift {
-		level = slog.LevelError
+	if len(e.scopes) > 1 {
+		for _, s := range e.scopes {
+			o.log.Log(context.Background(), levelOf(s.status, e.detailed), "scope finished",
+				slog.String(vocab.FieldPhase, vocab.PhaseComplete), slog.String(vocab.FieldScope, s.name),
+				slog.String(vocab.FieldStatus, string(s.status)),
+				slog.String(vocab.FieldVerification, string(s.verification)),
+				slog.Int(vocab.FieldCount, s.counts.Operations()))
+		}
 	}
-	o.log.Log(context.Background(), level, "run finished",
+	o.log.Log(context.Background(), levelOf(e.status, e.detailed), "run finished",
 		slog.String(vocab.FieldPhase, vocab.PhaseComplete),
 		slog.String(vocab.FieldStatus, string(e.status)),
 		slog.String(vocab.FieldVerification, string(e.verification)),
@@ -159,28 +164,54 @@ func (o *outputs) finalRecord(e ending) {
 		slog.Int64(vocab.FieldDurationMS, e.durationMS))
 }
 
-// view is the plan view of e: the engine's shown plan and every
-// diagnostic so far, redacted by planview.Build. The run's one scope (when
-// resolved) holds the plan, the status, the verification and the
-// diagnostics about its documents and secrets; the run keeps those of the
-// command line, the configuration, Git, the outputs and an interruption
-// (runLevel).
+// levelOf is the level of a final record of status s: ERROR when its exit
+// code is not 0, drift excepted.
+func levelOf(s vocab.Status, detailed bool) slog.Level {
+	if vocab.ExitCode(s, detailed) != vocab.ExitOK && s != vocab.StatusDrift {
+		return slog.LevelError
+	}
+	return slog.LevelInfo
+}
+
+// view is the plan view of e, redacted by planview.Build: one section per
+// scope (SPEC §10) with its plan, status, verification and diagnostics, and
+// the run's own diagnostics. A run that stopped before its scopes ran (the
+// AWS set-up, the revision, an output probe) still has a section for each
+// scope the configuration named, with the run's status; when it names one
+// scope, the diagnostics that are not the run's (runLevel) are that
+// scope's, else they all stay the run's.
 func (o *outputs) view(e ending) planview.View {
 	in := planview.Input{GitRevision: e.revision, Diagnostics: []planview.Diagnostic{}}
-	var scope []planview.Diagnostic
+	if e.scopes != nil {
+		for _, s := range e.scopes {
+			in.Scopes = append(in.Scopes, planview.ScopeInput{Name: s.name, Region: s.region, Status: s.status,
+				Verification: s.verification, Operations: s.plan, Diagnostics: viewDiags(s.diags)})
+		}
+		in.Diagnostics = append(in.Diagnostics, viewDiags(e.diags)...)
+		return planview.Build(in, model.Redaction{ShowNames: o.showNames})
+	}
+	var scope diag.Diagnostics
 	for _, d := range e.diags {
-		pd := planview.Diagnostic{Class: d.Class, Summary: d.Summary, Next: d.Next, Subject: d.Subject.Name()}
-		if o.scope == nil || runLevel(d.Class) {
-			in.Diagnostics = append(in.Diagnostics, pd)
+		if len(o.scopes) != 1 || runLevel(d.Class) {
+			in.Diagnostics = append(in.Diagnostics, viewDiags(diag.Diagnostics{d})...)
 		} else {
-			scope = append(scope, pd)
+			scope = append(scope, d)
 		}
 	}
-	if o.scope != nil {
-		in.Scopes = []planview.ScopeInput{{Name: o.scope.name, Region: o.scope.region, Status: e.status,
-			Verification: e.verification, Operations: e.plan, Diagnostics: scope}}
+	for _, s := range o.scopes {
+		in.Scopes = append(in.Scopes, planview.ScopeInput{Name: s.name, Region: s.region, Status: e.status,
+			Verification: e.verification, Diagnostics: viewDiags(scope)})
 	}
 	return planview.Build(in, model.Redaction{ShowNames: o.showNames})
+}
+
+// viewDiags are ds as the plan view takes them.
+func viewDiags(ds diag.Diagnostics) []planview.Diagnostic {
+	out := make([]planview.Diagnostic, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, planview.Diagnostic{Class: d.Class, Summary: d.Summary, Next: d.Next, Subject: d.Subject.Name()})
+	}
+	return out
 }
 
 // runLevel reports whether a diagnostic of class is the run's rather than

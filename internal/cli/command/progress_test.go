@@ -35,7 +35,7 @@ func TestLoadingProgressOnTheFactoryClock(t *testing.T) {
 	f := &factory.Factory{After: func(d time.Duration) <-chan time.Time { asked = append(asked, d); return ticks }}
 	lines := make(lineWriter, 4)
 	r := &invocation{f: f, log: slog.New(slog.NewJSONHandler(lines, nil))}
-	stop := r.reportLoading(&desired.Progress{})
+	stop := r.reportLoading(&desired.Progress{}, r.log)
 	for range 2 {
 		ticks <- time.Time{}
 		var rec map[string]any

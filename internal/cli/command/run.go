@@ -49,7 +49,7 @@ func run(parent context.Context, f *factory.Factory, opts *Options, start time.T
 	defer cancel()
 	inv, outs := resolve(f, opts)
 	got, revision := stopped(outs.probe()), ""
-	if len(got.Diagnostics) == 0 {
+	if len(got.run.Diagnostics) == 0 {
 		got, revision = inv.reconcile(ctx)
 	}
 	h := how{mode: opts.Mode, detailed: opts.Mode == engine.ModePlan && opts.Config.Run.DetailedExitCode, durationMS: since(f, start)}
@@ -70,55 +70,146 @@ func resolve(f *factory.Factory, opts *Options) (*invocation, *outputs) {
 		text = f.IOStreams.Out
 	}
 	outs := newOutputs(f.Build.Version, out.ReportFile, out.PlanFile, out.ShowResourceNames, log, text)
-	outs.scope = &scopeID{name: planview.DefaultScope, region: opts.Config.AWS.Region}
+	for _, sc := range scopesOf(opts.Config) {
+		outs.scopes = append(outs.scopes, scopeID{name: sc.name, region: sc.aws.Region})
+	}
 	return &invocation{f: f, opts: opts, log: log}, outs
 }
 
-// reconcile builds the AWS port, loads the desired state and runs the
-// engine. It returns what the run reached and the commit it read; a
-// rejected AWS set-up or desired state is stopped(...) (logged here), a
+// reconcile runs the run's scopes (SPEC §10; one named default without
+// scopes:): it builds every scope's port, resolves the revision once,
+// loads every scope's desired state at that commit (every invalid document
+// of every scope reported at once, each record naming its scope), and runs
+// them through engine.RunScopes (every scope planned before any is
+// applied). It returns what the run reached and the commit it read; a
+// rejected AWS set-up, revision or desired state is logged here, a
 // cancellation before the engine is interrupted.
-func (inv *invocation) reconcile(ctx context.Context) (engine.Result, string) {
-	interrupted := engine.Result{Status: vocab.StatusInterrupted}
-	port, err := inv.f.NewPort(ctx, inv.opts.Config.AWS)
+func (inv *invocation) reconcile(ctx context.Context) (reached, string) {
+	interrupted := reached{run: engine.Result{Status: vocab.StatusInterrupted}}
+	scopes := scopesOf(inv.opts.Config)
+	ports, err := inv.ports(ctx, scopes)
 	if err != nil {
 		if ctx.Err() != nil {
 			return interrupted, ""
 		}
-		var d diag.Diagnostic
-		if !errors.As(err, &d) {
-			d = diag.New(diag.AWSConfig, diag.Subject{})
-		}
-		inv.log.Error(d.Sentence(), append([]any{slog.String(vocab.FieldPhase, vocab.PhaseAWS),
-			slog.String(vocab.FieldStatus, string(vocab.StatusInvalid))}, d.Attrs()...)...)
-		return stopped(diag.Diagnostics{d}), ""
+		return inv.setUpFailed(err), ""
 	}
 
-	loadStart := inv.f.Now()
-	state, err := inv.load(ctx)
-	if err != nil {
-		if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return interrupted, ""
+	commit := ""
+	if inv.f.ResolveRevision != nil {
+		if commit, err = inv.f.ResolveRevision(scopes[0].desired); err != nil {
+			return stopped(inv.logDesired(inv.log, err)), ""
 		}
-		return stopped(inv.logDesired(err)), ""
 	}
-	inv.log.Info("desired state loaded", slog.String(vocab.FieldPhase, vocab.PhasePlan),
-		slog.Int(vocab.FieldCount, len(state.Secrets)), slog.Int64(vocab.FieldDurationMS, inv.f.Now().Sub(loadStart).Milliseconds()))
+	states, ok := make([]model.State, len(scopes)), true
+	got := reached{scopes: make([]scopeReached, len(scopes))}
+	for i, sc := range scopes {
+		got.scopes[i] = scopeReached{name: sc.name, region: ports[i].region}
+		o := sc.desired
+		if commit != "" {
+			o.Revision = commit
+		}
+		log := inv.log.With(slog.String(vocab.FieldScope, sc.name))
+		loadStart := inv.f.Now()
+		st, err := inv.load(ctx, o, log)
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+				return interrupted, ""
+			}
+			got.scopes[i].Result = stopped(inv.logDesired(log, err)).run
+			ok = false
+			continue
+		}
+		log.Info("desired state loaded", slog.String(vocab.FieldPhase, vocab.PhasePlan),
+			slog.Int(vocab.FieldCount, len(st.Secrets)), slog.Int64(vocab.FieldDurationMS, inv.f.Now().Sub(loadStart).Milliseconds()))
+		states[i] = st
+		if commit == "" {
+			commit = st.Commit
+		}
+	}
+	if !ok {
+		// Nothing was read from AWS: every scope of the run is refused,
+		// those without an invalid document of their own too.
+		for i := range got.scopes {
+			if got.scopes[i].Status == "" {
+				got.scopes[i].Status = vocab.StatusInvalid
+			}
+		}
+		// As for one scope: a rejected desired state reports no revision
+		// (docs/results.md, git_revision).
+		return got, ""
+	}
 
-	return inv.f.RunEngine(ctx, engine.Config{Mode: inv.opts.Mode, Engine: inv.opts.Config.Engine}, state, port, inv.log), state.Commit
+	runs := make([]engine.ScopeRun, len(scopes))
+	for i, sc := range scopes {
+		runs[i] = engine.ScopeRun{Bucket: ports[i].bucket, Config: engine.Config{Mode: inv.opts.Mode, Engine: sc.engine},
+			Want: states[i], Port: ports[i].port, Log: inv.log.With(slog.String(vocab.FieldScope, sc.name))}
+	}
+	for i, r := range inv.f.RunAll(ctx, runs, inv.log) {
+		got.scopes[i].Result = r
+	}
+	return got, commit
+}
+
+// runScope is one scope of the run as the command runs it (SPEC §10): its
+// name and the options its loader, engine and AWS port take.
+type runScope struct {
+	name    string
+	desired config.Desired
+	engine  config.Engine
+	aws     config.AWS
+}
+
+// scopesOf returns the run's scopes: one named default from the top-level
+// settings.
+func scopesOf(o config.Options) []runScope {
+	return []runScope{{name: planview.DefaultScope, desired: o.Desired, engine: o.Engine, aws: o.AWS}}
+}
+
+// scopePort is the AWS port of one scope, its Region ("" when the SDK's
+// chain chose it) and its quota bucket key (never logged: it may hold an
+// account id).
+type scopePort struct {
+	region, bucket string
+	port           engine.Port
+}
+
+// ports builds the port of every scope, in order.
+func (inv *invocation) ports(ctx context.Context, scopes []runScope) ([]scopePort, error) {
+	out := make([]scopePort, 0, len(scopes))
+	for _, sc := range scopes {
+		p, err := inv.f.NewPort(ctx, sc.aws)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, scopePort{region: sc.aws.Region, bucket: sc.name, port: p})
+	}
+	return out, nil
+}
+
+// setUpFailed logs the diagnostic of a rejected AWS set-up and returns the
+// run it ends (invalid, exit 3).
+func (inv *invocation) setUpFailed(err error) reached {
+	var d diag.Diagnostic
+	if !errors.As(err, &d) {
+		d = diag.New(diag.AWSConfig, diag.Subject{})
+	}
+	inv.log.Error(d.Sentence(), append([]any{slog.String(vocab.FieldPhase, vocab.PhaseAWS),
+		slog.String(vocab.FieldStatus, string(vocab.StatusInvalid))}, d.Attrs()...)...)
+	return stopped(diag.Diagnostics{d})
 }
 
 // logDesired logs a rejected desired state: one record per diagnostic, with
 // its class token and the document's label (ordinal, or path with
 // --show-resource-names); the message is the diagnostic's own text. It
 // returns the diagnostics (for the plan file).
-func (inv *invocation) logDesired(err error) diag.Diagnostics {
+func (inv *invocation) logDesired(log *slog.Logger, err error) diag.Diagnostics {
 	var ds diag.Diagnostics
 	if !errors.As(err, &ds) || len(ds) == 0 {
 		ds = diag.Diagnostics{diag.New(diag.DesiredInternal, diag.Subject{})}
 	}
 	for _, d := range ds {
-		inv.log.Error("desired state rejected: "+d.Error(), append([]any{
+		log.Error("desired state rejected: "+d.Error(), append([]any{
 			slog.String(vocab.FieldPhase, vocab.PhasePlan),
 			slog.String(vocab.FieldStatus, string(vocab.StatusInvalid)),
 		}, d.Attrs()...)...)
@@ -132,21 +223,21 @@ func since(f *factory.Factory, start time.Time) int64 {
 
 // load reads the desired state; with a counting loader it logs progress
 // records meanwhile (reportLoading).
-func (inv *invocation) load(ctx context.Context) (model.State, error) {
+func (inv *invocation) load(ctx context.Context, o config.Desired, log *slog.Logger) (model.State, error) {
 	if inv.f.LoadDesiredCounted == nil {
-		return inv.f.LoadDesired(ctx, inv.opts.Config.Desired)
+		return inv.f.LoadDesired(ctx, o)
 	}
 	docs := &desired.Progress{}
-	stop := inv.reportLoading(docs)
+	stop := inv.reportLoading(docs, log)
 	defer stop()
-	return inv.f.LoadDesiredCounted(ctx, inv.opts.Config.Desired, docs)
+	return inv.f.LoadDesiredCounted(ctx, o, docs)
 }
 
 // reportLoading logs a "progress" record (phase plan, documents decrypted
 // and selected) every engine.DefaultProgressInterval of the factory's clock
 // while the desired state loads, also while a key service does not answer
 // (so a slow KMS shows as progress, not silence); stop ends it before the next record.
-func (inv *invocation) reportLoading(p *desired.Progress) (stop func()) {
+func (inv *invocation) reportLoading(p *desired.Progress, log *slog.Logger) (stop func()) {
 	after := inv.f.After
 	if after == nil {
 		after = time.After
@@ -165,7 +256,7 @@ func (inv *invocation) reportLoading(p *desired.Progress) (stop func()) {
 				return
 			default:
 			}
-			inv.log.Info("progress", slog.String(vocab.FieldPhase, vocab.PhasePlan),
+			log.Info("progress", slog.String(vocab.FieldPhase, vocab.PhasePlan),
 				slog.Int64(vocab.FieldDone, p.Done()), slog.Int64(vocab.FieldTotal, p.Total()))
 		}
 	}()

@@ -94,6 +94,28 @@ type Factory struct {
 	NewPort func(ctx context.Context, o config.AWS) (engine.Port, error)
 	// RunEngine is engine.Run.
 	RunEngine func(ctx context.Context, cfg engine.Config, want model.State, sm engine.Port, log *slog.Logger) engine.Result
+	// RunScopes is engine.RunScopes (SPEC §10: every scope planned before
+	// any is applied). nil = RunEngine for each scope in order (test
+	// factories that fake only RunEngine; see RunAll).
+	RunScopes func(ctx context.Context, scopes []engine.ScopeRun, log *slog.Logger) []engine.Result
+	// ResolveRevision resolves the revision to its commit once per run
+	// (desired.Resolve), so every scope is loaded at one commit. nil = each
+	// load resolves the revision itself (test factories).
+	ResolveRevision func(o config.Desired) (string, error)
+}
+
+// RunAll runs the scopes of one run: f.RunScopes, else f.RunEngine for
+// each scope in order (no shared plan-then-apply: test factories only).
+// One Result per scope, in order.
+func (f *Factory) RunAll(ctx context.Context, scopes []engine.ScopeRun, log *slog.Logger) []engine.Result {
+	if f.RunScopes != nil {
+		return f.RunScopes(ctx, scopes, log)
+	}
+	out := make([]engine.Result, len(scopes))
+	for i, s := range scopes {
+		out[i] = f.RunEngine(ctx, s.Config, s.Want, s.Port, s.Log)
+	}
+	return out
 }
 
 // New returns the production Factory over the process's streams.
@@ -109,6 +131,8 @@ func New(b BuildInfo) *Factory {
 		LoadDesiredCounted: desired.LoadWithProgress,
 		NewPort:            NewAWSPort,
 		RunEngine:          engine.Run,
+		RunScopes:          engine.RunScopes,
+		ResolveRevision:    desired.Resolve,
 	}
 }
 
