@@ -62,6 +62,10 @@ func TestEverySettingBindsItsKind(t *testing.T) {
 			v = "team/app"
 		case KMSKeyID:
 			v = "alias/app-secrets"
+		case RoleARN:
+			v = "arn:aws:iam::111111111111:role/secrets-sync"
+		case ScopeFilter:
+			v = "prod-eu,staging"
 		}
 		_, ok := s.set(&o, v)
 		assert.True(t, ok, "--%s rejects a sample value of its kind", s.Name)

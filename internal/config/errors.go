@@ -12,6 +12,11 @@ const (
 	ClassInvalidValue = diag.ConfigInvalidValue // value of the right type but out of its rule
 	ClassRequired     = diag.ConfigRequired     // required setting not given
 	ClassFile         = diag.ConfigFile         // config file unreadable or not a YAML mapping
+	// ClassScopeAmbiguous: a per-scope setting given as a flag or variable
+	// while the config file lists scopes.
+	ClassScopeAmbiguous = diag.ConfigScopeAmbiguous
+	// ClassNotPerScope: a scope entry sets a setting that is not per-scope.
+	ClassNotPerScope = diag.ConfigNotPerScope
 )
 
 // Source names where a value came from.

@@ -1,29 +1,46 @@
 package config
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
 
-// FuzzParseConfig: the config file parser never panics, and no problem text
-// quotes a value from the file: only setting-like key words (lower-case,
-// digits, dashes; echoed so a misspelt key can be found), line numbers and
-// fixed reasons.
+// scopeLabel is how a problem names a part of scopes: (scopes[0].name,
+// scopes.prod-eu.secret-prefix): a scope name that passed the name rule or
+// an index, then a setting-like key word.
+var scopeLabel = regexp.MustCompile(`^scopes(\[[0-9]+\]|\.[a-z0-9-]{1,32})?(\.[a-z0-9_-]{1,40})?$`)
+
+// FuzzParseConfig: the config file parser (top-level settings and the
+// scopes: list) never panics, and no problem text quotes a value from the
+// file: only setting-like key words (lower-case, digits, dashes; echoed so
+// a misspelt key can be found), scope names that follow the name rule,
+// entry indexes, line numbers and fixed reasons.
 func FuzzParseConfig(f *testing.F) {
 	for _, s := range []string{
 		"", "log-level: info\n", "a: b\n", "- x\n", "{", "recovery-window-days: 7\nconcurrency: 0x10\n",
 		"x: &a 1\ny: *a\n", "log-level: [1, 2]\n", "---\n---\n", "max-encrypted-bytes: 12\n",
+		"scopes:\n  - name: a\n    secret-prefix: p\n  - name: b\n    tags: {x: y}\n",
+		"scopes: [{name: A}, {name: a, name: b}, 3, {concurrency: 2}]\n", "scopes: {}\nscopes: []\n",
+		"tags: {a: b}\ntag: {c: d}\nscopes:\n  - name: x\n    \"\\x00\": 1\n    role-arn: arn:aws:iam::111111111111:role/r\n",
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, probs := parseConfig(data)
+		fc, probs := parseConfig(data)
 		for _, p := range probs {
-			if p.Setting != "" && !strings.HasPrefix(p.Setting, "at line ") {
+			if p.Setting != "" && !strings.HasPrefix(p.Setting, "at line ") && !scopeLabel.MatchString(p.Setting) {
 				_, ok := Lookup(p.Setting)
 				require.True(t, ok || validKeyText(p.Setting), "problem quotes text that is no setting-like key: %q", p.Setting)
+			}
+		}
+		for _, e := range fc.scopes {
+			require.True(t, scopeLabel.MatchString(e.label), "entry label %q", e.label)
+			for k := range e.values {
+				s, ok := Lookup(k)
+				require.True(t, ok && s.PerScope, "a scope entry kept %q, which is no per-scope setting", k)
 			}
 		}
 	})

@@ -23,6 +23,52 @@ type Options struct {
 	Run Run
 	// Sources records where each setting's value came from, by name.
 	Sources map[string]Source
+	// Scopes are the scopes this run syncs, in config-file order, never
+	// empty after a successful Resolve: the entries of the config file's
+	// scopes: (those --scope names, when given), or else one scope named
+	// DefaultScopeName whose sub-structs are Desired, Engine and AWS above.
+	// With scopes: set, Desired, Engine and AWS above hold the top-level
+	// settings (the defaults of every scope) and only Scopes is what a
+	// consumer takes.
+	Scopes []Scope
+}
+
+// DefaultScopeName is the name of the one scope of a run whose config file
+// has no scopes: (SPEC §10).
+const DefaultScopeName = "default"
+
+// Scope is one scope of a run (SPEC §10): its name and full copies of the
+// run's Desired, Engine and AWS options with the scope's own per-scope
+// settings (Setting.PerScope) applied. Its ownership identity,
+// model.Scope{RepositoryID, SourceRoot, Prefix} from Desired, is exactly
+// the one a single-scope run with the same settings has.
+type Scope struct {
+	// Name is the scope's name (model.ValidateScopeName), unique in the
+	// run; DefaultScopeName for a run without scopes:.
+	Name    string
+	Desired Desired
+	Engine  Engine
+	AWS     AWS
+	// Listed is true for an entry of the config file's scopes:, false for
+	// the default scope built from the top-level settings.
+	Listed bool
+}
+
+// SettingName is how a diagnostic names setting key of this scope: the
+// config-file path scopes.<name>.<key> for a listed scope, the setting's
+// own name for the default scope.
+func (s Scope) SettingName(key string) string {
+	if s.Listed {
+		return "scopes." + s.Name + "." + key
+	}
+	return key
+}
+
+// Identity is the scope's ownership identity (SPEC §4): the same value a
+// single-scope run with these settings derives, so its scope digest and
+// tags are the same.
+func (s Scope) Identity() model.Scope {
+	return model.Scope{RepositoryID: s.Desired.RepositoryID, SourceRoot: s.Desired.SourceRoot, Prefix: s.Desired.SecretPrefix}
 }
 
 // Desired says where the desired state is and how to read it (SPEC §3).
@@ -88,6 +134,9 @@ type Engine struct {
 type AWS struct {
 	Region  string // "" = the SDK's chain
 	Profile string // "" = the SDK's chain
+	// RoleARN is the IAM role assumed for the scope's calls
+	// (model.ValidateRoleARN); "" = the SDK chain's credentials.
+	RoleARN string
 	// MaxAttempts and MaxBackoff override the SDK retryer when > 0.
 	MaxAttempts int
 	MaxBackoff  time.Duration
@@ -115,6 +164,9 @@ type Run struct {
 	ConfigFile string
 	// DetailedExitCode is plan's --detailed-exit-code.
 	DetailedExitCode bool
+	// ScopeNames is --scope: the scopes to run (nil = every scope); each
+	// names a scope of the configuration (checked by Resolve).
+	ScopeNames []string
 }
 
 // Defaults returns the options every declared default gives, with the

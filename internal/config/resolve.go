@@ -62,10 +62,12 @@ func Resolve(in Input) (Options, error) {
 	}
 
 	// Config file (lowest explicit precedence), only when --config is given.
+	var file fileConfig
 	if name, ok := in.Flags[ConfigFile]; ok {
-		fileVals, fp := readConfigFile(name, in)
+		var fp []Problem
+		file, fp = readConfigFile(name, in)
 		probs = append(probs, fp...)
-		for k, v := range fileVals {
+		for k, v := range file.values {
 			vals[k] = raw{v, SourceFile}
 		}
 	}
@@ -118,14 +120,19 @@ func Resolve(in Input) (Options, error) {
 		delete(vals, k)
 	}
 
+	if file.hasScopes {
+		probs = append(probs, ambiguous(vals)...)
+	}
+
 	o := Options{Sources: map[string]Source{}}
+	rejected := map[string]bool{} // settings whose top-level value broke their rule
 	for _, s := range Settings {
 		if s.PlanOnly && in.Command != "plan" {
 			continue
 		}
 		r, ok := vals[s.Name]
 		if !ok {
-			if s.Required {
+			if s.Required && !(file.hasScopes && s.PerScope) {
 				probs = append(probs, Problem{ClassRequired, s.Name, SourceDefault, "is required; give --" + s.Name + ", " + EnvName(s.Name) + " or the config key " + s.Name})
 			}
 			continue
@@ -135,7 +142,20 @@ func Resolve(in Input) (Options, error) {
 			p.Setting = settingLabel(s.Name, r.source)
 			p.Source = r.source
 			probs = append(probs, p)
+			rejected[s.Name] = true
 		}
+	}
+	if file.hasScopes {
+		scopes, sp := resolveScopes(o, file.scopes, vals, rejected)
+		o.Scopes = scopes
+		probs = append(probs, sp...)
+	} else {
+		o.Scopes = []Scope{{Name: DefaultScopeName, Desired: o.Desired, Engine: o.Engine, AWS: o.AWS}}
+	}
+	if o.Run.ScopeNames != nil {
+		var fp []Problem
+		o.Scopes, fp = selectScopes(o.Scopes, o.Run.ScopeNames, vals[ScopeFilter].source)
+		probs = append(probs, fp...)
 	}
 	if len(probs) > 0 {
 		return o, diagnostics(probs)
@@ -272,21 +292,29 @@ func ParseSize(v string) (int64, error) {
 // readConfigFile reads and type-checks the YAML config file. Keys must be
 // setting names; values must have the setting's YAML type. Returned values
 // are raw strings, validated later like any other source.
-func readConfigFile(name string, in Input) (map[string]string, []Problem) {
+func readConfigFile(name string, in Input) (fileConfig, []Problem) {
 	fileProblem := func(reason string) []Problem {
 		return []Problem{{Class: ClassFile, Source: SourceFile, Reason: reason}}
 	}
 	if name == "" {
-		return nil, []Problem{{ClassInvalidValue, ConfigFile, SourceFlag, "must not be empty"}}
+		return fileConfig{}, []Problem{{ClassInvalidValue, ConfigFile, SourceFlag, "must not be empty"}}
 	}
 	if in.ReadFile == nil {
-		return nil, fileProblem("cannot be read")
+		return fileConfig{}, fileProblem("cannot be read")
 	}
 	data, err := in.ReadFile(name)
 	if err != nil {
-		return nil, fileProblem("cannot be read; check the path given to --config and its permissions")
+		return fileConfig{}, fileProblem("cannot be read; check the path given to --config and its permissions")
 	}
 	return parseConfig(data)
+}
+
+// fileConfig is what the config file holds: the top-level settings' raw
+// values by setting name, and the entries of scopes: when it has that key.
+type fileConfig struct {
+	values    map[string]string
+	hasScopes bool
+	scopes    []scopeEntry
 }
 
 // ReasonNoSettings is the config:file reason for a --config file that holds
@@ -295,12 +323,12 @@ const ReasonNoSettings = "holds no settings (it is empty or only comments); add 
 
 // parseConfig is the YAML config parser (fuzzed). It never includes YAML
 // library error text in a problem, because that text can quote the input.
-func parseConfig(data []byte) (map[string]string, []Problem) {
+func parseConfig(data []byte) (fileConfig, []Problem) {
 	fileProblem := func(reason string) []Problem {
 		return []Problem{{Class: ClassFile, Source: SourceFile, Reason: reason}}
 	}
 	if len(data) > MaxConfigFileBytes {
-		return nil, fileProblem(fmt.Sprintf("is larger than %d bytes", MaxConfigFileBytes))
+		return fileConfig{}, fileProblem(fmt.Sprintf("is larger than %d bytes", MaxConfigFileBytes))
 	}
 	// A file given with --config that holds no settings (empty, blank,
 	// only comments, or a lone null document) is rejected: it is most often
@@ -308,34 +336,34 @@ func parseConfig(data []byte) (map[string]string, []Problem) {
 	// settings to be read (docs/configuration.md).
 	noSettings := fileProblem(ReasonNoSettings)
 	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, noSettings
+		return fileConfig{}, noSettings
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, noSettings // comments and blank lines only
+			return fileConfig{}, noSettings // comments and blank lines only
 		}
-		return nil, fileProblem("is not valid YAML")
+		return fileConfig{}, fileProblem("is not valid YAML")
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
-		return nil, fileProblem("must hold exactly one YAML document")
+		return fileConfig{}, fileProblem("must hold exactly one YAML document")
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
-		return nil, fileProblem("must be a YAML mapping of setting names to values")
+		return fileConfig{}, fileProblem("must be a YAML mapping of setting names to values")
 	}
 	m := doc.Content[0]
 	if m.Kind == yaml.ScalarNode && m.Tag == "!!null" {
-		return nil, noSettings // "---", "~" or "null" alone
+		return fileConfig{}, noSettings // "---", "~" or "null" alone
 	}
 	if m.Kind != yaml.MappingNode {
-		return nil, fileProblem("must be a YAML mapping of setting names to values")
+		return fileConfig{}, fileProblem("must be a YAML mapping of setting names to values")
 	}
 	if len(m.Content) == 0 {
-		return nil, noSettings // "{}"
+		return fileConfig{}, noSettings // "{}"
 	}
-	out := map[string]string{}
+	fc := fileConfig{values: map[string]string{}}
 	var probs []Problem
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(m.Content); i += 2 {
@@ -344,7 +372,19 @@ func parseConfig(data []byte) (map[string]string, []Problem) {
 			probs = append(probs, Problem{ClassUnknownKey, fmt.Sprintf("at line %d", k.Line), SourceFile, "keys must be setting names"})
 			continue
 		}
-		key := k.Value
+		if k.Value == ScopesKey {
+			if seen[ScopesKey] {
+				probs = append(probs, Problem{ClassInvalidValue, ScopesKey, SourceFile, "is given more than once"})
+				continue
+			}
+			seen[ScopesKey] = true
+			var sp []Problem
+			fc.scopes, sp = parseScopes(v)
+			fc.hasScopes = true
+			probs = append(probs, sp...)
+			continue
+		}
+		key := settingKey(k.Value)
 		s, known := Lookup(key)
 		if !known || !validKeyText(key) {
 			label := key
@@ -368,9 +408,9 @@ func parseConfig(data []byte) (map[string]string, []Problem) {
 			probs = append(probs, Problem{ClassWrongType, key, SourceFile, "must be a YAML " + yamlTypeName(s.Kind)})
 			continue
 		}
-		out[key] = val
+		fc.values[key] = val
 	}
-	return out, probs
+	return fc, probs
 }
 
 // validKeyText reports whether a config key is safe to echo in a

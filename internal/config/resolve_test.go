@@ -300,7 +300,7 @@ func TestConfigFileWithoutSettingsRejected(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			out, probs := parseConfig([]byte(body))
-			require.Nil(t, out)
+			require.Nil(t, out.values)
 			require.Len(t, probs, 1)
 			assert.Equal(t, ClassFile, probs[0].Class)
 			assert.Equal(t, ReasonNoSettings, probs[0].Reason)
@@ -309,5 +309,5 @@ func TestConfigFileWithoutSettingsRejected(t *testing.T) {
 	// A comment next to a real setting is fine.
 	out, probs := parseConfig([]byte("# team app\nsecret-prefix: team/app # trailing\n"))
 	require.Empty(t, probs, "commented file")
-	assert.Equal(t, "team/app", out["secret-prefix"], "commented file")
+	assert.Equal(t, "team/app", out.values["secret-prefix"], "commented file")
 }

@@ -72,6 +72,12 @@ type Setting struct {
 	FlagOnly bool
 	// PlanOnly settings exist only on the plan command.
 	PlanOnly bool
+	// PerScope settings may differ between the scopes of one run (SPEC
+	// §10): a scope entry of the config file's scopes: may set them, and
+	// while scopes: is set they may not be given as a flag or environment
+	// variable (config:scope-ambiguous). Each fills only fields of Desired,
+	// Engine or AWS, the sub-structs every Scope carries.
+	PerScope bool
 	// bind receives the value parsed for Kind (string, bool, int,
 	// time.Duration, or int64 bytes for KindSize), checks the setting's
 	// rule and stores it; the error is the rule's reason, never the value.
@@ -177,6 +183,7 @@ const (
 	AllowEmpty          = "allow-empty"
 	AWSRegion           = "aws-region"
 	AWSProfile          = "aws-profile"
+	RoleARN             = "role-arn"
 	RecoveryWindowDays  = "recovery-window-days"
 	RunTimeout          = "run-timeout"
 	OperationTimeout    = "operation-timeout"
@@ -193,6 +200,7 @@ const (
 	Tag                 = "tag"
 	MaxDeletions        = "max-deletions"
 	ConfigFile          = "config"
+	ScopeFilter         = "scope"
 	DetailedExitCode    = "detailed-exit-code"
 	Concurrency         = "concurrency"
 	KeyServices         = "key-services"
@@ -222,19 +230,21 @@ var Settings = []Setting{
 		bind: into(commitish, func(o *Options) *string { return &o.Desired.Revision })},
 	{Name: RepositoryID, Required: true, Usage: "stable repository identity, e.g. owner/repo (part of the ownership scope)",
 		bind: into(repositoryID, func(o *Options) *string { return &o.Desired.RepositoryID })},
-	{Name: SourceRoot, Default: "secrets", Usage: "clean repo-relative directory holding the SOPS documents (\".\" = whole repository)",
+	{Name: SourceRoot, PerScope: true, Default: "secrets", Usage: "clean repo-relative directory holding the SOPS documents (\".\" = whole repository)",
 		bind: into(model.CleanSourceRoot, func(o *Options) *string { return &o.Desired.SourceRoot })},
-	{Name: SecretPrefix, Required: true, Usage: "secret name prefix; one trailing \"/\" is trimmed",
+	{Name: SecretPrefix, PerScope: true, Required: true, Usage: "secret name prefix; one trailing \"/\" is trimmed",
 		bind: into(model.CleanPrefix, func(o *Options) *string { return &o.Desired.SecretPrefix })},
 	{Name: MaxEncryptedBytes, Kind: KindSize, Default: "8MiB", Usage: "largest committed document accepted (suffixes B, KiB, MiB, GiB)",
 		bind: into(positiveSize, func(o *Options) *int64 { return &o.Desired.MaxEncryptedBytes })},
-	{Name: AllowEmpty, Kind: KindBool, Default: "false", Usage: "authorize deletions when the desired set is empty",
+	{Name: AllowEmpty, PerScope: true, Kind: KindBool, Default: "false", Usage: "authorize deletions when the desired set is empty",
 		bind: into[bool](nil, func(o *Options) *bool { return &o.Engine.AllowEmpty })},
-	{Name: AWSRegion, Usage: "AWS Region (default: the SDK's chain)",
+	{Name: AWSRegion, PerScope: true, Usage: "AWS Region (default: the SDK's chain)",
 		bind: into(region, func(o *Options) *string { return &o.AWS.Region })},
 	{Name: AWSProfile, Usage: "AWS shared config profile (default: the SDK's chain)",
 		bind: into[string](nil, func(o *Options) *string { return &o.AWS.Profile })},
-	{Name: RecoveryWindowDays, Kind: KindInt, Default: "30", Usage: "recovery window of scheduled deletions, 7-30 days",
+	{Name: RoleARN, PerScope: true, Usage: "IAM role assumed (STS AssumeRole, session sops-aws-sync-<scope>) from the SDK chain's credentials for every AWS call of the scope (not given = those credentials)",
+		bind: into(ruleOf(model.ValidateRoleARN), func(o *Options) *string { return &o.AWS.RoleARN })},
+	{Name: RecoveryWindowDays, PerScope: true, Kind: KindInt, Default: "30", Usage: "recovery window of scheduled deletions, 7-30 days",
 		bind: into(between(7, 30, "must be between 7 and 30 days"), func(o *Options) *int { return &o.Engine.RecoveryWindowDays })},
 	{Name: RunTimeout, Kind: KindDuration, Default: "10m", Usage: "bound on the whole command",
 		bind: into(positive, func(o *Options) *time.Duration { return &o.Run.Timeout })},
@@ -261,14 +271,14 @@ var Settings = []Setting{
 		bind: into[string](nil, func(o *Options) *string { return &o.Output.ReportFile })},
 	{Name: PlanFile, Usage: "write the redacted JSON plan file (schema sops-aws-sync/plan/v2) to this path",
 		bind: into[string](nil, func(o *Options) *string { return &o.Output.PlanFile })},
-	{Name: KMSKeyID, Usage: "KMS key of owned secrets: key id, key ARN, alias/NAME or alias ARN (not given = not managed)",
+	{Name: KMSKeyID, PerScope: true, Usage: "KMS key of owned secrets: key id, key ARN, alias/NAME or alias ARN (not given = not managed)",
 		bind: into[string](ruleOf(model.ValidateKMSKeyID), func(o *Options) *string { return &o.Engine.Metadata.KMSKeyID })},
-	{Name: Description, Usage: "description of owned secrets, at most 2,048 characters (not given = not managed)",
+	{Name: Description, PerScope: true, Usage: "description of owned secrets, at most 2,048 characters (not given = not managed)",
 		bind: into[string](ruleOf(model.ValidateDescription), func(o *Options) *string { return &o.Engine.Metadata.Description })},
-	{Name: Tag, Kind: KindTags, Usage: "KEY=VALUE tag of owned secrets; repeat for more (only these keys are managed)",
+	{Name: Tag, PerScope: true, Kind: KindTags, Usage: "KEY=VALUE tag of owned secrets; repeat for more (only these keys are managed)",
 		bind: into[map[string]string](func(m map[string]string) (map[string]string, error) { return m, model.ValidateTags(m) },
 			func(o *Options) *map[string]string { return &o.Engine.Metadata.Tags })},
-	{Name: MaxDeletions, Kind: KindInt, Usage: "block the run when the plan would schedule more deletions than this (not given = no limit)",
+	{Name: MaxDeletions, PerScope: true, Kind: KindInt, Usage: "block the run when the plan would schedule more deletions than this (not given = no limit)",
 		bind: func(o *Options, v any) error {
 			n := v.(int)
 			if n < 0 {
@@ -277,7 +287,7 @@ var Settings = []Setting{
 			o.Engine.MaxDeletions = &n
 			return nil
 		}},
-	{Name: ReplicaRegions, Usage: "replica Regions of owned secrets, comma-separated: REGION or REGION=KMS_KEY (not given = replicas are not managed: any replica is a conflict)",
+	{Name: ReplicaRegions, PerScope: true, Usage: "replica Regions of owned secrets, comma-separated: REGION or REGION=KMS_KEY (not given = replicas are not managed: any replica is a conflict)",
 		bind: func(o *Options, v any) error {
 			rs, err := model.ParseReplicaRegions(v.(string))
 			if err == nil {
@@ -293,6 +303,12 @@ var Settings = []Setting{
 		}},
 	{Name: ConfigFile, FlagOnly: true, Usage: "YAML file whose keys are flag names",
 		bind: into[string](nil, func(o *Options) *string { return &o.Run.ConfigFile })},
+	{Name: ScopeFilter, FlagOnly: true, Usage: "run only these scopes of the config file's scopes:, comma-separated NAME[,NAME...] (not given = every scope)",
+		bind: func(o *Options, v any) error {
+			names, err := scopeNames(v.(string))
+			o.Run.ScopeNames = names
+			return err
+		}},
 	{Name: DetailedExitCode, Kind: KindBool, Default: "false", FlagOnly: true, PlanOnly: true, Usage: "exit 2 when any operation is planned",
 		bind: into[bool](nil, func(o *Options) *bool { return &o.Run.DetailedExitCode })},
 	{Name: Concurrency, Kind: KindInt, Default: strconv.Itoa(DefaultConcurrency), Usage: "parallel AWS calls inside one phase (1 = sequential)",
@@ -306,6 +322,21 @@ var Settings = []Setting{
 			o.Desired.KeyServices = k
 			return err
 		}},
+}
+
+// scopeNames parses --scope: scope names (model.ValidateScopeName)
+// separated by ",", none twice.
+func scopeNames(v string) ([]string, error) {
+	names := strings.Split(v, ",")
+	for i, n := range names {
+		if model.ValidateScopeName(n) != nil {
+			return nil, errors.New("must be scope names separated by \",\" (each " + model.ErrScopeName.Error() + ")")
+		}
+		if slices.Contains(names[:i], n) {
+			return nil, errors.New("must not name one scope twice")
+		}
+	}
+	return names, nil
 }
 
 // Lookup returns the setting named name.

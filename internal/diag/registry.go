@@ -23,6 +23,7 @@ const (
 	FamilyPlaintext   Family = "plaintext"   // a decrypted document breaks a plaintext rule
 	FamilyDesired     Family = "desired"     // the loader failed unexpectedly
 	FamilyAWS         Family = "aws"         // the SDK client could not be configured
+	FamilyCredentials Family = "credentials" // a scope's credentials could not be obtained from STS
 	FamilyReport      Family = "report"      // the report file cannot be written
 	FamilyPlanfile    Family = "planfile"    // a plan file cannot be read, is not a v2 or v1 plan, or cannot be written
 	FamilyGate        Family = "gate"        // a safety gate blocked the plan; nothing was changed
@@ -38,7 +39,7 @@ const (
 // (Entries sorts by it).
 var Families = []Family{
 	FamilyUsage, FamilyConfig, FamilyGit, FamilySource, FamilyName, FamilyDecrypt, FamilyPlaintext,
-	FamilyDesired, FamilyAWS, FamilyReport, FamilyPlanfile, FamilyGate, FamilyObserve, FamilyApply, FamilyVerify, FamilyInterrupted,
+	FamilyDesired, FamilyAWS, FamilyCredentials, FamilyReport, FamilyPlanfile, FamilyGate, FamilyObserve, FamilyApply, FamilyVerify, FamilyInterrupted,
 	FamilyInternal, FamilyWarning,
 }
 
@@ -51,7 +52,8 @@ var familyExit = map[Family]int{
 	FamilyUsage: vocab.ExitInvalid, FamilyConfig: vocab.ExitInvalid, FamilyGit: vocab.ExitInvalid,
 	FamilySource: vocab.ExitInvalid, FamilyName: vocab.ExitInvalid, FamilyDecrypt: vocab.ExitInvalid,
 	FamilyPlaintext: vocab.ExitInvalid, FamilyDesired: vocab.ExitInvalid, FamilyAWS: vocab.ExitInvalid,
-	FamilyReport: vocab.ExitInvalid, FamilyPlanfile: vocab.ExitInvalid, FamilyGate: vocab.ExitInvalid, FamilyObserve: vocab.ExitApply, FamilyApply: vocab.ExitApply, FamilyVerify: vocab.ExitVerify, FamilyInterrupted: vocab.ExitInterrupted, FamilyInternal: vocab.ExitInvalid,
+	FamilyCredentials: vocab.ExitApply, // AWS answered (or failed to): as an observation that failed (SPEC §10)
+	FamilyReport:      vocab.ExitInvalid, FamilyPlanfile: vocab.ExitInvalid, FamilyGate: vocab.ExitInvalid, FamilyObserve: vocab.ExitApply, FamilyApply: vocab.ExitApply, FamilyVerify: vocab.ExitVerify, FamilyInterrupted: vocab.ExitInterrupted, FamilyInternal: vocab.ExitInvalid,
 	FamilyWarning: vocab.ExitOK, // never ends a run: the status decides the exit code
 }
 
@@ -96,6 +98,15 @@ const (
 	// or a Region of another partition, where that Region is only known
 	// once the SDK resolved it (aws-region not given).
 	ConfigReplicaRegion = "config:replica-region"
+	// ConfigScopeAmbiguous: a per-scope setting given as a flag or an
+	// environment variable while the config file lists scopes (SPEC §10).
+	ConfigScopeAmbiguous = "config:scope-ambiguous"
+	// ConfigNotPerScope: a scope entry sets a setting that is the same for
+	// every scope of a run.
+	ConfigNotPerScope = "config:not-per-scope"
+	// ConfigScopeOverlap: two scopes in one (account, Region) have secret
+	// prefixes that can name one secret (model.PrefixesOverlap).
+	ConfigScopeOverlap = "config:scope-overlap"
 
 	GitRepository = "git:repository"
 	GitRevision   = "git:revision"
@@ -159,6 +170,14 @@ const (
 
 	AWSConfig   = "aws:config"
 	AWSNoRegion = "aws:no-region"
+
+	// CredentialsAssumeRole: STS refused or failed the AssumeRole of a
+	// scope's role-arn at set-up; the subject names the scope's setting.
+	CredentialsAssumeRole = "credentials:assume-role"
+	// CredentialsCallerIdentity: STS GetCallerIdentity of the base
+	// credentials failed (the account of scopes without a role is needed
+	// to group them by account and Region).
+	CredentialsCallerIdentity = "credentials:caller-identity"
 
 	ReportWriteFailed = "report:write-failed"
 	// ReportNotRegularFile: --report-file names an existing directory
@@ -257,6 +276,12 @@ var entries = []Entry{
 	{ConfigFile, FamilyConfig, "cannot be read or is not a YAML mapping", nextConfig},
 	{ConfigReplicaRegion, FamilyConfig, "lists the scope's own Region (as the SDK resolved it) or a Region of another partition",
 		"list only other Regions of the scope's partition in replica-regions, or give --aws-region; nothing was read or changed"},
+	{ConfigScopeAmbiguous, FamilyConfig, "is a per-scope setting and the config file lists scopes, so it is unclear which scopes it is meant for",
+		"set it in the config file instead: at the top level for every scope, or in the scope entries it is meant for; nothing was read from Git or AWS"},
+	{ConfigNotPerScope, FamilyConfig, "is the same for every scope of a run and may not be set in a scope entry",
+		"move it to the top level of the config file (docs/configuration.md lists the per-scope settings); nothing was read from Git or AWS"},
+	{ConfigScopeOverlap, FamilyConfig, "two scopes in one account and Region have secret prefixes that can name the same secret (one equals the other or lies under it at a '/')",
+		"give each scope of an account and Region its own prefix that does not contain another's, or put the scopes in different accounts or Regions; nothing was read from Git or Secrets Manager"},
 
 	{GitRepository, FamilyGit, "the repository path is not a readable Git repository",
 		"point --repository at the root of a Git clone (the directory holding .git) that this process may read"},
@@ -308,6 +333,11 @@ var entries = []Entry{
 	{AWSConfig, FamilyAWS, "AWS client not configured: the shared config or profile could not be loaded",
 		"check --aws-profile and AWS_CONFIG_FILE"},
 	{AWSNoRegion, FamilyAWS, "AWS client not configured: no Region", "pass --aws-region or set AWS_REGION"},
+
+	{CredentialsAssumeRole, FamilyCredentials, "the scope's role-arn could not be assumed with the base credentials (STS refused or did not answer)",
+		"check that the base identity may call sts:AssumeRole on the scope's role and that the role's trust policy names the base identity (docs/iam-policy.md), then re-run; nothing was read or changed"},
+	{CredentialsCallerIdentity, FamilyCredentials, "the account of the base credentials could not be learned (STS GetCallerIdentity failed)",
+		"check the base credentials and network access to STS (AWS_ENDPOINT_URL_STS when set), then re-run; nothing was read or changed"},
 
 	{ReportWriteFailed, FamilyReport, "the report file could not be written",
 		"make sure the directory of --report-file exists and is writable, then re-run to see the real outcome"},

@@ -158,12 +158,21 @@ type runScope struct {
 	desired config.Desired
 	engine  config.Engine
 	aws     config.AWS
+	listed  bool // an entry of the config file's scopes: (config.Scope.Listed)
 }
 
-// scopesOf returns the run's scopes: one named default from the top-level
-// settings.
+// scopesOf returns the run's scopes (config.Options.Scopes, in
+// configuration order); options that hold none (built by hand, not by
+// config.Resolve) are one scope named default from the top-level settings.
 func scopesOf(o config.Options) []runScope {
-	return []runScope{{name: planview.DefaultScope, desired: o.Desired, engine: o.Engine, aws: o.AWS}}
+	if len(o.Scopes) == 0 {
+		return []runScope{{name: planview.DefaultScope, desired: o.Desired, engine: o.Engine, aws: o.AWS}}
+	}
+	out := make([]runScope, len(o.Scopes))
+	for i, sc := range o.Scopes {
+		out[i] = runScope{name: sc.Name, desired: sc.Desired, engine: sc.Engine, aws: sc.AWS, listed: sc.Listed}
+	}
+	return out
 }
 
 // scopePort is the AWS port of one scope, its Region ("" when the SDK's
@@ -174,29 +183,46 @@ type scopePort struct {
 	port           engine.Port
 }
 
-// ports builds the port of every scope, in order.
+// ports builds the port of every scope, in order (Factory.Ports: each
+// scope's credentials and Region, its quota bucket, the overlap rule).
 func (inv *invocation) ports(ctx context.Context, scopes []runScope) ([]scopePort, error) {
-	out := make([]scopePort, 0, len(scopes))
-	for _, sc := range scopes {
-		p, err := inv.f.NewPort(ctx, sc.aws)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, scopePort{region: sc.aws.Region, bucket: sc.name, port: p})
+	cs := make([]config.Scope, len(scopes))
+	for i, sc := range scopes {
+		cs[i] = config.Scope{Name: sc.name, Desired: sc.desired, Engine: sc.engine, AWS: sc.aws, Listed: sc.listed}
+	}
+	ps, err := inv.f.Ports(ctx, cs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]scopePort, len(ps))
+	for i, p := range ps {
+		out[i] = scopePort{region: p.Region, bucket: p.Bucket, port: p.Port}
 	}
 	return out, nil
 }
 
-// setUpFailed logs the diagnostic of a rejected AWS set-up and returns the
-// run it ends (invalid, exit 3).
+// setUpFailed logs the diagnostics of a rejected AWS set-up (factory.Ports:
+// SDK configuration, overlapping scopes, STS) and returns the run they end:
+// invalid (exit 3), or observation-failed (exit 5) when STS refused or
+// failed (credentials:*): AWS was asked, and nothing was read.
 func (inv *invocation) setUpFailed(err error) reached {
-	var d diag.Diagnostic
-	if !errors.As(err, &d) {
-		d = diag.New(diag.AWSConfig, diag.Subject{})
+	var ds diag.Diagnostics
+	if !errors.As(err, &ds) {
+		var d diag.Diagnostic
+		if !errors.As(err, &d) {
+			d = diag.New(diag.AWSConfig, diag.Subject{})
+		}
+		ds = diag.Diagnostics{d}
 	}
-	inv.log.Error(d.Sentence(), append([]any{slog.String(vocab.FieldPhase, vocab.PhaseAWS),
-		slog.String(vocab.FieldStatus, string(vocab.StatusInvalid))}, d.Attrs()...)...)
-	return stopped(diag.Diagnostics{d})
+	got := stopped(ds)
+	if ds.ExitCode() == vocab.ExitApply {
+		got.run.Status = vocab.StatusObservationFailed
+	}
+	for _, d := range ds {
+		inv.log.Error(d.Sentence(), append([]any{slog.String(vocab.FieldPhase, vocab.PhaseAWS),
+			slog.String(vocab.FieldStatus, string(got.run.Status))}, d.Attrs()...)...)
+	}
+	return got
 }
 
 // logDesired logs a rejected desired state: one record per diagnostic, with

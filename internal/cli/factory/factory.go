@@ -92,6 +92,10 @@ type Factory struct {
 	// NewPort builds the AWS port (SDK client + adapter). Errors: a
 	// diag.Diagnostic of class aws:config or aws:no-region.
 	NewPort func(ctx context.Context, o config.AWS) (engine.Port, error)
+	// NewPorts builds the port of every scope of a run (NewPorts; errors
+	// there). nil = NewPort per scope (Factory.Ports), as test factories
+	// that only fake NewPort have it.
+	NewPorts func(ctx context.Context, scopes []config.Scope) ([]ScopePort, error)
 	// RunEngine is engine.Run.
 	RunEngine func(ctx context.Context, cfg engine.Config, want model.State, sm engine.Port, log *slog.Logger) engine.Result
 	// RunScopes is engine.RunScopes (SPEC §10: every scope planned before
@@ -130,10 +134,29 @@ func New(b BuildInfo) *Factory {
 		LoadDesired:        desired.Load,
 		LoadDesiredCounted: desired.LoadWithProgress,
 		NewPort:            NewAWSPort,
+		NewPorts:           NewPorts,
 		RunEngine:          engine.Run,
 		RunScopes:          engine.RunScopes,
 		ResolveRevision:    desired.Resolve,
 	}
+}
+
+// Ports builds the port of every scope: f.NewPorts when set, else f.NewPort
+// for each scope's AWS options, each scope then its own bucket (its name)
+// and Region as configured. Errors are those of the function called.
+func (f *Factory) Ports(ctx context.Context, scopes []config.Scope) ([]ScopePort, error) {
+	if f.NewPorts != nil {
+		return f.NewPorts(ctx, scopes)
+	}
+	out := make([]ScopePort, 0, len(scopes))
+	for _, sc := range scopes {
+		p, err := f.NewPort(ctx, sc.AWS)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ScopePort{Name: sc.Name, Region: sc.AWS.Region, Bucket: sc.Name, Port: p})
+	}
+	return out, nil
 }
 
 // readSmallFile reads at most 1 MiB + 1 byte (the config parser rejects
@@ -164,10 +187,25 @@ func NewAWSPort(ctx context.Context, o config.AWS) (engine.Port, error) {
 		t.MaxIdleConnsPerHost = idle
 		t.MaxIdleConns = max(t.MaxIdleConns, idle)
 	})
-	lo := []func(*awsconfig.LoadOptions) error{awsconfig.WithLogger(logging.Nop{}), awsconfig.WithHTTPClient(client)}
+	lo := loadOptions(o, client)
 	if o.Region != "" {
 		lo = append(lo, awsconfig.WithRegion(o.Region))
 	}
+	cfg, err := awsconfig.LoadDefaultConfig(ctx, lo...)
+	if err != nil {
+		return nil, diag.New(diag.AWSConfig, diag.Subject{})
+	}
+	if cfg.Region == "" {
+		return nil, diag.New(diag.AWSNoRegion, diag.Subject{})
+	}
+	return awssm.New(secretsmanager.NewFromConfig(cfg, keepConnections), awssm.Options{OperationTimeout: o.OperationTimeout}), nil
+}
+
+// loadOptions are the options of the SDK's default chain every client of
+// a run shares: no SDK logger, the HTTP client, the profile and the retry
+// overrides (> 0 only).
+func loadOptions(o config.AWS, client *awshttp.BuildableClient) []func(*awsconfig.LoadOptions) error {
+	lo := []func(*awsconfig.LoadOptions) error{awsconfig.WithLogger(logging.Nop{}), awsconfig.WithHTTPClient(client)}
 	if o.Profile != "" {
 		lo = append(lo, awsconfig.WithSharedConfigProfile(o.Profile))
 	}
@@ -183,14 +221,7 @@ func NewAWSPort(ctx context.Context, o config.AWS) (engine.Port, error) {
 			return r
 		}))
 	}
-	cfg, err := awsconfig.LoadDefaultConfig(ctx, lo...)
-	if err != nil {
-		return nil, diag.New(diag.AWSConfig, diag.Subject{})
-	}
-	if cfg.Region == "" {
-		return nil, diag.New(diag.AWSNoRegion, diag.Subject{})
-	}
-	return awssm.New(secretsmanager.NewFromConfig(cfg, keepConnections), awssm.Options{OperationTimeout: o.OperationTimeout}), nil
+	return lo
 }
 
 // keepConnections wraps the client's HTTP client (after the SDK resolved

@@ -19,6 +19,7 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/report"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -233,6 +234,44 @@ func TestAWSConfigErrorIsInvalid(t *testing.T) {
 	assert.Equal(t, 3, fk.exec(context.Background(), append([]string{"plan"}, req...)...))
 	assert.Contains(t, fk.out.String(), `"error_class":"aws:no-region"`)
 	assert.Zero(t, fk.loads)
+}
+
+// A role STS refused stops the run before anything is read: exit 5,
+// status observation-failed, the class in the log.
+func TestAssumeRoleRefusedIsObservationFailed(t *testing.T) {
+	fk := newFake()
+	fk.portErr = diag.Diagnostics{diag.New(diag.CredentialsAssumeRole, diag.Subject{Setting: "role-arn"})}
+	p := filepath.Join(t.TempDir(), "r.json")
+	assert.Equal(t, 5, fk.exec(context.Background(), append([]string{"sync", "--report-file", p, "--role-arn", "arn:aws:iam::111111111111:role/r"}, req...)...))
+	assert.Equal(t, vocab.StatusObservationFailed, readReport(t, p).Status)
+	assert.Contains(t, fk.out.String(), `"error_class":"credentials:assume-role"`)
+	assert.NotContains(t, fk.out.String(), "111111111111")
+	assert.Zero(t, fk.loads+fk.engines)
+}
+
+// The run reads its one scope's settings: a config file with scopes: and
+// --scope NAME runs that scope's prefix, Region and recovery window.
+func TestOneListedScopeRunsWithItsSettings(t *testing.T) {
+	fk := newFake()
+	fk.files["c.yaml"] = "repository-id: o/r\nrecovery-window-days: 9\nscopes:\n  - name: a\n    secret-prefix: a/app\n  - name: b\n    secret-prefix: b/app\n    aws-region: eu-west-1\n    recovery-window-days: 7\n"
+	var gotAWS config.AWS
+	fk.f.NewPort = func(_ context.Context, o config.AWS) (engine.Port, error) { gotAWS = o; return nil, nil }
+	planPath := filepath.Join(t.TempDir(), "plan.json")
+	require.Equal(t, 0, fk.exec(context.Background(), "plan", "--config", "c.yaml", "--scope", "b", "--plan-file", planPath), fk.err.String())
+	v, err := planview.ReadFile(planPath)
+	require.NoError(t, err)
+	require.Len(t, v.Scopes, 1)
+	assert.Equal(t, "b", v.Scopes[0].Name, "the plan file names the scope that ran")
+	assert.Equal(t, "eu-west-1", v.Scopes[0].Region)
+	assert.Equal(t, "b/app", fk.gotReq.SecretPrefix)
+	assert.Equal(t, "eu-west-1", gotAWS.Region)
+	assert.Equal(t, 7, fk.gotCfg.RecoveryWindowDays)
+
+	fk = newFake()
+	fk.files["c.yaml"] = "repository-id: o/r\nscopes:\n  - name: a\n    secret-prefix: a/app\n  - name: b\n    secret-prefix: b/app\n"
+	assert.Equal(t, 3, fk.exec(context.Background(), "plan", "--config", "c.yaml", "--secret-prefix", "x"), "a per-scope flag with scopes: is ambiguous")
+	assert.Contains(t, fk.err.String(), "config:scope-ambiguous")
+	assert.Zero(t, fk.ports+fk.loads)
 }
 
 func TestCancellationIsInterrupted(t *testing.T) {

@@ -1,0 +1,229 @@
+package factory
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials/stscreds"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+	"github.com/aws/aws-sdk-go-v2/service/sts"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/awssm"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/pace"
+)
+
+// ScopePort is the AWS port of one scope of a run (SPEC §10).
+type ScopePort struct {
+	// Name is the scope's name (config.Scope.Name).
+	Name string
+	// Region is the Region the scope's calls go to: its aws-region, else
+	// the SDK chain's.
+	Region string
+	// Bucket is an opaque key of the scope's quota bucket, (account,
+	// Region): ports with equal keys share one pace (internal/pace) and
+	// AWS's request quotas. It holds the account id: never print or log
+	// it.
+	Bucket string
+	// Port is the Secrets Manager port of the scope, calling AWS with the
+	// scope's credentials; it paces its calls with its bucket's
+	// controller (engine.Paced).
+	Port engine.Port
+}
+
+// SessionName is the STS role session name of a scope's assumed role
+// (SPEC §10): "sops-aws-sync-<scope>", at most 46 characters of STS's
+// RoleSessionName set for every valid scope name (model.ValidateScopeName).
+// It shows in the role's CloudTrail events, so an operator can tell which
+// scope of which run made a call.
+func SessionName(scope string) string { return "sops-aws-sync-" + scope }
+
+// NewPorts builds one port per scope, in the order given (SPEC §10):
+//
+//   - the base configuration comes once from the SDK's default chain
+//     (config.LoadDefaultConfig with the run's profile and retry settings,
+//     taken from the first scope: they are not per-scope), then each scope
+//     gets its own Region (aws-region, else the chain's);
+//   - a scope with role-arn calls AWS with that role's credentials: STS
+//     AssumeRole from the base credentials (stscreds), session name
+//     SessionName(scope), in an aws.CredentialsCache that renews them for
+//     the run; the role is assumed here, once, so that a refused role stops
+//     the run before anything is read;
+//   - the quota bucket is (account, Region): the account of a role is the
+//     one in its ARN; the account of the base credentials comes from one
+//     STS GetCallerIdentity, made only when there is more than one scope
+//     and some scope has no role (a single-scope run makes no STS call
+//     unless it has a role). The ports of one bucket share one
+//     *pace.Controller;
+//   - two scopes of one bucket whose secret prefixes overlap
+//     (model.PrefixesOverlap) are refused before any role is assumed.
+//
+// Errors are diag.Diagnostics, every problem found: aws:config (the shared
+// config or profile cannot be loaded), aws:no-region, config:scope-overlap
+// (one per scope involved, exit 3), credentials:caller-identity,
+// credentials:assume-role (one per refused scope, subject the scope's
+// role-arn setting, exit 5). No diagnostic carries an ARN, an account id
+// or the provider's text. When ctx ends during an STS call the error is
+// ctx's cause (the caller reports an interruption).
+func NewPorts(ctx context.Context, scopes []config.Scope) ([]ScopePort, error) {
+	if len(scopes) == 0 {
+		return nil, nil
+	}
+	run := scopes[0].AWS
+	buckets := len(scopes) // an upper bound: the HTTP client is shared by every port
+	idle := idleConnections(run.Concurrency) * buckets
+	base, err := loadBase(ctx, run, idle)
+	if err != nil {
+		return nil, diag.Diagnostics{diag.New(diag.AWSConfig, diag.Subject{})}
+	}
+
+	cfgs := make([]aws.Config, len(scopes))
+	accounts := make([]string, len(scopes))
+	var probs diag.Diagnostics
+	needCaller := false
+	for i, sc := range scopes {
+		c := base.Copy()
+		if sc.AWS.Region != "" {
+			c.Region = sc.AWS.Region
+		}
+		if c.Region == "" {
+			probs = append(probs, diag.New(diag.AWSNoRegion, settingOf(sc, config.AWSRegion)))
+			continue
+		}
+		cfgs[i] = c
+		if sc.AWS.RoleARN != "" {
+			accounts[i] = model.RoleARNAccount(sc.AWS.RoleARN)
+		} else if len(scopes) > 1 {
+			needCaller = true
+		}
+	}
+	if len(probs) > 0 {
+		return nil, probs
+	}
+	if needCaller {
+		acct, err := callerAccount(ctx, cfgs, scopes)
+		if err != nil {
+			return nil, err
+		}
+		for i, sc := range scopes {
+			if sc.AWS.RoleARN == "" {
+				accounts[i] = acct
+			}
+		}
+	}
+
+	out := make([]ScopePort, len(scopes))
+	for i, sc := range scopes {
+		out[i] = ScopePort{Name: sc.Name, Region: cfgs[i].Region, Bucket: accounts[i] + "/" + cfgs[i].Region}
+	}
+	if probs = Overlaps(scopes, out); len(probs) > 0 {
+		return nil, probs
+	}
+
+	for i, sc := range scopes {
+		if sc.AWS.RoleARN == "" {
+			continue
+		}
+		creds, err := assumeRole(ctx, cfgs[i], sc)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, context.Cause(ctx)
+			}
+			probs = append(probs, diag.New(diag.CredentialsAssumeRole, settingOf(sc, config.RoleARN)))
+			continue
+		}
+		cfgs[i].Credentials = creds
+	}
+	if len(probs) > 0 {
+		return nil, probs
+	}
+
+	pacers := map[string]*pace.Controller{}
+	for i, sc := range scopes {
+		p := pacers[out[i].Bucket]
+		if p == nil {
+			p = pace.New(pace.SystemClock{}, pace.DefaultLimits())
+			pacers[out[i].Bucket] = p
+		}
+		out[i].Port = awssm.New(secretsmanager.NewFromConfig(cfgs[i], keepConnections),
+			awssm.Options{OperationTimeout: sc.AWS.OperationTimeout, Pace: p})
+	}
+	return out, nil
+}
+
+// Overlaps is the overlap rule of SPEC §10 over scopes and their ports
+// (same order): one config:scope-overlap diagnostic for every scope whose
+// secret prefix overlaps (model.PrefixesOverlap) that of another scope of
+// its bucket. The same prefix in two buckets is fine.
+func Overlaps(scopes []config.Scope, ports []ScopePort) diag.Diagnostics {
+	var ds diag.Diagnostics
+	for i, a := range scopes {
+		for j, b := range scopes {
+			if i != j && ports[i].Bucket == ports[j].Bucket && model.PrefixesOverlap(a.Desired.SecretPrefix, b.Desired.SecretPrefix) {
+				ds = append(ds, diag.New(diag.ConfigScopeOverlap, settingOf(a, config.SecretPrefix)))
+				break
+			}
+		}
+	}
+	return ds
+}
+
+// settingOf is the subject naming setting key of scope sc: the config-file
+// key scopes.<name>.<key> of a listed scope, else the run's setting (no
+// origin: it may have come from a flag, a variable or the file).
+func settingOf(sc config.Scope, key string) diag.Subject {
+	if sc.Listed {
+		return diag.Subject{Setting: sc.SettingName(key), Origin: diag.OriginFile}
+	}
+	return diag.Subject{Setting: key}
+}
+
+// loadBase loads the SDK's default chain with the run's profile, retry
+// settings and an HTTP client keeping idle connections per host.
+func loadBase(ctx context.Context, o config.AWS, idle int) (aws.Config, error) {
+	client := awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
+		t.MaxIdleConnsPerHost = idle
+		t.MaxIdleConns = max(t.MaxIdleConns, idle)
+	})
+	return awsconfig.LoadDefaultConfig(ctx, loadOptions(o, client)...)
+}
+
+// callerAccount is the account of the base credentials: one STS
+// GetCallerIdentity, in the Region of the first scope without a role.
+func callerAccount(ctx context.Context, cfgs []aws.Config, scopes []config.Scope) (string, error) {
+	c := cfgs[0]
+	for i, sc := range scopes {
+		if sc.AWS.RoleARN == "" {
+			c = cfgs[i]
+			break
+		}
+	}
+	out, err := sts.NewFromConfig(c).GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return "", context.Cause(ctx)
+	case err != nil || out.Account == nil || len(*out.Account) != 12:
+		return "", diag.Diagnostics{diag.New(diag.CredentialsCallerIdentity, diag.Subject{})}
+	}
+	return *out.Account, nil
+}
+
+// assumeRole returns the credentials of sc's role: STS AssumeRole with the
+// base credentials of c (in the scope's Region), session SessionName,
+// cached and renewed by the SDK; retrieved once here.
+func assumeRole(ctx context.Context, c aws.Config, sc config.Scope) (aws.CredentialsProvider, error) {
+	p := stscreds.NewAssumeRoleProvider(sts.NewFromConfig(c), sc.AWS.RoleARN, func(o *stscreds.AssumeRoleOptions) {
+		o.RoleSessionName = SessionName(sc.Name)
+	})
+	cache := aws.NewCredentialsCache(p)
+	if _, err := cache.Retrieve(ctx); err != nil {
+		return nil, err
+	}
+	return cache, nil
+}

@@ -1,0 +1,245 @@
+package factory
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/emulatortest"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+const (
+	acctProd    = "111111111111"
+	acctStaging = "222222222222"
+	acctDenied  = "333333333333"
+	roleProd    = "arn:aws:iam::" + acctProd + ":role/secrets-sync"
+	roleStaging = "arn:aws:iam::" + acctStaging + ":role/ci/secrets-sync"
+	roleDenied  = "arn:aws:iam::" + acctDenied + ":role/secrets-sync"
+)
+
+// stsEmulator is an emulator whose STS knows the three roles (prod and
+// staging trust the base account, denied refuses everyone), with the SDK
+// chain pointed at it for Secrets Manager and STS.
+func stsEmulator(t *testing.T) *emulatortest.Server {
+	srv := emulatortest.Start(t)
+	awsEnv(t, srv.URL)
+	t.Setenv("AWS_ENDPOINT_URL_STS", srv.URL)
+	srv.Control().Must(t).SetIAM(emulator.IAM{RequireRoles: true, Roles: []emulator.Role{
+		{ARN: roleProd, Trust: []string{emulator.DefaultAccountID}},
+		{ARN: roleStaging, Trust: []string{"*"}},
+		{ARN: roleDenied, Trust: []string{"*"}, Deny: true},
+	}})
+	return srv
+}
+
+// scope is a listed scope of the run with the run's AWS settings.
+func scope(name, prefix, region, role string) config.Scope {
+	return config.Scope{Name: name, Listed: true,
+		Desired: config.Desired{RepositoryID: "acme/payments", SourceRoot: "secrets", SecretPrefix: prefix},
+		AWS:     config.AWS{Region: region, RoleARN: role, Concurrency: 4, OperationTimeout: 0}}
+}
+
+func pacer(t *testing.T, p engine.Port) any {
+	t.Helper()
+	pp, ok := p.(engine.Paced)
+	require.True(t, ok, "the port paces its calls")
+	return pp.Pace()
+}
+
+// Each scope's calls go with its own credentials: a role's to the role's
+// account (in the scope's Region), the others' to the base account; the
+// ports of one (account, Region) share one pace; the base account costs one
+// GetCallerIdentity, each role one AssumeRole with the scope's session name.
+func TestNewPorts_ScopesCallWithTheirRolesAndShareBuckets(t *testing.T) {
+	srv := stsEmulator(t)
+	scopes := []config.Scope{
+		scope("prod-a", "prod/a", "eu-west-1", roleProd),
+		scope("prod-b", "prod/b", "eu-west-1", roleProd),
+		scope("staging", "staging/payments", "eu-central-1", roleStaging),
+		scope("dev", "prod/a", "eu-west-1", ""), // prod-a's prefix, but another account
+	}
+	ports, err := NewPorts(context.Background(), scopes)
+	require.NoError(t, err)
+	require.Len(t, ports, 4)
+	for i, p := range ports {
+		assert.Equal(t, scopes[i].Name, p.Name)
+		assert.Equal(t, scopes[i].AWS.Region, p.Region)
+	}
+	assert.Equal(t, ports[0].Bucket, ports[1].Bucket, "one role, one Region: one bucket")
+	assert.NotEqual(t, ports[0].Bucket, ports[2].Bucket)
+	assert.NotEqual(t, ports[0].Bucket, ports[3].Bucket, "same Region, other account")
+	assert.Same(t, pacer(t, ports[0].Port), pacer(t, ports[1].Port), "one bucket shares one pace")
+	assert.NotSame(t, pacer(t, ports[0].Port), pacer(t, ports[2].Port))
+	assert.NotSame(t, pacer(t, ports[0].Port), pacer(t, ports[3].Port))
+
+	st := srv.Stats(t)
+	assert.Equal(t, int64(1), st.Calls["GetCallerIdentity"], "one call for the base account")
+	assert.Equal(t, int64(3), st.Calls["AssumeRole"], "each role assumed once, at set-up")
+	sessions := srv.Control().Must(t).Sessions().Sessions
+	require.Len(t, sessions, 3)
+	for i, want := range []struct{ role, name, acct string }{
+		{roleProd, "sops-aws-sync-prod-a", acctProd}, {roleProd, "sops-aws-sync-prod-b", acctProd}, {roleStaging, "sops-aws-sync-staging", acctStaging},
+	} {
+		assert.Equal(t, want.role, sessions[i].RoleARN)
+		assert.Equal(t, want.name, sessions[i].SessionName)
+		assert.Equal(t, want.acct, sessions[i].Account)
+		assert.Equal(t, "AssumeRole", sessions[i].Action)
+		assert.Contains(t, sessions[i].Caller, ":"+emulator.DefaultAccountID+":", "assumed with the base credentials")
+	}
+
+	for _, p := range ports {
+		_, err := p.Port.ListCandidates(context.Background(), "")
+		require.NoError(t, err, p.Name)
+	}
+	assert.Equal(t, map[string]map[string]int64{
+		acctProd + "/eu-west-1":                  {"ListSecrets": 2},
+		acctStaging + "/eu-central-1":            {"ListSecrets": 1},
+		emulator.DefaultAccountID + "/eu-west-1": {"ListSecrets": 1},
+	}, srv.Stats(t).CallsByAccountRegion, "assumed credentials map to the role's account")
+	assert.Equal(t, int64(3), srv.Stats(t).Calls["AssumeRole"], "the credentials are cached for the run")
+}
+
+// A single-scope run makes no STS call without a role (today's call
+// counts), and one AssumeRole with one.
+func TestNewPorts_SingleScopeCallsSTSOnlyForItsRole(t *testing.T) {
+	srv := stsEmulator(t)
+	def := config.Scope{Name: config.DefaultScopeName, AWS: config.AWS{Region: "eu-west-1"}}
+	ports, err := NewPorts(context.Background(), []config.Scope{def})
+	require.NoError(t, err)
+	require.Len(t, ports, 1)
+	st := srv.Stats(t)
+	assert.Zero(t, st.Calls["GetCallerIdentity"]+st.Calls["AssumeRole"], "no STS call")
+
+	def.AWS.RoleARN = roleStaging
+	ports, err = NewPorts(context.Background(), []config.Scope{def})
+	require.NoError(t, err)
+	st = srv.Stats(t)
+	assert.Zero(t, st.Calls["GetCallerIdentity"])
+	assert.Equal(t, int64(1), st.Calls["AssumeRole"])
+	assert.Equal(t, "sops-aws-sync-default", srv.Control().Must(t).Sessions().Sessions[0].SessionName)
+	_, err = ports[0].Port.ListCandidates(context.Background(), "")
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), srv.Stats(t).CallsByAccountRegion[acctStaging+"/eu-west-1"]["ListSecrets"])
+}
+
+// setUpError returns NewPorts' diagnostics and checks that no line of them
+// holds an account id, an ARN or STS's text.
+func setUpError(t *testing.T, err error) diag.Diagnostics {
+	t.Helper()
+	var ds diag.Diagnostics
+	require.True(t, errors.As(err, &ds), "diag.Diagnostics, got %T %v", err, err)
+	text := err.Error() + strings.Join(ds.Lines(), "\n")
+	for _, leak := range []string{acctProd, acctStaging, acctDenied, emulator.DefaultAccountID, "arn:aws", "AccessDenied", "not authorized", "127.0.0.1"} {
+		assert.NotContains(t, text, leak)
+	}
+	return ds
+}
+
+// A role STS refuses stops the set-up of every scope: exit 5, one
+// credentials:assume-role per refused scope naming its setting, never the
+// ARN, its account or STS's message.
+func TestNewPorts_DeniedRoleIsCredentialsAssumeRole(t *testing.T) {
+	srv := stsEmulator(t)
+	_, err := NewPorts(context.Background(), []config.Scope{
+		scope("prod", "prod/payments", "eu-west-1", roleProd),
+		scope("locked", "locked/payments", "eu-west-1", roleDenied),
+		scope("unknown", "other/payments", "eu-west-1", "arn:aws:iam::444444444444:role/not-listed"),
+	})
+	ds := setUpError(t, err)
+	require.Len(t, ds, 2)
+	for i, name := range []string{"locked", "unknown"} {
+		assert.Equal(t, diag.CredentialsAssumeRole, ds[i].Class)
+		assert.Equal(t, "config file key scopes."+name+".role-arn", ds[i].Subject.Name())
+	}
+	assert.Equal(t, vocab.ExitApply, ds.ExitCode())
+	assert.Zero(t, srv.Stats(t).Calls["ListSecrets"], "nothing read")
+
+	_, err = NewPorts(context.Background(), []config.Scope{{Name: config.DefaultScopeName, AWS: config.AWS{Region: "eu-west-1", RoleARN: roleDenied}}})
+	ds = setUpError(t, err)
+	require.Len(t, ds, 1)
+	assert.Equal(t, "setting --role-arn", ds[0].Subject.Name(), "a single-scope run names the setting")
+}
+
+// Two scopes of one (account, Region) whose prefixes overlap at a "/" are
+// refused before any role is assumed (exit 3); the same prefix in two
+// Regions or two accounts is fine, and so is a prefix that only starts
+// like another.
+func TestNewPorts_OverlappingPrefixesInOneBucketAreRefused(t *testing.T) {
+	srv := stsEmulator(t)
+	_, err := NewPorts(context.Background(), []config.Scope{
+		scope("app", "prod/app", "eu-west-1", roleProd),
+		scope("apps", "prod/apps", "eu-west-1", roleProd),
+		scope("app-eu", "prod/app/eu", "eu-west-1", roleProd),
+	})
+	ds := setUpError(t, err)
+	require.Len(t, ds, 2)
+	assert.Equal(t, diag.ConfigScopeOverlap, ds[0].Class)
+	assert.Equal(t, "config file key scopes.app.secret-prefix", ds[0].Subject.Name())
+	assert.Equal(t, "config file key scopes.app-eu.secret-prefix", ds[1].Subject.Name())
+	assert.Equal(t, vocab.ExitInvalid, ds.ExitCode())
+	assert.Zero(t, srv.Stats(t).Calls["AssumeRole"], "refused before any role is assumed")
+
+	ports, err := NewPorts(context.Background(), []config.Scope{
+		scope("eu", "prod/app", "eu-west-1", roleProd),
+		scope("us", "prod/app", "us-east-1", roleProd),
+		scope("staging", "prod/app", "eu-west-1", roleStaging),
+		scope("base", "prod/app", "eu-west-1", ""),
+	})
+	require.NoError(t, err)
+	assert.Len(t, ports, 4)
+	assert.Empty(t, Overlaps([]config.Scope{scope("a", "prod/app", "", ""), scope("b", "/prod/app", "", "")}, []ScopePort{{Bucket: "x"}, {Bucket: "x"}}))
+}
+
+// The base account is needed to group scopes without a role; when STS does
+// not answer, the run stops (exit 5) without reading anything.
+func TestNewPorts_CallerIdentityFailureStopsTheRun(t *testing.T) {
+	srv := stsEmulator(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	closed := "http://" + l.Addr().String()
+	require.NoError(t, l.Close())
+	t.Setenv("AWS_ENDPOINT_URL_STS", closed)
+	a, b := scope("a", "a", "eu-west-1", ""), scope("b", "b", "eu-west-1", "")
+	a.AWS.MaxAttempts = 1
+	_, err = NewPorts(context.Background(), []config.Scope{a, b})
+	ds := setUpError(t, err)
+	require.Len(t, ds, 1)
+	assert.Equal(t, diag.CredentialsCallerIdentity, ds[0].Class)
+	assert.Equal(t, vocab.ExitApply, ds.ExitCode())
+	assert.Zero(t, srv.Stats(t).Calls["ListSecrets"])
+}
+
+func TestNewPorts_NoRegionNamesTheScope(t *testing.T) {
+	stsEmulator(t)
+	t.Setenv("AWS_REGION", "")
+	_, err := NewPorts(context.Background(), []config.Scope{scope("a", "a", "eu-west-1", ""), scope("b", "b", "", "")})
+	ds := setUpError(t, err)
+	require.Len(t, ds, 1)
+	assert.Equal(t, diag.AWSNoRegion, ds[0].Class)
+	assert.Equal(t, "config file key scopes.b.aws-region", ds[0].Subject.Name())
+}
+
+// A factory that fakes only NewPort (test factories) still gives a port per
+// scope.
+func TestFactoryPortsFallsBackToNewPort(t *testing.T) {
+	var regions []string
+	f := &Factory{NewPort: func(_ context.Context, o config.AWS) (engine.Port, error) {
+		regions = append(regions, o.Region)
+		return nil, nil
+	}}
+	ports, err := f.Ports(context.Background(), []config.Scope{scope("a", "a", "eu-west-1", ""), scope("b", "b", "us-east-1", "")})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"eu-west-1", "us-east-1"}, regions)
+	assert.Equal(t, []string{"a", "b"}, []string{ports[0].Name, ports[1].Name})
+	assert.NotEqual(t, ports[0].Bucket, ports[1].Bucket)
+}

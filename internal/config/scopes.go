@@ -1,0 +1,217 @@
+package config
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+)
+
+// Several scopes in one run (SPEC §10). The config file's scopes: is a list
+// of scope entries; each has a name and may set the per-scope settings
+// (Setting.PerScope); the top-level settings are every scope's defaults.
+
+// ScopesKey is the config-file key of the scope list. It is no setting: it
+// has no flag and no environment variable.
+const ScopesKey = "scopes"
+
+// ScopeNameKey is the key of a scope entry that names the scope.
+const ScopeNameKey = "name"
+
+// tagsKey is accepted in the config file (top level and scope entries) as
+// another spelling of the tag setting's key: SPEC §10's example writes
+// tags: {team: payments}. Giving both is a key given twice.
+const tagsKey = "tags"
+
+// settingKey maps a config-file key to its setting name.
+func settingKey(k string) string {
+	if k == tagsKey {
+		return Tag
+	}
+	return k
+}
+
+// scopeEntry is one entry of scopes: as the file holds it.
+type scopeEntry struct {
+	name string
+	// usable: the name follows the rule and no earlier entry has it; only
+	// such an entry becomes a Scope.
+	usable bool
+	// label begins the name of every problem of the entry: scopes.<name>
+	// once the name is usable, else scopes[<index>] (0-based).
+	label  string
+	values map[string]string // raw values by setting name, type-checked
+}
+
+// parseScopes reads the value of scopes:. Problems name the entry by
+// scopes.<name> or, without a usable name, by its 0-based index; they never
+// quote a value.
+func parseScopes(v *yaml.Node) ([]scopeEntry, []Problem) {
+	if v.Kind != yaml.SequenceNode {
+		return nil, []Problem{{ClassWrongType, ScopesKey, SourceFile, "must be a YAML list of scope entries (mappings of name and per-scope settings)"}}
+	}
+	if len(v.Content) == 0 {
+		return nil, []Problem{{ClassInvalidValue, ScopesKey, SourceFile, "must list at least one scope (or drop scopes: for one scope from the top-level settings)"}}
+	}
+	var (
+		out   []scopeEntry
+		probs []Problem
+		names = map[string]bool{}
+	)
+	for i, item := range v.Content {
+		e := scopeEntry{label: fmt.Sprintf("%s[%d]", ScopesKey, i), values: map[string]string{}}
+		if item.Kind != yaml.MappingNode {
+			probs = append(probs, Problem{ClassWrongType, e.label, SourceFile, "must be a YAML mapping of name and per-scope settings"})
+			continue
+		}
+		// The name first, so that every other problem of the entry can
+		// name the scope.
+		var named bool
+		for j := 0; j+1 < len(item.Content); j += 2 {
+			k, val := item.Content[j], item.Content[j+1]
+			if k.Kind != yaml.ScalarNode || k.Tag != "!!str" || k.Value != ScopeNameKey {
+				continue
+			}
+			if named {
+				probs = append(probs, Problem{ClassInvalidValue, e.label + "." + ScopeNameKey, SourceFile, "is given more than once"})
+				e.usable = false
+				continue
+			}
+			named = true
+			switch {
+			case val.Kind != yaml.ScalarNode || val.Tag != "!!str":
+				probs = append(probs, Problem{ClassWrongType, e.label + "." + ScopeNameKey, SourceFile, "must be a YAML string"})
+			case model.ValidateScopeName(val.Value) != nil:
+				probs = append(probs, Problem{ClassInvalidValue, e.label + "." + ScopeNameKey, SourceFile, model.ErrScopeName.Error()})
+			case names[val.Value]:
+				probs = append(probs, Problem{ClassInvalidValue, e.label + "." + ScopeNameKey, SourceFile, "names the same scope as an earlier entry; scope names are unique"})
+			default:
+				e.name, e.usable = val.Value, true
+				names[val.Value] = true
+			}
+		}
+		if !named {
+			probs = append(probs, Problem{ClassRequired, e.label + "." + ScopeNameKey, SourceFile, "is required: every scope entry has a name (" + model.ErrScopeName.Error() + ")"})
+		}
+		if e.usable {
+			e.label = ScopesKey + "." + e.name
+		}
+		seen := map[string]bool{}
+		for j := 0; j+1 < len(item.Content); j += 2 {
+			k, val := item.Content[j], item.Content[j+1]
+			if k.Kind != yaml.ScalarNode || k.Tag != "!!str" {
+				probs = append(probs, Problem{ClassUnknownKey, fmt.Sprintf("at line %d", k.Line), SourceFile, "keys must be setting names"})
+				continue
+			}
+			if k.Value == ScopeNameKey {
+				continue
+			}
+			key := settingKey(k.Value)
+			s, known := Lookup(key)
+			switch {
+			case !validKeyText(key):
+				probs = append(probs, Problem{ClassUnknownKey, fmt.Sprintf("at line %d", k.Line), SourceFile, "is not a sops-aws-sync setting"})
+			case !known:
+				probs = append(probs, Problem{ClassUnknownKey, e.label + "." + key, SourceFile, "is not a sops-aws-sync setting"})
+			case seen[key]:
+				probs = append(probs, Problem{ClassInvalidValue, e.label + "." + key, SourceFile, "is given more than once"})
+			case !s.PerScope:
+				probs = append(probs, Problem{ClassNotPerScope, e.label + "." + key, SourceFile, ""})
+			default:
+				seen[key] = true
+				raw, ok := scalarFor(s.Kind, val)
+				if !ok {
+					probs = append(probs, Problem{ClassWrongType, e.label + "." + key, SourceFile, "must be a YAML " + yamlTypeName(s.Kind)})
+					continue
+				}
+				e.values[key] = raw
+			}
+		}
+		out = append(out, e)
+	}
+	return out, probs
+}
+
+// ambiguous refuses every per-scope setting given as a flag or an
+// environment variable while the file lists scopes: it would apply to
+// every scope, and whether the operator meant that or one scope is a guess
+// (SPEC §10). The value is dropped (the default, if any, stays), so that
+// nothing else is reported about it.
+func ambiguous(vals map[string]raw) []Problem {
+	var probs []Problem
+	for _, s := range Settings {
+		r, ok := vals[s.Name]
+		if !s.PerScope || !ok || (r.source != SourceFlag && r.source != SourceEnv) {
+			continue
+		}
+		probs = append(probs, Problem{ClassScopeAmbiguous, settingLabel(s.Name, r.source), r.source, ""})
+		if s.Default != "" {
+			vals[s.Name] = raw{s.Default, SourceDefault}
+		} else {
+			delete(vals, s.Name)
+		}
+	}
+	return probs
+}
+
+// resolveScopes builds one Scope per usable entry, in file order: the
+// run's Desired, Engine and AWS of o, then every per-scope setting bound
+// again, in declaration order, with the entry's value or else the top-level
+// one (vals, the top-level raw values, defaults included). Binding them
+// again lets a rule that reads an earlier setting (replica-regions checks
+// the Region) see the scope's value. A top-level value that broke its rule
+// (rejected) was reported once and is not bound again.
+func resolveScopes(o Options, entries []scopeEntry, vals map[string]raw, rejected map[string]bool) ([]Scope, []Problem) {
+	var (
+		out   []Scope
+		probs []Problem
+	)
+	for _, e := range entries {
+		sc := Options{Desired: o.Desired, Engine: o.Engine, AWS: o.AWS}
+		sc.Engine.Metadata.Tags = maps.Clone(o.Engine.Metadata.Tags)
+		for _, s := range Settings {
+			if !s.PerScope {
+				continue
+			}
+			v, own := e.values[s.Name]
+			top, inherited := vals[s.Name]
+			switch {
+			case own:
+			case inherited && !rejected[s.Name]:
+				v = top.value
+			case s.Required && !inherited:
+				probs = append(probs, Problem{ClassRequired, e.label + "." + s.Name, SourceFile,
+					"is required; give " + s.Name + " in this scope entry or at the top level of the config file"})
+				continue
+			default:
+				continue
+			}
+			if p, ok := s.set(&sc, v); !ok {
+				p.Setting, p.Source = e.label+"."+s.Name, SourceFile
+				probs = append(probs, p)
+			}
+		}
+		if e.usable {
+			out = append(out, Scope{Name: e.name, Desired: sc.Desired, Engine: sc.Engine, AWS: sc.AWS, Listed: true})
+		}
+	}
+	return out, probs
+}
+
+// selectScopes keeps the scopes --scope names, in configuration order. A
+// name of no scope is config:invalid-value (exit 3): a subset that silently
+// ran fewer scopes than asked would hide a typo.
+func selectScopes(scopes []Scope, names []string, src Source) ([]Scope, []Problem) {
+	var probs []Problem
+	for _, n := range names {
+		if !slices.ContainsFunc(scopes, func(s Scope) bool { return s.Name == n }) {
+			probs = append(probs, Problem{ClassInvalidValue, ScopeFilter, src,
+				"names a scope the configuration does not hold (the names of its scopes: entries; without scopes:, the one scope is " + DefaultScopeName + ")"})
+			break
+		}
+	}
+	return slices.DeleteFunc(slices.Clone(scopes), func(s Scope) bool { return !slices.Contains(names, s.Name) }), probs
+}
