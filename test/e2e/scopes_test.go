@@ -120,7 +120,7 @@ func TestExit0_TwoScopesTwoAccountsOneRun(t *testing.T) {
 		where[s.Account+"/"+s.Region] = s.Name
 	}
 	assert.Equal(t, map[string]string{
-		e2eRoleAccount + "/eu-west-1":                f.Prefix + "/db",
+		e2eRoleAccount + "/eu-west-1":               f.Prefix + "/db",
 		emulator.DefaultAccountID + "/eu-central-1": f.Prefix + "/db",
 	}, where)
 	assert.Equal(t, int64(1), e.stats().Calls["GetCallerIdentity"], "one call for the base account")
