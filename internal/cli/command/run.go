@@ -196,7 +196,14 @@ func (inv *invocation) ports(ctx context.Context, scopes []runScope) ([]scopePor
 	}
 	out := make([]scopePort, len(ps))
 	for i, p := range ps {
-		out[i] = scopePort{region: p.Region, bucket: p.Bucket, port: p.Port}
+		// The Region the SDK chain chose is shown only when it is a Region
+		// code (the plan file accepts no other text); AWS_REGION may hold
+		// anything an endpoint override accepts.
+		region := p.Region
+		if !model.ValidRegion(region) {
+			region = ""
+		}
+		out[i] = scopePort{region: region, bucket: p.Bucket, port: p.Port}
 	}
 	return out, nil
 }

@@ -274,6 +274,24 @@ func TestOneListedScopeRunsWithItsSettings(t *testing.T) {
 	assert.Zero(t, fk.ports+fk.loads)
 }
 
+// TestRegression_SDKRegionThatIsNoRegionCode: the Region the SDK chain
+// chose (AWS_REGION, any text an endpoint override accepts) is shown in the
+// plan file only when it is a Region code; otherwise the plan file, which
+// accepts no other text, would have been refused after the run.
+func TestRegression_SDKRegionThatIsNoRegionCode(t *testing.T) {
+	for region, want := range map[string]string{"local": "", "eu-west-1": "eu-west-1"} {
+		fk := newFake()
+		fk.f.NewPorts = func(_ context.Context, scopes []config.Scope) ([]factory.ScopePort, error) {
+			return []factory.ScopePort{{Name: scopes[0].Name, Region: region, Bucket: "b"}}, nil
+		}
+		planPath := filepath.Join(t.TempDir(), "plan.json")
+		require.Equal(t, 0, fk.exec(context.Background(), append([]string{"plan", "--plan-file", planPath}, req...)...), fk.err.String())
+		v, err := planview.ReadFile(planPath)
+		require.NoError(t, err)
+		assert.Equal(t, want, v.Scopes[0].Region, region)
+	}
+}
+
 func TestCancellationIsInterrupted(t *testing.T) {
 	// Signal: the parent context is cancelled while the engine runs.
 	fk := newFake()
