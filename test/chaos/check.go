@@ -100,7 +100,13 @@ var allowedLogKeys = map[string]bool{
 	vocab.FieldErrorCode: true, vocab.FieldFaultClass: true, vocab.FieldRequestID: true,
 	vocab.FieldErrorClass: true, vocab.FieldVerification: true,
 	vocab.FieldThrottled: true, vocab.FieldWaitMS: true, vocab.FieldDone: true, vocab.FieldTotal: true,
+	vocab.FieldRegion: true,
 }
+
+// ChaosRegion is the scope's own Region in every scenario (the runner's
+// --aws-region): the Region of every primary; any other Region holds only
+// their replicas.
+const ChaosRegion = "us-east-1"
 
 // verificationFor is the verification that goes with a sync status
 // (SPEC §7.1).
@@ -131,6 +137,12 @@ func checkRuns(ev Evidence) []Violation {
 	var vs []Violation
 	add := func(run int, kind, detail string) {
 		vs = append(vs, Violation{Kind: kind, Run: run, Detail: detail})
+	}
+	mutations := map[int]int{}
+	for _, c := range ev.Calls {
+		if Mutating(c.Op) {
+			mutations[c.Run]++
+		}
 	}
 	for i, rr := range ev.Runs {
 		n := i + 1
@@ -193,7 +205,11 @@ func checkRuns(ev Evidence) []Violation {
 		}
 		switch rep.Status {
 		case vocab.StatusInvalid:
-			add(n, "unexpected-invalid", "a valid desired state and configuration were rejected")
+			// The one valid reason: --max-deletions blocked the plan, which
+			// then changed nothing (SPEC §5, §12).
+			if rr.Run.MaxDeletions == nil || mutations[n] > 0 {
+				add(n, "unexpected-invalid", "a valid desired state and configuration were rejected")
+			}
 		case vocab.StatusConflict:
 			add(n, "spurious-conflict", fmt.Sprintf("%d conflicts reported in a scenario without conflicts", rep.Counts.Conflicts))
 		}
@@ -240,6 +256,7 @@ func checkCalls(ev Evidence) []Violation {
 			foreign[p.Name] = true
 		}
 	}
+	deletions := runDeletions{}
 	tokenRun := map[string]int{}
 	tokenTarget := map[string]string{}
 	deleteSeen := map[int]bool{}
@@ -265,7 +282,8 @@ func checkCalls(ev Evidence) []Violation {
 		}
 		metadataOnly := c.Op == "UpdateSecret" && !c.HasValue
 		switch c.Op {
-		case "CreateSecret", "PutSecretValue", "DeleteSecret", "RestoreSecret":
+		case "CreateSecret", "PutSecretValue", "DeleteSecret", "RestoreSecret",
+			"ReplicateSecretToRegions", "RemoveRegionsFromReplication": // judged by checkReplicaCall
 		case "UpdateSecret":
 			if metadataOnly && (meta == nil || meta.KMSKeyID == "" && meta.Description == "") {
 				add("forbidden-operation", "UpdateSecret of metadata the run did not configure")
@@ -290,6 +308,17 @@ func checkCalls(ev Evidence) []Violation {
 		}
 		if foreign[target] {
 			add("foreign-write", c.Op+" on a secret the scope does not own")
+		}
+		var run *Run
+		if n >= 1 && n <= len(ev.Runs) {
+			run = &ev.Runs[n-1].Run
+		}
+		vs = append(vs, checkReplicaCall(s, run, n, target, c)...)
+		if c.Op == "DeleteSecret" {
+			deletions.note(n, target)
+		}
+		for _, region := range c.RemoveRegions {
+			deletions.note(n, target+"@"+region)
 		}
 		switch c.Op {
 		case "DeleteSecret":
@@ -325,15 +354,83 @@ func checkCalls(ev Evidence) []Violation {
 			}
 		}
 	}
+	for _, n := range slices.Sorted(maps.Keys(deletions)) {
+		if n < 1 || n > len(ev.Runs) {
+			continue
+		}
+		if lim := ev.Runs[n-1].Run.MaxDeletions; lim != nil && len(deletions[n]) > *lim {
+			vs = append(vs, Violation{Kind: "deletion-limit", Run: n,
+				Detail: fmt.Sprintf("%d deletions and replica removals with --max-deletions %d", len(deletions[n]), *lim)})
+		}
+	}
 	return vs
 }
 
+// byName maps the names of the secrets in ChaosRegion (the primaries; the
+// replicas in other Regions share their names) to their dumps.
 func byName(d emulator.StateDump) map[string]emulator.SecretDump {
 	m := map[string]emulator.SecretDump{}
 	for _, s := range d.Secrets {
-		m[s.Name] = s
+		if s.Region == ChaosRegion || s.Region == "" {
+			m[s.Name] = s
+		}
 	}
 	return m
+}
+
+// runDeletions are, per run, the deletions it made: a secret's name for a
+// DeleteSecret, name@Region for each replica removed.
+type runDeletions map[int]map[string]bool
+
+func (d runDeletions) note(run int, what string) {
+	if d[run] == nil {
+		d[run] = map[string]bool{}
+	}
+	d[run][what] = true
+}
+
+// checkReplicaCall judges one mutating call against the replica invariants
+// (SPEC §12): every write goes to a primary in ChaosRegion, never to a
+// replica; ForceOverwriteReplicaSecret is never sent; a replica is added
+// only in a Region the run configured; a replica is removed only when the
+// run configures replica-regions, and a configured Region only from a
+// secret the run's revision no longer desires (removed before its
+// deletion).
+func checkReplicaCall(s *Scenario, run *Run, n int, target string, c Call) []Violation {
+	var vs []Violation
+	add := func(kind, detail string) {
+		vs = append(vs, Violation{Kind: kind, Run: n, Secret: target, Detail: detail})
+	}
+	if c.Region != "" && c.Region != ChaosRegion {
+		add("replica-write", fmt.Sprintf("%s signed for %s, not the scope's Region", c.Op, c.Region))
+	}
+	if c.ForceOverwrite {
+		add("replica-config", c.Op+" with ForceOverwriteReplicaSecret")
+	}
+	var configured []string
+	if run != nil {
+		configured = model.ReplicaRegionsOf(run.Replicas)
+	}
+	for _, region := range c.AddRegions {
+		if !slices.Contains(configured, region) {
+			add("replica-config", c.Op+" adds a replica in a Region the run did not configure")
+		}
+	}
+	if c.Op == "RemoveRegionsFromReplication" {
+		if len(configured) == 0 {
+			add("replica-removal", "a replica removed by a run without replica-regions")
+		}
+		desired := false
+		if run != nil {
+			_, desired = s.Revisions[run.Revision].Desired(s.Scope)[target]
+		}
+		for _, region := range c.RemoveRegions {
+			if slices.Contains(configured, region) && desired {
+				add("replica-removal", "a configured replica of a desired secret removed")
+			}
+		}
+	}
+	return vs
 }
 
 // current returns the versions holding AWSCURRENT.
@@ -449,6 +546,56 @@ func checkState(ev Evidence) []Violation {
 			if m.KMSKeyID != "" && !model.SameKMSKey(m.KMSKeyID, q.KmsKeyID, q.ARN) {
 				add("desired-metadata", n, "the configured KMS key is not set after the final sync")
 			}
+		}
+	}
+
+	// Replicas: a final sync with replica-regions leaves every desired
+	// secret with exactly the configured replicas, InSync, each a replica
+	// of the ChaosRegion primary; a secret scheduled for deletion has none
+	// (AWS refuses to delete a primary with replicas); outside ChaosRegion
+	// there is nothing but replicas of its primaries.
+	var finalReplicas []string
+	for _, run := range s.Runs {
+		if run.Final && run.Command == "sync" {
+			finalReplicas = model.ReplicaRegionsOf(run.Replicas)
+		}
+	}
+	elsewhere := map[string]emulator.SecretDump{}
+	for _, sd := range ev.Post.Secrets {
+		if sd.Region == ChaosRegion || sd.Region == "" {
+			continue
+		}
+		elsewhere[sd.Region+"/"+sd.Name] = sd
+		if !sd.Replica || sd.PrimaryRegion != ChaosRegion {
+			add("unexpected-secret", sd.Name, "a secret outside the scope's Region that is not a replica of its primary")
+		}
+	}
+	if len(finalReplicas) > 0 {
+		for _, n := range sortedKeys(final) {
+			q, ok := post[n]
+			if !ok {
+				continue
+			}
+			got := slices.Sorted(slices.Values(q.ReplicaRegions))
+			if !slices.Equal(got, finalReplicas) {
+				add("desired-replicas", n, fmt.Sprintf("replicas %v after the final sync, configured %v", got, finalReplicas))
+				continue
+			}
+			for _, st := range q.ReplicationStatus {
+				if st.Status != "InSync" {
+					add("desired-replicas", n, fmt.Sprintf("replica in %s is %s after the final sync", st.Region, st.Status))
+				}
+			}
+			for _, region := range finalReplicas {
+				if _, ok := elsewhere[region+"/"+n]; !ok {
+					add("desired-replicas", n, "no replica secret in "+region)
+				}
+			}
+		}
+	}
+	for _, n := range sortedKeys(post) {
+		if q := post[n]; q.DeletedDate != nil && len(q.ReplicaRegions) > 0 {
+			add("replica-of-deleted", n, "a secret scheduled for deletion still has replicas")
 		}
 	}
 

@@ -311,3 +311,119 @@ func TestRegression_ValueThatComesBackIsAWrite(t *testing.T) {
 		t.Fatalf("violations %v do not include version-churn", got)
 	}
 }
+
+// replicaEvidence is cleanEvidence with replica-regions eu-west-1 on every
+// run: p/a and p/b have their replica there, InSync; p/old had one, removed
+// before its deletion in run 1.
+func replicaEvidence() *Evidence {
+	ev := cleanEvidence()
+	s := ev.Scenario
+	for i := range s.Runs {
+		s.Runs[i].Replicas = []model.Replica{{Region: "eu-west-1"}}
+	}
+	for i, sd := range ev.Post.Secrets {
+		if sd.Name == "p/a" || sd.Name == "p/b" {
+			ev.Post.Secrets[i].Region = ChaosRegion
+			ev.Post.Secrets[i].ReplicaRegions = []string{"eu-west-1"}
+			ev.Post.Secrets[i].ReplicationStatus = []emulator.ReplicaStatusDump{{Region: "eu-west-1", Status: "InSync"}}
+			rep := sd
+			rep.Region, rep.Replica, rep.PrimaryRegion = "eu-west-1", true, ChaosRegion
+			ev.Post.Secrets = append(ev.Post.Secrets, rep)
+		}
+	}
+	old := ev.Calls[3]
+	ev.Calls = append(ev.Calls[:3:3],
+		Call{Run: 1, Op: "RemoveRegionsFromReplication", Target: old.Target, RemoveRegions: []string{"eu-west-1"}, Region: ChaosRegion, Status: 200},
+		old,
+		Call{Run: 1, Op: "ReplicateSecretToRegions", Target: "p/a", AddRegions: []string{"eu-west-1"}, Region: ChaosRegion, Status: 200},
+	)
+	ev.Calls[2].AddRegions = []string{"eu-west-1"} // p/b created with its replica
+	ev.Calls = append(ev.Calls, cleanEvidence().Calls[4:]...)
+	for i := range ev.Runs {
+		ev.Runs[i].Run = s.Runs[i]
+	}
+	return ev
+}
+
+// TestCheckReplicaInvariants: the replica invariants (SPEC §12) accept an
+// ideal run and catch each broken promise: a write signed for a replica's
+// Region, a replica added in a Region the run did not configure or with
+// ForceOverwriteReplicaSecret, a configured replica of a desired secret
+// removed, more deletions than --max-deletions, a final state without the
+// configured replicas, a deleted secret keeping replicas; a run that
+// --max-deletions blocked without a write is not a finding.
+func TestCheckReplicaInvariants(t *testing.T) {
+	if vs := Check(*replicaEvidence()); len(vs) != 0 {
+		t.Fatalf("violations on an ideal replica run: %v", vs)
+	}
+	two := 2
+	cases := map[string]func(ev *Evidence){
+		"replica-write": func(ev *Evidence) {
+			ev.Calls = append(ev.Calls, Call{Run: 1, Op: "PutSecretValue", Target: "p/a", Token: tokA, Region: "eu-west-1", Status: 400})
+		},
+		"replica-config": func(ev *Evidence) {
+			ev.Calls = append(ev.Calls, Call{Run: 1, Op: "ReplicateSecretToRegions", Target: "p/a", AddRegions: []string{"us-west-2"}})
+		},
+		"replica-config/force": func(ev *Evidence) { ev.Calls[5].ForceOverwrite = true },
+		"replica-removal": func(ev *Evidence) {
+			ev.Calls = append(ev.Calls, Call{Run: 1, Op: "RemoveRegionsFromReplication", Target: "p/a", RemoveRegions: []string{"eu-west-1"}})
+		},
+		"replica-removal/unconfigured": func(ev *Evidence) { ev.Scenario.Runs[0].Replicas = nil; ev.Runs[0].Run.Replicas = nil },
+		"deletion-limit": func(ev *Evidence) {
+			one := 1
+			ev.Runs[0].Run.MaxDeletions = &one // a removal and a deletion: 2
+		},
+		"desired-replicas": func(ev *Evidence) {
+			for i, sd := range ev.Post.Secrets {
+				if sd.Name == "p/b" && sd.Region == ChaosRegion {
+					ev.Post.Secrets[i].ReplicationStatus[0].Status = "Failed"
+				}
+			}
+		},
+		"desired-replicas/missing": func(ev *Evidence) { ev.Post.Secrets = ev.Post.Secrets[:len(ev.Post.Secrets)-1] },
+		"replica-of-deleted": func(ev *Evidence) {
+			for i, sd := range ev.Post.Secrets {
+				if sd.Name == "p/old" {
+					ev.Post.Secrets[i].ReplicaRegions = []string{"eu-west-1"}
+				}
+			}
+		},
+		"unexpected-secret": func(ev *Evidence) {
+			ev.Post.Secrets = append(ev.Post.Secrets, emulator.SecretDump{Name: "p/a", Region: "us-west-2"})
+		},
+		"unexpected-invalid": func(ev *Evidence) {
+			ev.Runs[0].Run.MaxDeletions = &two
+			ev.Runs[0].Exit = 3
+			ev.Runs[0].Report = reportJSON(shaB, "invalid", "not-run", 0)
+		},
+	}
+	for name, mutate := range cases {
+		t.Run(name, func(t *testing.T) {
+			ev := replicaEvidence()
+			mutate(ev)
+			want, _, _ := strings.Cut(name, "/")
+			if got := kinds(Check(*ev)); !slices.Contains(got, want) {
+				t.Fatalf("violations %v do not include %s", got, want)
+			}
+		})
+	}
+	// --max-deletions blocked the run before any write: not a finding.
+	ev := replicaEvidence()
+	zero := 0
+	ev.Scenario.Runs[0].MaxDeletions = &zero
+	ev.Runs[0].Run = ev.Scenario.Runs[0]
+	ev.Runs[0].Exit = 3
+	ev.Runs[0].Report = reportJSON(shaB, "invalid", "not-run", 0)
+	var kept []Call
+	for _, c := range ev.Calls {
+		if c.Run != 1 || !Mutating(c.Op) {
+			kept = append(kept, c)
+		}
+	}
+	ev.Calls = kept
+	for _, v := range Check(*ev) {
+		if v.Kind == "unexpected-invalid" || v.Kind == "deletion-limit" {
+			t.Fatalf("a run --max-deletions blocked before any write is a finding: %v", v)
+		}
+	}
+}

@@ -124,6 +124,15 @@ func (e *Emu) Seed(pre []PreSecret) error {
 				return fmt.Errorf("seed %s: %w", p.Name, err)
 			}
 		}
+		if len(p.Replicas) > 0 {
+			var add []map[string]string
+			for _, region := range p.Replicas {
+				add = append(add, map[string]string{"Region": region})
+			}
+			if err := e.Call("ReplicateSecretToRegions", map[string]any{"SecretId": p.Name, "AddReplicaRegions": add}, nil); err != nil {
+				return fmt.Errorf("seed %s: %w", p.Name, err)
+			}
+		}
 		if p.DeleteWindowDays > 0 {
 			if err := e.Call("DeleteSecret", map[string]any{"SecretId": p.Name, "RecoveryWindowInDays": p.DeleteWindowDays}, nil); err != nil {
 				return fmt.Errorf("seed %s: %w", p.Name, err)

@@ -33,7 +33,21 @@ type GenOptions struct {
 	// secret names into whole values, .sops.txt or .sops.bin, switching
 	// kind between revisions (drawWhole; SPEC §3.1). Its own random stream.
 	Whole bool
+	// Replicas makes ReplicaShare of the scenarios configure replica-regions
+	// on every run (a Region set drawn per run, the final runs sharing
+	// theirs), seed some owned secrets with replicas, add a replication lag
+	// to some fault runs and a --max-deletions to some (drawReplicas; SPEC
+	// §12). Its own random stream.
+	Replicas bool
 }
+
+// ReplicaShare is the chance that a scenario configures replica-regions
+// when GenOptions.Replicas is on.
+const ReplicaShare = 0.3
+
+// ReplicaPool are the Regions a scenario draws its replica Regions from
+// (the scope's own Region is ChaosRegion).
+var ReplicaPool = []string{"ap-south-1", "eu-west-1", "us-west-2"}
 
 // MetadataShare is the chance that a scenario configures metadata when
 // GenOptions.Metadata is on.
@@ -51,7 +65,7 @@ const (
 const QuotaShare = 0.5
 
 // DefaultGenOptions are the campaign's defaults.
-var DefaultGenOptions = GenOptions{KillShare: 0.4, DotenvShare: 0.1, Quotas: true, Metadata: true, Whole: true}
+var DefaultGenOptions = GenOptions{KillShare: 0.4, DotenvShare: 0.1, Quotas: true, Metadata: true, Whole: true, Replicas: true}
 
 // entry is a logical document while a history is generated.
 type entry struct {
@@ -152,7 +166,65 @@ func Generate(seed uint64, index int, opt GenOptions) (*Scenario, error) {
 	if opt.Whole {
 		drawWhole(rand.New(rand.NewPCG(seed^0x77686f6c65, uint64(index))), s)
 	}
+	if opt.Replicas {
+		drawReplicas(rand.New(rand.NewPCG(seed^0x7265706c, uint64(index))), s)
+	}
 	return s, nil
+}
+
+// drawReplicas gives ReplicaShare of the scenarios replica-regions (SPEC
+// §12): every run configures a non-empty set of ReplicaPool Regions (so no
+// replica is ever a replication conflict), the final sync and plan sharing
+// one draw, which the checker then requires on every desired secret; half
+// of the active owned secrets start with replicas of their own draw (so
+// runs add and drop Regions); a third of the fault runs add a replication
+// lag of 0.2–2 s and a third get --max-deletions 0–2 (a removal counts as
+// a deletion). Replica failures and same-name secrets in a replica Region
+// are left to the e2e and engine tests: neither converges without an
+// operator.
+func drawReplicas(r *rand.Rand, s *Scenario) {
+	if r.Float64() >= ReplicaShare {
+		return
+	}
+	subset := func() []string {
+		var out []string
+		for _, region := range ReplicaPool {
+			if r.IntN(2) == 0 {
+				out = append(out, region)
+			}
+		}
+		if len(out) == 0 {
+			out = []string{ReplicaPool[r.IntN(len(ReplicaPool))]}
+		}
+		return out
+	}
+	for i := range s.Pre {
+		p := &s.Pre[i]
+		if !p.Foreign && p.DeleteWindowDays == 0 && r.IntN(2) == 0 {
+			p.Replicas = subset()
+		}
+	}
+	var last []model.Replica
+	for i := range s.Runs {
+		run := &s.Runs[i]
+		if !run.Final || i == 0 || !s.Runs[i-1].Final {
+			last = nil
+			for _, region := range subset() {
+				last = append(last, model.Replica{Region: region})
+			}
+		}
+		run.Replicas = last
+		if run.Final {
+			continue
+		}
+		if r.IntN(3) == 0 {
+			run.Faults.ReplicationLagMS = 200 + r.Int64N(1800)
+		}
+		if r.IntN(3) == 0 {
+			n := r.IntN(3)
+			run.MaxDeletions = &n
+		}
+	}
 }
 
 // drawPlanted plants a disallowed key-service stanza (Doc.Planted) into

@@ -35,6 +35,14 @@ type Call struct {
 	HasValue bool
 	// TagKeys are the keys of the request's Tags (CreateSecret, TagResource).
 	TagKeys []string
+	// Region is the Region the request is signed for (SigV4 credential
+	// scope of its Authorization header; "" when unsigned).
+	Region string
+	// AddRegions are the Regions of AddReplicaRegions (CreateSecret,
+	// ReplicateSecretToRegions); RemoveRegions RemoveReplicaRegions;
+	// ForceOverwrite is ForceOverwriteReplicaSecret.
+	AddRegions, RemoveRegions []string
+	ForceOverwrite            bool
 }
 
 // Mutating reports whether op changes state.
@@ -164,6 +172,26 @@ type reqFields struct {
 	Tags                       []struct {
 		Key string `json:"Key"`
 	} `json:"Tags"`
+	AddReplicaRegions []struct {
+		Region string `json:"Region"`
+	} `json:"AddReplicaRegions"`
+	RemoveReplicaRegions        []string `json:"RemoveReplicaRegions"`
+	ForceOverwriteReplicaSecret bool     `json:"ForceOverwriteReplicaSecret"`
+}
+
+// signedRegion is the Region of a SigV4 Authorization header's credential
+// scope (Credential=AKID/DATE/REGION/SERVICE/aws4_request), "" for none.
+func signedRegion(auth string) string {
+	_, cred, ok := strings.Cut(auth, "Credential=")
+	if !ok {
+		return ""
+	}
+	cred, _, _ = strings.Cut(cred, ",")
+	parts := strings.Split(cred, "/")
+	if len(parts) < 5 {
+		return ""
+	}
+	return parts[2]
 }
 
 const (
@@ -196,6 +224,11 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for _, t := range f.Tags {
 		c.TagKeys = append(c.TagKeys, t.Key)
 	}
+	c.Region = signedRegion(r.Header.Get("Authorization"))
+	for _, a := range f.AddReplicaRegions {
+		c.AddRegions = append(c.AddRegions, a.Region)
+	}
+	c.RemoveRegions, c.ForceOverwrite = f.RemoveReplicaRegions, f.ForceOverwriteReplicaSecret
 	if c.Target == "" {
 		c.Target = f.Name
 	}

@@ -11,12 +11,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
 
 // Outcome is the result of one scenario.
@@ -286,6 +288,12 @@ func (p *Player) play(s *Scenario, dir string, o *Outcome) (*Evidence, error) {
 		if run.Metadata != nil {
 			line += " metadata"
 		}
+		if len(run.Replicas) > 0 {
+			line += " replicas=" + strings.Join(model.ReplicaRegionsOf(run.Replicas), ",")
+		}
+		if run.MaxDeletions != nil {
+			line += fmt.Sprintf(" max-deletions=%d", *run.MaxDeletions)
+		}
 		if run.MaxAttempts > 0 {
 			line += fmt.Sprintf(" max-attempts=%d", run.MaxAttempts)
 		}
@@ -410,6 +418,12 @@ func (p *Player) runCLI(s *Scenario, i int, run Run, dir, repoDir string, shas [
 	}
 	if run.MaxAttempts > 0 {
 		args = append(args, "--aws-max-attempts", strconv.Itoa(run.MaxAttempts))
+	}
+	if len(run.Replicas) > 0 {
+		args = append(args, "--replica-regions", strings.Join(model.ReplicaRegionsOf(run.Replicas), ","))
+	}
+	if run.MaxDeletions != nil {
+		args = append(args, "--max-deletions", strconv.Itoa(*run.MaxDeletions))
 	}
 	if s.ShowResourceNames {
 		args = append(args, "--show-resource-names")

@@ -97,6 +97,10 @@ type PreSecret struct {
 	// Kind names why the secret is there ("synced", "drift-value", "binary",
 	// "history", "pending", "graveyard", "foreign-untagged", ...).
 	Kind string
+	// Replicas are the Regions an earlier sync replicated the secret to
+	// (ReplicateSecretToRegions after its versions; only for an active
+	// owned secret of a scenario that configures replica-regions).
+	Replicas []string
 }
 
 // KillPlan says when the runner SIGKILLs the CLI in a run.
@@ -184,6 +188,10 @@ type Run struct {
 	// Metadata, when set, is the metadata of owned secrets configured for
 	// this run (--kms-key-id, --description, --tag; issue 14).
 	Metadata *model.Metadata
+	// Replicas, when set, is --replica-regions for this run (SPEC §12);
+	// MaxDeletions, when set, is --max-deletions (replica removals count).
+	Replicas     []model.Replica
+	MaxDeletions *int
 	// Kill, when set, SIGKILLs the CLI during the run.
 	Kill *KillPlan
 	// Concurrency is --concurrency.

@@ -1,0 +1,182 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+// secretIn returns the secret named name in region from the emulator state,
+// or nil.
+func (e *emu) secretIn(region, name string) *emulator.SecretDump {
+	for _, s := range e.state().Secrets {
+		if s.Name == name && s.Region == region {
+			s := s
+			return &s
+		}
+	}
+	return nil
+}
+
+// replicaStatuses are a primary's replicas by Region, with their status.
+func replicaStatuses(s *emulator.SecretDump) map[string]string {
+	out := map[string]string{}
+	for _, r := range s.ReplicationStatus {
+		out[r.Region] = r.Status
+	}
+	return out
+}
+
+// oneDoc writes and commits one JSON document with a canary value.
+func (f *fixture) oneDoc() doc {
+	f.t.Helper()
+	d := doc{Rel: "secrets/r" + token(3) + ".sops.json", Plain: `{"password": "CANARY-replica-` + token(6) + `"}`}
+	f.writeDoc(d.Rel, d.Plain, "")
+	d.Name = f.nameOf(d.Rel)
+	f.Names = append(f.Names, d.Name, strings.TrimPrefix(d.Rel, "secrets/"))
+	f.Values = append(f.Values, canaryIn(d.Plain))
+	f.commit("add a document")
+	return d
+}
+
+// verifyRounds is the count of the "verification finished" record.
+func verifyRounds(t *testing.T, r result) int {
+	t.Helper()
+	rec := findRecord(r.records(t), func(m map[string]any) bool { return m["msg"] == "verification finished" })
+	require.NotNil(t, rec, "no verification record:\n%s", r.Stdout)
+	return int(rec["count"].(float64))
+}
+
+// TestReplicaRegionsLifecycle is issue 23's first "Done when" with the real
+// binary, a SOPS document, Git and the emulator across emulated Regions:
+// without replica-regions a replica is conflict replication; create with
+// two replicas verified InSync after the emulator's replication lag; the
+// same scope in a replica's Region plans nothing; a Region added is
+// replicated; a Region dropped is blocked by --max-deletions 0 and allowed
+// with 1; delete then restore with replicas; a replica failure exits 6
+// without its status message.
+func TestReplicaRegionsLifecycle(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t, "--replication-lag-ms", "1500")
+	d := f.oneDoc()
+	two := []string{"--replica-regions", "eu-west-1,us-west-2"}
+
+	// Create with two replicas: one CreateSecret carries them; verification
+	// polls until both are InSync (1.5 s of lag at a 250 ms poll).
+	r := f.run(e, runOpts{}, f.args("plan", two...)...)
+	expect(t, r, 0, vocab.StatusDrift, vocab.VerificationNotRun, &vocab.Counts{Create: 1})
+	r = f.run(e, runOpts{}, f.args("sync", two...)...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Create: 1})
+	assert.GreaterOrEqual(t, verifyRounds(t, r), 2, "verification waited for the replicas")
+	assert.Equal(t, int64(1), e.stats().Calls["CreateSecret"])
+	assert.Zero(t, e.stats().Calls["ReplicateSecretToRegions"], "the create carried the replicas")
+	primary := e.secretIn("us-east-1", d.Name)
+	require.NotNil(t, primary)
+	assert.Equal(t, map[string]string{"eu-west-1": "InSync", "us-west-2": "InSync"}, replicaStatuses(primary))
+	for _, region := range []string{"eu-west-1", "us-west-2"} {
+		rep := e.secretIn(region, d.Name)
+		require.NotNil(t, rep, region)
+		assert.True(t, rep.Replica)
+		assert.Equal(t, "us-east-1", rep.PrimaryRegion)
+	}
+	before := e.mutatingCalls()
+	r = f.run(e, runOpts{}, f.args("sync", two...)...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Unchanged: 1})
+	assert.Equal(t, before, e.mutatingCalls(), "then a no-op")
+
+	// Without replica-regions a replica is conflict replication, as before.
+	r = f.run(e, runOpts{}, f.args("sync")...)
+	expect(t, r, 4, vocab.StatusConflict, vocab.VerificationNotRun, &vocab.Counts{Conflicts: 1})
+	assert.NotNil(t, findRecord(r.records(t), func(m map[string]any) bool { return m["conflict_class"] == string(vocab.ConflictReplication) }))
+
+	// The same scope in a replica's Region: the replica is this scope's
+	// secret written through its primary, never a candidate, conflict or
+	// orphan there; nothing is planned or written.
+	before = e.mutatingCalls()
+	for _, extra := range [][]string{nil, {"--replica-regions", "us-east-1"}} {
+		r = f.run(e, runOpts{}, f.args("sync", append([]string{"--aws-region", "eu-west-1"}, extra...)...)...)
+		expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Unchanged: 1})
+		assert.Nil(t, findRecord(r.records(t), func(m map[string]any) bool { return m["level"] == "WARN" || m["conflict_class"] != nil }),
+			"no conflict or orphan warning in the replica Region:\n%s", r.Stdout)
+	}
+	assert.Equal(t, before, e.mutatingCalls())
+
+	// A Region added: one ReplicateSecretToRegions, no new version.
+	three := []string{"--replica-regions", "eu-west-1,us-west-2,ap-south-1"}
+	r = f.run(e, runOpts{}, f.args("sync", three...)...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Update: 1})
+	assert.Equal(t, int64(1), e.stats().Calls["ReplicateSecretToRegions"])
+	assert.Len(t, e.secretIn("us-east-1", d.Name).Versions, 1)
+	require.NotNil(t, e.secretIn("ap-south-1", d.Name))
+
+	// A Region dropped: a removal is a deletion, blocked by --max-deletions 0.
+	before = e.mutatingCalls()
+	r = f.run(e, runOpts{}, f.args("sync", append(two, "--max-deletions", "0")...)...)
+	expect(t, r, 3, vocab.StatusInvalid, vocab.VerificationNotRun, nil)
+	assert.NotNil(t, findRecord(r.records(t), func(m map[string]any) bool { return m["error_class"] == diag.GateMaxDeletions }))
+	assert.Equal(t, before, e.mutatingCalls())
+	assert.Zero(t, e.stats().Calls["RemoveRegionsFromReplication"])
+	r = f.run(e, runOpts{}, f.args("sync", append(two, "--max-deletions", "1")...)...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Update: 1})
+	assert.Equal(t, int64(1), e.stats().Calls["RemoveRegionsFromReplication"])
+	assert.Nil(t, e.secretIn("ap-south-1", d.Name), "the dropped Region's replica is gone")
+	assert.Equal(t, map[string]string{"eu-west-1": "InSync", "us-west-2": "InSync"}, replicaStatuses(e.secretIn("us-east-1", d.Name)))
+
+	// Delete: the replicas are removed, then the primary is scheduled for
+	// deletion. Restore: restored, then replicated again.
+	require.NoError(t, os.WriteFile(filepath.Join(f.Repo, "secrets", "README.md"), []byte("kept so the source root stays\n"), 0o600))
+	f.removeDoc(d.Rel)
+	f.commit("remove the document")
+	r = f.run(e, runOpts{}, f.args("sync", append(two, "--allow-empty")...)...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{ScheduleDelete: 1})
+	primary = e.secretIn("us-east-1", d.Name)
+	require.NotNil(t, primary.DeletedDate)
+	assert.Empty(t, primary.ReplicaRegions)
+	assert.Nil(t, e.secretIn("eu-west-1", d.Name))
+	assert.Nil(t, e.secretIn("us-west-2", d.Name))
+	f.git("revert", "--no-edit", "HEAD")
+	r = f.run(e, runOpts{}, f.args("sync", two...)...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Restore: 1, Update: 1})
+	primary = e.secretIn("us-east-1", d.Name)
+	assert.Nil(t, primary.DeletedDate)
+	assert.Equal(t, map[string]string{"eu-west-1": "InSync", "us-west-2": "InSync"}, replicaStatuses(primary))
+
+	// A replica failure: exit 6, the Region logged, AWS's status message
+	// (a canary: the fixture's scan fails on it) never shown.
+	e.setFaults(emulator.Faults{ReplicationLagMS: 1500, ReplicaFailures: []emulator.ReplicaFailure{{Region: "ap-south-1", Message: "CANARY replica key unusable"}}})
+	r = f.run(e, runOpts{}, f.args("sync", three...)...)
+	expect(t, r, 6, vocab.StatusVerificationFailed, vocab.VerificationFailed, &vocab.Counts{Update: 1})
+	rec := findRecord(r.records(t), func(m map[string]any) bool { return m["error_class"] == diag.VerifyReplicaFailed })
+	require.NotNil(t, rec, r.Stdout)
+	assert.Equal(t, "ap-south-1", rec["region"])
+}
+
+// TestReplicaClashExits4WithoutWriting: a same-name secret in a listed
+// replica Region is conflict replica-clash before any write.
+func TestReplicaClashExits4WithoutWriting(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	d := f.oneDoc()
+	west := e.sdk()
+	_, err := west.CreateSecret(context.Background(), &secretsmanager.CreateSecretInput{Name: aws.String(d.Name), SecretString: aws.String("theirs")},
+		func(o *secretsmanager.Options) { o.Region = "us-west-2" })
+	require.NoError(t, err)
+	r := f.run(e, runOpts{}, f.args("sync", "--replica-regions", "us-west-2")...)
+	expect(t, r, 4, vocab.StatusConflict, vocab.VerificationNotRun, &vocab.Counts{Conflicts: 1})
+	assert.NotNil(t, findRecord(r.records(t), func(m map[string]any) bool { return m["conflict_class"] == string(vocab.ConflictReplicaClash) }))
+	assert.Zero(t, e.mutatingCalls()-1, "only the test's own CreateSecret")
+	assert.Nil(t, e.secretIn("us-east-1", d.Name))
+	assert.True(t, slices.ContainsFunc(e.state().Secrets, func(s emulator.SecretDump) bool { return s.Region == "us-west-2" && !s.Replica }))
+}
