@@ -146,8 +146,8 @@ func (r *runner) primaries(cands []Candidate) []Candidate {
 
 // withClashes looks, in every Region the plan would add a replica of name
 // in (plan.ReplicaTargets), for a secret of that name, and records the
-// Regions where one exists in obs.Clashes (conflict replica-clash, SPEC
-// §12). Nothing is read when replicas are not managed or none is to be
+// Regions where one exists that is not a replica of this scope's Region in
+// obs.Clashes (conflict replica-clash, SPEC §12). Nothing is read when replicas are not managed or none is to be
 // added.
 func (r *runner) withClashes(ctx context.Context, name string, obs plan.ObservedSecret) (plan.ObservedSecret, error) {
 	obs.Clashes = nil
@@ -156,7 +156,12 @@ func (r *runner) withClashes(ctx context.Context, name string, obs plan.Observed
 		if err != nil {
 			return obs, err
 		}
-		if there.Exists && there.Name == name {
+		// A replica there whose primary is in this scope's Region is this
+		// name's own replica (names are unique in a Region): the primary
+		// exists even if this observation missed it, and the create or
+		// replication that follows meets it and is judged then. Anything
+		// else of that name is a clash.
+		if there.Exists && there.Name == name && there.PrimaryRegion != r.policy.Region {
 			obs.Clashes = append(obs.Clashes, region)
 		}
 	}

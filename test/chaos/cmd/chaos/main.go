@@ -31,6 +31,7 @@ func run() int {
 	flag.BoolVar(&cfg.Gen.Quotas, "quotas", cfg.Gen.Quotas, "play half of the scenarios, final runs included, under reduced request quotas (5-100% of AWS's, some changing while the CLI runs)")
 	flag.BoolVar(&cfg.Gen.Metadata, "metadata", cfg.Gen.Metadata, "configure a KMS key, description and tags of owned secrets in 40% of the scenarios, changing between runs (issue 14)")
 	flag.BoolVar(&cfg.Gen.Whole, "whole", cfg.Gen.Whole, "turn some secret names of 50% of the scenarios into whole-value documents (.sops.txt/.sops.bin), switching kind between revisions")
+	flag.BoolVar(&cfg.Gen.Replicas, "replicas", cfg.Gen.Replicas, "configure replica-regions in 30% of the scenarios, Regions changing between runs, some owned secrets seeded with replicas, some runs with a replication lag or --max-deletions (SPEC §12)")
 	flag.StringVar(&cfg.WorkDir, "work", "", "scratch directory (default: a new temp dir, removed at the end)")
 	flag.StringVar(&cfg.Artifacts, "artifacts", "bin/chaos/failures", "where failing scenarios are kept")
 	flag.BoolVar(&cfg.KeepAll, "keep", false, "keep the artifacts of passing scenarios too")
