@@ -52,6 +52,9 @@ type Summary struct {
 	QuotaRuns, QuotaChanges int
 	// MetadataRuns sums Outcome's: runs that configured metadata.
 	MetadataRuns int
+	// ReplicaRuns sums Outcome's: runs that configured replica-regions;
+	// ReplicaScenarios counts the scenarios that did.
+	ReplicaRuns, ReplicaScenarios int
 	Throttled    int64
 	// CLIThrottled and CLIWaitMS sum the CLI's logged figures; CLIThrottleLogged
 	// says whether any run logged them.
@@ -189,6 +192,10 @@ func RunCampaign(cfg Config) (*Summary, error) {
 		}
 		sum.QuotaRuns += o.QuotaRuns
 		sum.MetadataRuns += o.MetadataRuns
+		sum.ReplicaRuns += o.ReplicaRuns
+		if o.ReplicaRuns > 0 {
+			sum.ReplicaScenarios++
+		}
 		sum.QuotaChanges += o.QuotaChanges
 		sum.CLIThrottled += o.CLIThrottled
 		sum.CLIWaitMS += o.CLIWaitMS

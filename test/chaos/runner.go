@@ -37,6 +37,8 @@ type Outcome struct {
 	QuotaRuns, QuotaChanges int
 	// MetadataRuns counts the runs that configured metadata (issue 14).
 	MetadataRuns int
+	// ReplicaRuns counts the runs that configured replica-regions.
+	ReplicaRuns int
 	// CLIThrottled and CLIWaitMS sum what the CLI's phase records say it was
 	// throttled and waited for its pace (cliThrottling); CLIThrottleLogged
 	// is false when no record carried those fields.
@@ -249,6 +251,9 @@ func (p *Player) play(s *Scenario, dir string, o *Outcome) (*Evidence, error) {
 		}
 		if run.Metadata != nil {
 			o.MetadataRuns++
+		}
+		if len(run.Replicas) > 0 {
+			o.ReplicaRuns++
 		}
 		var noise *Noise
 		if q := run.Quotas; q != nil && q.Share > 0 {

@@ -52,6 +52,7 @@ func (s *Summary) Markdown() string {
 	p(".\n\n")
 
 	p("Metadata (issue 14): %d runs configured a KMS key, description or tags of owned secrets, drawn afresh between runs; the checker requires the final runs' metadata on every desired secret and allows no other tag change.\n\n", s.MetadataRuns)
+	p("Replica Regions (SPEC §12): %d runs in %d scenarios configured replica-regions, the Regions drawn afresh between runs; the checker allows no write outside the scope's Region, replicas only in configured Regions, removals only when configured and within --max-deletions, and requires the final runs' replicas InSync on every desired secret.\n\n", s.ReplicaRuns, s.ReplicaScenarios)
 
 	p("Faults injected, by kind (emulator counters, `GET /_emulator/stats`, summed over scenarios):\n\n")
 	p("| fault | count |\n|---|---:|\n")
