@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -245,5 +246,77 @@ func TestRunScopes_EveryScopeRecordCarriesItsScope(t *testing.T) {
 	}
 	if seen["one"] == 0 || seen["two"] == 0 {
 		t.Errorf("records per scope = %v, want both scopes", seen)
+	}
+}
+
+// failingCreates is a port whose creates fail closed (AccessDenied, never
+// ambiguous) without reaching AWS, once after is closed.
+type failingCreates struct {
+	engine.Port
+	after <-chan struct{}
+}
+
+func (f failingCreates) Create(context.Context, engine.CreateRequest) (engine.WriteResult, error) {
+	<-f.after
+	return engine.WriteResult{}, &engine.Error{Operation: "CreateSecret", Code: "AccessDeniedException", Fault: "client", AccessDenied: true}
+}
+
+// heldCreates is a port whose first create closes entered, then waits for
+// release before it goes to AWS.
+type heldCreates struct {
+	engine.Port
+	entered chan<- struct{}
+	release <-chan struct{}
+	once    sync.Once
+}
+
+func (h *heldCreates) Create(ctx context.Context, req engine.CreateRequest) (engine.WriteResult, error) {
+	h.once.Do(func() { close(h.entered); <-h.release })
+	return h.Port.Create(ctx, req)
+}
+
+// watch is a log handler that closes seen at the first record whose
+// message is msg, and drops every record.
+type watch struct {
+	msg  string
+	seen chan struct{}
+	once *sync.Once
+}
+
+func (w watch) Enabled(context.Context, slog.Level) bool { return true }
+func (w watch) Handle(_ context.Context, r slog.Record) error {
+	if r.Message == w.msg {
+		w.once.Do(func() { close(w.seen) })
+	}
+	return nil
+}
+func (w watch) WithAttrs([]slog.Attr) slog.Handler { return w }
+func (w watch) WithGroup(string) slog.Handler      { return w }
+
+// TestRunScopes_FailureHaltsOtherBuckets: a failure in one bucket stops
+// every other bucket from starting a new operation. Scope one (bucket a)
+// fails its create once scope two (bucket b) has its first create in
+// flight, which is held until scope one's failed phase is over: that create
+// finishes (in flight, never abandoned), the next two never start.
+func TestRunScopes_FailureHaltsOtherBuckets(t *testing.T) {
+	e := newEnv(t)
+	entered, over := make(chan struct{}), make(chan struct{})
+	one := scopeDef{"one", "a", []doc{{"x", `{"a":1}`}}}
+	two := scopeDef{"two", "b", []doc{{"x", `{}`}, {"y", `{}`}, {"z", `{}`}}}
+	cfg := e.cfg(engine.ModeSync, 1)
+	runs := []engine.ScopeRun{
+		{Bucket: one.bucket, Config: cfg, Want: one.state(), Port: failingCreates{Port: newAdapter(e.client), after: entered},
+			Log: slog.New(watch{msg: "phase applied", seen: over, once: &sync.Once{}})},
+		{Bucket: two.bucket, Config: cfg, Want: two.state(), Port: &heldCreates{Port: newAdapter(e.client), entered: entered, release: over},
+			Log: slog.New(slog.DiscardHandler)},
+	}
+	got := engine.RunScopes(context.Background(), runs, nil)
+	wantResult(t, got[0], vocab.StatusApplyFailed, vocab.VerificationNotRun, vocab.Counts{})
+	wantResult(t, got[1], vocab.StatusApplyFailed, vocab.VerificationNotRun, vocab.Counts{Create: 1})
+	if ds := got[1].Diagnostics; len(ds) != 1 || ds[0].Class != diag.ApplyHalted {
+		t.Errorf("scope two's diagnostics = %+v, want apply:halted", ds)
+	}
+	if n := e.calls(t)["CreateSecret"]; n != 1 {
+		t.Errorf("CreateSecret calls = %d, want 1 (the one in flight)", n)
 	}
 }
