@@ -1,0 +1,360 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+// Several scopes in one run (SPEC §10) with the real binary, the real sops
+// CLI and the emulator serving two accounts, two Regions and STS: the
+// estate below is three scopes, two of them through one assumed role in two
+// Regions (the same prefix in both, which is fine), one through another
+// role in another account.
+
+const (
+	accountA = "111111111111"
+	accountB = "222222222222"
+	roleA    = "arn:aws:iam::" + accountA + ":role/sync-a"
+	roleB    = "arn:aws:iam::" + accountB + ":role/sync-b"
+	// foreignKey is an access key of account B, used by the test to play
+	// another writer there.
+	foreignKey = "AKIAFOREIGNWRITER001"
+)
+
+// estateScope is one scope of the estate: its config entry and the
+// documents committed under its source root.
+type estateScope struct {
+	Name, Root, Prefix, Region, Role, Account string
+	Docs                                      []doc
+}
+
+// estate is a fixture repository with the three scopes' documents, an
+// emulator whose STS lets the base identity assume both roles, and the
+// config file of the multi-scope run.
+type estate struct {
+	f      *fixture
+	e      *emu
+	scopes []estateScope
+}
+
+func newEstate(t *testing.T) *estate {
+	t.Helper()
+	f := newFixture(t)
+	e := startEmulator(t)
+	e.ctl.SetIAM(emulator.IAM{
+		AccessKeys: map[string]string{foreignKey: accountB},
+		Roles: []emulator.Role{
+			{ARN: roleA, Trust: []string{emulator.DefaultAccountID}},
+			{ARN: roleB, Trust: []string{emulator.DefaultAccountID}},
+		},
+		RequireRoles: true,
+	})
+	es := &estate{f: f, e: e, scopes: []estateScope{
+		{Name: "prod-eu", Root: "secrets/prod", Prefix: f.Prefix + "/prod", Region: "eu-west-1", Role: roleA, Account: accountA},
+		{Name: "staging", Root: "secrets/staging", Prefix: f.Prefix + "/staging", Region: "eu-west-1", Role: roleB, Account: accountB},
+		{Name: "prod-us", Root: "secrets/prod-us", Prefix: f.Prefix + "/prod", Region: "us-east-1", Role: roleA, Account: accountA},
+	}}
+	docs := map[string][]string{"prod-eu": {"db", "api"}, "staging": {"db"}, "prod-us": {"cache"}}
+	for i := range es.scopes {
+		s := &es.scopes[i]
+		for _, base := range docs[s.Name] {
+			d := doc{Rel: s.Root + "/" + base + ".sops.json", Plain: `{"v": "CANARY-` + s.Name + "-" + base + "-" + token(6) + `"}`,
+				Name: s.Prefix + "/" + base}
+			f.writeDoc(d.Rel, d.Plain, "")
+			f.Values = append(f.Values, d.Plain[strings.Index(d.Plain, "CANARY"):len(d.Plain)-2])
+			f.Names = append(f.Names, d.Name, d.Rel)
+			s.Docs = append(s.Docs, d)
+		}
+	}
+	f.commit("three scopes")
+	return es
+}
+
+// config is the multi-scope config file; edit may change a scope's entry.
+func (es *estate) config(edit func(i int, s *estateScope)) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "repository-id: %s\nscopes:\n", es.f.RepoID)
+	for i, s := range es.scopes {
+		if edit != nil {
+			edit(i, &s)
+		}
+		fmt.Fprintf(&b, "  - name: %s\n    source-root: %s\n    secret-prefix: %s\n    aws-region: %s\n    role-arn: %s\n",
+			s.Name, s.Root, s.Prefix, s.Region, s.Role)
+	}
+	return b.String()
+}
+
+// opts are the run options of the multi-scope run: the config file and the
+// emulator's STS endpoint.
+func (es *estate) opts(config string, extra ...string) runOpts {
+	return runOpts{Config: config, Env: append([]string{"AWS_ENDPOINT_URL_STS=" + es.e.URL}, extra...)}
+}
+
+// run runs the CLI with the estate's config and checks that no account id
+// appears in any output.
+func (es *estate) run(t *testing.T, config string, args ...string) result {
+	t.Helper()
+	r := es.f.run(es.e, es.opts(config), args...)
+	for _, acct := range []string{accountA, accountB, emulator.DefaultAccountID} {
+		require.NotContains(t, r.Stdout, acct, "an account id in stdout")
+		require.NotContains(t, r.Stderr, acct, "an account id in stderr")
+		require.NotContains(t, string(r.RawReport), acct, "an account id in the report")
+	}
+	return r
+}
+
+// secretIn returns the secret name in (account, Region), nil if absent.
+func (es *estate) secretIn(account, region, name string) *emulator.SecretDump {
+	for _, s := range es.e.state().Secrets {
+		if s.Account == account && s.Region == region && s.Name == name {
+			return &s
+		}
+	}
+	return nil
+}
+
+// scopeRecords returns the records of r that carry scope name.
+func scopeRecords(t *testing.T, r result, name string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, rec := range r.records(t) {
+		if rec[vocab.FieldScope] == name {
+			out = append(out, rec)
+		}
+	}
+	return out
+}
+
+// TestScopes_FirstSyncCreatesAllRerunIsNoOp: one sync creates every
+// scope's secrets in its own account and Region through its assumed role
+// (the STS sessions are named after the scopes); the re-run is a no-op with
+// exact calls per (account, Region).
+func TestScopes_FirstSyncCreatesAllRerunIsNoOp(t *testing.T) {
+	es := newEstate(t)
+	cfg := es.config(nil)
+	r := es.run(t, cfg, "sync")
+	require.Equal(t, 0, r.Code, "stdout:\n%s\nstderr:\n%s", r.Stdout, r.Stderr)
+	require.NotNil(t, r.Report)
+	assert.Equal(t, vocab.StatusConverged, r.Report.Status)
+	assert.Equal(t, vocab.VerificationConverged, r.Report.Verification)
+	assert.Equal(t, vocab.Counts{Create: 4}, r.Report.Counts, "the run's counts are the scopes' summed")
+	for _, s := range es.scopes {
+		for _, d := range s.Docs {
+			got := es.secretIn(s.Account, s.Region, d.Name)
+			require.NotNil(t, got, "%s not in %s/%s", d.Name, s.Account, s.Region)
+		}
+		assert.NotEmpty(t, scopeRecords(t, r, s.Name), "no record carries scope %s", s.Name)
+	}
+	var sessions []string
+	for _, s := range es.e.ctl.Sessions().Sessions {
+		sessions = append(sessions, s.RoleARN+" "+s.SessionName)
+	}
+	assert.ElementsMatch(t, []string{roleA + " sops-aws-sync-prod-eu", roleB + " sops-aws-sync-staging", roleA + " sops-aws-sync-prod-us"}, sessions)
+
+	before := es.e.stats()
+	r = es.run(t, cfg, "sync")
+	require.Equal(t, 0, r.Code, "stdout:\n%s", r.Stdout)
+	after := es.e.stats()
+	assert.Equal(t, vocab.Counts{Unchanged: 4}, r.Report.Counts)
+	for _, s := range es.scopes {
+		key := s.Account + "/" + s.Region
+		calls := map[string]int64{}
+		for op, n := range after.CallsByAccountRegion[key] {
+			if d := n - before.CallsByAccountRegion[key][op]; d != 0 {
+				calls[op] = d
+			}
+		}
+		// One list page, a describe per owned secret, the values read in one
+		// batch, or by GetSecretValue when there is one (docs/reconciliation.md,
+		// calls per run); nothing else, no verification pass.
+		n := int64(len(s.Docs))
+		want := map[string]int64{"ListSecrets": 1, "DescribeSecret": n, "BatchGetSecretValue": 1}
+		if n == 1 {
+			want = map[string]int64{"ListSecrets": 1, "DescribeSecret": 1, "GetSecretValue": 1}
+		}
+		assert.Equal(t, want, calls, "no-op calls of scope %s", s.Name)
+	}
+}
+
+// TestScopes_SingleScopeRunsThenOneRunPlanNothing: the same three scopes
+// synced by three single-scope runs (flags, one role each) are exactly the
+// scopes of the multi-scope run: it plans nothing (same tags, same scope
+// digests).
+func TestScopes_SingleScopeRunsThenOneRunPlanNothing(t *testing.T) {
+	es := newEstate(t)
+	for _, s := range es.scopes {
+		r := es.f.run(es.e, runOpts{Env: []string{"AWS_ENDPOINT_URL_STS=" + es.e.URL}}, "sync",
+			"--repository-id", es.f.RepoID, "--source-root", s.Root, "--secret-prefix", s.Prefix,
+			"--aws-region", s.Region, "--role-arn", s.Role)
+		require.Equal(t, 0, r.Code, "single-scope sync of %s:\n%s\n%s", s.Name, r.Stdout, r.Stderr)
+	}
+	before := es.e.mutatingCalls()
+	planFile := filepath.Join(t.TempDir(), "plan.json")
+	r := es.run(t, es.config(nil), "plan", "--detailed-exit-code", "--plan-file", planFile)
+	require.Equal(t, 0, r.Code, "the multi-scope plan over the same scopes:\n%s", r.Stdout)
+	assert.Equal(t, vocab.Counts{Unchanged: 4}, r.Report.Counts)
+	assert.Equal(t, before, es.e.mutatingCalls())
+}
+
+// TestScopes_InvalidDocumentInOneScopeWritesNothing: a document of the
+// third scope that cannot be decrypted stops the whole run (exit 3) before
+// any Secrets Manager call; its diagnostic's record names the scope.
+func TestScopes_InvalidDocumentInOneScopeWritesNothing(t *testing.T) {
+	es := newEstate(t)
+	other, err := newRecipient()
+	require.NoError(t, err)
+	es.f.writeDoc("secrets/prod-us/locked.sops.json", `{"v": "CANARY-locked"}`, other)
+	es.f.Names = append(es.f.Names, "secrets/prod-us/locked.sops.json")
+	es.f.commit("a document this key cannot open")
+	planFile := filepath.Join(t.TempDir(), "plan.json")
+	r := es.run(t, es.config(nil), "sync", "--plan-file", planFile)
+	require.Equal(t, 3, r.Code, "stdout:\n%s", r.Stdout)
+	assert.Equal(t, vocab.StatusInvalid, r.Report.Status)
+	assert.Zero(t, es.e.mutatingCalls())
+	var rejected []map[string]any
+	for _, rec := range r.records(t) {
+		if strings.HasPrefix(fmt.Sprint(rec["msg"]), "desired state rejected") {
+			rejected = append(rejected, rec)
+		}
+	}
+	require.Len(t, rejected, 1, "stdout:\n%s", r.Stdout)
+	assert.Equal(t, "prod-us", rejected[0][vocab.FieldScope])
+	assert.Equal(t, "decrypt:no-key", rejected[0][vocab.FieldErrorClass])
+	v, err := planview.ReadFile(planFile)
+	require.NoError(t, err)
+	diags := map[string][]string{}
+	for _, s := range v.Scopes {
+		assert.Equal(t, vocab.StatusInvalid, s.Status, "scope %s", s.Name)
+		for _, d := range s.Diagnostics {
+			diags[s.Name] = append(diags[s.Name], d.Class)
+		}
+	}
+	assert.Equal(t, map[string][]string{"prod-us": {"decrypt:no-key"}}, diags, "the plan file puts the diagnostic in its scope's section")
+}
+
+// TestScopes_ForeignSecretInOneScopeWritesNowhere: a secret another writer
+// made under the second scope's prefix (in its account) is a conflict:
+// exit 4, and nothing is written in the first and third scopes either.
+func TestScopes_ForeignSecretInOneScopeWritesNowhere(t *testing.T) {
+	es := newEstate(t)
+	foreign := secretsmanager.New(secretsmanager.Options{
+		Region: "eu-west-1", BaseEndpoint: aws.String(es.e.URL),
+		Credentials: credentials.NewStaticCredentialsProvider(foreignKey, "x", ""),
+	})
+	_, err := foreign.CreateSecret(context.Background(), &secretsmanager.CreateSecretInput{
+		Name: aws.String(es.scopes[1].Docs[0].Name), SecretString: aws.String(`{"theirs":true}`)})
+	require.NoError(t, err)
+	before := es.e.mutatingCalls()
+	r := es.run(t, es.config(nil), "sync")
+	require.Equal(t, 4, r.Code, "stdout:\n%s", r.Stdout)
+	assert.Equal(t, vocab.StatusConflict, r.Report.Status)
+	assert.Equal(t, before, es.e.mutatingCalls(), "no write in any scope")
+	for _, s := range []estateScope{es.scopes[0], es.scopes[2]} {
+		for _, d := range s.Docs {
+			assert.Nil(t, es.secretIn(s.Account, s.Region, d.Name), "%s was created", d.Name)
+		}
+	}
+}
+
+// TestScopes_DeniedRoleAppliesNothing: STS refuses the second scope's role:
+// exit 5 with credentials:assume-role, nothing applied anywhere.
+func TestScopes_DeniedRoleAppliesNothing(t *testing.T) {
+	es := newEstate(t)
+	es.e.ctl.SetIAM(emulator.IAM{Roles: []emulator.Role{
+		{ARN: roleA, Trust: []string{emulator.DefaultAccountID}},
+		{ARN: roleB, Deny: true},
+	}, RequireRoles: true})
+	r := es.run(t, es.config(nil), "sync")
+	require.Equal(t, 5, r.Code, "stdout:\n%s", r.Stdout)
+	assert.Zero(t, es.e.mutatingCalls())
+	assert.Contains(t, r.Stdout, `"error_class":"credentials:assume-role"`)
+}
+
+// TestScopes_ApplyFaultInOneBucketThenRerunConverges: the first create of
+// the run fails closed (AccessDenied): exit 5 (no new operation starts in
+// any scope after it); the re-run converges every scope.
+func TestScopes_ApplyFaultInOneBucketThenRerunConverges(t *testing.T) {
+	es := newEstate(t)
+	es.e.setFaults(emulator.Faults{Script: []emulator.ScriptedFault{{Operation: "CreateSecret", Nth: 1, Fault: "error:AccessDeniedException"}}})
+	planFile := filepath.Join(t.TempDir(), "plan.json")
+	r := es.run(t, es.config(nil), "sync", "--plan-file", planFile)
+	require.Equal(t, 5, r.Code, "stdout:\n%s", r.Stdout)
+	assert.Equal(t, vocab.StatusApplyFailed, r.Report.Status)
+	// One scope failed; each other one either finished before the failure
+	// (converged, verified) or stopped without starting another operation.
+	v, err := planview.ReadFile(planFile)
+	require.NoError(t, err)
+	failed := 0
+	for _, s := range v.Scopes {
+		switch {
+		case s.Status == vocab.StatusConverged:
+			assert.Equal(t, vocab.VerificationConverged, s.Verification, "scope %s", s.Name)
+		case s.Status == vocab.StatusApplyFailed && len(s.Diagnostics) == 1 && s.Diagnostics[0].Class == "apply:halted":
+		case s.Status == vocab.StatusApplyFailed:
+			failed++
+		default:
+			t.Errorf("scope %s ended %s", s.Name, s.Status)
+		}
+	}
+	assert.Equal(t, 1, failed, "exactly the scope whose create was refused failed on its own")
+	es.e.setFaults(emulator.Faults{})
+	r = es.run(t, es.config(nil), "sync")
+	require.Equal(t, 0, r.Code, "stdout:\n%s", r.Stdout)
+	for _, s := range es.scopes {
+		for _, d := range s.Docs {
+			require.NotNil(t, es.secretIn(s.Account, s.Region, d.Name), "%s after the re-run", d.Name)
+		}
+	}
+}
+
+// TestScopes_PlanDriftInOneScopeIsExit2: after a sync, one changed
+// document of the second scope makes plan --detailed-exit-code exit 2, and
+// the plan file says which scope drifts.
+func TestScopes_PlanDriftInOneScopeIsExit2(t *testing.T) {
+	es := newEstate(t)
+	cfg := es.config(nil)
+	require.Equal(t, 0, es.run(t, cfg, "sync").Code)
+	d := es.scopes[1].Docs[0]
+	es.f.writeDoc(d.Rel, `{"v": "CANARY-changed-`+token(6)+`"}`, "")
+	es.f.commit("change one staging document")
+	planFile := filepath.Join(t.TempDir(), "plan.json")
+	r := es.run(t, cfg, "plan", "--detailed-exit-code", "--plan-file", planFile)
+	require.Equal(t, 2, r.Code, "stdout:\n%s", r.Stdout)
+	v, err := planview.ReadFile(planFile)
+	require.NoError(t, err)
+	statuses := map[string]vocab.Status{}
+	for _, s := range v.Scopes {
+		statuses[s.Name] = s.Status
+	}
+	assert.Equal(t, map[string]vocab.Status{"prod-eu": vocab.StatusConverged, "staging": vocab.StatusDrift, "prod-us": vocab.StatusConverged}, statuses)
+}
+
+// TestScopes_OverlappingPrefixesInOneBucketRefusedBeforeAnyRead: two
+// scopes of one (account, Region) whose prefixes overlap at a / boundary
+// are exit 3 before any secret is read; the same prefix in two Regions
+// (prod-eu and prod-us above) is fine.
+func TestScopes_OverlappingPrefixesInOneBucketRefusedBeforeAnyRead(t *testing.T) {
+	es := newEstate(t)
+	cfg := es.config(func(i int, s *estateScope) {
+		if s.Name == "prod-us" { // into prod-eu's bucket, under its prefix
+			s.Region, s.Prefix = "eu-west-1", es.scopes[0].Prefix+"/us"
+		}
+	})
+	r := es.run(t, cfg, "sync")
+	require.Equal(t, 3, r.Code, "stdout:\n%s\nstderr:\n%s", r.Stdout, r.Stderr)
+	assert.Empty(t, es.e.stats().Calls, "no AWS call at all")
+	assert.Contains(t, r.Stdout+r.Stderr, "config:scope-overlap")
+}
