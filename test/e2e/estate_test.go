@@ -306,7 +306,7 @@ func TestScopes_ApplyFaultInOneBucketThenRerunConverges(t *testing.T) {
 		case s.Status == vocab.StatusApplyFailed:
 			failed++
 		default:
-			t.Errorf("scope %s ended %s", s.Name, s.Status)
+			assert.Failf(t, "unexpected scope status", "scope %s ended %s", s.Name, s.Status)
 		}
 	}
 	assert.Equal(t, 1, failed, "exactly the scope whose create was refused failed on its own")
