@@ -23495,7 +23495,12 @@ function cliArgs(inputs, repositoryPath, reportFile, planFile) {
   const flag = (name, value) => {
     if (value !== void 0 && value !== "") args.push(`--${name}=${value}`);
   };
+  const bool = (name, value) => {
+    if (inputs.configFile === "" || value) flag(name, String(value));
+  };
   flag("repository", repositoryPath);
+  flag("config", inputs.configFile);
+  flag("scope", inputs.scopes.join(","));
   flag("revision", inputs.revision);
   flag("repository-id", inputs.repositoryId);
   flag("source-root", inputs.sourceRoot);
@@ -23505,13 +23510,13 @@ function cliArgs(inputs, repositoryPath, reportFile, planFile) {
   flag("run-timeout", inputs.runTimeout);
   flag("operation-timeout", inputs.operationTimeout);
   flag("verification-timeout", inputs.verificationTimeout);
-  flag("allow-empty", String(inputs.allowEmpty));
+  bool("allow-empty", inputs.allowEmpty);
   flag("max-deletions", inputs.maxDeletions);
   flag("kms-key-id", inputs.kmsKeyId);
   flag("description", inputs.description);
   for (const pair of inputs.tags) flag("tag", pair);
   flag("key-services", inputs.keyServices);
-  flag("show-resource-names", String(inputs.showResourceNames));
+  bool("show-resource-names", inputs.showResourceNames);
   flag("log-format", "json");
   flag("report-file", reportFile);
   flag("plan-file", planFile);
@@ -24237,11 +24242,13 @@ var SUMMARY_PLAN_MAX_BYTES = STEP_SUMMARY_LIMIT - 64 * 1024;
 var COMMENT_PLAN_MAX_BYTES = COMMENT_LIMIT - 1024;
 var MAX_SHOW_BYTES = 2 * STEP_SUMMARY_LIMIT;
 var NOTE_RESERVE = 400;
-function planMarker(repositoryId, secretPrefix) {
-  return `<!-- sops-aws-sync:plan:${scopeDigest(repositoryId, secretPrefix)} -->`;
+var NO_FILES = { configFile: "", scopes: [] };
+function planMarker(repositoryId, secretPrefix, files = NO_FILES) {
+  return `<!-- sops-aws-sync:plan:${scopeDigest(repositoryId, secretPrefix, files)} -->`;
 }
-function scopeDigest(repositoryId, secretPrefix) {
-  return (0, import_node_crypto2.createHash)("sha256").update(JSON.stringify([repositoryId, secretPrefix])).digest("hex").slice(0, 16);
+function scopeDigest(repositoryId, secretPrefix, files = NO_FILES) {
+  const key = files.configFile === "" ? [repositoryId, secretPrefix] : ["config", files.configFile, [...files.scopes].sort(), repositoryId, secretPrefix];
+  return (0, import_node_crypto2.createHash)("sha256").update(JSON.stringify(key)).digest("hex").slice(0, 16);
 }
 function truncationNote(missing) {
   const lines = missing === 1 ? "1 line is" : `${missing} lines are`;
@@ -24344,11 +24351,11 @@ var IssueError = class extends Error {
 };
 var DEFAULT_DRIFT_LABEL = "sops-aws-sync-drift";
 var MAX_ISSUE_PAGES = 100;
-function driftMarker(repositoryId, secretPrefix) {
-  return `<!-- sops-aws-sync:drift:${scopeDigest(repositoryId, secretPrefix)} -->`;
+function driftMarker(repositoryId, secretPrefix, files) {
+  return `<!-- sops-aws-sync:drift:${scopeDigest(repositoryId, secretPrefix, files)} -->`;
 }
-function driftTitle(repositoryId, secretPrefix) {
-  return `sops-aws-sync: AWS Secrets Manager differs from Git (scope ${scopeDigest(repositoryId, secretPrefix)})`;
+function driftTitle(repositoryId, secretPrefix, files) {
+  return `sops-aws-sync: AWS Secrets Manager differs from Git (scope ${scopeDigest(repositoryId, secretPrefix, files)})`;
 }
 var DRIFT_NOTE = "_Opened by the sops-aws-sync Action's drift check. It edits this issue when the plan changes and closes it when AWS matches Git again; it finds the issue by its label and the hidden first line, so keep both._";
 function driftBody(marker, markdown) {
@@ -24531,6 +24538,19 @@ function parseTags(read) {
   }
   return pairs;
 }
+var SCOPE_NAME = /^[a-z0-9-]{1,32}$/;
+function parseScopes(read, configFile) {
+  const names = read("scopes").split(/[,\n]/).map((s) => s.trim()).filter((s) => s !== "");
+  if (names.length === 0) return [];
+  if (configFile === "") throw configFailure("Input scopes needs config-file: the scopes are those of the config file.");
+  for (const n of names) {
+    if (!SCOPE_NAME.test(n)) {
+      throw configFailure("Input scopes must list scope names of 1 to 32 lower-case letters, digits or dashes, separated by commas.");
+    }
+  }
+  if (new Set(names).size !== names.length) throw configFailure("Input scopes names a scope twice.");
+  return names;
+}
 var PR_EVENTS2 = /* @__PURE__ */ new Set(["pull_request", "pull_request_target"]);
 function parseDriftIssue(read, mode, env) {
   const raw = read("drift-issue");
@@ -24551,12 +24571,15 @@ function parseDriftIssue(read, mode, env) {
 function parseInputs(read, env) {
   const mode = read("mode") || "plan";
   if (mode !== "plan" && mode !== "sync") throw configFailure("Input mode must be plan or sync.");
+  const configFile = singleLine(read, "config-file");
   const secretPrefix = singleLine(read, "secret-prefix");
-  if (secretPrefix === "") throw configFailure("Input secret-prefix is required.");
+  if (secretPrefix === "" && configFile === "") {
+    throw configFailure("Input secret-prefix is required (or config-file, whose keys or scopes name the prefix).");
+  }
   const revision = singleLine(read, "revision") || (env.GITHUB_SHA ?? "");
   if (revision === "") throw configFailure("Input revision is empty and GITHUB_SHA is not set.");
-  const repositoryId = singleLine(read, "repository-id") || (env.GITHUB_REPOSITORY ?? "");
-  if (repositoryId === "") {
+  const repositoryId = singleLine(read, "repository-id") || (configFile === "" ? env.GITHUB_REPOSITORY ?? "" : "");
+  if (repositoryId === "" && configFile === "") {
     throw configFailure("Input repository-id is empty and GITHUB_REPOSITORY is not set.");
   }
   let recoveryWindowDays;
@@ -24587,6 +24610,8 @@ function parseInputs(read, env) {
   return {
     mode,
     failOnDrift: parseBoolean(read, "fail-on-drift"),
+    configFile,
+    scopes: parseScopes(read, configFile),
     sourceRoot: singleLine(read, "source-root"),
     secretPrefix,
     revision,
@@ -25008,7 +25033,7 @@ async function planMarkdown(binary, planPath, workspace, childEnv, cancelled) {
 async function postPlanComment(inputs, markdown, env) {
   try {
     const target = await pullRequestTarget(env);
-    const marker = planMarker(inputs.repositoryId, inputs.secretPrefix);
+    const marker = planMarker(inputs.repositoryId, inputs.secretPrefix, inputs);
     const body = `${marker}
 ${capMarkdown(markdown, COMMENT_PLAN_MAX_BYTES).text}`;
     const api = new GitHubComments(apiBase(env), inputs.githubToken);
@@ -25050,10 +25075,10 @@ async function maintainDriftIssue(inputs, label, exitCode, report, markdown, fai
     return Message.drift;
   }
   const repo = env.GITHUB_REPOSITORY ?? "";
-  const marker = driftMarker(inputs.repositoryId, inputs.secretPrefix);
+  const marker = driftMarker(inputs.repositoryId, inputs.secretPrefix, inputs);
   try {
     const api = new GitHubIssues(apiBase(env), inputs.githubToken);
-    const done = markdown !== void 0 && drift ? await reportDrift(api, repo, label, marker, driftTitle(inputs.repositoryId, inputs.secretPrefix), driftBody(marker, markdown)) : await reportConvergence(api, repo, label, marker, closingComment(report.git_revision, runUrl(env)));
+    const done = markdown !== void 0 && drift ? await reportDrift(api, repo, label, marker, driftTitle(inputs.repositoryId, inputs.secretPrefix, inputs), driftBody(marker, markdown)) : await reportConvergence(api, repo, label, marker, closingComment(report.git_revision, runUrl(env)));
     info(issueLine(done));
     return drift && inputs.failOnDrift ? Message.drift : void 0;
   } catch (e) {

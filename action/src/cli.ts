@@ -11,13 +11,22 @@ import type { Inputs } from './inputs.js';
 /**
  * The CLI arguments for the validated inputs; one flag per set input, plus
  * the report file and the plan file (--plan-file, issue 13) the Action reads.
+ * With config-file, --config and --scope are passed and the boolean inputs
+ * only when true: a flag overrides the file's key (SPEC §2.1), and one of a
+ * per-scope key while the file has scopes: is refused (SPEC §10), so the
+ * Action's own defaults must not reach the CLI as flags.
  */
 export function cliArgs(inputs: Inputs, repositoryPath: string, reportFile: string, planFile: string): string[] {
   const args: string[] = [inputs.mode];
   const flag = (name: string, value: string | number | undefined): void => {
     if (value !== undefined && value !== '') args.push(`--${name}=${value}`);
   };
+  const bool = (name: string, value: boolean): void => {
+    if (inputs.configFile === '' || value) flag(name, String(value));
+  };
   flag('repository', repositoryPath);
+  flag('config', inputs.configFile);
+  flag('scope', inputs.scopes.join(','));
   flag('revision', inputs.revision);
   flag('repository-id', inputs.repositoryId);
   flag('source-root', inputs.sourceRoot);
@@ -27,13 +36,13 @@ export function cliArgs(inputs: Inputs, repositoryPath: string, reportFile: stri
   flag('run-timeout', inputs.runTimeout);
   flag('operation-timeout', inputs.operationTimeout);
   flag('verification-timeout', inputs.verificationTimeout);
-  flag('allow-empty', String(inputs.allowEmpty));
+  bool('allow-empty', inputs.allowEmpty);
   flag('max-deletions', inputs.maxDeletions);
   flag('kms-key-id', inputs.kmsKeyId);
   flag('description', inputs.description);
   for (const pair of inputs.tags) flag('tag', pair);
   flag('key-services', inputs.keyServices);
-  flag('show-resource-names', String(inputs.showResourceNames));
+  bool('show-resource-names', inputs.showResourceNames);
   flag('log-format', 'json');
   flag('report-file', reportFile);
   flag('plan-file', planFile);

@@ -5,12 +5,24 @@ import { configFailure } from './messages.js';
 export interface Inputs {
   mode: 'plan' | 'sync';
   failOnDrift: boolean;
+  /**
+   * The CLI's --config file (workspace-relative or absolute), or empty for
+   * none. With a file, the Action passes only the inputs that are set: the
+   * file's keys are not overridden by Action defaults (docs/github-action.md).
+   */
+  configFile: string;
+  /** The scope names of --scope (a subset of the file's scopes:), or empty for every scope. */
+  scopes: string[];
   /** Empty means "let the CLI apply its default" (secrets). */
   sourceRoot: string;
+  /** Empty only with a config file (which then names the prefix, or its scopes do). */
   secretPrefix: string;
   /** A commit-ish; defaults to the workflow SHA (GITHUB_SHA). */
   revision: string;
-  /** e.g. owner/repo; defaults to the workflow repository (GITHUB_REPOSITORY). */
+  /**
+   * e.g. owner/repo; defaults to the workflow repository (GITHUB_REPOSITORY)
+   * without a config file; with one, empty leaves it to the file.
+   */
   repositoryId: string;
   awsRegion: string;
   /** Undefined means the CLI default (30). */
@@ -46,6 +58,8 @@ export interface Inputs {
 export const INPUT_NAMES = [
   'mode',
   'fail-on-drift',
+  'config-file',
+  'scopes',
   'source-root',
   'secret-prefix',
   'revision',
@@ -174,6 +188,30 @@ function parseTags(read: InputReader): string[] {
   return pairs;
 }
 
+/** The scope name rule of the CLI (SPEC §10): 1 to 32 of a-z, 0-9 and "-". */
+const SCOPE_NAME = /^[a-z0-9-]{1,32}$/;
+
+/**
+ * The scopes input: scope names separated by commas or new lines (blank
+ * entries and surrounding white space ignored), each of the CLI's scope
+ * name rule, none twice; only with config-file (the scopes are the file's).
+ */
+function parseScopes(read: InputReader, configFile: string): string[] {
+  const names = read('scopes')
+    .split(/[,\n]/)
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  if (names.length === 0) return [];
+  if (configFile === '') throw configFailure('Input scopes needs config-file: the scopes are those of the config file.');
+  for (const n of names) {
+    if (!SCOPE_NAME.test(n)) {
+      throw configFailure('Input scopes must list scope names of 1 to 32 lower-case letters, digits or dashes, separated by commas.');
+    }
+  }
+  if (new Set(names).size !== names.length) throw configFailure('Input scopes names a scope twice.');
+  return names;
+}
+
 /** Events whose plan is of an unmerged commit (GITHUB_EVENT_NAME). */
 const PR_EVENTS = new Set(['pull_request', 'pull_request_target']);
 
@@ -216,14 +254,19 @@ export function parseInputs(read: InputReader, env: NodeJS.ProcessEnv): Inputs {
   const mode = read('mode') || 'plan';
   if (mode !== 'plan' && mode !== 'sync') throw configFailure('Input mode must be plan or sync.');
 
+  const configFile = singleLine(read, 'config-file');
   const secretPrefix = singleLine(read, 'secret-prefix');
-  if (secretPrefix === '') throw configFailure('Input secret-prefix is required.');
+  if (secretPrefix === '' && configFile === '') {
+    throw configFailure('Input secret-prefix is required (or config-file, whose keys or scopes name the prefix).');
+  }
 
   const revision = singleLine(read, 'revision') || (env.GITHUB_SHA ?? '');
   if (revision === '') throw configFailure('Input revision is empty and GITHUB_SHA is not set.');
 
-  const repositoryId = singleLine(read, 'repository-id') || (env.GITHUB_REPOSITORY ?? '');
-  if (repositoryId === '') {
+  // With a config file the file names the repository id unless the input
+  // does: a default here would override the file's key (flags win).
+  const repositoryId = singleLine(read, 'repository-id') || (configFile === '' ? (env.GITHUB_REPOSITORY ?? '') : '');
+  if (repositoryId === '' && configFile === '') {
     throw configFailure('Input repository-id is empty and GITHUB_REPOSITORY is not set.');
   }
 
@@ -259,6 +302,8 @@ export function parseInputs(read: InputReader, env: NodeJS.ProcessEnv): Inputs {
   return {
     mode,
     failOnDrift: parseBoolean(read, 'fail-on-drift'),
+    configFile,
+    scopes: parseScopes(read, configFile),
     sourceRoot: singleLine(read, 'source-root'),
     secretPrefix,
     revision,

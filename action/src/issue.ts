@@ -23,7 +23,7 @@
  * scheduled run leaves the issue untouched.
  */
 import { GitHubRest, isOwnComment, type CommentAuthor } from './comment.js';
-import { capMarkdown, COMMENT_PLAN_MAX_BYTES, scopeDigest } from './plan.js';
+import { capMarkdown, COMMENT_PLAN_MAX_BYTES, scopeDigest, type RunFiles } from './plan.js';
 
 /** A drift-issue failure in our own words: the request and the HTTP status, never a body or the token. */
 export class IssueError extends Error {
@@ -39,14 +39,14 @@ export const DEFAULT_DRIFT_LABEL = 'sops-aws-sync-drift';
 /** Pages read at most (100 issues each); beyond them the Action fails rather than risk a second issue. */
 export const MAX_ISSUE_PAGES = 100;
 
-/** The hidden marker of one scope's drift issue: an HTML comment holding the scope digest. */
-export function driftMarker(repositoryId: string, secretPrefix: string): string {
-  return `<!-- sops-aws-sync:drift:${scopeDigest(repositoryId, secretPrefix)} -->`;
+/** The hidden marker of one run's drift issue: an HTML comment holding the run's digest (scopeDigest). */
+export function driftMarker(repositoryId: string, secretPrefix: string, files?: RunFiles): string {
+  return `<!-- sops-aws-sync:drift:${scopeDigest(repositoryId, secretPrefix, files)} -->`;
 }
 
-/** The title of a new drift issue; fixed text and the scope digest, never the prefix. Never used to find it. */
-export function driftTitle(repositoryId: string, secretPrefix: string): string {
-  return `sops-aws-sync: AWS Secrets Manager differs from Git (scope ${scopeDigest(repositoryId, secretPrefix)})`;
+/** The title of a new drift issue; fixed text and the run's digest, never the prefix. Never used to find it. */
+export function driftTitle(repositoryId: string, secretPrefix: string, files?: RunFiles): string {
+  return `sops-aws-sync: AWS Secrets Manager differs from Git (scope ${scopeDigest(repositoryId, secretPrefix, files)})`;
 }
 
 /** The fixed line under the marker. */

@@ -188,14 +188,15 @@ async function planMarkdown(
 }
 
 /**
- * Posts (or edits) the scope's one plan comment on the pull request. Every
+ * Posts (or edits) the run's one plan comment on the pull request (one
+ * comment for all the scopes of a config file, a section per scope). Every
  * failure (not a pull-request event, no permission, an HTTP error) is the
  * fixed warning plus a reason line; it never changes the step's result.
  */
 async function postPlanComment(inputs: Inputs, markdown: string, env: NodeJS.ProcessEnv): Promise<void> {
   try {
     const target = await pullRequestTarget(env);
-    const marker = planMarker(inputs.repositoryId, inputs.secretPrefix);
+    const marker = planMarker(inputs.repositoryId, inputs.secretPrefix, inputs);
     const body = `${marker}\n${capMarkdown(markdown, COMMENT_PLAN_MAX_BYTES).text}`;
     const api = new GitHubComments(apiBase(env), inputs.githubToken);
     const done = await upsertComment(api, target, marker, body);
@@ -257,12 +258,12 @@ async function maintainDriftIssue(
     return Message.drift;
   }
   const repo = env.GITHUB_REPOSITORY ?? '';
-  const marker = driftMarker(inputs.repositoryId, inputs.secretPrefix);
+  const marker = driftMarker(inputs.repositoryId, inputs.secretPrefix, inputs);
   try {
     const api = new GitHubIssues(apiBase(env), inputs.githubToken);
     const done =
       markdown !== undefined && drift
-        ? await reportDrift(api, repo, label, marker, driftTitle(inputs.repositoryId, inputs.secretPrefix), driftBody(marker, markdown))
+        ? await reportDrift(api, repo, label, marker, driftTitle(inputs.repositoryId, inputs.secretPrefix, inputs), driftBody(marker, markdown))
         : await reportConvergence(api, repo, label, marker, closingComment(report.git_revision, runUrl(env)));
     core.info(issueLine(done));
     return drift && inputs.failOnDrift ? Message.drift : undefined;

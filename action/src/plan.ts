@@ -1,7 +1,8 @@
 /**
  * The plan section of the job summary and the pull-request comment (issue 13
  * item 6). Both are built only from the plan file the CLI wrote
- * (--plan-file, schema sops-aws-sync/plan/v1), rendered by the verified CLI
+ * (--plan-file, schema sops-aws-sync/plan/v2: one section per scope),
+ * rendered by the verified CLI
  * itself (`show PLAN_FILE --format markdown`), never from log text: the
  * redaction rule lives in the CLI's view model (docs/results.md), and the
  * Action adds nothing to that Markdown but fixed text (the comment's hidden
@@ -37,24 +38,41 @@ const MAX_SHOW_BYTES = 2 * STEP_SUMMARY_LIMIT;
 /** Room kept for the truncation note (its count varies). */
 const NOTE_RESERVE = 400;
 
+/** The inputs that make a run of a config file (the Inputs fields). */
+export interface RunFiles {
+  /** The config-file input ('' for none). */
+  configFile: string;
+  /** The scopes input ([] for every scope of the file). */
+  scopes: readonly string[];
+}
+
+const NO_FILES: RunFiles = { configFile: '', scopes: [] };
+
 /**
- * The hidden marker that identifies the plan comment of one scope: an HTML
- * comment (invisible on GitHub) holding the first 16 hex digits of the
- * SHA-256 of the JSON array [repositoryId, secretPrefix]. Two scopes in one
- * repository keep two comments; the digest keeps the prefix itself (and any
- * `-->` in it) out of the comment.
+ * The hidden marker that identifies the plan comment of one run: an HTML
+ * comment (invisible on GitHub) holding scopeDigest. Two runs in one
+ * repository (two prefixes, two config files or two subsets of scopes)
+ * keep two comments; the digest keeps the prefix itself (and any `-->` in
+ * it) out of the comment.
  */
-export function planMarker(repositoryId: string, secretPrefix: string): string {
-  return `<!-- sops-aws-sync:plan:${scopeDigest(repositoryId, secretPrefix)} -->`;
+export function planMarker(repositoryId: string, secretPrefix: string, files: RunFiles = NO_FILES): string {
+  return `<!-- sops-aws-sync:plan:${scopeDigest(repositoryId, secretPrefix, files)} -->`;
 }
 
 /**
- * The scope's identity in markers and titles: the first 16 hex digits of the
- * SHA-256 of the JSON array [repositoryId, secretPrefix] (the prefix itself
- * is never written where GitHub shows it).
+ * A run's identity in markers and titles: without a config file, the
+ * first 16 hex digits of the SHA-256 of the JSON array [repositoryId,
+ * secretPrefix] (as before config files, so existing comments and issues
+ * are found again); with one, of ["config", configFile, the scopes sorted,
+ * repositoryId, secretPrefix] (either input may be empty: the file names
+ * them). The prefix itself is never written where GitHub shows it.
  */
-export function scopeDigest(repositoryId: string, secretPrefix: string): string {
-  return createHash('sha256').update(JSON.stringify([repositoryId, secretPrefix])).digest('hex').slice(0, 16);
+export function scopeDigest(repositoryId: string, secretPrefix: string, files: RunFiles = NO_FILES): string {
+  const key =
+    files.configFile === ''
+      ? [repositoryId, secretPrefix]
+      : ['config', files.configFile, [...files.scopes].sort(), repositoryId, secretPrefix];
+  return createHash('sha256').update(JSON.stringify(key)).digest('hex').slice(0, 16);
 }
 
 /** The fixed note that ends a cut rendering; missing counts the lines of content left out. */

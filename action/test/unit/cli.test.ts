@@ -64,6 +64,37 @@ describe('cliArgs', () => {
     expect(sync).not.toContain('--detailed-exit-code');
   });
 
+  it('with config-file passes --config and --scope, and only the inputs that are set', () => {
+    const args = cliArgs(
+      inputs({ 'secret-prefix': '', 'config-file': 'deploy/scopes.yaml', scopes: 'prod-eu,staging' }),
+      '/ws',
+      '/r.json',
+      '/p.json',
+    );
+    expect(args).toEqual([
+      'plan',
+      '--repository=/ws',
+      '--config=deploy/scopes.yaml',
+      '--scope=prod-eu,staging',
+      `--revision=${'f'.repeat(40)}`,
+      '--log-format=json',
+      '--report-file=/r.json',
+      '--plan-file=/p.json',
+    ]);
+    // A set input still reaches the CLI (it overrides the file's key).
+    const set = cliArgs(
+      inputs({ 'config-file': 'c.yaml', 'allow-empty': 'true', 'show-resource-names': 'true', 'aws-region': 'eu-west-1' }),
+      '/ws',
+      '/r.json',
+      '/p.json',
+    );
+    expect(set).toEqual(
+      expect.arrayContaining(['--config=c.yaml', '--secret-prefix=apps/prod', '--allow-empty=true', '--show-resource-names=true', '--aws-region=eu-west-1']),
+    );
+    expect(set.some((a) => a.startsWith('--scope='))).toBe(false);
+    expect(set.some((a) => a.startsWith('--repository-id='))).toBe(false);
+  });
+
   it('runs plan with --detailed-exit-code for drift-issue alone, so drift is told from an error by the exit code', () => {
     const args = cliArgs(inputs({ 'drift-issue': 'true' }), '/ws', '/r.json', '/p.json');
     expect(args.filter((a) => a === '--detailed-exit-code')).toHaveLength(1);

@@ -84,6 +84,12 @@ describe('parseInputs', () => {
     [{ 'cli-version': '' }, 'cli-version'],
     [{ 'github-token': '' }, 'github-token'],
     [{ 'secret-prefix': 'a\nb' }, 'secret-prefix'],
+    [{ 'config-file': 'a\nb' }, 'config-file'],
+    [{ scopes: 'prod-eu' }, 'scopes'],
+    [{ 'config-file': 'c.yaml', scopes: 'Prod' }, 'scopes'],
+    [{ 'config-file': 'c.yaml', scopes: 'prod eu' }, 'scopes'],
+    [{ 'config-file': 'c.yaml', scopes: 'a'.repeat(33) }, 'scopes'],
+    [{ 'config-file': 'c.yaml', scopes: 'prod-eu,staging,prod-eu' }, 'scopes'],
   ])('rejects %o naming the input, never its value', (over, name) => {
     const f = rejection(over);
     expect(f.message).toBe(Message.invalid);
@@ -188,5 +194,20 @@ describe('isPositiveGoDuration', () => {
   });
   it.each(['', '0', '0s', '0m0s', '10', 's', '1d', '-1s', '+0s', '1 s', '1s ', 'ms', '2562048h'])('rejects %s', (v) => {
     expect(isPositiveGoDuration(v)).toBe(false);
+  });
+});
+
+describe('config-file and scopes', () => {
+  it('makes secret-prefix optional and leaves repository-id to the file', () => {
+    const i = parse({ 'secret-prefix': '', 'config-file': 'deploy/sops-aws-sync.yaml' });
+    expect(i).toMatchObject({ configFile: 'deploy/sops-aws-sync.yaml', scopes: [], secretPrefix: '', repositoryId: '' });
+    expect(parse({ 'config-file': 'c.yaml', 'repository-id': 'o/r' }).repositoryId).toBe('o/r');
+    expect(parse()).toMatchObject({ configFile: '', scopes: [], repositoryId: 'acme/infra' });
+    expect(rejection({ 'secret-prefix': '' }).reason).toContain('config-file');
+  });
+
+  it('reads scope names separated by commas or lines, in order', () => {
+    expect(parse({ 'config-file': 'c.yaml', scopes: ' prod-eu, staging\n\ndr-2 ,' }).scopes).toEqual(['prod-eu', 'staging', 'dr-2']);
+    expect(parse({ 'config-file': 'c.yaml', scopes: ' , ' }).scopes).toEqual([]);
   });
 });

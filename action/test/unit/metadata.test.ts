@@ -32,7 +32,11 @@ describe('action.yml', () => {
   it('declares exactly the inputs the code reads and the outputs it sets', () => {
     expect(Object.keys(action.inputs)).toEqual([...INPUT_NAMES]);
     expect(Object.keys(action.outputs)).toEqual([...OUTPUT_NAMES]);
-    expect(action.inputs['secret-prefix']?.required).toBe(true);
+    // secret-prefix is required unless config-file is set: the Action checks
+    // it (parseInputs), so the runner does not.
+    expect(action.inputs['secret-prefix']?.required).toBe(false);
+    expect(action.inputs['config-file']?.default).toBe('');
+    expect(action.inputs.scopes?.default).toBe('');
     expect(action.inputs.mode?.default).toBe('plan');
     expect(action.inputs['github-token']?.default).toBe('${{ github.token }}');
   });
@@ -56,7 +60,8 @@ describe('example workflows', () => {
     for (const s of ours) {
       expect(s.uses).toBe(`sops-aws-sync/sops-aws-sync@v${cliVersion}`);
       for (const k of Object.keys(s.with ?? {})) expect(INPUT_NAMES as readonly string[]).toContain(k);
-      expect(s.with?.['secret-prefix']).toBeTypeOf('string');
+      // A prefix, or a config file that names one per scope.
+      expect(typeof s.with?.['secret-prefix'] === 'string' || typeof s.with?.['config-file'] === 'string').toBe(true);
     }
     expect(wf.permissions?.['id-token']).toBe('write');
     expect(steps.some((s) => s.uses?.startsWith('aws-actions/configure-aws-credentials@'))).toBe(true);
@@ -73,6 +78,18 @@ describe('example workflows', () => {
     expect(with_(sync)).toMatchObject({ mode: 'sync' });
     expect(sync.concurrency?.['cancel-in-progress']).toBe(false);
     expect(sync.concurrency?.group).toContain(String(with_(sync)['secret-prefix']));
+  });
+
+  it('plans every scope of a config file in one run, with one comment and no per-scope input', () => {
+    const wf = parse(read(join(dir, 'secrets-scopes.yml'))) as Workflow;
+    const step = Object.values(wf.jobs)
+      .flatMap((j) => j.steps)
+      .find((s) => s.uses?.startsWith('sops-aws-sync/sops-aws-sync@'));
+    expect(step?.with).toMatchObject({ mode: 'plan', 'pull-request-comment': true, 'config-file': 'sops-aws-sync.yaml' });
+    for (const perScope of ['secret-prefix', 'source-root', 'aws-region', 'kms-key-id', 'description', 'tags', 'max-deletions', 'recovery-window-days', 'allow-empty']) {
+      expect(step?.with?.[perScope], perScope).toBeUndefined();
+    }
+    expect(wf.permissions).toEqual({ contents: 'read', 'id-token': 'write', 'pull-requests': 'write' });
   });
 
   it('checks drift on a schedule and by hand in one never-cancelling group of its own, with issues: write', () => {
@@ -106,7 +123,7 @@ describe('docs/github-action.md', () => {
   });
 
   it('shows the example workflows verbatim', () => {
-    for (const f of ['secrets-plan.yml', 'secrets-sync.yml', 'secrets-drift-check.yml']) {
+    for (const f of ['secrets-plan.yml', 'secrets-sync.yml', 'secrets-drift-check.yml', 'secrets-scopes.yml']) {
       expect(doc).toContain(read(join('.github/workflows/examples', f)).trim());
     }
   });

@@ -49,6 +49,19 @@ describe('planMarker', () => {
     expect(planMarker('acme/infra/apps', 'prod')).not.toBe(planMarker('acme/infra', 'apps/prod'));
   });
 
+  it('with a config file: one marker per file and set of scopes, whatever their order; without one, as before', () => {
+    const a = planMarker('acme/infra', 'apps/prod');
+    expect(planMarker('acme/infra', 'apps/prod', { configFile: '', scopes: [] })).toBe(a);
+    const all = planMarker('acme/infra', '', { configFile: 'deploy/scopes.yaml', scopes: [] });
+    expect(all).toMatch(/^<!-- sops-aws-sync:plan:[0-9a-f]{16} -->$/);
+    expect(all).not.toBe(planMarker('acme/infra', ''));
+    expect(planMarker('acme/infra', '', { configFile: 'deploy/scopes.yaml', scopes: ['b', 'a'] })).toBe(
+      planMarker('acme/infra', '', { configFile: 'deploy/scopes.yaml', scopes: ['a', 'b'] }),
+    );
+    expect(planMarker('acme/infra', '', { configFile: 'deploy/scopes.yaml', scopes: ['a'] })).not.toBe(all);
+    expect(planMarker('acme/infra', '', { configFile: 'other.yaml', scopes: [] })).not.toBe(all);
+  });
+
   it('never carries the prefix itself, so a prefix with --> cannot end the comment early', () => {
     const m = planMarker('acme/infra', 'x --> <b>y</b>');
     expect(m).not.toContain('x -->');

@@ -145,6 +145,16 @@ describe('settings the Action passes (wire.golden.json)', () => {
     }
   });
 
+  it('with config-file passes --config, a declared flag-only setting, and no required setting the file may hold', () => {
+    const args = cliArgs(parse({ 'secret-prefix': '', 'config-file': 'deploy/scopes.yaml' }), '/repo', '/tmp/r.json', '/tmp/p.json');
+    expect(setting('config')?.flag_only).toBe(true);
+    for (const name of flagsOf(args)) expect(setting(name), `--${name}`).toBeDefined();
+    expect(flagsOf(args)).toContain('config');
+    for (const s of wire.settings.filter((x) => x.required === true)) {
+      expect(flagsOf(args), `--${s.name} is left to the file`).not.toContain(s.name);
+    }
+  });
+
   it('checks each input that is an integer setting with the CLI range', () => {
     for (const [name, range] of Object.entries(wire.int_ranges)) {
       if (!(INPUT_NAMES as readonly string[]).includes(name)) continue;
