@@ -169,3 +169,32 @@ func TestMarkdownCappedHoldsWithAHugeFence(t *testing.T) {
 		assert.Equal(t, strings.Count(got, fence+"text\n")+strings.Count(got, fence+"diff\n"), strings.Count(got, fence+"\n\n"), "limit %d: every fence opened is closed", limit)
 	}
 }
+
+// TestMarkdownCappedHoldsWithManyScopes: with more scopes than fit, the
+// cap still holds (table rows and scope sections are cut like operation
+// lines), every fence and <details> opened is closed, and the note says
+// what is missing.
+func TestMarkdownCappedHoldsWithManyScopes(t *testing.T) {
+	var in Input
+	for i := range 80 {
+		s := ScopeInput{Name: "scope-" + itoa(i), Region: "eu-west-1", Status: vocab.StatusDrift, Verification: vocab.VerificationNotRun}
+		for j := range 20 {
+			s.Operations = append(s.Operations, Operation{Ordinal: j + 1, Name: "prod/app/s" + itoa(j), Action: vocab.ActionCreate,
+				Reason: vocab.ReasonAbsent, Keys: summary(t, `{"dk_a":1}`, "")})
+		}
+		in.Scopes = append(in.Scopes, s)
+	}
+	v := Build(in, model.Redaction{ShowNames: true})
+	require.NoError(t, v.Validate())
+	full := Markdown(v)
+	for _, limit := range []int{2048, 16384, GitHubCommentLimit - 100} {
+		got := MarkdownCapped(v, limit)
+		require.Less(t, len(full), 10*GitHubCommentLimit)
+		assert.Less(t, len(got), limit, "limit %d", limit)
+		assert.Contains(t, got, "_Truncated to stay under", "limit %d", limit)
+		assert.Equal(t, 0, strings.Count(got, "```")%2, "limit %d: every fence is closed", limit)
+		assert.Equal(t, strings.Count(got, "<details>"), strings.Count(got, "</details>"), "limit %d", limit)
+		assert.True(t, strings.HasPrefix(full, got[:strings.Index(got, "| scope |")]), "the header is kept whole")
+	}
+	assert.Contains(t, MarkdownCapped(v, GitHubCommentLimit-100), "#### Scope `scope-1` ·", "scope sections follow the table while they fit")
+}
