@@ -145,11 +145,17 @@ describe('settings the Action passes (wire.golden.json)', () => {
     }
   });
 
-  it('with config-file passes --config, a declared flag-only setting, and no required setting the file may hold', () => {
-    const args = cliArgs(parse({ 'secret-prefix': '', 'config-file': 'deploy/scopes.yaml' }), '/repo', '/tmp/r.json', '/tmp/p.json');
+  it('with config-file and scopes passes --config and --scope, declared flag-only settings, and no required setting the file may hold', () => {
+    const args = cliArgs(
+      parse({ 'secret-prefix': '', 'config-file': 'deploy/scopes.yaml', scopes: 'prod-eu,staging' }),
+      '/repo',
+      '/tmp/r.json',
+      '/tmp/p.json',
+    );
     expect(setting('config')?.flag_only).toBe(true);
+    expect(setting('scope')?.flag_only).toBe(true);
     for (const name of flagsOf(args)) expect(setting(name), `--${name}`).toBeDefined();
-    expect(flagsOf(args)).toContain('config');
+    expect(flagsOf(args)).toEqual(expect.arrayContaining(['config', 'scope']));
     for (const s of wire.settings.filter((x) => x.required === true)) {
       expect(flagsOf(args), `--${s.name} is left to the file`).not.toContain(s.name);
     }
