@@ -438,37 +438,48 @@ func (r *runner) writeReplicas(ctx context.Context, op plan.Operation, arn, vers
 			}
 		}
 	}
-	var err error
 	if len(op.Replicas.Add) > 0 {
-		err = call(func() error { return r.port.Replicate(ctx, arn, op.Replicas.Add) })
+		err := call(func() error { return r.port.Replicate(ctx, arn, op.Replicas.Add) })
 		if first && isThrottled(err) && ctx.Err() == nil {
 			return outThrottled
 		}
+		if out, ok := r.proveReplicas(ctx, op, err, plan.ReplicaChange{Add: op.Replicas.Add}); !ok {
+			return out
+		}
 	}
 	first = false
-	if err == nil && len(op.Replicas.Remove) > 0 {
-		err = call(func() error { return r.port.RemoveReplicas(ctx, arn, op.Replicas.Remove) })
+	if len(op.Replicas.Remove) > 0 {
+		err := call(func() error { return r.port.RemoveReplicas(ctx, arn, op.Replicas.Remove) })
+		if out, ok := r.proveReplicas(ctx, op, err, plan.ReplicaChange{Remove: op.Replicas.Remove}); !ok {
+			return out
+		}
 	}
-	if err == nil {
-		r.accept(op, arn, version)
-		return outDone
-	}
-	if ctx.Err() != nil {
-		return outInterrupted
-	}
-	if !isAmbiguous(err) {
-		return r.failed(ctx, op, "replica change failed", err)
+	r.accept(op, arn, version)
+	return outDone
+}
+
+// proveReplicas judges the outcome err of one replica call that makes
+// part of op's replica change: ok when it succeeded, or when it may have
+// taken effect (ambiguous) and a re-observation shows part done; else the
+// operation fails closed (never resent) or the run was interrupted.
+func (r *runner) proveReplicas(ctx context.Context, op plan.Operation, err error, part plan.ReplicaChange) (outcome, bool) {
+	switch {
+	case err == nil:
+		return outDone, true
+	case ctx.Err() != nil:
+		return outInterrupted, false
+	case !isAmbiguous(err):
+		return r.failed(ctx, op, "replica change failed", err), false
 	}
 	r.log.Warn("ambiguous outcome; re-observing", r.opAttrs(op, errAttrs(err)...)...)
 	now, oerr := r.observeOne(ctx, op.Name)
 	if oerr != nil {
-		return r.failed(ctx, op, "re-observation failed", oerr)
+		return r.failed(ctx, op, "re-observation failed", oerr), false
 	}
-	if !replicasDone(op.Replicas, now.obs) {
-		return r.failed(ctx, op, "ambiguous outcome not proven", err)
+	if !replicasDone(part, now.obs) {
+		return r.failed(ctx, op, "ambiguous outcome not proven", err), false
 	}
-	r.accept(op, arn, version)
-	return outDone
+	return outDone, true
 }
 
 // replicasDone reports whether an observation shows a replica change done:
@@ -557,25 +568,10 @@ func (r *runner) transition(ctx context.Context, op plan.Operation, obs plan.Obs
 func (r *runner) removeBeforeDelete(ctx context.Context, op plan.Operation, obs plan.ObservedSecret, turn pace.Turn) (outcome, bool) {
 	err := r.port.RemoveReplicas(ctx, obs.ARN, op.Replicas.Remove)
 	r.settle(turn, err)
-	switch {
-	case err == nil:
-		return outDone, true
-	case ctx.Err() != nil:
-		return outInterrupted, false
-	case isThrottled(err):
+	if isThrottled(err) && ctx.Err() == nil {
 		return outThrottled, false
-	case !isAmbiguous(err):
-		return r.failed(ctx, op, "replica removal failed", err), false
 	}
-	r.log.Warn("ambiguous outcome; re-observing", r.opAttrs(op, errAttrs(err)...)...)
-	now, oerr := r.observeOne(ctx, op.Name)
-	if oerr != nil {
-		return r.failed(ctx, op, "re-observation failed", oerr), false
-	}
-	if !replicasDone(plan.ReplicaChange{Remove: op.Replicas.Remove}, now.obs) {
-		return r.failed(ctx, op, "ambiguous outcome not proven", err), false
-	}
-	return outDone, true
+	return r.proveReplicas(ctx, op, err, plan.ReplicaChange{Remove: op.Replicas.Remove})
 }
 
 // followUps decides the at-most-one update after each restore from a fresh
