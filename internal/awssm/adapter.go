@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unique"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
@@ -138,10 +139,10 @@ func (a *Adapter) ListCandidates(ctx context.Context, scopeDigest string) ([]eng
 			return nil, err
 		}
 		for _, e := range page.SecretList {
-			c := engine.Candidate{Name: aws.ToString(e.Name), ARN: aws.ToString(e.ARN), Deleted: e.DeletedDate != nil,
-				Tags: make(map[string]string, len(e.Tags)), PrimaryRegion: aws.ToString(e.PrimaryRegion)}
+			c := engine.Candidate{Name: own(e.Name), ARN: own(e.ARN), Deleted: e.DeletedDate != nil,
+				Tags: make(map[string]string, len(e.Tags)), PrimaryRegion: own(e.PrimaryRegion)}
 			for _, t := range e.Tags {
-				c.Tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
+				c.Tags[ownTagKey(t.Key)] = ownTagValue(t.Key, t.Value)
 			}
 			out = append(out, c)
 		}
@@ -185,24 +186,24 @@ func (a *Adapter) describe(ctx context.Context, client *secretsmanager.Client, i
 	}
 	o := plan.ObservedSecret{
 		Exists:             true,
-		ARN:                aws.ToString(d.ARN),
-		Name:               aws.ToString(d.Name),
+		ARN:                own(d.ARN),
+		Name:               own(d.Name),
 		Tags:               make(map[string]string, len(d.Tags)),
-		KMSKeyID:           aws.ToString(d.KmsKeyId),
-		Description:        aws.ToString(d.Description),
+		KMSKeyID:           own(d.KmsKeyId),
+		Description:        own(d.Description),
 		Deleted:            d.DeletedDate != nil,
-		OwningService:      aws.ToString(d.OwningService),
+		OwningService:      own(d.OwningService),
 		RotationEnabled:    aws.ToBool(d.RotationEnabled),
-		VersionIDsToStages: maps.Clone(d.VersionIdsToStages),
-		PrimaryRegion:      aws.ToString(d.PrimaryRegion),
+		VersionIDsToStages: ownStages(d.VersionIdsToStages),
+		PrimaryRegion:      own(d.PrimaryRegion),
 	}
 	for _, t := range d.Tags {
-		o.Tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
+		o.Tags[ownTagKey(t.Key)] = ownTagValue(t.Key, t.Value)
 	}
 	// The status message is provider text: never kept.
 	for _, r := range d.ReplicationStatus {
-		o.Replicas = append(o.Replicas, plan.ObservedReplica{Region: aws.ToString(r.Region),
-			KMSKeyID: aws.ToString(r.KmsKeyId), Status: string(r.Status)})
+		o.Replicas = append(o.Replicas, plan.ObservedReplica{Region: own(r.Region),
+			KMSKeyID: own(r.KmsKeyId), Status: strings.Clone(string(r.Status))})
 	}
 	slices.SortFunc(o.Replicas, func(x, y plan.ObservedReplica) int { return strings.Compare(x.Region, y.Region) })
 	for _, r := range o.Replicas {
@@ -348,4 +349,58 @@ func (a *Adapter) Tag(ctx context.Context, id string, tags map[string]string) er
 	defer cancel()
 	_, err := a.c.TagResource(cctx, &secretsmanager.TagResourceInput{SecretId: aws.String(id), Tags: list}, a.callOpts...)
 	return convert(ctx, "TagResource", err)
+}
+
+// own returns a copy of the SDK's string that shares no memory with the
+// response. The SDK's JSON decoder hands out strings carved from one
+// arena block per response (smithy-go serde.StringArena, up to 4 KiB), so
+// keeping a single name or tag from a response kept the whole block: at
+// 50,000 secrets, the observation held tens of MiB of arenas for a few
+// hundred bytes of fields each (heap profile, docs/benchmarks.md).
+func own(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return strings.Clone(*p)
+}
+
+// ownStages is a deep copy of a DescribeSecret VersionIdsToStages map
+// (see own).
+func ownStages(m map[string][]string) map[string][]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string][]string, len(m))
+	for id, stages := range m {
+		cp := make([]string, len(stages))
+		for i, st := range stages {
+			cp[i] = strings.Clone(st)
+		}
+		out[strings.Clone(id)] = cp
+	}
+	return out
+}
+
+// ownTagKey is own for a tag key: the keys the tool reads are the same few
+// strings on every secret, so they are interned (unique.Make) rather than
+// copied once per secret and per observation.
+func ownTagKey(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return unique.Make(*p).Value()
+}
+
+// ownTagValue is own for a tag value: the values of the managed-by and
+// scope tags are shared by every secret of a scope and are interned; any
+// other value (the per-document source tag, foreign tags) is copied.
+func ownTagValue(key, p *string) string {
+	if p == nil {
+		return ""
+	}
+	switch aws.ToString(key) {
+	case model.TagManagedBy, model.TagScope:
+		return unique.Make(*p).Value()
+	}
+	return strings.Clone(*p)
 }

@@ -61,7 +61,7 @@ func (a *Adapter) GetCurrentValues(ctx context.Context, reqs []engine.ValueReque
 				if aws.ToString(e.ARN) != r.ID && aws.ToString(e.Name) != r.Name {
 					continue
 				}
-				v := value(aws.ToString(e.VersionId), e.SecretString, e.SecretBinary)
+				v := value(own(e.VersionId), e.SecretString, e.SecretBinary)
 				v.StageMismatch = v.VersionID != r.CurrentVersionID
 				out[i], pending[i] = v, false
 				break
@@ -100,7 +100,7 @@ func (a *Adapter) getOne(ctx context.Context, r engine.ValueRequest) (plan.Curre
 		}
 		return plan.CurrentValue{}, err
 	}
-	v := value(aws.ToString(res.VersionId), res.SecretString, res.SecretBinary)
+	v := value(own(res.VersionId), res.SecretString, res.SecretBinary)
 	v.StageMismatch = v.VersionID != r.CurrentVersionID
 	return v, nil
 }

@@ -146,6 +146,10 @@ func finish(j []byte) ([]byte, *Error) {
 	if err != nil {
 		return nil, errCanonical
 	}
+	// jcs returns its bytes.Buffer's slice, whose capacity follows the
+	// input (SOPS's indented plaintext) rather than the canonical length;
+	// the value is kept for the whole run, so keep it at its own size.
+	out = bytes.Clone(out)
 	if len(out) > MaxValueBytes {
 		return nil, errTooLarge
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"fmt"
@@ -107,6 +108,11 @@ func (r *runner) observe(ctx context.Context, phase string, extra []string, list
 			o.describe(c.Name, c.ARN)
 		}
 	}
+	// The listed entries (names, ARNs, tags) are not needed once their
+	// describes are under way; dropping them before the wait lets the
+	// collector take them while the describes run (at 50,000 secrets tens
+	// of MiB less at the run's peak, docs/benchmarks.md).
+	cands = nil
 	o.describes.Wait()
 	o.flush()
 	o.reads.Wait()
@@ -370,11 +376,31 @@ func (o *observer) read(names []string) {
 		for i, n := range names {
 			obs := o.out[n]
 			v := vs[i]
+			o.r.shareEqualValue(n, &v)
 			obs.Current = &v
 			o.out[n] = obs
 		}
 		o.mu.Unlock()
 	}()
+}
+
+// shareEqualValue makes an observed current value that is byte for byte
+// the desired value of name share the desired value's memory, so that a
+// converged secret's value is held once, not twice, for the rest of the
+// run (at 50,000 secrets of 1 KiB, about 50 MiB less). Only equal bytes
+// are shared, so nothing compared later can tell the difference; neither
+// slice is written after it is made.
+func (r *runner) shareEqualValue(name string, v *plan.CurrentValue) {
+	want, ok := r.byName[name]
+	if !ok || len(want.Value) == 0 {
+		return
+	}
+	if v.HasString && bytes.Equal(v.String, want.Value) {
+		v.String = want.Value
+	}
+	if v.HasBinary && bytes.Equal(v.Binary, want.Value) {
+		v.Binary = want.Value
+	}
 }
 
 // sameName guards against partial-ARN lookups: a secret observed under a

@@ -1,0 +1,47 @@
+package engine
+
+import (
+	"testing"
+	"unsafe"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
+)
+
+// An observed value equal to the desired one is held once: it then points
+// at the desired value's bytes. A different value, or a name with no
+// document, keeps its own bytes.
+func TestShareEqualValue_EqualBytesShareTheDesiredValue(t *testing.T) {
+	want := model.State{Secrets: []model.Secret{
+		{Name: "app/a", Value: []byte(`{"k":"v"}`)},
+		{Name: "app/b", Value: []byte{0, 1, 2}, Kind: model.Binary.Kind()},
+	}}
+	r := &runner{}
+	r.byName = map[string]*model.Secret{}
+	for i := range want.Secrets {
+		r.byName[want.Secrets[i].Name] = &want.Secrets[i]
+	}
+	same := plan.CurrentValue{HasString: true, String: []byte(`{"k":"v"}`)}
+	r.shareEqualValue("app/a", &same)
+	if unsafe.SliceData(same.String) != unsafe.SliceData(want.Secrets[0].Value) {
+		t.Fatal("an equal observed value kept its own copy")
+	}
+	bin := plan.CurrentValue{HasBinary: true, Binary: []byte{0, 1, 2}}
+	r.shareEqualValue("app/b", &bin)
+	if unsafe.SliceData(bin.Binary) != unsafe.SliceData(want.Secrets[1].Value) {
+		t.Fatal("an equal observed binary kept its own copy")
+	}
+	for _, tc := range []struct {
+		name string
+		v    plan.CurrentValue
+	}{
+		{"app/a", plan.CurrentValue{HasString: true, String: []byte(`{"k":"w"}`)}},
+		{"app/none", plan.CurrentValue{HasString: true, String: []byte(`{"k":"v"}`)}},
+	} {
+		before := unsafe.SliceData(tc.v.String)
+		r.shareEqualValue(tc.name, &tc.v)
+		if unsafe.SliceData(tc.v.String) != before || string(tc.v.String) == "" {
+			t.Fatalf("%s: a value that is not the desired one was replaced", tc.name)
+		}
+	}
+}
