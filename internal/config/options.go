@@ -128,6 +128,14 @@ type Engine struct {
 	// one partition, not aws-region when that is given); nil = replicas are
 	// not managed (any replica is conflict replication, SPEC §12).
 	Replicas []model.Replica
+	// Adopt is --adopt: full names of secrets made outside this tool that
+	// the run may take ownership of (SPEC §11), each valid and listed once;
+	// nil = none (a same-name secret without our tags stays an ownership
+	// conflict).
+	Adopt []string
+	// AdoptRequireMatch is --adopt-require-match: an adoption whose live
+	// value differs from the document's is conflict adopt-mismatch.
+	AdoptRequireMatch bool
 }
 
 // AWS configures the SDK client and the adapter (SPEC §2.1).

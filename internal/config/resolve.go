@@ -179,7 +179,9 @@ func (s Setting) set(o *Options, v string) (Problem, bool) {
 	if v == "" {
 		return invalid("must not be empty")
 	}
-	if !utf8.ValidString(v) || strings.ContainsFunc(v, func(r rune) bool { return (r < 0x20 && !(s.Kind == KindTags && (r == '\n' || r == '\r'))) || r == 0x7f }) {
+	if !utf8.ValidString(v) || strings.ContainsFunc(v, func(r rune) bool {
+		return (r < 0x20 && !((s.Kind == KindTags || s.Kind == KindList) && (r == '\n' || r == '\r'))) || r == 0x7f
+	}) {
 		return invalid("must be printable UTF-8 text without control characters")
 	}
 	var parsed any
@@ -220,6 +222,12 @@ func (s Setting) set(o *Options, v string) (Problem, bool) {
 			return wrongType(reason)
 		}
 		parsed = m
+	case KindList:
+		l := ParseList(v)
+		if len(l) == 0 {
+			return wrongType("must hold at least one name")
+		}
+		parsed = l
 	default:
 		parsed = v
 	}
@@ -453,8 +461,22 @@ func ParseTags(v string) (map[string]string, string) {
 	return m, ""
 }
 
+// ParseList parses the raw value of a KindList setting: names separated by
+// newlines or commas, each trimmed of spaces; empty entries are ignored.
+func ParseList(v string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == '\n' || r == '\r' || r == ',' }) {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 func yamlTypeName(k Kind) string {
 	switch k {
+	case KindList:
+		return "sequence of secret names (strings)"
 	case KindTags:
 		return "mapping of tag keys to string values (quote numbers, booleans and dates: cost: \"42\")"
 	case KindBool:
@@ -472,6 +494,9 @@ func yamlTypeName(k Kind) string {
 func scalarFor(k Kind, n *yaml.Node) (string, bool) {
 	if k == KindTags {
 		return tagsFor(n)
+	}
+	if k == KindList {
+		return listFor(n)
 	}
 	if n.Kind != yaml.ScalarNode {
 		return "", false
@@ -519,4 +544,22 @@ func tagsFor(n *yaml.Node) (string, bool) {
 	}
 	sort.Strings(pairs)
 	return strings.Join(pairs, "\n"), true
+}
+
+// listFor turns a YAML sequence of strings into the raw KindList value
+// (newline-joined, in the file's order). Every entry must be a YAML string
+// without a newline or comma (the separators of the raw value; no secret
+// name holds one).
+func listFor(n *yaml.Node) (string, bool) {
+	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
+		return "", false
+	}
+	items := make([]string, 0, len(n.Content))
+	for _, e := range n.Content {
+		if e.Kind != yaml.ScalarNode || e.Tag != "!!str" || strings.ContainsAny(e.Value, "\n\r,") {
+			return "", false
+		}
+		items = append(items, e.Value)
+	}
+	return strings.Join(items, "\n"), true
 }

@@ -33,6 +33,13 @@ const (
 	// (tags cannot hold a newline). Flag, variable and file each give the
 	// whole set; the one of highest precedence wins, they are not merged.
 	KindTags
+	// KindList is a list of secret names: a flag given once per name
+	// (--adopt prod/app/db --adopt prod/app/api), an environment variable
+	// with names separated by newlines or commas (a secret name holds
+	// neither), or a YAML sequence of strings in the config file. The raw
+	// value is the names joined by newlines. Like KindTags, the source of
+	// highest precedence gives the whole list; sources are not merged.
+	KindList
 )
 
 // TypeName is the word shown in help and diagnostics for a kind.
@@ -48,6 +55,8 @@ func (k Kind) TypeName() string {
 		return "size"
 	case KindTags:
 		return "tags"
+	case KindList:
+		return "names"
 	}
 	return "string"
 }
@@ -205,6 +214,8 @@ const (
 	Concurrency         = "concurrency"
 	KeyServices         = "key-services"
 	ReplicaRegions      = "replica-regions"
+	Adopt               = "adopt"
+	AdoptRequireMatch   = "adopt-require-match"
 )
 
 // DefaultConcurrency is the default of --concurrency: parallel AWS calls
@@ -322,6 +333,28 @@ var Settings = []Setting{
 			o.Desired.KeyServices = k
 			return err
 		}},
+	{Name: Adopt, PerScope: true, Kind: KindList, Usage: "full name of a secret made outside this tool to take ownership of (the commit's document for it must exist); repeat for more",
+		bind: into(adoptNames, func(o *Options) *[]string { return &o.Engine.Adopt })},
+	{Name: AdoptRequireMatch, PerScope: true, Kind: KindBool, Default: "false", Usage: "adopt a secret only when its value already equals the document's (else conflict adopt-mismatch)",
+		bind: into[bool](nil, func(o *Options) *bool { return &o.Engine.AdoptRequireMatch })},
+}
+
+// adoptNames checks the adopt list: each entry a valid secret name
+// (model.ValidateName, SPEC §3.4), none twice. Whether a document of the
+// commit maps to it is checked once the desired state is loaded
+// (plan.NotDesired, config:adopt-not-desired).
+func adoptNames(names []string) ([]string, error) {
+	seen := make(map[string]bool, len(names))
+	for _, n := range names {
+		if err := model.ValidateName(n); err != nil {
+			return nil, errors.New("each entry must be a full secret name: " + err.Error())
+		}
+		if seen[n] {
+			return nil, errors.New("must not name one secret twice")
+		}
+		seen[n] = true
+	}
+	return names, nil
 }
 
 // scopeNames parses --scope: scope names (model.ValidateScopeName)

@@ -107,6 +107,10 @@ const (
 	// ConfigScopeOverlap: two scopes in one (account, Region) have secret
 	// prefixes that can name one secret (model.PrefixesOverlap).
 	ConfigScopeOverlap = "config:scope-overlap"
+	// ConfigAdoptNotDesired: an adopt entry names a secret that no
+	// document of this commit maps to (SPEC §11); found before any AWS
+	// call.
+	ConfigAdoptNotDesired = "config:adopt-not-desired"
 
 	GitRepository = "git:repository"
 	GitRevision   = "git:revision"
@@ -234,6 +238,10 @@ const (
 	// --repository-id or --source-root left them); the run never touches
 	// them. The plan file and its renderings carry it as a warning.
 	WarningOrphans = "warning:orphans"
+	// WarningAdoptOwned: an adopt entry names a secret this scope already
+	// owns; it is planned like every owned secret and the entry does
+	// nothing (SPEC §11).
+	WarningAdoptOwned = "warning:adopt-owned"
 
 	// Internal is an unexpected failure (an engine record of a call that
 	// failed without a modelled AWS error; the CLI's last-resort line).
@@ -282,6 +290,8 @@ var entries = []Entry{
 		"move it to the top level of the config file (docs/configuration.md lists the per-scope settings); nothing was read from Git or AWS"},
 	{ConfigScopeOverlap, FamilyConfig, "two scopes in one account and Region have secret prefixes that can name the same secret (one equals the other or lies under it at a '/')",
 		"give each scope of an account and Region its own prefix that does not contain another's, or put the scopes in different accounts or Regions; nothing was read from Git or Secrets Manager"},
+	{ConfigAdoptNotDesired, FamilyConfig, "an adopt entry names a secret that no document of this commit maps to; nothing was read from AWS",
+		"list in adopt only the full names (secret prefix, then the document path without its .sops suffix) of documents of this commit: add the document or remove the entry, then re-run"},
 
 	{GitRepository, FamilyGit, "the repository path is not a readable Git repository",
 		"point --repository at the root of a Git clone (the directory holding .git) that this process may read"},
@@ -378,6 +388,8 @@ var entries = []Entry{
 
 	{WarningOrphans, FamilyWarning, "secrets this tool owns in another scope hold documents of this commit; they are not touched",
 		"if the scope was renamed on purpose, retire the old scope once nothing reads it (docs/recovery.md, retiring an old scope)"},
+	{WarningAdoptOwned, FamilyWarning, "an adopt entry names a secret this scope already owns; the entry does nothing",
+		"remove the entry from adopt: the secret is managed like every other owned secret (docs/migration.md)"},
 
 	{Internal, FamilyInternal, "internal error", nextBug},
 }

@@ -170,6 +170,8 @@ func (r *runner) execute(ctx context.Context, op plan.Operation) outcome {
 				token = r.tokens.NewToken()
 			}
 			out = r.write(ctx, op, s.obs, token, turn)
+		case op.Action == vocab.ActionAdopt:
+			out = r.adopt(ctx, op, s.obs, &token, turn)
 		case op.Action == vocab.ActionRestore, op.Action == vocab.ActionScheduleDelete:
 			out = r.transition(ctx, op, s.obs, turn)
 		default:
@@ -236,15 +238,15 @@ func (r *runner) write(ctx context.Context, op plan.Operation, obs plan.Observed
 			// the metadata of an update.
 			return r.writeMetadata(ctx, op, now.obs.ARN, token, nil)
 		}
-		if now.d.Reason == vocab.ReasonReplicas && op.Action == vocab.ActionUpdate {
+		if now.d.Reason == vocab.ReasonReplicas && op.Action != vocab.ActionCreate {
 			// The value and metadata are there; what is left is the
-			// update's replicas.
+			// update's (or adoption's) replicas.
 			return r.writeReplicas(ctx, op, now.obs.ARN, token, nil)
 		}
-		if retried || now.d.Action != op.Action {
+		if retried || now.d.Action != writesAs(op.Action) {
 			return r.failed(ctx, op, "ambiguous outcome not proven", err)
 		}
-		if op.Action == vocab.ActionUpdate {
+		if op.Action != vocab.ActionCreate {
 			obs = now.obs
 		}
 		for {
@@ -256,14 +258,154 @@ func (r *runner) write(ctx context.Context, op plan.Operation, obs plan.Observed
 			}
 		}
 	}
-	if op.Action == vocab.ActionUpdate && op.Metadata.Any() {
+	if op.Action != vocab.ActionCreate && op.Metadata.Any() {
 		return r.writeMetadata(ctx, op, res.ARN, token, nil)
 	}
-	if op.Action == vocab.ActionUpdate && op.Replicas.Any() {
+	if op.Action != vocab.ActionCreate && op.Replicas.Any() {
 		return r.writeReplicas(ctx, op, res.ARN, token, nil)
 	}
 	r.accept(op, res.ARN, token)
 	return outDone
+}
+
+// writesAs is the decision a re-observation shows for a write of action a
+// that has not taken effect yet: an adoption's value write happens after
+// its TagResource, when the secret is owned, so it is an update then.
+func writesAs(a vocab.Action) vocab.Action {
+	if a == vocab.ActionAdopt {
+		return vocab.ActionUpdate
+	}
+	return a
+}
+
+// adopt takes ownership of a secret made outside this tool, after the
+// precondition in execute matched the fingerprint planning took (SPEC §11):
+//  1. TagResource with the three ownership tags and every configured tag
+//     (tagForAdoption: an ambiguous outcome is re-observed like every
+//     write);
+//  2. when the value differs, the value write of an update with the
+//     logical write's token (write: ambiguous → re-observe, one retry);
+//     a throttled write was not executed and is resent after a fresh
+//     observation of the now-owned secret;
+//  3. UpdateSecret for a configured KMS key or description that differs
+//     (writeMetadata), then, when replica-regions is set, the configured
+//     replicas (writeReplicas; an adopted secret has none, SPEC §11, §12).
+//
+// The operation is recorded once, as an adoption, when all of it took
+// effect; verification then re-observes the name like every touched one.
+func (r *runner) adopt(ctx context.Context, op plan.Operation, obs plan.ObservedSecret, token *string, turn pace.Turn) outcome {
+	if out := r.tagForAdoption(ctx, op, obs.ARN, turn); out != outDone {
+		return out
+	}
+	rest := op
+	rest.Metadata.Tags = nil // TagResource set every configured tag
+	if op.Reason == vocab.ReasonValueEqual {
+		switch {
+		case rest.Metadata.Any():
+			return r.writeMetadata(ctx, rest, obs.ARN, "", nil) // then the replicas
+		case rest.Replicas.Any():
+			return r.writeReplicas(ctx, rest, obs.ARN, "", nil)
+		}
+		r.accept(op, obs.ARN, "")
+		return outDone
+	}
+	if *token == "" {
+		*token = r.tokens.NewToken()
+	}
+	for {
+		t, err := r.pacer.Wait(ctx, pace.Writes)
+		if err != nil || ctx.Err() != nil {
+			return outInterrupted
+		}
+		if out := r.write(ctx, rest, obs, *token, t); out != outThrottled {
+			return out
+		}
+		// Throttled, so not executed: the secret is ours now; look again
+		// before resending.
+		now, err := r.observeOne(ctx, op.Name)
+		switch {
+		case err != nil:
+			return r.failed(ctx, op, "observation after adoption tags failed", err)
+		case now.d.Action == vocab.ActionConflict:
+			return r.lateConflict(op, now, "new conflict during adoption")
+		case now.d.Action == vocab.ActionUnchanged:
+			r.accept(op, now.obs.ARN, "")
+			return outDone
+		case now.d.Action != vocab.ActionUpdate || now.obs.ARN != obs.ARN:
+			r.log.Info("target changed since planning", r.opAttrs(op)...)
+			return outRebuild
+		}
+		obs = now.obs
+	}
+}
+
+// adoptionTags are the tags an adoption sets with TagResource: the three
+// ownership tags of op's document (SPEC §4) and every configured tag
+// (config refuses reserved keys, so the ownership tags are never
+// overwritten).
+func (r *runner) adoptionTags(op plan.Operation) map[string]string {
+	tags := r.want.Scope.Tags(op.Desired.Path)
+	for k, v := range r.policy.Metadata.Tags {
+		tags[k] = v
+	}
+	return tags
+}
+
+// tagForAdoption is an adoption's TagResource on the ARN the precondition
+// observed. TagResource is idempotent: a throttled first attempt returns
+// outThrottled (execute takes a new turn and re-checks the precondition:
+// nothing was written); an ambiguous outcome is re-observed and accepted
+// when every tag is there, resent once while the secret is still the
+// adoption planned, and otherwise fails closed (SPEC §6).
+func (r *runner) tagForAdoption(ctx context.Context, op plan.Operation, arn string, turn pace.Turn) outcome {
+	tags := r.adoptionTags(op)
+	err := r.port.Tag(ctx, arn, tags)
+	r.settle(turn, err)
+	if isThrottled(err) && ctx.Err() == nil {
+		return outThrottled
+	}
+	for retried := false; err != nil; retried = true {
+		if ctx.Err() != nil {
+			return outInterrupted
+		}
+		if !isAmbiguous(err) {
+			return r.failed(ctx, op, "adoption tagging failed", err)
+		}
+		r.log.Warn("ambiguous outcome; re-observing", r.opAttrs(op, errAttrs(err)...)...)
+		now, oerr := r.observeOne(ctx, op.Name)
+		switch {
+		case oerr != nil:
+			return r.failed(ctx, op, "re-observation failed", oerr)
+		case now.obs.Exists && now.obs.ARN == arn && carries(now.obs.Tags, tags):
+			return outDone
+		case now.d.Action == vocab.ActionConflict:
+			return r.lateConflict(op, now, "new conflict during adoption")
+		case retried || now.d.Action != vocab.ActionAdopt || now.obs.ARN != arn:
+			return r.failed(ctx, op, "ambiguous outcome not proven", err)
+		}
+		for {
+			t, werr := r.pacer.Wait(ctx, pace.Writes)
+			if werr != nil {
+				return outInterrupted
+			}
+			err = r.port.Tag(ctx, arn, tags)
+			r.settle(t, err)
+			if !isThrottled(err) || ctx.Err() != nil {
+				break
+			}
+		}
+	}
+	return outDone
+}
+
+// carries reports whether have holds every key of want with its value.
+func carries(have, want map[string]string) bool {
+	for k, v := range want {
+		if hv, ok := have[k]; !ok || hv != v {
+			return false
+		}
+	}
+	return true
 }
 
 // metExisting judges a create that AWS refused because the name exists,

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
@@ -106,6 +109,9 @@ func (p *Prepared) Result() Result {
 // plan's operations are to be applied) and the plan built (the zero Plan
 // when the first observation failed).
 func (r *runner) prepare(ctx context.Context) (vocab.Status, plan.Plan) {
+	if r.adoptNotDesired() {
+		return vocab.StatusInvalid, plan.Plan{}
+	}
 	r.warnARNSuffixNames()
 	if err := model.CheckReplicaHome(r.policy.Region, r.policy.Replicas); err != nil {
 		// aws-region came from the SDK chain, so config could not check
@@ -121,6 +127,7 @@ func (r *runner) prepare(ctx context.Context) (vocab.Status, plan.Plan) {
 		return r.observationFailed(ctx, err), plan.Plan{}
 	}
 	r.checkOrphans(others)
+	r.warnAdoptOwned(obs)
 	p := r.buildPlan(obs, phase)
 	if status, stop := r.gate(p); stop {
 		return status, p
@@ -209,6 +216,44 @@ func (r *runner) warnARNSuffixNames() {
 			r.log.Warn("secret name ends like an ARN suffix; it will be addressed by full ARN once known",
 				slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.String(vocab.FieldResource, r.label(s.Name)))
 		}
+	}
+}
+
+// adoptNotDesired refuses the run before any AWS call when an adopt entry
+// names a secret that no document of this commit maps to (SPEC §11:
+// config:adopt-not-desired, status invalid, exit 3). It logs the count
+// (names only with ShowResourceNames: an entry that is no document's name
+// is not in the commit's cleartext).
+func (r *runner) adoptNotDesired() bool {
+	missing := plan.NotDesired(r.want, slices.Collect(maps.Keys(r.policy.Adopt)))
+	if len(missing) == 0 {
+		return false
+	}
+	attrs := []any{slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.String(vocab.FieldErrorClass, diag.ConfigAdoptNotDesired),
+		slog.Int(vocab.FieldCount, len(missing))}
+	if r.showNames {
+		attrs = append(attrs, slog.String(vocab.FieldResource, strings.Join(missing, ",")))
+	}
+	r.log.Error("adopt names secrets that no document of this commit maps to; nothing was read from AWS", attrs...)
+	r.ledger.problem(diag.New(diag.ConfigAdoptNotDesired, diag.Subject{Setting: config.Adopt}).
+		WithSummary(fmt.Sprintf("%d adopt entries name a secret that no document of this commit maps to; nothing was read from AWS", len(missing))))
+	return true
+}
+
+// warnAdoptOwned warns, once per run, about adopt entries whose secret
+// this scope already owns (SPEC §11: the entry is a no-op; the secret is
+// planned like every owned secret): one record per name and one warning
+// diagnostic with their count for the plan file.
+func (r *runner) warnAdoptOwned(obs observation) {
+	owned := plan.AlreadyOwned(r.policy.Rules, obs)
+	for _, n := range owned {
+		r.log.Warn("adopt names a secret this scope already owns; remove the entry",
+			slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.String(vocab.FieldResource, r.label(n)),
+			slog.String(vocab.FieldErrorClass, diag.WarningAdoptOwned))
+	}
+	if len(owned) > 0 {
+		r.ledger.problem(diag.New(diag.WarningAdoptOwned, diag.Subject{Setting: config.Adopt}).
+			WithSummary(fmt.Sprintf("%d adopt entries name secrets this scope already owns; the entries do nothing", len(owned))))
 	}
 }
 

@@ -80,7 +80,7 @@ func newRunner(cfg Config, want model.State, port Port, log *slog.Logger, h *hal
 		mode: cfg.Mode, want: want, byName: make(map[string]*model.Secret, len(want.Secrets)),
 		policy: plan.Policy{
 			Rules: plan.Rules{ScopeDigest: want.Scope.Digest(), Metadata: cfg.Metadata, Replicas: cfg.Replicas,
-				Region: portRegion(port)},
+				Region: portRegion(port), Adopt: plan.AdoptSet(cfg.Adopt), AdoptRequireMatch: cfg.AdoptRequireMatch},
 			AllowEmpty: cfg.AllowEmpty, MaxDeletions: cfg.MaxDeletions,
 		},
 		concurrency: cfg.Concurrency, recoveryWindowDays: cfg.RecoveryWindowDays,

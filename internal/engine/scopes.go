@@ -5,7 +5,9 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -47,6 +49,19 @@ func RunScopes(ctx context.Context, scopes []ScopeRun, log *slog.Logger) []Resul
 	}
 	h := &halt{}
 	prepared := make([]*Prepared, len(scopes))
+	if unread := adoptNotDesired(scopes); unread {
+		// An adopt entry of some scope names no document: the run is
+		// refused before any AWS call in any scope (SPEC §11). The scopes
+		// at fault carry config:adopt-not-desired; the others are not
+		// observed and end invalid too.
+		log.Error("an adopt entry names no document; nothing was read from AWS in any scope",
+			slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.String(vocab.FieldErrorClass, diag.ConfigAdoptNotDesired))
+		for i, s := range scopes {
+			prepared[i] = &Prepared{r: newRunner(s.Config, s.Want, s.Port, s.Log, h), status: vocab.StatusInvalid}
+			prepared[i].r.adoptNotDesired()
+		}
+		return results(prepared)
+	}
 	inBuckets(scopes, func(i int) {
 		s := scopes[i]
 		prepared[i] = prepare(ctx, s.Config, s.Want, s.Port, s.Log, h)
@@ -69,11 +84,26 @@ func RunScopes(ctx context.Context, scopes []ScopeRun, log *slog.Logger) []Resul
 		inBuckets(scopes, func(i int) { prepared[i].Apply(ctx) })
 	}
 
-	results := make([]Result, len(prepared))
+	return results(prepared)
+}
+
+func results(prepared []*Prepared) []Result {
+	out := make([]Result, len(prepared))
 	for i, p := range prepared {
-		results[i] = p.Result()
+		out[i] = p.Result()
 	}
-	return results
+	return out
+}
+
+// adoptNotDesired reports whether an adopt entry of any scope names a
+// secret no document of that scope maps to (plan.NotDesired).
+func adoptNotDesired(scopes []ScopeRun) bool {
+	for _, s := range scopes {
+		if len(plan.NotDesired(s.Want, s.Config.Adopt)) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // inBuckets calls fn(i) for every scope: the buckets in parallel, one

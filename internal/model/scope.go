@@ -11,6 +11,9 @@ const (
 	TagScope       = "sops-aws-sync:scope"
 	TagSource      = "sops-aws-sync:source"
 	ManagedByValue = "sops-aws-sync"
+	// TagPrefix starts every tag key this tool reserves (compared without
+	// letter case): a secret carrying one is never adopted (SPEC §11).
+	TagPrefix = "sops-aws-sync:"
 )
 
 // Scope identifies the owned namespace of one configuration.

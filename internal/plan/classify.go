@@ -27,7 +27,8 @@ type Decision struct {
 
 // Rules are what classification needs besides one name's desired secret
 // and observation: the scope tag value of this configuration, the
-// configured metadata of owned secrets, and the replicas they must have.
+// configured metadata of owned secrets, the replicas they must have, and
+// the names the configuration allows to adopt.
 type Rules struct {
 	ScopeDigest string
 	Metadata    model.Metadata
@@ -38,6 +39,13 @@ type Rules struct {
 	// = unknown, and then no observation is taken for a replica of another
 	// Region's secret.
 	Region string
+	// Adopt holds the names listed in adopt (SPEC §11): a desired secret of
+	// that name without any sops-aws-sync: tag may be adopted. Nil = none:
+	// a same-name secret without our tags is an ownership conflict.
+	Adopt map[string]bool
+	// AdoptRequireMatch: an adoption whose live value differs from the
+	// document's is conflict adopt-mismatch (adopt-require-match).
+	AdoptRequireMatch bool
 }
 
 // Classify decides what to do with one name (SPEC §4.1 and the table of
@@ -47,7 +55,8 @@ type Rules struct {
 //   - absent: create if desired, else none;
 //   - not owned (managed-by or scope tag differs): ownership conflict if
 //     desired, else none (a foreign secret that is not desired is simply not
-//     ours; it never blocks the plan);
+//     ours; it never blocks the plan); except for a desired name listed in
+//     rules.Adopt, which is judged by the adoption rules (classifyAdopt);
 //   - owned, not desired, scheduled for deletion: unchanged (left alone);
 //   - source tag not a 64-hex digest (also when missing): source-tag;
 //     desired and source tag another document's: source;
@@ -86,8 +95,11 @@ func Classify(rules Rules, want *model.Secret, obs ObservedSecret) Decision {
 	d, needsValue := classifyMeta(rules, want, obs)
 	if needsValue {
 		d = classifyValue(want, obs)
+		if !obs.Owned(rules.ScopeDigest) {
+			d = adoptValue(rules, d)
+		}
 	}
-	if want != nil && obs.Exists && !obs.Deleted && (d.Action == vocab.ActionUnchanged || d.Action == vocab.ActionUpdate) && d.Reason != vocab.ReasonReplica {
+	if want != nil && obs.Exists && !obs.Deleted && (d.Action == vocab.ActionUnchanged || d.Action == vocab.ActionUpdate || d.Action == vocab.ActionAdopt) && d.Reason != vocab.ReasonReplica {
 		d.Metadata = DiffMetadata(rules.Metadata, obs)
 		if d.Action == vocab.ActionUnchanged && d.Metadata.Any() {
 			d.Action, d.Reason = vocab.ActionUpdate, vocab.ReasonMetadata
@@ -98,7 +110,8 @@ func Classify(rules Rules, want *model.Secret, obs ObservedSecret) Decision {
 
 // NeedsValue reports whether the decision for this name depends on the
 // current value, i.e. whether the observer must read it (SPEC §4: only for
-// owned, active, conflict-free desired names).
+// owned, active, conflict-free desired names; SPEC §11: and for a name
+// listed in adopt that the adoption rules do not refuse by metadata).
 func NeedsValue(rules Rules, want *model.Secret, obs ObservedSecret) bool {
 	_, needs := classifyMeta(rules, want, obs)
 	return needs
@@ -125,10 +138,13 @@ func classifyMeta(rules Rules, want *model.Secret, obs ObservedSecret) (Decision
 		return Decision{Action: vocab.ActionNone}, false
 	}
 	if !obs.Owned(scopeDigest) {
-		if want != nil {
-			return conflict(vocab.ConflictOwnership)
+		switch {
+		case want == nil:
+			return Decision{Action: vocab.ActionNone}, false
+		case rules.Adopt[want.Name]:
+			return classifyAdopt(obs)
 		}
-		return Decision{Action: vocab.ActionNone}, false
+		return conflict(vocab.ConflictOwnership)
 	}
 	if want == nil && obs.Deleted {
 		return Decision{Action: vocab.ActionUnchanged, Reason: vocab.ReasonScheduledForDeletion}, false
@@ -163,6 +179,79 @@ func classifyMeta(rules Rules, want *model.Secret, obs ObservedSecret) (Decision
 		return Decision{Action: vocab.ActionUpdate, Reason: vocab.ReasonNoCurrentVersion}, false
 	}
 	return Decision{}, true
+}
+
+// managedElsewhere is the conflict of a secret named in adopt that
+// something else manages: OwningService set (service-owned), rotation
+// enabled or an AWSPENDING version (rotation), replica Regions
+// (replication, SPEC §4.1: also when the scope manages replicas, since the
+// tool would take over replicas someone else configured).
+func managedElsewhere(obs ObservedSecret) (vocab.ConflictClass, bool) {
+	switch {
+	case obs.OwningService != "":
+		return vocab.ConflictServiceOwned, true
+	case obs.RotationEnabled || obs.hasPending():
+		return vocab.ConflictRotation, true
+	case len(obs.ReplicaRegions) > 0:
+		return vocab.ConflictReplication, true
+	}
+	return "", false
+}
+
+// classifyAdopt judges by metadata a desired secret that this scope does
+// not own and whose name is listed in adopt (SPEC §11). Rules, in order:
+//   - any tag key starting with sops-aws-sync: (another scope's, or a
+//     half-tagged one): ownership, never adopted;
+//   - service-owned, rotation, replication as for an owned secret, and a
+//     replica of a primary in another Region (PrimaryRegion set and not
+//     the Region of its ARN): replication;
+//   - scheduled for deletion: adopt-deleted (restoring someone else's
+//     secret is not ours to decide);
+//   - more than one AWSCURRENT: staging; none: payload (there is no one
+//     payload to adopt);
+//
+// otherwise the value decides (needsValue): adoptValue.
+func classifyAdopt(obs ObservedSecret) (Decision, bool) {
+	if obs.hasOurTag() {
+		return conflict(vocab.ConflictOwnership)
+	}
+	if c, ok := managedElsewhere(obs); ok {
+		return conflict(c)
+	}
+	if obs.Replica() {
+		return conflict(vocab.ConflictReplication)
+	}
+	if obs.Deleted {
+		return conflict(vocab.ConflictAdoptDeleted)
+	}
+	switch current := obs.CurrentVersionIDs(); {
+	case len(current) > 1:
+		return conflict(vocab.ConflictStaging)
+	case len(current) == 0:
+		return conflict(vocab.ConflictPayload)
+	}
+	return Decision{}, true
+}
+
+// adoptValue turns the value decision of an owned secret (classifyValue)
+// into an adoption's: unchanged becomes adopt (value-equal), an update
+// adopt with the same reason, or with requireMatch the conflict
+// adopt-mismatch; a value the read did not find is a payload conflict
+// (no one payload to adopt); other conflicts stay.
+func adoptValue(rules Rules, d Decision) Decision {
+	switch {
+	case d.Action == vocab.ActionUnchanged:
+		return Decision{Action: vocab.ActionAdopt, Reason: vocab.ReasonValueEqual}
+	case d.Action == vocab.ActionUpdate && d.Reason == vocab.ReasonNoCurrentVersion:
+		c, _ := conflict(vocab.ConflictPayload)
+		return c
+	case d.Action == vocab.ActionUpdate && rules.AdoptRequireMatch:
+		c, _ := conflict(vocab.ConflictAdoptMismatch)
+		return c
+	case d.Action == vocab.ActionUpdate:
+		return Decision{Action: vocab.ActionAdopt, Reason: d.Reason}
+	}
+	return d
 }
 
 func classifyValue(want *model.Secret, obs ObservedSecret) Decision {

@@ -8,7 +8,7 @@ import (
 
 // KeysOf is the key-level change summary (internal/keydiff, SPEC §7.4) of
 // writing want's canonical value over what obs shows, for a create or an
-// update; nil for every other kind and when want is nil. It is computed
+// update or adoption; nil for every other kind and when want is nil. It is computed
 // only for operations (never for unchanged names or conflicts), so a no-op
 // plan decodes no value:
 //   - a whole value (.sops.txt, .sops.bin): no paths, keys_unavailable
@@ -19,12 +19,15 @@ import (
 //   - the current version holds SecretBinary: no paths, keys_unavailable
 //     stored-value-binary (keydiff.Binary);
 //   - otherwise the desired value against the current SecretString
-//     (keydiff.Diff; a metadata-only update has no key change).
+//     (keydiff.Diff; a metadata-only update has no key change). For an
+//     adoption this is the diff against the live value made outside this
+//     tool: keys only in the live value are Removed paths not InDesired,
+//     which planview counts and never names (SPEC §7.4, §11).
 //
 // A desired value that is not a JSON object (a bug: internal/canonical only
 // produces objects) gives the empty summary rather than a panic.
 func KeysOf(action vocab.Action, want *model.Secret, obs ObservedSecret) *keydiff.Summary {
-	if want == nil || (action != vocab.ActionCreate && action != vocab.ActionUpdate) {
+	if want == nil || (action != vocab.ActionCreate && action != vocab.ActionUpdate && action != vocab.ActionAdopt) {
 		return nil
 	}
 	var (

@@ -141,6 +141,24 @@ func applyWithMetadata(w world, st model.State, meta model.Metadata, ops []plan.
 				KMSKeyID: meta.KMSKeyID, Description: meta.Description,
 				VersionIDsToStages: map[string][]string{vid: {"AWSCURRENT"}},
 				Current:            written(vid, op.Desired)}
+		case op.Action == vocab.ActionAdopt:
+			// TagResource: the ownership tags and every configured tag;
+			// then the value when it differs, then UpdateSecret.
+			o.Tags = maps.Clone(o.Tags)
+			maps.Copy(o.Tags, st.Scope.Tags(op.Desired.Path))
+			maps.Copy(o.Tags, meta.Tags)
+			if op.Reason != vocab.ReasonValueEqual {
+				*version++
+				vid := fmt.Sprintf("w%d", *version)
+				o.VersionIDsToStages = map[string][]string{vid: {"AWSCURRENT"}}
+				o.Current = written(vid, op.Desired)
+			}
+			if op.Metadata.KMSKeyID {
+				o.KMSKeyID = meta.KMSKeyID
+			}
+			if op.Metadata.Description {
+				o.Description = meta.Description
+			}
 		case op.Action == vocab.ActionUpdate:
 			if op.Reason != vocab.ReasonMetadata {
 				*version++
@@ -169,7 +187,7 @@ func applyWithMetadata(w world, st model.State, meta model.Metadata, ops []plan.
 
 func TestProperty_MetadataConvergesAndLeavesOtherTagsAlone(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		st, w := genScenario(t, false)
+		st, w, rules := genScenario(t, false)
 		meta := model.Metadata{KMSKeyID: rapid.SampledFrom(kmsForms).Draw(t, "kms")}
 		if rapid.Bool().Draw(t, "describe") {
 			meta.Description = "from owner/repo"
@@ -192,10 +210,11 @@ func TestProperty_MetadataConvergesAndLeavesOtherTagsAlone(t *testing.T) {
 			}
 			w[name] = o
 		}
-		policy := plan.Policy{Rules: plan.Rules{ScopeDigest: testScope.Digest(), Metadata: meta}, AllowEmpty: true}
+		rules.Metadata = meta
+		policy := plan.Policy{Rules: rules, AllowEmpty: true}
 		version := 0
 		for round := 0; round < 3; round++ {
-			p := plan.Build(st, observe(st, w), policy)
+			p := plan.Build(st, observe(st, w, rules), policy)
 			if len(p.Conflicts) > 0 {
 				t.Fatalf("no conflict expected: %+v", p.Conflicts)
 			}
@@ -209,7 +228,7 @@ func TestProperty_MetadataConvergesAndLeavesOtherTagsAlone(t *testing.T) {
 			}
 			applyWithMetadata(w, st, meta, p.Ops, &version)
 		}
-		final := plan.Build(st, observe(st, w), policy)
+		final := plan.Build(st, observe(st, w, rules), policy)
 		if len(final.Ops) != 0 {
 			t.Fatalf("not converged after three rounds: %+v", final.Ops)
 		}

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
@@ -93,6 +94,36 @@ func (o ObservedSecret) replicaStatus(region string) string {
 // (SPEC §4: owned = managed-by and scope both match).
 func (o ObservedSecret) Owned(scopeDigest string) bool {
 	return o.Exists && o.Tags[model.TagManagedBy] == model.ManagedByValue && o.Tags[model.TagScope] == scopeDigest
+}
+
+// Replica reports whether obs is a replica of a secret whose primary is in
+// another Region: PrimaryRegion is set and is not the Region of the ARN it
+// was observed under (SPEC §11: adopted only when PrimaryRegion is absent
+// or the scope's Region).
+func (o ObservedSecret) Replica() bool {
+	return o.PrimaryRegion != "" && o.PrimaryRegion != arnRegion(o.ARN)
+}
+
+// arnRegion is the Region field of an ARN (arn:partition:service:region:…);
+// "" when arn has fewer fields.
+func arnRegion(arn string) string {
+	f := strings.SplitN(arn, ":", 5)
+	if len(f) < 5 {
+		return ""
+	}
+	return f[3]
+}
+
+// hasOurTag reports whether any tag key starts with model.TagPrefix: a
+// secret that carries one was made by this tool (for another scope or
+// once, half-tagged) and is never adopted.
+func (o ObservedSecret) hasOurTag() bool {
+	for k := range o.Tags {
+		if strings.HasPrefix(strings.ToLower(k), model.TagPrefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // CurrentVersionIDs returns, sorted, the ids of the versions labelled

@@ -32,7 +32,18 @@ func genRules(t *rapid.T) plan.Rules {
 	return r
 }
 
-func genScenario(t *rapid.T, allowConflicts bool, rules ...plan.Rules) (model.State, world) {
+// genScenario draws a desired state, a world and the rules to plan with:
+// rules[0] (or ours) plus an adopt list (SPEC §11). A hand-made secret (no
+// tags) of a desired name is drawn listed in adopt when conflicts are not
+// allowed; with conflicts it may be unlisted (an ownership conflict).
+// Owned desired names are listed now and then too (the entry is then a
+// no-op).
+func genScenario(t *rapid.T, allowConflicts bool, rules ...plan.Rules) (model.State, world, plan.Rules) {
+	r := plan.Rules{ScopeDigest: testScope.Digest(), Region: "us-east-1"}
+	if len(rules) > 0 {
+		r = rules[0]
+	}
+	var adopt []string
 	names := rapid.SliceOfNDistinct(rapid.SampledFrom([]string{"app/a", "app/b", "app/c-config", "app/d", "app/e", "app/f"}), 0, 6, rapid.ID[string]).Draw(t, "names")
 	slices.Sort(names)
 	st := model.State{Scope: testScope}
@@ -47,7 +58,17 @@ func genScenario(t *rapid.T, allowConflicts bool, rules ...plan.Rules) (model.St
 			vk := rapid.SampledFrom([]model.ValueKind{model.KindJSON, model.KindText, model.KindBinary}).Draw(t, "value-kind-"+name)
 			st.Secrets = append(st.Secrets, model.Secret{Name: name, Value: []byte(rapid.SampledFrom(values).Draw(t, "value-"+name)), Kind: vk, SourceDigest: model.SourceDigest(path), Path: path, Ordinal: i + 1})
 		}
+		listed := isDesired && rapid.Bool().Draw(t, "adopt-"+name)
+		if listed {
+			adopt = append(adopt, name)
+		}
 		kinds := []string{"absent", "string", "binary", "no-current", "deleted"}
+		if listed || allowConflicts {
+			kinds = append(kinds, "hand-made", "hand-made-binary")
+		}
+		if allowConflicts {
+			kinds = append(kinds, "hand-made-deleted", "hand-made-replicated")
+		}
 		if allowConflicts {
 			kinds = append(kinds, "foreign", "rotation", "staging", "replication", "wrong-source")
 		}
@@ -59,6 +80,17 @@ func genScenario(t *rapid.T, allowConflicts bool, rules ...plan.Rules) (model.St
 			continue
 		}
 		o := owned(name, path, rapid.SampledFrom(values).Draw(t, "stored-"+name))
+		switch kind {
+		case "hand-made", "hand-made-binary", "hand-made-deleted", "hand-made-replicated":
+			o.Tags = map[string]string{"team": "other"}
+			if kind == "hand-made-binary" {
+				o.Current = &plan.CurrentValue{VersionID: "v1", HasBinary: true, Binary: []byte(rapid.SampledFrom(append(values, "\x00\x01")).Draw(t, "stored-binary-"+name))}
+			}
+			o.Deleted = kind == "hand-made-deleted"
+			if kind == "hand-made-replicated" {
+				o = withReplicas(o, "us-east-1", "eu-west-1")
+			}
+		}
 		switch kind {
 		case "binary":
 			o.Current = &plan.CurrentValue{VersionID: "v1", HasBinary: true, Binary: []byte(rapid.SampledFrom(append(values, "\x00\x01")).Draw(t, "stored-binary-"+name))}
@@ -89,7 +121,8 @@ func genScenario(t *rapid.T, allowConflicts bool, rules ...plan.Rules) (model.St
 		}
 		w[name] = o
 	}
-	return st, w
+	r.Adopt = plan.AdoptSet(adopt)
+	return st, w, r
 }
 
 // observe is what a reconciler's observation returns: values only where
@@ -123,6 +156,16 @@ func apply(w world, st model.State, ops []plan.Operation, version *int) {
 			panic("a plan wrote to a replica of another Region's secret: " + op.Name)
 		}
 		switch op.Action {
+		case vocab.ActionAdopt:
+			// TagResource adds the ownership tags to the ones there; the
+			// value is written only when it differs.
+			tags := maps.Clone(o.Tags)
+			maps.Copy(tags, st.Scope.Tags(op.Desired.Path))
+			o.Tags = tags
+			if op.Reason != vocab.ReasonValueEqual {
+				o.VersionIDsToStages = map[string][]string{vid: {"AWSCURRENT"}}
+				o.Current = written(vid, op.Desired)
+			}
 		case vocab.ActionCreate:
 			o = plan.ObservedSecret{Exists: true, Name: op.Name, ARN: "arn:new:" + op.Name, Tags: st.Scope.Tags(op.Desired.Path)}
 			fallthrough
@@ -171,8 +214,8 @@ func written(vid string, want *model.Secret) *plan.CurrentValue {
 
 func TestProperty_OrderDeterminismAndCounts(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		st, w := genScenario(t, true)
-		obs := observe(st, w)
+		st, w, ours := genScenario(t, true)
+		obs := observe(st, w, ours)
 		p := plan.Build(st, obs, plan.Policy{Rules: ours, AllowEmpty: rapid.Bool().Draw(t, "allowEmpty")})
 		for i := 1; i < len(p.Ops); i++ {
 			a, b := p.Ops[i-1], p.Ops[i]
@@ -222,8 +265,7 @@ func TestProperty_OrderDeterminismAndCounts(t *testing.T) {
 
 func TestProperty_ApplyingAPlanConverges(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		ours := genRules(t)
-		st, w := genScenario(t, false, ours)
+		st, w, ours := genScenario(t, false, genRules(t))
 		p := plan.Build(st, observe(st, w, ours), plan.Policy{Rules: ours, AllowEmpty: true})
 		if len(p.Conflicts) > 0 {
 			t.Fatalf("no conflict expected: %+v", p.Conflicts)

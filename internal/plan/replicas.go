@@ -85,8 +85,8 @@ func ReplicaTargets(rules Rules, want *model.Secret, obs ObservedSecret) []strin
 	if !obs.Exists {
 		return model.ReplicaRegionsOf(rules.Replicas)
 	}
-	if !obs.Owned(rules.ScopeDigest) || obs.Deleted || rules.replicaOfElsewhere(obs) {
-		return nil
+	if (!obs.Owned(rules.ScopeDigest) && !rules.Adopt[want.Name]) || obs.Deleted || rules.replicaOfElsewhere(obs) {
+		return nil // an adoption replicates like an owned secret
 	}
 	return model.ReplicaRegionsOf(DiffReplicas(rules.Replicas, obs).Add)
 }
@@ -138,7 +138,7 @@ func withReplicas(rules Rules, want *model.Secret, obs ObservedSecret, d Decisio
 		return d
 	case vocab.ActionCreate:
 		d.Replicas.Add = slices.Clone(rules.Replicas)
-	case vocab.ActionUnchanged, vocab.ActionUpdate:
+	case vocab.ActionUnchanged, vocab.ActionUpdate, vocab.ActionAdopt:
 		if want == nil || !obs.Exists || obs.Deleted {
 			return d
 		}

@@ -189,7 +189,7 @@ func (o Op) validate(namesShown bool) error {
 	case !namesShown && !labelRE.MatchString(o.Resource):
 		return errors.New("resource is not an ordinal label, but names are not shown")
 	}
-	if o.Metadata != nil && o.Action != vocab.ActionUpdate {
+	if o.Metadata != nil && o.Action != vocab.ActionUpdate && o.Action != vocab.ActionAdopt {
 		return errors.New("metadata on an action other than update")
 	}
 	if o.Metadata != nil && !validMetadata(o.Metadata) {
@@ -203,7 +203,7 @@ func (o Op) validate(namesShown bool) error {
 	}
 	if !hasKeys(o.Action) {
 		if o.Keys != nil || o.KeyPaths != nil || o.KeysUnavailable != "" {
-			return errors.New("keys on an action other than create or update")
+			return errors.New("keys on an action other than create, adopt or update")
 		}
 		return nil
 	}
@@ -215,7 +215,7 @@ func (o Op) validate(namesShown bool) error {
 	}
 	k := o.Keys
 	if k == nil {
-		return errors.New("create or update without keys or keys_unavailable")
+		return errors.New("create, adopt or update without keys or keys_unavailable")
 	}
 	if k.Added < 0 || k.Removed < 0 || k.Changed < 0 {
 		return errors.New("negative key count")

@@ -174,10 +174,15 @@ func metadataPhrase(o Op) string {
 	return "; metadata: " + strings.Join(ks, ", ")
 }
 
-// closing is Terraform's closing line.
+// closing is Terraform's closing line; adoptions are named only when the
+// plan holds one.
 func closing(c vocab.Counts) string {
-	return fmt.Sprintf("Plan: %d to create, %d to update, %d to restore, %d to schedule for deletion, %d unchanged.",
-		c.Create, c.Update, c.Restore, c.ScheduleDelete, c.Unchanged)
+	adopt := ""
+	if c.Adopt > 0 {
+		adopt = fmt.Sprintf(" %d to adopt,", c.Adopt)
+	}
+	return fmt.Sprintf("Plan: %d to create,%s %d to update, %d to restore, %d to schedule for deletion, %d unchanged.",
+		c.Create, adopt, c.Update, c.Restore, c.ScheduleDelete, c.Unchanged)
 }
 
 // verdict is the line under a scope's closing line, or "".

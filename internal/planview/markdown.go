@@ -84,14 +84,22 @@ func render(v View, limit int) string {
 
 	w := &cappedWriter{b: &b, limit: limit, fence: fence, remaining: len(all)}
 	if len(v.Scopes) > 0 {
-		b.WriteString("| scope | Region | status | create | update | restore | schedule deletion | unchanged | conflicts |\n")
-		b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|\n")
+		// The adopt column only when the run adopts (SPEC §11), so every
+		// other plan renders as before.
+		adopt := v.Counts().Adopt > 0
+		if adopt {
+			b.WriteString("| scope | Region | status | create | adopt | update | restore | schedule deletion | unchanged | conflicts |\n")
+			b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n")
+		} else {
+			b.WriteString("| scope | Region | status | create | update | restore | schedule deletion | unchanged | conflicts |\n")
+			b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|\n")
+		}
 		rows := make([]string, 0, len(v.Scopes)+1)
 		for _, s := range v.Scopes {
-			rows = append(rows, countsRow("`"+s.Name+"`", code(s.Region), string(s.Status), s.Counts))
+			rows = append(rows, countsRow("`"+s.Name+"`", code(s.Region), string(s.Status), s.Counts, adopt))
 		}
 		if len(v.Scopes) > 1 {
-			rows = append(rows, countsRow("all", "", "", v.Counts()))
+			rows = append(rows, countsRow("all", "", "", v.Counts(), adopt))
 		}
 		for _, r := range rows {
 			if !w.raw(r) {
@@ -134,7 +142,11 @@ func render(v View, limit int) string {
 }
 
 // countsRow is one row of the counts table.
-func countsRow(name, region, status string, c vocab.Counts) string {
+func countsRow(name, region, status string, c vocab.Counts, adopt bool) string {
+	if adopt {
+		return fmt.Sprintf("| %s | %s | %s | %d | %d | %d | %d | %d | %d | %d |\n", name, region, status,
+			c.Create, c.Adopt, c.Update, c.Restore, c.ScheduleDelete, c.Unchanged, c.Conflicts)
+	}
 	return fmt.Sprintf("| %s | %s | %s | %d | %d | %d | %d | %d | %d |\n", name, region, status,
 		c.Create, c.Update, c.Restore, c.ScheduleDelete, c.Unchanged, c.Conflicts)
 }

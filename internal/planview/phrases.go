@@ -34,6 +34,8 @@ func wholeValuePhrase(o Op) string {
 		return ": whole value"
 	case o.Reason == vocab.ReasonMetadata:
 		return ""
+	case o.Action == vocab.ActionAdopt && o.Reason == vocab.ReasonValueEqual:
+		return ": whole value equal"
 	}
 	return ": whole value changed"
 }
@@ -42,7 +44,7 @@ func wholeValuePhrase(o Op) string {
 // (docs/recovery.md, exit 4).
 var conflictText = map[vocab.ConflictClass][2]string{
 	vocab.ConflictOwnership: {"a secret with this name exists and is not owned by this scope",
-		"rename the document or choose another --secret-prefix; the tool never adopts a secret (if it is abandoned, delete it in AWS yourself)"},
+		"rename the document or choose another --secret-prefix; to take over a secret made by hand, name it in adopt (docs/migration.md); a secret carrying sops-aws-sync: tags of another scope is never adopted"},
 	vocab.ConflictSource: {"owned by this scope, but created from another document",
 		"rename the document back, or move it to a fresh name and let the old secret be scheduled for deletion first"},
 	vocab.ConflictSourceTag: {"the sops-aws-sync:source tag is not a 64-hex digest",
@@ -59,15 +61,19 @@ var conflictText = map[vocab.ConflictClass][2]string{
 		"make sure only one writer touches the scope, then re-run; if it persists, fix the staging labels in AWS"},
 	vocab.ConflictPayload: {"the current version has both or neither of SecretString and SecretBinary",
 		"put a clean string version in AWS, or delete the secret"},
+	vocab.ConflictAdoptDeleted: {"a secret named in adopt is scheduled for deletion",
+		"restore it in AWS (RestoreSecret) if it is still wanted, or remove the adopt entry and let the deletion finish first"},
+	vocab.ConflictAdoptMismatch: {"adopt-require-match is set and the live value differs from the document's",
+		"make the document hold the live value (or the live value the document's), or drop adopt-require-match to let the commit's value win"},
 }
 
 var (
 	symbols = map[vocab.Action]string{
 		vocab.ActionConflict: "!", vocab.ActionRestore: "^", vocab.ActionCreate: "+",
-		vocab.ActionUpdate: "~", vocab.ActionScheduleDelete: "-",
+		vocab.ActionAdopt: "&", vocab.ActionUpdate: "~", vocab.ActionScheduleDelete: "-",
 	}
 	titles = map[vocab.Action]string{
-		vocab.ActionRestore: "Restore", vocab.ActionCreate: "Create",
+		vocab.ActionRestore: "Restore", vocab.ActionCreate: "Create", vocab.ActionAdopt: "Adopt",
 		vocab.ActionUpdate: "Update", vocab.ActionScheduleDelete: "Schedule deletion",
 	}
 )

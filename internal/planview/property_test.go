@@ -47,7 +47,7 @@ func genOperations(t *rapid.T) []Operation {
 		} else {
 			o.Reason = rapid.SampledFrom(a.Reasons()).Draw(t, "reason")
 		}
-		if a == vocab.ActionCreate || a == vocab.ActionUpdate {
+		if a == vocab.ActionCreate || a == vocab.ActionUpdate || a == vocab.ActionAdopt {
 			desired, observed := map[string]any{}, map[string]any{}
 			for _, k := range rapid.SliceOfDistinct(rapid.SampledFrom(keys), rapid.ID[string]).Draw(t, "desired") {
 				desired[k] = "CANARY-d-" + k
@@ -61,6 +61,11 @@ func genOperations(t *rapid.T) []Operation {
 			kind := 0 // a create has no observed value
 			if a == vocab.ActionUpdate {
 				kind = rapid.IntRange(0, 3).Draw(t, "observed kind")
+			}
+			if a == vocab.ActionAdopt {
+				// An adoption always compares with the live value made
+				// outside this tool (SPEC §11).
+				kind = rapid.IntRange(1, 3).Draw(t, "observed kind")
 			}
 			switch kind {
 			case 0:

@@ -198,7 +198,7 @@ func buildOp(o Operation, r model.Redaction) Op {
 	if o.Action == vocab.ActionConflict {
 		op.Reason = o.Conflict.Reason()
 	}
-	if o.Action == vocab.ActionUpdate && len(o.Metadata) > 0 {
+	if (o.Action == vocab.ActionUpdate || o.Action == vocab.ActionAdopt) && len(o.Metadata) > 0 {
 		op.Metadata = slices.Clone(o.Metadata)
 	}
 	if hasKeys(o.Action) && len(o.ReplicasAdded) > 0 {
@@ -236,7 +236,9 @@ func desiredSide(ps []keydiff.Path) []string {
 	return out
 }
 
-func hasKeys(a vocab.Action) bool { return a == vocab.ActionCreate || a == vocab.ActionUpdate }
+func hasKeys(a vocab.Action) bool {
+	return a == vocab.ActionCreate || a == vocab.ActionUpdate || a == vocab.ActionAdopt
+}
 
 // Count derives the summary from operations: each counted once by its
 // action (vocab.Counts.Add, the one count of an action).

@@ -22,7 +22,8 @@ type Report struct {
 	DurationMS    int64              `json:"duration_ms"`
 }
 
-// New returns a report of schema v1. A revision that is not 40 lower-case
+// New returns a report of schema v1, its counts folded from c
+// (vocab.Counts.Report: an adoption counts as update). A revision that is not 40 lower-case
 // hex characters is recorded as empty (SPEC §7.2).
 func New(toolVersion, revision string, status vocab.Status, v vocab.Verification, c vocab.Counts, durationMS int64) Report {
 	if !model.IsRevision(revision) {
@@ -33,7 +34,7 @@ func New(toolVersion, revision string, status vocab.Status, v vocab.Verification
 	}
 	return Report{
 		SchemaVersion: vocab.ReportSchema, ToolVersion: toolVersion, GitRevision: revision,
-		Status: status, Counts: c, Verification: v, DurationMS: durationMS,
+		Status: status, Counts: c.Report(), Verification: v, DurationMS: durationMS,
 	}
 }
 
@@ -55,6 +56,9 @@ func (r Report) Validate() error {
 	c := r.Counts
 	if c.Create < 0 || c.Update < 0 || c.Restore < 0 || c.ScheduleDelete < 0 || c.Unchanged < 0 || c.Conflicts < 0 {
 		return errors.New("report: negative count")
+	}
+	if c.Adopt != 0 {
+		return errors.New("report: adopt is not a report v1 count (adoptions are counted as update)")
 	}
 	return nil
 }

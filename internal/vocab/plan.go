@@ -22,10 +22,15 @@ const (
 	// ActionNone is the zero Action: a name that is not this scope's to
 	// touch (absent and not desired, or foreign and not desired). It is the
 	// planner's alone: never in a plan, a count, a plan file or a log.
-	ActionNone           Action = ""
-	ActionConflict       Action = "conflict"
-	ActionRestore        Action = "restore"
-	ActionCreate         Action = "create"
+	ActionNone     Action = ""
+	ActionConflict Action = "conflict"
+	ActionRestore  Action = "restore"
+	ActionCreate   Action = "create"
+	// ActionAdopt takes ownership of a secret made by hand that the
+	// configuration names in adopt (SPEC §11): TagResource with the
+	// ownership tags, then the value and metadata update an owned secret
+	// would get. Report v1 counts it as update (Counts.Report).
+	ActionAdopt          Action = "adopt"
 	ActionUpdate         Action = "update"
 	ActionScheduleDelete Action = "schedule-delete"
 	ActionUnchanged      Action = "unchanged"
@@ -66,8 +71,9 @@ const (
 	// ReasonNotDesired: schedule-delete, an owned secret no document of the
 	// commit maps to.
 	ReasonNotDesired Reason = "not-desired"
-	// ReasonValueEqual: unchanged, the current SecretString is byte-equal
-	// to the canonical desired value.
+	// ReasonValueEqual: unchanged, the current value is byte-equal to the
+	// canonical desired value; or adopt, the value already is the
+	// document's (only the ownership tags and metadata are written).
 	ReasonValueEqual Reason = "value-equal"
 	// ReasonReplicas: update of the secret's replica Regions only
 	// (replica-regions, SPEC §12): a listed Region has no replica
@@ -105,6 +111,8 @@ var actions = []action{
 	{ActionConflict, false, func(c *Counts) *int { return &c.Conflicts }, conflictReasons()},
 	{ActionRestore, true, func(c *Counts) *int { return &c.Restore }, []Reason{ReasonScheduledForDeletion}},
 	{ActionCreate, true, func(c *Counts) *int { return &c.Create }, []Reason{ReasonAbsent}},
+	{ActionAdopt, true, func(c *Counts) *int { return &c.Adopt },
+		[]Reason{ReasonValueEqual, ReasonValueDiffers, ReasonStoredValueBinary, ReasonStoredValueString}},
 	{ActionUpdate, true, func(c *Counts) *int { return &c.Update },
 		[]Reason{ReasonValueDiffers, ReasonStoredValueBinary, ReasonStoredValueString, ReasonNoCurrentVersion, ReasonRestoreThenUpdate, ReasonMetadata, ReasonReplicas}},
 	{ActionScheduleDelete, true, func(c *Counts) *int { return &c.ScheduleDelete }, []Reason{ReasonNotDesired}},

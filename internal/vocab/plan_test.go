@@ -90,7 +90,7 @@ func TestActionTable(t *testing.T) {
 	for _, a := range vocab.Actions {
 		var c vocab.Counts
 		c.Add(a)
-		if c.Create+c.Update+c.Restore+c.ScheduleDelete+c.Unchanged+c.Conflicts != 1 {
+		if c.Create+c.Update+c.Adopt+c.Restore+c.ScheduleDelete+c.Unchanged+c.Conflicts != 1 {
 			t.Errorf("%s counts into %+v, want exactly one counter", a, c)
 		}
 		all.Add(a)
@@ -98,7 +98,7 @@ func TestActionTable(t *testing.T) {
 			t.Errorf("%s has no reasons", a)
 		}
 	}
-	if all != (vocab.Counts{1, 1, 1, 1, 1, 1}) {
+	if all != (vocab.Counts{Create: 1, Update: 1, Adopt: 1, Restore: 1, ScheduleDelete: 1, Unchanged: 1, Conflicts: 1}) {
 		t.Errorf("two actions share a counter, or one is not counted: %+v", all)
 	}
 	if all.Operations() != len(vocab.Phases) {

@@ -144,27 +144,47 @@ const (
 	ConflictReplicaClash ConflictClass = "replica-clash"
 	ConflictStaging      ConflictClass = "staging"
 	ConflictPayload      ConflictClass = "payload"
+	// ConflictAdoptDeleted: a secret named in adopt is scheduled for
+	// deletion; it is not adopted (SPEC §11).
+	ConflictAdoptDeleted ConflictClass = "adopt-deleted"
+	// ConflictAdoptMismatch: with adopt-require-match, a secret named in
+	// adopt holds a value other than the document's (SPEC §11).
+	ConflictAdoptMismatch ConflictClass = "adopt-mismatch"
 )
 
 // ConflictClasses lists every class in the order of SPEC §4.1.
 var ConflictClasses = []ConflictClass{
 	ConflictOwnership, ConflictSource, ConflictSourceTag, ConflictServiceOwned,
 	ConflictRotation, ConflictReplication, ConflictReplicaClash, ConflictStaging, ConflictPayload,
+	ConflictAdoptDeleted, ConflictAdoptMismatch,
 }
 
-// Counts is the per-kind tally reported in the report's "counts" object
-// (SPEC §7.2). JSON keys are part of the report schema.
+// Counts is the per-action tally of a plan or run: the plan file's
+// "summary" (SPEC §7.4) and, folded by Report, the report's "counts".
+// JSON keys are part of the plan file's schema; "adopt" is written only
+// when non-zero, so a plan without adoptions has exactly the report's keys.
 type Counts struct {
-	Create         int `json:"create"`
-	Update         int `json:"update"`
+	Create int `json:"create"`
+	Update int `json:"update"`
+	// Adopt counts adoptions (SPEC §11); the report counts them as update.
+	Adopt          int `json:"adopt,omitempty"`
 	Restore        int `json:"restore"`
 	ScheduleDelete int `json:"schedule_delete"`
 	Unchanged      int `json:"unchanged"`
 	Conflicts      int `json:"conflicts"`
 }
 
-// Operations returns the number of operations counted (create + update +
-// restore + schedule-delete): the count of every Action whose IsOperation
+// Report folds c into the report's counts (SPEC §7.2): an adoption is an
+// update there (SPEC §11), so Adopt is 0 and the report's keys stay
+// exactly schema v1's.
+func (c Counts) Report() Counts {
+	c.Update += c.Adopt
+	c.Adopt = 0
+	return c
+}
+
+// Operations returns the number of operations counted (create + adopt +
+// update + restore + schedule-delete): the count of every Action whose IsOperation
 // holds.
 func (c Counts) Operations() int {
 	n := 0

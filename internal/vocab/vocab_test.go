@@ -45,7 +45,7 @@ func TestWireTokensGolden(t *testing.T) {
 			t.Errorf("verification token %q changed, want %q", v, s)
 		}
 	}
-	classes := []string{"ownership", "source", "source-tag", "service-owned", "rotation", "replication", "replica-clash", "staging", "payload"}
+	classes := []string{"ownership", "source", "source-tag", "service-owned", "rotation", "replication", "replica-clash", "staging", "payload", "adopt-deleted", "adopt-mismatch"}
 	if len(ConflictClasses) != len(classes) {
 		t.Fatalf("conflict classes: %d, want %d", len(ConflictClasses), len(classes))
 	}
@@ -57,12 +57,19 @@ func TestWireTokensGolden(t *testing.T) {
 	if ReportSchema != "sops-aws-sync/report/v1" {
 		t.Errorf("report schema changed: %q", ReportSchema)
 	}
-	b, _ := json.Marshal(Counts{1, 2, 3, 4, 5, 6})
+	b, _ := json.Marshal(Counts{Create: 1, Update: 2, Restore: 3, ScheduleDelete: 4, Unchanged: 5, Conflicts: 6})
 	if string(b) != `{"create":1,"update":2,"restore":3,"schedule_delete":4,"unchanged":5,"conflicts":6}` {
 		t.Errorf("counts JSON changed: %s", b)
 	}
-	if (Counts{1, 2, 3, 4, 5, 6}).Operations() != 10 {
+	if (Counts{Create: 1, Update: 2, Restore: 3, ScheduleDelete: 4, Unchanged: 5, Conflicts: 6}).Operations() != 10 {
 		t.Errorf("Operations() must add create, update, restore, schedule-delete")
+	}
+	withAdopt := Counts{Create: 1, Update: 2, Adopt: 7, Restore: 3, ScheduleDelete: 4, Unchanged: 5, Conflicts: 6}
+	if withAdopt.Operations() != 17 {
+		t.Errorf("Operations() must add adopt")
+	}
+	if b, _ := json.Marshal(withAdopt.Report()); string(b) != `{"create":1,"update":9,"restore":3,"schedule_delete":4,"unchanged":5,"conflicts":6}` {
+		t.Errorf("report counts must fold adopt into update with the v1 keys: %s", b)
 	}
 }
 

@@ -125,14 +125,15 @@ type rawValue struct {
 func (v *rawValue) String() string { return v.value }
 func (v *rawValue) Type() string   { return v.kind.TypeName() }
 
-// Set records the raw text. A KindTags flag (--tag) is the one repeatable
-// flag: each use adds a KEY=VALUE pair, newline-joined (config.ParseTags
-// reads them); any other flag given twice is reported by givenFlags.
+// Set records the raw text. KindTags (--tag) and KindList (--adopt) flags
+// are the repeatable ones: each use adds a KEY=VALUE pair or a name,
+// newline-joined (config.ParseTags, config.ParseList read them); any other
+// flag given twice is reported by givenFlags.
 func (v *rawValue) Set(s string) error {
-	if v.kind == config.KindTags && strings.ContainsAny(s, "\r\n") {
+	if v.repeatable() && strings.ContainsAny(s, "\r\n") {
 		v.lineBreak = true
 	}
-	if v.kind == config.KindTags && v.sets > 0 {
+	if v.repeatable() && v.sets > 0 {
 		v.value += "\n" + s
 	} else {
 		v.value = s
@@ -142,7 +143,7 @@ func (v *rawValue) Set(s string) error {
 }
 
 // repeatable reports whether the flag may be given more than once.
-func (v *rawValue) repeatable() bool { return v.kind == config.KindTags }
+func (v *rawValue) repeatable() bool { return v.kind == config.KindTags || v.kind == config.KindList }
 
 // IsBoolFlag lets "--allow-empty" stand for "--allow-empty=true".
 func (v *rawValue) IsBoolFlag() bool { return v.kind == config.KindBool }
@@ -192,7 +193,11 @@ func givenFlags(fs *pflag.FlagSet) (out, refused map[string]string, ds diag.Diag
 			return
 		}
 		if v, ok := f.Value.(*rawValue); ok && v.lineBreak {
-			refused[f.Name] = "a value holds a line break; give one KEY=VALUE pair per --" + f.Name + " (a tag cannot hold a line break)"
+			what := "one KEY=VALUE pair per --" + f.Name + " (a tag cannot hold a line break)"
+			if v.kind == config.KindList {
+				what = "one name per --" + f.Name + " (a secret name cannot hold a line break)"
+			}
+			refused[f.Name] = "a value holds a line break; give " + what
 			return
 		}
 		out[f.Name] = f.Value.String()
