@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -323,3 +324,28 @@ func TestAdopt_ChangedBeforeApplyRebuilds(t *testing.T) {
 
 func strp(s string) *string { return &s }
 func boolp(b bool) *bool    { return &b }
+
+// TestAdopt_RunScopesEntryNamingNoDocumentReadsNothing: in a run of
+// several scopes, an adopt entry of one scope naming no document refuses
+// the whole run before any AWS call in any scope (SPEC §10, §11).
+func TestAdopt_RunScopesEntryNamingNoDocumentReadsNothing(t *testing.T) {
+	e := newEnv(t)
+	a := scopeDef{name: "a", bucket: "b1", docs: []doc{{"x", `{"v":1}`}}}
+	b := scopeDef{name: "b", bucket: "b2", docs: []doc{{"y", `{"v":1}`}}}
+	var runs []engine.ScopeRun
+	for _, d := range []scopeDef{a, b} {
+		cfg := e.cfg(engine.ModeSync, 4)
+		if d.name == "b" {
+			cfg.Adopt = []string{d.secretName("nothing")}
+		}
+		runs = append(runs, engine.ScopeRun{Bucket: d.bucket, Config: cfg, Want: d.state(), Port: newAdapter(e.client)})
+	}
+	before := e.calls(t)
+	res := engine.RunScopes(context.Background(), runs, nil)
+	if n := totalCalls(e.calls(t)) - totalCalls(before); n != 0 {
+		t.Fatalf("%d AWS calls, want none", n)
+	}
+	if res[0].Status != vocab.StatusInvalid || res[1].Status != vocab.StatusInvalid || !hasDiag(res[1], diag.ConfigAdoptNotDesired) {
+		t.Fatalf("results %+v, want both invalid, scope b with %s", res, diag.ConfigAdoptNotDesired)
+	}
+}
