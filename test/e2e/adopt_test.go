@@ -1,0 +1,234 @@
+package e2e
+
+import (
+	"context"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+// Adoption of named secrets (SPEC §11) with the real binary, real SOPS
+// documents, real Git and the emulator.
+
+// handMade creates a secret as a person would: no tags unless given, the
+// value as given (nil: no value at all).
+func (e *emu) handMade(t *testing.T, name string, value *string, tags map[string]string) string {
+	t.Helper()
+	in := &secretsmanager.CreateSecretInput{Name: aws.String(name), SecretString: value}
+	for _, k := range slices.Sorted(maps.Keys(tags)) {
+		in.Tags = append(in.Tags, types.Tag{Key: aws.String(k), Value: aws.String(tags[k])})
+	}
+	out, err := e.sdk().CreateSecret(context.Background(), in)
+	require.NoError(t, err)
+	return aws.ToString(out.ARN)
+}
+
+func (e *emu) totalCalls() int64 {
+	var n int64
+	for _, c := range e.stats().Calls {
+		n += c
+	}
+	return n
+}
+
+// TestAdopt_ThreeHandMadeSecretsAdoptedThenNoOp: three secrets made by
+// hand — one equal to its document, one differing, one with a key only in
+// AWS — named in adopt are planned as adopt with the key-level diff against
+// the live value (the live-only key counted, never named: not in the plan
+// file, its renderings, the logs or the report), adopted in one sync (the
+// report counts them as update, the plan file as adopt), and a re-run is a
+// no-op that warns about the entries. The flag, the environment variable
+// and the config file forms of adopt are each used once.
+func TestAdopt_ThreeHandMadeSecretsAdoptedThenNoOp(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	tok := token(3)
+	oobKey := "OOBkey" + token(4)
+	equal := f.addDoc("equal", ".sops.json", `{"k": "CANARY-eq-`+tok+`"}`)
+	differs := f.addDoc("differs", ".sops.json", `{"k": "CANARY-d1-`+tok+`", "user": "u"}`)
+	extra := f.addDoc("extra", ".sops.json", `{"k": "CANARY-x-`+tok+`"}`)
+	f.commit("three documents for secrets made by hand")
+	e.handMade(t, equal, aws.String(`{"k":"CANARY-eq-`+tok+`"}`), map[string]string{"owner": "ops"})
+	e.handMade(t, differs, aws.String(`{"k":"CANARY-d0-`+tok+`","user":"u"}`), nil)
+	e.handMade(t, extra, aws.String(`{"`+oobKey+`":"CANARY-live-`+tok+`","k":"CANARY-x-`+tok+`"}`), nil)
+	f.Values = append(f.Values, oobKey, "CANARY-d0-"+tok, "CANARY-live-"+tok)
+	adopt := []string{"--adopt", equal, "--adopt", differs, "--adopt", extra}
+
+	// Without adopt, a same-name secret made by hand stays a conflict.
+	r := f.run(e, runOpts{}, f.args("plan")...)
+	expect(t, r, 4, vocab.StatusConflict, vocab.VerificationNotRun, &vocab.Counts{Conflicts: 3})
+
+	before := e.mutatingCalls()
+	wantKeys := map[string]*planview.KeyCounts{equal: {}, differs: {Changed: 1}, extra: {Removed: 1}}
+	for _, show := range []bool{false, true} {
+		args := f.args("plan", append(adopt, "--log-format", "text")...)
+		if show {
+			args = append(args, "--show-resource-names")
+		}
+		r, v, raw := f.runPlan(e, runOpts{ShowNames: show}, args...)
+		expect(t, r, 0, vocab.StatusDrift, vocab.VerificationNotRun, &vocab.Counts{Update: 3})
+		require.Len(t, v.Scopes, 1)
+		assert.Equal(t, vocab.Counts{Adopt: 3}, v.Scopes[0].Counts)
+		assert.Contains(t, string(raw), `"adopt": 3`)
+		require.Len(t, v.Scopes[0].Operations, 3)
+		for _, o := range v.Scopes[0].Operations {
+			assert.Equal(t, vocab.ActionAdopt, o.Action)
+			if show {
+				assert.Equal(t, wantKeys[o.Resource], o.Keys, o.Resource)
+				assert.Empty(t, o.KeyPaths.Removed, "a live-only key is never named")
+			}
+		}
+		assert.Contains(t, r.Stdout, "Adopt (3):")
+		assert.Contains(t, r.Stdout, "Plan: 0 to create, 3 to adopt, 0 to update")
+		assert.Contains(t, r.Stdout, "adopt: ~0 +0 -0 (value equal)")
+		assert.Contains(t, r.Stdout, "adopt: ~0 +0 -1 (value differs)")
+		if show {
+			assert.Contains(t, r.Stdout, "1 key not in the desired document (never named)")
+		}
+		for where, text := range map[string]string{"plan file": string(raw), "stdout": r.Stdout, "stderr": r.Stderr, "report": string(r.RawReport)} {
+			assert.NotContains(t, text, oobKey, where)
+			assert.NotContains(t, text, "CANARY", where)
+		}
+	}
+	assert.Equal(t, before, e.mutatingCalls(), "plan is read-only")
+
+	// sync adopts all three (flag form).
+	r, v, raw := f.runPlan(e, runOpts{}, f.args("sync", adopt...)...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Update: 3})
+	assert.Equal(t, vocab.Counts{Adopt: 3}, v.Scopes[0].Counts)
+	calls := e.stats().Calls
+	assert.EqualValues(t, 3, calls["TagResource"], "one TagResource per adoption")
+	assert.EqualValues(t, 2, calls["PutSecretValue"], "a value write only where the value differs")
+	assert.EqualValues(t, 0, calls["CreateSecret"]-3, "no secret created by the tool")
+	scope := model.Scope{RepositoryID: f.RepoID, SourceRoot: "secrets", Prefix: f.Prefix}
+	for name, value := range map[string]string{equal: `{"k":"CANARY-eq-` + tok + `"}`, differs: `{"k":"CANARY-d1-` + tok + `","user":"u"}`, extra: `{"k":"CANARY-x-` + tok + `"}`} {
+		assert.Equal(t, value, e.currentValue(name), name)
+		s := e.secret(name)
+		require.NotNil(t, s)
+		assert.Equal(t, model.ManagedByValue, s.Tags[model.TagManagedBy], name)
+		assert.Equal(t, scope.Digest(), s.Tags[model.TagScope], name)
+	}
+	assert.Equal(t, "ops", e.secret(equal).Tags["owner"], "a tag set by hand stays")
+	assert.Len(t, e.secret(equal).Versions, 1, "an equal value gets no new version")
+	for _, text := range []string{string(raw), r.Stdout, string(r.RawReport)} {
+		assert.NotContains(t, text, oobKey)
+	}
+
+	// The Markdown rendering of the saved plan holds no live-only key either.
+	out, err := exec.Command(cliBin, "show", "--format", "markdown", writeTemp(t, raw)).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Contains(t, string(out), "| adopt |")
+	assert.NotContains(t, string(out), oobKey)
+	assert.NotContains(t, string(out), "CANARY")
+
+	// The re-run (environment form) is a no-op that warns about the entries.
+	before = e.mutatingCalls()
+	r = f.run(e, runOpts{Env: []string{"SOPS_AWS_SYNC_ADOPT=" + strings.Join([]string{equal, differs, extra}, ",")}}, f.args("sync")...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Unchanged: 3})
+	assert.Equal(t, before, e.mutatingCalls(), "a converged re-run writes nothing")
+	rec := findRecord(r.records(t), func(m map[string]any) bool { return m["error_class"] == "warning:adopt-owned" })
+	require.NotNil(t, rec, "warning:adopt-owned record:\n%s", r.Stdout)
+
+	// Config file form: the same no-op.
+	r = f.run(e, runOpts{Config: "adopt: [" + equal + ", " + differs + ", " + extra + "]\n"}, f.args("sync")...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Unchanged: 3})
+	assert.Equal(t, before, e.mutatingCalls())
+}
+
+// TestAdopt_EveryRefusalWritesNothing: named secrets that may not be
+// adopted each give their conflict class — ownership (another scope's
+// tags), service-owned, rotation, replication, adopt-deleted, payload (no
+// value), adopt-mismatch (adopt-require-match with a differing value) —
+// and the run makes no mutating call (exit 4), in plan and sync.
+func TestAdopt_EveryRefusalWritesNothing(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	tok := token(3)
+	names := map[vocab.ConflictClass]string{}
+	for _, c := range []vocab.ConflictClass{vocab.ConflictOwnership, vocab.ConflictServiceOwned, vocab.ConflictRotation,
+		vocab.ConflictReplication, vocab.ConflictAdoptDeleted, vocab.ConflictPayload, vocab.ConflictAdoptMismatch} {
+		names[c] = f.addDoc(string(c), ".sops.json", `{"k": "CANARY-`+string(c)+`-`+tok+`"}`)
+	}
+	fine := f.addDoc("fine", ".sops.json", `{"k": "CANARY-fine-`+tok+`"}`)
+	f.commit("documents for secrets that may not be adopted")
+	live := func(c vocab.ConflictClass) *string { return aws.String(`{"k":"CANARY-` + string(c) + `-` + tok + `"}`) }
+	other := model.Scope{RepositoryID: "acme/other", SourceRoot: "secrets", Prefix: f.Prefix}
+	e.handMade(t, names[vocab.ConflictOwnership], live(vocab.ConflictOwnership), other.Tags("secrets/ownership.sops.json"))
+	e.conditions(emulator.Conditions{Name: e.handMade(t, names[vocab.ConflictServiceOwned], live(vocab.ConflictServiceOwned), nil), OwningService: aws.String("rds")})
+	e.conditions(emulator.Conditions{Name: e.handMade(t, names[vocab.ConflictRotation], live(vocab.ConflictRotation), nil), RotationEnabled: aws.Bool(true)})
+	e.conditions(emulator.Conditions{Name: e.handMade(t, names[vocab.ConflictReplication], live(vocab.ConflictReplication), nil), ReplicaRegions: []string{"eu-west-1"}})
+	deleted := e.handMade(t, names[vocab.ConflictAdoptDeleted], live(vocab.ConflictAdoptDeleted), nil)
+	_, err := e.sdk().DeleteSecret(context.Background(), &secretsmanager.DeleteSecretInput{SecretId: aws.String(deleted), RecoveryWindowInDays: aws.Int64(7)})
+	require.NoError(t, err)
+	e.handMade(t, names[vocab.ConflictPayload], nil, nil)
+	e.handMade(t, names[vocab.ConflictAdoptMismatch], aws.String(`{"k":"CANARY-live-`+tok+`"}`), nil)
+	e.handMade(t, fine, aws.String(`{"k":"CANARY-fine-`+tok+`"}`), nil)
+	f.Values = append(f.Values, "CANARY-live-"+tok)
+
+	args := []string{"--adopt-require-match", "--adopt", fine}
+	for _, n := range names {
+		args = append(args, "--adopt", n)
+	}
+	for _, cmd := range []string{"plan", "sync"} {
+		before := e.mutatingCalls()
+		r := f.run(e, runOpts{}, f.args(cmd, args...)...)
+		expect(t, r, 4, vocab.StatusConflict, vocab.VerificationNotRun, nil)
+		assert.Equal(t, len(names), r.Report.Counts.Conflicts)
+		assert.Equal(t, before, e.mutatingCalls(), "%s: a refused adoption writes nothing", cmd)
+		var got []string
+		for _, rec := range r.records(t) {
+			if c, ok := rec["conflict_class"].(string); ok {
+				got = append(got, c)
+			}
+		}
+		var want []string
+		for c := range names {
+			want = append(want, string(c))
+		}
+		assert.ElementsMatch(t, want, got, "%s: conflict classes", cmd)
+	}
+	assert.Empty(t, e.secret(fine).Tags[model.TagManagedBy], "an adoptable secret beside a refusal is not adopted either")
+}
+
+// TestAdopt_EntryNamingNoDocumentIsExit3WithZeroCalls: an adopt entry that
+// no document of the commit maps to is config:adopt-not-desired, exit 3,
+// before any AWS call; its name is not logged while names are hidden.
+func TestAdopt_EntryNamingNoDocumentIsExit3WithZeroCalls(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	f.addDoc("present", ".sops.json", `{"k": "CANARY-p-`+token(3)+`"}`)
+	f.commit("one document")
+	missing := f.Prefix + "/not-a-document"
+	f.Names = append(f.Names, missing)
+	for _, cmd := range []string{"plan", "sync"} {
+		before := e.totalCalls()
+		r := f.run(e, runOpts{}, f.args(cmd, "--adopt", missing)...)
+		expect(t, r, 3, vocab.StatusInvalid, vocab.VerificationNotRun, &vocab.Counts{})
+		assert.Equal(t, before, e.totalCalls(), "%s: no AWS call", cmd)
+		rec := findRecord(r.records(t), func(m map[string]any) bool { return m["error_class"] == "config:adopt-not-desired" })
+		require.NotNil(t, rec, "%s:\n%s", cmd, r.Stdout)
+	}
+}
+
+// writeTemp writes b to a new file in a test directory and returns its path.
+func writeTemp(t *testing.T, b []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "plan.json")
+	require.NoError(t, os.WriteFile(p, b, 0o600))
+	return p
+}
