@@ -85,7 +85,7 @@ emulator-bench:
 ## bench: issue 7's benchmark in one run (~30 min; results into docs/benchmarks.md).
 ##   Overrides: N=1000,10000 (no-op sizes)  CREATE_N=2000  CHANGED_N=10000  SEQ_MAX_N=10000
 ##   (--concurrency 1 only up to this N)  SWEEP=1,4,8,16,24,32,64  LATENCY=20ms  QUICK=1 (a few minutes)
-##   ONLY=quota / SKIP=changed,... (row groups: noop sweep changed create quota-create quota-noop quota;
+##   ONLY=quota / SKIP=changed,... (row groups: noop sweep changed create quota-create quota-noop quota regions;
 ##   with ONLY the results are printed, not written into docs/benchmarks.md)
 ##   BENCH_ARGS=... (any other flag of go run ./bench/cmd/bench -h)
 bench: tools

@@ -45,7 +45,14 @@ type Scenario struct {
 	M           int
 	Concurrency int
 	Quotas      emulator.Quotas
+	// Regions is how many scopes of one run (SPEC §10) do the scenario at
+	// once, each in its own Region (its own quota bucket), each over the
+	// same N documents; 0 or 1 is the usual single-scope run.
+	Regions int
 }
+
+// PerRun is how many scopes the run holds (Regions, at least 1).
+func (s Scenario) PerRun() int { return max(1, s.Regions) }
 
 // Reduced reports whether the run is under reduced quotas.
 func (s Scenario) Reduced() bool { return s.Quotas.Quotas }
@@ -54,6 +61,9 @@ func (s Scenario) Reduced() bool { return s.Quotas.Quotas }
 // ("first sync (create), at 20 % of the quotas", "no-op sync,
 // DescribeSecret quota at 10 %").
 func (s Scenario) Label() string {
+	if s.PerRun() > 1 {
+		return fmt.Sprintf("%s, %d Regions in one run", s.Kind, s.PerRun())
+	}
 	if !s.Reduced() {
 		return string(s.Kind)
 	}
@@ -181,8 +191,16 @@ func (m Model) Writes(k, callsEach, c int, rate float64) time.Duration {
 }
 
 // LowerBound is the least wall time the latency and the quotas allow for s
-// (process start-up and decryption excluded), and its formula in words.
+// (process start-up and decryption excluded), and its formula in words. A
+// run of several Regions has the bound of one: each Region is its own
+// quota bucket, and the buckets apply in parallel (SPEC §10).
 func (m Model) LowerBound(s Scenario) (time.Duration, string) {
+	if s.PerRun() > 1 {
+		one := s
+		one.Regions = 0
+		b, f := m.LowerBound(one)
+		return b, f + " (one Region's; the Regions in parallel)"
+	}
 	m.Quotas = s.Quotas
 	n, c := s.N, s.Concurrency
 	switch s.Kind {
@@ -211,6 +229,17 @@ func NoopCallLimit(n int) int64 { return int64(n/100 + n/20 + n + 5) }
 // GetSecretValue of the current version) (SPEC §6); a sync that wrote
 // re-observes the whole scope once when it converges at once (SPEC §6).
 func ExpectedCalls(s Scenario) Calls {
+	if k := s.PerRun(); k > 1 {
+		one := s
+		one.Regions = 0
+		out := Calls{}
+		for op, n := range ExpectedCalls(one) {
+			out[op] = n * int64(k)
+		}
+		// The account of the base credentials, for the quota buckets.
+		out["GetCallerIdentity"] = 1
+		return out
+	}
 	obs := func(names, listed, values int) Calls {
 		c := Calls{"ListSecrets": int64(max(1, ceilDiv(listed, ListPageSize))), "DescribeSecret": int64(names)}
 		if b := ceilDiv(values, ValueBatch); b > 0 {

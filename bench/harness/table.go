@@ -177,6 +177,10 @@ type Targets struct {
 	// every secret at the scale N (issue 24, row group scale, default
 	// concurrency); nil when not run.
 	ScaleNoop, ScaleCreate *Row
+	// RegionsCreate is the first sync creating the create-N in several
+	// Regions in one run (issue 21, row group regions), RegionsOne the
+	// same in one Region, measured beside it; nil when not run.
+	RegionsCreate, RegionsOne *Row
 }
 
 // Issue 24's limits.
@@ -237,6 +241,20 @@ func Judge(t Targets) []Verdict {
 	}
 	out = append(out, v)
 
+	if r := t.RegionsCreate; r != nil {
+		v = Verdict{Target: "(issue 21) creating N in each of several Regions in one run within 1.3× of one Region's lower bound, no failed operation"}
+		if measured(r) {
+			limit := time.Duration(1.3 * float64(r.Bound))
+			ok := r.Wall <= limit && r.ExitCode == 0 && len(r.Problems) == 0
+			v.Known, v.Pass = true, ok
+			v.Detail = fmt.Sprintf("%s, N = %d per Region: %s ≤ 1.3 × %s = %s %s, exit %d, %s", r.Scenario.Label(), r.Scenario.N,
+				FormatDuration(r.Wall), FormatDuration(r.Bound), FormatDuration(limit), mark(r.Wall <= limit), r.ExitCode, r.Status)
+			if one := t.RegionsOne; measured(one) {
+				v.Detail += fmt.Sprintf("; one Region in the same harness run: %s (%.2f× of it)", FormatDuration(one.Wall), r.Wall.Seconds()/one.Wall.Seconds())
+			}
+		}
+		out = append(out, v)
+	}
 	if r := t.CreateReduced; r != nil {
 		v = Verdict{Target: "(issue 15) creating N under reduced quotas within 1.3 × (N − r)/r s at the scaled create rate r, no failed operation"}
 		if measured(r) {

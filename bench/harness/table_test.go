@@ -162,3 +162,43 @@ func TestSpliceSection_NamedBlocksAreIndependent(t *testing.T) {
 	assert.NotContains(t, out, "scale v1")
 	assert.Equal(t, 1, strings.Count(out, b))
 }
+
+// TestRegionsRow: a run of several Regions has one Region's bound (the
+// buckets apply in parallel), N creates per Region and one
+// GetCallerIdentity in its expected calls, and is judged within 1.3× of
+// that bound.
+func TestRegionsRow(t *testing.T) {
+	m := Model{Latency: 20 * time.Millisecond}
+	one := Scenario{Kind: Create, N: 2000, Concurrency: 28}
+	three := one
+	three.Regions = 3
+	b1, _ := m.LowerBound(one)
+	b3, f3 := m.LowerBound(three)
+	assert.Equal(t, b1, b3)
+	assert.Contains(t, f3, "one Region's")
+	assert.Equal(t, "first sync (create), 3 Regions in one run", three.Label())
+	want := ExpectedCalls(one)
+	got := ExpectedCalls(three)
+	assert.Equal(t, int64(1), got["GetCallerIdentity"])
+	assert.Equal(t, 3*want["CreateSecret"], got["CreateSecret"])
+	assert.Equal(t, 3*want["DescribeSecret"], got["DescribeSecret"])
+
+	r := row(Create, 2000, 28, secs(50), b3, Calls{"CreateSecret": 6000})
+	r.Scenario.Regions = 3
+	single := row(Create, 2000, 28, secs(46), b1, Calls{"CreateSecret": 2000})
+	var v Verdict
+	for _, x := range Judge(Targets{RegionsCreate: r, RegionsOne: single}) {
+		if strings.HasPrefix(x.Target, "(issue 21)") {
+			v = x
+		}
+	}
+	assert.True(t, v.Known && v.Pass, v.Detail)
+	assert.Contains(t, v.Detail, "one Region in the same harness run: 46.0 s")
+	late := *r
+	late.Wall = time.Duration(1.31 * float64(b3))
+	for _, x := range Judge(Targets{RegionsCreate: &late}) {
+		if strings.HasPrefix(x.Target, "(issue 21)") {
+			assert.True(t, x.Known && !x.Pass, x.Detail)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/sops-aws-sync/sops-aws-sync/bench/harness"
@@ -20,7 +21,17 @@ import (
 // default, no flag passed) under quotas q (off: AWS's quotas) and checks
 // that it did what the scenario means.
 func (e *env) measure(ctx context.Context, kind harness.Kind, c harness.Corpus, conc int, q emulator.Quotas) (*harness.Row, error) {
-	sc := harness.Scenario{Kind: kind, N: len(c.Docs), Concurrency: conc, Quotas: q}
+	return e.measureIn(ctx, kind, c, conc, q, 0)
+}
+
+// benchRegions are the Regions of a run of several (measureIn), in order.
+var benchRegions = []string{"us-east-1", "eu-west-1", "ap-southeast-2", "us-west-2", "eu-central-1", "ap-northeast-1", "sa-east-1", "ca-central-1"}
+
+// measureIn is measure with the scenario done in regions Regions by one run
+// (regions > 1: a --config file with one scope per Region over c's source
+// root and prefix, SPEC §10; each Region is its own quota bucket).
+func (e *env) measureIn(ctx context.Context, kind harness.Kind, c harness.Corpus, conc int, q emulator.Quotas, regions int) (*harness.Row, error) {
+	sc := harness.Scenario{Kind: kind, N: len(c.Docs), Concurrency: conc, Quotas: q, Regions: regions}
 	label := strconv.Itoa(conc)
 	if conc == 0 {
 		sc.Concurrency = config.DefaultConcurrency
@@ -46,17 +57,29 @@ func (e *env) measure(ctx context.Context, kind harness.Kind, c harness.Corpus, 
 	}
 	e.runs++
 	reportFile := filepath.Join(e.reports, fmt.Sprintf("run-%03d.json", e.runs))
-	args := []string{mode,
-		"--repository", e.repo.Dir, "--revision", e.repo.Commit,
-		"--repository-id", c.Scope.RepositoryID, "--source-root", c.Scope.SourceRoot,
-		"--secret-prefix", c.Scope.Prefix, "--aws-region", "us-east-1",
+	scope := []string{"--repository-id", c.Scope.RepositoryID, "--source-root", c.Scope.SourceRoot,
+		"--secret-prefix", c.Scope.Prefix, "--aws-region", "us-east-1"}
+	if sc.PerRun() > 1 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "repository-id: %s\nscopes:\n", c.Scope.RepositoryID)
+		for i := range sc.PerRun() {
+			fmt.Fprintf(&b, "  - name: r%d\n    source-root: %s\n    secret-prefix: %s\n    aws-region: %s\n",
+				i+1, c.Scope.SourceRoot, c.Scope.Prefix, benchRegions[i])
+		}
+		cfg := filepath.Join(e.reports, fmt.Sprintf("run-%03d.yaml", e.runs))
+		if err := os.WriteFile(cfg, []byte(b.String()), 0o600); err != nil {
+			return nil, err
+		}
+		scope = []string{"--config", cfg}
+	}
+	args := append(append([]string{mode, "--repository", e.repo.Dir, "--revision", e.repo.Commit}, scope...),
 		"--report-file", reportFile, "--log-format", "json", "--run-timeout", "60m",
 		// One re-observation of 10,000 secrets at --concurrency 1 takes
 		// about 4 minutes, beyond the default 2m verification timeout: a
 		// sequential 10 %-changed sync would end verification-inconclusive
 		// (exit 6) by configuration, not by any fault.
 		"--verification-timeout", "30m",
-	}
+	)
 	if conc != 0 || e.o.asDefault > 0 {
 		args = append(args, "--concurrency", strconv.Itoa(sc.Concurrency))
 	}
@@ -64,7 +87,7 @@ func (e *env) measure(ctx context.Context, kind harness.Kind, c harness.Corpus, 
 		"PATH=" + os.Getenv("PATH"), "HOME=" + e.home, "TMPDIR=" + os.TempDir(),
 		"SOPS_AGE_KEY_FILE=" + e.keyFile,
 		"AWS_ACCESS_KEY_ID=AKIDBENCH", "AWS_SECRET_ACCESS_KEY=bench-secret",
-		"AWS_ENDPOINT_URL_SECRETS_MANAGER=" + e.emuURL, "AWS_EC2_METADATA_DISABLED=true",
+		"AWS_ENDPOINT_URL_SECRETS_MANAGER=" + e.emuURL, "AWS_ENDPOINT_URL_STS=" + e.emuURL, "AWS_EC2_METADATA_DISABLED=true",
 	}
 	env = append(env, e.o.cliEnv...)
 	if waited := harness.WaitQuiet(15*time.Second, e.emuPid, 0); waited > time.Second {
@@ -144,8 +167,8 @@ func check(sc harness.Scenario, exit int, status string, k vocab.Counts, d harne
 			p = append(p, fmt.Sprintf("updated %d ≠ %d", k.Update, sc.M))
 		}
 	case harness.Create:
-		if k.Create != sc.N {
-			p = append(p, fmt.Sprintf("created %d ≠ %d", k.Create, sc.N))
+		if want := sc.N * sc.PerRun(); k.Create != want {
+			p = append(p, fmt.Sprintf("created %d ≠ %d", k.Create, want))
 		}
 	}
 	return p

@@ -40,6 +40,10 @@ type options struct {
 	// no-op sync and a first sync creating every secret, default
 	// concurrency.
 	scaleN int
+	// regions is how many Regions the first sync of row group regions
+	// creates the createN secrets in, in one run (issue 21: one scope per
+	// Region, each its own quota bucket).
+	regions int
 	// section names the generated block of the Markdown file (markers
 	// <!-- section:begin … --> / <!-- section:end -->) and of the JSON
 	// results file docs/benchmarks/<section>.json written beside it.
@@ -52,8 +56,9 @@ type options struct {
 // and sync at each -n, the concurrency sweeps, the 10 %-changed sync, the
 // first sync (create), issue 15's two reduced-quota rows ("quota" stands
 // for both of those), and issue 24's scale rows at -scale-n (not run by
-// default: `make bench-scale` selects them).
-var rowGroups = []string{"noop", "sweep", "changed", "create", "quota-create", "quota-noop", "scale"}
+// default: `make bench-scale` selects them), and issue 21's first sync in
+// -regions Regions in one run beside the same in one Region.
+var rowGroups = []string{"noop", "sweep", "changed", "create", "quota-create", "quota-noop", "scale", "regions"}
 
 // sectionName is what -section accepts: it becomes a marker and a file name.
 var sectionName = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
@@ -122,6 +127,7 @@ func parseFlags(args []string) (options, error) {
 	fs.Float64Var(&o.describeScale, "describe-quota-scale", 0.1, "scale of the DescribeSecret quota in the reduced-quota no-op sync (quota-noop)")
 	fs.IntVar(&o.quotaNoopN, "quota-noop-n", 0, "N of the reduced-quota no-op sync (default 10000; quick 1000)")
 	fs.IntVar(&o.scaleN, "scale-n", 50000, "N of the scale rows (row group scale: no-op sync and first sync creating all N, default concurrency)")
+	fs.IntVar(&o.regions, "regions", 3, "Regions of the regions row: one run creates the -create-n secrets in each, one scope per Region (2..8)")
 	fs.StringVar(&o.section, "section", "bench", "name of the generated block in -out (markers <!-- NAME:begin … -->, <!-- NAME:end -->) and of its JSON results file")
 	fs.StringVar(&o.jsonOut, "json", "", "JSON results file (default: benchmarks/NAME.json beside -out when -out is set; \"\" with -out unset)")
 	if err := fs.Parse(args); err != nil {
@@ -171,6 +177,9 @@ func parseFlags(args []string) (options, error) {
 	}
 	if !(o.quotaScale > 0 && o.quotaScale <= 1) || !(o.describeScale > 0 && o.describeScale <= 1) {
 		return o, fmt.Errorf("-quota-scale and -describe-quota-scale must be in (0, 1]")
+	}
+	if o.regions < 2 || o.regions > len(benchRegions) {
+		return o, fmt.Errorf("-regions must be in 2..%d", len(benchRegions))
 	}
 	def := func(s *string, full, quick string) {
 		if *s == "" {

@@ -230,6 +230,26 @@ func run(ctx context.Context, o options) error {
 		tg.CreateReduced = r
 	}
 
+	if o.runs("regions") {
+		// Issue 21: the first sync in one Region, then the same in
+		// o.regions Regions by one run, one scope per Region.
+		for _, k := range []int{1, o.regions} {
+			if err := e.emptyScope(ctx); err != nil {
+				return err
+			}
+			r, err := e.measureIn(ctx, harness.Create, create, 0, emulator.Quotas{}, k)
+			if err != nil {
+				return err
+			}
+			rows = append(rows, r)
+			if k == 1 {
+				tg.RegionsOne = r
+			} else {
+				tg.RegionsCreate = r
+			}
+		}
+	}
+
 	var micro []microResult
 	if o.micro {
 		micro = runMicro(ctx, o.root)
@@ -301,7 +321,7 @@ func (e *env) makeRepo(work string) (map[int]harness.Corpus, harness.Corpus, err
 		all = append(all, c)
 	}
 	var create harness.Corpus
-	if o.runs("create") || o.runs("quota-create") {
+	if o.runs("create") || o.runs("quota-create") || o.runs("regions") {
 		if create, err = harness.NewCorpus(harness.CorpusSpec{
 			RepositoryID: "bench/repo", SourceRoot: "create" + strconv.Itoa(o.createN), Prefix: "bench/create" + strconv.Itoa(o.createN),
 			N: o.createN, ValueBytes: o.valueBytes, Seed: 7,
