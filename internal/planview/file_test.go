@@ -362,3 +362,36 @@ func TestSeveralScopes(t *testing.T) {
 	st, _ = early.Outcome()
 	assert.Equal(t, vocab.StatusInvalid, st, "no scope known: invalid")
 }
+
+// TestRegression_UnobservedScopeShownAsInSync: a scope that the run stopped
+// before it was observed (another scope's invalid document, a refused role
+// of the run, an interruption) has no operation and no diagnostic of its
+// own. Its section said "No changes: AWS Secrets Manager matches the
+// commit", so a pull request's comment called a scope in sync that nobody
+// had read.
+func TestRegression_UnobservedScopeShownAsInSync(t *testing.T) {
+	const inSync = "No changes: AWS Secrets Manager matches the commit."
+	in := Input{
+		Diagnostics: []Diagnostic{{Class: "credentials:assume-role", Subject: "config file key scopes.denied.role-arn",
+			Summary: "the scope's role-arn could not be assumed", Next: "check the trust policy"}},
+		Scopes: []ScopeInput{
+			{Name: "prod-eu", Region: "eu-west-1", Status: vocab.StatusObservationFailed, Verification: vocab.VerificationNotRun},
+			{Name: "staging", Region: "eu-central-1", Status: vocab.StatusInvalid, Verification: vocab.VerificationNotRun},
+			{Name: "late", Region: "eu-central-1", Status: vocab.StatusInterrupted, Verification: vocab.VerificationNotRun},
+			{Name: "fine", Region: "eu-central-1", Status: vocab.StatusConverged, Verification: vocab.VerificationNotRun},
+		},
+	}
+	v := Build(in, model.Redaction{})
+	require.NoError(t, v.Validate())
+	for _, out := range []string{Text(v), Markdown(v)} {
+		assert.Equal(t, 1, strings.Count(out, inSync), "only the converged scope is said to match:\n%s", out)
+		for _, st := range []string{"observation-failed", "invalid", "interrupted"} {
+			assert.Contains(t, out, "the scope ended "+st+": AWS Secrets Manager is not known to match the commit.")
+		}
+	}
+	b, err := Marshal(v)
+	require.NoError(t, err)
+	back, err := Parse(b)
+	require.NoError(t, err)
+	assert.Equal(t, 1, strings.Count(Text(back), inSync), "show renders the saved file the same way")
+}

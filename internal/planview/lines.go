@@ -32,10 +32,12 @@ type part struct {
 	ops    []Op
 	counts vocab.Counts
 	diags  []Diagnostic
+	// status is the scope's status ("" for a v1 file, which records none).
+	status vocab.Status
 }
 
 func scopePart(s ScopeView) part {
-	return part{ops: s.Operations, counts: s.Counts, diags: s.Diagnostics}
+	return part{ops: s.Operations, counts: s.Counts, diags: s.Diagnostics, status: s.Status}
 }
 
 // blocking returns the sections shown before the operations: the errors
@@ -185,15 +187,23 @@ func closing(c vocab.Counts) string {
 		c.Create, adopt, c.Update, c.Restore, c.ScheduleDelete, c.Unchanged)
 }
 
-// verdict is the line under a scope's closing line, or "".
+// verdict is the line under a scope's closing line, or "". A scope with no
+// operation is said to match the commit only when its status says it was
+// observed and planned (converged or drift; a v1 file records no status
+// and holds one scope that was): a scope that another scope's invalid
+// document, a refused role or an interruption stopped before it was
+// observed has no operation either, and a pull request's comment must not
+// call it in sync.
 func verdict(p part) string {
 	switch {
 	case p.counts.Conflicts > 0:
 		return plural(p.counts.Conflicts, "conflict blocks", "conflicts block") + " the plan: nothing will be changed."
-	case errorCount(p.diags) == 0 && p.counts.Operations() == 0:
+	case errorCount(p.diags) > 0 || p.counts.Operations() > 0:
+		return ""
+	case p.status == "" || p.status == vocab.StatusConverged || p.status == vocab.StatusDrift:
 		return "No changes: AWS Secrets Manager matches the commit."
 	}
-	return ""
+	return "No operation is listed, but the scope ended " + string(p.status) + ": AWS Secrets Manager is not known to match the commit."
 }
 
 // runLine is the run's verdict, shown once at the top: its status and
