@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -357,4 +358,37 @@ func TestScopes_OverlappingPrefixesInOneBucketRefusedBeforeAnyRead(t *testing.T)
 	require.Equal(t, 3, r.Code, "stdout:\n%s\nstderr:\n%s", r.Stdout, r.Stderr)
 	assert.Empty(t, es.e.stats().Calls, "no AWS call at all")
 	assert.Contains(t, r.Stdout+r.Stderr, "config:scope-overlap")
+}
+
+// TestScopes_InterruptedDuringApplyThenRerunConverges: SIGINT while the
+// scopes apply ends the whole run interrupted (exit 130): every scope that
+// had not finished is interrupted, none claims more; the re-run converges
+// every scope.
+func TestScopes_InterruptedDuringApplyThenRerunConverges(t *testing.T) {
+	es := newEstate(t)
+	es.e.setFaults(emulator.Faults{LatencyMS: 300})
+	cmd := es.f.start(es.e, es.opts(es.config(nil)), "sync", "--concurrency", "1")
+	require.True(t, cmd.waitFor(func(m map[string]any) bool { return m["phase"] == "apply" }), "a scope reached its apply phase")
+	require.NoError(t, cmd.cmd.Process.Signal(syscall.SIGINT))
+	r := cmd.wait()
+	require.Equal(t, 130, r.Code, "stdout:\n%s", r.Stdout)
+	assert.Equal(t, vocab.StatusInterrupted, r.Report.Status)
+	finished := map[string]any{}
+	for _, rec := range r.records(t) {
+		if rec["msg"] == "scope finished" {
+			finished[fmt.Sprint(rec[vocab.FieldScope])] = rec[vocab.FieldStatus]
+			assert.Contains(t, []any{string(vocab.StatusInterrupted), string(vocab.StatusConverged)}, rec[vocab.FieldStatus], "scope %v", rec[vocab.FieldScope])
+		}
+	}
+	assert.Len(t, finished, 3, "one scope finished record per scope:\n%s", r.Stdout)
+	assert.Contains(t, finished, "prod-eu")
+
+	es.e.setFaults(emulator.Faults{})
+	r = es.run(t, es.config(nil), "sync")
+	require.Equal(t, 0, r.Code, "stdout:\n%s", r.Stdout)
+	for _, s := range es.scopes {
+		for _, d := range s.Docs {
+			require.NotNil(t, es.secretIn(s.Account, s.Region, d.Name), "%s after the re-run", d.Name)
+		}
+	}
 }
