@@ -32,7 +32,19 @@ type frame struct {
 // plaintext: exactly one value, an object, no duplicate member names at any
 // depth, no trailing data, numbers that canonical JSON keeps, and no \u
 // escapes of unpaired surrogates (which decoders silently turn into U+FFFD).
+//
+// Most documents are accepted by fastValidJSON's single pass; anything it
+// does not accept outright is decided here by the decoder.
 func validateJSON(plain []byte) *Error {
+	if fastValidJSON(plain) {
+		return nil
+	}
+	return decodeValidateJSON(plain)
+}
+
+// decodeValidateJSON is validateJSON with encoding/json's token decoder:
+// the reference for every rule, and the one place an error is decided.
+func decodeValidateJSON(plain []byte) *Error {
 	dec := json.NewDecoder(bytes.NewReader(plain))
 	dec.UseNumber()
 	var stack []*frame
