@@ -217,10 +217,12 @@ func (f figure) plot() (*plot.Plot, error) {
 	p.Title.Text = f.title
 	p.X.Label.Text = f.x
 	p.Y.Label.Text = f.y
+	// The legend sits top right, above the data: the y range is stretched
+	// to leave it room.
 	p.Legend.Top = true
-	p.Legend.Left = true
+	p.Legend.Left = false
 	p.Add(plotter.NewGrid())
-	minX, maxX := 0.0, 0.0
+	minX, maxX, maxY, minY := 0.0, 0.0, 0.0, 0.0
 	for i, s := range f.lines {
 		l, pts, err := plotter.NewLinePoints(s.pts)
 		if err != nil {
@@ -235,7 +237,10 @@ func (f figure) plot() (*plot.Plot, error) {
 			if minX == 0 || pt.X < minX {
 				minX = pt.X
 			}
-			maxX = max(maxX, pt.X)
+			if minY == 0 || pt.Y < minY {
+				minY = pt.Y
+			}
+			maxX, maxY = max(maxX, pt.X), max(maxY, pt.Y)
 		}
 	}
 	names := make([]string, 0, len(f.limits))
@@ -245,6 +250,7 @@ func (f figure) plot() (*plot.Plot, error) {
 	slices.Sort(names)
 	for i, name := range names {
 		y := f.limits[name]
+		maxY = max(maxY, y)
 		l, err := plotter.NewLine(plotter.XYs{{X: minX, Y: y}, {X: maxX, Y: y}})
 		if err != nil {
 			return nil, err
@@ -257,12 +263,14 @@ func (f figure) plot() (*plot.Plot, error) {
 	if f.logX {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.X.Min, p.X.Max = minX/1.25, maxX*1.25
 	}
 	if f.logY {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.Y.Min, p.Y.Max = minY/1.5, maxY*6
 	} else {
-		p.Y.Min = 0
+		p.Y.Min, p.Y.Max = 0, maxY*1.45
 	}
 	return p, nil
 }
