@@ -98,10 +98,13 @@ bench: tools
 ## bench-scale: issue 24's scale sweep (~35 min): no-op plan and sync at N=1000,10000 (--concurrency 1 at 10000),
 ##   the concurrency sweep at 10000, and at SCALE_N=50000 the no-op sync and the first sync creating all of them;
 ##   results into docs/benchmarks.md (block bench-scale) and docs/benchmarks/bench-scale.json, then the figures.
-SCALE_N ?= 50000
+##   Overrides: SCALE_N=50000  SCALE_SIZES=1000,10000 (no-op sizes)  SCALE_SWEEP=1,8,16,24,32,64 (at 10000).
+SCALE_N     ?= 50000
+SCALE_SIZES ?= 1000,10000
+SCALE_SWEEP ?= 1,8,16,24,32,64
 bench-scale: tools
-	$(GO) run ./bench/cmd/bench -root $(CURDIR) -only noop,sweep,scale -n $(or $(N),1000,10000) -sweep-n 10000 \
-		-sweep $(or $(SWEEP),1,8,16,24,28,32,64) -seq-max-n 10000 -scale-n $(SCALE_N) \
+	$(GO) run ./bench/cmd/bench -root $(CURDIR) -only noop,sweep,scale -n $(SCALE_SIZES) -sweep-n 10000 \
+		-sweep $(SCALE_SWEEP) -seq-max-n 10000 -scale-n $(SCALE_N) \
 		-section bench-scale -out docs/benchmarks.md $(BENCH_ARGS)
 	$(MAKE) bench-figures
 
