@@ -55,7 +55,7 @@ type Summary struct {
 	// ReplicaRuns sums Outcome's: runs that configured replica-regions;
 	// ReplicaScenarios counts the scenarios that did.
 	ReplicaRuns, ReplicaScenarios int
-	Throttled    int64
+	Throttled                     int64
 	// CLIThrottled and CLIWaitMS sum the CLI's logged figures; CLIThrottleLogged
 	// says whether any run logged them.
 	CLIThrottled, CLIWaitMS int64

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/logging"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/report"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
@@ -91,17 +92,16 @@ func short(b []byte) string {
 	return "sha256:" + hex.EncodeToString(h[:6])
 }
 
-// allowedLogKeys are slog's own keys plus the vocabulary of SPEC §7.3 and
-// issue 15's throttling and progress fields.
-var allowedLogKeys = map[string]bool{
-	"time": true, "level": true, "msg": true,
-	vocab.FieldPhase: true, vocab.FieldStatus: true, vocab.FieldOperation: true, vocab.FieldCount: true,
-	vocab.FieldDurationMS: true, vocab.FieldResource: true, vocab.FieldConflictClass: true,
-	vocab.FieldErrorCode: true, vocab.FieldFaultClass: true, vocab.FieldRequestID: true,
-	vocab.FieldErrorClass: true, vocab.FieldVerification: true,
-	vocab.FieldThrottled: true, vocab.FieldWaitMS: true, vocab.FieldDone: true, vocab.FieldTotal: true,
-	vocab.FieldRegion: true,
-}
+// allowedLogKeys are slog's own keys plus the logger's vocabulary
+// (logging.Fields, SPEC §7.3): one list, so a field the product adds is
+// allowed here the day it is allowed there.
+var allowedLogKeys = func() map[string]bool {
+	m := map[string]bool{"time": true, "level": true, "msg": true}
+	for k := range logging.Fields {
+		m[k] = true
+	}
+	return m
+}()
 
 // ChaosRegion is the scope's own Region in every scenario (the runner's
 // --aws-region): the Region of every primary; any other Region holds only

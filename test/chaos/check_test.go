@@ -9,6 +9,7 @@ import (
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/logging"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
 
@@ -425,5 +426,25 @@ func TestCheckReplicaInvariants(t *testing.T) {
 		if v.Kind == "unexpected-invalid" || v.Kind == "deletion-limit" {
 			t.Fatalf("a run --max-deletions blocked before any write is a finding: %v", v)
 		}
+	}
+}
+
+// TestRegression_ChaosLogVocabularyLagsTheLogger: the checker kept its own
+// copy of the log vocabulary, so the day the product's logger allowed
+// "scope" every chaos scenario failed with log-vocabulary. The checker now
+// allows exactly what the logger allows (logging.Fields), and still flags
+// any other key.
+func TestRegression_ChaosLogVocabularyLagsTheLogger(t *testing.T) {
+	for k := range logging.Fields {
+		ev := cleanEvidence()
+		ev.Runs[0].Stdout = []byte(`{"time":"t","level":"INFO","msg":"done","` + k + `":"x"}` + "\n")
+		if vs := Check(*ev); len(vs) != 0 {
+			t.Errorf("field %q the logger allows: violations %v", k, vs)
+		}
+	}
+	ev := cleanEvidence()
+	ev.Runs[0].Stdout = []byte(`{"time":"t","level":"INFO","msg":"done","account":"x"}` + "\n")
+	if got := kinds(Check(*ev)); !slices.Contains(got, "log-vocabulary") {
+		t.Errorf("a field outside the vocabulary: violations %v, want log-vocabulary", got)
 	}
 }
