@@ -1264,6 +1264,78 @@ describe.skipIf(!cliPresent)('Action with the real release snapshot and the emul
     clean(await readFile(named.outputs['plan-file-path'] ?? '', 'utf8'));
   });
 
+  it('config file with two scopes in two Regions: one plan, one summary and one comment with a section per scope; summed outputs; --scope runs a subset; sync converges both', async () => {
+    const config = join(work, `scopes-${randomUUID()}.yaml`);
+    await writeFile(
+      config,
+      [
+        'repository-id: acme/infra',
+        'scopes:',
+        '  - name: eu',
+        '    source-root: secrets',
+        '    secret-prefix: e2e/scopes-eu',
+        '    aws-region: eu-west-1',
+        '  - name: us',
+        '    source-root: secrets',
+        '    secret-prefix: e2e/scopes-us',
+        '    aws-region: us-east-1',
+        '',
+      ].join('\n'),
+    );
+    const withConfig = (over: Record<string, string> = {}) => ({ 'config-file': config, 'cli-version': REAL, 'github-token': TOKEN, ...over });
+    const event = join(work, `event-${randomUUID()}.json`);
+    await writeFile(event, JSON.stringify({ pull_request: { number: 123 } }));
+    // A run of several scopes learns the base identity's account (its quota
+    // bucket) with STS GetCallerIdentity: the emulator answers STS too.
+    const scopesEnv = { ...realEnv, AWS_ENDPOINT_URL_STS: emulator.url };
+    const prEnv = { ...scopesEnv, GITHUB_EVENT_NAME: 'pull_request', GITHUB_EVENT_PATH: event };
+    // The run's marker, computed here independently of src/plan.ts.
+    const markerOf = (scopes: string[]) =>
+      `<!-- sops-aws-sync:plan:${createHash('sha256').update(JSON.stringify(['config', config, scopes, '', ''])).digest('hex').slice(0, 16)} -->\n`;
+    const comments = () => server.comments.get('acme/infra#123') ?? [];
+    const headings = ['#### Scope `eu` · `eu-west-1` · drift', '#### Scope `us` · `us-east-1` · drift'];
+
+    const plan = await runner.runAction({ inputs: withConfig({ 'pull-request-comment': 'true' }), env: prEnv });
+    expectSuccess(plan);
+    expect(plan.outputs).toMatchObject({ status: 'drift', 'create-count': '4', 'unchanged-count': '0', 'verification-status': 'not-run' });
+    const file = JSON.parse(await readFile(plan.outputs['plan-file-path'] ?? '', 'utf8')) as {
+      schema_version: string;
+      scopes: { name: string; region: string; status: string; counts: { create: number } }[];
+    };
+    expect(file.schema_version).toBe('sops-aws-sync/plan/v2');
+    expect(file.scopes.map((x) => [x.name, x.region, x.status, x.counts.create])).toEqual([
+      ['eu', 'eu-west-1', 'drift', 2],
+      ['us', 'us-east-1', 'drift', 2],
+    ]);
+    const shown = await must(join(releaseDir, realAsset), ['show', plan.outputs['plan-file-path'] ?? '', '--format', 'markdown']);
+    const all = comments().filter((c) => c.body.startsWith(markerOf([])));
+    expect(all).toHaveLength(1);
+    expect(all[0]?.body).toBe(`${markerOf([])}${shown}`);
+    for (const h of headings) {
+      expect(shown.split(`${h}\n`)).toHaveLength(2);
+      expect(plan.summary.split(`${h}\n`)).toHaveLength(2);
+    }
+    expect(plan.summary.split('### sops-aws-sync plan')).toHaveLength(2);
+    for (const text of [shown, plan.summary]) for (const leak of ['CANARY-', TOKEN, 'e2e/scopes-']) expect(text).not.toContain(leak);
+
+    const subset = await runner.runAction({ inputs: withConfig({ 'pull-request-comment': 'true', scopes: 'us' }), env: prEnv });
+    expectSuccess(subset);
+    expect(subset.outputs).toMatchObject({ status: 'drift', 'create-count': '2' });
+    expect(subset.summary).toContain(headings[1]);
+    expect(subset.summary).not.toContain('Scope `eu`');
+    expect(comments().filter((c) => c.body.startsWith(markerOf(['us'])))).toHaveLength(1);
+    expect(comments().filter((c) => c.body.startsWith(markerOf([])))).toHaveLength(1);
+
+    const sync = await runner.runAction({ inputs: withConfig({ mode: 'sync' }), env: scopesEnv });
+    expectSuccess(sync);
+    expect(sync.outputs).toMatchObject({ status: 'converged', 'create-count': '4', 'verification-status': 'converged' });
+    const again = await runner.runAction({ inputs: withConfig(), env: scopesEnv });
+    expectSuccess(again);
+    expect(again.outputs).toMatchObject({ status: 'converged', 'create-count': '0', 'unchanged-count': '4' });
+    expect(again.summary).toContain('#### Scope `eu` · `eu-west-1` · converged');
+    expect(again.summary).toContain('#### Scope `us` · `us-east-1` · converged');
+  });
+
   it('drift issue with the real CLI: the real rendering opens it, the same drift leaves it, a sync then a plan closes it; no value ever in it', async () => {
     const prefix = 'e2e/drift-issue';
     const repo = 'acme/infra';
