@@ -242,6 +242,10 @@ const (
 	// owns; it is planned like every owned secret and the entry does
 	// nothing (SPEC §11).
 	WarningAdoptOwned = "warning:adopt-owned"
+	// WarningReplicasNotInSync: plan found configured replicas (SPEC §12)
+	// that are InProgress or Failed; a sync would wait for them or end
+	// verification-failed. Plan's status does not change.
+	WarningReplicasNotInSync = "warning:replicas-not-in-sync"
 
 	// Internal is an unexpected failure (an engine record of a call that
 	// failed without a modelled AWS error; the CLI's last-resort line).
@@ -390,6 +394,8 @@ var entries = []Entry{
 		"if the scope was renamed on purpose, retire the old scope once nothing reads it (docs/recovery.md, retiring an old scope)"},
 	{WarningAdoptOwned, FamilyWarning, "an adopt entry names a secret this scope already owns; the entry does nothing",
 		"remove the entry from adopt: the secret is managed like every other owned secret (docs/migration.md)"},
+	{WarningReplicasNotInSync, FamilyWarning, "configured replicas of owned secrets are not InSync",
+		"a replica InProgress needs time; a Failed one needs the operator before a sync can converge (docs/recovery.md, verify:replica-failed)"},
 
 	{Internal, FamilyInternal, "internal error", nextBug},
 }

@@ -152,8 +152,15 @@ func TestReplicas_FailedReplicaIsVerificationFailed(t *testing.T) {
 	if !strings.Contains(e.logs.String(), `"region":"us-west-2"`) {
 		t.Fatal("the failed replica's Region is not logged")
 	}
-	// The next run plans nothing to write and still reports the failure.
+	// The next run plans nothing to write and still reports the failure:
+	// plan as a warning (its status unchanged), sync as verification-failed.
 	e.srv.SetFaults(t, emulator.Faults{})
+	res = e.run(t, e.replicaCfg(engine.ModePlan, 4, twoReplicas), state(doc{"db", `{"v":1}`}))
+	wantResult(t, res, vocab.StatusConverged, vocab.VerificationNotRun, vocab.Counts{Unchanged: 1})
+	if len(res.Diagnostics) != 1 || res.Diagnostics[0].Class != diag.WarningReplicasNotInSync ||
+		res.Diagnostics[0].Summary != "1 configured replica is not InSync (1 Failed, 0 InProgress)" {
+		t.Fatalf("plan diagnostics %+v", res.Diagnostics)
+	}
 	res = e.run(t, e.replicaCfg(engine.ModeSync, 4, twoReplicas), state(doc{"db", `{"v":1}`}))
 	wantResult(t, res, vocab.StatusVerificationFailed, vocab.VerificationFailed, vocab.Counts{Unchanged: 1})
 }

@@ -133,6 +133,7 @@ func (r *runner) prepare(ctx context.Context) (vocab.Status, plan.Plan) {
 		return status, p
 	}
 	if r.mode == ModePlan {
+		r.warnReplicaWaits(p)
 		if len(p.Ops) > 0 {
 			return vocab.StatusDrift, p
 		}
@@ -146,6 +147,24 @@ func (r *runner) prepare(ctx context.Context) (vocab.Status, plan.Plan) {
 	// (empty) apply is followed by verification, which waits for it or
 	// reports it failed (SPEC §12).
 	return "", p
+}
+
+// warnReplicaWaits records, for plan, the configured replicas that are
+// not InSync (plan.Plan.Waiting): one warning with their count and how
+// many failed (the plan file and its renderings carry it; the status is
+// unchanged). A sync waits for them in its verification instead.
+func (r *runner) warnReplicaWaits(p plan.Plan) {
+	if len(p.Waiting) == 0 {
+		return
+	}
+	failed := len(failedReplicas(p))
+	r.log.Warn("configured replicas are not InSync", slog.String(vocab.FieldPhase, vocab.PhasePlan),
+		slog.Int(vocab.FieldCount, len(p.Waiting)), slog.String(vocab.FieldErrorClass, diag.WarningReplicasNotInSync))
+	what := fmt.Sprintf("%d configured replicas are not InSync (%d Failed, %d InProgress)", len(p.Waiting), failed, len(p.Waiting)-failed)
+	if len(p.Waiting) == 1 {
+		what = fmt.Sprintf("1 configured replica is not InSync (%d Failed, %d InProgress)", failed, 1-failed)
+	}
+	r.ledger.problem(diag.New(diag.WarningReplicasNotInSync, diag.Subject{}).WithSummary(what))
 }
 
 // applyAndVerify applies p (rebuilding the plan at most once) and
