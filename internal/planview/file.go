@@ -277,14 +277,26 @@ func Marshal(v View) ([]byte, error) {
 }
 
 // viewV1 is the plan file before scopes (schema sops-aws-sync/plan/v1,
-// SPEC §7.4), field for field; Parse reads it as one scope.
+// SPEC §7.4), field for field; Parse reads it as one scope. Its summary
+// keeps v1's six count keys, whatever vocab.Counts gains later (so an
+// operation of a later action, adopt, never matches a v1 summary).
 type viewV1 struct {
 	SchemaVersion string       `json:"schema_version"`
 	GitRevision   string       `json:"git_revision"`
 	NamesShown    bool         `json:"names_shown"`
 	Operations    []Op         `json:"operations"`
-	Summary       vocab.Counts `json:"summary"`
+	Summary       countsV1     `json:"summary"`
 	Diagnostics   []Diagnostic `json:"diagnostics"`
+}
+
+// countsV1 are the summary keys of a v1 plan file (the report's counts).
+type countsV1 struct {
+	Create         int `json:"create"`
+	Update         int `json:"update"`
+	Restore        int `json:"restore"`
+	ScheduleDelete int `json:"schedule_delete"`
+	Unchanged      int `json:"unchanged"`
+	Conflicts      int `json:"conflicts"`
 }
 
 // Parse decodes a plan file strictly. First the bytes (wirefile.Check:
@@ -316,8 +328,11 @@ func Parse(data []byte) (View, error) {
 		if err := wirefile.Decode(data, &old); err != nil {
 			return View{}, malformed("%s", err)
 		}
+		c := old.Summary
 		v = View{SchemaVersion: old.SchemaVersion, GitRevision: old.GitRevision, NamesShown: old.NamesShown,
-			Scopes:      []ScopeView{{Name: DefaultScope, Counts: old.Summary, Operations: old.Operations, Diagnostics: old.Diagnostics}},
+			Scopes: []ScopeView{{Name: DefaultScope, Operations: old.Operations, Diagnostics: old.Diagnostics,
+				Counts: vocab.Counts{Create: c.Create, Update: c.Update, Restore: c.Restore, ScheduleDelete: c.ScheduleDelete,
+					Unchanged: c.Unchanged, Conflicts: c.Conflicts}}},
 			Diagnostics: []Diagnostic{}}
 	default:
 		return View{}, unknownSchema()

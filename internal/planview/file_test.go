@@ -395,3 +395,17 @@ func TestRegression_UnobservedScopeShownAsInSync(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, strings.Count(Text(back), inSync), "show renders the saved file the same way")
 }
+
+// TestRegression_V1SummaryTakesLaterCountKeys: a v1 plan file's summary has
+// exactly v1's six count keys. Read through vocab.Counts, it took the adopt
+// key that came after v1 (optional there), so a v1 file with an adopt
+// count, or an adopt operation counted so, was accepted.
+func TestRegression_V1SummaryTakesLaterCountKeys(t *testing.T) {
+	for name, data := range map[string]string{
+		"v1 adopt count":  `{"schema_version":"sops-aws-sync/plan/v1","git_revision":"","names_shown":false,"operations":[],"summary":{"create":0,"update":0,"adopt":0,"restore":0,"schedule_delete":0,"unchanged":0,"conflicts":0},"diagnostics":[]}`,
+		"v1 adopt action": `{"schema_version":"sops-aws-sync/plan/v1","git_revision":"","names_shown":false,"operations":[{"resource":"resource-0001","action":"adopt","reason":"value-equal","keys":{"added":0,"removed":0,"changed":0}}],"summary":{"create":0,"update":0,"adopt":1,"restore":0,"schedule_delete":0,"unchanged":0,"conflicts":0},"diagnostics":[]}`,
+	} {
+		_, err := Parse([]byte(data))
+		assert.Equal(t, ClassMalformed, classOf(err), name)
+	}
+}
