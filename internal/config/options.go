@@ -31,6 +31,12 @@ type Options struct {
 	// settings (the defaults of every scope) and only Scopes is what a
 	// consumer takes.
 	Scopes []Scope
+	// Configured are every scope of the configuration, in config-file
+	// order, whether --scope selected it or not (equal to Scopes without
+	// --scope). A scope's run takes the others' ownership identities from
+	// here: their secrets are live scopes of this configuration, never
+	// orphans of a renamed scope.
+	Configured []Scope
 }
 
 // DefaultScopeName is the name of the one scope of a run whose config file

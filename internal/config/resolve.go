@@ -152,6 +152,7 @@ func Resolve(in Input) (Options, error) {
 	} else {
 		o.Scopes = []Scope{{Name: DefaultScopeName, Desired: o.Desired, Engine: o.Engine, AWS: o.AWS}}
 	}
+	o.Configured = o.Scopes
 	if o.Run.ScopeNames != nil {
 		var fp []Problem
 		o.Scopes, fp = selectScopes(o.Scopes, o.Run.ScopeNames, vals[ScopeFilter].source)

@@ -35,6 +35,10 @@ type Config struct {
 	// whose ceilings its creator chose: nil = the port's (Paced), else a
 	// new one with pace.DefaultLimits. The engine never changes them.
 	Pace *pace.Controller
+	// Siblings are the scope digests (model.Scope.Digest) of the
+	// configuration's other scopes (SPEC §10), selected by --scope or not:
+	// their secrets are never reported as orphans of this scope.
+	Siblings []string
 	// ProgressInterval is the least time between two progress records of
 	// a long phase; 0 = DefaultProgressInterval.
 	ProgressInterval time.Duration

@@ -199,7 +199,7 @@ func (r *runner) checkOrphans(others []Candidate) {
 	for _, c := range others {
 		listed = append(listed, plan.Listed{Name: c.Name, ARN: c.ARN, Tags: c.Tags, Deleted: c.Deleted})
 	}
-	orphans := plan.Orphans(r.digest(), r.want.Secrets, listed)
+	orphans := plan.Orphans(r.digest(), r.siblings, r.want.Secrets, listed)
 	if len(orphans) == 0 {
 		return
 	}

@@ -47,6 +47,9 @@ type rules struct {
 	want   model.State
 	byName map[string]*model.Secret
 	policy plan.Policy
+	// siblings are the scope digests of the configuration's other scopes
+	// (Config.Siblings).
+	siblings []string
 
 	concurrency         int
 	recoveryWindowDays  int
@@ -83,6 +86,7 @@ func newRunner(cfg Config, want model.State, port Port, log *slog.Logger, h *hal
 				Region: portRegion(port), Adopt: plan.AdoptSet(cfg.Adopt), AdoptRequireMatch: cfg.AdoptRequireMatch},
 			AllowEmpty: cfg.AllowEmpty, MaxDeletions: cfg.MaxDeletions,
 		},
+		siblings:    cfg.Siblings,
 		concurrency: cfg.Concurrency, recoveryWindowDays: cfg.RecoveryWindowDays,
 		verificationTimeout: cfg.VerificationTimeout, showNames: cfg.ShowResourceNames,
 		pollInterval: cfg.PollInterval, progressInterval: cfg.ProgressInterval,

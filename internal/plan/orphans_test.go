@@ -20,11 +20,11 @@ func TestOrphansAreOtherScopesSecretsOfThisCommitsDocuments(t *testing.T) {
 		{Name: "foreign/db", Tags: map[string]string{model.TagSource: model.SourceDigest(path)}}, // not managed by us
 		{Name: "old-app/db", Tags: old.Tags(path)},                                               // a list page repeated
 	}
-	got := plan.Orphans(st.Scope.Digest(), st.Secrets, listed)
+	got := plan.Orphans(st.Scope.Digest(), nil, st.Secrets, listed)
 	if !slices.Equal(got, []string{"old-app/db"}) {
 		t.Fatalf("Orphans = %v", got)
 	}
-	if got := plan.Orphans(testScope.Digest(), nil, listed); len(got) != 0 {
+	if got := plan.Orphans(testScope.Digest(), nil, nil, listed); len(got) != 0 {
 		t.Fatalf("an empty commit has no document to orphan: %v", got)
 	}
 }

@@ -392,3 +392,49 @@ func TestScopes_InterruptedDuringApplyThenRerunConverges(t *testing.T) {
 		}
 	}
 }
+
+// TestRegression_SiblingScopeReportedAsOrphan: two scopes of one
+// configuration publish the same documents (one source root) under two
+// prefixes in one account and Region. Each scope's plan warned that the
+// other's secrets were orphans "left by a change of --secret-prefix" and
+// told the operator to retire them: a live scope of the same file. Secrets
+// of a scope the configuration holds (selected by --scope or not) are not
+// orphans; a prefix really left behind still is.
+func TestRegression_SiblingScopeReportedAsOrphan(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	f.standardDocs()
+	config := func(prefixB string) string {
+		return fmt.Sprintf("repository-id: %s\nsource-root: secrets\nscopes:\n"+
+			"  - name: a\n    secret-prefix: %s/a\n  - name: b\n    secret-prefix: %s\n", f.RepoID, f.Prefix, prefixB)
+	}
+	isOrphanWarning := func(m map[string]any) bool {
+		msg, _ := m["msg"].(string)
+		return m["level"] == "WARN" && strings.Contains(msg, "another scope")
+	}
+	sts := []string{"AWS_ENDPOINT_URL_STS=" + e.URL}
+	cfg := config(f.Prefix + "/b")
+	r := f.run(e, runOpts{Config: cfg, Env: sts}, "sync")
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Create: 6})
+
+	for _, args := range [][]string{{"plan"}, {"plan", "--scope", "a"}} {
+		r, view, _ := f.runPlan(e, runOpts{Config: cfg, Env: sts}, args...)
+		expect(t, r, 0, vocab.StatusConverged, vocab.VerificationNotRun, nil)
+		assert.Nil(t, findRecord(r.records(t), isOrphanWarning), "%v: a sibling scope's secrets are no orphans:\n%s", args, r.Stdout)
+		for _, s := range view.Scopes {
+			assert.Empty(t, s.Diagnostics, "%v: scope %s", args, s.Name)
+		}
+	}
+
+	// Scope b moves to another prefix: the secrets under its old prefix
+	// belong to no scope of the file and are orphans again, for both scopes
+	// (their documents are both scopes' documents).
+	r, view, _ := f.runPlan(e, runOpts{Config: config(f.Prefix + "/c"), Env: sts}, "plan")
+	expect(t, r, 0, vocab.StatusDrift, vocab.VerificationNotRun, nil)
+	require.Len(t, view.Scopes, 2)
+	for _, s := range view.Scopes {
+		require.Len(t, s.Diagnostics, 1, "scope %s", s.Name)
+		assert.Equal(t, "warning:orphans", s.Diagnostics[0].Class)
+		assert.Contains(t, s.Diagnostics[0].Summary, "3 secrets")
+	}
+}

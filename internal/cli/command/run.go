@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/factory"
@@ -142,13 +143,26 @@ func (inv *invocation) reconcile(ctx context.Context) (reached, string) {
 
 	runs := make([]engine.ScopeRun, len(scopes))
 	for i, sc := range scopes {
-		runs[i] = engine.ScopeRun{Bucket: ports[i].bucket, Config: engine.Config{Mode: inv.opts.Mode, Engine: sc.engine},
+		runs[i] = engine.ScopeRun{Bucket: ports[i].bucket, Config: engine.Config{Mode: inv.opts.Mode, Engine: sc.engine, Siblings: siblings(inv.opts.Config, states[i].Scope)},
 			Want: states[i], Port: ports[i].port, Log: inv.log.With(slog.String(vocab.FieldScope, sc.name))}
 	}
 	for i, r := range inv.f.RunAll(ctx, runs, inv.log) {
 		got.scopes[i].Result = r
 	}
 	return got, commit
+}
+
+// siblings returns the scope digests of the configuration's scopes other
+// than own (config.Options.Configured, --scope or not): secrets they own
+// are live, never orphans of own (plan.Orphans).
+func siblings(o config.Options, own model.Scope) []string {
+	var out []string
+	for _, sc := range o.Configured {
+		if d := sc.Identity().Digest(); d != own.Digest() && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // runScope is one scope of the run as the command runs it (SPEC §10): its
