@@ -55,7 +55,10 @@ type Summary struct {
 	// ReplicaRuns sums Outcome's: runs that configured replica-regions;
 	// ReplicaScenarios counts the scenarios that did.
 	ReplicaRuns, ReplicaScenarios int
-	Throttled                     int64
+	// AdoptRuns, HandMade and Adopted sum Outcome's; AdoptScenarios counts
+	// the scenarios with secrets made by hand to adopt.
+	AdoptRuns, AdoptScenarios, HandMade, Adopted int
+	Throttled                                    int64
 	// CLIThrottled and CLIWaitMS sum the CLI's logged figures; CLIThrottleLogged
 	// says whether any run logged them.
 	CLIThrottled, CLIWaitMS int64
@@ -195,6 +198,12 @@ func RunCampaign(cfg Config) (*Summary, error) {
 		sum.ReplicaRuns += o.ReplicaRuns
 		if o.ReplicaRuns > 0 {
 			sum.ReplicaScenarios++
+		}
+		sum.AdoptRuns += o.AdoptRuns
+		sum.HandMade += o.HandMade
+		sum.Adopted += o.Adopted
+		if o.HandMade > 0 {
+			sum.AdoptScenarios++
 		}
 		sum.QuotaChanges += o.QuotaChanges
 		sum.CLIThrottled += o.CLIThrottled

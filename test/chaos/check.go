@@ -250,12 +250,19 @@ func checkCalls(ev Evidence) []Violation {
 		}
 		return t
 	}
-	foreign := map[string]bool{}
+	foreign, adoptable := map[string]bool{}, map[string]bool{}
 	for _, p := range s.Pre {
 		if p.Foreign {
 			foreign[p.Name] = true
 		}
+		if p.Adoptable {
+			adoptable[p.Name] = true
+		}
 	}
+	// tagged holds the hand-made secrets some TagResource carrying the
+	// ownership tags reached (or was meant to reach) so far: from then on
+	// they may be the scope's.
+	tagged := map[string]bool{}
 	deletions := runDeletions{}
 	tokenRun := map[string]int{}
 	tokenTarget := map[string]string{}
@@ -289,7 +296,9 @@ func checkCalls(ev Evidence) []Violation {
 				add("forbidden-operation", "UpdateSecret of metadata the run did not configure")
 			}
 		case "TagResource":
-			// Issue 14: only the tag keys the run configured, never others.
+			// Issue 14: only the tag keys the run configured, never others;
+			// SPEC §11: and the three ownership tags on a secret the run
+			// names in adopt.
 			var configured map[string]string
 			if meta != nil {
 				configured = meta.Tags
@@ -297,17 +306,34 @@ func checkCalls(ev Evidence) []Violation {
 			if len(c.TagKeys) == 0 {
 				add("forbidden-operation", "TagResource without tags")
 			}
+			adopting := adoptable[target] && slices.Contains(runAdopt(ev, n), target)
 			for _, k := range c.TagKeys {
-				if _, ok := configured[k]; !ok {
+				reserved := k == model.TagManagedBy || k == model.TagScope || k == model.TagSource
+				if _, ok := configured[k]; !ok && !(reserved && adopting) {
 					add("forbidden-operation", "TagResource of a tag key the run did not configure")
 					break
 				}
 			}
+			if adopting && slices.Contains(c.TagKeys, model.TagManagedBy) {
+				if !slices.Contains(c.TagKeys, model.TagScope) || !slices.Contains(c.TagKeys, model.TagSource) {
+					add("adopt-tags", "an adoption's TagResource without all three ownership tags")
+				}
+				tagged[target] = true
+			}
 		default:
 			add("forbidden-operation", c.Op)
 		}
-		if foreign[target] {
+		// The adoption invariant (SPEC §11): a secret without our tags is
+		// never written unless the run names it in adopt (or an earlier
+		// TagResource made it the scope's), and an adoption writes its
+		// ownership tags before anything else.
+		switch {
+		case foreign[target] && !adoptable[target]:
 			add("foreign-write", c.Op+" on a secret the scope does not own")
+		case adoptable[target] && !tagged[target] && !slices.Contains(runAdopt(ev, n), target):
+			add("foreign-write", c.Op+" on a secret made by hand that the run does not name in adopt")
+		case adoptable[target] && !tagged[target] && c.Op != "TagResource":
+			add("adopt-order", c.Op+" on a secret made by hand before its ownership tags")
 		}
 		var run *Run
 		if n >= 1 && n <= len(ev.Runs) {
@@ -364,6 +390,14 @@ func checkCalls(ev Evidence) []Violation {
 		}
 	}
 	return vs
+}
+
+// runAdopt is run n's --adopt list (nil outside the runs).
+func runAdopt(ev Evidence, n int) []string {
+	if n < 1 || n > len(ev.Runs) {
+		return nil
+	}
+	return ev.Runs[n-1].Run.Adopt
 }
 
 // byName maps the names of the secrets in ChaosRegion (the primaries; the
@@ -477,10 +511,13 @@ func checkState(ev Evidence) []Violation {
 			}
 		}
 	}
-	foreign := map[string]bool{}
+	foreign, adoptable := map[string]bool{}, map[string]bool{}
 	for _, p := range s.Pre {
 		if p.Foreign {
 			foreign[p.Name] = true
+		}
+		if p.Adoptable {
+			adoptable[p.Name] = true
 		}
 	}
 
@@ -491,13 +528,26 @@ func checkState(ev Evidence) []Violation {
 			add("force-delete", n, "a secret that existed before the scenario is gone (purged or force-deleted)")
 			continue
 		}
-		if foreign[n] {
+		adopted := adoptable[n] && q.Tags[model.TagManagedBy] == model.ManagedByValue && q.Tags[model.TagScope] == s.Scope.Digest()
+		if adopted {
+			// Adopted (SPEC §11): its own tags stay, the ownership tags
+			// (and configured ones) are added, its history is kept.
+			ownership := map[string]bool{model.TagManagedBy: true, model.TagScope: true, model.TagSource: true}
+			maps.Copy(ownership, managed)
+			if k := changedTag(p.Tags, q.Tags, ownership); k != "" {
+				add("retagged", n, "an adopted secret lost or changed a tag of its own")
+			}
+			if _, ok := final[n]; ok && !slices.Contains(s.Runs[len(s.Runs)-1].Adopt, n) {
+				add("adopt-config", n, "desired at the end but not named in the final run's adopt")
+			}
+		}
+		if foreign[n] && !adopted {
 			if d := diffSecret(p, q); d != "" {
 				add("foreign-changed", n, d)
 			}
 			continue
 		}
-		if k := changedTag(p.Tags, q.Tags, managed); k != "" {
+		if k := changedTag(p.Tags, q.Tags, managed); k != "" && !adopted {
 			add("retagged", n, "a tag of an owned secret that no run configured changed or disappeared")
 		}
 		if p.ARN != q.ARN {

@@ -448,3 +448,71 @@ func TestRegression_ChaosLogVocabularyLagsTheLogger(t *testing.T) {
 		t.Errorf("a field outside the vocabulary: violations %v, want log-vocabulary", got)
 	}
 }
+
+// adoptEvidence is cleanEvidence with a secret made by hand, p/h (tag
+// team=x, one version), that revision 1 maps to and every run names in
+// adopt: run 1 tags it with the three ownership tags, then writes the
+// document's value (SPEC §11).
+func adoptEvidence() *Evidence {
+	ev := cleanEvidence()
+	s := ev.Scenario
+	sc := s.Scope
+	h0, h1 := `{"h":0}`, `{"h":1}`
+	const tokH = "hhhhhhhh-hhhh-hhhh-hhhh-hhhhhhhhhhhh"
+	s.Revisions[1].Docs["secrets/h.sops.json"] = doc("secrets/h.sops.json", h1)
+	s.Pre = append(s.Pre, PreSecret{Name: "p/h", Foreign: true, Adoptable: true, Tags: map[string]string{"team": "x"}, Kind: "adoptable-differs"})
+	for i := range s.Runs {
+		s.Runs[i].Adopt = []string{"p/h"}
+		ev.Runs[i].Run = s.Runs[i]
+	}
+	arn := "arn:aws:secretsmanager:us-east-1:123456789012:secret:p/h-AbCdEf"
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	pre := emulator.SecretDump{Name: "p/h", ARN: arn, Tags: map[string]string{"team": "x"},
+		Versions: []emulator.VersionDump{{VersionID: "v-h", SecretString: sp(h0), Stages: []string{"AWSCURRENT"}, CreatedDate: t0}}}
+	post := pre
+	post.Tags = sc.Tags("secrets/h.sops.json")
+	post.Tags["team"] = "x"
+	post.Versions = []emulator.VersionDump{{VersionID: "v-h", SecretString: sp(h0), Stages: []string{"AWSPREVIOUS"}, CreatedDate: t0},
+		{VersionID: tokH, SecretString: sp(h1), Stages: []string{"AWSCURRENT"}, CreatedDate: t0}}
+	ev.Pre.Secrets = append(ev.Pre.Secrets, pre)
+	ev.Post.Secrets = append(ev.Post.Secrets, post)
+	ev.BeforePurge.Secrets = append(ev.BeforePurge.Secrets, post)
+	ev.AfterPurge.Secrets = append(ev.AfterPurge.Secrets, post)
+	ev.Calls = append(ev.Calls[:3:3], append([]Call{
+		{Run: 1, Op: "TagResource", Target: arn, TagKeys: []string{model.TagManagedBy, model.TagScope, model.TagSource}, Status: 200},
+		{Run: 1, Op: "PutSecretValue", Target: arn, Token: tokH, HasValue: true, Status: 200},
+	}, ev.Calls[3:]...)...)
+	return ev
+}
+
+// TestCheckAdoptionInvariants: an ideal adoption passes; a write on a
+// hand-made secret the run does not name in adopt, a value written before
+// the ownership tags, an ownership TagResource missing a tag and a tag of
+// its own lost are each caught.
+func TestCheckAdoptionInvariants(t *testing.T) {
+	if vs := Check(*adoptEvidence()); len(vs) != 0 {
+		t.Fatalf("violations on an ideal adoption: %v", vs)
+	}
+	cases := map[string]func(ev *Evidence){
+		"foreign-write": func(ev *Evidence) {
+			for i := range ev.Runs {
+				ev.Runs[i].Run.Adopt = nil
+			}
+		},
+		"adopt-order": func(ev *Evidence) { ev.Calls[3], ev.Calls[4] = ev.Calls[4], ev.Calls[3] },
+		"adopt-tags":  func(ev *Evidence) { ev.Calls[3].TagKeys = []string{model.TagManagedBy, model.TagScope} },
+		"retagged": func(ev *Evidence) {
+			i := len(ev.Post.Secrets) - 1
+			delete(ev.Post.Secrets[i].Tags, "team")
+		},
+	}
+	for kind, breakIt := range cases {
+		t.Run(kind, func(t *testing.T) {
+			ev := adoptEvidence()
+			breakIt(ev)
+			if got := kinds(Check(*ev)); !slices.Contains(got, kind) {
+				t.Fatalf("want a %s violation, got %v", kind, got)
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -39,7 +40,16 @@ type GenOptions struct {
 	// to some fault runs and a --max-deletions to some (drawReplicas; SPEC
 	// §12). Its own random stream.
 	Replicas bool
+	// Adopt makes AdoptShare of the scenarios seed hand-made secrets (no
+	// tags of ours) under names a document maps to, and name them in adopt
+	// on every run whose revision maps to them (drawAdopt; SPEC §11). Its
+	// own random stream.
+	Adopt bool
 }
+
+// AdoptShare is the chance that a scenario seeds hand-made secrets to adopt
+// when GenOptions.Adopt is on.
+const AdoptShare = 0.4
 
 // ReplicaShare is the chance that a scenario configures replica-regions
 // when GenOptions.Replicas is on.
@@ -65,7 +75,7 @@ const (
 const QuotaShare = 0.5
 
 // DefaultGenOptions are the campaign's defaults.
-var DefaultGenOptions = GenOptions{KillShare: 0.4, DotenvShare: 0.1, Quotas: true, Metadata: true, Whole: true, Replicas: true}
+var DefaultGenOptions = GenOptions{KillShare: 0.4, DotenvShare: 0.1, Quotas: true, Metadata: true, Whole: true, Replicas: true, Adopt: true}
 
 // entry is a logical document while a history is generated.
 type entry struct {
@@ -169,7 +179,102 @@ func Generate(seed uint64, index int, opt GenOptions) (*Scenario, error) {
 	if opt.Replicas {
 		drawReplicas(rand.New(rand.NewPCG(seed^0x7265706c, uint64(index))), s)
 	}
+	if opt.Adopt {
+		drawAdopt(rand.New(rand.NewPCG(seed^0x61646f7074, uint64(index))), s)
+	}
 	return s, nil
+}
+
+// drawAdopt gives AdoptShare of the scenarios secrets made by hand under
+// names the final revision maps to and no earlier sync created (SPEC §11):
+// each untagged or with a tag of its own, holding the final document's
+// value ("adoptable-equal"), another value ("adoptable-differs"), the
+// document's object with a key only AWS holds ("adoptable-extra-key", key
+// and value canaries, so a leak of either is found), or a binary value
+// ("adoptable-binary"). Every run names them in adopt when its revision
+// maps to them, beside a few owned names (no-op entries). Each is a clean
+// adoption (no rotation, replica, pending deletion), so the final sync
+// converges; drifts aimed at them are dropped (a deletion by hand would be
+// the adopt-deleted conflict, which the e2e tests cover).
+func drawAdopt(r *rand.Rand, s *Scenario) {
+	if r.Float64() >= AdoptShare {
+		return
+	}
+	seeded := map[string]bool{}
+	for _, p := range s.Pre {
+		seeded[p.Name] = true
+	}
+	final := s.FinalRevision().Desired(s.Scope)
+	adopt := map[string]bool{}
+	for _, n := range sortedKeys(final) {
+		if seeded[n] {
+			if r.IntN(4) == 0 {
+				adopt[n] = true // owned already: a no-op entry
+			}
+			continue
+		}
+		if r.IntN(2) == 0 && len(adopt) > 0 {
+			continue
+		}
+		d := final[n]
+		p := PreSecret{Name: n, Foreign: true, Adoptable: true}
+		if r.IntN(2) == 0 {
+			p.Tags = map[string]string{"team": "hand-made"}
+		}
+		str := func(b []byte) PreVersion { v := string(b); return PreVersion{String: &v} }
+		variant := []string{"equal", "differs", "extra-key", "binary"}[r.IntN(4)]
+		var extra map[string]any
+		if variant == "extra-key" && (d.Format == canonical.Text || d.Format == canonical.Binary || json.Unmarshal(d.Canon, &extra) != nil) {
+			variant = "differs"
+		}
+		switch variant {
+		case "equal":
+			if d.Format == canonical.Binary {
+				p.Versions = []PreVersion{{Binary: append([]byte(nil), d.Canon...)}}
+			} else {
+				p.Versions = []PreVersion{str(d.Canon)}
+			}
+		case "differs":
+			p.Versions = []PreVersion{str([]byte(`{"` + canaryKey(r) + `":"` + canary(r) + `"}`))}
+		case "extra-key":
+			extra[canaryKey(r)] = canary(r)
+			b, _ := json.Marshal(extra)
+			p.Versions = []PreVersion{str(b)}
+		case "binary":
+			p.Versions = []PreVersion{{Binary: []byte(canary(r) + "\x00\xff")}}
+		}
+		p.Kind = "adoptable-" + variant
+		s.Pre = append(s.Pre, p)
+		adopt[n] = true
+	}
+	for i := range s.Runs {
+		run := &s.Runs[i]
+		desired := s.Revisions[run.Revision].Desired(s.Scope)
+		run.Adopt = nil
+		for _, n := range sortedKeys(adopt) {
+			if _, ok := desired[n]; ok {
+				run.Adopt = append(run.Adopt, n)
+			}
+		}
+		kept := run.Drift[:0:0]
+		for _, d := range run.Drift {
+			if !isAdoptable(s, d.Name) {
+				kept = append(kept, d)
+			}
+		}
+		run.Drift = kept
+	}
+}
+
+// isAdoptable reports whether name is a hand-made secret of the scenario
+// that runs may adopt.
+func isAdoptable(s *Scenario, name string) bool {
+	for _, p := range s.Pre {
+		if p.Adoptable && p.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // drawReplicas gives ReplicaShare of the scenarios replica-regions (SPEC

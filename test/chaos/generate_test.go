@@ -3,6 +3,7 @@ package chaos
 import (
 	"encoding/json"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -82,7 +83,24 @@ func TestGeneratedScenariosAreValid(t *testing.T) {
 				t.Fatalf("scenario %d rev %d: empty desired state without --allow-empty", i, ri)
 			}
 		}
+		final := s.FinalRevision().Desired(s.Scope)
+		for _, run := range s.Runs {
+			desired := s.Revisions[run.Revision].Desired(s.Scope)
+			for _, n := range run.Adopt {
+				if _, ok := desired[n]; !ok {
+					t.Fatalf("scenario %d: a run names %s in adopt, which its revision does not map to", i, n)
+				}
+			}
+		}
 		for _, p := range s.Pre {
+			if p.Adoptable {
+				// A secret made by hand to adopt: desired at the end and
+				// named by the final runs (SPEC §11).
+				if _, ok := final[p.Name]; !ok || !p.Foreign || !slices.Contains(s.Runs[len(s.Runs)-1].Adopt, p.Name) {
+					t.Fatalf("scenario %d: hand-made %s is not desired and named in adopt at the end", i, p.Name)
+				}
+				continue
+			}
 			if p.Foreign && ever[p.Name] {
 				t.Fatalf("scenario %d: foreign secret %s is also desired", i, p.Name)
 			}

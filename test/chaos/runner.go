@@ -39,6 +39,10 @@ type Outcome struct {
 	MetadataRuns int
 	// ReplicaRuns counts the runs that configured replica-regions.
 	ReplicaRuns int
+	// AdoptRuns counts the runs that named secrets in adopt; HandMade the
+	// scenario's secrets made by hand that runs may adopt, Adopted those
+	// that carry this scope's ownership tags at the end (SPEC §11).
+	AdoptRuns, HandMade, Adopted int
 	// CLIThrottled and CLIWaitMS sum what the CLI's phase records say it was
 	// throttled and waited for its pace (cliThrottling); CLIThrottleLogged
 	// is false when no record carried those fields.
@@ -155,6 +159,7 @@ func (p *Player) Play(s *Scenario) (o Outcome) {
 		o.Err = err
 	}
 	if ev != nil {
+		o.HandMade, o.Adopted = adoptions(s, ev.Post)
 		o.Violations = Check(*ev)
 		o.Leaks = ScanRuns(ev.Runs, p.needles(s, ev), nameNeedles(s), s.ShowResourceNames)
 	}
@@ -255,6 +260,9 @@ func (p *Player) play(s *Scenario, dir string, o *Outcome) (*Evidence, error) {
 		if len(run.Replicas) > 0 {
 			o.ReplicaRuns++
 		}
+		if len(run.Adopt) > 0 {
+			o.AdoptRuns++
+		}
 		var noise *Noise
 		if q := run.Quotas; q != nil && q.Share > 0 {
 			noise = p.Emu.StartNoise(q.Scale, q.Share)
@@ -298,6 +306,9 @@ func (p *Player) play(s *Scenario, dir string, o *Outcome) (*Evidence, error) {
 		}
 		if run.MaxDeletions != nil {
 			line += fmt.Sprintf(" max-deletions=%d", *run.MaxDeletions)
+		}
+		if len(run.Adopt) > 0 {
+			line += fmt.Sprintf(" adopt=%d", len(run.Adopt))
 		}
 		if run.MaxAttempts > 0 {
 			line += fmt.Sprintf(" max-attempts=%d", run.MaxAttempts)
@@ -429,6 +440,9 @@ func (p *Player) runCLI(s *Scenario, i int, run Run, dir, repoDir string, shas [
 	}
 	if run.MaxDeletions != nil {
 		args = append(args, "--max-deletions", strconv.Itoa(*run.MaxDeletions))
+	}
+	for _, n := range run.Adopt {
+		args = append(args, "--adopt", n)
 	}
 	if s.ShowResourceNames {
 		args = append(args, "--show-resource-names")
@@ -605,4 +619,24 @@ func nameNeedles(s *Scenario) []Needle {
 		}
 	}
 	return n
+}
+
+// adoptions counts the scenario's secrets made by hand that runs may adopt
+// and those of them that post shows tagged as this scope's.
+func adoptions(s *Scenario, post emulator.StateDump) (handMade, adopted int) {
+	owned := map[string]bool{}
+	for _, d := range post.Secrets {
+		if d.Tags[model.TagManagedBy] == model.ManagedByValue && d.Tags[model.TagScope] == s.Scope.Digest() {
+			owned[d.Name] = true
+		}
+	}
+	for _, p := range s.Pre {
+		if p.Adoptable {
+			handMade++
+			if owned[p.Name] {
+				adopted++
+			}
+		}
+	}
+	return handMade, adopted
 }

@@ -97,6 +97,11 @@ type PreSecret struct {
 	// Kind names why the secret is there ("synced", "drift-value", "binary",
 	// "history", "pending", "graveyard", "foreign-untagged", ...).
 	Kind string
+	// Adoptable marks a foreign secret made by hand (no sops-aws-sync: tag)
+	// whose name a document maps to and that runs may name in adopt (SPEC
+	// §11): the only foreign secret the tool may write, and only in a run
+	// that names it (or after a run named it and tagged it).
+	Adoptable bool
 	// Replicas are the Regions an earlier sync replicated the secret to
 	// (ReplicateSecretToRegions after its versions; only for an active
 	// owned secret of a scenario that configures replica-regions).
@@ -192,6 +197,10 @@ type Run struct {
 	// MaxDeletions, when set, is --max-deletions (replica removals count).
 	Replicas     []model.Replica
 	MaxDeletions *int
+	// Adopt is --adopt for this run (SPEC §11): the scenario's adopt names
+	// that the run's revision maps to (an entry naming no document would
+	// be exit 3), sorted; nil = none.
+	Adopt []string
 	// Kill, when set, SIGKILLs the CLI during the run.
 	Kill *KillPlan
 	// Concurrency is --concurrency.

@@ -54,6 +54,8 @@ func (s *Summary) Markdown() string {
 	p("Metadata (issue 14): %d runs configured a KMS key, description or tags of owned secrets, drawn afresh between runs; the checker requires the final runs' metadata on every desired secret and allows no other tag change.\n\n", s.MetadataRuns)
 	p("Replica Regions (SPEC §12): %d runs in %d scenarios configured replica-regions, the Regions drawn afresh between runs; the checker allows no write outside the scope's Region, replicas only in configured Regions, removals only when configured and within --max-deletions, and requires the final runs' replicas InSync on every desired secret.\n\n", s.ReplicaRuns, s.ReplicaScenarios)
 
+	p("Adoption (SPEC §11): %d scenarios seeded %d secrets made by hand under desired names; %d runs named secrets in adopt; %d of those secrets carried this scope's tags at the end. The checker allows no write on a secret without our tags unless the run names it in adopt (or a TagResource of an earlier run made it ours), requires the ownership tags before any other write, and keeps each adopted secret's own tags and history.\n\n", s.AdoptScenarios, s.HandMade, s.AdoptRuns, s.Adopted)
+
 	p("Faults injected, by kind (emulator counters, `GET /_emulator/stats`, summed over scenarios):\n\n")
 	p("| fault | count |\n|---|---:|\n")
 	for _, k := range sortedKeys(s.Faults) {

@@ -31,6 +31,7 @@ func run() int {
 	flag.BoolVar(&cfg.Gen.Quotas, "quotas", cfg.Gen.Quotas, "play half of the scenarios, final runs included, under reduced request quotas (5-100% of AWS's, some changing while the CLI runs)")
 	flag.BoolVar(&cfg.Gen.Metadata, "metadata", cfg.Gen.Metadata, "configure a KMS key, description and tags of owned secrets in 40% of the scenarios, changing between runs (issue 14)")
 	flag.BoolVar(&cfg.Gen.Whole, "whole", cfg.Gen.Whole, "turn some secret names of 50% of the scenarios into whole-value documents (.sops.txt/.sops.bin), switching kind between revisions")
+	flag.BoolVar(&cfg.Gen.Adopt, "adopt", cfg.Gen.Adopt, "seed secrets made by hand under desired names in 40% of the scenarios and name them in adopt on every run whose revision maps to them (SPEC §11)")
 	flag.BoolVar(&cfg.Gen.Replicas, "replicas", cfg.Gen.Replicas, "configure replica-regions in 30% of the scenarios, Regions changing between runs, some owned secrets seeded with replicas, some runs with a replication lag or --max-deletions (SPEC §12)")
 	flag.StringVar(&cfg.WorkDir, "work", "", "scratch directory (default: a new temp dir, removed at the end)")
 	flag.StringVar(&cfg.Artifacts, "artifacts", "bin/chaos/failures", "where failing scenarios are kept")
