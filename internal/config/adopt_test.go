@@ -1,6 +1,7 @@
 package config
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -83,4 +84,21 @@ scopes:
 	assert.False(t, o.Scopes[1].Engine.AdoptRequireMatch)
 	assert.Empty(t, o.Scopes[2].Engine.Adopt)
 	assert.True(t, o.Scopes[2].Engine.AdoptRequireMatch)
+}
+
+// FuzzParseList: the parser of a KindList raw value (the adopt names from
+// a repeated flag, a variable or a YAML sequence) never panics and yields
+// only non-empty names without a separator (newline, carriage return,
+// comma) or surrounding space; and every yielded name is in the input.
+func FuzzParseList(f *testing.F) {
+	for _, s := range []string{"", "p/a", "p/a\np/b", "p/a, p/b,\n\r\n", ",,,", " \n ", "a\r\nb", "p/a,p/a"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		for _, n := range ParseList(raw) {
+			if n == "" || strings.ContainsAny(n, "\n\r,") || strings.TrimSpace(n) != n || !strings.Contains(raw, n) {
+				t.Fatalf("ParseList(%q) yielded %q", raw, n)
+			}
+		}
+	})
 }
