@@ -278,10 +278,22 @@ func TestScopes_DeniedRoleAppliesNothing(t *testing.T) {
 		{ARN: roleA, Trust: []string{emulator.DefaultAccountID}},
 		{ARN: roleB, Deny: true},
 	}, RequireRoles: true})
-	r := es.run(t, es.config(nil), "sync")
+	planFile := filepath.Join(t.TempDir(), "plan.json")
+	r := es.run(t, es.config(nil), "sync", "--plan-file", planFile)
 	require.Equal(t, 5, r.Code, "stdout:\n%s", r.Stdout)
 	assert.Zero(t, es.e.mutatingCalls())
-	assert.Contains(t, r.Stdout, `"error_class":"credentials:assume-role"`)
+	rec := findRecord(r.records(t), func(m map[string]any) bool { return m[vocab.FieldErrorClass] == "credentials:assume-role" })
+	require.NotNil(t, rec, "stdout:\n%s", r.Stdout)
+	assert.Equal(t, "staging", rec[vocab.FieldScope], "the record names the scope whose role was refused")
+	v, err := planview.ReadFile(planFile)
+	require.NoError(t, err)
+	diags := map[string][]string{}
+	for _, s := range v.Scopes {
+		for _, d := range s.Diagnostics {
+			diags[s.Name] = append(diags[s.Name], d.Class)
+		}
+	}
+	assert.Equal(t, map[string][]string{"staging": {"credentials:assume-role"}}, diags, "the plan file puts it in the scope's section")
 }
 
 // TestScopes_ApplyFaultInOneBucketThenRerunConverges: the first create of

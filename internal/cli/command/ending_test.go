@@ -90,3 +90,16 @@ func TestConclude_RunStoppedBeforeItsScopes(t *testing.T) {
 	assert.Equal(t, vocab.VerificationNotRun, e.verification)
 	assert.Equal(t, vocab.ExitInvalid, e.exitCode())
 }
+
+// TestScopeOf: a diagnostic whose setting is scopes.<name>.<key> is that
+// scope's; with one scope, anything but the run's own is that scope's;
+// otherwise it is the run's.
+func TestScopeOf(t *testing.T) {
+	names := []string{"prod", "staging"}
+	role := diag.New(diag.CredentialsAssumeRole, diag.Subject{Setting: "scopes.staging.role-arn", Origin: diag.OriginFile})
+	assert.Equal(t, "staging", scopeOf(role, names))
+	assert.Equal(t, "", scopeOf(diag.New(diag.CredentialsAssumeRole, diag.Subject{Setting: "scopes.gone.role-arn"}), names))
+	assert.Equal(t, "", scopeOf(diag.New(diag.AWSConfig, diag.Subject{}), names), "several scopes: a run-wide problem is the run's")
+	assert.Equal(t, "default", scopeOf(diag.New(diag.AWSConfig, diag.Subject{}), []string{"default"}))
+	assert.Equal(t, "", scopeOf(diag.New(diag.InterruptedSignal, diag.Subject{}), []string{"default"}), "an interruption is the run's")
+}

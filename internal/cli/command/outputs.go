@@ -177,9 +177,9 @@ func levelOf(s vocab.Status, detailed bool) slog.Level {
 // scope (SPEC §10) with its plan, status, verification and diagnostics, and
 // the run's own diagnostics. A run that stopped before its scopes ran (the
 // AWS set-up, the revision, an output probe) still has a section for each
-// scope the configuration named, with the run's status; when it names one
-// scope, the diagnostics that are not the run's (runLevel) are that
-// scope's, else they all stay the run's.
+// scope the configuration named, with the run's status; a diagnostic
+// about one scope (scopeOf: a setting scopes.<name>.<key>, or anything but
+// the run's own when there is one scope) is in that scope's section.
 func (o *outputs) view(e ending) planview.View {
 	in := planview.Input{GitRevision: e.revision, Diagnostics: []planview.Diagnostic{}}
 	if e.scopes != nil {
@@ -190,17 +190,21 @@ func (o *outputs) view(e ending) planview.View {
 		in.Diagnostics = append(in.Diagnostics, viewDiags(e.diags)...)
 		return planview.Build(in, model.Redaction{ShowNames: o.showNames})
 	}
-	var scope diag.Diagnostics
+	names := make([]string, len(o.scopes))
+	for i, s := range o.scopes {
+		names[i] = s.name
+	}
+	byScope := map[string]diag.Diagnostics{}
 	for _, d := range e.diags {
-		if len(o.scopes) != 1 || runLevel(d.Class) {
-			in.Diagnostics = append(in.Diagnostics, viewDiags(diag.Diagnostics{d})...)
+		if name := scopeOf(d, names); name != "" {
+			byScope[name] = append(byScope[name], d)
 		} else {
-			scope = append(scope, d)
+			in.Diagnostics = append(in.Diagnostics, viewDiags(diag.Diagnostics{d})...)
 		}
 	}
 	for _, s := range o.scopes {
 		in.Scopes = append(in.Scopes, planview.ScopeInput{Name: s.name, Region: s.region, Status: e.status,
-			Verification: e.verification, Diagnostics: viewDiags(scope)})
+			Verification: e.verification, Diagnostics: viewDiags(byScope[s.name])})
 	}
 	return planview.Build(in, model.Redaction{ShowNames: o.showNames})
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/factory"
@@ -239,11 +240,34 @@ func (inv *invocation) setUpFailed(err error) reached {
 	if ds.ExitCode() == vocab.ExitApply {
 		got.run.Status = vocab.StatusObservationFailed
 	}
+	var names []string
+	for _, sc := range scopesOf(inv.opts.Config) {
+		names = append(names, sc.name)
+	}
 	for _, d := range ds {
-		inv.log.Error(d.Sentence(), append([]any{slog.String(vocab.FieldPhase, vocab.PhaseAWS),
-			slog.String(vocab.FieldStatus, string(got.run.Status))}, d.Attrs()...)...)
+		attrs := []any{slog.String(vocab.FieldPhase, vocab.PhaseAWS), slog.String(vocab.FieldStatus, string(got.run.Status))}
+		if name := scopeOf(d, names); name != "" {
+			attrs = append(attrs, slog.String(vocab.FieldScope, name))
+		}
+		inv.log.Error(d.Sentence(), append(attrs, d.Attrs()...)...)
 	}
 	return got
+}
+
+// scopeOf is the name of the scope, of the run's scopes names, that d is
+// about: the scope of a setting scopes.<name>.<key> (config.Scope.SettingName),
+// else the run's only scope when d is not the run's own (runLevel); ""
+// when d is the run's.
+func scopeOf(d diag.Diagnostic, names []string) string {
+	if rest, ok := strings.CutPrefix(d.Subject.Setting, config.ScopesKey+"."); ok {
+		if name, _, ok := strings.Cut(rest, "."); ok && slices.Contains(names, name) {
+			return name
+		}
+	}
+	if len(names) == 1 && !runLevel(d.Class) {
+		return names[0]
+	}
+	return ""
 }
 
 // logDesired logs a rejected desired state: one record per diagnostic, with
