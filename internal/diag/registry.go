@@ -294,7 +294,7 @@ var entries = []Entry{
 		"move it to the top level of the config file (docs/configuration.md lists the per-scope settings); nothing was read from Git or AWS"},
 	{ConfigScopeOverlap, FamilyConfig, "two scopes in one account and Region have secret prefixes that can name the same secret (one equals the other or lies under it at a '/')",
 		"give each scope of an account and Region its own prefix that does not contain another's, or put the scopes in different accounts or Regions; nothing was read from Git or Secrets Manager"},
-	{ConfigAdoptNotDesired, FamilyConfig, "an adopt entry names a secret that no document of this commit maps to; nothing was read from AWS",
+	{ConfigAdoptNotDesired, FamilyConfig, "an adopt entry names a secret that no document of this commit maps to; nothing was read from Secrets Manager",
 		"list in adopt only the full names (secret prefix, then the document path without its .sops suffix) of documents of this commit: add the document or remove the entry, then re-run"},
 
 	{GitRepository, FamilyGit, "the repository path is not a readable Git repository",

@@ -253,9 +253,9 @@ func (r *runner) adoptNotDesired() bool {
 	if r.showNames {
 		attrs = append(attrs, slog.String(vocab.FieldResource, strings.Join(missing, ",")))
 	}
-	r.log.Error("adopt names secrets that no document of this commit maps to; nothing was read from AWS", attrs...)
+	r.log.Error("adopt names secrets that no document of this commit maps to; nothing was read from Secrets Manager", attrs...)
 	r.ledger.problem(diag.New(diag.ConfigAdoptNotDesired, diag.Subject{Setting: config.Adopt}).
-		WithSummary(fmt.Sprintf("%d adopt entries name a secret that no document of this commit maps to; nothing was read from AWS", len(missing))))
+		WithSummary(fmt.Sprintf("%d adopt entries name a secret that no document of this commit maps to; nothing was read from Secrets Manager", len(missing))))
 	return true
 }
 

@@ -54,7 +54,7 @@ func RunScopes(ctx context.Context, scopes []ScopeRun, log *slog.Logger) []Resul
 		// refused before any AWS call in any scope (SPEC §11). The scopes
 		// at fault carry config:adopt-not-desired; the others are not
 		// observed and end invalid too.
-		log.Error("an adopt entry names no document; nothing was read from AWS in any scope",
+		log.Error("an adopt entry names no document; nothing was read from Secrets Manager in any scope",
 			slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.String(vocab.FieldErrorClass, diag.ConfigAdoptNotDesired))
 		for i, s := range scopes {
 			prepared[i] = &Prepared{r: newRunner(s.Config, s.Want, s.Port, s.Log, h), status: vocab.StatusInvalid}

@@ -232,3 +232,53 @@ func writeTemp(t *testing.T, b []byte) string {
 	require.NoError(t, os.WriteFile(p, b, 0o600))
 	return p
 }
+
+// TestAdopt_PerScopeInOneRun: adopt is a per-scope setting (SPEC §10, §11):
+// in a run of two scopes, the scope whose entry names its hand-made secret
+// adopts it and the other creates its own; the plan file counts the
+// adoption in that scope's section, the report as an update. An entry of
+// one scope that names no document of that scope refuses the whole run
+// (exit 3) before any Secrets Manager call in any scope.
+func TestAdopt_PerScopeInOneRun(t *testing.T) {
+	f := newFixture(t)
+	e, env := roleEmulator(t)
+	tok := token(3)
+	f.writeDoc("secrets/one/db.sops.json", `{"password": "CANARY-one-`+tok+`"}`, "")
+	f.writeDoc("secrets/two/db.sops.json", `{"password": "CANARY-two-`+tok+`"}`, "")
+	f.Values = append(f.Values, "CANARY-one-"+tok, "CANARY-two-"+tok, "CANARY-byhand-"+tok)
+	f.commit("two scopes")
+	one, two := f.Prefix+"/one/db", f.Prefix+"/two/db"
+	f.Names = append(f.Names, one, two)
+	e.handMade(t, one, aws.String(`{"password":"CANARY-byhand-`+tok+`"}`), nil)
+	scopes := func(twoAdopt string) string {
+		c := "repository-id: " + f.RepoID + "\nscopes:\n" +
+			"  - name: one\n    source-root: secrets/one\n    secret-prefix: " + f.Prefix + "/one\n    adopt: [" + one + "]\n" +
+			"  - name: two\n    source-root: secrets/two\n    secret-prefix: " + f.Prefix + "/two\n"
+		if twoAdopt != "" {
+			c += "    adopt: [" + twoAdopt + "]\n"
+		}
+		return c
+	}
+
+	before := e.stats().Calls
+	r := f.run(e, runOpts{Env: env, Config: scopes(f.Prefix + "/two/none")}, "sync")
+	expect(t, r, 3, vocab.StatusInvalid, vocab.VerificationNotRun, &vocab.Counts{})
+	after := e.stats().Calls
+	for _, op := range []string{"ListSecrets", "DescribeSecret", "GetSecretValue", "BatchGetSecretValue", "TagResource", "PutSecretValue", "CreateSecret"} {
+		assert.Equal(t, before[op], after[op], "%s: no Secrets Manager call", op)
+	}
+	require.NotNil(t, findRecord(r.records(t), func(m map[string]any) bool { return m["error_class"] == "config:adopt-not-desired" }), r.Stdout)
+
+	r, v, _ := f.runPlan(e, runOpts{Env: env, Config: scopes("")}, "sync")
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Create: 1, Update: 1})
+	require.Len(t, v.Scopes, 2)
+	assert.Equal(t, vocab.Counts{Adopt: 1}, v.Scopes[0].Counts, "scope one adopts")
+	assert.Equal(t, vocab.Counts{Create: 1}, v.Scopes[1].Counts, "scope two creates")
+	assert.Equal(t, `{"password":"CANARY-one-`+tok+`"}`, e.currentValue(one))
+	assert.Equal(t, model.ManagedByValue, e.secret(one).Tags[model.TagManagedBy])
+
+	before2 := e.mutatingCalls()
+	r = f.run(e, runOpts{Env: env, Config: scopes("")}, "sync")
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Unchanged: 2})
+	assert.Equal(t, before2, e.mutatingCalls())
+}
