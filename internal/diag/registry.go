@@ -104,8 +104,9 @@ const (
 	// ConfigNotPerScope: a scope entry sets a setting that is the same for
 	// every scope of a run.
 	ConfigNotPerScope = "config:not-per-scope"
-	// ConfigScopeOverlap: two scopes in one (account, Region) have secret
-	// prefixes that can name one secret (model.PrefixesOverlap).
+	// ConfigScopeOverlap: two scopes that write in one (account, Region),
+	// their own or a replica Region, have secret prefixes that can name one
+	// secret (model.PrefixesOverlap).
 	ConfigScopeOverlap = "config:scope-overlap"
 	// ConfigAdoptNotDesired: an adopt entry names a secret that no
 	// document of this commit maps to (SPEC §11); found before any AWS
@@ -292,8 +293,8 @@ var entries = []Entry{
 		"set it in the config file instead: at the top level for every scope, or in the scope entries it is meant for; nothing was read from Git or AWS"},
 	{ConfigNotPerScope, FamilyConfig, "is the same for every scope of a run and may not be set in a scope entry",
 		"move it to the top level of the config file (docs/configuration.md lists the per-scope settings); nothing was read from Git or AWS"},
-	{ConfigScopeOverlap, FamilyConfig, "two scopes in one account and Region have secret prefixes that can name the same secret (one equals the other or lies under it at a '/')",
-		"give each scope of an account and Region its own prefix that does not contain another's, or put the scopes in different accounts or Regions; nothing was read from Git or Secrets Manager"},
+	{ConfigScopeOverlap, FamilyConfig, "two scopes that write in one account and Region (a scope's own Region or one of its replica-regions) have secret prefixes that can name the same secret (one equals the other or lies under it at a '/')",
+		"give each scope of an account and Region its own prefix that does not contain another's, or put the scopes in different accounts or Regions that no replica-regions of the other lists; nothing was read from Git or Secrets Manager"},
 	{ConfigAdoptNotDesired, FamilyConfig, "an adopt entry names a secret that no document of this commit maps to; nothing was read from Secrets Manager",
 		"list in adopt only the full names (secret prefix, then the document path without its .sops suffix) of documents of this commit: add the document or remove the entry, then re-run"},
 

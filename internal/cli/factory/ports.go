@@ -3,6 +3,8 @@ package factory
 import (
 	"context"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
@@ -159,19 +161,54 @@ func NewPorts(ctx context.Context, scopes []config.Scope) ([]ScopePort, error) {
 
 // Overlaps is the overlap rule of SPEC §10 over scopes and their ports
 // (same order): one config:scope-overlap diagnostic for every scope whose
-// secret prefix overlaps (model.PrefixesOverlap) that of another scope of
-// its bucket. The same prefix in two buckets is fine.
+// secret prefix overlaps (model.PrefixesOverlap) that of another scope
+// writing in one of the same (account, Region)s: its own bucket, or a
+// Region of its account that either scope's replica-regions lists (SPEC
+// §12: a replica is written in that Region under the primary's name). Two
+// such scopes would race in one run: one creates a name in that Region
+// while the other's create replicates the same name there, which ends in
+// replica-clash after the first has written. The same prefix in two
+// buckets that no replica joins is fine.
 func Overlaps(scopes []config.Scope, ports []ScopePort) diag.Diagnostics {
 	var ds diag.Diagnostics
 	for i, a := range scopes {
 		for j, b := range scopes {
-			if i != j && ports[i].Bucket == ports[j].Bucket && model.PrefixesOverlap(a.Desired.SecretPrefix, b.Desired.SecretPrefix) {
+			if i != j && shareARegion(a, ports[i], b, ports[j]) && model.PrefixesOverlap(a.Desired.SecretPrefix, b.Desired.SecretPrefix) {
 				ds = append(ds, diag.New(diag.ConfigScopeOverlap, settingOf(a, config.SecretPrefix)))
 				break
 			}
 		}
 	}
 	return ds
+}
+
+// shareARegion reports whether scopes a and b (with their ports) write in
+// one (account, Region): the same bucket, or the same account (the
+// bucket's part before "/") and a Region that is the scope's own or one of
+// its replica Regions for both.
+func shareARegion(a config.Scope, pa ScopePort, b config.Scope, pb ScopePort) bool {
+	if pa.Bucket == pb.Bucket {
+		return true
+	}
+	accountA, _, okA := strings.Cut(pa.Bucket, "/")
+	accountB, _, okB := strings.Cut(pb.Bucket, "/")
+	if !okA || !okB || accountA != accountB {
+		return false
+	}
+	regions := func(sc config.Scope, p ScopePort) []string {
+		out := []string{p.Region}
+		for _, r := range sc.Engine.Replicas {
+			out = append(out, r.Region)
+		}
+		return out
+	}
+	rb := regions(b, pb)
+	for _, r := range regions(a, pa) {
+		if slices.Contains(rb, r) {
+			return true
+		}
+	}
+	return false
 }
 
 // settingOf is the subject naming setting key of scope sc: the config-file

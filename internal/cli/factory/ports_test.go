@@ -15,6 +15,7 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/emulatortest"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -242,4 +243,52 @@ func TestFactoryPortsFallsBackToNewPort(t *testing.T) {
 	assert.Equal(t, []string{"eu-west-1", "us-east-1"}, regions)
 	assert.Equal(t, []string{"a", "b"}, []string{ports[0].Name, ports[1].Name})
 	assert.NotEqual(t, ports[0].Bucket, ports[1].Bucket)
+}
+
+// TestRegression_ReplicaRegionOfAnotherScopesBucket: a scope that
+// replicates into the Region of another scope of the same account, with an
+// overlapping prefix, passed the overlap rule (different buckets). Both
+// planned a create of one name; in the parallel apply the scope in the
+// replica Region created it first and the other's create then hit
+// replica-clash: one scope applied, the other ended conflict, and the
+// clash stayed. Such scopes write in one (account, Region) and are refused
+// before any role is assumed; other accounts, and Regions no replica
+// joins, stay fine.
+func TestRegression_ReplicaRegionOfAnotherScopesBucket(t *testing.T) {
+	withReplicas := func(sc config.Scope, regions ...string) config.Scope {
+		for _, r := range regions {
+			sc.Engine.Replicas = append(sc.Engine.Replicas, model.Replica{Region: r})
+		}
+		return sc
+	}
+	srv := stsEmulator(t)
+	for _, tc := range []struct {
+		name   string
+		scopes []config.Scope
+	}{
+		{"into the other's Region", []config.Scope{
+			withReplicas(scope("primary", "prod/app", "eu-west-1", roleProd), "eu-central-1"),
+			scope("second", "prod/app", "eu-central-1", roleProd)}},
+		{"both into one Region", []config.Scope{
+			withReplicas(scope("west", "prod/app", "eu-west-1", roleProd), "us-east-1"),
+			withReplicas(scope("central", "prod/app/eu", "eu-central-1", roleProd), "us-east-1")}},
+	} {
+		_, err := NewPorts(context.Background(), tc.scopes)
+		ds := setUpError(t, err)
+		require.Len(t, ds, 2, tc.name)
+		for i, d := range ds {
+			assert.Equal(t, diag.ConfigScopeOverlap, d.Class, tc.name)
+			assert.Equal(t, "config file key scopes."+tc.scopes[i].Name+".secret-prefix", d.Subject.Name(), tc.name)
+		}
+	}
+	assert.Zero(t, srv.Stats(t).Calls["AssumeRole"], "refused before any role is assumed")
+
+	ports, err := NewPorts(context.Background(), []config.Scope{
+		withReplicas(scope("primary", "prod/app", "eu-west-1", roleProd), "eu-central-1"),
+		scope("other-account", "prod/app", "eu-central-1", roleStaging),
+		scope("no-replica-here", "prod/app", "us-east-1", roleProd),
+		scope("other-prefix", "prod/api", "eu-central-1", roleProd),
+	})
+	require.NoError(t, err)
+	assert.Len(t, ports, 4)
 }
