@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/pace"
@@ -83,7 +84,8 @@ func newRunner(cfg Config, want model.State, port Port, log *slog.Logger, h *hal
 		mode: cfg.Mode, want: want, byName: make(map[string]*model.Secret, len(want.Secrets)),
 		policy: plan.Policy{
 			Rules: plan.Rules{ScopeDigest: want.Scope.Digest(), Metadata: cfg.Metadata, Replicas: cfg.Replicas,
-				Region: portRegion(port), Adopt: plan.AdoptSet(cfg.Adopt), AdoptRequireMatch: cfg.AdoptRequireMatch},
+				Region: portRegion(port), Adopt: plan.AdoptSet(cfg.Adopt), AdoptRequireMatch: cfg.AdoptRequireMatch,
+				Canonical: canonical.FromJSON},
 			AllowEmpty: cfg.AllowEmpty, MaxDeletions: cfg.MaxDeletions,
 		},
 		siblings:    cfg.Siblings,

@@ -3,6 +3,7 @@ package plan_test
 import (
 	"testing"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
@@ -153,5 +154,49 @@ func TestNotDesiredAndAlreadyOwned(t *testing.T) {
 	obs := map[string]plan.ObservedSecret{"app/a": owned("app/a", "secrets/a.sops.json", `{}`), "app/b": handMade("app/b", `{}`)}
 	if got := plan.AlreadyOwned(rules, obs); len(got) != 1 || got[0] != "app/a" {
 		t.Fatalf("AlreadyOwned = %v", got)
+	}
+}
+
+// TestRegression_AdoptRequireMatchRefusesReorderedJSON: a secret made by
+// hand holds its JSON in its own key order and spacing (the console, the
+// AWS CLI), which is never byte-equal to the document's RFC 8785 form; the
+// migration guide's reviewed path (adopt-require-match until the plan
+// shows no mismatch) refused every such secret although its content is
+// the document's. The same object spelled otherwise is adopted (the value
+// rewritten in canonical form); a different value, a duplicate member, a
+// number that would round, a whole-value document or the other payload
+// field is still adopt-mismatch.
+func TestRegression_AdoptRequireMatchRefusesReorderedJSON(t *testing.T) {
+	d := testScope.Digest()
+	strict := plan.Rules{ScopeDigest: d, Adopt: plan.AdoptSet([]string{"app/db"}), AdoptRequireMatch: true, Canonical: canonical.FromJSON}
+	w := want("app/db", "secrets/db.sops.json", `{"password":"p","port":5432,"user":"u"}`)
+	wText := want("app/db", "secrets/db.sops.txt", `{"password":"p","port":5432,"user":"u"}`)
+	wText.Kind = model.KindText
+	cases := []struct {
+		name   string
+		want   *model.Secret
+		live   string
+		action vocab.Action
+		reason vocab.Reason
+	}{
+		{"other key order and spaces → adopt value-differs", w, "{\"user\": \"u\", \"password\": \"p\", \"port\": 5432.0}\n", vocab.ActionAdopt, vocab.ReasonValueDiffers},
+		{"byte-equal → adopt value-equal", w, `{"password":"p","port":5432,"user":"u"}`, vocab.ActionAdopt, vocab.ReasonValueEqual},
+		{"other value → adopt-mismatch", w, `{"user": "u", "password": "q", "port": 5432}`, vocab.ActionConflict, vocab.ConflictAdoptMismatch.Reason()},
+		{"duplicate member → adopt-mismatch", w, `{"user":"u","password":"evil","password":"p","port":5432}`, vocab.ActionConflict, vocab.ConflictAdoptMismatch.Reason()},
+		{"a number that would round → adopt-mismatch", w, `{"user":"u","password":"p","port":5432.00000000000000000001}`, vocab.ActionConflict, vocab.ConflictAdoptMismatch.Reason()},
+		{"whole value spelled otherwise → adopt-mismatch", wText, `{"user":"u","password":"p","port":5432}`, vocab.ActionConflict, vocab.ConflictAdoptMismatch.Reason()},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := plan.Classify(strict, tc.want, handMade("app/db", tc.live))
+			if got.Action != tc.action || got.Reason != tc.reason {
+				t.Fatalf("Classify = %+v, want {%s %s}", got, tc.action, tc.reason)
+			}
+		})
+	}
+	bin := handMade("app/db", "")
+	bin.Current = &plan.CurrentValue{VersionID: "v1", HasBinary: true, Binary: []byte(`{"user":"u","password":"p","port":5432}`)}
+	if got := plan.Classify(strict, w, bin); got.Conflict != vocab.ConflictAdoptMismatch {
+		t.Fatalf("live SecretBinary with the same JSON: Classify = %+v, want adopt-mismatch", got)
 	}
 }

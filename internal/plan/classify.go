@@ -46,6 +46,12 @@ type Rules struct {
 	// AdoptRequireMatch: an adoption whose live value differs from the
 	// document's is conflict adopt-mismatch (adopt-require-match).
 	AdoptRequireMatch bool
+	// Canonical is the canonical form of JSON plaintext (the engine passes
+	// canonical.FromJSON; a pure function, kept out of this package's
+	// imports to keep the planner small): under AdoptRequireMatch a live
+	// SecretString whose canonical form is the document's value matches
+	// (sameContent). Nil = bytes only.
+	Canonical func(plain []byte) ([]byte, error)
 }
 
 // Classify decides what to do with one name (SPEC §4.1 and the table of
@@ -96,7 +102,7 @@ func Classify(rules Rules, want *model.Secret, obs ObservedSecret) Decision {
 	if needsValue {
 		d = classifyValue(want, obs)
 		if !obs.Owned(rules.ScopeDigest) {
-			d = adoptValue(rules, d)
+			d = adoptValue(rules, d, sameContent(rules.Canonical, want, obs.Current))
 		}
 	}
 	if want != nil && obs.Exists && !obs.Deleted && (d.Action == vocab.ActionUnchanged || d.Action == vocab.ActionUpdate || d.Action == vocab.ActionAdopt) && d.Reason != vocab.ReasonReplica {
@@ -236,22 +242,44 @@ func classifyAdopt(obs ObservedSecret) (Decision, bool) {
 // adoptValue turns the value decision of an owned secret (classifyValue)
 // into an adoption's: unchanged becomes adopt (value-equal), an update
 // adopt with the same reason, or with requireMatch the conflict
-// adopt-mismatch; a value the read did not find is a payload conflict
-// (no one payload to adopt); other conflicts stay.
-func adoptValue(rules Rules, d Decision) Decision {
+// adopt-mismatch unless same (the live value is the document's JSON object
+// spelled otherwise, sameContent: it is adopted and rewritten in canonical
+// form); a value the read did not find is a payload conflict (no one
+// payload to adopt); other conflicts stay.
+func adoptValue(rules Rules, d Decision, same bool) Decision {
 	switch {
 	case d.Action == vocab.ActionUnchanged:
 		return Decision{Action: vocab.ActionAdopt, Reason: vocab.ReasonValueEqual}
 	case d.Action == vocab.ActionUpdate && d.Reason == vocab.ReasonNoCurrentVersion:
 		c, _ := conflict(vocab.ConflictPayload)
 		return c
-	case d.Action == vocab.ActionUpdate && rules.AdoptRequireMatch:
+	case d.Action == vocab.ActionUpdate && rules.AdoptRequireMatch && !(d.Reason == vocab.ReasonValueDiffers && same):
 		c, _ := conflict(vocab.ConflictAdoptMismatch)
 		return c
 	case d.Action == vocab.ActionUpdate:
 		return Decision{Action: vocab.ActionAdopt, Reason: d.Reason}
 	}
 	return d
+}
+
+// sameContent reports whether the live SecretString v holds the same JSON
+// object as want's canonical value, spelled otherwise: a secret made by
+// hand (the console, the AWS CLI, a script) keeps its own key order and
+// whitespace, which RFC 8785 never produces, so a byte comparison alone
+// would refuse every such secret under adopt-require-match although its
+// content is the document's. The live value must pass the same plaintext
+// rules as a JSON document (internal/canonical: UTF-8, one object, no
+// duplicate member names, numbers that survive: canon, Rules.Canonical)
+// and canonicalize to exactly want.Value; anything else (a duplicate key
+// whose first and last values differ, a number that would be rounded) is
+// not the same. Whole values (.sops.txt, .sops.bin) are never the same
+// unless byte-equal.
+func sameContent(canon func([]byte) ([]byte, error), want *model.Secret, v *CurrentValue) bool {
+	if canon == nil || want == nil || want.Kind.Whole() || v == nil || !v.HasString || v.HasBinary {
+		return false
+	}
+	c, err := canon(v.String)
+	return err == nil && bytes.Equal(c, want.Value)
 }
 
 func classifyValue(want *model.Secret, obs ObservedSecret) Decision {
