@@ -180,3 +180,58 @@ func TestReplicaClashExits4WithoutWriting(t *testing.T) {
 	assert.Nil(t, e.secretIn("us-east-1", d.Name))
 	assert.True(t, slices.ContainsFunc(e.state().Secrets, func(s emulator.SecretDump) bool { return s.Region == "us-west-2" && !s.Replica }))
 }
+
+// TestReplicaRegionsPerScopeInOneRun: a config file of two scopes in
+// us-east-1 (replica-regions eu-west-1) and eu-west-1, with prefixes that do
+// not overlap, in one run of the real binary: each scope's replica-regions
+// is its own (only the first replicates), the replica in eu-west-1 is never
+// a candidate, conflict or orphan of the scope there, and a re-run is a
+// no-op. With one prefix for both, the scope in eu-west-1 would write the
+// names the other replicates there: the run is refused before any secret is
+// read (config:scope-overlap, exit 3).
+func TestReplicaRegionsPerScopeInOneRun(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	x := doc{Rel: "secrets/us/x" + token(3) + ".sops.json", Plain: `{"password": "CANARY-us-` + token(6) + `"}`}
+	y := doc{Rel: "secrets/eu/y" + token(3) + ".sops.json", Plain: `{"password": "CANARY-eu-` + token(6) + `"}`}
+	for _, d := range []*doc{&x, &y} {
+		f.writeDoc(d.Rel, d.Plain, "")
+		f.Values = append(f.Values, canaryIn(d.Plain))
+	}
+	f.commit("two scopes")
+	xName := f.Prefix + "/us/" + strings.TrimSuffix(strings.TrimPrefix(x.Rel, "secrets/us/"), ".sops.json")
+	yName := f.Prefix + "/eu/" + strings.TrimSuffix(strings.TrimPrefix(y.Rel, "secrets/eu/"), ".sops.json")
+	f.Names = append(f.Names, xName, yName)
+	config := func(euPrefix string) string {
+		return "repository-id: " + f.RepoID + "\nscopes:\n" +
+			"  - name: us\n    source-root: secrets/us\n    secret-prefix: " + f.Prefix + "/us\n    aws-region: us-east-1\n    replica-regions: eu-west-1\n" +
+			"  - name: eu\n    source-root: secrets/eu\n    secret-prefix: " + euPrefix + "\n    aws-region: eu-west-1\n"
+	}
+	sts := []string{"AWS_ENDPOINT_URL_STS=" + e.URL} // one account of every scope: GetCallerIdentity
+
+	r := f.run(e, runOpts{Config: config(f.Prefix + "/eu"), Env: sts}, "sync")
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Create: 2})
+	require.NotNil(t, e.secretIn("us-east-1", xName))
+	assert.Equal(t, map[string]string{"eu-west-1": "InSync"}, replicaStatuses(e.secretIn("us-east-1", xName)))
+	rep := e.secretIn("eu-west-1", xName)
+	require.NotNil(t, rep)
+	assert.True(t, rep.Replica)
+	eu := e.secretIn("eu-west-1", yName)
+	require.NotNil(t, eu)
+	assert.Empty(t, eu.ReplicaRegions, "the eu scope lists no replica Region")
+	before := e.mutatingCalls()
+	r = f.run(e, runOpts{Config: config(f.Prefix + "/eu"), Env: sts}, "sync")
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Unchanged: 2})
+	assert.Equal(t, before, e.mutatingCalls())
+	assert.Nil(t, findRecord(r.records(t), func(m map[string]any) bool { return m["level"] == "WARN" }), "no orphan warning:\n%s", r.Stdout)
+
+	// One prefix for both: the eu scope's names could be the replicated
+	// ones; refused before anything is read.
+	calls := e.stats().Calls
+	r = f.run(e, runOpts{Config: config(f.Prefix + "/us"), Env: sts}, "sync")
+	expect(t, r, 3, vocab.StatusInvalid, vocab.VerificationNotRun, nil)
+	assert.NotNil(t, findRecord(r.records(t), func(m map[string]any) bool { return m["error_class"] == diag.ConfigScopeOverlap }))
+	after := e.stats().Calls
+	assert.Equal(t, calls["ListSecrets"], after["ListSecrets"], "nothing was read")
+	assert.Equal(t, calls["DescribeSecret"], after["DescribeSecret"], "nothing was read")
+}
