@@ -362,6 +362,10 @@ func parseConfig(data []byte) (fileConfig, []Problem) {
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
 		return fileConfig{}, fileProblem("must be a YAML mapping of setting names to values")
 	}
+	if line := aliasLine(&doc); line > 0 {
+		return fileConfig{}, fileProblem(fmt.Sprintf("uses a YAML alias (*name) or merge key (<<) at line %d: write each value in full; "+
+			"top-level settings are already the defaults of every scope", line))
+	}
 	m := doc.Content[0]
 	if m.Kind == yaml.ScalarNode && m.Tag == "!!null" {
 		return fileConfig{}, noSettings // "---", "~" or "null" alone
@@ -420,6 +424,24 @@ func parseConfig(data []byte) (fileConfig, []Problem) {
 		fc.values[key] = val
 	}
 	return fc, probs
+}
+
+// aliasLine returns the line of the first YAML alias (*name) or merge key
+// (<<) in n, or 0. Neither is read: an alias node is no scalar, mapping or
+// list of its own, so each setting's type check refused it with a wrong
+// type ("must be a YAML string" for a string alias), and a merge key would
+// bring in keys that the one-key-once rule never sees. Anchors (&name)
+// alone change nothing and are accepted.
+func aliasLine(n *yaml.Node) int {
+	if n.Kind == yaml.AliasNode || (n.Kind == yaml.ScalarNode && n.Tag == "!!merge") {
+		return n.Line
+	}
+	for _, c := range n.Content {
+		if l := aliasLine(c); l > 0 {
+			return l
+		}
+	}
+	return 0
 }
 
 // validKeyText reports whether a config key is safe to echo in a

@@ -303,3 +303,34 @@ func TestInheritedSettingsAreCheckedPerScope(t *testing.T) {
 	d = onlyProblem(t, withFile("sync", "repository-id: r\nrecovery-window-days: 3\nscopes: [{name: a, secret-prefix: a}, {name: b, secret-prefix: b}]\n", nil))
 	assert.Equal(t, "config file key recovery-window-days", d.Subject.Name(), "reported once, at the top level")
 }
+
+// TestRegression_YAMLAliasReportedAsWrongType: an alias (*name) in a
+// config file was refused as the setting's wrong type ("must be a YAML
+// string" for an alias of a string), which sends the operator looking at
+// a value that is a string; a merge key (<<) in a scope entry was an
+// unknown key "at line N". Both are now one config:file problem that says
+// what is not read and where; an anchor alone is fine.
+func TestRegression_YAMLAliasReportedAsWrongType(t *testing.T) {
+	for name, body := range map[string]string{
+		"alias of a string": "repository-id: r\nsource-root: &root secrets/prod\nscopes:\n  - name: a\n    secret-prefix: p/a\n    source-root: *root\n",
+		"alias of tags":     "repository-id: r\ntags: &t {team: x}\nscopes:\n  - name: a\n    secret-prefix: p/a\n    tags: *t\n",
+		"merge key":         "repository-id: r\nscopes:\n  - &a\n    name: a\n    secret-prefix: p/a\n  - <<: *a\n    name: b\n    secret-prefix: p/b\n",
+		"top-level alias":   "repository-id: &id r\nsecret-prefix: *id\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			// As for every config:file problem, the file's settings are not
+			// read, so the required ones are reported missing beside it.
+			_, err := Resolve(withFile("sync", body, nil))
+			ps := problems(t, err)
+			require.NotEmpty(t, ps)
+			assert.Equal(t, diag.ConfigFile, ps[0].Class)
+			assert.Contains(t, ps[0].Error(), "uses a YAML alias (*name) or merge key (<<) at line ")
+			for _, d := range ps[1:] {
+				assert.Equal(t, diag.ConfigRequired, d.Class, "no wrong type or unknown key: %v", d)
+			}
+		})
+	}
+	o, err := Resolve(withFile("sync", "repository-id: r\nsource-root: &root secrets\nscopes:\n  - name: a\n    secret-prefix: p/a\n", nil))
+	require.NoError(t, err, "an anchor alone is read as its value")
+	assert.Equal(t, "secrets", o.Scopes[0].Desired.SourceRoot)
+}
