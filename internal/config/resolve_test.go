@@ -128,7 +128,7 @@ func TestRejectedValuesAreNeverEchoed(t *testing.T) {
 		{"file not yaml", nil, nil, "{" + canary + ": [\n", ClassFile},
 		{"file list", nil, nil, "- " + canary + "\n", ClassFile},
 		{"file two docs", nil, nil, "log-level: info\n---\nx: " + canary + "\n", ClassFile},
-		{"file alias", nil, nil, "repository-id: &a " + canary + "\nrevision: *a\n", ClassWrongType},
+		{"file alias", nil, nil, "repository-id: &a " + canary + "\nrevision: *a\n", ClassFile},
 		{"file mapping value", nil, nil, "revision: {a: " + canary + "}\n", ClassWrongType},
 	}
 	for _, tc := range cases {
