@@ -255,7 +255,7 @@ func (r *runner) adoptNotDesired() bool {
 	}
 	r.log.Error("adopt names secrets that no document of this commit maps to; nothing was read from Secrets Manager", attrs...)
 	r.ledger.problem(diag.New(diag.ConfigAdoptNotDesired, diag.Subject{Setting: config.Adopt}).
-		WithSummary(fmt.Sprintf("%d adopt entries name a secret that no document of this commit maps to; nothing was read from Secrets Manager", len(missing))))
+		WithSummary(plural(len(missing), "adopt entry names", "adopt entries name")+" a secret that no document of this commit maps to; nothing was read from Secrets Manager"))
 	return true
 }
 
@@ -272,8 +272,16 @@ func (r *runner) warnAdoptOwned(obs observation) {
 	}
 	if len(owned) > 0 {
 		r.ledger.problem(diag.New(diag.WarningAdoptOwned, diag.Subject{Setting: config.Adopt}).
-			WithSummary(fmt.Sprintf("%d adopt entries name secrets this scope already owns; the entries do nothing", len(owned))))
+			WithSummary(plural(len(owned), "adopt entry names a secret this scope already owns; the entry does", "adopt entries name secrets this scope already owns; the entries do")+" nothing"))
 	}
+}
+
+// plural is "1 one" or "n many".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // ClassDeletionLimit is the error class of a plan blocked by --max-deletions

@@ -47,7 +47,7 @@ func ops(in Input) []Operation { return in.Scopes[0].Operations }
 // fixtures are the plans the golden files render: every action and
 // reason (full), conflicts (conflict), an early failure (invalid), a
 // converged scope (nochange), one with a warning (orphans), whole values
-// (whole), a run of three scopes in two Regions with a run-level warning
+// (whole), adoptions (adopt), a run of three scopes in two Regions with a run-level warning
 // (scopes), and a run that ended before its scopes were known (early).
 func fixtures(t testing.TB) map[string]Input {
 	t.Helper()
@@ -133,10 +133,30 @@ func fixtures(t testing.TB) map[string]Input {
 					Keys: summary(t, `{"dk_a":"CANARY-a"}`, `{"dk_a":"CANARY-b","OOB_x":1}`)},
 			}},
 		}}
+	// Adoptions (SPEC §11): a secret made by hand with the document's value
+	// (tags only), one whose value differs and holds a key only AWS has
+	// (counted, never named), one whose configured tag is missing, a whole
+	// value equal and one changed; beside a create, an update and an owned
+	// secret named in adopt (a warning).
+	adopt := single(rev, vocab.StatusDrift, []Operation{
+		{Ordinal: 1, Name: "prod/app/api", Action: vocab.ActionCreate, Reason: vocab.ReasonAbsent, Keys: summary(t, `{"dk_token":"CANARY-tok"}`, "")},
+		{Ordinal: 2, Name: "prod/app/db", Action: vocab.ActionAdopt, Reason: vocab.ReasonValueEqual,
+			Keys: summary(t, `{"dk_a":"CANARY-a"}`, `{"dk_a":"CANARY-a"}`)},
+		{Ordinal: 3, Name: "prod/app/legacy", Action: vocab.ActionAdopt, Reason: vocab.ReasonValueDiffers,
+			Keys: summary(t, `{"dk_a":"CANARY-a","dk_b":"CANARY-b"}`, `{"dk_a":"CANARY-old","OOB_live":"CANARY-live"}`)},
+		{Ordinal: 4, Name: "prod/app/tagged", Action: vocab.ActionAdopt, Reason: vocab.ReasonValueEqual,
+			Keys: summary(t, `{"dk_a":"CANARY-a"}`, `{"dk_a":"CANARY-a"}`), Metadata: []vocab.MetadataKind{vocab.MetadataTags}},
+		{Ordinal: 5, Name: "prod/app/tls-cert", Action: vocab.ActionAdopt, Reason: vocab.ReasonValueEqual, Keys: ws()},
+		{Ordinal: 6, Name: "prod/app/tls-key", Action: vocab.ActionAdopt, Reason: vocab.ReasonValueDiffers, Keys: ws()},
+		{Ordinal: 7, Name: "prod/app/owned", Action: vocab.ActionUpdate, Reason: vocab.ReasonValueDiffers,
+			Keys: summary(t, `{"dk_a":"CANARY-a"}`, `{"dk_a":"CANARY-b"}`)},
+	}, []Diagnostic{{Class: "warning:adopt-owned", Subject: "setting --adopt",
+		Summary: "1 adopt entry names a secret this scope already owns; the entry does nothing",
+		Next:    "remove the entry from adopt: the secret is managed like every other owned secret (docs/migration.md)"}})
 	// A configuration rejected before the scopes were known: no scope, the
 	// run's error says why.
 	early := Input{Diagnostics: []Diagnostic{{Class: "config:invalid-value", Subject: "config file key scopes",
 		Summary: "config file key scopes: two scopes have one name", Next: "give every scope its own name"}}}
 	return map[string]Input{"full": full, "conflict": conflict, "invalid": invalid, "nochange": nochange, "orphans": orphans, "whole": whole,
-		"scopes": scopes, "early": early}
+		"scopes": scopes, "early": early, "adopt": adopt}
 }

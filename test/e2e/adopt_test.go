@@ -144,10 +144,16 @@ func TestAdopt_ThreeHandMadeSecretsAdoptedThenNoOp(t *testing.T) {
 	rec := findRecord(r.records(t), func(m map[string]any) bool { return m["error_class"] == "warning:adopt-owned" })
 	require.NotNil(t, rec, "warning:adopt-owned record:\n%s", r.Stdout)
 
-	// Config file form: the same no-op.
-	r = f.run(e, runOpts{Config: "adopt: [" + equal + ", " + differs + ", " + extra + "]\n"}, f.args("sync")...)
+	// Config file form: the same no-op; the plan file carries the warning
+	// with the setting as its subject (a count, no name).
+	r, v, _ = f.runPlan(e, runOpts{Config: "adopt: [" + equal + ", " + differs + ", " + extra + "]\n"}, f.args("sync")...)
 	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Unchanged: 3})
 	assert.Equal(t, before, e.mutatingCalls())
+	require.Len(t, v.Scopes, 1)
+	require.Len(t, v.Scopes[0].Diagnostics, 1)
+	assert.Equal(t, planview.Diagnostic{Class: "warning:adopt-owned", Subject: "setting --adopt",
+		Summary: "3 adopt entries name secrets this scope already owns; the entries do nothing",
+		Next:    "remove the entry from adopt: the secret is managed like every other owned secret (docs/migration.md)"}, v.Scopes[0].Diagnostics[0])
 }
 
 // TestAdopt_EveryRefusalWritesNothing: named secrets that may not be
