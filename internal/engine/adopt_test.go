@@ -349,3 +349,37 @@ func TestAdopt_RunScopesEntryNamingNoDocumentReadsNothing(t *testing.T) {
 		t.Fatalf("results %+v, want both invalid, scope b with %s", res, diag.ConfigAdoptNotDesired)
 	}
 }
+
+// TestRegression_AmbiguousTagResourceThenConflictWritesValue: the answer
+// of an adoption's TagResource is lost after it landed, and by the time the
+// secret is re-observed something else has taken it over (rotation turned
+// on). The tags being there must not let the adoption go on to write the
+// value over a secret that now has another writer: the re-observation's
+// conflict wins (exit 4, no PutSecretValue), as for every other write.
+func TestRegression_AmbiguousTagResourceThenConflictWritesValue(t *testing.T) {
+	e := newEnv(t, noSDKRetry)
+	arn := e.seed(t, nameOf("x"), aws.String(`{"v":0}`), nil, nil)
+	st := state(doc{"x", `{"v":1}`})
+	e.srv.SetFaults(t, emulator.Faults{Script: script("TagResource", "ambiguous-after-apply", 1)})
+	var once bool
+	hp := &hookPort{Port: e.port, beforeDesc: func(n int, id string) {
+		if !once && e.calls(t)["TagResource"] > 0 { // the re-observation after the lost answer
+			once = true
+			e.srv.SetConditions(t, emulator.Conditions{Name: arn, RotationEnabled: boolp(true)})
+		}
+	}}
+	before := e.calls(t)
+	res := e.runPort(t, e.adoptCfg(engine.ModeSync, 1, false, "x"), st, hp)
+	if !once {
+		t.Fatal("the adoption's TagResource was never followed by a re-observation")
+	}
+	if res.Status != vocab.StatusConflict {
+		t.Errorf("status %s, want conflict", res.Status)
+	}
+	if got := e.calls(t)["PutSecretValue"] - before["PutSecretValue"]; got != 0 {
+		t.Errorf("%d PutSecretValue calls on a secret whose rotation was turned on, want 0", got)
+	}
+	if v := current(e.secret(t, nameOf("x"))); v != `{"v":0}` {
+		t.Errorf("current value %q, want the value rotation manages", v)
+	}
+}

@@ -354,9 +354,11 @@ func (r *runner) adoptionTags(op plan.Operation) map[string]string {
 // tagForAdoption is an adoption's TagResource on the ARN the precondition
 // observed. TagResource is idempotent: a throttled first attempt returns
 // outThrottled (execute takes a new turn and re-checks the precondition:
-// nothing was written); an ambiguous outcome is re-observed and accepted
-// when every tag is there, resent once while the secret is still the
-// adoption planned, and otherwise fails closed (SPEC §6).
+// nothing was written); an ambiguous outcome is re-observed: a conflict
+// there ends the adoption (late conflict, even when the tags landed);
+// otherwise it is accepted when every tag is there, resent once while the
+// secret is still the adoption planned, and otherwise fails closed
+// (SPEC §6).
 func (r *runner) tagForAdoption(ctx context.Context, op plan.Operation, arn string, turn pace.Turn) outcome {
 	tags := r.adoptionTags(op)
 	err := r.port.Tag(ctx, arn, tags)
@@ -376,10 +378,13 @@ func (r *runner) tagForAdoption(ctx context.Context, op plan.Operation, arn stri
 		switch {
 		case oerr != nil:
 			return r.failed(ctx, op, "re-observation failed", oerr)
+		case now.d.Action == vocab.ActionConflict:
+			// Judged before the tags: tags that landed do not make a
+			// secret that something else now manages (rotation, a
+			// service, replication) ours to write.
+			return r.lateConflict(op, now, "new conflict during adoption")
 		case now.obs.Exists && now.obs.ARN == arn && carries(now.obs.Tags, tags):
 			return outDone
-		case now.d.Action == vocab.ActionConflict:
-			return r.lateConflict(op, now, "new conflict during adoption")
 		case retried || now.d.Action != vocab.ActionAdopt || now.obs.ARN != arn:
 			return r.failed(ctx, op, "ambiguous outcome not proven", err)
 		}
