@@ -58,7 +58,12 @@ type Summary struct {
 	// AdoptRuns, HandMade and Adopted sum Outcome's; AdoptScenarios counts
 	// the scenarios with secrets made by hand to adopt.
 	AdoptRuns, AdoptScenarios, HandMade, Adopted int
-	Throttled                                    int64
+	// ScopeScenarios counts the multi-scope scenarios, Siblings their
+	// other scopes by bucket kind, AssumeRoles the AssumeRole calls their
+	// runs made through the STS recorder.
+	ScopeScenarios, AssumeRoles int
+	Siblings                    map[string]int
+	Throttled                   int64
 	// CLIThrottled and CLIWaitMS sum the CLI's logged figures; CLIThrottleLogged
 	// says whether any run logged them.
 	CLIThrottled, CLIWaitMS int64
@@ -200,6 +205,16 @@ func RunCampaign(cfg Config) (*Summary, error) {
 			sum.ReplicaScenarios++
 		}
 		sum.AdoptRuns += o.AdoptRuns
+		if len(o.SiblingKinds) > 0 {
+			sum.ScopeScenarios++
+			if sum.Siblings == nil {
+				sum.Siblings = map[string]int{}
+			}
+			for _, k := range o.SiblingKinds {
+				sum.Siblings[k]++
+			}
+			sum.AssumeRoles += o.AssumeRoles
+		}
 		sum.HandMade += o.HandMade
 		sum.Adopted += o.Adopted
 		if o.HandMade > 0 {

@@ -53,6 +53,8 @@ type Evidence struct {
 	// moved to one hour before and one hour after the end of the configured
 	// recovery window (counted from Post).
 	BeforePurge, AfterPurge *emulator.StateDump
+	// STS are the STS requests of multi-scope runs (STSRecorder).
+	STS []STSCall
 }
 
 // AppliedDrift is a Drift made before run Run (1-based); Applied is false
@@ -127,9 +129,13 @@ var documentedExits = map[int]bool{0: true, 2: true, 3: true, 4: true, 5: true, 
 // Check judges one scenario's evidence against the campaign's invariants.
 func Check(ev Evidence) []Violation {
 	var vs []Violation
-	vs = append(vs, checkRuns(ev)...)
-	vs = append(vs, checkCalls(ev)...)
-	vs = append(vs, checkState(ev)...)
+	// The primary scope is judged alone (project leaves the siblings of a
+	// multi-scope scenario out); checkScopes judges the rest.
+	p := project(ev)
+	vs = append(vs, checkRuns(p)...)
+	vs = append(vs, checkCalls(p)...)
+	vs = append(vs, checkState(p)...)
+	vs = append(vs, checkScopes(ev)...)
 	return vs
 }
 

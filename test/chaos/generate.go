@@ -45,6 +45,9 @@ type GenOptions struct {
 	// on every run whose revision maps to them (drawAdopt; SPEC §11). Its
 	// own random stream.
 	Adopt bool
+	// Scopes makes ScopesShare of the scenarios one scope of two to four
+	// in one config file (drawScopes; SPEC §10). Its own random stream.
+	Scopes bool
 }
 
 // AdoptShare is the chance that a scenario seeds hand-made secrets to adopt
@@ -75,7 +78,7 @@ const (
 const QuotaShare = 0.5
 
 // DefaultGenOptions are the campaign's defaults.
-var DefaultGenOptions = GenOptions{KillShare: 0.4, DotenvShare: 0.1, Quotas: true, Metadata: true, Whole: true, Replicas: true, Adopt: true}
+var DefaultGenOptions = GenOptions{KillShare: 0.4, DotenvShare: 0.1, Quotas: true, Metadata: true, Whole: true, Replicas: true, Adopt: true, Scopes: true}
 
 // entry is a logical document while a history is generated.
 type entry struct {
@@ -181,6 +184,11 @@ func Generate(seed uint64, index int, opt GenOptions) (*Scenario, error) {
 	}
 	if opt.Adopt {
 		drawAdopt(rand.New(rand.NewPCG(seed^0x61646f7074, uint64(index))), s)
+	}
+	if opt.Scopes {
+		if err := drawScopes(rand.New(rand.NewPCG(seed^0x73636f706573, uint64(index))), s); err != nil {
+			return nil, err
+		}
 	}
 	return s, nil
 }

@@ -43,6 +43,11 @@ type Outcome struct {
 	// scenario's secrets made by hand that runs may adopt, Adopted those
 	// that carry this scope's ownership tags at the end (SPEC §11).
 	AdoptRuns, HandMade, Adopted int
+	// SiblingKinds are the bucket kinds of the scenario's other scopes
+	// (none for a single-scope scenario); AssumeRoles counts the STS
+	// AssumeRole calls its runs made.
+	SiblingKinds []string
+	AssumeRoles  int
 	// CLIThrottled and CLIWaitMS sum what the CLI's phase records say it was
 	// throttled and waited for its pace (cliThrottling); CLIThrottleLogged
 	// is false when no record carried those fields.
@@ -95,6 +100,9 @@ type Player struct {
 	// STS and KMS for a KMS key with a role): a loopback listener that
 	// records requests. The default --key-services allows none of them.
 	keySvc *KeyServiceListener
+	// sts records the STS calls of multi-scope runs on their way to the
+	// emulator (checkScopes allows only the tool's own).
+	sts *STSRecorder
 }
 
 // NewPlayer starts an emulator process and a proxy in front of it.
@@ -108,8 +116,14 @@ func NewPlayer(cli, emuBin string, enc *Encrypter, dir, artifacts string) (*Play
 		emu.Close()
 		return nil, err
 	}
+	sts, err := NewSTSRecorder(emu.URL)
+	if err != nil {
+		px.Close()
+		emu.Close()
+		return nil, err
+	}
 	p := &Player{CLI: cli, Enc: enc, Emu: emu, Proxy: px, Dir: dir, Artifacts: artifacts, encMap: map[string][]byte{},
-		keySvc: NewKeyServiceListener()}
+		keySvc: NewKeyServiceListener(), sts: sts}
 	p.cred = [3]string{"AKIACHAOS" + newToken()[:11], "chaos-secret-" + newToken(), "chaos-session-" + newToken()}
 	return p, nil
 }
@@ -117,6 +131,7 @@ func NewPlayer(cli, emuBin string, enc *Encrypter, dir, artifacts string) (*Play
 // Close stops the proxy and the emulator.
 func (p *Player) Close() {
 	p.keySvc.Close()
+	p.sts.Close()
 	p.Proxy.Close()
 	p.Emu.Close()
 }
@@ -158,7 +173,15 @@ func (p *Player) Play(s *Scenario) (o Outcome) {
 	if err != nil {
 		o.Err = err
 	}
+	for _, b := range s.Siblings {
+		o.SiblingKinds = append(o.SiblingKinds, b.Kind)
+	}
 	if ev != nil {
+		for _, c := range ev.STS {
+			if c.Action == "AssumeRole" {
+				o.AssumeRoles++
+			}
+		}
 		o.HandMade, o.Adopted = adoptions(s, ev.Post)
 		o.Violations = Check(*ev)
 		o.Leaks = ScanRuns(ev.Runs, p.needles(s, ev), nameNeedles(s), s.ShowResourceNames)
@@ -177,8 +200,17 @@ func (p *Player) Play(s *Scenario) (o Outcome) {
 func (p *Player) play(s *Scenario, dir string, o *Outcome) (*Evidence, error) {
 	// The repository: every revision, documents encrypted in process.
 	var commits []map[string][]byte
-	for _, rev := range s.Revisions {
+	for ri, rev := range s.Revisions {
 		files := map[string][]byte{}
+		for _, b := range s.Siblings {
+			for path, d := range b.Docs[ri] {
+				enc, err := p.encrypt(d)
+				if err != nil {
+					return nil, err
+				}
+				files[path] = enc
+			}
+		}
 		for path, d := range rev.Docs {
 			b, err := p.encrypt(d)
 			if err != nil {
@@ -233,6 +265,7 @@ func (p *Player) play(s *Scenario, dir string, o *Outcome) (*Evidence, error) {
 		return nil, err
 	}
 	p.Proxy.Reset()
+	p.sts.Take()
 
 	for i, run := range s.Runs {
 		if err := p.Emu.SetFaults(ctx, emulator.Faults{}); err != nil {
@@ -341,6 +374,7 @@ func (p *Player) play(s *Scenario, dir string, o *Outcome) (*Evidence, error) {
 		return ev, err
 	}
 	ev.Calls = p.Proxy.Calls()
+	ev.STS = p.sts.Take()
 	if ev.Post, err = p.Emu.State(ctx); err != nil {
 		return ev, err
 	}
@@ -405,11 +439,6 @@ func (p *Player) runCLI(s *Scenario, i int, run Run, dir, repoDir string, shas [
 	args := []string{run.Command,
 		"--repository", repoDir,
 		"--revision", revArg,
-		"--repository-id", s.Scope.RepositoryID,
-		"--source-root", s.Scope.SourceRoot,
-		"--secret-prefix", s.PrefixArg,
-		"--recovery-window-days", strconv.Itoa(s.RecoveryWindowDays),
-		"--aws-region", "us-east-1",
 		"--report-file", reportFile,
 		"--concurrency", strconv.Itoa(max(1, run.Concurrency)),
 		"--log-level", "debug",
@@ -421,7 +450,24 @@ func (p *Player) runCLI(s *Scenario, i int, run Run, dir, repoDir string, shas [
 	} else {
 		args = append(args, "--run-timeout", "8s", "--verification-timeout", "2s", "--operation-timeout", "2s")
 	}
-	if m := run.Metadata; m != nil {
+	multi := len(s.Siblings) > 0
+	if multi {
+		// Every per-scope setting goes into the config file (a per-scope
+		// flag beside scopes: is exit 3).
+		cfg := filepath.Join(dir, fmt.Sprintf("config-%d.yaml", i+1))
+		if err := os.WriteFile(cfg, scopesConfig(s, run), 0o600); err != nil {
+			return RunResult{}, err
+		}
+		args = append(args, "--config", cfg)
+	} else {
+		args = append(args,
+			"--repository-id", s.Scope.RepositoryID,
+			"--source-root", s.Scope.SourceRoot,
+			"--secret-prefix", s.PrefixArg,
+			"--recovery-window-days", strconv.Itoa(s.RecoveryWindowDays),
+			"--aws-region", ChaosRegion)
+	}
+	if m := run.Metadata; m != nil && !multi {
 		if m.KMSKeyID != "" {
 			args = append(args, "--kms-key-id", m.KMSKeyID)
 		}
@@ -435,19 +481,21 @@ func (p *Player) runCLI(s *Scenario, i int, run Run, dir, repoDir string, shas [
 	if run.MaxAttempts > 0 {
 		args = append(args, "--aws-max-attempts", strconv.Itoa(run.MaxAttempts))
 	}
-	if len(run.Replicas) > 0 {
+	if len(run.Replicas) > 0 && !multi {
 		args = append(args, "--replica-regions", strings.Join(model.ReplicaRegionsOf(run.Replicas), ","))
 	}
-	if run.MaxDeletions != nil {
+	if run.MaxDeletions != nil && !multi {
 		args = append(args, "--max-deletions", strconv.Itoa(*run.MaxDeletions))
 	}
 	for _, n := range run.Adopt {
-		args = append(args, "--adopt", n)
+		if !multi {
+			args = append(args, "--adopt", n)
+		}
 	}
 	if s.ShowResourceNames {
 		args = append(args, "--show-resource-names")
 	}
-	if s.AllowEmpty {
+	if s.AllowEmpty && !multi {
 		args = append(args, "--allow-empty")
 	}
 	if run.Command == "plan" {
@@ -473,6 +521,17 @@ func (p *Player) runCLI(s *Scenario, i int, run Run, dir, repoDir string, shas [
 		"AWS_ENDPOINT_URL_STS=" + p.keySvc.URL,
 		"AWS_ENDPOINT_URL_KMS=" + p.keySvc.URL,
 	}
+	if multi {
+		// The tool's own STS calls (GetCallerIdentity, AssumeRole of a
+		// scope's role) reach the emulator through the recorder; a planted
+		// stanza's would too, and checkScopes reports it (sts-foreign).
+		for k, v := range cmd.Env {
+			if strings.HasPrefix(v, "AWS_ENDPOINT_URL_STS=") {
+				cmd.Env[k] = "AWS_ENDPOINT_URL_STS=" + p.sts.URL
+			}
+		}
+	}
+	p.sts.Arm(i + 1)
 	keyCalls := p.keySvc.Requests()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -615,6 +674,16 @@ func nameNeedles(s *Scenario) []Needle {
 			if !seen[path] {
 				seen[path] = true
 				n = append(n, Needle{Kind: "path", Text: path}, Needle{Kind: "name", Text: SecretName(s.Scope, path)})
+			}
+		}
+	}
+	for _, b := range s.Siblings {
+		for _, docs := range b.Docs {
+			for path := range docs {
+				if !seen[path] {
+					seen[path] = true
+					n = append(n, Needle{Kind: "path", Text: path}, Needle{Kind: "name", Text: SecretName(b.Scope, path)})
+				}
 			}
 		}
 	}

@@ -249,6 +249,10 @@ type Scenario struct {
 	Runs []Run
 	// Changes describes the desired-state change, for the summary.
 	Changes map[string]int
+	// Siblings, when set, are the other scopes of a multi-scope scenario
+	// (drawScopes; SPEC §10): every run then gives a config file with
+	// scopes:, the primary named PrimaryScopeName.
+	Siblings []Sibling
 }
 
 // Mutations estimates the mutating calls the first run will make: used to

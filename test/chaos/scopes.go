@@ -1,0 +1,398 @@
+package chaos
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+// ScopesShare is the chance that a scenario runs as one scope of several
+// (a config file with scopes:, SPEC §10) when GenOptions.Scopes is on.
+const ScopesShare = 0.3
+
+// PrimaryScopeName is the name of the scenario's own scope (the one every
+// other draw shapes) when the scenario runs several scopes.
+const PrimaryScopeName = "main"
+
+// SiblingAccount is the emulated account of siblings reached through a
+// role (SiblingRole); the primary scope lives in emulator.DefaultAccountID.
+const (
+	SiblingAccount = "210987654321"
+	SiblingRole    = "arn:aws:iam::" + SiblingAccount + ":role/chaos-sibling"
+	// SiblingRegion is a Region no other draw uses (not ChaosRegion, not
+	// in ReplicaPool), so a sibling there is its own bucket.
+	SiblingRegion = "eu-central-1"
+)
+
+// Sibling is one more scope of a multi-scope scenario beside the primary
+// (Scenario.Scope): its own source root and prefix (never overlapping the
+// primary's or another sibling's, so a secret's name says its scope), in a
+// bucket drawn as Kind: "shared" (the primary's account and Region),
+// "region" (the primary's account, SiblingRegion) or "account" (through
+// SiblingRole into SiblingAccount, in ChaosRegion or SiblingRegion).
+type Sibling struct {
+	Name   string
+	Kind   string
+	Scope  model.Scope
+	Region string
+	// RoleARN is the scope's role-arn ("" = the base credentials);
+	// Account is where its secrets live.
+	RoleARN, Account string
+	// Docs are its documents per revision (index = Scenario.Revisions).
+	Docs []map[string]Doc
+}
+
+// Desired returns name → document of revision rev.
+func (b Sibling) Desired(rev int) map[string]Doc {
+	out := map[string]Doc{}
+	for _, d := range b.Docs[rev] {
+		out[SecretName(b.Scope, d.Path)] = d
+	}
+	return out
+}
+
+// owns reports whether name is in the sibling's namespace.
+func (b Sibling) owns(name string) bool { return strings.HasPrefix(name, b.Scope.Prefix+"/") }
+
+// drawScopes makes ScopesShare of the scenarios one scope of two to four
+// (SPEC §10): one to three siblings, each with one to three JSON documents
+// per revision (names kept, added or dropped between revisions, values
+// changed), in shared and separate buckets. A scenario whose primary
+// source root is the whole repository gets none (its root would select
+// the siblings' documents).
+func drawScopes(r *rand.Rand, s *Scenario) error {
+	if r.Float64() >= ScopesShare || cleanRoot(s.Scope.SourceRoot) == "." {
+		return nil
+	}
+	kinds := []string{"shared", "region", "account"}
+	stems := []string{"db", "api", "cache", "queue"}
+	for i := range 1 + r.IntN(3) {
+		name := fmt.Sprintf("s%d", i+2)
+		b := Sibling{Name: name, Kind: kinds[r.IntN(len(kinds))],
+			Scope:  model.Scope{RepositoryID: s.Scope.RepositoryID, SourceRoot: "siblings/" + name, Prefix: "sib-" + name + "/svc"},
+			Region: ChaosRegion, Account: emulator.DefaultAccountID}
+		switch b.Kind {
+		case "region":
+			b.Region = SiblingRegion
+		case "account":
+			b.RoleARN, b.Account = SiblingRole, SiblingAccount
+			if r.IntN(2) == 0 {
+				b.Region = SiblingRegion
+			}
+		}
+		for range s.Revisions {
+			docs := map[string]Doc{}
+			keep := r.IntN(len(stems)) // at least one: an empty root is not a directory in the commit
+			for k, st := range stems {
+				if k != keep && r.IntN(2) == 0 {
+					continue
+				}
+				plain := fmt.Sprintf(`{"value":"v%d","rev":"%s"}`, r.IntN(3), name)
+				c, err := canonical.Canonicalize(canonical.JSON, []byte(plain))
+				if err != nil {
+					return err
+				}
+				path := b.Scope.SourceRoot + "/" + st + ".sops.json"
+				docs[path] = Doc{Path: path, Format: canonical.JSON, Plain: []byte(plain), Canon: c}
+			}
+			b.Docs = append(b.Docs, docs)
+		}
+		s.Siblings = append(s.Siblings, b)
+	}
+	return nil
+}
+
+// scopesConfig is the config file of run run of s when s has siblings:
+// every per-scope setting (SPEC §10) under its scope, the primary first.
+func scopesConfig(s *Scenario, run Run) []byte {
+	q := func(v string) string { b, _ := json.Marshal(v); return string(b) }
+	var b strings.Builder
+	fmt.Fprintf(&b, "repository-id: %s\nscopes:\n", q(s.Scope.RepositoryID))
+	fmt.Fprintf(&b, "  - name: %s\n    source-root: %s\n    secret-prefix: %s\n    aws-region: %s\n    recovery-window-days: %d\n    allow-empty: %t\n",
+		PrimaryScopeName, q(s.Scope.SourceRoot), q(s.PrefixArg), ChaosRegion, s.RecoveryWindowDays, s.AllowEmpty)
+	if m := run.Metadata; m != nil {
+		if m.KMSKeyID != "" {
+			fmt.Fprintf(&b, "    kms-key-id: %s\n", q(m.KMSKeyID))
+		}
+		if m.Description != "" {
+			fmt.Fprintf(&b, "    description: %s\n", q(m.Description))
+		}
+		if len(m.Tags) > 0 {
+			b.WriteString("    tag:\n")
+			for _, k := range sortedKeys(m.Tags) {
+				fmt.Fprintf(&b, "      %s: %s\n", q(k), q(m.Tags[k]))
+			}
+		}
+	}
+	if len(run.Replicas) > 0 {
+		fmt.Fprintf(&b, "    replica-regions: %s\n", q(strings.Join(model.ReplicaRegionsOf(run.Replicas), ",")))
+	}
+	if run.MaxDeletions != nil {
+		fmt.Fprintf(&b, "    max-deletions: %d\n", *run.MaxDeletions)
+	}
+	if len(run.Adopt) > 0 {
+		b.WriteString("    adopt:\n")
+		for _, n := range run.Adopt {
+			fmt.Fprintf(&b, "      - %s\n", q(n))
+		}
+	}
+	for _, sb := range s.Siblings {
+		fmt.Fprintf(&b, "  - name: %s\n    source-root: %s\n    secret-prefix: %s\n    aws-region: %s\n    recovery-window-days: %d\n",
+			sb.Name, q(sb.Scope.SourceRoot), q(sb.Scope.Prefix), sb.Region, s.RecoveryWindowDays)
+		if sb.RoleARN != "" {
+			fmt.Fprintf(&b, "    role-arn: %s\n", q(sb.RoleARN))
+		}
+	}
+	return []byte(b.String())
+}
+
+// STSCall is one STS request the recorder forwarded: its Action and, for
+// AssumeRole, RoleArn and RoleSessionName.
+type STSCall struct {
+	Run                   int
+	Action, Role, Session string
+}
+
+// STSRecorder stands between the CLI and the emulator's STS endpoint
+// (AWS_ENDPOINT_URL_STS of a multi-scope run): it forwards every request
+// and records what it asked. SOPS shares the process's environment, so a
+// planted KMS-role stanza's AssumeRole comes here too; the checker allows
+// only the tool's own calls (checkSTS), which keeps the key-service
+// canary's power over STS while the tool's role assumptions reach the
+// emulator.
+type STSRecorder struct {
+	*httptest.Server
+	mu    sync.Mutex
+	run   int
+	calls []STSCall
+}
+
+// NewSTSRecorder starts one on a loopback port in front of upstream.
+func NewSTSRecorder(upstream string) (*STSRecorder, error) {
+	u, err := url.Parse(upstream)
+	if err != nil {
+		return nil, err
+	}
+	rp := httputil.NewSingleHostReverseProxy(u)
+	rec := &STSRecorder{}
+	rec.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		_ = req.Body.Close()
+		form, _ := url.ParseQuery(string(body))
+		rec.mu.Lock()
+		rec.calls = append(rec.calls, STSCall{Run: rec.run, Action: form.Get("Action"), Role: form.Get("RoleArn"), Session: form.Get("RoleSessionName")})
+		rec.mu.Unlock()
+		req.Body = io.NopCloser(strings.NewReader(string(body)))
+		req.ContentLength = int64(len(body))
+		rp.ServeHTTP(w, req)
+	}))
+	return rec, nil
+}
+
+// Arm makes later requests count for run n (1-based).
+func (s *STSRecorder) Arm(n int) { s.mu.Lock(); s.run = n; s.mu.Unlock() }
+
+// Take returns the calls recorded since the last Take.
+func (s *STSRecorder) Take() []STSCall {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.calls
+	s.calls = nil
+	return c
+}
+
+// project returns ev restricted to the primary scope: the siblings'
+// secrets (another account, or a name in a sibling's namespace) and the
+// calls on them left out, so the single-scope invariants judge the primary
+// as if it ran alone.
+func project(ev Evidence) Evidence {
+	s := ev.Scenario
+	if len(s.Siblings) == 0 {
+		return ev
+	}
+	arns := arnNames(ev.Pre, ev.Post)
+	sib := func(name string) bool {
+		for _, b := range s.Siblings {
+			if b.owns(name) {
+				return true
+			}
+		}
+		return false
+	}
+	keep := func(d emulator.StateDump) emulator.StateDump {
+		var out emulator.StateDump
+		for _, sd := range d.Secrets {
+			if (sd.Account == "" || sd.Account == emulator.DefaultAccountID) && !sib(sd.Name) {
+				out.Secrets = append(out.Secrets, sd)
+			}
+		}
+		return out
+	}
+	p := ev
+	p.Pre, p.Post = keep(ev.Pre), keep(ev.Post)
+	if ev.BeforePurge != nil {
+		b := keep(*ev.BeforePurge)
+		p.BeforePurge = &b
+	}
+	if ev.AfterPurge != nil {
+		a := keep(*ev.AfterPurge)
+		p.AfterPurge = &a
+	}
+	p.Calls = nil
+	for _, c := range ev.Calls {
+		t := c.Target
+		if n, ok := arns[t]; ok {
+			t = n
+		}
+		if t != "" && sib(t) {
+			continue
+		}
+		if t == "" && c.Op == "ListSecrets" && c.Region != "" && c.Region != ChaosRegion {
+			continue // a sibling's listing in its Region
+		}
+		p.Calls = append(p.Calls, c)
+	}
+	return p
+}
+
+// checkScopes judges what only a multi-scope scenario has (SPEC §10):
+// each sibling's namespace converged and owned in its own bucket, no write
+// on a sibling's secret signed for another Region, nothing written in any
+// scope by a run that ended invalid, conflict or observation-failed (all
+// or nothing at planning), and only the tool's own STS calls.
+func checkScopes(ev Evidence) []Violation {
+	s := ev.Scenario
+	if len(s.Siblings) == 0 {
+		return nil
+	}
+	var vs []Violation
+	add := func(kind string, run int, secret, detail string) {
+		vs = append(vs, Violation{Kind: kind, Run: run, Secret: secret, Detail: detail})
+	}
+	arns := arnNames(ev.Pre, ev.Post)
+	// All or nothing: the report's status is the most severe of the run's
+	// scopes, so a planning failure anywhere shows here.
+	mutations := map[int]int{}
+	for _, c := range ev.Calls {
+		if Mutating(c.Op) {
+			mutations[c.Run]++
+		}
+		t := c.Target
+		if n, ok := arns[t]; ok {
+			t = n
+		}
+		for _, b := range s.Siblings {
+			if b.owns(t) && Mutating(c.Op) && c.Region != "" && c.Region != b.Region {
+				add("scope-region", c.Run, t, fmt.Sprintf("%s on scope %s's secret signed for %s, not its Region", c.Op, b.Name, c.Region))
+			}
+		}
+	}
+	for i, rr := range ev.Runs {
+		if rr.Killed || rr.Report == nil {
+			continue
+		}
+		var st struct {
+			Status vocab.Status `json:"status"`
+		}
+		if jsonUnmarshal(rr.Report, &st) != nil {
+			continue
+		}
+		switch st.Status {
+		case vocab.StatusInvalid, vocab.StatusConflict, vocab.StatusObservationFailed:
+			if mutations[i+1] > 0 {
+				add("all-or-nothing", i+1, "", fmt.Sprintf("status %s with %d mutating calls", st.Status, mutations[i+1]))
+			}
+		}
+	}
+	// STS: GetCallerIdentity (the base account) and AssumeRole of a
+	// configured role under its scope's session name; anything else was
+	// asked by someone else (a planted key-service stanza).
+	roles := map[string]string{}
+	for _, b := range s.Siblings {
+		if b.RoleARN != "" {
+			roles["sops-aws-sync-"+b.Name] = b.RoleARN
+		}
+	}
+	for _, c := range ev.STS {
+		switch {
+		case c.Action == "GetCallerIdentity":
+		case c.Action == "AssumeRole" && roles[c.Session] != "" && roles[c.Session] == c.Role:
+		default:
+			add("sts-foreign", c.Run, "", fmt.Sprintf("STS %s session %q: not the tool's own call", c.Action, c.Session))
+		}
+	}
+	// Each sibling's namespace after the final sync: exactly its desired
+	// documents, owned and current; what left it pending deletion.
+	final := s.Runs[len(s.Runs)-1].Revision
+	converged := false
+	for _, rr := range ev.Runs {
+		if rr.Run.Final && rr.Run.Command == "sync" && rr.Exit == 0 {
+			converged = true
+		}
+	}
+	for _, sd := range ev.Post.Secrets {
+		owned := false
+		for _, b := range s.Siblings {
+			owned = owned || b.owns(sd.Name)
+		}
+		if sd.Account == SiblingAccount && !owned {
+			add("unexpected-secret", 0, sd.Name, "a secret in the sibling account outside every scope's namespace")
+		}
+	}
+	for _, b := range s.Siblings {
+		want := b.Desired(final)
+		seen := map[string]bool{}
+		for _, sd := range ev.Post.Secrets {
+			acct := sd.Account
+			if acct == "" {
+				acct = emulator.DefaultAccountID
+			}
+			if !b.owns(sd.Name) {
+				continue
+			}
+			if acct != b.Account || sd.Region != b.Region {
+				add("scope-bucket", 0, sd.Name, fmt.Sprintf("scope %s's secret in another account or Region (%s)", b.Name, sd.Region))
+				continue
+			}
+			seen[sd.Name] = true
+			if sd.Tags[model.TagManagedBy] != model.ManagedByValue || sd.Tags[model.TagScope] != b.Scope.Digest() {
+				add("scope-ownership", 0, sd.Name, "a secret in scope "+b.Name+"'s namespace without its ownership tags")
+			}
+			if !converged {
+				continue
+			}
+			d, ok := want[sd.Name]
+			switch {
+			case ok && sd.DeletedDate != nil:
+				add("scope-convergence", 0, sd.Name, "desired secret pending deletion after the final sync")
+			case ok:
+				cur := current(sd)
+				if len(cur) != 1 || cur[0].SecretString == nil || *cur[0].SecretString != string(d.Canon) {
+					add("scope-convergence", 0, sd.Name, "current value differs from the document after the final sync")
+				}
+			case sd.DeletedDate == nil:
+				add("scope-convergence", 0, sd.Name, "a secret no longer desired is active after the final sync")
+			}
+		}
+		if converged {
+			for n := range want {
+				if !seen[n] {
+					add("scope-convergence", 0, n, "desired secret missing after the final sync")
+				}
+			}
+		}
+	}
+	return vs
+}
