@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -194,6 +195,24 @@ func signedRegion(auth string) string {
 	return parts[2]
 }
 
+// RunAppID is the SDK application id (AWS_SDK_UA_APP_ID) the runner gives
+// the CLI process of run n; the SDK sends it in every request's User-Agent
+// as "app/<id>", so the proxy attributes each request to the process that
+// sent it rather than to whichever run is armed when the server reads it.
+func RunAppID(n int) string { return "chaos-run-" + strconv.Itoa(n) }
+
+// runOfUserAgent returns n when ua carries app/RunAppID(n).
+func runOfUserAgent(ua string) (int, bool) {
+	for _, f := range strings.Fields(ua) {
+		if id, ok := strings.CutPrefix(f, "app/chaos-run-"); ok {
+			if n, err := strconv.Atoi(id); err == nil && n > 0 {
+				return n, true
+			}
+		}
+	}
+	return 0, false
+}
+
 const (
 	killNone = iota
 	killBefore
@@ -241,10 +260,19 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	p.mu.Lock()
 	c.Run = p.run
-	p.nCalls++
+	ours := true
+	if n, ok := runOfUserAgent(r.Header.Get("User-Agent")); ok {
+		// The process that sent it says which run it is: a request of a
+		// killed CLI that the server reads only after the runner re-armed
+		// belongs to the killed run, not to the next one.
+		c.Run, ours = n, n == p.run
+	}
 	mut := Mutating(op)
-	if mut {
-		p.nMut++
+	if ours {
+		p.nCalls++
+		if mut {
+			p.nMut++
+		}
 	}
 	when := killNone
 	if k := p.kill; k != nil && !p.killed {

@@ -133,3 +133,32 @@ func TestProxyKillPlans(t *testing.T) {
 		})
 	}
 }
+
+// TestRegression_LateRequestOfAKilledRunIsItsOwn: a killed CLI's last
+// request can reach the proxy's handler only after the runner has drained
+// and re-armed for run 0; it was recorded under run 0, so the replica
+// checker judged it against no configured Regions (a false replica-config
+// in a 300-scenario campaign). A request is attributed to the run named in
+// its User-Agent (AWS_SDK_UA_APP_ID, which the runner sets per run).
+func TestRegression_LateRequestOfAKilledRunIsItsOwn(t *testing.T) {
+	srv, px, _ := proxied(t)
+	late := srv.Client(t, func(o *secretsmanager.Options) {
+		o.BaseEndpoint = aws.String(px.URL)
+		o.RetryMaxAttempts = 1
+		o.AppID = RunAppID(3)
+	})
+	px.Arm(0, nil, nil)
+	if _, err := late.CreateSecret(context.Background(), &secretsmanager.CreateSecretInput{Name: aws.String("p/late"), SecretString: aws.String("{}"), ClientRequestToken: aws.String(tok1)}); err != nil {
+		t.Fatal(err)
+	}
+	calls := px.Calls()
+	if len(calls) != 1 || calls[0].Run != 3 {
+		t.Fatalf("calls %+v, want one call of run 3", calls)
+	}
+	if n, ok := runOfUserAgent("aws-sdk-go-v2/1.0 os/linux app/chaos-run-12 m/E"); !ok || n != 12 {
+		t.Errorf("runOfUserAgent = %d, %v, want 12", n, ok)
+	}
+	if _, ok := runOfUserAgent("aws-sdk-go-v2/1.0 app/other"); ok {
+		t.Error("a User-Agent without the run's app id names a run")
+	}
+}

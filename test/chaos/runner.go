@@ -507,6 +507,7 @@ func (p *Player) runCLI(s *Scenario, i int, run Run, dir, repoDir string, shas [
 		"HOME=" + home,
 		"PATH=/usr/local/bin:/usr/bin:/bin",
 		"AWS_ENDPOINT_URL_SECRETS_MANAGER=" + p.Proxy.URL,
+		"AWS_SDK_UA_APP_ID=" + RunAppID(i+1),
 		"AWS_ACCESS_KEY_ID=" + p.cred[0],
 		"AWS_SECRET_ACCESS_KEY=" + p.cred[1],
 		"AWS_SESSION_TOKEN=" + p.cred[2],
