@@ -202,6 +202,34 @@ func TestAdopt_RequireMatchAdoptsAnEqualValue(t *testing.T) {
 	}
 }
 
+// TestAdopt_RequireMatchAdoptsReorderedJSON: the engine hands the planner
+// the canonical form of JSON, so under adopt-require-match a hand-made
+// secret holding the document's object in its own key order and spacing
+// is adopted (one TagResource, the canonical form written once), and one
+// with another value is still adopt-mismatch with no write.
+func TestAdopt_RequireMatchAdoptsReorderedJSON(t *testing.T) {
+	e := newEnv(t)
+	e.seed(t, nameOf("x"), aws.String("{\"w\": 2, \"v\": 1}\n"), nil, nil)
+	st := state(doc{"x", `{"v":1,"w":2}`})
+	before := e.calls(t)
+	wantResult(t, e.run(t, e.adoptCfg(engine.ModeSync, 1, true, "x"), st), vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Adopt: 1})
+	after := e.calls(t)
+	if after["TagResource"]-before["TagResource"] != 1 || after["PutSecretValue"]-before["PutSecretValue"] != 1 {
+		t.Fatalf("TagResource %d, PutSecretValue %d; want one each", after["TagResource"]-before["TagResource"], after["PutSecretValue"]-before["PutSecretValue"])
+	}
+	if v := current(e.secret(t, nameOf("x"))); v != `{"v":1,"w":2}` {
+		t.Fatalf("current value %q, want the canonical form", v)
+	}
+
+	e.seed(t, nameOf("y"), aws.String(`{"w": 2, "v": 9}`), nil, nil)
+	st = state(doc{"x", `{"v":1,"w":2}`}, doc{"y", `{"v":1,"w":2}`})
+	before = e.calls(t)
+	res := e.run(t, e.adoptCfg(engine.ModeSync, 1, true, "y"), st)
+	if res.Status != vocab.StatusConflict || mutations(before, e.calls(t)) != 0 {
+		t.Fatalf("another value: status %s, %d mutating calls; want conflict and none", res.Status, mutations(before, e.calls(t)))
+	}
+}
+
 // TestAdopt_EntryNamingNoDocumentIsInvalidBeforeAnyCall: an adopt entry
 // that no document maps to ends the run invalid (config:adopt-not-desired)
 // with not one AWS call, in plan and sync.
