@@ -274,7 +274,7 @@ func TestKeyServiceThatNeverAnswersIsKeyService(t *testing.T) {
 	}
 	res := make(chan error, 1)
 	go func() {
-		_, err := load(context.Background(), opts, nil, afterFunc)
+		_, err := load(context.Background(), opts, nil, nil, afterFunc)
 		res <- err
 	}()
 	select {

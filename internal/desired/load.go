@@ -98,12 +98,20 @@ func (p *Progress) addDone() {
 // (internal/desired/decryptor), which know nothing of each other, and
 // turns each plaintext into its canonical value.
 func LoadWithProgress(ctx context.Context, opts config.Desired, p *Progress) (model.State, error) {
-	return load(ctx, opts, p, nil)
+	return load(ctx, opts, p, nil, nil)
 }
 
-// load is LoadWithProgress with the key-service bound started by afterFunc
+// LoadShared is LoadWithProgress sharing decryptions through c with the
+// other loads of the run (Cache: a blob that several scopes select is
+// decrypted once; nil c: none shared). The state and the diagnostics are
+// those LoadWithProgress returns.
+func LoadShared(ctx context.Context, opts config.Desired, p *Progress, c *Cache) (model.State, error) {
+	return load(ctx, opts, p, c, nil)
+}
+
+// load is LoadShared with the key-service bound started by afterFunc
 // (nil: the real clock).
-func load(ctx context.Context, opts config.Desired, p *Progress, afterFunc decryptor.AfterFunc) (model.State, error) {
+func load(ctx context.Context, opts config.Desired, p *Progress, c *Cache, afterFunc decryptor.AfterFunc) (model.State, error) {
 	if err := ctx.Err(); err != nil {
 		return model.State{}, interrupted(err)
 	}
@@ -127,7 +135,7 @@ func load(ctx context.Context, opts config.Desired, p *Progress, afterFunc decry
 		KeyServices: opts.KeyServices, AfterFunc: afterFunc})
 	// decryptAll's dispatcher is the last user of repo and closes it, also
 	// when Load has already returned on cancellation.
-	secrets, ds := decryptAll(ctx, repo, docs, dec, opts, p)
+	secrets, ds := decryptAll(ctx, repo, docs, dec, opts, p, c)
 	if ds != nil {
 		return model.State{}, ds
 	}
@@ -178,13 +186,29 @@ func interrupted(cause error) diag.Diagnostics {
 // ordinal order. Blobs are read by one dispatcher goroutine (go-git
 // repositories are not safe for concurrent use), in ordinal order, so at
 // most opts.Concurrency encrypted documents are held in memory at once; the
-// dispatcher closes repo when it is done. A failing document does not stop
-// the others: it returns the diagnostics of every invalid document in
-// ordinal order (docs is in ordinal order, capped), or the interruption.
-func decryptAll(ctx context.Context, repo *gitsource.Repository, docs []*document, dec *decryptor.Decryptor, opts config.Desired, p *Progress) ([]model.Secret, diag.Diagnostics) {
+// dispatcher closes repo when it is done. A blob that c already holds
+// (another scope of the run selected it) is neither read nor decrypted
+// again; one another load is decrypting is waited for. A failing document
+// does not stop the others: it returns the diagnostics of every invalid
+// document in ordinal order (docs is in ordinal order, capped), or the
+// interruption.
+func decryptAll(ctx context.Context, repo *gitsource.Repository, docs []*document, dec *decryptor.Decryptor, opts config.Desired, p *Progress, c *Cache) ([]model.Secret, diag.Diagnostics) {
 	secrets := make([]model.Secret, len(docs))
 	errs := make([]*diag.Diagnostic, len(docs))
 	sem := make(chan struct{}, opts.Concurrency)
+	settings := settingsKey(opts)
+	// take records document i's outcome (its own subject on a copy of the
+	// entry's diagnostic).
+	take := func(i int, d *document, ent *cacheEntry) {
+		v, e := ent.outcome()
+		if e != nil {
+			errs[i] = d.about(e, opts.ShowResourceNames)
+			return
+		}
+		secrets[i] = model.Secret{Name: d.name, Value: v, Kind: d.Suffix.Format.Kind(), SourceDigest: model.SourceDigest(d.Path),
+			Path: d.Path, Ordinal: d.ordinal}
+		p.addDone()
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -201,25 +225,29 @@ func decryptAll(ctx context.Context, repo *gitsource.Repository, docs []*documen
 			case <-ctx.Done():
 				return
 			}
-			data, e := repo.Read(d.Document, opts.MaxEncryptedBytes)
-			if e != nil {
-				errs[i] = d.about(e, opts.ShowResourceNames)
-				<-sem
-				continue
+			// Every entry claimed here is finished, so no load waits forever.
+			ent, mine := c.claim(cacheKey{blob: d.Blob(), format: d.Suffix.Format, settings: settings})
+			var data []byte
+			if mine {
+				var e *diag.Diagnostic
+				if data, e = repo.Read(d.Document, opts.MaxEncryptedBytes); e != nil {
+					ent.finish(nil, e)
+					take(i, d, ent)
+					<-sem
+					continue
+				}
 			}
 			wg.Add(1)
-			go func(i int, d *document, data []byte) {
+			go func(i int, d *document, data []byte, ent *cacheEntry, mine bool) {
 				defer wg.Done()
 				defer func() { <-sem }()
-				v, e := decryptDocument(dec, data, d)
-				if e != nil {
-					errs[i] = d.about(e, opts.ShowResourceNames)
+				if mine {
+					ent.finish(decryptDocument(dec, data, d))
+				} else if !ent.wait(ctx) {
 					return
 				}
-				secrets[i] = model.Secret{Name: d.name, Value: v, Kind: d.Suffix.Format.Kind(), SourceDigest: model.SourceDigest(d.Path),
-					Path: d.Path, Ordinal: d.ordinal}
-				p.addDone()
-			}(i, d, data)
+				take(i, d, ent)
+			}(i, d, data, ent, mine)
 		}
 	}()
 	select {

@@ -105,6 +105,11 @@ func (inv *invocation) reconcile(ctx context.Context) (reached, string) {
 	}
 	states, ok := make([]model.State, len(scopes)), true
 	got := reached{scopes: make([]scopeReached, len(scopes))}
+	// Scopes over one source root select the same blobs at the one commit:
+	// each is decrypted once for the run, and the cache is dropped as soon
+	// as the loads end (the states keep the values they need).
+	cache := desired.NewCache()
+	defer cache.Drop()
 	for i, sc := range scopes {
 		got.scopes[i] = scopeReached{name: sc.name, region: ports[i].region}
 		o := sc.desired
@@ -113,7 +118,7 @@ func (inv *invocation) reconcile(ctx context.Context) (reached, string) {
 		}
 		log := inv.log.With(slog.String(vocab.FieldScope, sc.name))
 		loadStart := inv.f.Now()
-		st, err := inv.load(ctx, o, log)
+		st, err := inv.load(ctx, o, log, cache)
 		if err != nil {
 			if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 				return interrupted, ""
@@ -129,6 +134,7 @@ func (inv *invocation) reconcile(ctx context.Context) (reached, string) {
 			commit = st.Commit
 		}
 	}
+	cache.Drop()
 	if !ok {
 		// Nothing was read from AWS: every scope of the run is refused,
 		// those without an invalid document of their own too.
@@ -292,16 +298,17 @@ func since(f *factory.Factory, start time.Time) int64 {
 	return f.Now().Sub(start).Milliseconds()
 }
 
-// load reads the desired state; with a counting loader it logs progress
-// records meanwhile (reportLoading).
-func (inv *invocation) load(ctx context.Context, o config.Desired, log *slog.Logger) (model.State, error) {
+// load reads the desired state, sharing decryptions with the run's other
+// loads through c; with a counting loader it logs progress records
+// meanwhile (reportLoading).
+func (inv *invocation) load(ctx context.Context, o config.Desired, log *slog.Logger, c *desired.Cache) (model.State, error) {
 	if inv.f.LoadDesiredCounted == nil {
 		return inv.f.LoadDesired(ctx, o)
 	}
 	docs := &desired.Progress{}
 	stop := inv.reportLoading(docs, log)
 	defer stop()
-	return inv.f.LoadDesiredCounted(ctx, o, docs)
+	return inv.f.LoadDesiredCounted(ctx, o, docs, c)
 }
 
 // reportLoading logs a "progress" record (phase plan, documents decrypted

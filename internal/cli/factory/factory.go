@@ -85,10 +85,12 @@ type Factory struct {
 	// (desired.Load). Errors: diag.Diagnostics; an interrupted load also
 	// errors.Is context.Canceled/DeadlineExceeded.
 	LoadDesired func(ctx context.Context, o config.Desired) (model.State, error)
-	// LoadDesiredCounted is LoadDesired counting documents in p
-	// (desired.LoadWithProgress), for the loading progress records; nil =
-	// LoadDesired, without progress (test factories).
-	LoadDesiredCounted func(ctx context.Context, o config.Desired, p *desired.Progress) (model.State, error)
+	// LoadDesiredCounted is LoadDesired counting documents in p and
+	// sharing decryptions through c with the run's other loads
+	// (desired.LoadShared: a blob several scopes select is decrypted
+	// once), for the loading progress records; nil = LoadDesired, without
+	// progress or sharing (test factories).
+	LoadDesiredCounted func(ctx context.Context, o config.Desired, p *desired.Progress, c *desired.Cache) (model.State, error)
 	// NewPort builds the AWS port (SDK client + adapter). Errors: a
 	// diag.Diagnostic of class aws:config or aws:no-region.
 	NewPort func(ctx context.Context, o config.AWS) (engine.Port, error)
@@ -132,7 +134,7 @@ func New(b BuildInfo) *Factory {
 		Now:                time.Now,
 		After:              time.After,
 		LoadDesired:        desired.Load,
-		LoadDesiredCounted: desired.LoadWithProgress,
+		LoadDesiredCounted: desired.LoadShared,
 		NewPort:            NewAWSPort,
 		NewPorts:           NewPorts,
 		RunEngine:          engine.Run,

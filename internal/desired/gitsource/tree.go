@@ -31,6 +31,10 @@ type Document struct {
 	mode   filemode.FileMode
 }
 
+// Blob is the Git blob id of the document's bytes (40 hex): two documents
+// with one id have the same bytes.
+func (d Document) Blob() string { return d.hash.String() }
+
 // namesCommit reports whether rev's syntax can only name a commit.
 // go-git's ResolveRevision ignores the suffixes that select another object
 // or another history (":path", "^{tree}", "^{blob}", "^{tag}", "@{...}") and
