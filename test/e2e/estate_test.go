@@ -450,3 +450,42 @@ func TestRegression_SiblingScopeReportedAsOrphan(t *testing.T) {
 		assert.Contains(t, s.Diagnostics[0].Summary, "3 secrets")
 	}
 }
+
+// TestScopes_SharedRootInvalidDocumentReportedInEveryScope: two scopes
+// over one source root (two Regions) read each blob once (desired.Cache),
+// yet a document that no key opens is still reported in both scopes, each
+// record naming its scope: exit 3 and nothing written anywhere.
+func TestScopes_SharedRootInvalidDocumentReportedInEveryScope(t *testing.T) {
+	es := newEstate(t)
+	other, err := newRecipient()
+	require.NoError(t, err)
+	es.f.writeDoc("secrets/prod/locked.sops.json", `{"v": "CANARY-locked"}`, other)
+	es.f.Names = append(es.f.Names, "secrets/prod/locked.sops.json")
+	es.f.commit("a document this key cannot open, under a root two scopes share")
+	config := es.config(func(_ int, s *estateScope) {
+		if s.Name == "prod-us" {
+			s.Root = "secrets/prod"
+		}
+	})
+	planFile := filepath.Join(t.TempDir(), "plan.json")
+	r := es.run(t, config, "sync", "--plan-file", planFile)
+	require.Equal(t, 3, r.Code, "stdout:\n%s", r.Stdout)
+	assert.Zero(t, es.e.mutatingCalls())
+	var rejected []string
+	for _, rec := range r.records(t) {
+		if strings.HasPrefix(fmt.Sprint(rec["msg"]), "desired state rejected") {
+			assert.Equal(t, "decrypt:no-key", rec[vocab.FieldErrorClass])
+			rejected = append(rejected, fmt.Sprint(rec[vocab.FieldScope]))
+		}
+	}
+	assert.Equal(t, []string{"prod-eu", "prod-us"}, rejected, "one record per scope that selects the document, in config order")
+	v, err := planview.ReadFile(planFile)
+	require.NoError(t, err)
+	diags := map[string][]string{}
+	for _, s := range v.Scopes {
+		for _, d := range s.Diagnostics {
+			diags[s.Name] = append(diags[s.Name], d.Class)
+		}
+	}
+	assert.Equal(t, map[string][]string{"prod-eu": {"decrypt:no-key"}, "prod-us": {"decrypt:no-key"}}, diags)
+}
