@@ -255,7 +255,7 @@ func (r *runner) adoptNotDesired() bool {
 	}
 	r.log.Error("adopt names secrets that no document of this commit maps to; nothing was read from Secrets Manager", attrs...)
 	r.ledger.problem(diag.New(diag.ConfigAdoptNotDesired, diag.Subject{Setting: config.Adopt}).
-		WithSummary(plural(len(missing), "adopt entry names", "adopt entries name")+" a secret that no document of this commit maps to; nothing was read from Secrets Manager"))
+		WithSummary(plural(len(missing), "adopt entry names", "adopt entries name") + " a secret that no document of this commit maps to; nothing was read from Secrets Manager"))
 	return true
 }
 
@@ -272,7 +272,7 @@ func (r *runner) warnAdoptOwned(obs observation) {
 	}
 	if len(owned) > 0 {
 		r.ledger.problem(diag.New(diag.WarningAdoptOwned, diag.Subject{Setting: config.Adopt}).
-			WithSummary(plural(len(owned), "adopt entry names a secret this scope already owns; the entry does", "adopt entries name secrets this scope already owns; the entries do")+" nothing"))
+			WithSummary(plural(len(owned), "adopt entry names a secret this scope already owns; the entry does", "adopt entries name secrets this scope already owns; the entries do") + " nothing"))
 	}
 }
 
