@@ -267,6 +267,49 @@ func project(ev Evidence) Evidence {
 	return p
 }
 
+// scopeVerification checks a multi-scope run's "scope finished" records:
+// one per configured scope, each with the verification its status goes
+// with, and the report's status and verification each one of the scopes'.
+func scopeVerification(rr RunResult) []string {
+	var out []string
+	var rep struct {
+		Status       vocab.Status       `json:"status"`
+		Verification vocab.Verification `json:"verification"`
+	}
+	if jsonUnmarshal(rr.Report, &rep) != nil {
+		return nil // report-invalid says it
+	}
+	statuses, vers := map[vocab.Status]bool{}, map[vocab.Verification]bool{}
+	n := 0
+	for _, line := range strings.Split(string(rr.Stdout), "\n") {
+		var rec struct {
+			Msg          string             `json:"msg"`
+			Scope        string             `json:"scope"`
+			Status       vocab.Status       `json:"status"`
+			Verification vocab.Verification `json:"verification"`
+		}
+		if json.Unmarshal([]byte(line), &rec) != nil || rec.Msg != "scope finished" {
+			continue
+		}
+		n++
+		statuses[rec.Status], vers[rec.Verification] = true, true
+		want := verificationFor(rec.Status)
+		if rr.Run.Command == "plan" {
+			want = vocab.VerificationNotRun
+		}
+		if rec.Verification != want {
+			out = append(out, fmt.Sprintf("scope %s: status %s with verification %s, want %s", rec.Scope, rec.Status, rec.Verification, want))
+		}
+	}
+	if n == 0 {
+		return out // a run that ended before planning (invalid configuration) finishes no scope
+	}
+	if !statuses[rep.Status] || !vers[rep.Verification] {
+		out = append(out, fmt.Sprintf("report status %s, verification %s: not those of any scope", rep.Status, rep.Verification))
+	}
+	return out
+}
+
 // checkScopes judges what only a multi-scope scenario has (SPEC §10):
 // each sibling's namespace converged and owned in its own bucket, no write
 // on a sibling's secret signed for another Region, nothing written in any

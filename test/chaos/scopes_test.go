@@ -150,3 +150,26 @@ func TestCheckScopes_CatchesEveryBrokenInvariant(t *testing.T) {
 		})
 	}
 }
+
+// TestRegression_MultiScopeVerificationJudgedAsOnePair: a multi-scope
+// report's status and verification are each the most severe of the
+// scopes' (apply-failed in one, verification-inconclusive in another gives
+// apply-failed with inconclusive); the checker judged them as one
+// single-scope pair and reported verification-mismatch. Each scope's own
+// record is judged as a pair instead.
+func TestRegression_MultiScopeVerificationJudgedAsOnePair(t *testing.T) {
+	rec := func(scope, status, ver string) string {
+		return `{"time":"t","level":"INFO","msg":"scope finished","phase":"complete","scope":"` + scope + `","status":"` + status + `","verification":"` + ver + `","count":1}` + "\n"
+	}
+	rr := RunResult{Run: Run{Command: "sync"}, Report: reportJSON(shaB, "apply-failed", "inconclusive", 0),
+		Stdout: []byte(rec("main", "verification-inconclusive", "inconclusive") + rec("s2", "apply-failed", "not-run") + rec("s3", "converged", "converged"))}
+	if got := scopeVerification(rr); len(got) != 0 {
+		t.Fatalf("the most severe of each: %v", got)
+	}
+	bad := rr
+	bad.Report = reportJSON(shaB, "apply-failed", "failed", 0)
+	bad.Stdout = []byte(rec("main", "apply-failed", "inconclusive") + rec("s2", "apply-failed", "not-run"))
+	if got := scopeVerification(bad); len(got) != 2 {
+		t.Fatalf("a scope's pair that does not go together and a report verification of no scope: %v", got)
+	}
+}
