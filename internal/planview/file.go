@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strings"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/keydiff"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
@@ -156,10 +155,21 @@ func validateDiagnostics(ds []Diagnostic, namesShown bool) error {
 	return nil
 }
 
-// settingSubjects begin every subject a diagnostic names a setting with
-// (diag.Subject.Name: "flag --secret-prefix", "environment variable X",
-// "config file key x", "config file", "setting --x").
-var settingSubjects = []string{"flag --", "environment variable ", "config file key ", "setting --"}
+// settingSubjects are the forms of every subject a diagnostic names a
+// setting with (diag.Subject.Name): "flag --secret-prefix" and "setting
+// --x" (a setting name), "environment variable SOPS_AWS_SYNC_X" (the
+// variable as set, which config echoes whatever follows the prefix), and
+// "config file key x" where x is a key as config echoes it: a key of
+// config's safe key text ([a-z0-9_-], at most 40), "at line N", or a path
+// into scopes: (scopes.<scope name>.<key>, scopes[<index>].<key>,
+// scopes[<index>], scopes). A form checked by its prefix alone let a
+// hand-edited file hide a secret name or document path after "config file
+// key " in a plan whose names are hidden.
+var settingSubjects = []*regexp.Regexp{
+	regexp.MustCompile(`^(flag|setting) --[a-z0-9-]{1,40}$`),
+	regexp.MustCompile(`^environment variable SOPS_AWS_SYNC_`),
+	regexp.MustCompile(`^config file key (at line [0-9]+|[a-z0-9_-]{1,40}|scopes((\.[a-z0-9-]{1,32}|\[[0-9]+\])(\.[a-z0-9_-]{1,40})?)?)$`),
+}
 
 // hiddenSubject reports whether a diagnostic subject may appear in a plan
 // file whose names are hidden: none, a document's ordinal label, or a
@@ -170,8 +180,8 @@ func hiddenSubject(s string) bool {
 	if s == "" || s == "config file" || labelRE.MatchString(s) {
 		return true
 	}
-	for _, p := range settingSubjects {
-		if strings.HasPrefix(s, p) {
+	for _, re := range settingSubjects {
+		if re.MatchString(s) {
 			return true
 		}
 	}

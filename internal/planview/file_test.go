@@ -409,3 +409,32 @@ func TestRegression_V1SummaryTakesLaterCountKeys(t *testing.T) {
 		assert.Equal(t, ClassMalformed, classOf(err), name)
 	}
 }
+
+// TestRegression_SettingSubjectHidesAName: a diagnostic subject was taken
+// for a setting when it merely began like one ("config file key ", "flag
+// --"), so a plan file whose names are hidden could carry a secret name or
+// document path after that prefix and show rendered it. A setting subject
+// is now one of the forms config writes: a setting or key of its safe key
+// text, a line, or a path into scopes:.
+func TestRegression_SettingSubjectHidesAName(t *testing.T) {
+	withSubject := func(subject string) []byte {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal(fileOf(t, false), &m))
+		m["diagnostics"] = []any{map[string]any{"class": "config:invalid-value", "summary": "s", "next": "", "subject": subject}}
+		b, err := json.Marshal(m)
+		require.NoError(t, err)
+		return b
+	}
+	for _, s := range []string{"config file key prod/payments/db", "flag --prod/payments/db", "setting --db password",
+		"config file key scopes.prod-eu.prod/payments/db", "config file key scopes.Prod.x", "config file key at line 3 prod/db",
+		"flag --secret-prefix prod/payments/db"} {
+		_, err := Parse(withSubject(s))
+		assert.Equal(t, ClassMalformed, classOf(err), s)
+	}
+	for _, s := range []string{"config file key scopes.prod-eu.role-arn", "config file key scopes[0].name", "config file key scopes[4]",
+		"config file key scopes", "config file key secret-prefx", "config file key at line 12", "flag --tag",
+		"setting --secret-prefix", "environment variable SOPS_AWS_SYNC_FOO_Bar", "config file key tags"} {
+		_, err := Parse(withSubject(s))
+		assert.NoError(t, err, s)
+	}
+}
