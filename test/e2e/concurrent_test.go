@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,35 +18,58 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
-// listBarrier is a loopback proxy in front of the emulator that holds the
-// first n ListSecrets calls until all n have arrived, then lets them through
-// together. Each sync's plan is built only after its discovery answers, and
-// the desired names are described before that, so n syncs started together
-// plan against the same (empty) scope: a deterministic race, no sleeps.
-func listBarrier(t *testing.T, target string, n int) string {
+// mutatingTargets are the Secrets Manager operations that change state.
+var mutatingTargets = map[string]bool{
+	"secretsmanager.CreateSecret": true, "secretsmanager.PutSecretValue": true, "secretsmanager.UpdateSecret": true,
+	"secretsmanager.DeleteSecret": true, "secretsmanager.RestoreSecret": true, "secretsmanager.TagResource": true,
+	"secretsmanager.UntagResource": true,
+}
+
+// accessKeyOf returns the access key id of a SigV4-signed request (the
+// Credential= field of its Authorization header), or "".
+func accessKeyOf(r *http.Request) string {
+	_, after, ok := strings.Cut(r.Header.Get("Authorization"), "Credential=")
+	if !ok {
+		return ""
+	}
+	key, _, _ := strings.Cut(after, "/")
+	return key
+}
+
+// applyBarrier is a loopback proxy in front of the emulator that holds
+// every mutating call until each of the callers (told apart by the access
+// key id they sign with, one per process) has sent one, then lets them
+// all through. A sync sends its first mutating call only after its whole
+// plan is built, so the processes started together plan against the same
+// (empty) scope however late one of them starts or however slowly its
+// reads run: a deterministic race, no sleeps. Holding only ListSecrets was
+// not enough: it released both runs when the later one began discovery,
+// and on a loaded machine the earlier run's creates reached names the
+// later one had not described yet (CI saw 58 of 60 creates planned).
+func applyBarrier(t *testing.T, target string, keys ...string) string {
 	t.Helper()
 	u, err := url.Parse(target)
 	require.NoError(t, err)
 	proxy := httputil.NewSingleHostReverseProxy(u)
 	var (
 		mu      sync.Mutex
-		arrived int
+		arrived = map[string]bool{}
 		all     = make(chan struct{})
 	)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("X-Amz-Target") == "secretsmanager.ListSecrets" {
+		if mutatingTargets[r.Header.Get("X-Amz-Target")] {
 			mu.Lock()
-			arrived++
-			held := arrived <= n
-			if arrived == n {
-				close(all)
+			k := accessKeyOf(r)
+			if slices.Contains(keys, k) && !arrived[k] {
+				arrived[k] = true
+				if len(arrived) == len(keys) {
+					close(all)
+				}
 			}
 			mu.Unlock()
-			if held {
-				select {
-				case <-all:
-				case <-time.After(2 * time.Minute): // a guard against a hung test, not synchronisation
-				}
+			select {
+			case <-all:
+			case <-time.After(2 * time.Minute): // a guard against a hung test, not synchronisation
 			}
 		}
 		proxy.ServeHTTP(w, r)
@@ -73,9 +98,10 @@ func TestConcurrentSyncsOneScope_NoApplyFailed(t *testing.T) {
 	}
 	f.commit("sixty documents")
 
-	o := runOpts{Env: []string{"AWS_ENDPOINT_URL_SECRETS_MANAGER=" + listBarrier(t, e.URL, 2)}}
-	a := f.start(e, o, f.args("sync")...)
-	b := f.start(e, o, f.args("sync")...)
+	// Two access keys of the default account tell the processes apart.
+	proxyURL := applyBarrier(t, e.URL, "AKIDE2EA", "AKIDE2EB")
+	a := f.start(e, runOpts{Env: []string{"AWS_ENDPOINT_URL_SECRETS_MANAGER=" + proxyURL, "AWS_ACCESS_KEY_ID=AKIDE2EA"}}, f.args("sync")...)
+	b := f.start(e, runOpts{Env: []string{"AWS_ENDPOINT_URL_SECRETS_MANAGER=" + proxyURL, "AWS_ACCESS_KEY_ID=AKIDE2EB"}}, f.args("sync")...)
 	ra, rb := a.wait(), b.wait()
 
 	creates := 0
