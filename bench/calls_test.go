@@ -106,7 +106,7 @@ func (f *fixture) run(t *testing.T, mode string, concurrency int, extra ...strin
 // The SDK's own retries of a call (the emulator sees Amz-Sdk-Request
 // attempt >= 2) are transport events, not the tool's algorithm, so they are
 // logged and at most two tolerated. Until the request-body-close race was
-// fixed (internal/cli/factory bodyGuard, TestRequestBodyCloseRace) the SDK
+// fixed (internal/awssm bodyGuard, TestRequestBodyCloseRace) the SDK
 // re-sent about one BatchGetSecretValue or ListSecrets page per run here,
 // after its own transport had closed the connection under the answer; since
 // then none has been seen (0 in 112 subtests). None is ever throttled: every

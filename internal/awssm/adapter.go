@@ -42,7 +42,8 @@ type Adapter struct {
 	c    *secretsmanager.Client
 	opt  Options
 	pace *pace.Controller
-	// callOpts are applied to every SDK call (the retryer wrapper).
+	// callOpts are applied to every SDK call (KeepConnections, the
+	// retryer wrapper).
 	callOpts []func(*secretsmanager.Options)
 	// noBatch is set once BatchGetSecretValue was denied.
 	noBatch atomic.Bool
@@ -53,7 +54,8 @@ type Adapter struct {
 
 var _ engine.Port = (*Adapter)(nil)
 
-// New returns an adapter over c. The client's retry settings (attempts,
+// New returns an adapter over c. Every call's HTTP client is wrapped by
+// KeepConnections. The client's retry settings (attempts,
 // backoff, mode) are the caller's, except that throttling errors are not
 // retried by the SDK: its standard retryer gives up after 3 attempts and
 // its retry budget drains under sustained throttling, while a throttled
@@ -67,10 +69,14 @@ func New(c *secretsmanager.Client, opt Options) *Adapter {
 	if a.pace == nil {
 		a.pace = pace.New(pace.SystemClock{}, pace.DefaultLimits())
 	}
+	// Every call goes through bodyGuard: without it the SDK re-sends a call
+	// the service already answered when the request's last write races the
+	// SDK closing the body (see bodyGuard), one extra call per occurrence.
+	a.callOpts = []func(*secretsmanager.Options){KeepConnections}
 	if !opt.SDKRetriesThrottles {
-		a.callOpts = []func(*secretsmanager.Options){func(o *secretsmanager.Options) {
+		a.callOpts = append(a.callOpts, func(o *secretsmanager.Options) {
 			o.Retryer = noThrottleRetry(o.Retryer)
-		}}
+		})
 	}
 	return a
 }

@@ -200,7 +200,7 @@ func NewAWSPort(ctx context.Context, o config.AWS) (engine.Port, error) {
 	if cfg.Region == "" {
 		return nil, diag.New(diag.AWSNoRegion, diag.Subject{})
 	}
-	return awssm.New(secretsmanager.NewFromConfig(cfg, keepConnections), awssm.Options{OperationTimeout: o.OperationTimeout}), nil
+	return awssm.New(secretsmanager.NewFromConfig(cfg), awssm.Options{OperationTimeout: o.OperationTimeout}), nil
 }
 
 // loadOptions are the options of the SDK's default chain every client of
@@ -225,44 +225,3 @@ func loadOptions(o config.AWS, client *awshttp.BuildableClient) []func(*awsconfi
 	}
 	return lo
 }
-
-// keepConnections wraps the client's HTTP client (after the SDK resolved
-// it: a custom CA bundle and the defaults mode need the SDK's own
-// *awshttp.BuildableClient) in bodyGuard.
-func keepConnections(o *secretsmanager.Options) {
-	if o.HTTPClient != nil {
-		o.HTTPClient = bodyGuard{o.HTTPClient}
-	}
-}
-
-// bodyGuard sends each request with its body seen only as an io.ReadCloser.
-//
-// smithy-go closes the request body as soon as the HTTP client returns the
-// response (transport/http ClientHandler), while net/http may still be
-// finishing the request in its write goroutine: after the Content-Length
-// bytes it copies the rest of the body to check that there is none. The
-// SDK's body (internal/io safeWriteToReadCloser) answers that copy, through
-// its WriteTo, with io.EOF once closed, which io.Copy passes on as an error,
-// so the transport takes it for a failed request body and closes the
-// connection, in the middle of reading the answer: the SDK reports a
-// deserialization error of a 200 ("use of closed network connection") and
-// sends the call again. The answer can arrive before that last copy for any
-// request with a body: net/http flushes the headers on their own for a body
-// it does not know to be in memory and then writes the body straight to the
-// socket, so the server has the whole request while the write goroutine
-// still has that copy to make (a window of microseconds, open when the
-// goroutine waits for a CPU). Without WriteTo, the copy reads, and Read
-// after Close returns io.EOF, which ends the copy without an error.
-type bodyGuard struct{ c aws.HTTPClient }
-
-func (g bodyGuard) Do(r *http.Request) (*http.Response, error) {
-	if r.Body == nil || r.Body == http.NoBody {
-		return g.c.Do(r)
-	}
-	r2 := r.WithContext(r.Context())
-	r2.Body = readCloserOnly{r.Body}
-	return g.c.Do(r2)
-}
-
-// readCloserOnly hides every method of its body but Read and Close.
-type readCloserOnly struct{ io.ReadCloser }

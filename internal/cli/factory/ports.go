@@ -153,7 +153,7 @@ func NewPorts(ctx context.Context, scopes []config.Scope) ([]ScopePort, error) {
 			p = pace.New(pace.SystemClock{}, pace.DefaultLimits())
 			pacers[out[i].Bucket] = p
 		}
-		out[i].Port = awssm.New(secretsmanager.NewFromConfig(cfgs[i], keepConnections),
+		out[i].Port = awssm.New(secretsmanager.NewFromConfig(cfgs[i]),
 			awssm.Options{OperationTimeout: sc.AWS.OperationTimeout, Pace: p})
 	}
 	return out, nil

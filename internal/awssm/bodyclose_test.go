@@ -1,9 +1,10 @@
-package factory
+package awssm_test
 
 import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"strings"
@@ -16,9 +17,8 @@ import (
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/awssm"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/emulatortest"
 )
 
@@ -35,7 +35,7 @@ import (
 // until the SDK has closed the request body (or 100 ms: the header write,
 // sent before the body, gets no answer), and once the body is closed the
 // next socket read waits until the connection is closed (or 100 ms), so the
-// rest of the answer is read after the write goroutine's last step. Without keepConnections
+// rest of the answer is read after the write goroutine's last step. Without awssm.KeepConnections
 // every call fails (retries are off) and no connection is reused.
 func TestRequestBodyCloseRace(t *testing.T) {
 	srv := emulatortest.Start(t)
@@ -46,7 +46,9 @@ func TestRequestBodyCloseRace(t *testing.T) {
 	for i := range ids {
 		out, err := seed.CreateSecret(ctx, &secretsmanager.CreateSecretInput{
 			Name: aws.String(fmt.Sprintf("regression/body-close/%02d", i)), SecretString: aws.String(strings.Repeat("v", 1024))})
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatalf("seed: %v", err)
+		}
 		ids[i] = aws.ToString(out.ARN)
 	}
 
@@ -58,17 +60,25 @@ func TestRequestBodyCloseRace(t *testing.T) {
 		BaseEndpoint: aws.String(srv.URL),
 		HTTPClient:   hc,
 		Retryer:      aws.NopRetryer{},
-	}, keepConnections, race.observe)
+	}, awssm.KeepConnections, race.observe)
 
 	before := srv.Emu.Stats().Connections
 	const calls = 3
 	for i := range calls {
 		out, err := c.BatchGetSecretValue(ctx, &secretsmanager.BatchGetSecretValueInput{SecretIdList: ids})
-		require.NoError(t, err, "call %d", i+1)
-		assert.Len(t, out.SecretValues, n)
+		if err != nil {
+			t.Fatalf("call %d: %v", i+1, err)
+		}
+		if len(out.SecretValues) != n {
+			t.Errorf("call %d: %d values, want %d", i+1, len(out.SecretValues), n)
+		}
 	}
-	assert.Equal(t, int64(calls), race.released.Load(), "each request's last write waited for the SDK to close its body")
-	assert.Equal(t, int64(1), srv.Emu.Stats().Connections-before, "the calls share one connection")
+	if got := race.released.Load(); got != calls {
+		t.Errorf("writes released by a body close = %d, want %d: each request's last write waits for the SDK to close its body", got, calls)
+	}
+	if got := srv.Emu.Stats().Connections - before; got != 1 {
+		t.Errorf("connections = %d, want 1: the calls share one connection", got)
+	}
 }
 
 // closeRace is the test's dialer and HTTP client wrapper (see
@@ -178,4 +188,63 @@ func (c *raceConn) Read(p []byte) (int, error) {
 func (c *raceConn) Close() error {
 	c.closeOnce.Do(func() { close(c.closed) })
 	return c.Conn.Close()
+}
+
+// TestRegression_RequestBodyCloseEveryAdapterCall: the adapter applies
+// KeepConnections to every call itself, so a client built without it (the
+// engine's and the adapter's tests build theirs with emulatortest) cannot
+// re-send an answered call through the body-close race. Before, only the
+// CLI's factory wrapped its clients, and under CPU load the tests counted
+// an SDK retry as a call the engine made (ListSecrets 2 for 1 in
+// TestDecisionRows, 4 for 3 in TestThrottledReadsAreResentUntilAnswered).
+// Every request with a body must reach the HTTP client without WriteTo.
+func TestRegression_RequestBodyCloseEveryAdapterCall(t *testing.T) {
+	srv := emulatortest.Start(t)
+	var mu sync.Mutex
+	seen := map[string]bool{} // operation → its body showed WriteTo
+	c := srv.Client(t, func(o *secretsmanager.Options) {
+		next := o.HTTPClient
+		o.HTTPClient = doFunc(func(req *http.Request) (*http.Response, error) {
+			_, wt := req.Body.(io.WriterTo)
+			mu.Lock()
+			seen[req.Header.Get("X-Amz-Target")] = wt
+			mu.Unlock()
+			return next.Do(req)
+		})
+	})
+	a := awssm.New(c, awssm.Options{})
+	ctx := context.Background()
+	if _, err := a.Describe(ctx, "app/x"); err != nil {
+		t.Fatalf("describe: %v", err)
+	}
+	if _, err := a.ListCandidates(ctx, ""); err != nil {
+		t.Fatalf("list: %v", err)
+	}
+	if _, err := a.GetCurrentValues(ctx, nil); err != nil {
+		t.Fatalf("values: %v", err)
+	}
+
+	mu.Lock()
+	got := maps.Clone(seen)
+	mu.Unlock()
+	for _, op := range []string{"secretsmanager.DescribeSecret", "secretsmanager.ListSecrets"} {
+		if _, ok := got[op]; !ok {
+			t.Fatalf("%s was not sent (sent %v)", op, got)
+		}
+	}
+	for op, wt := range got {
+		if wt {
+			t.Errorf("%s: the request body showed WriteTo to the HTTP client", op)
+		}
+	}
+	// The SDK's own body does show it: without the adapter's wrapper the
+	// assertion above would fail.
+	if _, err := c.ListSecrets(ctx, &secretsmanager.ListSecretsInput{}); err != nil {
+		t.Fatalf("direct list: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !seen["secretsmanager.ListSecrets"] {
+		t.Error("the SDK's own request body has no WriteTo: this test no longer tells the guard apart")
+	}
 }
