@@ -411,3 +411,33 @@ func TestRegression_AmbiguousTagResourceThenConflictWritesValue(t *testing.T) {
 		t.Errorf("current value %q, want the value rotation manages", v)
 	}
 }
+
+// TestRegression_LaggingValueReadBlocksAnAdoption: the value read of a
+// hand-made secret named in adopt came back ResourceNotFoundException
+// although DescribeSecret had just shown its one AWSCURRENT version (a read
+// that lags, as AWS's eventually consistent reads may); the planner took
+// it for a secret without a payload and the run ended in conflict payload
+// (chaos seed 3, scenario 35). The observer reads such a value once more,
+// by itself, before planning: the adoption then goes ahead, and a read
+// that is still missing stays the payload conflict (no write).
+func TestRegression_LaggingValueReadBlocksAnAdoption(t *testing.T) {
+	e := newEnv(t)
+	e.seed(t, nameOf("x"), aws.String(`{"v":"old"}`), nil, nil)
+	st := state(doc{"x", `{"v":1}`})
+	e.srv.SetFaults(t, emulator.Faults{Script: script("GetSecretValue", "error:ResourceNotFoundException", 1)})
+	before := e.calls(t)
+	wantResult(t, e.run(t, e.adoptCfg(engine.ModeSync, 1, false, "x"), st), vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Adopt: 1})
+	after := e.calls(t)
+	if after["TagResource"]-before["TagResource"] != 1 || after["PutSecretValue"]-before["PutSecretValue"] != 1 {
+		t.Fatalf("TagResource %d, PutSecretValue %d; want one each", after["TagResource"]-before["TagResource"], after["PutSecretValue"]-before["PutSecretValue"])
+	}
+
+	e.seed(t, nameOf("y"), aws.String(`{"v":"old"}`), nil, nil)
+	st = state(doc{"x", `{"v":1}`}, doc{"y", `{"v":1}`})
+	e.srv.SetFaults(t, emulator.Faults{Script: script("GetSecretValue", "error:ResourceNotFoundException", 1, 2)})
+	before = e.calls(t)
+	res := e.run(t, e.adoptCfg(engine.ModeSync, 1, false, "y"), st)
+	if res.Status != vocab.StatusConflict || mutations(before, e.calls(t)) != 0 {
+		t.Fatalf("a value still missing on the second read: status %s, %d mutating calls; want conflict and none", res.Status, mutations(before, e.calls(t)))
+	}
+}

@@ -372,6 +372,10 @@ func (o *observer) read(names []string) {
 			o.fail(err)
 			return
 		}
+		if err := o.reread(reqs, vs); err != nil {
+			o.fail(err)
+			return
+		}
 		o.mu.Lock()
 		for i, n := range names {
 			obs := o.out[n]
@@ -382,6 +386,32 @@ func (o *observer) read(names []string) {
 		}
 		o.mu.Unlock()
 	}()
+}
+
+// reread reads once more, one by one, the values in vs that came back
+// Missing for a secret named in adopt (SPEC §11): DescribeSecret has just
+// shown its one AWSCURRENT version, so a value read that says
+// ResourceNotFoundException is a read that lags (AWS's reads are
+// eventually consistent), not a secret without a payload. An adoption is
+// reviewed against the live value, so it is not planned from a read that
+// saw nothing; a value still missing stays Missing (conflict payload, no
+// write). An owned secret's missing value already plans a harmless
+// rewrite, so its reads are not repeated and a no-op run's calls stay as
+// they are.
+func (o *observer) reread(reqs []ValueRequest, vs []plan.CurrentValue) error {
+	for i, req := range reqs {
+		if !vs[i].Missing || !o.r.policy.Adopt[req.Name] {
+			continue
+		}
+		again, err := o.r.port.GetCurrentValues(o.ctx, []ValueRequest{req})
+		if err != nil {
+			return err
+		}
+		if len(again) == 1 {
+			vs[i] = again[0]
+		}
+	}
+	return nil
 }
 
 // shareEqualValue makes an observed current value that is byte for byte
