@@ -503,30 +503,13 @@ func (r *runner) writeMetadata(ctx context.Context, op plan.Operation, arn, vers
 		}
 		return nil
 	}
-	first := turn != nil
-	paced := func() error {
-		for {
-			var t pace.Turn
-			if turn != nil {
-				t, turn = *turn, nil
-			} else {
-				var err error
-				if t, err = r.pacer.Wait(ctx, pace.Writes); err != nil {
-					return err
-				}
-			}
-			err := call()
-			r.settle(t, err)
-			if !isThrottled(err) || ctx.Err() != nil || first {
-				return err
-			}
-		}
-	}
+	w := r.pacedWrites(ctx, turn)
+	paced := func() error { return w.do(call) }
 	err := paced()
-	if first && isThrottled(err) && ctx.Err() == nil {
+	if w.throttledFirst(err) {
 		return outThrottled
 	}
-	first = false
+	w.first = false
 	for retried := false; err != nil; retried = true {
 		if ctx.Err() != nil {
 			return outInterrupted
@@ -566,43 +549,70 @@ func (r *runner) writeMetadata(ctx context.Context, op plan.Operation, arn, vers
 // writeMetadata (execute's turn for a replicas-only update: its throttled
 // first attempt returns outThrottled, so a new precondition follows).
 func (r *runner) writeReplicas(ctx context.Context, op plan.Operation, arn, version string, turn *pace.Turn) outcome {
-	first := turn != nil
-	call := func(f func() error) error {
-		for {
-			var t pace.Turn
-			if turn != nil {
-				t, turn = *turn, nil
-			} else {
-				var err error
-				if t, err = r.pacer.Wait(ctx, pace.Writes); err != nil {
-					return err
-				}
-			}
-			err := f()
-			r.settle(t, err)
-			if !isThrottled(err) || ctx.Err() != nil || first {
-				return err
-			}
-		}
-	}
+	w := r.pacedWrites(ctx, turn)
 	if len(op.Replicas.Add) > 0 {
-		err := call(func() error { return r.port.Replicate(ctx, arn, op.Replicas.Add) })
-		if first && isThrottled(err) && ctx.Err() == nil {
+		err := w.do(func() error { return r.port.Replicate(ctx, arn, op.Replicas.Add) })
+		if w.throttledFirst(err) {
 			return outThrottled
 		}
 		if out, ok := r.proveReplicas(ctx, op, err, plan.ReplicaChange{Add: op.Replicas.Add}); !ok {
 			return out
 		}
 	}
-	first = false
+	w.first = false
 	if len(op.Replicas.Remove) > 0 {
-		err := call(func() error { return r.port.RemoveReplicas(ctx, arn, op.Replicas.Remove) })
+		err := w.do(func() error { return r.port.RemoveReplicas(ctx, arn, op.Replicas.Remove) })
 		if out, ok := r.proveReplicas(ctx, op, err, plan.ReplicaChange{Remove: op.Replicas.Remove}); !ok {
 			return out
 		}
 	}
 	r.accept(op, arn, version)
 	return outDone
+}
+
+// pacedWrites runs the write calls of one operation under the write pace
+// (internal/pace): the first call takes the turn execute handed over (nil:
+// none), every other call waits for a new turn of pace.Writes, and a
+// throttled call is resent, except while first: the first call of an
+// operation that came with execute's turn returns its throttle, so execute
+// takes a new precondition (throttledFirst; the caller clears first once
+// that call is past).
+type pacedWrites struct {
+	r     *runner
+	ctx   context.Context
+	turn  *pace.Turn
+	first bool
+}
+
+func (r *runner) pacedWrites(ctx context.Context, turn *pace.Turn) *pacedWrites {
+	return &pacedWrites{r: r, ctx: ctx, turn: turn, first: turn != nil}
+}
+
+// do makes call under a turn, resending it while it is throttled (never
+// while first); it returns the last attempt's error or ctx's.
+func (w *pacedWrites) do(call func() error) error {
+	for {
+		var t pace.Turn
+		if w.turn != nil {
+			t, w.turn = *w.turn, nil
+		} else {
+			var err error
+			if t, err = w.r.pacer.Wait(w.ctx, pace.Writes); err != nil {
+				return err
+			}
+		}
+		err := call()
+		w.r.settle(t, err)
+		if !isThrottled(err) || w.ctx.Err() != nil || w.first {
+			return err
+		}
+	}
+}
+
+// throttledFirst reports whether err is the throttle of the first call,
+// which goes back to execute as outThrottled.
+func (w *pacedWrites) throttledFirst(err error) bool {
+	return w.first && isThrottled(err) && w.ctx.Err() == nil
 }
 
 // proveReplicas judges the outcome err of one replica call that makes
