@@ -19,6 +19,12 @@ type Results struct {
 	Latency  float64     `json:"latency_s"`
 	Rows     []ResultRow `json:"rows"`
 	Verdicts []Verdict   `json:"verdicts"`
+	// Baseline names the -baseline build ("" = none asked for), with why
+	// it was not built when it was not; BeforeAfter are its runs and the
+	// current build's beside them, in the order run. They are kept out of
+	// Rows, which the figures draw.
+	Baseline    string      `json:"baseline,omitempty"`
+	BeforeAfter []ResultRow `json:"before_after,omitempty"`
 }
 
 // ResultRow is one measured run (skipped rows are left out).
@@ -42,6 +48,9 @@ type ResultRow struct {
 	Exit        int      `json:"exit"`
 	Status      string   `json:"status"`
 	Problems    []string `json:"problems,omitempty"`
+	// Binary is "baseline" or "current" in Results.BeforeAfter; "" in
+	// Rows (the current build).
+	Binary string `json:"binary,omitempty"`
 }
 
 // NewResultRow records r; ok is false for a row that was not measured.

@@ -181,6 +181,10 @@ type Targets struct {
 	// Regions in one run (issue 21, row group regions), RegionsOne the
 	// same in one Region, measured beside it; nil when not run.
 	RegionsCreate, RegionsOne *Row
+	// BeforeAfter is the no-op sync of a baseline build beside the
+	// current one in the same run (-baseline); nil when none was asked
+	// for.
+	BeforeAfter *BeforeAfter
 }
 
 // Issue 24's limits.
@@ -242,7 +246,7 @@ func Judge(t Targets) []Verdict {
 	out = append(out, v)
 
 	if r := t.RegionsCreate; r != nil {
-		v = Verdict{Target: "(issue 21) creating N in each of several Regions in one run within 1.3× of one Region's lower bound, no failed operation"}
+		v = Verdict{Target: "(issues 21, 24) creating N in each of several Regions in one run within 1.3× of one Region's lower bound, no failed operation"}
 		if measured(r) {
 			limit := time.Duration(1.3 * float64(r.Bound))
 			ok := r.Wall <= limit && r.ExitCode == 0 && len(r.Problems) == 0
@@ -282,6 +286,7 @@ func Judge(t Targets) []Verdict {
 	}
 
 	out = append(out, judgeScale(t)...)
+	out = append(out, judgeBeforeAfter(t.BeforeAfter)...)
 
 	v = Verdict{Target: "peak RSS < 300 MiB at the large N × 1 KiB"}
 	var peak int64

@@ -31,6 +31,12 @@ var benchRegions = []string{"us-east-1", "eu-west-1", "ap-southeast-2", "us-west
 // (regions > 1: a --config file with one scope per Region over c's source
 // root and prefix, SPEC §10; each Region is its own quota bucket).
 func (e *env) measureIn(ctx context.Context, kind harness.Kind, c harness.Corpus, conc int, q emulator.Quotas, regions int) (*harness.Row, error) {
+	return e.measureBin(ctx, e.bins.CLI, "", kind, c, conc, q, regions)
+}
+
+// measureBin is measureIn with the CLI binary bin, named who in the log
+// ("" for the current build).
+func (e *env) measureBin(ctx context.Context, bin, who string, kind harness.Kind, c harness.Corpus, conc int, q emulator.Quotas, regions int) (*harness.Row, error) {
 	sc := harness.Scenario{Kind: kind, N: len(c.Docs), Concurrency: conc, Quotas: q, Regions: regions}
 	label := strconv.Itoa(conc)
 	if conc == 0 {
@@ -109,8 +115,12 @@ func (e *env) measureIn(ctx context.Context, kind harness.Kind, c harness.Corpus
 	if err != nil {
 		return nil, err
 	}
-	logf("%s N=%d --concurrency %s: running (lower bound %s)", sc.Label(), sc.N, label, harness.FormatDuration(row.Bound))
-	m, err := harness.Run(ctx, harness.Invocation{Bin: e.bins.CLI, Args: args, Env: env, Dir: e.home})
+	by := ""
+	if who != "" {
+		by = " [" + who + "]"
+	}
+	logf("%s N=%d --concurrency %s%s: running (lower bound %s)", sc.Label(), sc.N, label, by, harness.FormatDuration(row.Bound))
+	m, err := harness.Run(ctx, harness.Invocation{Bin: bin, Args: args, Env: env, Dir: e.home})
 	if err != nil {
 		return nil, err
 	}

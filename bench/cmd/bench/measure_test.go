@@ -1,10 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/sops-aws-sync/sops-aws-sync/bench/harness"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
@@ -125,4 +128,55 @@ func TestParseFlags_ScaleRowsOnlyOnRequest(t *testing.T) {
 
 	_, err = parseFlags([]string{"-root", "../../..", "-section", "../x"})
 	assert.Error(t, err)
+}
+
+func TestParseFlags_Baseline(t *testing.T) {
+	o, err := parseFlags([]string{"-root", "../../.."})
+	assert.NoError(t, err)
+	assert.Empty(t, o.baseline, "no before/after rows unless asked for")
+	assert.Equal(t, 2, o.baselinePairs)
+
+	o, err = parseFlags([]string{"-root", "../../..", "-quick", "-only", "noop", "-n", "200", "-baseline", "4886998", "-baseline-pairs", "1"})
+	assert.NoError(t, err)
+	assert.Equal(t, "4886998", o.baseline)
+	assert.Equal(t, 1, o.baselinePairs)
+
+	for _, bad := range [][]string{{"-baseline", "--upload-pack=x"}, {"-baseline", "a b"}, {"-baseline-pairs", "0"}, {"-baseline-pairs", "6"}} {
+		_, err = parseFlags(append([]string{"-root", "../../.."}, bad...))
+		assert.Error(t, err, "%v", bad)
+	}
+}
+
+// The before/after runs go to their own list of the JSON results, each
+// named by its binary, in the order run; the rows the figures draw hold
+// only the current build's usual runs.
+func TestResults_BeforeAfterKeptOutOfTheDrawnRows(t *testing.T) {
+	mk := func(cpu float64) *harness.Row {
+		return &harness.Row{Scenario: harness.Scenario{Kind: harness.NoopSync, N: 10000, Concurrency: 28}, ConcurrencyLabel: defaultLabel(),
+			Wall: 10 * time.Second, Bound: 7580 * time.Millisecond, CPU: time.Duration(cpu * float64(time.Second)), Status: "converged"}
+	}
+	e := &env{o: options{section: "bench-scale", root: "../../.."}}
+	e.ba = harness.BeforeAfter{Baseline: harness.Baseline{Rev: "4886998", Commit: "4886998abcde", CLI: "/x"}, N: 10000,
+		Before: []*harness.Row{mk(11), mk(12)}, After: []*harness.Row{mk(8), mk(9)}}
+	usual := mk(8.5)
+	res := e.results([]*harness.Row{usual}, nil, time.Now())
+	require.Len(t, res.Rows, 1)
+	assert.Empty(t, res.Rows[0].Binary)
+	assert.Equal(t, "baseline 4886998", res.Baseline)
+	var order []string
+	for _, r := range res.BeforeAfter {
+		order = append(order, fmt.Sprintf("%s %.1f", r.Binary, r.CPUPer1000))
+	}
+	assert.Equal(t, []string{"baseline 1.1", "current 0.8", "baseline 1.2", "current 0.9"}, order)
+
+	p := filepath.Join(t.TempDir(), "bench-scale.json")
+	require.NoError(t, harness.WriteResults(p, res))
+	back, err := harness.ReadResults(p)
+	require.NoError(t, err)
+	assert.Equal(t, res.BeforeAfter, back.BeforeAfter)
+
+	e.ba = harness.BeforeAfter{Baseline: harness.Baseline{Rev: "abc", Err: "go build: boom"}}
+	res = e.results(nil, nil, time.Now())
+	assert.Equal(t, "baseline abc: not built: go build: boom", res.Baseline)
+	assert.Empty(t, res.BeforeAfter)
 }

@@ -50,6 +50,12 @@ type options struct {
 	section string
 	// jsonOut is the JSON results file ("" = none; default: beside -out).
 	jsonOut string
+	// baseline is a git revision whose CLI is built and run beside the
+	// current one, alternately, at the largest -n (no-op sync, default
+	// concurrency): before and after in the same run ("" = none).
+	baseline string
+	// baselinePairs is how many (baseline, current) pairs run.
+	baselinePairs int
 }
 
 // rowGroups are the groups of rows -skip and -only select: the no-op plan
@@ -130,6 +136,8 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.regions, "regions", 3, "Regions of the regions row: one run creates the -create-n secrets in each, one scope per Region (2..8)")
 	fs.StringVar(&o.section, "section", "bench", "name of the generated block in -out (markers <!-- NAME:begin … -->, <!-- NAME:end -->) and of its JSON results file")
 	fs.StringVar(&o.jsonOut, "json", "", "JSON results file (default: benchmarks/NAME.json beside -out when -out is set; \"\" with -out unset)")
+	fs.StringVar(&o.baseline, "baseline", "", "git revision (of -root's repository) whose CLI is built (git archive + the same build flags) and run alternately with the current CLI: the no-op sync at the largest -n, default concurrency; reported as before/after rows and a target line (a baseline that does not build is reported as not measured)")
+	fs.IntVar(&o.baselinePairs, "baseline-pairs", 2, "how many (baseline, current) pairs of -baseline runs, alternating (1..5)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -177,6 +185,12 @@ func parseFlags(args []string) (options, error) {
 	}
 	if !(o.quotaScale > 0 && o.quotaScale <= 1) || !(o.describeScale > 0 && o.describeScale <= 1) {
 		return o, fmt.Errorf("-quota-scale and -describe-quota-scale must be in (0, 1]")
+	}
+	if o.baselinePairs < 1 || o.baselinePairs > 5 {
+		return o, fmt.Errorf("-baseline-pairs must be in 1..5")
+	}
+	if strings.HasPrefix(o.baseline, "-") || strings.ContainsAny(o.baseline, " \t\n") {
+		return o, fmt.Errorf("-baseline: %q is not a git revision", o.baseline)
 	}
 	if o.regions < 2 || o.regions > len(benchRegions) {
 		return o, fmt.Errorf("-regions must be in 2..%d", len(benchRegions))

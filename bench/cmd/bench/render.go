@@ -141,6 +141,19 @@ func render(e *env, rows []*harness.Row, verdicts []harness.Verdict, micro []mic
 		w("The figures of this run are in `%s` and drawn by `go run ./bench/cmd/benchplot` (see the figures in this file).\n\n", relTo(o.root, o.jsonOut))
 	}
 
+	if ba := e.ba; ba.Asked() {
+		w("### Before and after, same run\n\n")
+		switch {
+		case ba.Baseline.Err != "":
+			w("Not measured: %s (`-baseline %s`) did not build: %s\n\n", ba.Baseline.Label(), ba.Baseline.Rev, ba.Baseline.Err)
+		case ba.Skipped != "":
+			w("Not measured: %s\n\n", ba.Skipped)
+		default:
+			w("The CLI built at `%s` (`git archive` of that commit, the same build flags) and the current build, run alternately (%d pairs) over the same corpus, emulator and conditions: no-op sync, N = %d, default concurrency. CPU is each run's own user + system time; the target line above takes the means of the clean runs.\n\n%s\n",
+				ba.Baseline.Commit, e.o.baselinePairs, ba.N, harness.BeforeAfterTable(ba))
+		}
+	}
+
 	var all []harness.Row
 	for _, r := range rows {
 		all = append(all, *r)

@@ -34,6 +34,9 @@ type env struct {
 	runs    int
 	// loadStart is the load average when the harness started.
 	loadStart string
+	// ba is the before/after comparison with -baseline (Baseline.Rev ""
+	// when none was asked for).
+	ba harness.BeforeAfter
 }
 
 func logf(format string, args ...any) {
@@ -72,6 +75,15 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	e.bins = bins
+	if o.baseline != "" {
+		logf("building the CLI at the baseline revision %s (git archive, same build flags)", o.baseline)
+		e.ba.Baseline = harness.BuildBaseline(o.root, o.baseline, filepath.Join(work, "baseline"))
+		if e.ba.Baseline.Err != "" {
+			logf("  ! baseline not built, its rows will be reported as not measured: %s", e.ba.Baseline.Err)
+		} else {
+			logf("  built %s", e.ba.Baseline.Label())
+		}
+	}
 
 	corpora, create, err := e.makeRepo(work)
 	if err != nil {
@@ -140,6 +152,14 @@ func run(ctx context.Context, o options) error {
 						}
 					}
 				}
+			}
+		}
+		if n == largest && e.ba.Asked() && e.ba.Baseline.Err == "" {
+			// Before and after in the same run: the baseline build and
+			// the current one alternately, over the scope the rows above
+			// left as seeded.
+			if err := e.beforeAfter(ctx, c); err != nil {
+				return err
 			}
 		}
 		if o.runs("sweep") && slices.Contains(o.sweepNs, n) {
@@ -250,6 +270,13 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 
+	if e.ba.Asked() && e.ba.Baseline.Err == "" && e.ba.N == 0 {
+		e.ba.Skipped = fmt.Sprintf("no corpus at the largest -n %d (row groups noop and sweep not selected there)", largest)
+	}
+	if e.ba.Asked() {
+		tg.BeforeAfter = &e.ba
+	}
+
 	var micro []microResult
 	if o.micro {
 		micro = runMicro(ctx, o.root)
@@ -268,6 +295,26 @@ func run(ctx context.Context, o options) error {
 			return err
 		}
 		logf("wrote %s", o.jsonOut)
+	}
+	return nil
+}
+
+// beforeAfter runs the no-op sync over c at the default concurrency with
+// the baseline build and the current one alternately, -baseline-pairs
+// times, into e.ba. A run that goes wrong is recorded with its problems
+// (and left out of the means), not returned as an error.
+func (e *env) beforeAfter(ctx context.Context, c harness.Corpus) error {
+	e.ba.N = len(c.Docs)
+	for range e.o.baselinePairs {
+		r, err := e.measureBin(ctx, e.ba.Baseline.CLI, e.ba.Baseline.Label(), harness.NoopSync, c, 0, emulator.Quotas{}, 0)
+		if err != nil {
+			return err
+		}
+		e.ba.Before = append(e.ba.Before, r)
+		if r, err = e.measureBin(ctx, e.bins.CLI, "current", harness.NoopSync, c, 0, emulator.Quotas{}, 0); err != nil {
+			return err
+		}
+		e.ba.After = append(e.ba.After, r)
 	}
 	return nil
 }
@@ -419,6 +466,26 @@ func (e *env) results(rows []*harness.Row, verdicts []harness.Verdict, started t
 	for _, r := range rows {
 		if rr, ok := harness.NewResultRow(*r, r.ConcurrencyLabel == defaultLabel()); ok {
 			res.Rows = append(res.Rows, rr)
+		}
+	}
+	if e.ba.Asked() {
+		res.Baseline = e.ba.Baseline.Label()
+		if e.ba.Baseline.Err != "" {
+			res.Baseline += ": not built: " + e.ba.Baseline.Err
+		}
+		add := func(r *harness.Row, binary string) {
+			if rr, ok := harness.NewResultRow(*r, r.ConcurrencyLabel == defaultLabel()); ok {
+				rr.Binary = binary
+				res.BeforeAfter = append(res.BeforeAfter, rr)
+			}
+		}
+		for i := range max(len(e.ba.Before), len(e.ba.After)) {
+			if i < len(e.ba.Before) {
+				add(e.ba.Before[i], "baseline")
+			}
+			if i < len(e.ba.After) {
+				add(e.ba.After[i], "current")
+			}
 		}
 	}
 	return res
