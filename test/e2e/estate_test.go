@@ -372,6 +372,41 @@ func TestScopes_OverlappingPrefixesInOneBucketRefusedBeforeAnyRead(t *testing.T)
 	assert.Contains(t, r.Stdout+r.Stderr, "config:scope-overlap")
 }
 
+// TestRegression_ScopeFilterHidOverlappingScopes: with --scope, the
+// overlap rule was applied only to the scopes selected, so --scope staging
+// synced although prod-us overlapped prod-eu in one bucket. The rule holds
+// over every configured scope: exit 3 whichever scope runs, before any AWS
+// call, naming the scopes involved.
+func TestRegression_ScopeFilterHidOverlappingScopes(t *testing.T) {
+	es := newEstate(t)
+	cfg := es.config(func(i int, s *estateScope) {
+		if s.Name == "prod-us" { // into prod-eu's bucket, under its prefix
+			s.Region, s.Prefix = "eu-west-1", es.scopes[0].Prefix+"/us"
+		}
+	})
+	for _, selected := range []string{"staging", "prod-eu"} {
+		planFile := filepath.Join(t.TempDir(), "plan.json")
+		r := es.run(t, cfg, "sync", "--scope", selected, "--plan-file", planFile)
+		require.Equal(t, 3, r.Code, "--scope %s\nstdout:\n%s\nstderr:\n%s", selected, r.Stdout, r.Stderr)
+		assert.Empty(t, es.e.stats().Calls, "no AWS call at all")
+		assert.Equal(t, vocab.StatusInvalid, r.Report.Status)
+		assert.Contains(t, r.Stdout+r.Stderr, "config:scope-overlap")
+		v, err := planview.ReadFile(planFile)
+		require.NoError(t, err)
+		ds := v.Diagnostics // the selected scope's own are in its section
+		for _, sc := range v.Scopes {
+			ds = append(ds, sc.Diagnostics...)
+		}
+		var subjects []string
+		for _, d := range ds {
+			if d.Class == "config:scope-overlap" {
+				subjects = append(subjects, d.Subject)
+			}
+		}
+		assert.ElementsMatch(t, []string{"config file key scopes.prod-eu.secret-prefix", "config file key scopes.prod-us.secret-prefix"}, subjects, "--scope %s", selected)
+	}
+}
+
 // TestScopes_InterruptedDuringApplyThenRerunConverges: SIGINT while the
 // scopes apply ends the whole run interrupted (exit 130): every scope that
 // had not finished is interrupted, none claims more; the re-run converges

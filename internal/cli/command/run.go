@@ -205,13 +205,14 @@ type scopePort struct {
 }
 
 // ports builds the port of every scope, in order (Factory.Ports: each
-// scope's credentials and Region, its quota bucket, the overlap rule).
+// scope's credentials and Region, its quota bucket, the overlap rule over
+// every configured scope, --scope or not).
 func (inv *invocation) ports(ctx context.Context, scopes []runScope) ([]scopePort, error) {
 	cs := make([]config.Scope, len(scopes))
 	for i, sc := range scopes {
 		cs[i] = config.Scope{Name: sc.name, Desired: sc.desired, Engine: sc.engine, AWS: sc.aws, Listed: sc.listed}
 	}
-	ps, err := inv.f.Ports(ctx, cs)
+	ps, err := inv.f.Ports(ctx, cs, inv.opts.Config.Configured)
 	if err != nil {
 		return nil, err
 	}

@@ -94,10 +94,11 @@ type Factory struct {
 	// NewPort builds the AWS port (SDK client + adapter). Errors: a
 	// diag.Diagnostic of class aws:config or aws:no-region.
 	NewPort func(ctx context.Context, o config.AWS) (engine.Port, error)
-	// NewPorts builds the port of every scope of a run (NewPorts; errors
-	// there). nil = NewPort per scope (Factory.Ports), as test factories
-	// that only fake NewPort have it.
-	NewPorts func(ctx context.Context, scopes []config.Scope) ([]ScopePort, error)
+	// NewPorts builds the port of every scope of a run, the overlap rule
+	// checked over configured, every scope of the configuration (NewPorts;
+	// errors there). nil = NewPort per scope (Factory.Ports), as test
+	// factories that only fake NewPort have it.
+	NewPorts func(ctx context.Context, scopes, configured []config.Scope) ([]ScopePort, error)
 	// RunEngine is engine.Run.
 	RunEngine func(ctx context.Context, cfg engine.Config, want model.State, sm engine.Port, log *slog.Logger) engine.Result
 	// RunScopes is engine.RunScopes (SPEC §10: every scope planned before
@@ -143,12 +144,14 @@ func New(b BuildInfo) *Factory {
 	}
 }
 
-// Ports builds the port of every scope: f.NewPorts when set, else f.NewPort
-// for each scope's AWS options, each scope then its own bucket (its name)
-// and Region as configured. Errors are those of the function called.
-func (f *Factory) Ports(ctx context.Context, scopes []config.Scope) ([]ScopePort, error) {
+// Ports builds the port of every scope of scopes: f.NewPorts when set (the
+// overlap rule over configured, every scope of the configuration), else
+// f.NewPort for each scope's AWS options, each scope then its own bucket
+// (its name) and Region as configured. Errors are those of the function
+// called.
+func (f *Factory) Ports(ctx context.Context, scopes, configured []config.Scope) ([]ScopePort, error) {
 	if f.NewPorts != nil {
-		return f.NewPorts(ctx, scopes)
+		return f.NewPorts(ctx, scopes, configured)
 	}
 	out := make([]ScopePort, 0, len(scopes))
 	for _, sc := range scopes {

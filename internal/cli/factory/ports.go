@@ -64,16 +64,24 @@ func SessionName(scope string) string { return "sops-aws-sync-" + scope }
 //     unless it has a role). The ports of one bucket share one
 //     *pace.Controller;
 //   - two scopes of one bucket whose secret prefixes overlap
-//     (model.PrefixesOverlap) are refused before any role is assumed.
+//     (model.PrefixesOverlap) are refused before any role is assumed. The
+//     rule holds over configured, every scope of the configuration
+//     (config.Options.Configured; nil = scopes), not only the ones --scope
+//     selected: an overlapping configuration is invalid whichever subset
+//     runs. A configured scope that is not run and has no Region (its own
+//     or the chain's) is left out: no run of it can write anywhere. The
+//     base account is looked up for that check only when it decides it (a
+//     scope with a role and one without whose prefixes overlap).
 //
 // Errors are diag.Diagnostics, every problem found: aws:config (the shared
 // config or profile cannot be loaded), aws:no-region, config:scope-overlap
-// (one per scope involved, exit 3), credentials:caller-identity,
+// (one per configured scope involved, in configuration order, exit 3),
+// credentials:caller-identity,
 // credentials:assume-role (one per refused scope, subject the scope's
 // role-arn setting, exit 5). No diagnostic carries an ARN, an account id
 // or the provider's text. When ctx ends during an STS call the error is
 // ctx's cause (the caller reports an interruption).
-func NewPorts(ctx context.Context, scopes []config.Scope) ([]ScopePort, error) {
+func NewPorts(ctx context.Context, scopes, configured []config.Scope) ([]ScopePort, error) {
 	if len(scopes) == 0 {
 		return nil, nil
 	}
@@ -108,9 +116,10 @@ func NewPorts(ctx context.Context, scopes []config.Scope) ([]ScopePort, error) {
 	if len(probs) > 0 {
 		return nil, probs
 	}
-	if needCaller {
-		acct, err := callerAccount(ctx, cfgs, scopes)
-		if err != nil {
+	all := configuredWith(configured, scopes)
+	var acct string // the base account; "" while not looked up
+	if needCaller || mixedOverlap(all) {
+		if acct, err = callerAccount(ctx, cfgs, scopes); err != nil {
 			return nil, err
 		}
 		for i, sc := range scopes {
@@ -124,7 +133,7 @@ func NewPorts(ctx context.Context, scopes []config.Scope) ([]ScopePort, error) {
 	for i, sc := range scopes {
 		out[i] = ScopePort{Name: sc.Name, Region: cfgs[i].Region, Bucket: accounts[i] + "/" + cfgs[i].Region}
 	}
-	if probs = Overlaps(scopes, out); len(probs) > 0 {
+	if probs = Overlaps(bucketsOf(all, base.Region, acct)); len(probs) > 0 {
 		return nil, probs
 	}
 
@@ -180,6 +189,64 @@ func Overlaps(scopes []config.Scope, ports []ScopePort) diag.Diagnostics {
 		}
 	}
 	return ds
+}
+
+// configuredWith is every scope the overlap rule covers: configured (the
+// configuration's scopes, in its order) with each run scope in place of the
+// configured one of its name, and a run scope configured lacks appended
+// (options built by hand); scopes when configured is empty.
+func configuredWith(configured, scopes []config.Scope) []config.Scope {
+	if len(configured) == 0 {
+		return scopes
+	}
+	all := slices.Clone(configured)
+	for _, sc := range scopes {
+		if j := slices.IndexFunc(all, func(c config.Scope) bool { return c.Name == sc.Name }); j >= 0 {
+			all[j] = sc
+		} else {
+			all = append(all, sc)
+		}
+	}
+	return all
+}
+
+// mixedOverlap reports whether two of scopes, one with a role and one
+// without, have overlapping prefixes: only then does the overlap rule need
+// the base account (two scopes without a role share it, two roles name
+// theirs).
+func mixedOverlap(scopes []config.Scope) bool {
+	for _, a := range scopes {
+		for _, b := range scopes {
+			if a.AWS.RoleARN != "" && b.AWS.RoleARN == "" && model.PrefixesOverlap(a.Desired.SecretPrefix, b.Desired.SecretPrefix) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// bucketsOf returns the scopes that have a Region (their own, else the
+// chain's region) and their ports' Regions and buckets for Overlaps: the
+// account of a role is its ARN's, the others' acct (the base account, ""
+// when it was not looked up: it is then the same for all of them).
+func bucketsOf(scopes []config.Scope, region, acct string) ([]config.Scope, []ScopePort) {
+	var with []config.Scope
+	var ports []ScopePort
+	for _, sc := range scopes {
+		r, a := sc.AWS.Region, acct
+		if r == "" {
+			r = region
+		}
+		if r == "" {
+			continue
+		}
+		if sc.AWS.RoleARN != "" {
+			a = model.RoleARNAccount(sc.AWS.RoleARN)
+		}
+		with = append(with, sc)
+		ports = append(ports, ScopePort{Name: sc.Name, Region: r, Bucket: a + "/" + r})
+	}
+	return with, ports
 }
 
 // shareARegion reports whether scopes a and b (with their ports) write in

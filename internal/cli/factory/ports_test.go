@@ -69,7 +69,7 @@ func TestNewPorts_ScopesCallWithTheirRolesAndShareBuckets(t *testing.T) {
 		scope("staging", "staging/payments", "eu-central-1", roleStaging),
 		scope("dev", "prod/a", "eu-west-1", ""), // prod-a's prefix, but another account
 	}
-	ports, err := NewPorts(context.Background(), scopes)
+	ports, err := NewPorts(context.Background(), scopes, nil)
 	require.NoError(t, err)
 	require.Len(t, ports, 4)
 	for i, p := range ports {
@@ -115,14 +115,14 @@ func TestNewPorts_ScopesCallWithTheirRolesAndShareBuckets(t *testing.T) {
 func TestNewPorts_SingleScopeCallsSTSOnlyForItsRole(t *testing.T) {
 	srv := stsEmulator(t)
 	def := config.Scope{Name: config.DefaultScopeName, AWS: config.AWS{Region: "eu-west-1"}}
-	ports, err := NewPorts(context.Background(), []config.Scope{def})
+	ports, err := NewPorts(context.Background(), []config.Scope{def}, nil)
 	require.NoError(t, err)
 	require.Len(t, ports, 1)
 	st := srv.Stats(t)
 	assert.Zero(t, st.Calls["GetCallerIdentity"]+st.Calls["AssumeRole"], "no STS call")
 
 	def.AWS.RoleARN = roleStaging
-	ports, err = NewPorts(context.Background(), []config.Scope{def})
+	ports, err = NewPorts(context.Background(), []config.Scope{def}, nil)
 	require.NoError(t, err)
 	st = srv.Stats(t)
 	assert.Zero(t, st.Calls["GetCallerIdentity"])
@@ -155,7 +155,7 @@ func TestNewPorts_DeniedRoleIsCredentialsAssumeRole(t *testing.T) {
 		scope("prod", "prod/payments", "eu-west-1", roleProd),
 		scope("locked", "locked/payments", "eu-west-1", roleDenied),
 		scope("unknown", "other/payments", "eu-west-1", "arn:aws:iam::444444444444:role/not-listed"),
-	})
+	}, nil)
 	ds := setUpError(t, err)
 	require.Len(t, ds, 2)
 	for i, name := range []string{"locked", "unknown"} {
@@ -165,7 +165,7 @@ func TestNewPorts_DeniedRoleIsCredentialsAssumeRole(t *testing.T) {
 	assert.Equal(t, vocab.ExitApply, ds.ExitCode())
 	assert.Zero(t, srv.Stats(t).Calls["ListSecrets"], "nothing read")
 
-	_, err = NewPorts(context.Background(), []config.Scope{{Name: config.DefaultScopeName, AWS: config.AWS{Region: "eu-west-1", RoleARN: roleDenied}}})
+	_, err = NewPorts(context.Background(), []config.Scope{{Name: config.DefaultScopeName, AWS: config.AWS{Region: "eu-west-1", RoleARN: roleDenied}}}, nil)
 	ds = setUpError(t, err)
 	require.Len(t, ds, 1)
 	assert.Equal(t, "setting --role-arn", ds[0].Subject.Name(), "a single-scope run names the setting")
@@ -181,7 +181,7 @@ func TestNewPorts_OverlappingPrefixesInOneBucketAreRefused(t *testing.T) {
 		scope("app", "prod/app", "eu-west-1", roleProd),
 		scope("apps", "prod/apps", "eu-west-1", roleProd),
 		scope("app-eu", "prod/app/eu", "eu-west-1", roleProd),
-	})
+	}, nil)
 	ds := setUpError(t, err)
 	require.Len(t, ds, 2)
 	assert.Equal(t, diag.ConfigScopeOverlap, ds[0].Class)
@@ -195,7 +195,7 @@ func TestNewPorts_OverlappingPrefixesInOneBucketAreRefused(t *testing.T) {
 		scope("us", "prod/app", "us-east-1", roleProd),
 		scope("staging", "prod/app", "eu-west-1", roleStaging),
 		scope("base", "prod/app", "eu-west-1", ""),
-	})
+	}, nil)
 	require.NoError(t, err)
 	assert.Len(t, ports, 4)
 	assert.Empty(t, Overlaps([]config.Scope{scope("a", "prod/app", "", ""), scope("b", "/prod/app", "", "")}, []ScopePort{{Bucket: "x"}, {Bucket: "x"}}))
@@ -212,7 +212,7 @@ func TestNewPorts_CallerIdentityFailureStopsTheRun(t *testing.T) {
 	t.Setenv("AWS_ENDPOINT_URL_STS", closed)
 	a, b := scope("a", "a", "eu-west-1", ""), scope("b", "b", "eu-west-1", "")
 	a.AWS.MaxAttempts = 1
-	_, err = NewPorts(context.Background(), []config.Scope{a, b})
+	_, err = NewPorts(context.Background(), []config.Scope{a, b}, nil)
 	ds := setUpError(t, err)
 	require.Len(t, ds, 1)
 	assert.Equal(t, diag.CredentialsCallerIdentity, ds[0].Class)
@@ -223,7 +223,7 @@ func TestNewPorts_CallerIdentityFailureStopsTheRun(t *testing.T) {
 func TestNewPorts_NoRegionNamesTheScope(t *testing.T) {
 	stsEmulator(t)
 	t.Setenv("AWS_REGION", "")
-	_, err := NewPorts(context.Background(), []config.Scope{scope("a", "a", "eu-west-1", ""), scope("b", "b", "", "")})
+	_, err := NewPorts(context.Background(), []config.Scope{scope("a", "a", "eu-west-1", ""), scope("b", "b", "", "")}, nil)
 	ds := setUpError(t, err)
 	require.Len(t, ds, 1)
 	assert.Equal(t, diag.AWSNoRegion, ds[0].Class)
@@ -238,7 +238,7 @@ func TestFactoryPortsFallsBackToNewPort(t *testing.T) {
 		regions = append(regions, o.Region)
 		return nil, nil
 	}}
-	ports, err := f.Ports(context.Background(), []config.Scope{scope("a", "a", "eu-west-1", ""), scope("b", "b", "us-east-1", "")})
+	ports, err := f.Ports(context.Background(), []config.Scope{scope("a", "a", "eu-west-1", ""), scope("b", "b", "us-east-1", "")}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"eu-west-1", "us-east-1"}, regions)
 	assert.Equal(t, []string{"a", "b"}, []string{ports[0].Name, ports[1].Name})
@@ -273,7 +273,7 @@ func TestRegression_ReplicaRegionOfAnotherScopesBucket(t *testing.T) {
 			withReplicas(scope("west", "prod/app", "eu-west-1", roleProd), "us-east-1"),
 			withReplicas(scope("central", "prod/app/eu", "eu-central-1", roleProd), "us-east-1")}},
 	} {
-		_, err := NewPorts(context.Background(), tc.scopes)
+		_, err := NewPorts(context.Background(), tc.scopes, nil)
 		ds := setUpError(t, err)
 		require.Len(t, ds, 2, tc.name)
 		for i, d := range ds {
@@ -288,7 +288,57 @@ func TestRegression_ReplicaRegionOfAnotherScopesBucket(t *testing.T) {
 		scope("other-account", "prod/app", "eu-central-1", roleStaging),
 		scope("no-replica-here", "prod/app", "us-east-1", roleProd),
 		scope("other-prefix", "prod/api", "eu-central-1", roleProd),
-	})
+	}, nil)
 	require.NoError(t, err)
 	assert.Len(t, ports, 4)
+}
+
+// TestRegression_ScopeSelectionNarrowedTheOverlapRule: with --scope, the
+// overlap rule was applied only to the selected scopes, so a configuration
+// whose scopes overlap ran whenever the subset run held one of the pair or
+// none of it. It holds over every configured scope: such a configuration is
+// refused (exit 3, every configured scope involved named) before any role
+// is assumed, whichever scopes run. A scope without a role beside one with
+// a role costs one GetCallerIdentity only when their prefixes overlap.
+func TestRegression_ScopeSelectionNarrowedTheOverlapRule(t *testing.T) {
+	srv := stsEmulator(t)
+	configured := []config.Scope{
+		scope("app", "prod/app", "eu-west-1", roleProd),
+		scope("other", "other/app", "eu-west-1", roleProd),
+		scope("app-eu", "prod/app/eu", "eu-west-1", roleProd),
+	}
+	for _, run := range [][]config.Scope{configured[1:2], configured[:1], configured} {
+		_, err := NewPorts(context.Background(), run, configured)
+		ds := setUpError(t, err)
+		require.Len(t, ds, 2, run[0].Name)
+		assert.Equal(t, diag.ConfigScopeOverlap, ds[0].Class)
+		assert.Equal(t, "config file key scopes.app.secret-prefix", ds[0].Subject.Name())
+		assert.Equal(t, "config file key scopes.app-eu.secret-prefix", ds[1].Subject.Name())
+		assert.Equal(t, vocab.ExitInvalid, ds.ExitCode())
+	}
+	assert.Empty(t, srv.Stats(t).Calls, "no AWS call: every account is a role's")
+
+	// A role of the base account beside a scope without a role: one
+	// GetCallerIdentity tells that they share the account.
+	base := scope("base", "legacy/app", "eu-west-1", "")
+	same := scope("same", "legacy", "eu-west-1", "arn:aws:iam::"+emulator.DefaultAccountID+":role/not-assumed")
+	_, err := NewPorts(context.Background(), []config.Scope{base}, []config.Scope{base, same})
+	ds := setUpError(t, err)
+	require.Len(t, ds, 2)
+	assert.Equal(t, "config file key scopes.same.secret-prefix", ds[1].Subject.Name())
+	assert.EqualValues(t, 1, srv.Stats(t).Calls["GetCallerIdentity"])
+	assert.Zero(t, srv.Stats(t).Calls["AssumeRole"])
+
+	// Not overlapping: another account, another Region, another prefix.
+	configured = []config.Scope{
+		scope("app", "prod/app", "eu-west-1", roleProd),
+		scope("staging", "prod/app", "eu-west-1", roleStaging),
+		scope("us", "prod/app", "us-east-1", roleProd),
+		scope("base", "base/app", "eu-west-1", ""),
+	}
+	ports, err := NewPorts(context.Background(), configured[:1], configured)
+	require.NoError(t, err)
+	require.Len(t, ports, 1)
+	assert.Equal(t, "app", ports[0].Name)
+	assert.EqualValues(t, 1, srv.Stats(t).Calls["GetCallerIdentity"], "no prefix of a scope with a role overlaps one without")
 }

@@ -281,7 +281,7 @@ func TestOneListedScopeRunsWithItsSettings(t *testing.T) {
 func TestRegression_SDKRegionThatIsNoRegionCode(t *testing.T) {
 	for region, want := range map[string]string{"local": "", "eu-west-1": "eu-west-1"} {
 		fk := newFake()
-		fk.f.NewPorts = func(_ context.Context, scopes []config.Scope) ([]factory.ScopePort, error) {
+		fk.f.NewPorts = func(_ context.Context, scopes, _ []config.Scope) ([]factory.ScopePort, error) {
 			return []factory.ScopePort{{Name: scopes[0].Name, Region: region, Bucket: "b"}}, nil
 		}
 		planPath := filepath.Join(t.TempDir(), "plan.json")
