@@ -73,7 +73,13 @@ func unknownSchema() *Error {
 // empty git_revision; scopes with distinct names of the scope name rule,
 // a Region code or "", a known status and verification, and counts equal
 // to the counts of their operations; no scope only when a run-level
-// diagnostic is an error. Operations: known actions and reasons; with
+// diagnostic is an error. In a scope, no two operations share an action
+// and a resource (the engine files each secret once per action: a restore
+// and its follow-up update are two actions), and a scope converged with
+// verification not-run (a plan, or a sync with nothing to do) lists no
+// operation and no conflict: only a sync that applied its operations and
+// verified them (verification converged) is converged with operations.
+// Operations: known actions and reasons; with
 // names hidden, every resource an ordinal label and no key_paths; metadata
 // kinds only on an update; for create and update exactly one of keys and
 // keys_unavailable (a create only whole-value), with key_paths exactly
@@ -132,13 +138,27 @@ func (s ScopeView) validate(namesShown, v1 bool) error {
 	if s.Operations == nil || s.Diagnostics == nil {
 		return errors.New("operations and diagnostics must be arrays")
 	}
+	type entry struct {
+		action   vocab.Action
+		resource string
+	}
+	seen := make(map[entry]bool, len(s.Operations))
 	for i, o := range s.Operations {
 		if err := o.validate(namesShown); err != nil {
 			return fmt.Errorf("operation %d: %w", i, err)
 		}
+		if seen[entry{o.Action, o.Resource}] {
+			return fmt.Errorf("operation %d: the action and resource of an earlier operation", i)
+		}
+		seen[entry{o.Action, o.Resource}] = true
 	}
 	if s.Counts != Count(s.Operations) {
 		return errors.New("counts do not match the operations")
+	}
+	if s.Status == vocab.StatusConverged && s.Verification == vocab.VerificationNotRun && slices.ContainsFunc(s.Operations, func(o Op) bool {
+		return o.Action.IsOperation() || o.Action == vocab.ActionConflict
+	}) {
+		return errors.New("status converged without verification, but it lists an operation or a conflict")
 	}
 	return validateDiagnostics(s.Diagnostics, namesShown)
 }

@@ -438,3 +438,75 @@ func TestRegression_SettingSubjectHidesAName(t *testing.T) {
 		assert.NoError(t, err, s)
 	}
 }
+
+// TestRegression_PlanFileContradictsItself: the reader accepted a scope
+// listing one operation twice (same action and resource; its counts
+// raised to match) and a scope whose status was converged with
+// verification not-run (nothing to do) while it listed operations or a
+// conflict; show rendered both. Each is planfile:malformed. A restore and
+// the follow-up update of one resource, and a sync's converged scope that
+// applied and verified its operations, stay valid.
+func TestRegression_PlanFileContradictsItself(t *testing.T) {
+	mutate := func(f func(sc map[string]any)) []byte {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal(fileOf(t, false), &m))
+		f(m["scopes"].([]any)[0].(map[string]any))
+		b, err := json.Marshal(m)
+		require.NoError(t, err)
+		return b
+	}
+	ops := func(sc map[string]any) []any { return sc["operations"].([]any) }
+	count := func(sc map[string]any, key string, by float64) {
+		sc["counts"].(map[string]any)[key] = sc["counts"].(map[string]any)[key].(float64) + by
+	}
+	twice := func(i int, key string) func(sc map[string]any) {
+		return func(sc map[string]any) {
+			o := ops(sc)
+			sc["operations"] = slices.Insert(o, i+1, o[i])
+			count(sc, key, 1)
+		}
+	}
+	converged := func(sc map[string]any) { sc["status"], sc["verification"] = "converged", "not-run" }
+	onlyUnchanged := func(sc map[string]any) {
+		sc["operations"] = slices.DeleteFunc(ops(sc), func(o any) bool { return o.(map[string]any)["action"] != "unchanged" })
+		for _, k := range []string{"create", "update", "restore", "schedule_delete"} {
+			sc["counts"].(map[string]any)[k] = 0.0
+		}
+	}
+	for name, data := range map[string][]byte{
+		"create twice":              mutate(twice(1, "create")),
+		"restore twice":             mutate(twice(0, "restore")),
+		"unchanged twice":           mutate(twice(len(ops(sc0(t)))-1, "unchanged")),
+		"converged with operations": mutate(converged),
+		"converged with a conflict": mutate(func(sc map[string]any) {
+			onlyUnchanged(sc)
+			converged(sc)
+			sc["operations"] = append([]any{map[string]any{"resource": "resource-0099", "action": "conflict", "reason": "ownership"}}, ops(sc)...)
+			count(sc, "conflicts", 1)
+		}),
+	} {
+		_, err := Parse(data)
+		assert.Equal(t, ClassMalformed, classOf(err), "%s: %v", name, err)
+	}
+	for name, data := range map[string][]byte{
+		"restore and its follow-up update": mutate(func(sc map[string]any) {
+			for _, o := range ops(sc) {
+				if o.(map[string]any)["reason"] == "restore-then-update" {
+					o.(map[string]any)["resource"] = ops(sc)[0].(map[string]any)["resource"]
+				}
+			}
+		}),
+		"sync converged and verified": mutate(func(sc map[string]any) { sc["status"], sc["verification"] = "converged", "converged" }),
+		"converged, nothing to do":    mutate(func(sc map[string]any) { onlyUnchanged(sc); converged(sc) }),
+	} {
+		_, err := Parse(data)
+		assert.NoError(t, err, name)
+	}
+}
+
+// sc0 is the first scope of the full fixture's file as JSON.
+func sc0(t *testing.T) map[string]any {
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(fileOf(t, false), &m))
+	return m["scopes"].([]any)[0].(map[string]any)
+}

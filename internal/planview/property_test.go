@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -26,11 +27,16 @@ func genInput(t *rapid.T) Input {
 	}
 	names := rapid.SliceOfNDistinct(rapid.SampledFrom([]string{DefaultScope, "prod-eu", "staging", "prod-us", "dr-2"}), 1, 4, rapid.ID[string]).Draw(t, "scopes")
 	for _, name := range names {
-		in.Scopes = append(in.Scopes, ScopeInput{Name: name,
+		sc := ScopeInput{Name: name,
 			Region:       rapid.SampledFrom([]string{"", "eu-west-1", "us-east-1", "ap-southeast-2"}).Draw(t, "region"),
 			Status:       rapid.SampledFrom(vocab.Statuses).Draw(t, "status"),
 			Verification: rapid.SampledFrom(vocab.Verifications).Draw(t, "verification"),
-			Operations:   genOperations(t)})
+			Operations:   genOperations(t)}
+		if sc.Status == vocab.StatusConverged && sc.Verification == vocab.VerificationNotRun {
+			// Nothing to do: such a scope lists only unchanged secrets.
+			sc.Operations = slices.DeleteFunc(sc.Operations, func(o Operation) bool { return o.Action != vocab.ActionUnchanged })
+		}
+		in.Scopes = append(in.Scopes, sc)
 	}
 	return in
 }

@@ -208,3 +208,31 @@ func TestNewCmdShowReadsV1Files(t *testing.T) {
 	assert.Contains(t, md, "#### Scope `default`\n")
 	assert.Contains(t, md, "+   resource-0001 create: ~0 +2 -0 (not in AWS)\n")
 }
+
+// TestRegression_ShowRefusesContradictoryPlanFiles: show rendered a plan
+// file that listed one operation twice (same action and resource, counts
+// raised to match) or a scope converged with verification not-run that
+// listed an operation. It refuses both with the reader's class,
+// planfile:malformed, exit 3, nothing rendered.
+func TestRegression_ShowRefusesContradictoryPlanFiles(t *testing.T) {
+	raw, err := os.ReadFile(savedPlan(t, false))
+	require.NoError(t, err)
+	good := string(raw)
+	create := "{\n          \"resource\": \"resource-0001\",\n          \"action\": \"create\","
+	require.Contains(t, good, create)
+	for name, data := range map[string]string{
+		"an operation twice": strings.Replace(strings.Replace(good, `"create": 1,`, `"create": 2,`, 1),
+			`"operations": [`, `"operations": [{"resource": "resource-0001", "action": "create", "reason": "absent", "keys": {"added": 1, "removed": 0, "changed": 0}},`, 1),
+		"converged with operations": strings.Replace(good, `"status": "drift"`, `"status": "converged"`, 1),
+	} {
+		t.Run(name, func(t *testing.T) {
+			require.NotEqual(t, good, data)
+			p := filepath.Join(t.TempDir(), "plan.json")
+			require.NoError(t, os.WriteFile(p, []byte(data), 0o600))
+			out, err := run(t, p)
+			assert.Empty(t, out)
+			assert.Equal(t, diag.PlanfileMalformed, classOf(t, err))
+			assert.Equal(t, 3, exitcode.For(err))
+		})
+	}
+}
