@@ -14,7 +14,7 @@ DATE          ?= $(shell git log -1 --format=%cI 2>/dev/null || echo unknown)
 LDFLAGS       := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(DATE)
 export PATH   := $(GOBIN):$(PATH)
 
-.PHONY: all build tools test test-go test-action test-action-ci fuzz demo bench bench-scale bench-figures chaos release-snapshot clean
+.PHONY: all build tools test fmt-check test-go test-action test-action-ci fuzz demo bench bench-scale bench-figures chaos release-snapshot clean
 
 all: build
 
@@ -38,8 +38,15 @@ tools:
 		$(GO) install github.com/nsmithuk/local-kms@$(LOCAL_KMS_VERSION); \
 	fi
 
-## test: every test, race detector on (the README's test command)
-test: tools test-go
+## test: gofmt check first, then every test, race detector on (the README's test command)
+test: fmt-check tools test-go
+
+## fmt-check: fails, listing them, when gofmt would change any Go file of the repository
+##   (tracked or new, not ignored) outside vendor/ and testdata/ (fixtures may be unformatted
+##   on purpose); fix with gofmt -w FILE
+fmt-check:
+	@files=$$(git ls-files --cached --others --exclude-standard -- '*.go' ':(exclude)vendor/**' ':(exclude,glob)**/testdata/**' | xargs -r "$$($(GO) env GOROOT)/bin/gofmt" -l) || { echo "gofmt failed (a file it cannot parse?)"; exit 1; }; \
+	if [ -n "$$files" ]; then echo "gofmt -l lists these files (run gofmt -w on them):"; echo "$$files"; exit 1; fi
 
 test-go:
 	$(GO) test -race -count=1 -timeout 30m ./...

@@ -6,7 +6,8 @@
 //
 // It also checks the sources: product code comments cite no issue or
 // review finding (they say the reason), and one assertion style per test
-// package (docs/testing.md).
+// package (docs/testing.md); and that make test begins with the Makefile's
+// fmt-check, run against a scratch repository (fmt_test.go).
 //
 // Invariant: the doc is the only copy of the layers and the rules. A rule
 // stated in the doc that this package does not check, or one it checks that
