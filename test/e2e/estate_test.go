@@ -524,3 +524,50 @@ func TestScopes_SharedRootInvalidDocumentReportedInEveryScope(t *testing.T) {
 	}
 	assert.Equal(t, map[string][]string{"prod-eu": {"decrypt:no-key"}, "prod-us": {"decrypt:no-key"}}, diags)
 }
+
+// TestScopes_MissingSourceRootReportsNoRevisionAsOneScope: a rejected
+// desired state reports no revision (docs/results.md, git_revision): a
+// source root missing from the commit gives git_revision "" in the report
+// and the plan file, exit 3, whether the run has one scope or several (the
+// other scopes loaded, the commit resolved once for the run). A valid run
+// of the same estate reports the commit in both.
+func TestScopes_MissingSourceRootReportsNoRevisionAsOneScope(t *testing.T) {
+	es := newEstate(t)
+	head := es.f.git("rev-parse", "HEAD")
+	revisions := func(t *testing.T, r result, planFile string) (string, string) {
+		t.Helper()
+		require.NotNil(t, r.Report, "stdout:\n%s", r.Stdout)
+		v, err := planview.ReadFile(planFile)
+		require.NoError(t, err)
+		return r.Report.GitRevision, v.GitRevision
+	}
+
+	planFile := filepath.Join(t.TempDir(), "plan.json")
+	r := es.run(t, es.config(nil), "plan", "--plan-file", planFile)
+	require.Equal(t, 0, r.Code, "stdout:\n%s", r.Stdout)
+	rep, pf := revisions(t, r, planFile)
+	assert.Equal(t, head, rep, "a valid run: report")
+	assert.Equal(t, head, pf, "a valid run: plan file")
+
+	missing := es.config(func(_ int, s *estateScope) {
+		if s.Name == "staging" {
+			s.Root = "secrets/missing"
+		}
+	})
+	planFile = filepath.Join(t.TempDir(), "plan.json")
+	r = es.run(t, missing, "plan", "--plan-file", planFile)
+	require.Equal(t, 3, r.Code, "stdout:\n%s", r.Stdout)
+	assert.NotNil(t, findRecord(r.records(t), func(m map[string]any) bool {
+		return m[vocab.FieldErrorClass] == "source:missing-root" && m[vocab.FieldScope] == "staging"
+	}), "stdout:\n%s", r.Stdout)
+	rep, pf = revisions(t, r, planFile)
+	assert.Equal(t, "", rep, "several scopes: report")
+	assert.Equal(t, "", pf, "several scopes: plan file")
+
+	planFile = filepath.Join(t.TempDir(), "plan.json")
+	r = es.f.run(es.e, runOpts{}, es.f.args("plan", "--source-root", "secrets/missing", "--plan-file", planFile)...)
+	require.Equal(t, 3, r.Code, "stdout:\n%s", r.Stdout)
+	rep, pf = revisions(t, r, planFile)
+	assert.Equal(t, "", rep, "one scope: report")
+	assert.Equal(t, "", pf, "one scope: plan file")
+}
