@@ -112,36 +112,129 @@ func LoadShared(ctx context.Context, opts config.Desired, p *Progress, c *Cache)
 // load is LoadShared with the key-service bound started by afterFunc
 // (nil: the real clock).
 func load(ctx context.Context, opts config.Desired, p *Progress, c *Cache, afterFunc decryptor.AfterFunc) (model.State, error) {
+	l, err := Open(ctx, opts)
+	if err != nil {
+		return model.State{}, err
+	}
+	return l.decrypt(ctx, p, c, afterFunc)
+}
+
+// Loading is one scope's desired state between its two steps (SPEC §3.2):
+// Open has resolved the commit, walked the tree and checked the structure
+// of every document (file type, size, name, collision), so the Outline,
+// every desired secret's name and source without its value, is known;
+// Decrypt then decrypts and checks every document. The engine may start
+// reading Secrets Manager with the Outline while Decrypt runs, and builds
+// no plan before Decrypt has returned the whole state (docs/reconciliation.md,
+// "Decryption beside the first observation").
+//
+// A Loading is used by one goroutine; Decrypt is called at most once (it
+// closes the repository), Close when Decrypt is never called.
+type Loading struct {
+	opts   config.Desired
+	repo   *gitsource.Repository
+	commit string
+	docs   []*document
+	// byName holds the documents' indices in name order (the Outline's
+	// and the State's order).
+	byName []int
+}
+
+// Open is the first step of a load (see Load for the rules and the
+// errors): it resolves opts.Revision, lists the documents under the
+// source root and checks every structural rule, without decrypting. Its
+// errors are those Load returns for the same commit before any
+// decryption (git:*, a structurally invalid document: every one, capped;
+// interrupted).
+func Open(ctx context.Context, opts config.Desired) (*Loading, error) {
 	if err := ctx.Err(); err != nil {
-		return model.State{}, interrupted(err)
+		return nil, interrupted(err)
 	}
 	repo, e := gitsource.Open(opts.RepoPath)
 	if e != nil {
-		return model.State{}, diag.Diagnostics{*e}
+		return nil, diag.Diagnostics{*e}
 	}
 	commit, e := repo.Resolve(opts.Revision)
 	if e != nil {
 		repo.Close()
-		return model.State{}, diag.Diagnostics{*e}
+		return nil, diag.Diagnostics{*e}
 	}
 	docs, ds := selectDocuments(ctx, repo, commit, opts)
 	if ds != nil {
 		repo.Close()
-		return model.State{}, ds
+		return nil, ds
 	}
-	p.setTotal(len(docs))
+	order := make([]int, len(docs))
+	for i, d := range docs {
+		order[i] = i
+		d.source = model.SourceDigest(d.Path)
+	}
+	sort.Slice(order, func(i, j int) bool { return docs[order[i]].name < docs[order[j]].name })
+	return &Loading{opts: opts, repo: repo, commit: commit.Hash, docs: docs, byName: order}, nil
+}
+
+// Outline is the desired state without values: the commit, the scope and,
+// ordered by name, every secret with its Name, Kind, SourceDigest, Path
+// and Ordinal set and Value nil. Decrypt returns the same secrets in the
+// same order with their values (a State whose secrets equal the Outline's
+// but for Value).
+func (l *Loading) Outline() model.State {
+	secrets := make([]model.Secret, len(l.byName))
+	for i, k := range l.byName {
+		secrets[i] = l.docs[k].secret(nil)
+	}
+	return l.state(secrets)
+}
+
+// Decrypt is the second step: it decrypts and checks every document (with
+// at most opts.Concurrency decryptions in flight, sharing decryptions with
+// the run's other loads through c, nil: none shared, counting documents in
+// p, nil: none counted) and returns the whole desired state, or the
+// diagnostics of every invalid document (capped) or the interruption, as
+// Load does. It closes the repository.
+func (l *Loading) Decrypt(ctx context.Context, p *Progress, c *Cache) (model.State, error) {
+	return l.decrypt(ctx, p, c, nil)
+}
+
+// Close releases the repository of a Loading whose Decrypt is never
+// called; it does nothing after Decrypt.
+func (l *Loading) Close() {
+	if l.repo != nil {
+		l.repo.Close()
+		l.repo = nil
+	}
+}
+
+func (l *Loading) decrypt(ctx context.Context, p *Progress, c *Cache, afterFunc decryptor.AfterFunc) (model.State, error) {
+	repo := l.repo
+	if repo == nil {
+		return model.State{}, diag.Diagnostics{diag.New(diag.DesiredInternal, diag.Subject{})}
+	}
+	l.repo = nil
+	if err := ctx.Err(); err != nil {
+		repo.Close()
+		return model.State{}, interrupted(err)
+	}
+	p.setTotal(len(l.docs))
 	dec := decryptor.New(ctx, decryptor.Options{
-		MaxEncryptedBytes: opts.MaxEncryptedBytes, KeyServiceTimeout: opts.KeyServiceTimeout,
-		KeyServices: opts.KeyServices, AfterFunc: afterFunc})
+		MaxEncryptedBytes: l.opts.MaxEncryptedBytes, KeyServiceTimeout: l.opts.KeyServiceTimeout,
+		KeyServices: l.opts.KeyServices, AfterFunc: afterFunc})
 	// decryptAll's dispatcher is the last user of repo and closes it, also
 	// when Load has already returned on cancellation.
-	secrets, ds := decryptAll(ctx, repo, docs, dec, opts, p, c)
+	values, ds := decryptAll(ctx, repo, l.docs, dec, l.opts, p, c)
 	if ds != nil {
 		return model.State{}, ds
 	}
-	sort.Slice(secrets, func(i, j int) bool { return secrets[i].Name < secrets[j].Name })
-	scope := model.Scope{RepositoryID: opts.RepositoryID, SourceRoot: opts.SourceRoot, Prefix: opts.SecretPrefix}
-	return model.State{Commit: commit.Hash, Scope: scope, Secrets: secrets}, nil
+	secrets := make([]model.Secret, len(l.byName))
+	for i, k := range l.byName {
+		secrets[i] = l.docs[k].secret(values[k])
+	}
+	return l.state(secrets), nil
+}
+
+func (l *Loading) state(secrets []model.Secret) model.State {
+	scope := model.Scope{RepositoryID: l.opts.RepositoryID, SourceRoot: l.opts.SourceRoot, Prefix: l.opts.SecretPrefix}
+	return model.State{Commit: l.commit, Scope: scope, Secrets: secrets}
 }
 
 // MaxReportedDocuments is the most invalid documents one run reports, each
@@ -182,8 +275,8 @@ func interrupted(cause error) diag.Diagnostics {
 }
 
 // decryptAll reads, decrypts and canonicalizes every document with at most
-// opts.Concurrency decryptions in flight, and returns the secrets in
-// ordinal order. Blobs are read by one dispatcher goroutine (go-git
+// opts.Concurrency decryptions in flight, and returns the canonical values
+// in ordinal order. Blobs are read by one dispatcher goroutine (go-git
 // repositories are not safe for concurrent use), in ordinal order, so at
 // most opts.Concurrency encrypted documents are held in memory at once; the
 // dispatcher closes repo when it is done. A blob that c already holds
@@ -192,8 +285,8 @@ func interrupted(cause error) diag.Diagnostics {
 // does not stop the others: it returns the diagnostics of every invalid
 // document in ordinal order (docs is in ordinal order, capped), or the
 // interruption.
-func decryptAll(ctx context.Context, repo *gitsource.Repository, docs []*document, dec *decryptor.Decryptor, opts config.Desired, p *Progress, c *Cache) ([]model.Secret, diag.Diagnostics) {
-	secrets := make([]model.Secret, len(docs))
+func decryptAll(ctx context.Context, repo *gitsource.Repository, docs []*document, dec *decryptor.Decryptor, opts config.Desired, p *Progress, c *Cache) ([][]byte, diag.Diagnostics) {
+	values := make([][]byte, len(docs))
 	errs := make([]*diag.Diagnostic, len(docs))
 	sem := make(chan struct{}, opts.Concurrency)
 	settings := settingsKey(opts)
@@ -205,8 +298,7 @@ func decryptAll(ctx context.Context, repo *gitsource.Repository, docs []*documen
 			errs[i] = d.about(e, opts.ShowResourceNames)
 			return
 		}
-		secrets[i] = model.Secret{Name: d.name, Value: v, Kind: d.Suffix.Format.Kind(), SourceDigest: model.SourceDigest(d.Path),
-			Path: d.Path, Ordinal: d.ordinal}
+		values[i] = v
 		p.addDone()
 	}
 	done := make(chan struct{})
@@ -261,7 +353,7 @@ func decryptAll(ctx context.Context, repo *gitsource.Repository, docs []*documen
 	if ds := capped(errs); ds != nil {
 		return nil, ds
 	}
-	return secrets, nil
+	return values, nil
 }
 
 // decryptDocument turns one committed blob into its canonical value; the
@@ -294,6 +386,15 @@ type document struct {
 	gitsource.Document
 	ordinal int
 	name    string
+	// source is model.SourceDigest(Path), set by Open, so the Outline
+	// and the State share it.
+	source string
+}
+
+// secret is the desired secret of the document with value v (nil in an
+// Outline).
+func (d *document) secret(v []byte) model.Secret {
+	return model.Secret{Name: d.name, Value: v, Kind: d.Suffix.Format.Kind(), SourceDigest: d.source, Path: d.Path, Ordinal: d.ordinal}
 }
 
 // about ties a diagnostic without a subject to the document: its ordinal,

@@ -421,6 +421,11 @@ func (o *observer) reread(reqs []ValueRequest, vs []plan.CurrentValue) error {
 // are shared, so nothing compared later can tell the difference; neither
 // slice is written after it is made.
 func (r *runner) shareEqualValue(name string, v *plan.CurrentValue) {
+	if !r.valuesIn.Load() {
+		// An outline: the values have not arrived (shareObserved shares
+		// what was read before them).
+		return
+	}
 	want, ok := r.byName[name]
 	if !ok || len(want.Value) == 0 {
 		return

@@ -57,13 +57,15 @@ type Prepared struct {
 // error: a failure is the Prepared's status (see Run for the statuses
 // planning can reach).
 func Prepare(ctx context.Context, cfg Config, want model.State, sm Port, log *slog.Logger) *Prepared {
-	return prepare(ctx, cfg, want, sm, log, nil)
+	return prepare(ctx, cfg, want, nil, sm, log, nil)
 }
 
-// prepare is Prepare for a scope of a run whose scopes share h.
-func prepare(ctx context.Context, cfg Config, want model.State, sm Port, log *slog.Logger, h *halt) *Prepared {
-	r := newRunner(cfg, want, sm, log, h)
-	status, p := r.prepare(ctx)
+// prepare is Prepare for a scope of a run whose scopes share h; with
+// values, want is the outline and the values arrive through values while
+// the first observation runs (Values).
+func prepare(ctx context.Context, cfg Config, want model.State, values Values, sm Port, log *slog.Logger, h *halt) *Prepared {
+	r := newRunner(cfg, want, values != nil, sm, log, h)
+	status, p := r.prepare(ctx, values)
 	return &Prepared{r: r, status: status, plan: p}
 }
 
@@ -107,8 +109,14 @@ func (p *Prepared) Result() Result {
 
 // prepare observes and plans: the status planning ends with ("" when the
 // plan's operations are to be applied) and the plan built (the zero Plan
-// when the first observation failed).
-func (r *runner) prepare(ctx context.Context) (vocab.Status, plan.Plan) {
+// when the first observation failed). With values, r.want is an outline
+// until they arrive: the first observation runs meanwhile (it needs only
+// names and sources), and the plan is built only from the whole desired
+// state. When values fails, the observation is stopped and the scope
+// ends invalid (or interrupted when ctx ended) with no plan, whatever the
+// observation found: the caller reports the rejected desired state, with
+// the diagnostics and exit code a run that read nothing would give.
+func (r *runner) prepare(ctx context.Context, values Values) (vocab.Status, plan.Plan) {
 	if r.adoptNotDesired() {
 		return vocab.StatusInvalid, plan.Plan{}
 	}
@@ -122,9 +130,35 @@ func (r *runner) prepare(ctx context.Context) (vocab.Status, plan.Plan) {
 		return vocab.StatusInvalid, plan.Plan{}
 	}
 	phase := r.startPhase()
-	obs, others, err := r.observe(ctx, vocab.PhasePlan, nil, listManaged)
+	octx, stop := context.WithCancel(ctx)
+	defer stop()
+	a := r.awaitValues(ctx, values, stop)
+	obs, others, err := r.observe(octx, vocab.PhasePlan, nil, listManaged)
+	select {
+	case <-a.done:
+	default:
+		if err == nil {
+			r.log.Info("scope observed; waiting for the desired state to finish decrypting", slog.String(vocab.FieldPhase, vocab.PhasePlan),
+				slog.Int(vocab.FieldCount, len(obs)))
+		}
+		<-a.done
+	}
+	switch {
+	case a.err != nil && ctx.Err() != nil:
+		return vocab.StatusInterrupted, plan.Plan{}
+	case errors.Is(a.err, errOutlineMismatch):
+		r.ledger.problem(diag.New(diag.Internal, diag.Subject{}))
+		r.log.Error("the desired values do not match the names observed; nothing was planned",
+			slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.String(vocab.FieldErrorClass, diag.Internal))
+		return vocab.StatusInvalid, plan.Plan{}
+	case a.err != nil:
+		return vocab.StatusInvalid, plan.Plan{}
+	}
 	if err != nil {
 		return r.observationFailed(ctx, err), plan.Plan{}
+	}
+	if values != nil {
+		r.shareObserved(obs)
 	}
 	r.checkOrphans(others)
 	r.warnAdoptOwned(obs)

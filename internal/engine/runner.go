@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
@@ -15,7 +17,8 @@ import (
 )
 
 // runner is one Run: what it talks to (deps) and what decides it (rules),
-// both fixed by newRunner and never written afterwards, and what it learns
+// both fixed by newRunner and never written afterwards (but for the
+// desired values of an outline, which arrive once: values.go), and what it learns
 // and does (the ledger, ledger.go, which has its own lock). A phase keeps
 // its own state (its start, the pace's totals then, its progress) in local
 // values and returns what it found.
@@ -23,6 +26,10 @@ type runner struct {
 	deps
 	rules
 	ledger *ledger
+	// valuesIn is set once every desired value is in rules.want (at once
+	// when the runner is given the whole state): before it, want is an
+	// outline whose secrets have names and sources but no values (values.go).
+	valuesIn atomic.Bool
 }
 
 // deps are what a run talks to: AWS, the log, time, randomness and the
@@ -62,8 +69,10 @@ type rules struct {
 
 // newRunner resolves cfg once: the engine-only knobs left zero get their
 // defaults here and nowhere else (deps.go; the pace: Config.Pace, else the
-// port's, else pace.DefaultLimits).
-func newRunner(cfg Config, want model.State, port Port, log *slog.Logger, h *halt) *runner {
+// port's, else pace.DefaultLimits). With outline, want has no values yet
+// (they arrive through awaitValues): the runner plans nothing before they
+// do, and keeps its own copy of want's secrets to receive them.
+func newRunner(cfg Config, want model.State, outline bool, port Port, log *slog.Logger, h *halt) *runner {
 	d := deps{port: port, log: log, clock: cfg.Clock, tokens: cfg.Tokens, pacer: cfg.Pace, halt: h}
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)
@@ -99,10 +108,16 @@ func newRunner(cfg Config, want model.State, port Port, log *slog.Logger, h *hal
 	if ru.progressInterval <= 0 {
 		ru.progressInterval = DefaultProgressInterval
 	}
+	if outline {
+		want.Secrets = slices.Clone(want.Secrets)
+		ru.want = want
+	}
 	for i := range want.Secrets {
 		ru.byName[want.Secrets[i].Name] = &want.Secrets[i]
 	}
-	return &runner{deps: d, rules: ru, ledger: newLedger(want, cfg.ShowResourceNames, cfg.Mode)}
+	r := &runner{deps: d, rules: ru, ledger: newLedger(want, cfg.ShowResourceNames, cfg.Mode)}
+	r.valuesIn.Store(!outline)
+	return r
 }
 
 // portRegion is the port's Region ("" without a port).

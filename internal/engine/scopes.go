@@ -25,6 +25,12 @@ type ScopeRun struct {
 	// Log is the scope's logger; the caller gives it the scope field, so
 	// every record of the scope carries it (SPEC §10).
 	Log *slog.Logger
+	// Values, when set, makes Want the outline of the desired state (names
+	// and sources, no values: desired.Loading.Outline) and delivers the
+	// values while the scope's first observation runs (SPEC §3.2; Values).
+	// A scope whose Values fails ends invalid with no plan, so nothing is
+	// applied in any scope; the caller reports the rejected documents.
+	Values Values
 }
 
 // RunScopes runs several scopes as one run (SPEC §10) and returns one
@@ -57,14 +63,14 @@ func RunScopes(ctx context.Context, scopes []ScopeRun, log *slog.Logger) []Resul
 		log.Error("an adopt entry names no document; nothing was read from Secrets Manager in any scope",
 			slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.String(vocab.FieldErrorClass, diag.ConfigAdoptNotDesired))
 		for i, s := range scopes {
-			prepared[i] = &Prepared{r: newRunner(s.Config, s.Want, s.Port, s.Log, h), status: vocab.StatusInvalid}
+			prepared[i] = &Prepared{r: newRunner(s.Config, s.Want, s.Values != nil, s.Port, s.Log, h), status: vocab.StatusInvalid}
 			prepared[i].r.adoptNotDesired()
 		}
 		return results(prepared)
 	}
 	inBuckets(scopes, func(i int) {
 		s := scopes[i]
-		prepared[i] = prepare(ctx, s.Config, s.Want, s.Port, s.Log, h)
+		prepared[i] = prepare(ctx, s.Config, s.Want, s.Values, s.Port, s.Log, h)
 	})
 
 	blocked, pending := 0, 0

@@ -17,6 +17,7 @@ func TestShareEqualValue_EqualBytesShareTheDesiredValue(t *testing.T) {
 		{Name: "app/b", Value: []byte{0, 1, 2}, Kind: model.Binary.Kind()},
 	}}
 	r := &runner{}
+	r.valuesIn.Store(true)
 	r.byName = map[string]*model.Secret{}
 	for i := range want.Secrets {
 		r.byName[want.Secrets[i].Name] = &want.Secrets[i]

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -62,6 +63,22 @@ func (e *emu) mutatingCalls() int64 {
 		n += st.Calls[op]
 	}
 	return n
+}
+
+// observationReads are the calls of a first observation (SPEC §4): the
+// only calls a run whose desired state is rejected while it decrypts may
+// have made, since reads overlap decryption (SPEC §3.2).
+var observationReads = map[string]bool{"ListSecrets": true, "DescribeSecret": true, "BatchGetSecretValue": true, "GetSecretValue": true}
+
+// onlyReads asserts that the emulator has seen no call but observation
+// reads: nothing written, no STS, no other operation.
+func (e *emu) onlyReads(msgAndArgs ...any) {
+	e.t.Helper()
+	for op, n := range e.stats().Calls {
+		if n > 0 && !observationReads[op] {
+			assert.Failf(e.t, "a call other than an observation read", "%s ×%d; %s", op, n, fmt.Sprint(msgAndArgs...))
+		}
+	}
 }
 
 // secret returns the secret named name from the emulator state, or nil.

@@ -160,7 +160,7 @@ func TestKeyServices_PlantedVaultStanzaIsNeverContacted(t *testing.T) {
 	rec := desiredRejection(t, r)
 	assert.Equal(t, "decrypt:key-not-allowed", rec["error_class"])
 	assert.Contains(t, rec["msg"], "--key-services", "the next action names the setting")
-	assert.Empty(t, fresh.stats().Calls, "zero AWS calls")
+	fresh.onlyReads("no write, no STS: only the observation's reads")
 	assert.Equal(t, before, vault.requests(), "a disallowed key is not contacted even when it is the only one")
 }
 
@@ -216,6 +216,6 @@ func TestKeyServices_PlantedKMSRoleIsNeverAssumed(t *testing.T) {
 	r = f.run(fresh, env, f.args("sync")...)
 	expect(t, r, 3, vocab.StatusInvalid, vocab.VerificationNotRun, &vocab.Counts{})
 	assert.Equal(t, "decrypt:key-not-allowed", desiredRejection(t, r)["error_class"])
-	assert.Empty(t, fresh.stats().Calls, "zero AWS calls")
+	fresh.onlyReads("no write, no STS: only the observation's reads")
 	assert.Equal(t, before, aws.requests())
 }

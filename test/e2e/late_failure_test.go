@@ -3,7 +3,9 @@ package e2e
 import (
 	"fmt"
 	"os"
+	"net"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -45,7 +47,45 @@ func TestExit3_LastOfManyDocumentsCorruptWritesNothing(t *testing.T) {
 		assert.Equal(t, fmt.Sprintf("resource-%04d", n), rec["resource"], "%s: the last document by path", mode)
 		fin := r.final(t)
 		assert.Equal(t, "invalid", fin["status"], mode)
+		assert.Positive(t, e.stats().Calls["DescribeSecret"], "%s: observation began while the documents were decrypted", mode)
 		assert.Zero(t, e.mutatingCalls(), "%s: a desired-state failure writes nothing", mode)
 		assert.Empty(t, e.state().Secrets, "%s: nothing was created", mode)
 	}
+}
+
+// TestExit130_InterruptedWhileDecryptingWritesNothing: a run interrupted
+// while a document is still being decrypted (its KMS never answers) and
+// after the first observation has read every desired name ends 130,
+// interrupted, with not one mutating call, though the plan it would have
+// built creates every secret; a re-run without that document converges.
+func TestExit130_InterruptedWhileDecryptingWritesNothing(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	f.standardDocs()
+	kmsDoc, err := os.ReadFile(filepath.Join("..", "..", "internal", "desired", "testdata", "kms", "kms.sops.json"))
+	require.NoError(t, err)
+	kmsPath := filepath.Join(f.Repo, "secrets", "zz-kms.sops.json")
+	require.NoError(t, writeFile(kmsPath, string(kmsDoc)))
+	f.commit("a KMS document")
+	// A listener that never calls Accept: the KMS call waits.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { ln.Close() })
+
+	p := f.start(e, runOpts{Env: []string{"AWS_ENDPOINT_URL_KMS=http://" + ln.Addr().String()}},
+		f.args("sync", "--operation-timeout", "5m", "--run-timeout", "10m")...)
+	require.True(t, p.waitFor(func(m map[string]any) bool {
+		return m["msg"] == "scope observed; waiting for the desired state to finish decrypting"
+	}), "the scope was observed while its documents were decrypted")
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGINT))
+	r := p.wait()
+	expect(t, r, 130, vocab.StatusInterrupted, vocab.VerificationNotRun, nil)
+	assert.Equal(t, int64(4), e.stats().Calls["DescribeSecret"], "the outline's four names were described")
+	assert.Zero(t, e.mutatingCalls(), "an interruption during decryption writes nothing")
+	assert.Empty(t, e.state().Secrets)
+
+	require.NoError(t, os.Remove(kmsPath))
+	f.commit("drop the KMS document")
+	r = f.run(e, runOpts{}, f.args("sync")...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Create: 3})
 }

@@ -156,7 +156,8 @@ func TestRepositoryShapes_SOPSConfigAtRootIsNotADocument(t *testing.T) {
 // TestDecrypt_KMSThatNeverAnswersIsKeyService: a KMS
 // endpoint that accepts connections and never answers ends the run with
 // decrypt:key-service (exit 3) after --operation-timeout, not 130 after
-// --run-timeout, and not one Secrets Manager call is made. The document is
+// --run-timeout, and not one mutating Secrets Manager call is made (the
+// first observation reads meanwhile). The document is
 // the loader's AWS KMS fixture (encrypted by the sops CLI to a local-kms
 // key); no KMS runs here.
 func TestDecrypt_KMSThatNeverAnswersIsKeyService(t *testing.T) {
@@ -183,7 +184,11 @@ func TestDecrypt_KMSThatNeverAnswersIsKeyService(t *testing.T) {
 	assert.Equal(t, "decrypt:key-service", rec["error_class"])
 	assert.Equal(t, "resource-0004", rec["resource"])
 	assert.Contains(t, rec["msg"], "did not answer within --operation-timeout")
-	assert.Empty(t, e.stats().Calls, "documents are decrypted before the first AWS Secrets Manager call")
+	// Reads overlap decryption (SPEC §3.2): the outline's names were
+	// described while the KMS document waited, and nothing was written.
+	assert.Positive(t, e.stats().Calls["DescribeSecret"], "the first observation ran beside decryption")
+	assert.Zero(t, e.mutatingCalls(), "a rejected desired state writes nothing")
+	assert.Empty(t, e.state().Secrets)
 }
 
 // TestDecrypt_MissingAgeKeyFileIsKeyFile: a

@@ -80,12 +80,18 @@ func resolve(f *factory.Factory, opts *Options) (*invocation, *outputs) {
 
 // reconcile runs the run's scopes (SPEC §10; one named default without
 // scopes:): it builds every scope's port, resolves the revision once,
-// loads every scope's desired state at that commit (every invalid document
-// of every scope reported at once, each record naming its scope), and runs
-// them through engine.RunScopes (every scope planned before any is
-// applied). It returns what the run reached and the commit it read; a
-// rejected AWS set-up, revision or desired state is logged here, a
-// cancellation before the engine is interrupted.
+// opens every scope's desired state at that commit (structure checked,
+// nothing decrypted: desired.Open), then runs the scopes through
+// engine.RunScopes (every scope planned before any is applied) while one
+// goroutine decrypts the scopes' documents in order: each scope's first
+// observation reads Secrets Manager meanwhile, and no scope is planned
+// before its desired state is whole (engine.Values; docs/reconciliation.md,
+// "Decryption beside the first observation"). Every invalid document of
+// every scope is reported at once, each record naming its scope, and a
+// rejected desired state ends every scope invalid with nothing written,
+// as if nothing had been read. It returns what the run reached and the
+// commit it read; a rejected AWS set-up, revision or desired state is
+// logged here, a cancellation before the engine is interrupted.
 func (inv *invocation) reconcile(ctx context.Context) (reached, string) {
 	interrupted := reached{run: engine.Result{Status: vocab.StatusInterrupted}}
 	scopes := scopesOf(inv.opts.Config)
@@ -103,60 +109,168 @@ func (inv *invocation) reconcile(ctx context.Context) (reached, string) {
 			return stopped(inv.logDesired(inv.log, err)), ""
 		}
 	}
-	states, ok := make([]model.State, len(scopes)), true
 	got := reached{scopes: make([]scopeReached, len(scopes))}
-	// Scopes over one source root select the same blobs at the one commit:
-	// each is decrypted once for the run, and the cache is dropped as soon
-	// as the loads end (the states keep the values they need).
-	cache := desired.NewCache()
-	defer cache.Drop()
 	for i, sc := range scopes {
 		got.scopes[i] = scopeReached{name: sc.name, region: ports[i].region}
+	}
+	loads := make([]*scopeLoad, len(scopes))
+	opened := true
+	for i, sc := range scopes {
 		o := sc.desired
 		if commit != "" {
 			o.Revision = commit
 		}
-		log := inv.log.With(slog.String(vocab.FieldScope, sc.name))
-		loadStart := inv.f.Now()
-		st, err := inv.load(ctx, o, log, cache)
-		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-				return interrupted, ""
-			}
-			got.scopes[i].Result = stopped(inv.logDesired(log, err)).run
-			ok = false
-			continue
-		}
-		log.Info("desired state loaded", slog.String(vocab.FieldPhase, vocab.PhasePlan),
-			slog.Int(vocab.FieldCount, len(st.Secrets)), slog.Int64(vocab.FieldDurationMS, inv.f.Now().Sub(loadStart).Milliseconds()))
-		states[i] = st
-		if commit == "" {
-			commit = st.Commit
+		loads[i] = &scopeLoad{log: inv.log.With(slog.String(vocab.FieldScope, sc.name)), done: make(chan struct{})}
+		if loads[i].l, err = inv.open(ctx, o); err != nil {
+			loads[i].fail(err)
+			opened = false
+		} else if commit == "" {
+			commit = loads[i].l.Outline().Commit
 		}
 	}
-	cache.Drop()
-	if !ok {
-		// Nothing was read from AWS: every scope of the run is refused,
-		// those without an invalid document of their own too.
-		for i := range got.scopes {
-			if got.scopes[i].Status == "" {
-				got.scopes[i].Status = vocab.StatusInvalid
+	// Scopes over one source root select the same blobs at the one commit:
+	// each is decrypted once for the run, and the cache is dropped as soon
+	// as the loads end (the states keep the values they need).
+	cache := desired.NewCache()
+	ectx, stopEngine := context.WithCancel(ctx)
+	defer stopEngine()
+	decrypted := make(chan struct{})
+	go func() {
+		defer close(decrypted)
+		defer cache.Drop()
+		for _, l := range loads {
+			if l.l != nil {
+				inv.decrypt(ctx, l, cache, stopEngine)
 			}
 		}
-		// As for one scope: a rejected desired state reports no revision
-		// (docs/results.md, git_revision).
-		return got, ""
+	}()
+	if !opened {
+		// Nothing is read from AWS; the other scopes' documents are still
+		// decrypted, so that every invalid one is reported at once.
+		<-decrypted
+		return inv.rejected(ctx, got, loads)
 	}
 
 	runs := make([]engine.ScopeRun, len(scopes))
 	for i, sc := range scopes {
-		runs[i] = engine.ScopeRun{Bucket: ports[i].bucket, Config: engine.Config{Mode: inv.opts.Mode, Engine: sc.engine, Siblings: siblings(inv.opts.Config, states[i].Scope)},
-			Want: states[i], Port: ports[i].port, Log: inv.log.With(slog.String(vocab.FieldScope, sc.name))}
+		outline := loads[i].l.Outline()
+		runs[i] = engine.ScopeRun{Bucket: ports[i].bucket, Config: engine.Config{Mode: inv.opts.Mode, Engine: sc.engine, Siblings: siblings(inv.opts.Config, outline.Scope)},
+			Want: outline, Values: loads[i].wait, Port: ports[i].port, Log: loads[i].log}
 	}
-	for i, r := range inv.f.RunAll(ctx, runs, inv.log) {
+	results := inv.f.RunAll(ectx, runs, inv.log)
+	<-decrypted
+	for _, l := range loads {
+		if l.err != nil {
+			return inv.rejected(ctx, got, loads)
+		}
+	}
+	for i, r := range results {
 		got.scopes[i].Result = r
 	}
 	return got, commit
+}
+
+// scopeLoad is one scope's desired state as the run loads it: opened
+// (l, the outline known), then decrypted by the run's decrypting goroutine,
+// which sets st or err and closes done.
+type scopeLoad struct {
+	log  *slog.Logger
+	l    desiredLoading
+	done chan struct{}
+	st   model.State
+	err  error
+}
+
+// fail records a load that failed before its decryption began.
+func (l *scopeLoad) fail(err error) {
+	l.err = err
+	close(l.done)
+}
+
+// wait is the scope's engine.Values: it returns the decrypted state once
+// the goroutine has it, or ctx's error when ctx ends first.
+func (l *scopeLoad) wait(ctx context.Context) (model.State, error) {
+	select {
+	case <-l.done:
+		return l.st, l.err
+	case <-ctx.Done():
+		return model.State{}, ctx.Err()
+	}
+}
+
+// desiredLoading is a desired state between its two steps
+// (desired.Loading): the outline, then the decrypted state.
+type desiredLoading interface {
+	Outline() model.State
+	Decrypt(ctx context.Context, p *desired.Progress, c *desired.Cache) (model.State, error)
+}
+
+// open is the first step of one scope's load (desired.Open): the outline,
+// or the diagnostics of a repository, a revision or a structurally invalid
+// document. Test factories without OpenDesired load whole at once
+// (LoadDesired), their outline being the whole state.
+func (inv *invocation) open(ctx context.Context, o config.Desired) (desiredLoading, error) {
+	if inv.f.OpenDesired != nil {
+		l, err := inv.f.OpenDesired(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		return l, nil
+	}
+	st, err := inv.f.LoadDesired(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return loaded(st), nil
+}
+
+// loaded is a desired state that was whole when opened.
+type loaded model.State
+
+func (s loaded) Outline() model.State { return model.State(s) }
+
+func (s loaded) Decrypt(context.Context, *desired.Progress, *desired.Cache) (model.State, error) {
+	return model.State(s), nil
+}
+
+// decrypt is the second step of one scope's load, on the run's decrypting
+// goroutine: it decrypts with progress records meanwhile (reportLoading),
+// logs "desired state loaded", and on a rejected desired state logs its
+// diagnostics and stops the engine's observations (stop: nothing of the
+// run will be planned).
+func (inv *invocation) decrypt(ctx context.Context, l *scopeLoad, c *desired.Cache, stop context.CancelFunc) {
+	defer close(l.done)
+	start := inv.f.Now()
+	docs := &desired.Progress{}
+	end := inv.reportLoading(docs, l.log)
+	l.st, l.err = l.l.Decrypt(ctx, docs, c)
+	end()
+	if l.err != nil {
+		stop()
+		return
+	}
+	l.log.Info("desired state loaded", slog.String(vocab.FieldPhase, vocab.PhasePlan),
+		slog.Int(vocab.FieldCount, len(l.st.Secrets)), slog.Int64(vocab.FieldDurationMS, inv.f.Now().Sub(start).Milliseconds()))
+}
+
+// rejected is the run's end when a scope's desired state was rejected (or
+// its load interrupted): every scope is invalid, those without an invalid
+// document of their own too, with every scope's diagnostics logged and
+// reported, and no revision (docs/results.md, git_revision), whatever the
+// first observations read meanwhile: nothing was written.
+func (inv *invocation) rejected(ctx context.Context, got reached, loads []*scopeLoad) (reached, string) {
+	for _, l := range loads {
+		if err := l.err; err != nil && (ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+			return reached{run: engine.Result{Status: vocab.StatusInterrupted}}, ""
+		}
+	}
+	for i, l := range loads {
+		got.scopes[i].Result = engine.Result{Status: vocab.StatusInvalid}
+		if l.err != nil {
+			got.scopes[i].Result = stopped(inv.logDesired(l.log, l.err)).run
+		}
+	}
+	return got, ""
 }
 
 // siblings returns the scope digests of the configuration's scopes other
@@ -297,19 +411,6 @@ func (inv *invocation) logDesired(log *slog.Logger, err error) diag.Diagnostics 
 
 func since(f *factory.Factory, start time.Time) int64 {
 	return f.Now().Sub(start).Milliseconds()
-}
-
-// load reads the desired state, sharing decryptions with the run's other
-// loads through c; with a counting loader it logs progress records
-// meanwhile (reportLoading).
-func (inv *invocation) load(ctx context.Context, o config.Desired, log *slog.Logger, c *desired.Cache) (model.State, error) {
-	if inv.f.LoadDesiredCounted == nil {
-		return inv.f.LoadDesired(ctx, o)
-	}
-	docs := &desired.Progress{}
-	stop := inv.reportLoading(docs, log)
-	defer stop()
-	return inv.f.LoadDesiredCounted(ctx, o, docs, c)
 }
 
 // reportLoading logs a "progress" record (phase plan, documents decrypted

@@ -85,12 +85,11 @@ type Factory struct {
 	// (desired.Load). Errors: diag.Diagnostics; an interrupted load also
 	// errors.Is context.Canceled/DeadlineExceeded.
 	LoadDesired func(ctx context.Context, o config.Desired) (model.State, error)
-	// LoadDesiredCounted is LoadDesired counting documents in p and
-	// sharing decryptions through c with the run's other loads
-	// (desired.LoadShared: a blob several scopes select is decrypted
-	// once), for the loading progress records; nil = LoadDesired, without
-	// progress or sharing (test factories).
-	LoadDesiredCounted func(ctx context.Context, o config.Desired, p *desired.Progress, c *desired.Cache) (model.State, error)
+	// OpenDesired is the first step of a load (desired.Open: revision,
+	// tree walk, structural checks; the outline), whose Decrypt the run
+	// calls while the first observation reads AWS; nil = LoadDesired, the
+	// whole state at once (test factories). Errors: as LoadDesired's.
+	OpenDesired func(ctx context.Context, o config.Desired) (*desired.Loading, error)
 	// NewPort builds the AWS port (SDK client + adapter). Errors: a
 	// diag.Diagnostic of class aws:config or aws:no-region.
 	NewPort func(ctx context.Context, o config.AWS) (engine.Port, error)
@@ -128,19 +127,19 @@ func (f *Factory) RunAll(ctx context.Context, scopes []engine.ScopeRun, log *slo
 // New returns the production Factory over the process's streams.
 func New(b BuildInfo) *Factory {
 	return &Factory{
-		IOStreams:          IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr},
-		Build:              b,
-		Environ:            os.Environ,
-		ReadFile:           readSmallFile,
-		Now:                time.Now,
-		After:              time.After,
-		LoadDesired:        desired.Load,
-		LoadDesiredCounted: desired.LoadShared,
-		NewPort:            NewAWSPort,
-		NewPorts:           NewPorts,
-		RunEngine:          engine.Run,
-		RunScopes:          engine.RunScopes,
-		ResolveRevision:    desired.Resolve,
+		IOStreams:       IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr},
+		Build:           b,
+		Environ:         os.Environ,
+		ReadFile:        readSmallFile,
+		Now:             time.Now,
+		After:           time.After,
+		LoadDesired:     desired.Load,
+		OpenDesired:     desired.Open,
+		NewPort:         NewAWSPort,
+		NewPorts:        NewPorts,
+		RunEngine:       engine.Run,
+		RunScopes:       engine.RunScopes,
+		ResolveRevision: desired.Resolve,
 	}
 }
 

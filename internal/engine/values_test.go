@@ -1,0 +1,162 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+// outline is st without values, as desired.Loading.Outline gives it.
+func outline(st model.State) model.State {
+	st.Secrets = slices.Clone(st.Secrets)
+	for i := range st.Secrets {
+		st.Secrets[i].Value = nil
+	}
+	return st
+}
+
+// firstRead is a port that closes read when the scope's first
+// DescribeSecret is sent: the proof that observation began.
+func firstRead(p engine.Port) (*hookPort, <-chan struct{}) {
+	read := make(chan struct{})
+	var once sync.Once
+	return &hookPort{Port: p, beforeDesc: func(int, string) { once.Do(func() { close(read) }) }}, read
+}
+
+// afterRead is an engine.Values that delivers st (or fails with err) only
+// once read is closed, so the scope's observation must have begun without
+// the values: an engine that waited for them first would never read, and
+// the run would end interrupted at the test's deadline.
+func afterRead(read <-chan struct{}, st model.State, err error) engine.Values {
+	return func(ctx context.Context) (model.State, error) {
+		select {
+		case <-read:
+		case <-ctx.Done():
+			return model.State{}, ctx.Err()
+		}
+		if err != nil {
+			return model.State{}, err
+		}
+		return st, nil
+	}
+}
+
+func (e *env) runValues(t *testing.T, mode engine.Mode, runs ...engine.ScopeRun) []engine.Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	log := slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	for i := range runs {
+		runs[i].Config = e.cfg(mode, 4)
+		runs[i].Log = log
+	}
+	return engine.RunScopes(ctx, runs, log)
+}
+
+// TestValues_ObservationBeginsBeforeTheValuesAndThePlanUsesThem: the scope
+// is observed with the outline while its values are still on their way
+// (they arrive only after the first DescribeSecret), and the plan is built
+// from the values: the one changed document is updated to its new value,
+// the others are unchanged.
+func TestValues_ObservationBeginsBeforeTheValuesAndThePlanUsesThem(t *testing.T) {
+	e := newEnv(t)
+	first := state(doc{"a", `{"k":"1"}`}, doc{"b", `{"k":"2"}`}, doc{"c", `{"k":"3"}`})
+	wantResult(t, e.sync(t, 4, first), vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Create: 3})
+
+	next := state(doc{"a", `{"k":"1"}`}, doc{"b", `{"k":"changed"}`}, doc{"c", `{"k":"3"}`})
+	port, read := firstRead(e.port)
+	got := e.runValues(t, engine.ModeSync, engine.ScopeRun{Want: outline(next), Values: afterRead(read, next, nil), Port: port})
+	wantResult(t, got[0], vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Update: 1, Unchanged: 2})
+	if v := current(e.secret(t, nameOf("b"))); v != `{"k":"changed"}` {
+		t.Fatalf("b = %q, want the value that arrived after observation began", v)
+	}
+}
+
+// TestValues_RejectedAfterObservationBeganWritesNothing: one scope's
+// desired state is rejected after its observation began; the other scope,
+// whose values arrived and whose plan creates two secrets, is not applied
+// either (all or nothing, SPEC §10): not one mutating call.
+func TestValues_RejectedAfterObservationBeganWritesNothing(t *testing.T) {
+	for _, mode := range []engine.Mode{engine.ModeSync, engine.ModePlan} {
+		e := newEnv(t)
+		bad := scopeDef{"bad", "a", []doc{{"x", `{"a":1}`}}}
+		good := scopeDef{"good", "a", []doc{{"x", `{"b":2}`}, {"y", `{"c":3}`}}}
+		port, read := firstRead(e.port)
+		before := e.calls(t)
+		rejected := errors.New("desired: decrypt:malformed")
+		got := e.runValues(t, mode,
+			engine.ScopeRun{Bucket: "a", Want: outline(bad.state()), Values: afterRead(read, model.State{}, rejected), Port: port},
+			engine.ScopeRun{Bucket: "a", Want: outline(good.state()), Values: afterRead(read, good.state(), nil), Port: e.port})
+		after := e.calls(t)
+		if after["DescribeSecret"] == before["DescribeSecret"] {
+			t.Fatalf("%v: no DescribeSecret: observation did not begin before the values", mode)
+		}
+		if n := mutations(before, after); n != 0 {
+			t.Fatalf("%v: %d mutating calls after a rejected desired state, want 0", mode, n)
+		}
+		if got[0].Status != vocab.StatusInvalid || got[0].Verification != vocab.VerificationNotRun {
+			t.Fatalf("%v: rejected scope = %+v, want invalid, not-run", mode, got[0])
+		}
+		if got[1].Status != vocab.StatusDrift || len(got[1].Plan) != 2 || got[1].Plan[0].Action != vocab.ActionCreate || got[1].Verification != vocab.VerificationNotRun {
+			t.Fatalf("%v: other scope = %+v, want its plan (drift, 2 creates) not applied", mode, got[1])
+		}
+	}
+}
+
+// TestValues_InterruptedWhileDecryptingWritesNothing: a run cancelled
+// (signal, run timeout) after its observation began and before its values
+// arrived ends interrupted with no mutating call.
+func TestValues_InterruptedWhileDecryptingWritesNothing(t *testing.T) {
+	e := newEnv(t)
+	st := state(doc{"a", `{"k":"1"}`}, doc{"b", `{"k":"2"}`})
+	port, read := firstRead(e.port)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	never := func(ctx context.Context) (model.State, error) {
+		<-read
+		cancel() // the signal arrives while the documents are decrypted
+		<-ctx.Done()
+		return model.State{}, ctx.Err()
+	}
+	before := e.calls(t)
+	got := engine.RunScopes(ctx, []engine.ScopeRun{{Config: e.cfg(engine.ModeSync, 4), Want: outline(st), Values: never, Port: port}}, nil)
+	wantResult(t, got[0], vocab.StatusInterrupted, vocab.VerificationNotRun, vocab.Counts{})
+	if n := mutations(before, e.calls(t)); n != 0 {
+		t.Fatalf("%d mutating calls after an interruption during decryption, want 0", n)
+	}
+}
+
+// TestValues_StateThatIsNotTheOutlineFailsClosed: values whose secrets are
+// not the outline's (a bug of the caller: another name, another source)
+// end the scope invalid with an internal diagnostic and nothing written.
+func TestValues_StateThatIsNotTheOutlineFailsClosed(t *testing.T) {
+	st := state(doc{"a", `{"k":"1"}`}, doc{"b", `{"k":"2"}`})
+	for name, full := range map[string]model.State{
+		"extra secret": state(doc{"a", `{"k":"1"}`}, doc{"b", `{"k":"2"}`}, doc{"c", `{"k":"3"}`}),
+		"other name":   state(doc{"a", `{"k":"1"}`}, doc{"z", `{"k":"2"}`}),
+		"other commit": func() model.State { s := st; s.Commit = strings.Repeat("f", 40); return s }(),
+	} {
+		e := newEnv(t)
+		before := e.calls(t)
+		got := e.runValues(t, engine.ModeSync, engine.ScopeRun{Want: outline(st), Values: func(context.Context) (model.State, error) { return full, nil }, Port: e.port})
+		if got[0].Status != vocab.StatusInvalid {
+			t.Fatalf("%s: status %s, want invalid", name, got[0].Status)
+		}
+		if len(got[0].Diagnostics) != 1 || got[0].Diagnostics[0].Class != diag.Internal {
+			t.Fatalf("%s: diagnostics %+v, want one %s", name, got[0].Diagnostics, diag.Internal)
+		}
+		if n := mutations(before, e.calls(t)); n != 0 {
+			t.Fatalf("%s: %d mutating calls, want 0", name, n)
+		}
+	}
+}
