@@ -191,17 +191,17 @@ func (a *Adapter) describe(ctx context.Context, client *secretsmanager.Client, i
 		return plan.ObservedSecret{}, err
 	}
 	o := plan.ObservedSecret{
-		Exists:             true,
-		ARN:                own(d.ARN),
-		Name:               own(d.Name),
-		Tags:               make(map[string]string, len(d.Tags)),
-		KMSKeyID:           own(d.KmsKeyId),
-		Description:        own(d.Description),
-		Deleted:            d.DeletedDate != nil,
-		OwningService:      own(d.OwningService),
-		RotationEnabled:    aws.ToBool(d.RotationEnabled),
-		VersionIDsToStages: ownStages(d.VersionIdsToStages),
-		PrimaryRegion:      own(d.PrimaryRegion),
+		Exists:          true,
+		ARN:             own(d.ARN),
+		Name:            own(d.Name),
+		Tags:            make(map[string]string, len(d.Tags)),
+		KMSKeyID:        own(d.KmsKeyId),
+		Description:     own(d.Description),
+		Deleted:         d.DeletedDate != nil,
+		OwningService:   own(d.OwningService),
+		RotationEnabled: aws.ToBool(d.RotationEnabled),
+		Versions:        ownVersions(d.VersionIdsToStages),
+		PrimaryRegion:   own(d.PrimaryRegion),
 	}
 	for _, t := range d.Tags {
 		o.Tags[ownTagKey(t.Key)] = ownTagValue(t.Key, t.Value)
@@ -370,20 +370,23 @@ func own(p *string) string {
 	return strings.Clone(*p)
 }
 
-// ownStages is a deep copy of a DescribeSecret VersionIdsToStages map
-// (see own).
-func ownStages(m map[string][]string) map[string][]string {
-	if m == nil {
+// ownVersions is DescribeSecret's VersionIdsToStages as plan.Versions,
+// sorted by version id, sharing no memory with the response (see own). The
+// staging labels are the same few strings on every secret (AWSCURRENT,
+// AWSPREVIOUS, AWSPENDING) and are interned like tag keys.
+func ownVersions(m map[string][]string) []plan.Version {
+	if len(m) == 0 {
 		return nil
 	}
-	out := make(map[string][]string, len(m))
+	out := make([]plan.Version, 0, len(m))
 	for id, stages := range m {
 		cp := make([]string, len(stages))
 		for i, st := range stages {
-			cp[i] = strings.Clone(st)
+			cp[i] = unique.Make(st).Value()
 		}
-		out[strings.Clone(id)] = cp
+		out = append(out, plan.Version{ID: strings.Clone(id), Stages: cp})
 	}
+	slices.SortFunc(out, func(x, y plan.Version) int { return strings.Compare(x.ID, y.ID) })
 	return out
 }
 

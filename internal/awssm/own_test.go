@@ -6,6 +6,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
 
@@ -23,14 +24,18 @@ func TestOwn_KeptFieldsShareNoMemoryWithTheResponse(t *testing.T) {
 	}
 	stage := unsafe.String(&arena[6], 10)
 	id := unsafe.String(&arena[16], 3)
-	m := ownStages(map[string][]string{id: {stage}})
-	for k, v := range m {
-		if k != "v-1" || unsafe.StringData(k) == unsafe.StringData(id) || len(v) != 1 || v[0] != "AWSCURRENT" || unsafe.StringData(v[0]) == unsafe.StringData(stage) {
-			t.Fatalf("ownStages kept the response's memory or changed the map: %q → %q", k, v)
-		}
+	id2 := string([]byte("v-0"))
+	vs := ownVersions(map[string][]string{id: {stage}, id2: {}})
+	if len(vs) != 2 || vs[0].ID != "v-0" || vs[1].ID != "v-1" || unsafe.StringData(vs[1].ID) == unsafe.StringData(id) ||
+		len(vs[1].Stages) != 1 || vs[1].Stages[0] != "AWSCURRENT" || unsafe.StringData(vs[1].Stages[0]) == unsafe.StringData(stage) {
+		t.Fatalf("ownVersions kept the response's memory, changed an entry or left them unsorted: %+v", vs)
 	}
-	if ownStages(nil) != nil {
-		t.Fatal("ownStages(nil) is not nil")
+	other := string([]byte("AWSCURRENT"))
+	if again := ownVersions(map[string][]string{"v-2": {other}}); unsafe.StringData(again[0].Stages[0]) != unsafe.StringData(vs[1].Stages[0]) {
+		t.Fatal("equal staging labels are not one string")
+	}
+	if ownVersions(nil) != nil {
+		t.Fatal("ownVersions(nil) is not nil")
 	}
 
 	k1, k2 := []byte(model.TagScope), []byte(model.TagScope)
@@ -45,5 +50,24 @@ func TestOwn_KeptFieldsShareNoMemoryWithTheResponse(t *testing.T) {
 	src := "source-digest"
 	if got := ownTagValue(aws.String(model.TagSource), &src); got != src || unsafe.StringData(got) == unsafe.StringData(src) {
 		t.Fatal("a per-secret tag value shares the response's memory")
+	}
+}
+
+// A value read for the version DescribeSecret showed as current keeps the
+// request's version id string (held once per secret); another id is a copy
+// that shares no memory with the response.
+func TestOwnVersionID_CurrentIDIsHeldOnce(t *testing.T) {
+	cur := string([]byte("3f2a-current"))
+	req := engine.ValueRequest{ID: "arn", Name: "app/db", CurrentVersionID: cur}
+	read := string([]byte("3f2a-current"))
+	if got := ownVersionID(&read, req); got != cur || unsafe.StringData(got) != unsafe.StringData(cur) {
+		t.Fatal("the current version id read back is a second string")
+	}
+	other := string([]byte("9c1b-other"))
+	if got := ownVersionID(&other, req); got != other || unsafe.StringData(got) == unsafe.StringData(other) {
+		t.Fatalf("another version id = %q, or shares the response's memory", got)
+	}
+	if ownVersionID(nil, req) != "" {
+		t.Fatal("a nil version id is not the empty string")
 	}
 }

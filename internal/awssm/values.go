@@ -61,7 +61,7 @@ func (a *Adapter) GetCurrentValues(ctx context.Context, reqs []engine.ValueReque
 				if aws.ToString(e.ARN) != r.ID && aws.ToString(e.Name) != r.Name {
 					continue
 				}
-				v := value(own(e.VersionId), e.SecretString, e.SecretBinary)
+				v := value(ownVersionID(e.VersionId, r), e.SecretString, e.SecretBinary)
 				v.StageMismatch = v.VersionID != r.CurrentVersionID
 				out[i], pending[i] = v, false
 				break
@@ -100,9 +100,19 @@ func (a *Adapter) getOne(ctx context.Context, r engine.ValueRequest) (plan.Curre
 		}
 		return plan.CurrentValue{}, err
 	}
-	v := value(own(res.VersionId), res.SecretString, res.SecretBinary)
+	v := value(ownVersionID(res.VersionId, r), res.SecretString, res.SecretBinary)
 	v.StageMismatch = v.VersionID != r.CurrentVersionID
 	return v, nil
+}
+
+// ownVersionID is own for the version id of a value read for r: when it is
+// the id DescribeSecret showed as current (the usual case) the string
+// already held for it, so the observation holds it once.
+func ownVersionID(p *string, r engine.ValueRequest) string {
+	if p != nil && *p == r.CurrentVersionID {
+		return r.CurrentVersionID
+	}
+	return own(p)
 }
 
 func value(versionID string, s *string, b []byte) plan.CurrentValue {

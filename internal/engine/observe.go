@@ -176,10 +176,14 @@ func (r *runner) withClashes(ctx context.Context, name string, obs plan.Observed
 
 // splitScopes splits a list of every managed secret into the entries that
 // carry this scope's tag (what the scope-filtered list returns) and the
-// others.
+// others. The entries of this scope lose their tags: nothing reads them
+// after the split, and the listing is held until the whole observation has
+// been started (at 50,000 secrets the tag maps were 13 MiB of the heap at
+// the run's peak, docs/benchmarks.md).
 func splitScopes(all []Candidate, digest string) (own, others []Candidate) {
 	for _, c := range all {
 		if c.Tags[model.TagScope] == digest {
+			c.Tags = nil
 			own = append(own, c)
 		} else {
 			others = append(others, c)

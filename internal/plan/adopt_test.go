@@ -14,9 +14,9 @@ import (
 func handMade(name, value string) plan.ObservedSecret {
 	return plan.ObservedSecret{
 		Exists: true, ARN: "arn:aws:secretsmanager:us-east-1:1:secret:" + name + "-AbCdEf", Name: name,
-		Tags:               map[string]string{"team": "payments"},
-		VersionIDsToStages: map[string][]string{"v1": {"AWSCURRENT"}},
-		Current:            &plan.CurrentValue{VersionID: "v1", HasString: true, String: []byte(value)},
+		Tags:     map[string]string{"team": "payments"},
+		Versions: []plan.Version{{ID: "v1", Stages: []string{"AWSCURRENT"}}},
+		Current:  &plan.CurrentValue{VersionID: "v1", HasString: true, String: []byte(value)},
 	}
 }
 
@@ -69,16 +69,16 @@ func TestClassify_AdoptRows(t *testing.T) {
 		{"service-owned", adopt, w, mod(func(o *plan.ObservedSecret) { o.OwningService = "rds" }), vocab.ActionConflict, vocab.ConflictServiceOwned.Reason(), vocab.ConflictServiceOwned},
 		{"rotation enabled", adopt, w, mod(func(o *plan.ObservedSecret) { o.RotationEnabled = true }), vocab.ActionConflict, vocab.ConflictRotation.Reason(), vocab.ConflictRotation},
 		{"rotation: AWSPENDING", adopt, w, mod(func(o *plan.ObservedSecret) {
-			o.VersionIDsToStages = map[string][]string{"v1": {"AWSCURRENT"}, "v2": {"AWSPENDING"}}
+			o.Versions = []plan.Version{{ID: "v1", Stages: []string{"AWSCURRENT"}}, {ID: "v2", Stages: []string{"AWSPENDING"}}}
 		}), vocab.ActionConflict, vocab.ConflictRotation.Reason(), vocab.ConflictRotation},
 		{"replica of another Region's primary", adopt, w, mod(func(o *plan.ObservedSecret) { o.PrimaryRegion = "eu-west-1" }), vocab.ActionConflict, vocab.ConflictReplication.Reason(), vocab.ConflictReplication},
 		{"primary with replicas", adopt, w, mod(func(o *plan.ObservedSecret) { o.PrimaryRegion = "us-east-1"; o.ReplicaRegions = []string{"eu-west-1"} }), vocab.ActionConflict, vocab.ConflictReplication.Reason(), vocab.ConflictReplication},
 		{"PrimaryRegion its own Region, no replicas → adopt", adopt, w, mod(func(o *plan.ObservedSecret) { o.PrimaryRegion = "us-east-1" }), vocab.ActionAdopt, vocab.ReasonValueEqual, ""},
 		{"scheduled for deletion → adopt-deleted", adopt, w, mod(func(o *plan.ObservedSecret) { o.Deleted = true; o.Current = nil }), vocab.ActionConflict, vocab.ConflictAdoptDeleted.Reason(), vocab.ConflictAdoptDeleted},
 		{"two AWSCURRENT → staging", adopt, w, mod(func(o *plan.ObservedSecret) {
-			o.VersionIDsToStages = map[string][]string{"v1": {"AWSCURRENT"}, "v2": {"AWSCURRENT"}}
+			o.Versions = []plan.Version{{ID: "v1", Stages: []string{"AWSCURRENT"}}, {ID: "v2", Stages: []string{"AWSCURRENT"}}}
 		}), vocab.ActionConflict, vocab.ConflictStaging.Reason(), vocab.ConflictStaging},
-		{"no AWSCURRENT → payload", adopt, w, mod(func(o *plan.ObservedSecret) { o.VersionIDsToStages = nil; o.Current = nil }), vocab.ActionConflict, vocab.ConflictPayload.Reason(), vocab.ConflictPayload},
+		{"no AWSCURRENT → payload", adopt, w, mod(func(o *plan.ObservedSecret) { o.Versions = nil; o.Current = nil }), vocab.ActionConflict, vocab.ConflictPayload.Reason(), vocab.ConflictPayload},
 		{"read found none → payload", adopt, w, mod(func(o *plan.ObservedSecret) { o.Current = &plan.CurrentValue{Missing: true} }), vocab.ActionConflict, vocab.ConflictPayload.Reason(), vocab.ConflictPayload},
 		{"both payloads → payload", adopt, w, mod(func(o *plan.ObservedSecret) { o.Current.HasBinary = true; o.Current.Binary = []byte{1} }), vocab.ActionConflict, vocab.ConflictPayload.Reason(), vocab.ConflictPayload},
 		{"neither payload → payload", adopt, w, mod(func(o *plan.ObservedSecret) { o.Current = &plan.CurrentValue{VersionID: "v1"} }), vocab.ActionConflict, vocab.ConflictPayload.Reason(), vocab.ConflictPayload},

@@ -139,8 +139,8 @@ func applyWithMetadata(w world, st model.State, meta model.Metadata, ops []plan.
 			maps.Copy(tags, meta.Tags)
 			o = plan.ObservedSecret{Exists: true, Name: op.Name, ARN: "arn:new:" + op.Name, Tags: tags,
 				KMSKeyID: meta.KMSKeyID, Description: meta.Description,
-				VersionIDsToStages: map[string][]string{vid: {"AWSCURRENT"}},
-				Current:            written(vid, op.Desired)}
+				Versions: []plan.Version{{ID: vid, Stages: []string{"AWSCURRENT"}}},
+				Current:  written(vid, op.Desired)}
 		case op.Action == vocab.ActionAdopt:
 			// TagResource: the ownership tags and every configured tag;
 			// then the value when it differs, then UpdateSecret.
@@ -150,7 +150,7 @@ func applyWithMetadata(w world, st model.State, meta model.Metadata, ops []plan.
 			if op.Reason != vocab.ReasonValueEqual {
 				*version++
 				vid := fmt.Sprintf("w%d", *version)
-				o.VersionIDsToStages = map[string][]string{vid: {"AWSCURRENT"}}
+				o.Versions = []plan.Version{{ID: vid, Stages: []string{"AWSCURRENT"}}}
 				o.Current = written(vid, op.Desired)
 			}
 			if op.Metadata.KMSKeyID {
@@ -163,7 +163,7 @@ func applyWithMetadata(w world, st model.State, meta model.Metadata, ops []plan.
 			if op.Reason != vocab.ReasonMetadata {
 				*version++
 				vid := fmt.Sprintf("w%d", *version)
-				o.VersionIDsToStages = map[string][]string{vid: {"AWSCURRENT"}}
+				o.Versions = []plan.Version{{ID: vid, Stages: []string{"AWSCURRENT"}}}
 				o.Current = written(vid, op.Desired)
 			}
 			if op.Metadata.KMSKeyID {

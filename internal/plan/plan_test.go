@@ -23,9 +23,9 @@ func want(name, path, value string) *model.Secret {
 func owned(name, path, value string) plan.ObservedSecret {
 	return plan.ObservedSecret{
 		Exists: true, ARN: "arn:aws:secretsmanager:us-east-1:1:secret:" + name + "-AbCdEf", Name: name,
-		Tags:               testScope.Tags(path),
-		VersionIDsToStages: map[string][]string{"v1": {"AWSCURRENT"}},
-		Current:            &plan.CurrentValue{VersionID: "v1", HasString: true, String: []byte(value)},
+		Tags:     testScope.Tags(path),
+		Versions: []plan.Version{{ID: "v1", Stages: []string{"AWSCURRENT"}}},
+		Current:  &plan.CurrentValue{VersionID: "v1", HasString: true, String: []byte(value)},
 	}
 }
 
@@ -56,7 +56,7 @@ func TestClassify_DecisionRows(t *testing.T) {
 			o.Current = &plan.CurrentValue{VersionID: "v1", HasBinary: true, Binary: []byte(`{"a":1}`)}
 		}), vocab.ActionUpdate, vocab.ReasonStoredValueBinary, ""},
 		{"desired no AWSCURRENT → update", w, mod(base, func(o *plan.ObservedSecret) {
-			o.VersionIDsToStages = map[string][]string{"v0": {"AWSPREVIOUS"}}
+			o.Versions = []plan.Version{{ID: "v0", Stages: []string{"AWSPREVIOUS"}}}
 			o.Current = nil
 		}), vocab.ActionUpdate, vocab.ReasonNoCurrentVersion, ""},
 		{"desired read found none → update", w, mod(base, func(o *plan.ObservedSecret) { o.Current = &plan.CurrentValue{Missing: true} }), vocab.ActionUpdate, vocab.ReasonNoCurrentVersion, ""},
@@ -83,11 +83,11 @@ func TestClassify_DecisionRows(t *testing.T) {
 		{"service-owned", w, mod(base, func(o *plan.ObservedSecret) { o.OwningService = "rds" }), vocab.ActionConflict, vocab.ConflictServiceOwned.Reason(), vocab.ConflictServiceOwned},
 		{"rotation: enabled", w, mod(base, func(o *plan.ObservedSecret) { o.RotationEnabled = true }), vocab.ActionConflict, vocab.ConflictRotation.Reason(), vocab.ConflictRotation},
 		{"rotation: AWSPENDING, not desired", nil, mod(base, func(o *plan.ObservedSecret) {
-			o.VersionIDsToStages = map[string][]string{"v1": {"AWSCURRENT"}, "v2": {"AWSPENDING"}}
+			o.Versions = []plan.Version{{ID: "v1", Stages: []string{"AWSCURRENT"}}, {ID: "v2", Stages: []string{"AWSPENDING"}}}
 		}), vocab.ActionConflict, vocab.ConflictRotation.Reason(), vocab.ConflictRotation},
 		{"replication", w, mod(base, func(o *plan.ObservedSecret) { o.ReplicaRegions = []string{"eu-west-1"} }), vocab.ActionConflict, vocab.ConflictReplication.Reason(), vocab.ConflictReplication},
 		{"staging: two AWSCURRENT", w, mod(base, func(o *plan.ObservedSecret) {
-			o.VersionIDsToStages = map[string][]string{"v1": {"AWSCURRENT"}, "v2": {"AWSCURRENT"}}
+			o.Versions = []plan.Version{{ID: "v1", Stages: []string{"AWSCURRENT"}}, {ID: "v2", Stages: []string{"AWSCURRENT"}}}
 		}), vocab.ActionConflict, vocab.ConflictStaging.Reason(), vocab.ConflictStaging},
 		{"staging: fetched version disagrees", w, mod(base, func(o *plan.ObservedSecret) { o.Current.VersionID = "v9" }), vocab.ActionConflict, vocab.ConflictStaging.Reason(), vocab.ConflictStaging},
 		{"staging: read flagged mismatch", w, mod(base, func(o *plan.ObservedSecret) { o.Current.StageMismatch = true }), vocab.ActionConflict, vocab.ConflictStaging.Reason(), vocab.ConflictStaging},
@@ -167,7 +167,7 @@ func TestFingerprint_ChangesWithValueVersionAndDecision(t *testing.T) {
 		t.Fatal("a different value must change the fingerprint")
 	}
 	c := owned("app/db", "secrets/db.sops.json", `{"a":2}`)
-	c.VersionIDsToStages = map[string][]string{"v2": {"AWSCURRENT"}}
+	c.Versions = []plan.Version{{ID: "v2", Stages: []string{"AWSCURRENT"}}}
 	c.Current.VersionID = "v2"
 	if fc := plan.FingerprintOf("app/db", c, plan.Classify(plan.Rules{ScopeDigest: d}, w, c)); fc.Equal(fa) {
 		t.Fatal("a new current version must change the fingerprint")

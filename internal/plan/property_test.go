@@ -95,7 +95,7 @@ func genScenario(t *rapid.T, allowConflicts bool, rules ...plan.Rules) (model.St
 		case "binary":
 			o.Current = &plan.CurrentValue{VersionID: "v1", HasBinary: true, Binary: []byte(rapid.SampledFrom(append(values, "\x00\x01")).Draw(t, "stored-binary-"+name))}
 		case "no-current":
-			o.VersionIDsToStages = map[string][]string{}
+			o.Versions = []plan.Version{}
 			o.Current = nil
 		case "deleted":
 			o.Deleted = true
@@ -104,7 +104,7 @@ func genScenario(t *rapid.T, allowConflicts bool, rules ...plan.Rules) (model.St
 		case "rotation":
 			o.RotationEnabled = true
 		case "staging":
-			o.VersionIDsToStages = map[string][]string{"v1": {"AWSCURRENT"}, "v2": {"AWSCURRENT"}}
+			o.Versions = []plan.Version{{ID: "v1", Stages: []string{"AWSCURRENT"}}, {ID: "v2", Stages: []string{"AWSCURRENT"}}}
 		case "replication":
 			o.ReplicaRegions = []string{"eu-west-1"}
 		case "wrong-source":
@@ -163,7 +163,7 @@ func apply(w world, st model.State, ops []plan.Operation, version *int) {
 			maps.Copy(tags, st.Scope.Tags(op.Desired.Path))
 			o.Tags = tags
 			if op.Reason != vocab.ReasonValueEqual {
-				o.VersionIDsToStages = map[string][]string{vid: {"AWSCURRENT"}}
+				o.Versions = []plan.Version{{ID: vid, Stages: []string{"AWSCURRENT"}}}
 				o.Current = written(vid, op.Desired)
 			}
 		case vocab.ActionCreate:
@@ -171,7 +171,7 @@ func apply(w world, st model.State, ops []plan.Operation, version *int) {
 			fallthrough
 		case vocab.ActionUpdate:
 			if op.Reason != vocab.ReasonReplicas {
-				o.VersionIDsToStages = map[string][]string{vid: {"AWSCURRENT"}}
+				o.Versions = []plan.Version{{ID: vid, Stages: []string{"AWSCURRENT"}}}
 				o.Current = written(vid, op.Desired)
 			}
 		case vocab.ActionRestore:
