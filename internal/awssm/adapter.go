@@ -192,8 +192,8 @@ func (a *Adapter) describe(ctx context.Context, client *secretsmanager.Client, i
 	}
 	o := plan.ObservedSecret{
 		Exists:          true,
-		ARN:             own(d.ARN),
-		Name:            own(d.Name),
+		ARN:             ownAs(d.ARN, id),
+		Name:            ownAs(d.Name, id),
 		Tags:            make(map[string]string, len(d.Tags)),
 		KMSKeyID:        own(d.KmsKeyId),
 		Description:     own(d.Description),
@@ -368,6 +368,17 @@ func own(p *string) string {
 		return ""
 	}
 	return strings.Clone(*p)
+}
+
+// ownAs is own for a field that may equal id, what the caller described
+// the secret by (its name, or its ARN once known): the caller's string then
+// serves, so an observation holds a desired name or a known ARN once (at
+// 50,000 secrets a second copy of every name was 2 MiB of live heap).
+func ownAs(p *string, id string) string {
+	if p != nil && *p == id {
+		return id
+	}
+	return own(p)
 }
 
 // ownVersions is DescribeSecret's VersionIdsToStages as plan.Versions,

@@ -71,3 +71,20 @@ func TestOwnVersionID_CurrentIDIsHeldOnce(t *testing.T) {
 		t.Fatal("a nil version id is not the empty string")
 	}
 }
+
+// A name or ARN equal to what the secret was described by is the caller's
+// string; anything else is a copy that shares no memory with the response.
+func TestOwnAs_DescribedByIDIsHeldOnce(t *testing.T) {
+	id := string([]byte("app/db"))
+	same := string([]byte("app/db"))
+	if got := ownAs(&same, id); got != id || unsafe.StringData(got) != unsafe.StringData(id) {
+		t.Fatal("the name the secret was described by is held twice")
+	}
+	arn := string([]byte("arn:aws:secretsmanager:us-east-1:1:secret:app/db-AbCdEf"))
+	if got := ownAs(&arn, id); got != arn || unsafe.StringData(got) == unsafe.StringData(arn) {
+		t.Fatalf("another field = %q, or shares the response's memory", got)
+	}
+	if ownAs(nil, id) != "" {
+		t.Fatal("a nil field is not the empty string")
+	}
+}
