@@ -180,6 +180,7 @@ func isKnown(err error) bool {
 // run then ends "interrupted", exit 130, report still written); a second
 // signal gets the default behaviour and ends the process at once.
 func Main(b factory.BuildInfo, args []string) int {
+	paceGC()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {
