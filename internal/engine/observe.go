@@ -40,6 +40,13 @@ type observation map[string]plan.ObservedSecret
 // about this scope's entries outside the prefix (inScope).
 func (r *runner) observe(ctx context.Context, phase string, extra []string, list listing) (observation, []Candidate, error) {
 	o := &observer{r: r, ctx: ctx, sem: make(chan struct{}, r.concurrency), out: observation{}, scheduled: map[string]bool{}}
+	if !r.valuesIn.Load() {
+		// The desired values are still decrypting: when they arrive, the
+		// values this observation has read are shared with them at once
+		// (runner.fill), not only at its end.
+		r.observing.Store(o)
+		defer r.observing.Store(nil)
+	}
 	var (
 		cands, others []Candidate
 		listErr       error
@@ -380,6 +387,8 @@ func (o *observer) read(names []string) {
 			o.fail(err)
 			return
 		}
+		// Shared under o.mu: the desired values may arrive meanwhile, and
+		// fill shares what o.out holds under the same lock.
 		o.mu.Lock()
 		for i, n := range names {
 			obs := o.out[n]

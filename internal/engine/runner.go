@@ -30,6 +30,9 @@ type runner struct {
 	// when the runner is given the whole state): before it, want is an
 	// outline whose secrets have names and sources but no values (values.go).
 	valuesIn atomic.Bool
+	// observing is the first observation while the values are awaited
+	// (nil otherwise): fill shares the values it has read.
+	observing atomic.Pointer[observer]
 }
 
 // deps are what a run talks to: AWS, the log, time, randomness and the

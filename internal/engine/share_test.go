@@ -46,3 +46,24 @@ func TestShareEqualValue_EqualBytesShareTheDesiredValue(t *testing.T) {
 		}
 	}
 }
+
+// A value the first observation read while the documents were still
+// decrypting is shared with the desired value as soon as it arrives
+// (runner.fill), not only when the observation ends.
+func TestShareEqualValue_ValuesReadBeforeTheDesiredValuesAreSharedOnArrival(t *testing.T) {
+	outline := model.State{Secrets: []model.Secret{{Name: "app/a"}}}
+	r := newRunner(Config{}, outline, true, nil, nil, nil)
+	o := &observer{r: r, out: observation{}}
+	r.observing.Store(o)
+	read := plan.CurrentValue{HasString: true, String: []byte(`{"k":"v"}`)}
+	r.shareEqualValue("app/a", &read) // before the values: nothing to share with
+	o.out["app/a"] = plan.ObservedSecret{Current: &read}
+
+	whole := model.State{Secrets: []model.Secret{{Name: "app/a", Value: []byte(`{"k":"v"}`)}}}
+	if err := r.fill(whole); err != nil {
+		t.Fatal(err)
+	}
+	if unsafe.SliceData(o.out["app/a"].Current.String) != unsafe.SliceData(whole.Secrets[0].Value) {
+		t.Fatal("a value read before the desired values arrived kept its own copy")
+	}
+}

@@ -72,12 +72,21 @@ func (r *runner) fill(st model.State) error {
 		w.Secrets[i].Value = st.Secrets[i].Value
 	}
 	r.valuesIn.Store(true)
+	if o := r.observing.Load(); o != nil {
+		// Values the first observation read before now are held once from
+		// here on (at 50,000 secrets, thousands of values read while the
+		// documents decrypted); those it reads later share at once.
+		o.mu.Lock()
+		r.shareObserved(o.out)
+		o.mu.Unlock()
+	}
 	return nil
 }
 
 // shareObserved makes every observed current value that equals its
 // desired value share the desired value's memory (shareEqualValue), for
-// the values read before the desired values arrived.
+// the values read before the desired values arrived. The caller holds
+// whatever guards obs.
 func (r *runner) shareObserved(obs observation) {
 	for n, o := range obs {
 		if o.Current != nil {
