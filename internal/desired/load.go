@@ -138,6 +138,9 @@ type Loading struct {
 	// byName holds the documents' indices in name order (the Outline's
 	// and the State's order).
 	byName []int
+	// published holds each document's canonical value once decrypted and
+	// valid (indexed like docs), for Decrypted.
+	published []atomic.Pointer[[]byte]
 }
 
 // Open is the first step of a load (see Load for the rules and the
@@ -170,7 +173,8 @@ func Open(ctx context.Context, opts config.Desired) (*Loading, error) {
 		d.source = model.SourceDigest(d.Path)
 	}
 	sort.Slice(order, func(i, j int) bool { return docs[order[i]].name < docs[order[j]].name })
-	return &Loading{opts: opts, repo: repo, commit: commit.Hash, docs: docs, byName: order}, nil
+	return &Loading{opts: opts, repo: repo, commit: commit.Hash, docs: docs, byName: order,
+		published: make([]atomic.Pointer[[]byte], len(docs))}, nil
 }
 
 // Outline is the desired state without values: the commit, the scope and,
@@ -194,6 +198,24 @@ func (l *Loading) Outline() model.State {
 // Load does. It closes the repository.
 func (l *Loading) Decrypt(ctx context.Context, p *Progress, c *Cache) (model.State, error) {
 	return l.decrypt(ctx, p, c, nil)
+}
+
+// Decrypted returns the canonical value of the desired secret name when
+// its document has already been decrypted and checked, nil otherwise
+// (not yet, invalid, or no document of that name). It is safe to call
+// from any goroutine while Decrypt runs; the bytes are those the State
+// will hold and must not be written. The engine uses it to hold a value
+// it reads from Secrets Manager once, not twice, while the documents are
+// still decrypting.
+func (l *Loading) Decrypted(name string) []byte {
+	k, ok := sort.Find(len(l.byName), func(i int) int { return strings.Compare(name, l.docs[l.byName[i]].name) })
+	if !ok {
+		return nil
+	}
+	if v := l.published[l.byName[k]].Load(); v != nil {
+		return *v
+	}
+	return nil
 }
 
 // Close releases the repository of a Loading whose Decrypt is never
@@ -221,7 +243,7 @@ func (l *Loading) decrypt(ctx context.Context, p *Progress, c *Cache, afterFunc 
 		KeyServices: l.opts.KeyServices, AfterFunc: afterFunc})
 	// decryptAll's dispatcher is the last user of repo and closes it, also
 	// when Load has already returned on cancellation.
-	values, ds := decryptAll(ctx, repo, l.docs, dec, l.opts, p, c)
+	values, ds := decryptAll(ctx, repo, l.docs, dec, l.opts, p, c, l.published)
 	if ds != nil {
 		return model.State{}, ds
 	}
@@ -284,8 +306,9 @@ func interrupted(cause error) diag.Diagnostics {
 // again; one another load is decrypting is waited for. A failing document
 // does not stop the others: it returns the diagnostics of every invalid
 // document in ordinal order (docs is in ordinal order, capped), or the
-// interruption.
-func decryptAll(ctx context.Context, repo *gitsource.Repository, docs []*document, dec *decryptor.Decryptor, opts config.Desired, p *Progress, c *Cache) ([][]byte, diag.Diagnostics) {
+// interruption. With published (one entry per document), each valid
+// value is also stored there as soon as it is known (Loading.Decrypted).
+func decryptAll(ctx context.Context, repo *gitsource.Repository, docs []*document, dec *decryptor.Decryptor, opts config.Desired, p *Progress, c *Cache, published []atomic.Pointer[[]byte]) ([][]byte, diag.Diagnostics) {
 	values := make([][]byte, len(docs))
 	errs := make([]*diag.Diagnostic, len(docs))
 	sem := make(chan struct{}, opts.Concurrency)
@@ -299,6 +322,9 @@ func decryptAll(ctx context.Context, repo *gitsource.Repository, docs []*documen
 			return
 		}
 		values[i] = v
+		if published != nil {
+			published[i].Store(&v)
+		}
 		p.addDone()
 	}
 	done := make(chan struct{})

@@ -434,20 +434,28 @@ func (o *observer) reread(reqs []ValueRequest, vs []plan.CurrentValue) error {
 // are shared, so nothing compared later can tell the difference; neither
 // slice is written after it is made.
 func (r *runner) shareEqualValue(name string, v *plan.CurrentValue) {
-	if !r.valuesIn.Load() {
-		// An outline: the values have not arrived (shareObserved shares
-		// what was read before them).
+	var value []byte
+	switch {
+	case r.valuesIn.Load():
+		want, ok := r.byName[name]
+		if !ok {
+			return
+		}
+		value = want.Value
+	case r.early != nil:
+		// An outline whose values are still decrypting: the value of an
+		// already decrypted document is the one the state will hold
+		// (fill shares the others when they arrive).
+		value = r.early.Decrypted(name)
+	}
+	if len(value) == 0 {
 		return
 	}
-	want, ok := r.byName[name]
-	if !ok || len(want.Value) == 0 {
-		return
+	if v.HasString && bytes.Equal(v.String, value) {
+		v.String = value
 	}
-	if v.HasString && bytes.Equal(v.String, want.Value) {
-		v.String = want.Value
-	}
-	if v.HasBinary && bytes.Equal(v.Binary, want.Value) {
-		v.Binary = want.Value
+	if v.HasBinary && bytes.Equal(v.Binary, value) {
+		v.Binary = value
 	}
 }
 

@@ -65,6 +65,7 @@ func Prepare(ctx context.Context, cfg Config, want model.State, sm Port, log *sl
 // the first observation runs (Values).
 func prepare(ctx context.Context, cfg Config, want model.State, values Values, sm Port, log *slog.Logger, h *halt) *Prepared {
 	r := newRunner(cfg, want, values != nil, sm, log, h)
+	r.early = values
 	status, p := r.prepare(ctx, values)
 	return &Prepared{r: r, status: status, plan: p}
 }

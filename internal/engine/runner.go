@@ -33,6 +33,10 @@ type runner struct {
 	// observing is the first observation while the values are awaited
 	// (nil otherwise): fill shares the values it has read.
 	observing atomic.Pointer[observer]
+	// early is where the values come from while they are awaited (nil
+	// when the runner was given the whole state): shareEqualValue asks it
+	// for a value already decrypted.
+	early Values
 }
 
 // deps are what a run talks to: AWS, the log, time, randomness and the

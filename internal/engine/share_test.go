@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"testing"
 	"unsafe"
 
@@ -65,5 +66,32 @@ func TestShareEqualValue_ValuesReadBeforeTheDesiredValuesAreSharedOnArrival(t *t
 	}
 	if unsafe.SliceData(o.out["app/a"].Current.String) != unsafe.SliceData(whole.Secrets[0].Value) {
 		t.Fatal("a value read before the desired values arrived kept its own copy")
+	}
+}
+
+// earlyValues is a Values whose documents are already decrypted.
+type earlyValues map[string][]byte
+
+func (earlyValues) Wait(context.Context) (model.State, error) { return model.State{}, nil }
+func (e earlyValues) Decrypted(name string) []byte            { return e[name] }
+
+// While the values are still decrypting, a value read equal to an already
+// decrypted document's is held once at once (Values.Decrypted); one whose
+// document is not decrypted yet keeps its bytes until the values arrive.
+func TestShareEqualValue_AlreadyDecryptedValueIsSharedBeforeTheStateArrives(t *testing.T) {
+	outline := model.State{Secrets: []model.Secret{{Name: "app/a"}, {Name: "app/b"}}}
+	r := newRunner(Config{}, outline, true, nil, nil, nil)
+	decrypted := []byte(`{"k":"v"}`)
+	r.early = earlyValues{"app/a": decrypted}
+	a := plan.CurrentValue{HasString: true, String: []byte(`{"k":"v"}`)}
+	r.shareEqualValue("app/a", &a)
+	if unsafe.SliceData(a.String) != unsafe.SliceData(decrypted) {
+		t.Fatal("a value equal to an already decrypted document kept its own copy")
+	}
+	b := plan.CurrentValue{HasString: true, String: []byte(`{"k":"v"}`)}
+	before := unsafe.SliceData(b.String)
+	r.shareEqualValue("app/b", &b)
+	if unsafe.SliceData(b.String) != before {
+		t.Fatal("a value was shared with a document not decrypted yet")
 	}
 }

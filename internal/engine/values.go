@@ -9,13 +9,33 @@ import (
 
 // Values delivers a scope's desired values while the first observation
 // runs (SPEC §3.2: the desired state is complete before the first mutating
-// call, not before the first read). It is called once, from its own
-// goroutine, when the scope starts planning; it blocks until every
-// document is decrypted and checked, and returns the whole state, whose
-// secrets must be those of the outline the scope was given (ScopeRun.Want),
-// in the same order, with their values; or the error that rejected the
-// desired state (the caller reports it), or an interruption when ctx ends.
-type Values func(ctx context.Context) (model.State, error)
+// call, not before the first read). desired.Loading, through the CLI, is
+// the production implementation.
+type Values interface {
+	// Wait is called once, from its own goroutine, when the scope starts
+	// planning; it blocks until every document is decrypted and checked,
+	// and returns the whole state, whose secrets must be those of the
+	// outline the scope was given (ScopeRun.Want), in the same order, with
+	// their values; or the error that rejected the desired state (the
+	// caller reports it), or an interruption when ctx ends.
+	Wait(ctx context.Context) (model.State, error)
+	// Decrypted returns the value of the desired secret name when its
+	// document is already decrypted and checked, nil otherwise; it is
+	// called from any goroutine while Wait blocks. The bytes are the ones
+	// Wait will return and are never written. The observation uses it to
+	// hold a value it reads once, not twice, before Wait returns.
+	Decrypted(name string) []byte
+}
+
+// ValuesFunc is a Values that knows no value before wait returns them
+// all (tests; a loader that cannot tell).
+type ValuesFunc func(ctx context.Context) (model.State, error)
+
+// Wait calls f.
+func (f ValuesFunc) Wait(ctx context.Context) (model.State, error) { return f(ctx) }
+
+// Decrypted is always nil.
+func (ValuesFunc) Decrypted(string) []byte { return nil }
 
 // arrival is the wait for one scope's values: done is closed once err is
 // set and, when err is nil, the runner's want holds every value.
@@ -38,7 +58,7 @@ func (r *runner) awaitValues(ctx context.Context, values Values, stop context.Ca
 	}
 	go func() {
 		defer close(a.done)
-		st, err := values(ctx)
+		st, err := values.Wait(ctx)
 		if err == nil {
 			err = r.fill(st)
 		}

@@ -38,7 +38,7 @@ func firstRead(p engine.Port) (*hookPort, <-chan struct{}) {
 // the values: an engine that waited for them first would never read, and
 // the run would end interrupted at the test's deadline.
 func afterRead(read <-chan struct{}, st model.State, err error) engine.Values {
-	return func(ctx context.Context) (model.State, error) {
+	return engine.ValuesFunc(func(ctx context.Context) (model.State, error) {
 		select {
 		case <-read:
 		case <-ctx.Done():
@@ -48,7 +48,7 @@ func afterRead(read <-chan struct{}, st model.State, err error) engine.Values {
 			return model.State{}, err
 		}
 		return st, nil
-	}
+	})
 }
 
 func (e *env) runValues(t *testing.T, mode engine.Mode, runs ...engine.ScopeRun) []engine.Result {
@@ -122,12 +122,12 @@ func TestValues_InterruptedWhileDecryptingWritesNothing(t *testing.T) {
 	port, read := firstRead(e.port)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	never := func(ctx context.Context) (model.State, error) {
+	never := engine.ValuesFunc(func(ctx context.Context) (model.State, error) {
 		<-read
 		cancel() // the signal arrives while the documents are decrypted
 		<-ctx.Done()
 		return model.State{}, ctx.Err()
-	}
+	})
 	before := e.calls(t)
 	got := engine.RunScopes(ctx, []engine.ScopeRun{{Config: e.cfg(engine.ModeSync, 4), Want: outline(st), Values: never, Port: port}}, nil)
 	wantResult(t, got[0], vocab.StatusInterrupted, vocab.VerificationNotRun, vocab.Counts{})
@@ -148,7 +148,7 @@ func TestValues_StateThatIsNotTheOutlineFailsClosed(t *testing.T) {
 	} {
 		e := newEnv(t)
 		before := e.calls(t)
-		got := e.runValues(t, engine.ModeSync, engine.ScopeRun{Want: outline(st), Values: func(context.Context) (model.State, error) { return full, nil }, Port: e.port})
+		got := e.runValues(t, engine.ModeSync, engine.ScopeRun{Want: outline(st), Values: engine.ValuesFunc(func(context.Context) (model.State, error) { return full, nil }), Port: e.port})
 		if got[0].Status != vocab.StatusInvalid {
 			t.Fatalf("%s: status %s, want invalid", name, got[0].Status)
 		}

@@ -155,7 +155,7 @@ func (inv *invocation) reconcile(ctx context.Context) (reached, string) {
 	for i, sc := range scopes {
 		outline := loads[i].l.Outline()
 		runs[i] = engine.ScopeRun{Bucket: ports[i].bucket, Config: engine.Config{Mode: inv.opts.Mode, Engine: sc.engine, Siblings: siblings(inv.opts.Config, outline.Scope)},
-			Want: outline, Values: loads[i].wait, Port: ports[i].port, Log: loads[i].log}
+			Want: outline, Values: loads[i], Port: ports[i].port, Log: loads[i].log}
 	}
 	results := inv.f.RunAll(ectx, runs, inv.log)
 	<-decrypted
@@ -187,21 +187,30 @@ func (l *scopeLoad) fail(err error) {
 	close(l.done)
 }
 
-// wait is the scope's engine.Values: it returns the decrypted state once
-// the goroutine has it, or ctx's error when ctx ends first.
-func (l *scopeLoad) wait(ctx context.Context) (model.State, error) {
+// Wait is the scope's engine.Values: it returns the decrypted state once
+// the goroutine has it, or ctx's error when ctx ends first. The state is
+// handed over: the scope's load keeps only its error.
+func (l *scopeLoad) Wait(ctx context.Context) (model.State, error) {
 	select {
 	case <-l.done:
-		return l.st, l.err
+		st := l.st
+		l.st = model.State{}
+		return st, l.err
 	case <-ctx.Done():
 		return model.State{}, ctx.Err()
 	}
 }
 
+// Decrypted is the scope's engine.Values: a value already decrypted
+// (desired.Loading.Decrypted).
+func (l *scopeLoad) Decrypted(name string) []byte { return l.l.Decrypted(name) }
+
 // desiredLoading is a desired state between its two steps
-// (desired.Loading): the outline, then the decrypted state.
+// (desired.Loading): the outline, the values decrypted so far, then the
+// decrypted state.
 type desiredLoading interface {
 	Outline() model.State
+	Decrypted(name string) []byte
 	Decrypt(ctx context.Context, p *desired.Progress, c *desired.Cache) (model.State, error)
 }
 
@@ -228,6 +237,14 @@ func (inv *invocation) open(ctx context.Context, o config.Desired) (desiredLoadi
 type loaded model.State
 
 func (s loaded) Outline() model.State { return model.State(s) }
+
+func (s loaded) Decrypted(name string) []byte {
+	i, ok := slices.BinarySearchFunc(s.Secrets, name, func(sec model.Secret, n string) int { return strings.Compare(sec.Name, n) })
+	if !ok {
+		return nil
+	}
+	return s.Secrets[i].Value
+}
 
 func (s loaded) Decrypt(context.Context, *desired.Progress, *desired.Cache) (model.State, error) {
 	return model.State(s), nil
