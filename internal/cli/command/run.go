@@ -130,8 +130,13 @@ func (inv *invocation) reconcile(ctx context.Context) (reached, string) {
 	}
 	// Scopes over one source root select the same blobs at the one commit:
 	// each is decrypted once for the run, and the cache is dropped as soon
-	// as the loads end (the states keep the values they need).
-	cache := desired.NewCache()
+	// as the loads end (the states keep the values they need). One scope
+	// has nothing to share: its cache would only hold an entry per
+	// document while the first observation runs (14 MB at 50,000).
+	var cache *desired.Cache
+	if len(scopes) > 1 {
+		cache = desired.NewCache()
+	}
 	ectx, stopEngine := context.WithCancel(ctx)
 	defer stopEngine()
 	decrypted := make(chan struct{})
