@@ -112,11 +112,12 @@ bench: tools
 ##   first sync of 2,000 in one Region and in three Regions by one run; results into docs/benchmarks.md (block
 ##   bench-scale) and docs/benchmarks/bench-scale.json, then the figures.
 ##   Overrides: SCALE_N=50000  SCALE_SIZES=1000,10000 (no-op sizes)  SCALE_SWEEP=1,8,16,24,32,64 (at 10000)
-##   SCALE_BASELINE=4886998 (main before issue 24's CPU and overlap work; empty = no before/after rows)
+##   SCALE_BASELINE=22c6387 (main when issue 24's CPU profile was taken, before its cuts, memory work and the
+##   decryption/observation overlap; empty = no before/after rows)
 SCALE_N     ?= 50000
 SCALE_SIZES ?= 1000,10000
 SCALE_SWEEP ?= 1,8,16,24,32,64
-SCALE_BASELINE ?= $(or $(BASELINE),4886998)
+SCALE_BASELINE ?= $(or $(BASELINE),22c6387)
 bench-scale: tools
 	$(GO) run ./bench/cmd/bench -root $(CURDIR) -only noop,sweep,scale,regions -n $(SCALE_SIZES) -sweep-n 10000 \
 		-sweep $(SCALE_SWEEP) -seq-max-n 10000 -scale-n $(SCALE_N) $(if $(SCALE_BASELINE),-baseline $(SCALE_BASELINE)) \
