@@ -2,8 +2,10 @@ package desired
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -12,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -299,6 +302,73 @@ func TestKeyServiceThatNeverAnswersIsKeyService(t *testing.T) {
 	for _, d := range bounds {
 		if d != opts.KeyServiceTimeout {
 			t.Fatalf("a key-service call was bounded by %v, want --operation-timeout %v", d, opts.KeyServiceTimeout)
+		}
+	}
+}
+
+// TestRemoteKeyServiceCallGivesBackItsCPUSlot: at most GOMAXPROCS
+// documents decrypt on the CPU at once, but one waiting on a remote key
+// service gives its slot back for the call: GOMAXPROCS+1 documents whose
+// only key is AWS KMS all have their KMS call in flight together. The KMS
+// answers only once they are, and no call has a bound here, so a
+// decryption that kept its slot while waiting would leave the last one
+// queued for ever (the test fails after 30 s instead).
+func TestRemoteKeyServiceCallGivesBackItsCPUSlot(t *testing.T) {
+	n := runtime.GOMAXPROCS(0) + 1
+	var mu sync.Mutex
+	arrived := 0
+	all := make(chan struct{})
+	var once sync.Once
+	release := func() { once.Do(func() { close(all) }) }
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		arrived++
+		if arrived == n {
+			release()
+		}
+		mu.Unlock()
+		select {
+		case <-all:
+		case <-r.Context().Done():
+		}
+		http.Error(w, "answered once every call was in flight", http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(srv.Close)
+	useKMSEndpoint(t, srv.URL)
+	files := map[string][]byte{}
+	for i := range n {
+		// Distinct blobs (trailing spaces), each decrypted on its own.
+		files[fmt.Sprintf("secrets/kms%d.sops.json", i)] = append(fixture(t, "kms/kms.sops.json"), bytes.Repeat([]byte(" "), i)...)
+	}
+	dir, _ := newRepo(t, files)
+	o := baseOptions(dir)
+	o.Concurrency = n
+	o.KeyServiceTimeout = time.Hour
+	never := func(time.Duration, func()) func() bool { return func() bool { return true } }
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	res := make(chan error, 1)
+	go func() {
+		_, err := load(ctx, o, nil, nil, never)
+		res <- err
+	}()
+	select {
+	case <-all:
+	case <-time.After(30 * time.Second):
+		mu.Lock()
+		got := arrived
+		mu.Unlock()
+		release() // answer the calls, so the load and the server end
+		cancel()
+		t.Fatalf("only %d of %d KMS calls were in flight together after 30 s: a document waiting on KMS kept its CPU slot", got, n)
+	}
+	var ds diag.Diagnostics
+	if err := <-res; !errors.As(err, &ds) || len(ds) != n {
+		t.Fatalf("err = %v, want %d decrypt:key-service diagnostics", err, n)
+	}
+	for _, d := range ds {
+		if d.Class != diag.DecryptKeyService {
+			t.Fatalf("class %s, want %s", d.Class, diag.DecryptKeyService)
 		}
 	}
 }

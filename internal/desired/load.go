@@ -3,6 +3,7 @@ package desired
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -238,12 +239,24 @@ func (l *Loading) decrypt(ctx context.Context, p *Progress, c *Cache, afterFunc 
 		return model.State{}, interrupted(err)
 	}
 	p.setTotal(len(l.docs))
+	// At most GOMAXPROCS documents use the CPU at once; the others of the
+	// opts.Concurrency in flight wait for a slot, or for a remote key
+	// service (Waiting gives the slot back for the call). A decryption is
+	// CPU work (age's X25519, SOPS's parsing, canonicalisation), so more
+	// runnable decryptions than CPUs add nothing to the load's speed, and
+	// beside the first observation they queued ahead of every SDK call's
+	// goroutine (about 4 ms per 20 ms call at 28 on two CPUs).
+	cpu := make(chan struct{}, runtime.GOMAXPROCS(0))
 	dec := decryptor.New(ctx, decryptor.Options{
 		MaxEncryptedBytes: l.opts.MaxEncryptedBytes, KeyServiceTimeout: l.opts.KeyServiceTimeout,
-		KeyServices: l.opts.KeyServices, AfterFunc: afterFunc})
+		KeyServices: l.opts.KeyServices, AfterFunc: afterFunc,
+		Waiting: func() func() {
+			<-cpu
+			return func() { cpu <- struct{}{} }
+		}})
 	// decryptAll's dispatcher is the last user of repo and closes it, also
 	// when Load has already returned on cancellation.
-	values, ds := decryptAll(ctx, repo, l.docs, dec, l.opts, p, c, l.published)
+	values, ds := decryptAll(ctx, repo, l.docs, dec, l.opts, p, c, l.published, cpu)
 	if ds != nil {
 		return model.State{}, ds
 	}
@@ -308,7 +321,9 @@ func interrupted(cause error) diag.Diagnostics {
 // document in ordinal order (docs is in ordinal order, capped), or the
 // interruption. With published (one entry per document), each valid
 // value is also stored there as soon as it is known (Loading.Decrypted).
-func decryptAll(ctx context.Context, repo *gitsource.Repository, docs []*document, dec *decryptor.Decryptor, opts config.Desired, p *Progress, c *Cache, published []atomic.Pointer[[]byte]) ([][]byte, diag.Diagnostics) {
+// A decryption holds one of cpu's slots while it runs on the CPU (the
+// decryptor gives it back during a remote key-service call).
+func decryptAll(ctx context.Context, repo *gitsource.Repository, docs []*document, dec *decryptor.Decryptor, opts config.Desired, p *Progress, c *Cache, published []atomic.Pointer[[]byte], cpu chan struct{}) ([][]byte, diag.Diagnostics) {
 	values := make([][]byte, len(docs))
 	errs := make([]*diag.Diagnostic, len(docs))
 	sem := make(chan struct{}, opts.Concurrency)
@@ -360,7 +375,19 @@ func decryptAll(ctx context.Context, repo *gitsource.Repository, docs []*documen
 				defer wg.Done()
 				defer func() { <-sem }()
 				if mine {
-					ent.finish(decryptDocument(dec, data, d))
+					// A CPU slot for the decryption (released while a
+					// remote key service is called: Options.Waiting).
+					select {
+					case cpu <- struct{}{}:
+					case <-ctx.Done():
+						ent.finish(nil, problem(diag.Interrupted, "", ""))
+						return
+					}
+					v, e := func() ([]byte, *diag.Diagnostic) {
+						defer func() { <-cpu }()
+						return decryptDocument(dec, data, d)
+					}()
+					ent.finish(v, e)
 				} else if !ent.wait(ctx) {
 					return
 				}

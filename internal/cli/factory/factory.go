@@ -21,6 +21,7 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/wirefile"
 )
 
@@ -111,7 +112,9 @@ type Factory struct {
 }
 
 // RunAll runs the scopes of one run: f.RunScopes, else f.RunEngine for
-// each scope in order (no shared plan-then-apply: test factories only).
+// each scope in order, with its whole desired state (a scope given an
+// outline waits for its values first; no shared plan-then-apply: test
+// factories only).
 // One Result per scope, in order.
 func (f *Factory) RunAll(ctx context.Context, scopes []engine.ScopeRun, log *slog.Logger) []engine.Result {
 	if f.RunScopes != nil {
@@ -119,7 +122,22 @@ func (f *Factory) RunAll(ctx context.Context, scopes []engine.ScopeRun, log *slo
 	}
 	out := make([]engine.Result, len(scopes))
 	for i, s := range scopes {
-		out[i] = f.RunEngine(ctx, s.Config, s.Want, s.Port, s.Log)
+		want := s.Want
+		if s.Values != nil {
+			// Want is an outline: RunEngine takes the whole state, so it
+			// waits for it (no overlap on this path); a rejected or
+			// interrupted load runs nothing (the caller reports it).
+			st, err := s.Values.Wait(ctx)
+			if err != nil {
+				out[i] = engine.Result{Status: vocab.StatusInvalid, Verification: vocab.VerificationNotRun}
+				if ctx.Err() != nil {
+					out[i].Status = vocab.StatusInterrupted
+				}
+				continue
+			}
+			want = st
+		}
+		out[i] = f.RunEngine(ctx, s.Config, want, s.Port, s.Log)
 	}
 	return out
 }

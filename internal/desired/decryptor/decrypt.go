@@ -43,6 +43,12 @@ type Options struct {
 	// AfterFunc starts the KeyServiceTimeout bound of each call; nil is
 	// time.AfterFunc (the real clock). Tests inject one they fire.
 	AfterFunc AfterFunc
+	// Waiting, when set, is called as a decryption starts a remote
+	// key-service call, and the function it returns when the call has
+	// returned: a caller that bounds the decryptions using the CPU (not
+	// those waiting on a key service) releases a CPU slot for the time
+	// of the call (desired.decryptAll).
+	Waiting func() (done func())
 }
 
 // AfterFunc has time.AfterFunc's shape: f runs in its own goroutine once d
@@ -62,7 +68,8 @@ type Decryptor struct {
 // New returns a Decryptor whose key-service calls end when ctx ends.
 func New(ctx context.Context, o Options) *Decryptor {
 	return &Decryptor{max: o.MaxEncryptedBytes,
-		src: &keySources{ctx: ctx, timeout: o.KeyServiceTimeout, afterFunc: o.AfterFunc, ages: &ageIdentities{}, allow: o.KeyServices}}
+		src: &keySources{ctx: ctx, timeout: o.KeyServiceTimeout, afterFunc: o.AfterFunc, ages: &ageIdentities{}, allow: o.KeyServices,
+			waiting: o.Waiting}}
 }
 
 // defaultAllow is the default allow-list, for callers inside this package
@@ -227,6 +234,9 @@ func (r *recordingKeyService) Decrypt(ctx context.Context, req *keyservice.Decry
 		return &keyservice.DecryptResponse{Plaintext: plaintext}, nil
 	}
 	if mk, ok := remoteMasterKey(req.GetKey(), req.GetCiphertext()); ok {
+		if r.src.waiting != nil {
+			defer r.src.waiting()()
+		}
 		callCtx, cancel := r.src.callContext()
 		defer cancel()
 		plaintext, err := mk.DecryptContext(callCtx)

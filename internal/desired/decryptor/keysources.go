@@ -38,6 +38,8 @@ type keySources struct {
 	// allow is the operator's allow-list of master keys (--key-services);
 	// a key outside it is dropped before SOPS sees the metadata.
 	allow model.KeyServices
+	// waiting is Options.Waiting (nil: not told).
+	waiting func() (done func())
 
 	keyFileOnce sync.Once
 	keyFile     *decryptFailure
