@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -69,18 +68,9 @@ func TestExit130_InterruptedWhileDecryptingWritesNothing(t *testing.T) {
 	f := newFixture(t)
 	e := startEmulator(t)
 	f.standardDocs()
-	kmsDoc, err := os.ReadFile(filepath.Join("..", "..", "internal", "desired", "testdata", "kms", "kms.sops.json"))
-	require.NoError(t, err)
-	kmsPath := filepath.Join(f.Repo, "secrets", "zz-kms.sops.json")
-	require.NoError(t, writeFile(kmsPath, string(kmsDoc)))
-	f.commit("a KMS document")
-	// A listener that never calls Accept: the KMS call waits.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	t.Cleanup(func() { ln.Close() })
+	kmsPath, silent := f.addSilentKMSDoc(t) // its KMS call waits
 
-	p := f.start(e, runOpts{Env: []string{"AWS_ENDPOINT_URL_KMS=http://" + ln.Addr().String()}},
-		f.args("sync", "--operation-timeout", "5m", "--run-timeout", "10m")...)
+	p := f.start(e, silent, f.args("sync", "--operation-timeout", "5m", "--run-timeout", "10m")...)
 	require.True(t, p.waitFor(func(m map[string]any) bool {
 		return m["msg"] == "scope observed; waiting for the desired state to finish decrypting"
 	}), "the scope was observed while its documents were decrypted")

@@ -164,21 +164,10 @@ func TestDecrypt_KMSThatNeverAnswersIsKeyService(t *testing.T) {
 	f := newFixture(t)
 	e := startEmulator(t)
 	f.standardDocs()
-	kmsDoc, err := os.ReadFile(filepath.Join("..", "..", "internal", "desired", "testdata", "kms", "kms.sops.json"))
-	require.NoError(t, err)
-	require.NoError(t, writeFile(filepath.Join(f.Repo, "secrets", "zz-kms.sops.json"), string(kmsDoc)))
+	_, silent := f.addSilentKMSDoc(t)
 	f.Names = append(f.Names, "zz-kms", f.Prefix+"/zz-kms")
-	f.commit("a KMS document")
 
-	// A listener that never calls Accept: the kernel completes the TCP
-	// handshake (the connection is accepted from the client's side) and
-	// queues the request, which nobody ever reads or answers.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	t.Cleanup(func() { ln.Close() })
-
-	r := f.run(e, runOpts{Env: []string{"AWS_ENDPOINT_URL_KMS=http://" + ln.Addr().String()}},
-		f.args("sync", "--operation-timeout", "2s", "--run-timeout", "2m")...)
+	r := f.run(e, silent, f.args("sync", "--operation-timeout", "2s", "--run-timeout", "2m")...)
 	expect(t, r, 3, vocab.StatusInvalid, vocab.VerificationNotRun, &vocab.Counts{})
 	rec := desiredRejection(t, r)
 	assert.Equal(t, "decrypt:key-service", rec["error_class"])
@@ -207,4 +196,23 @@ func TestDecrypt_MissingAgeKeyFileIsKeyFile(t *testing.T) {
 		assert.NotContains(t, r.Stdout+r.Stderr+string(r.RawReport), path, "the variable's value is never printed")
 	}
 	e.onlyReads("a key file found missing while decrypting writes nothing")
+}
+
+// addSilentKMSDoc commits secrets/zz-kms.sops.json, the loader's AWS KMS
+// fixture (encrypted by the sops CLI to a local-kms key), and returns its
+// path and run options whose KMS endpoint never answers: a listener that
+// never calls Accept, so the kernel completes the TCP handshake (the
+// connection is accepted from the client's side) and queues the request,
+// which nobody ever reads or answers. No KMS runs here.
+func (f *fixture) addSilentKMSDoc(t *testing.T) (string, runOpts) {
+	t.Helper()
+	kmsDoc, err := os.ReadFile(filepath.Join("..", "..", "internal", "desired", "testdata", "kms", "kms.sops.json"))
+	require.NoError(t, err)
+	path := filepath.Join(f.Repo, "secrets", "zz-kms.sops.json")
+	require.NoError(t, writeFile(path, string(kmsDoc)))
+	f.commit("a KMS document")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { ln.Close() })
+	return path, runOpts{Env: []string{"AWS_ENDPOINT_URL_KMS=http://" + ln.Addr().String()}}
 }
