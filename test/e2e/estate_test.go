@@ -212,7 +212,8 @@ func TestScopes_SingleScopeRunsThenOneRunPlanNothing(t *testing.T) {
 
 // TestScopes_InvalidDocumentInOneScopeWritesNothing: a document of the
 // third scope that cannot be decrypted stops the whole run (exit 3) before
-// any Secrets Manager call; its diagnostic's record names the scope.
+// any Secrets Manager write (reads may overlap decryption, SPEC §3.2); its
+// diagnostic's record names the scope.
 func TestScopes_InvalidDocumentInOneScopeWritesNothing(t *testing.T) {
 	es := newEstate(t)
 	other, err := newRecipient()

@@ -161,15 +161,7 @@ func TestRegression_ShowRefusesAmbiguousPlanFiles(t *testing.T) {
 		"case-variant key":         strings.Replace(good, `"git_revision"`, `"Git_Revision"`, 1),
 		"invalid UTF-8":            strings.Replace(good, `"resource-0001"`, "\"resource-0001\xff\"", 1),
 	} {
-		t.Run(name, func(t *testing.T) {
-			require.NotEqual(t, good, data)
-			p := filepath.Join(t.TempDir(), "plan.json")
-			require.NoError(t, os.WriteFile(p, []byte(data), 0o600))
-			out, err := run(t, p)
-			assert.Empty(t, out)
-			assert.Equal(t, diag.PlanfileMalformed, classOf(t, err))
-			assert.Equal(t, 3, exitcode.For(err))
-		})
+		t.Run(name, func(t *testing.T) { refusedAsMalformed(t, good, data) })
 	}
 }
 
@@ -225,14 +217,19 @@ func TestRegression_ShowRefusesContradictoryPlanFiles(t *testing.T) {
 			`"operations": [`, `"operations": [{"resource": "resource-0001", "action": "create", "reason": "absent", "keys": {"added": 1, "removed": 0, "changed": 0}},`, 1),
 		"converged with operations": strings.Replace(good, `"status": "drift"`, `"status": "converged"`, 1),
 	} {
-		t.Run(name, func(t *testing.T) {
-			require.NotEqual(t, good, data)
-			p := filepath.Join(t.TempDir(), "plan.json")
-			require.NoError(t, os.WriteFile(p, []byte(data), 0o600))
-			out, err := run(t, p)
-			assert.Empty(t, out)
-			assert.Equal(t, diag.PlanfileMalformed, classOf(t, err))
-			assert.Equal(t, 3, exitcode.For(err))
-		})
+		t.Run(name, func(t *testing.T) { refusedAsMalformed(t, good, data) })
 	}
+}
+
+// refusedAsMalformed writes data, a variant of the valid plan file good,
+// and asserts that show refuses it: no output, planfile:malformed, exit 3.
+func refusedAsMalformed(t *testing.T, good, data string) {
+	t.Helper()
+	require.NotEqual(t, good, data)
+	p := filepath.Join(t.TempDir(), "plan.json")
+	require.NoError(t, os.WriteFile(p, []byte(data), 0o600))
+	out, err := run(t, p)
+	assert.Empty(t, out)
+	assert.Equal(t, diag.PlanfileMalformed, classOf(t, err))
+	assert.Equal(t, 3, exitcode.For(err))
 }
