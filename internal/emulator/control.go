@@ -46,6 +46,7 @@ func (e *Emulator) dumpPart(p *part, d *StateDump) {
 			KmsKeyID:        s.kmsKeyID,
 			Tags:            map[string]string{},
 			RotationEnabled: s.rotationEnabled,
+			LastRotatedDate: timePtr(s.lastRotated),
 			OwningService:   s.owningService,
 			ReplicaRegions:  s.replicaRegions(),
 			PrimaryRegion:   s.primaryRegion,
@@ -90,20 +91,30 @@ func (e *Emulator) SetConditions(c Conditions) error {
 	if c.CurrentPayload != nil && *c.CurrentPayload != "both" && *c.CurrentPayload != "neither" {
 		return fmt.Errorf("current_payload must be \"both\" or \"neither\"")
 	}
-	account, region := c.Account, c.Region
-	if f := strings.SplitN(c.Name, ":", 6); len(f) == 6 && f[0] == "arn" {
+	ec, err := e.controlCall(c.Name, c.Account, c.Region)
+	if err != nil {
+		return err
+	}
+	return ec.setConditions(c)
+}
+
+// controlCall returns the call that serves a control request about the
+// secret name (a name or ARN) in account and Region: the given ones, else
+// the ARN's, else the default ones.
+func (e *Emulator) controlCall(name, account, region string) (*call, error) {
+	if f := strings.SplitN(name, ":", 6); len(f) == 6 && f[0] == "arn" {
 		account, region = cmp.Or(account, f[4]), cmp.Or(region, f[3])
 	}
 	e.mu.Lock()
 	account, region = cmp.Or(account, e.defAccount), cmp.Or(region, e.defRegion)
 	e.mu.Unlock()
 	if !accountRE.MatchString(account) || !validRegion(region) {
-		return fmt.Errorf("account %q or region %q is malformed", account, region)
+		return nil, fmt.Errorf("account %q or region %q is malformed", account, region)
 	}
 	e.mu.Lock()
 	ec := &call{Emulator: e, part: e.partFor(account, region)}
 	e.mu.Unlock()
-	return ec.setConditions(c)
+	return ec, nil
 }
 
 func (e *call) setConditions(c Conditions) error {
@@ -115,6 +126,9 @@ func (e *call) setConditions(c Conditions) error {
 	}
 	n := r.cur().clone()
 	if c.RotationEnabled != nil {
+		if *c.RotationEnabled && !n.rotationEnabled {
+			n.rotationSince = now
+		}
 		n.rotationEnabled = *c.RotationEnabled
 		n.rotationSet = true
 	}
@@ -303,6 +317,20 @@ func (e *Emulator) serveControl(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		writeJSON(w, statusOK)
+	case "/_emulator/rotation":
+		if !allow(http.MethodPost) {
+			return
+		}
+		var rot Rotation
+		if !readControl(w, r, &rot) {
+			return
+		}
+		out, err := e.Rotate(rot)
+		if err != nil {
+			writeControlError(w, http.StatusBadRequest, err.Error())
+			return
+		}
+		writeJSON(w, out)
 	case "/_emulator/clock":
 		switch method {
 		case http.MethodGet:

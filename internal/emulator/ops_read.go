@@ -26,8 +26,12 @@ func (e *call) meta(s *secret, r *record) secretMeta {
 		enabled := s.rotationEnabled
 		m.RotationEnabled = &enabled
 		m.RotationLambdaARN = fmt.Sprintf("arn:aws:lambda:%s:%s:function:emulator-rotation", e.region, e.account)
-		m.RotationRules = &rotationRules{AutomaticallyAfterDays: 30}
+		m.RotationRules = &rotationRules{AutomaticallyAfterDays: rotationDays}
+		if enabled {
+			m.NextRotationDate = ep(nextRotation(s))
+		}
 	}
+	m.LastRotatedDate = ep(s.lastRotated)
 	for _, t := range s.tags {
 		m.Tags = append(m.Tags, outTag{Key: t.key, Value: t.value})
 	}

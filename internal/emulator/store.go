@@ -37,7 +37,9 @@ type secret struct {
 	lastChanged     time.Time
 	deletionDate    time.Time // purge time when scheduled for deletion
 	rotationEnabled bool
-	rotationSet     bool // rotation was ever configured (RotationEnabled is shown)
+	rotationSet     bool      // rotation was ever configured (RotationEnabled is shown)
+	rotationSince   time.Time // when rotation was last turned on (the schedule's start before any rotation)
+	lastRotated     time.Time // when the last rotation finished (zero: never)
 	owningService   string
 	primaryRegion   string              // this Region for a primary with replicas; the primary's for a replica
 	replicas        []replicaState      // a primary's replicas (replication.go)

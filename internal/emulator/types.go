@@ -23,6 +23,9 @@ type SecretDump struct {
 	Tags            map[string]string `json:"tags"`
 	DeletedDate     *time.Time        `json:"deleted_date"`
 	RotationEnabled bool              `json:"rotation_enabled"`
+	// LastRotatedDate is when the last rotation finished (nil: never;
+	// POST /_emulator/rotation step "finish").
+	LastRotatedDate *time.Time `json:"last_rotated_date,omitempty"`
 	OwningService   string            `json:"owning_service"`
 	// ReplicaRegions are a primary's replica Regions (any status);
 	// ReplicationStatus their status as DescribeSecret shows it now.

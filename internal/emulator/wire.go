@@ -234,6 +234,8 @@ type secretMeta struct {
 	RotationEnabled   *bool               `json:"RotationEnabled,omitempty"`
 	RotationLambdaARN string              `json:"RotationLambdaARN,omitempty"`
 	RotationRules     *rotationRules      `json:"RotationRules,omitempty"`
+	LastRotatedDate   *epoch              `json:"LastRotatedDate,omitempty"`
+	NextRotationDate  *epoch              `json:"NextRotationDate,omitempty"`
 	LastChangedDate   *epoch              `json:"LastChangedDate,omitempty"`
 	LastAccessedDate  *epoch              `json:"LastAccessedDate,omitempty"`
 	DeletedDate       *epoch              `json:"DeletedDate,omitempty"`

@@ -113,6 +113,14 @@ func (c Control) SetConditions(ctx context.Context, cond emulator.Conditions) er
 	return c.do(ctx, http.MethodPost, "/_emulator/conditions", cond, nil)
 }
 
+// Rotate does POST /_emulator/rotation: one step of a rotation (see
+// emulator.Rotation) and returns the pending version's id.
+func (c Control) Rotate(ctx context.Context, rot emulator.Rotation) (string, error) {
+	var v emulator.RotationStep
+	err := c.do(ctx, http.MethodPost, "/_emulator/rotation", rot, &v)
+	return v.VersionID, err
+}
+
 // Now returns GET /_emulator/clock: the emulator clock.
 func (c Control) Now(ctx context.Context) (time.Time, error) {
 	var k emulator.Clock
@@ -281,6 +289,14 @@ func (m Must) Sessions() emulator.Sessions {
 func (m Must) SetConditions(c emulator.Conditions) {
 	m.t.Helper()
 	fatalIf(m.t, m.c.SetConditions(context.Background(), c))
+}
+
+// Rotate is Control.Rotate.
+func (m Must) Rotate(rot emulator.Rotation) string {
+	m.t.Helper()
+	id, err := m.c.Rotate(context.Background(), rot)
+	fatalIf(m.t, err)
+	return id
 }
 
 // AdvanceClock is Control.AdvanceClock.

@@ -99,6 +99,13 @@ func (s *Server) SetConditions(t testing.TB, c emulator.Conditions) {
 	s.Control().Must(t).SetConditions(c)
 }
 
+// Rotate does POST /_emulator/rotation (one step of a rotation) and
+// returns the pending version's id.
+func (s *Server) Rotate(t testing.TB, rot emulator.Rotation) string {
+	t.Helper()
+	return s.Control().Must(t).Rotate(rot)
+}
+
 // AdvanceClock does POST /_emulator/clock {"advance_seconds": d}.
 func (s *Server) AdvanceClock(t testing.TB, d time.Duration) {
 	t.Helper()
