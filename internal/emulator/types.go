@@ -26,7 +26,7 @@ type SecretDump struct {
 	// LastRotatedDate is when the last rotation finished (nil: never;
 	// POST /_emulator/rotation step "finish").
 	LastRotatedDate *time.Time `json:"last_rotated_date,omitempty"`
-	OwningService   string            `json:"owning_service"`
+	OwningService   string     `json:"owning_service"`
 	// ReplicaRegions are a primary's replica Regions (any status);
 	// ReplicationStatus their status as DescribeSecret shows it now.
 	ReplicaRegions    []string            `json:"replica_regions"`
