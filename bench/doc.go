@@ -1,4 +1,4 @@
-// Package bench holds the performance harness of sops-aws-sync (issue 7):
+// Package bench holds the performance harness of sops-aws-sync:
 // the harness library in bench/harness, the program behind `make bench` in
 // bench/cmd/bench, and a CI-sized test (N = 200) that runs the real CLI
 // binary against the emulator and asserts the API call counts, which are

@@ -1,5 +1,5 @@
 /**
- * Cancellation of a workflow run reaching the CLI (issue 15 item 4).
+ * Cancellation of a workflow run reaching the CLI.
  *
  * What the runner does (GitHub's "Workflow cancellation reference", and
  * actions/runner src/Runner.Sdk/ProcessInvoker.cs): it sends SIGINT to the

@@ -10,7 +10,7 @@ import type { Inputs } from './inputs.js';
 
 /**
  * The CLI arguments for the validated inputs; one flag per set input, plus
- * the report file and the plan file (--plan-file, issue 13) the Action reads.
+ * the report file and the plan file (--plan-file) the Action reads.
  * With config-file, --config and --scope are passed and the boolean inputs
  * only when true: a flag overrides the file's key (SPEC §2.1), and one of a
  * per-scope key while the file has scopes: is refused (SPEC §10), so the

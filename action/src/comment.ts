@@ -1,5 +1,5 @@
 /**
- * The sticky pull-request comment (issue 13 item 6): one comment per scope,
+ * The sticky pull-request comment: one comment per scope,
  * found again by its hidden marker (src/plan.ts planMarker) and edited, never
  * duplicated. GitHub REST API, issue comments (every pull request is an
  * issue): GET /repos/{owner}/{repo}/issues/{number}/comments (paginated,

@@ -144,10 +144,10 @@ func meanCPUPer1000(rows []*Row) (float64, int) {
 	return sum / float64(k), k
 }
 
-// judgeBeforeAfter is issue 24's "CPU seconds per 1,000 secrets reported
+// judgeBeforeAfter is the target "CPU seconds per 1,000 secrets reported
 // before and after the change, same run": known when both builds ran
-// cleanly at least once, and then passed, since the issue asks for the two
-// figures side by side; the detail gives both means and the change, which
+// cleanly at least once, and then passed, since the target asks for the
+// two figures side by side; the detail gives both means and the change, which
 // the reader judges against this machine's noise (two byte-identical
 // builds differed by 12 % at N = 200, docs/benchmarks.md).
 func judgeBeforeAfter(ba *BeforeAfter) []Verdict {

@@ -11,7 +11,7 @@ import (
 )
 
 // AWS request quotas that bind a run of the tool (requests per second;
-// reference §5 and issue 2). The emulator's token buckets hold one second's
+// reference §5). The emulator's token buckets hold one second's
 // worth of tokens, so the first Rate requests of a family pass at once.
 const (
 	QuotaBatchGet = 100 // BatchGetSecretValue
@@ -36,7 +36,7 @@ const (
 // Scenario is one measured run: Kind at N desired documents with
 // Concurrency parallel calls. For Changed, M secrets differ; for Create the
 // scope starts empty and N secrets are created. Quotas, when on, are the
-// reduced quotas of the run (issue 15: a quota shared with other clients),
+// reduced quotas of the run (a quota shared with other clients),
 // set on the emulator as they are and used by the bound; off means AWS's
 // own quotas, the other rows' condition.
 type Scenario struct {
@@ -122,7 +122,7 @@ var (
 func (m Model) CreateRate() float64 { return m.rate(QuotaCreate, "CreateSecret") }
 
 // CreateQuotaWait is the least time N creates take under the CreateSecret
-// quota alone, (N − r)/r s with r = CreateRate(): the bound issue 15's
+// quota alone, (N − r)/r s with r = CreateRate(): the bound the
 // reduced-quota target is stated in (199 s for 2,000 at 20 %).
 func (m Model) CreateQuotaWait(n int) time.Duration { return quotaWait(n, m.CreateRate()) }
 
@@ -216,7 +216,7 @@ func (m Model) LowerBound(s Scenario) (time.Duration, string) {
 	panic(fmt.Sprintf("harness: unknown scenario kind %q", s.Kind))
 }
 
-// NoopCallLimit is issue 7's ceiling for a no-op sync:
+// NoopCallLimit is the call ceiling of the no-op sync target:
 // N/100 + N/20 + N + 5 calls (list pages + batched reads + one describe per
 // secret + slack), no verification pass.
 func NoopCallLimit(n int) int64 { return int64(n/100 + n/20 + n + 5) }

@@ -1,4 +1,4 @@
-// Package harness is the benchmark harness of sops-aws-sync (issue 7): it
+// Package harness is the benchmark harness of sops-aws-sync: it
 // generates SOPS-encrypted desired-state repositories in process (sops Go
 // library, age keys), seeds the Secrets Manager emulator with the exact
 // secrets the CLI would have written (names, reserved tags, canonical

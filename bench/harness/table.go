@@ -153,8 +153,8 @@ func formatPer1000(s float64) string {
 	return fmt.Sprintf("%.3f s", s)
 }
 
-// Verdict is the outcome of one target (issue 7's, or issue 15's
-// reduced-quota rows).
+// Verdict is the outcome of one target of docs/benchmarks.md (the base
+// targets, the reduced-quota, scale and Regions rows' own).
 type Verdict struct {
 	Target string
 	Pass   bool
@@ -171,14 +171,14 @@ type Targets struct {
 	LargeRuns            []*Row // runs at the large N (RSS)
 	// CreateReduced is the first sync creating the create-N under reduced
 	// quotas, NoopReduced the no-op sync with the DescribeSecret quota
-	// reduced (issue 15); nil when not run.
+	// reduced; nil when not run.
 	CreateReduced, NoopReduced *Row
 	// ScaleNoop is the no-op sync and ScaleCreate the first sync creating
-	// every secret at the scale N (issue 24, row group scale, default
+	// every secret at the scale N (row group scale, default
 	// concurrency); nil when not run.
 	ScaleNoop, ScaleCreate *Row
 	// RegionsCreate is the first sync creating the create-N in several
-	// Regions in one run (issue 21, row group regions), RegionsOne the
+	// Regions in one run (row group regions), RegionsOne the
 	// same in one Region, measured beside it; nil when not run.
 	RegionsCreate, RegionsOne *Row
 	// BeforeAfter is the no-op sync of a baseline build beside the
@@ -187,7 +187,7 @@ type Targets struct {
 	BeforeAfter *BeforeAfter
 }
 
-// Issue 24's limits.
+// The scale rows' limits.
 const (
 	// ScaleRSSLimitKiB is the peak RSS allowed at the scale N (400 MiB).
 	ScaleRSSLimitKiB = 400 * 1024
@@ -199,8 +199,8 @@ const (
 	GrowthTolerance = 0.20
 )
 
-// Judge evaluates issue 7's "done when" list, and issue 15's reduced-quota
-// targets when those rows ran, on the measured rows.
+// Judge evaluates the base targets, and the reduced-quota, scale and
+// Regions targets when those rows ran, on the measured rows.
 func Judge(t Targets) []Verdict {
 	var out []Verdict
 	measured := func(r *Row) bool { return r != nil && r.Skipped == "" }
@@ -273,8 +273,8 @@ func Judge(t Targets) []Verdict {
 		out = append(out, v)
 	}
 	if r := t.NoopReduced; r != nil {
-		// Issue 15 names the row, not a target: the no-op target of issue 7
-		// at the reduced quota's bound.
+		// The row has no target of its own: the base no-op target at
+		// the reduced quota's bound.
 		v = Verdict{Target: "(issue 15) no-op sync under a reduced DescribeSecret quota within 1.5× of its lower bound, no mutating call"}
 		if measured(r) {
 			ok := r.Ratio() <= 1.5 && r.ExitCode == 0 && len(r.Problems) == 0 && r.Delta.Calls.Mutations() == 0
@@ -304,11 +304,12 @@ func Judge(t Targets) []Verdict {
 	return out
 }
 
-// judgeScale evaluates issue 24's targets: the no-op sync at the large N
+// judgeScale evaluates the scale rows' targets: the no-op sync at the large N
 // of -n within 1.3× of its bound; at the scale N the no-op within 1.5× of
 // its bound, peak RSS ≤ 400 MiB and ≤ 1.06 calls per secret; the first
 // sync creating every secret within 1.3× of its quota bound, the
-// CreateSecret quota alone ((N − r)/r s, as issue 15 states it); and
+// CreateSecret quota alone ((N − r)/r s, as the reduced-quota target
+// states it); and
 // wall/bound at the scale N within 20 % of that at the large N.
 func judgeScale(t Targets) []Verdict {
 	measured := func(r *Row) bool { return r != nil && r.Skipped == "" }

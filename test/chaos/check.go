@@ -310,7 +310,7 @@ func checkCalls(ev Evidence) []Violation {
 				add("forbidden-operation", "UpdateSecret of metadata the run did not configure")
 			}
 		case "TagResource":
-			// Issue 14: only the tag keys the run configured, never others;
+			// Configured metadata: only the tag keys the run configured, never others;
 			// SPEC §11: and the three ownership tags on a secret the run
 			// names in adopt.
 			var configured map[string]string
@@ -511,7 +511,7 @@ func checkState(ev Evidence) []Violation {
 	pre, post := byName(ev.Pre), byName(ev.Post)
 	final := s.FinalRevision().Desired(s.Scope)
 	ever := s.EverDesired()
-	// managed are the tag keys some run configured (issue 14): the only
+	// managed are the tag keys some run configured: the only
 	// tags the tool may add or change; finalMeta is the final runs'.
 	managed := map[string]bool{}
 	var finalMeta *model.Metadata

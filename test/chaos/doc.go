@@ -1,4 +1,4 @@
-// Package chaos is the reliability campaign of issue 8: it plays many
+// Package chaos is the reliability campaign: it plays many
 // seeded, randomized scenarios against the real secretsmanager-emulator
 // binary with the real sops-aws-sync binary, and checks, after each one, the
 // promises of SPEC §4–§7 and of the recovery guide (seeds 000 and 001):

@@ -16,7 +16,7 @@ import (
 )
 
 // Emu is a running secretsmanager-emulator process: its control API
-// (issue 2) through the embedded emulatortest.Control, and its awsJson1_1
+// (docs/emulator.md) through the embedded emulatortest.Control, and its awsJson1_1
 // API (Call, to seed state and play out-of-band changes).
 type Emu struct {
 	emulatortest.Control

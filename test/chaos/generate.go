@@ -22,12 +22,12 @@ type GenOptions struct {
 	// [beyond]); 0 disables dotenv.
 	DotenvShare float64
 	// Quotas makes QuotaShare of the scenarios play every run (the final
-	// ones included) under reduced request quotas (drawQuotas; issue 15).
+	// ones included) under reduced request quotas (drawQuotas).
 	// The draw has its own random stream: turning it on changes nothing
 	// else in a scenario.
 	Quotas bool
 	// Metadata makes MetadataShare of the scenarios configure metadata of
-	// owned secrets (KMS key, description, tags; issue 14) that changes
+	// owned secrets (KMS key, description, tags) that changes
 	// between runs (drawMetadata). Its own random stream too.
 	Metadata bool
 	// Whole makes WholeShare of the scenarios turn the documents of some
@@ -369,8 +369,7 @@ var (
 // drawMetadata gives MetadataShare of the scenarios configured metadata:
 // each run draws a KMS key reference (or none), a description (or none) and
 // 0–3 tags, so metadata changes between runs; the final sync and plan share
-// the last draw, which the checker then requires on every desired secret
-// (issue 14).
+// the last draw, which the checker then requires on every desired secret.
 func drawMetadata(r *rand.Rand, s *Scenario) {
 	if r.Float64() >= MetadataShare {
 		return

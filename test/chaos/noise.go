@@ -26,7 +26,7 @@ const (
 	noiseCap = 10
 )
 
-// Noise is the account's other clients during one run (issue 15: quotas
+// Noise is the account's other clients during one run (quotas
 // are shared by every client in the account and Region): they empty the
 // buckets, then spend share of each family's quota at scale, with
 // requests whose body is malformed.

@@ -35,7 +35,7 @@ type Outcome struct {
 	// QuotaRuns counts the runs played under a QuotaPlan; QuotaChanges those
 	// whose quota changed while the CLI ran.
 	QuotaRuns, QuotaChanges int
-	// MetadataRuns counts the runs that configured metadata (issue 14).
+	// MetadataRuns counts the runs that configured metadata.
 	MetadataRuns int
 	// ReplicaRuns counts the runs that configured replica-regions.
 	ReplicaRuns int

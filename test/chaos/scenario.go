@@ -153,7 +153,7 @@ func faultKinds(f emulator.Faults) []string {
 	return k
 }
 
-// QuotaPlan is the emulator's request quotas during one run (issue 15: a
+// QuotaPlan is the emulator's request quotas during one run (a
 // shared account quota is back-pressure, not failure): the run starts with
 // every quota at Scale of AWS's; when ChangeAtCall > 0 the scale becomes
 // ChangeTo just before the run's ChangeAtCall-th API call reaches the
@@ -191,7 +191,7 @@ type Run struct {
 	// with a Faults of its own quotas).
 	Quotas *QuotaPlan
 	// Metadata, when set, is the metadata of owned secrets configured for
-	// this run (--kms-key-id, --description, --tag; issue 14).
+	// this run (--kms-key-id, --description, --tag).
 	Metadata *model.Metadata
 	// Replicas, when set, is --replica-regions for this run (SPEC §12);
 	// MaxDeletions, when set, is --max-deletions (replica removals count).

@@ -8,7 +8,7 @@ import (
 )
 
 // Field names of the CLI's JSON log records that carry its throttling
-// figures (issue 15): a phase's summary record has "throttled" (calls AWS throttled and the tool
+// figures: a phase's summary record has "throttled" (calls AWS throttled and the tool
 // resent) and "wait_ms" (time its calls waited for their turn of the pace,
 // summed over workers); progress records carry the running totals with
 // "done", so they are not summed again.

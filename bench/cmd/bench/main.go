@@ -1,4 +1,4 @@
-// Command bench is the performance harness behind `make bench` (issue 7).
+// Command bench is the performance harness behind `make bench`.
 // It builds the CLI and the emulator, generates SOPS-encrypted repositories,
 // seeds the emulator, runs the CLI in each scenario at --concurrency 1 and
 // at the default, and prints (and writes to docs/benchmarks.md) wall times,

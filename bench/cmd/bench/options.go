@@ -30,19 +30,19 @@ type options struct {
 	asDefault  int             // pass --concurrency asDefault in the "default" runs (0 = no flag)
 	cliEnv     []string        // extra KEY=VALUE for every CLI run (experiments, e.g. GOGC)
 	skip       map[string]bool // row groups not to run (rowGroups); -only sets every other one
-	// The reduced-quota rows of issue 15: a first sync creating createN at
+	// The reduced-quota rows (a quota shared with other clients): a first sync creating createN at
 	// quotaScale of every quota, and a no-op sync at quotaNoopN with the
 	// DescribeSecret quota at describeScale.
 	quotaScale    float64
 	describeScale float64
 	quotaNoopN    int
-	// scaleN is the N of issue 24's scale rows (row group scale): a
+	// scaleN is the N of the scale rows (row group scale): a
 	// no-op sync and a first sync creating every secret, default
 	// concurrency.
 	scaleN int
 	// regions is how many Regions the first sync of row group regions
-	// creates the createN secrets in, in one run (issue 21: one scope per
-	// Region, each its own quota bucket).
+	// creates the createN secrets in, in one run (one scope per Region,
+	// each its own quota bucket).
 	regions int
 	// section names the generated block of the Markdown file (markers
 	// <!-- section:begin … --> / <!-- section:end -->) and of the JSON
@@ -60,9 +60,9 @@ type options struct {
 
 // rowGroups are the groups of rows -skip and -only select: the no-op plan
 // and sync at each -n, the concurrency sweeps, the 10 %-changed sync, the
-// first sync (create), issue 15's two reduced-quota rows ("quota" stands
-// for both of those), and issue 24's scale rows at -scale-n (not run by
-// default: `make bench-scale` selects them), and issue 21's first sync in
+// first sync (create), the two reduced-quota rows ("quota" stands
+// for both of those), and the scale rows at -scale-n (not run by
+// default: `make bench-scale` selects them), and the first sync in
 // -regions Regions in one run beside the same in one Region.
 var rowGroups = []string{"noop", "sweep", "changed", "create", "quota-create", "quota-noop", "scale", "regions"}
 

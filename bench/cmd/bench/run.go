@@ -199,7 +199,7 @@ func run(ctx context.Context, o options) error {
 			}
 		}
 		if o.runs("scale") && n == o.scaleN {
-			// Issue 24: the no-op sync at the scale N (unless the noop
+			// Scale rows: the no-op sync at the scale N (unless the noop
 			// group has just measured it), then the first sync creating
 			// all N from an empty scope; last, because it empties the
 			// scope the rows above read.
@@ -251,7 +251,7 @@ func run(ctx context.Context, o options) error {
 	}
 
 	if o.runs("regions") {
-		// Issue 21: the first sync in one Region, then the same in
+		// Regions rows: the first sync in one Region, then the same in
 		// o.regions Regions by one run, one scope per Region.
 		for _, k := range []int{1, o.regions} {
 			if err := e.emptyScope(ctx); err != nil {

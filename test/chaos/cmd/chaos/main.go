@@ -1,4 +1,4 @@
-// Command chaos runs the reliability campaign (issue 8; see
+// Command chaos runs the reliability campaign (see
 // docs/reliability.md): `make chaos SCENARIOS=N SEED=S` builds the binaries
 // and calls it. It exits 1 when any invariant is violated, any secret leaks,
 // or a scenario fails to converge.
