@@ -299,3 +299,131 @@ func (c *manualClock) waitTimers(n int) {
 		runtime.Gosched()
 	}
 }
+
+// TestStatsSubIsThePhaseDelta: the totals of a phase are the totals after
+// it minus the totals before it, field by field.
+func TestStatsSubIsThePhaseDelta(t *testing.T) {
+	after := Stats{Throttled: 7, Waited: 5 * time.Second}
+	before := Stats{Throttled: 2, Waited: 1500 * time.Millisecond}
+	if got, want := after.Sub(before), (Stats{Throttled: 5, Waited: 3500 * time.Millisecond}); got != want {
+		t.Fatalf("Sub = %+v, want %+v", got, want)
+	}
+}
+
+// TestBurstIsAnEighthOfASecondButOneForWrites: after an idle second a
+// non-write family admits an eighth of a second's worth of calls at once
+// (80/s → 10) and then spaces them; writes admit one at a time.
+func TestBurstIsAnEighthOfASecondButOneForWrites(t *testing.T) {
+	clk := newClock()
+	c := New(clk, Limits{Reads: 80, Writes: 80})
+	clk.now = clk.now.Add(time.Second) // idle: the buckets fill
+	start := clk.Now()
+	for i := range 10 {
+		if _, err := c.Wait(context.Background(), Reads); err != nil {
+			t.Fatal(err)
+		}
+		if clk.Now() != start {
+			t.Fatalf("read %d of the burst waited %v", i+1, clk.Now().Sub(start))
+		}
+	}
+	if _, err := c.Wait(context.Background(), Reads); err != nil {
+		t.Fatal(err)
+	}
+	if got := clk.Now().Sub(start); got != time.Second/80 {
+		t.Fatalf("the 11th read waited %v, want one interval of 80/s (12.5ms)", got)
+	}
+
+	start = clk.Now()
+	for range 2 {
+		if _, err := c.Wait(context.Background(), Writes); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := clk.Now().Sub(start); got != time.Second/80 {
+		t.Fatalf("two writes after an idle second took %v, want one interval (burst of one)", got)
+	}
+}
+
+// TestAClosedWindowKeepsItsRate: a window of exactly one second closes,
+// and a cut half a second later still starts from that window's rate
+// (10 calls/s), not from the calls spread over the longer span.
+func TestAClosedWindowKeepsItsRate(t *testing.T) {
+	clk := newClock()
+	c := New(clk, Limits{Writes: 48})
+	for i := range 11 { // answers at 0, 0.1, …, 1.0 s: the window opens at the first
+		if i > 0 {
+			clk.now = clk.now.Add(100 * time.Millisecond)
+		}
+		tu, _ := c.Wait(context.Background(), Writes)
+		c.Succeeded(tu)
+	}
+	clk.now = clk.now.Add(500 * time.Millisecond)
+	tu, _ := c.Wait(context.Background(), Writes)
+	c.Throttled(tu)
+	if got := c.Limit(Writes); !near(got, 7.5) {
+		t.Fatalf("limit after the cut = %v, want 0.75 × 10 = 7.5", got)
+	}
+}
+
+// TestASparseWindowIsCallsPerElapsedSecond: one answer two seconds after
+// the first is an accepted rate of 0.5 calls/s, and the cut follows it.
+func TestASparseWindowIsCallsPerElapsedSecond(t *testing.T) {
+	clk := newClock()
+	c := New(clk, Limits{Writes: 48})
+	tu, _ := c.Wait(context.Background(), Writes)
+	c.Succeeded(tu)
+	clk.now = clk.now.Add(2 * time.Second)
+	tu, _ = c.Wait(context.Background(), Writes)
+	c.Succeeded(tu)
+	tu, _ = c.Wait(context.Background(), Writes)
+	c.Throttled(tu)
+	if got := c.Limit(Writes); !near(got, 0.375) {
+		t.Fatalf("limit after the cut = %v, want 0.75 × 0.5 = 0.375", got)
+	}
+}
+
+// TestWaitingCountsCallersInsideWait: a caller blocked for its turn is
+// counted while it waits and no longer once it leaves, whichever way it
+// leaves (its turn came, a cut woke it, its context ended).
+func TestWaitingCountsCallersInsideWait(t *testing.T) {
+	clk := &manualClock{now: time.Unix(1_700_000_000, 0)}
+	c := New(clk, Limits{Writes: 1})
+	first, _ := c.Wait(context.Background(), Writes) // the burst
+	// A waiter is counted before it asks the clock for its timer, so once
+	// the clock has seen n timers the count is settled.
+	waitFor := func(want int) {
+		t.Helper()
+		if n := c.waiting(Writes); n != want {
+			t.Fatalf("waiting = %d, want %d", n, want)
+		}
+	}
+
+	// Its turn comes.
+	done := make(chan error)
+	go func() { _, err := c.Wait(context.Background(), Writes); done <- err }()
+	clk.waitTimers(1)
+	waitFor(1)
+	clk.advance(time.Second)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n := c.waiting(Writes); n != 0 {
+		t.Fatalf("waiting after the turn came = %d, want 0", n)
+	}
+
+	// A cut wakes it; it queues again (counted once), then its context ends.
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { _, err := c.Wait(ctx, Writes); done <- err }()
+	clk.waitTimers(2)
+	waitFor(1)
+	c.Throttled(first)
+	clk.waitTimers(3)
+	waitFor(1)
+	cancel()
+	if err := <-done; err != context.Canceled {
+		t.Fatalf("Wait = %v, want context.Canceled", err)
+	}
+	if n := c.waiting(Writes); n != 0 {
+		t.Fatalf("waiting after the context ended = %d, want 0", n)
+	}
+}
