@@ -97,3 +97,54 @@ func FuzzDecode(f *testing.F) {
 		require.NoError(t, Decode(again, &s2), "%s", again)
 	})
 }
+
+// TestNestingLimitIsExact: the root object is level 1; maxDepth levels of
+// arrays or of objects are accepted and one more is refused. Siblings do
+// not add up: depth is nesting, not size.
+func TestNestingLimitIsExact(t *testing.T) {
+	chain := func(levels int) string { // levels−1 nested arrays, as a value
+		return strings.Repeat("[", levels-1) + strings.Repeat("]", levels-1)
+	}
+	objects := func(levels int) string {
+		return strings.Repeat(`{"x":`, levels-1) + `{}` + strings.Repeat(`}`, levels-1)
+	}
+	for name, data := range map[string]string{
+		"arrays":  `{"x":` + chain(maxDepth) + `}`,
+		"objects": objects(maxDepth),
+		"siblings, then a chain to the limit": `{"a":[` + strings.Repeat(`[],{},`, 2*maxDepth) + `[]],` +
+			`"b":{"o":[` + strings.Repeat(`{},`, 2*maxDepth) + `{}]},` +
+			`"c":` + chain(maxDepth) + `}`,
+	} {
+		require.NoError(t, Check([]byte(data)), name)
+	}
+	for name, data := range map[string]string{
+		"arrays":  `{"x":` + chain(maxDepth+1) + `}`,
+		"objects": objects(maxDepth + 1),
+	} {
+		var de *DecodeError
+		require.ErrorAs(t, Check([]byte(data)), &de, name)
+		assert.Contains(t, de.Reason, "nested too deeply", name)
+	}
+}
+
+// TestDashTagSkipsAField: as in encoding/json, a field tagged "-" is not
+// part of the schema (never required, and a key "-" is unknown), while a
+// tag "-" with options names the JSON key "-".
+func TestDashTagSkipsAField(t *testing.T) {
+	type skipped struct {
+		Skipped int `json:"-"`
+		Name    int `json:"name"`
+	}
+	var s skipped
+	require.NoError(t, Decode([]byte(`{"name":1}`), &s))
+	var de *DecodeError
+	require.ErrorAs(t, Decode([]byte(`{"name":1,"-":2}`), &s), &de)
+	assert.Contains(t, de.Reason, "not in the schema")
+
+	type dash struct {
+		Dash int `json:"-,omitempty"`
+	}
+	var d dash
+	require.NoError(t, Decode([]byte(`{"-":1}`), &d))
+	assert.Equal(t, dash{Dash: 1}, d)
+}
