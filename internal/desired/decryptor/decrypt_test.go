@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/getsops/sops/v3"
 	"github.com/getsops/sops/v3/decrypt"
 	"github.com/getsops/sops/v3/logging"
 	"github.com/sirupsen/logrus"
@@ -133,4 +134,62 @@ func FuzzDecryptSOPS(f *testing.F) {
 			t.Fatalf("unknown class %s", fail.class)
 		}
 	})
+}
+
+// TestSizeCapIsInclusive: a document of exactly --max-encrypted-bytes is
+// decrypted, one byte more is source:too-large (not parsed), and 0 sets no
+// bound.
+func TestSizeCapIsInclusive(t *testing.T) {
+	doc := fixture(t, cur+"/good.sops.json")
+	for _, c := range []struct {
+		max  int64
+		want string // "" for decrypted
+	}{
+		{int64(len(doc)), ""},
+		{int64(len(doc)) - 1, diag.SourceTooLarge},
+		{0, ""},
+	} {
+		plain, e := New(t.Context(), Options{MaxEncryptedBytes: c.max, KeyServices: defaultAllow}).Decrypt(doc, model.JSON)
+		switch {
+		case c.want == "" && (e != nil || len(plain) == 0):
+			t.Errorf("max %d for %d bytes: %v, want the plaintext", c.max, len(doc), e)
+		case c.want != "" && (e == nil || e.Class != c.want || plain != nil):
+			t.Errorf("max %d for %d bytes: %v, want %s", c.max, len(doc), e, c.want)
+		}
+	}
+}
+
+// TestDepthLimitIsInclusive: a document nested exactly canonical.MaxDepth
+// deep decrypts; one level more is plaintext:too-deep before any key is
+// asked for, in objects and in arrays alike.
+func TestDepthLimitIsInclusive(t *testing.T) {
+	d := New(t.Context(), Options{KeyServices: defaultAllow})
+	for name, want := range map[string]string{
+		"deep/depth100.sops.json": "", "deep/depth100.sops.yaml": "",
+		"deep/depth101.sops.json": diag.PlaintextTooDeep, "deep/depth101.sops.yaml": diag.PlaintextTooDeep,
+	} {
+		_, e := d.Decrypt(fixture(t, name), formatOf(t, name))
+		if got := ""; e != nil {
+			got = e.Class
+			if got != want {
+				t.Errorf("%s: %s, want %q", name, got, want)
+			}
+		} else if want != "" {
+			t.Errorf("%s decrypted, want %s", name, want)
+		}
+	}
+	// The root object is depth 1, so depth−1 arrays inside it reach depth.
+	nest := func(depth int) sops.TreeBranches {
+		var v any = "leaf"
+		for range depth - 1 {
+			v = []any{v}
+		}
+		return sops.TreeBranches{{{Key: "a", Value: v}}}
+	}
+	if branchesTooDeep(nest(canonical.MaxDepth)) {
+		t.Error("arrays nested to exactly MaxDepth are refused")
+	}
+	if !branchesTooDeep(nest(canonical.MaxDepth + 1)) {
+		t.Error("arrays nested one level past MaxDepth are accepted")
+	}
 }
