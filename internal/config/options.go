@@ -142,6 +142,11 @@ type Engine struct {
 	// AdoptRequireMatch is --adopt-require-match: an adoption whose live
 	// value differs from the document's is conflict adopt-mismatch.
 	AdoptRequireMatch bool
+	// AWSOwned is aws-owned (SPEC §13): the keys of matching secrets AWS
+	// owns, each entry valid (model.ValidateAWSOwned); nil = none. Whether
+	// each entry matches a document is checked once the desired state's
+	// outline is known (model.ValidateAWSOwnedState, config:aws-owned).
+	AWSOwned []model.AWSOwned
 }
 
 // AWS configures the SDK client and the adapter (SPEC §2.1).

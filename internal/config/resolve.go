@@ -229,6 +229,12 @@ func (s Setting) set(o *Options, v string) (Problem, bool) {
 			return wrongType("must hold at least one name")
 		}
 		parsed = l
+	case KindAWSOwned:
+		l, reason := ParseAWSOwned(v)
+		if reason != "" {
+			return wrongType(reason)
+		}
+		parsed = l
 	default:
 		parsed = v
 	}
@@ -498,6 +504,8 @@ func ParseList(v string) []string {
 
 func yamlTypeName(k Kind) string {
 	switch k {
+	case KindAWSOwned:
+		return "sequence of mappings with secret (string), keys (sequence of strings) and optional generate (integer)"
 	case KindList:
 		return "sequence of secret names (strings)"
 	case KindTags:
@@ -520,6 +528,9 @@ func scalarFor(k Kind, n *yaml.Node) (string, bool) {
 	}
 	if k == KindList {
 		return listFor(n)
+	}
+	if k == KindAWSOwned {
+		return awsOwnedFor(n)
 	}
 	if n.Kind != yaml.ScalarNode {
 		return "", false

@@ -40,6 +40,12 @@ const (
 	// value is the names joined by newlines. Like KindTags, the source of
 	// highest precedence gives the whole list; sources are not merged.
 	KindList
+	// KindAWSOwned is the aws-owned list (SPEC §13): in the config file a
+	// YAML sequence of mappings (secret, keys, optional generate); as a
+	// flag or environment variable the same list as one JSON array
+	// ([{"secret":"db/*","keys":["/password"],"generate":32}]). The raw
+	// value is that JSON text.
+	KindAWSOwned
 )
 
 // TypeName is the word shown in help and diagnostics for a kind.
@@ -57,6 +63,8 @@ func (k Kind) TypeName() string {
 		return "tags"
 	case KindList:
 		return "names"
+	case KindAWSOwned:
+		return "json"
 	}
 	return "string"
 }
@@ -216,6 +224,7 @@ const (
 	ReplicaRegions      = "replica-regions"
 	Adopt               = "adopt"
 	AdoptRequireMatch   = "adopt-require-match"
+	AWSOwned            = "aws-owned"
 )
 
 // DefaultConcurrency is the default of --concurrency: parallel AWS calls
@@ -337,6 +346,9 @@ var Settings = []Setting{
 		bind: into(adoptNames, func(o *Options) *[]string { return &o.Engine.Adopt })},
 	{Name: AdoptRequireMatch, PerScope: true, Kind: KindBool, Default: "false", Usage: "adopt a secret only when its value already equals the document's (else conflict adopt-mismatch)",
 		bind: into[bool](nil, func(o *Options) *bool { return &o.Engine.AdoptRequireMatch })},
+	{Name: AWSOwned, PerScope: true, Kind: KindAWSOwned, Usage: "keys of matching secrets that AWS owns (rotation, generated values): a list of {secret: pattern relative to the prefix, keys: [RFC 6901 pointers], generate: length}; as a flag or variable one JSON array",
+		bind: into(func(e []model.AWSOwned) ([]model.AWSOwned, error) { return e, model.ValidateAWSOwned(e) },
+			func(o *Options) *[]model.AWSOwned { return &o.Engine.AWSOwned })},
 }
 
 // adoptNames checks the adopt list: each entry a valid secret name

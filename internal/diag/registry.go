@@ -112,6 +112,11 @@ const (
 	// document of this commit maps to (SPEC §11); found before any AWS
 	// call.
 	ConfigAdoptNotDesired = "config:adopt-not-desired"
+	// ConfigAWSOwned: an aws-owned entry does not fit this commit's
+	// documents (SPEC §13): it matches none, two entries match one
+	// document, a whole-value document lists a key other than "", or a
+	// create lacks a listed key without generate; found before any write.
+	ConfigAWSOwned = "config:aws-owned"
 
 	GitRepository = "git:repository"
 	GitRevision   = "git:revision"
@@ -297,6 +302,8 @@ var entries = []Entry{
 		"give each scope of an account and Region its own prefix that does not contain another's, or put the scopes in different accounts or Regions that no replica-regions of the other lists; nothing was read from Git or Secrets Manager"},
 	{ConfigAdoptNotDesired, FamilyConfig, "an adopt entry names a secret that no document of this commit maps to; nothing was read from Secrets Manager",
 		"list in adopt only the full names (secret prefix, then the document path without its .sops suffix) of documents of this commit: add the document or remove the entry, then re-run"},
+	{ConfigAWSOwned, FamilyConfig, "an aws-owned entry does not fit this commit's documents; nothing was written to Secrets Manager",
+		"make every aws-owned entry match at least one document (its secret pattern is relative to the secret prefix), match each document with one entry only, list only \"\" for a .sops.txt or .sops.bin document, and give generate (or the key in the document) for a key a new secret needs; then re-run"},
 
 	{GitRepository, FamilyGit, "the repository path is not a readable Git repository",
 		"point --repository at the root of a Git clone (the directory holding .git) that this process may read"},

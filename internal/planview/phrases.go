@@ -65,6 +65,8 @@ var conflictText = map[vocab.ConflictClass][2]string{
 		"restore it in AWS (RestoreSecret) if it is still wanted, or remove the adopt entry and let the deletion finish first"},
 	vocab.ConflictAdoptMismatch: {"adopt-require-match is set and the live value differs from the document's",
 		"make the document hold the live value (or the live value the document's), or drop adopt-require-match to let the commit's value win"},
+	vocab.ConflictAWSOwnedMissing: {"a key aws-owned lists is missing from the live value, so the tool does not know it",
+		"put the key back in AWS (rotate the secret, or write it once by hand), or drop it from aws-owned so the document's value is written"},
 }
 
 var (

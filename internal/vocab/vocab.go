@@ -150,13 +150,17 @@ const (
 	// ConflictAdoptMismatch: with adopt-require-match, a secret named in
 	// adopt holds a value other than the document's (SPEC §11).
 	ConflictAdoptMismatch ConflictClass = "adopt-mismatch"
+	// ConflictAWSOwnedMissing: a key aws-owned lists is missing from the
+	// live value (or there is no current value): the tool does not know
+	// its value, so it cannot write the secret (SPEC §13).
+	ConflictAWSOwnedMissing ConflictClass = "aws-owned-missing"
 )
 
 // ConflictClasses lists every class in the order of SPEC §4.1.
 var ConflictClasses = []ConflictClass{
 	ConflictOwnership, ConflictSource, ConflictSourceTag, ConflictServiceOwned,
 	ConflictRotation, ConflictReplication, ConflictReplicaClash, ConflictStaging, ConflictPayload,
-	ConflictAdoptDeleted, ConflictAdoptMismatch,
+	ConflictAdoptDeleted, ConflictAdoptMismatch, ConflictAWSOwnedMissing,
 }
 
 // Counts is the per-action tally of a plan or run: the plan file's
