@@ -27,13 +27,18 @@ var unavailablePhrases = map[vocab.KeysUnavailable]string{
 // wholeValuePhrase is what a create or update of a whole value
 // (.sops.txt, .sops.bin) says instead of key counts: that the value is
 // written, never its length or a hash of it (SPEC §3.1). A metadata-only
-// update of a whole value says nothing about the value.
+// update of a whole value says nothing about the value; one that only
+// changes the replica Regions (reason replicas: the planner makes it of an
+// unchanged secret, plan.withReplicas) says the value is equal, since
+// "changed" would read as a replaced certificate.
 func wholeValuePhrase(o Op) string {
 	switch {
 	case o.Action == vocab.ActionCreate:
 		return ": whole value"
 	case o.Reason == vocab.ReasonMetadata:
 		return ""
+	case o.Reason == vocab.ReasonReplicas:
+		return ": whole value equal"
 	case o.Action == vocab.ActionAdopt && o.Reason == vocab.ReasonValueEqual:
 		return ": whole value equal"
 	}

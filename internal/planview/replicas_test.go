@@ -57,3 +57,22 @@ func TestReplicaOperationsShownAndRoundTrip(t *testing.T) {
 	ops[2].ReplicasRemoved = []string{"not a region"}
 	assert.Error(t, bad.Validate(), "not a Region code")
 }
+
+// TestRegression_ReplicaOnlyChangeOfWholeValueSaysValueEqual: a whole-value
+// document (a certificate) whose value is equal and whose replica Regions
+// differ is an update of reason replicas; text and Markdown say the value
+// is equal. Before, both said "whole value changed (replica Regions
+// differ)", which reads as a replaced certificate.
+func TestRegression_ReplicaOnlyChangeOfWholeValueSaysValueEqual(t *testing.T) {
+	in := Input{Scopes: []ScopeInput{{Name: "default", Region: "us-east-1", Status: vocab.StatusDrift, Verification: vocab.VerificationNotRun, Operations: []Operation{
+		{Ordinal: 1, Name: "app/tls.crt", Action: vocab.ActionUpdate, Reason: vocab.ReasonReplicas, Keys: &keydiff.Summary{Unavailable: vocab.KeysWholeValue}, ReplicasAdded: []string{"eu-west-1"}},
+		{Ordinal: 2, Name: "app/tls.key", Action: vocab.ActionUpdate, Reason: vocab.ReasonValueDiffers, Keys: &keydiff.Summary{Unavailable: vocab.KeysWholeValue}, ReplicasAdded: []string{"eu-west-1"}},
+	}}}}
+	v := Build(in, model.Redaction{ShowNames: true})
+	require.NoError(t, v.Validate())
+	for name, out := range map[string]string{"text": Text(v), "markdown": Markdown(v)} {
+		assert.Contains(t, out, "app/tls.crt update: whole value equal (replica Regions differ)", name)
+		assert.NotContains(t, out, "app/tls.crt update: whole value changed", name)
+		assert.Contains(t, out, "app/tls.key update: whole value changed (value differs)", name)
+	}
+}

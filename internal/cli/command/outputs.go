@@ -27,7 +27,10 @@ type outputs struct {
 	// invalid ones).
 	log *slog.Logger
 	// text receives the text rendering (--log-format text); nil: none.
-	text      io.Writer
+	text io.Writer
+	// pointer: a plan run whose logs are JSON (no text rendering) logs one
+	// record saying where its plan can be read (PlanNotRendered).
+	pointer   bool
 	showNames bool
 	// scopes name the run's scopes in the plan file (configuration
 	// order); nil while the run has not resolved them (a usage error or a
@@ -113,6 +116,9 @@ func (o *outputs) write(e ending) error {
 			o.log.Debug(f.done, slog.String(vocab.FieldPhase, vocab.PhaseReport))
 		}
 	}
+	if o.pointer && o.log != nil && o.text == nil {
+		o.log.Info(PlanNotRendered, slog.String(vocab.FieldPhase, vocab.PhaseComplete))
+	}
 	o.finalRecord(e)
 	if o.text != nil {
 		// The human rendering follows the text log; the JSON log stream
@@ -121,6 +127,13 @@ func (o *outputs) write(e ending) error {
 	}
 	return e.err(o.log != nil)
 }
+
+// PlanNotRendered is the message of the one record a plan with JSON logs
+// (the default) writes before "run finished": the human rendering of the
+// plan is only written beside text logs, so the record says where to read
+// it (docs/results.md).
+const PlanNotRendered = "plan not rendered in JSON logs: re-run with --log-format text to print it, " +
+	"or give --plan-file FILE and read it with sops-aws-sync show FILE"
 
 // logFailure logs a file output's failure (phase report, the failed step
 // as operation) and returns d.

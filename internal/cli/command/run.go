@@ -72,6 +72,7 @@ func resolve(f *factory.Factory, opts *Options) (*invocation, *outputs) {
 		text = f.IOStreams.Out
 	}
 	outs := newOutputs(f.Build.Version, out.ReportFile, out.PlanFile, out.ShowResourceNames, log, text)
+	outs.pointer = opts.Command == "plan"
 	for _, sc := range scopesOf(opts.Config) {
 		outs.scopes = append(outs.scopes, scopeID{name: sc.name, region: sc.aws.Region})
 	}

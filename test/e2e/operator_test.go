@@ -1,0 +1,43 @@
+package e2e
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/command"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+// Issue 30 with the real binary: what an operator moving an estate in
+// meets (docs/migration.md, docs/recovery.md).
+
+// TestPlan_JSONLogsPointAtTheRendering (issue 30 §8): a plan with the
+// default JSON logs prints no human rendering, so it logs one record,
+// before "run finished", saying where the plan can be read (--log-format
+// text, or --plan-file and show); stdout stays JSON records only. A text
+// plan and a sync do not log it.
+func TestPlan_JSONLogsPointAtTheRendering(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	f.standardDocs()
+	r := f.run(e, runOpts{}, f.args("plan")...)
+	expect(t, r, 0, vocab.StatusDrift, vocab.VerificationNotRun, &vocab.Counts{Create: 3})
+	recs := r.records(t)
+	require.GreaterOrEqual(t, len(recs), 2)
+	hint := recs[len(recs)-2]
+	assert.Equal(t, command.PlanNotRendered, hint["msg"])
+	assert.Equal(t, "INFO", hint["level"])
+	assert.Contains(t, hint["msg"], "--log-format text")
+	assert.Contains(t, hint["msg"], "sops-aws-sync show")
+
+	r = f.run(e, runOpts{}, f.args("plan", "--log-format", "text")...)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.NotContains(t, r.Stdout, command.PlanNotRendered)
+	assert.Contains(t, r.Stdout, "Create (3):")
+
+	r = f.run(e, runOpts{}, f.args("sync")...)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.NotContains(t, r.Stdout, command.PlanNotRendered)
+}
