@@ -48,6 +48,9 @@ type Config struct {
 	// CryptoTokens.
 	Clock  Clock
 	Tokens TokenSource
+	// Generator draws the values of keys owned by AWS that a create
+	// generates (aws-owned generate, SPEC §13); nil = CryptoGenerator.
+	Generator Generator
 }
 
 // Result is the outcome of one run; the CLI maps Status to the exit code

@@ -465,7 +465,7 @@ func (r *runner) createRequest(op plan.Operation, token string) CreateRequest {
 	for k, v := range m.Tags {
 		tags[k] = v // reserved keys are refused by config: ownership tags are never overwritten
 	}
-	return CreateRequest{Name: op.Name, Value: op.Desired.Value, Kind: op.Desired.Kind, Tags: tags, Token: token,
+	return CreateRequest{Name: op.Name, Value: r.createValue(op), Kind: op.Desired.Kind, Tags: tags, Token: token,
 		KMSKeyID: m.KMSKeyID, Description: m.Description, Replicas: op.Replicas.Add}
 }
 

@@ -29,6 +29,36 @@ func (CryptoTokens) NewToken() string {
 	return hex.EncodeToString(b[:])
 }
 
+// Generator draws a value for a key owned by AWS that a create fills
+// (aws-owned generate, SPEC §13): n characters of [A-Za-z0-9]. The value
+// is only ever sent to AWS: never logged, never in any file.
+type Generator interface {
+	Generate(n int) string
+}
+
+// CryptoGenerator draws each character uniformly from the 62 of
+// [A-Za-z0-9] with crypto/rand (rejection sampling: bytes ≥ 248 are
+// drawn again, so no character is more likely than another).
+type CryptoGenerator struct{}
+
+// alphanumerics are the characters of a generated value.
+const alphanumerics = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+// Generate implements Generator.
+func (CryptoGenerator) Generate(n int) string {
+	out := make([]byte, 0, n)
+	var buf [64]byte
+	for len(out) < n {
+		_, _ = rand.Read(buf[:]) // crypto/rand.Read never fails (Go ≥ 1.24)
+		for _, b := range buf {
+			if b < 248 && len(out) < n { // 248 = 4 × 62
+				out = append(out, alphanumerics[int(b)%len(alphanumerics)])
+			}
+		}
+	}
+	return string(out)
+}
+
 // SystemClock is the real clock.
 type SystemClock struct{}
 

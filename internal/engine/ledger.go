@@ -335,6 +335,7 @@ func (l *ledger) planData() []planview.Operation {
 			v := op(o.Name, o.Action, o.Reason)
 			v.Keys, v.Metadata = o.Keys, o.Metadata.Kinds()
 			v.ReplicasAdded, v.ReplicasRemoved = model.ReplicaRegionsOf(o.Replicas.Add), o.Replicas.Remove
+			v.AWSOwnedKept = p.KeptOf[o.Name]
 			out = append(out, v)
 		}
 	}
@@ -344,7 +345,9 @@ func (l *ledger) planData() []planview.Operation {
 		out = append(out, v)
 	}
 	for _, u := range p.Unchanged {
-		out = append(out, op(u.Name, vocab.ActionUnchanged, u.Reason))
+		v := op(u.Name, vocab.ActionUnchanged, u.Reason)
+		v.AWSOwnedKept = p.KeptOf[u.Name]
+		out = append(out, v)
 	}
 	return out
 }

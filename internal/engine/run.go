@@ -118,7 +118,7 @@ func (p *Prepared) Result() Result {
 // observation found: the caller reports the rejected desired state, with
 // the diagnostics and exit code a run that read nothing would give.
 func (r *runner) prepare(ctx context.Context, values Values) (vocab.Status, plan.Plan) {
-	if r.adoptNotDesired() {
+	if r.adoptNotDesired() || r.awsOwnedInvalid() {
 		return vocab.StatusInvalid, plan.Plan{}
 	}
 	r.warnARNSuffixNames()
@@ -334,6 +334,8 @@ func (r *runner) gate(p plan.Plan) (vocab.Status, bool) {
 		r.ledger.problem(diag.New(diag.GateEmptyScope, diag.Subject{}))
 		r.log.Error("empty desired state would delete the whole scope; pass --allow-empty to authorize",
 			slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.Int(vocab.FieldCount, p.Counts().ScheduleDelete))
+		return vocab.StatusInvalid, true
+	case r.unfillable(p):
 		return vocab.StatusInvalid, true
 	case p.DeletionLimitGate:
 		r.ledger.problem(diag.New(diag.GateMaxDeletions, diag.Subject{}))

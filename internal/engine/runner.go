@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -37,6 +38,10 @@ type runner struct {
 	// when the runner was given the whole state): shareEqualValue asks it
 	// for a value already decrypted.
 	early Values
+	// generated holds, by secret name, the value a create writes once keys
+	// owned by AWS were generated for it (SPEC §13): every attempt of the
+	// create sends the same value. Only ever sent to AWS.
+	generated sync.Map
 }
 
 // deps are what a run talks to: AWS, the log, time, randomness and the
@@ -49,6 +54,8 @@ type deps struct {
 	clock  Clock
 	tokens TokenSource
 	pacer  *pace.Controller
+	// gen draws the values generated for keys owned by AWS (SPEC §13).
+	gen Generator
 	// halt is the run's shared stop when it has several scopes (nil: one).
 	halt *halt
 }
@@ -65,6 +72,9 @@ type rules struct {
 	// siblings are the scope digests of the configuration's other scopes
 	// (Config.Siblings).
 	siblings []string
+	// awsOwned is the aws-owned setting (SPEC §13) as configured; the
+	// policy's Rules.AWSOwned is what it says about each desired name.
+	awsOwned []model.AWSOwned
 
 	concurrency         int
 	recoveryWindowDays  int
@@ -90,6 +100,10 @@ func newRunner(cfg Config, want model.State, outline bool, port Port, log *slog.
 	if d.tokens == nil {
 		d.tokens = CryptoTokens{}
 	}
+	d.gen = cfg.Generator
+	if d.gen == nil {
+		d.gen = CryptoGenerator{}
+	}
 	if p, ok := port.(Paced); ok && d.pacer == nil {
 		d.pacer = p.Pace()
 	}
@@ -101,10 +115,10 @@ func newRunner(cfg Config, want model.State, outline bool, port Port, log *slog.
 		policy: plan.Policy{
 			Rules: plan.Rules{ScopeDigest: want.Scope.Digest(), Metadata: cfg.Metadata, Replicas: cfg.Replicas,
 				Region: portRegion(port), Adopt: plan.AdoptSet(cfg.Adopt), AdoptRequireMatch: cfg.AdoptRequireMatch,
-				Canonical: canonical.FromJSON},
+				Canonical: canonical.FromJSON, AWSOwned: plan.AWSOwnedSet(want, cfg.AWSOwned)},
 			AllowEmpty: cfg.AllowEmpty, MaxDeletions: cfg.MaxDeletions,
 		},
-		siblings:    cfg.Siblings,
+		siblings:    cfg.Siblings, awsOwned: cfg.AWSOwned,
 		concurrency: cfg.Concurrency, recoveryWindowDays: cfg.RecoveryWindowDays,
 		verificationTimeout: cfg.VerificationTimeout, showNames: cfg.ShowResourceNames,
 		pollInterval: cfg.PollInterval, progressInterval: cfg.ProgressInterval,

@@ -23,6 +23,11 @@ type Decision struct {
 	// secret's replicas (with vocab.ReasonReplicas, all an update
 	// changes); zero otherwise and whenever replicas are not managed.
 	Replicas ReplicaChange
+	// Value is the value an update writes when it is not the document's:
+	// for a secret with keys owned by AWS, the document's value with the
+	// live values of those keys merged in (canonical JSON; SPEC §13). Nil
+	// otherwise.
+	Value []byte
 }
 
 // Rules are what classification needs besides one name's desired secret
@@ -52,6 +57,10 @@ type Rules struct {
 	// SecretString whose canonical form is the document's value matches
 	// (sameContent). Nil = bytes only.
 	Canonical func(plain []byte) ([]byte, error)
+	// AWSOwned maps a desired name to the aws-owned entry that matches it
+	// (SPEC §13, AWSOwnedSet): its keys are AWS's, never compared or
+	// written once the secret exists. Nil = none.
+	AWSOwned map[string]model.AWSOwned
 }
 
 // Classify decides what to do with one name (SPEC §4.1 and the table of
@@ -100,7 +109,11 @@ type Rules struct {
 func Classify(rules Rules, want *model.Secret, obs ObservedSecret) Decision {
 	d, needsValue := classifyMeta(rules, want, obs)
 	if needsValue {
-		d = classifyValue(want, obs)
+		if e, ok := rules.awsOwned(want); ok {
+			d = classifyOwned(rules, want, obs, e)
+		} else {
+			d = classifyValue(want, obs)
+		}
 		if !obs.Owned(rules.ScopeDigest) {
 			d = adoptValue(rules, d, sameContent(rules.Canonical, want, obs.Current))
 		}
@@ -165,7 +178,10 @@ func classifyMeta(rules Rules, want *model.Secret, obs ObservedSecret) (Decision
 	if obs.OwningService != "" {
 		return conflict(vocab.ConflictServiceOwned)
 	}
-	if obs.RotationEnabled || obs.hasPending() {
+	_, awsOwned := rules.awsOwned(want)
+	if (obs.RotationEnabled || obs.hasPending()) && (!awsOwned || obs.rotationInFlight()) {
+		// With keys owned by AWS, rotation is plannable unless one is in
+		// flight: a write then is dropped when the rotation finishes.
 		return conflict(vocab.ConflictRotation)
 	}
 	if len(obs.ReplicaRegions) > 0 && !rules.managesReplicas() {
@@ -180,6 +196,9 @@ func classifyMeta(rules Rules, want *model.Secret, obs ObservedSecret) (Decision
 	}
 	if obs.Deleted {
 		return Decision{Action: vocab.ActionRestore, Reason: vocab.ReasonScheduledForDeletion}, false
+	}
+	if len(current) == 0 && awsOwned {
+		return conflict(vocab.ConflictAWSOwnedMissing)
 	}
 	if len(current) == 0 {
 		return Decision{Action: vocab.ActionUpdate, Reason: vocab.ReasonNoCurrentVersion}, false
@@ -287,12 +306,7 @@ func classifyValue(want *model.Secret, obs ObservedSecret) Decision {
 	if v == nil || v.Missing {
 		return Decision{Action: vocab.ActionUpdate, Reason: vocab.ReasonNoCurrentVersion}
 	}
-	if current := obs.CurrentVersionIDs(); v.StageMismatch || len(current) != 1 || v.VersionID != current[0] {
-		c, _ := conflict(vocab.ConflictStaging)
-		return c
-	}
-	if v.HasString == v.HasBinary {
-		c, _ := conflict(vocab.ConflictPayload)
+	if c, ok := currentConflict(obs); ok {
 		return c
 	}
 	stored := v.String
@@ -308,4 +322,20 @@ func classifyValue(want *model.Secret, obs ObservedSecret) Decision {
 		return Decision{Action: vocab.ActionUnchanged, Reason: vocab.ReasonValueEqual}
 	}
 	return Decision{Action: vocab.ActionUpdate, Reason: vocab.ReasonValueDiffers}
+}
+
+// currentConflict is the conflict the value read shows, if any: a version
+// other than DescribeSecret's AWSCURRENT (staging), both or neither
+// payload (payload). obs.Current is not nil.
+func currentConflict(obs ObservedSecret) (Decision, bool) {
+	v := obs.Current
+	if current := obs.CurrentVersionIDs(); v.StageMismatch || len(current) != 1 || v.VersionID != current[0] {
+		c, _ := conflict(vocab.ConflictStaging)
+		return c, true
+	}
+	if v.HasString == v.HasBinary {
+		c, _ := conflict(vocab.ConflictPayload)
+		return c, true
+	}
+	return Decision{}, false
 }

@@ -158,3 +158,16 @@ func (o ObservedSecret) hasPending() bool {
 	}
 	return false
 }
+
+// rotationInFlight reports whether a rotation has begun and not finished:
+// a version holds AWSPENDING and not AWSCURRENT (SPEC §13; a finished
+// rotation moves AWSCURRENT to the pending version and removes
+// AWSPENDING, and a label left on the current version is no rotation).
+func (o ObservedSecret) rotationInFlight() bool {
+	for _, v := range o.Versions {
+		if slices.Contains(v.Stages, StagePending) && !slices.Contains(v.Stages, StageCurrent) {
+			return true
+		}
+	}
+	return false
+}

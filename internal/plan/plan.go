@@ -78,6 +78,20 @@ type Plan struct {
 	// Regions ascending: verification waits for the InProgress ones and
 	// fails on a Failed one. They are no operation.
 	Waiting []ReplicaWait
+	// KeptOf counts, per desired secret that is not a conflict, its keys
+	// owned by AWS (aws-owned, SPEC §13): keys the plan neither compared
+	// nor writes ("" counts one). The plan shows the counts, never a
+	// value. Nil when none.
+	KeptOf map[string]int
+}
+
+// Kept is the number of keys owned by AWS the plan kept (KeptOf summed).
+func (p Plan) Kept() int {
+	n := 0
+	for _, k := range p.KeptOf {
+		n += k
+	}
+	return n
 }
 
 // Policy is what Build needs besides the desired and observed state: the
@@ -158,6 +172,12 @@ func Build(want model.State, observed map[string]ObservedSecret, policy Policy) 
 	for _, name := range names {
 		w, obs := byName[name], observed[name]
 		d := Classify(policy.Rules, w, obs)
+		if e, ok := policy.awsOwned(w); ok && d.Action != vocab.ActionConflict {
+			if p.KeptOf == nil {
+				p.KeptOf = map[string]int{}
+			}
+			p.KeptOf[name] = len(e.Keys)
+		}
 		switch {
 		case d.Action == vocab.ActionConflict:
 			p.Conflicts = append(p.Conflicts, Conflict{Name: name, Class: d.Conflict, Desired: w})
@@ -170,9 +190,15 @@ func Build(want model.State, observed map[string]ObservedSecret, policy Policy) 
 			if d.Action == vocab.ActionUpdate {
 				p.Waiting = append(p.Waiting, replicaWaits(policy.Rules, name, obs)...)
 			}
+			desired := w
+			if d.Value != nil {
+				merged := *w
+				merged.Value = d.Value
+				desired = &merged
+			}
 			p.Ops = append(p.Ops, Operation{
 				Action: d.Action, Name: name, ARN: obs.ARN, Reason: d.Reason, Metadata: d.Metadata, Replicas: d.Replicas,
-				Keys: KeysOf(d.Action, w, obs), Desired: w, Fingerprint: FingerprintOf(name, obs, d),
+				Keys: KeysOf(d.Action, desired, obs), Desired: desired, Fingerprint: FingerprintOf(name, obs, d),
 				MetadataSeen: SeenMetadata(policy.Metadata, obs),
 			})
 		}

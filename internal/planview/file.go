@@ -225,6 +225,9 @@ func (o Op) validate(namesShown bool) error {
 	if o.Metadata != nil && !validMetadata(o.Metadata) {
 		return errors.New("metadata must be a non-empty list of distinct known kinds in schema order")
 	}
+	if o.AWSOwnedKept < 0 || (o.AWSOwnedKept > 0 && o.Action == vocab.ActionConflict) {
+		return errors.New("aws_owned_kept must be a positive count on an action other than conflict")
+	}
 	if o.ReplicasAdded != nil && (!hasKeys(o.Action) || !validRegions(o.ReplicasAdded)) {
 		return errors.New("replicas_added must be sorted distinct Region codes on a create or update")
 	}

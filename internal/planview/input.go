@@ -73,6 +73,9 @@ type Operation struct {
 	// (replica-regions, SPEC §12); Region codes, never names.
 	ReplicasAdded   []string
 	ReplicasRemoved []string
+	// AWSOwnedKept is the number of the secret's keys owned by AWS
+	// (aws-owned, SPEC §13) that the plan kept; ignored on a conflict.
+	AWSOwnedKept int
 }
 
 // Diagnostic is one user-facing problem, as the plan file writes it:

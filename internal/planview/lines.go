@@ -187,6 +187,19 @@ func closing(c vocab.Counts) string {
 		c.Create, adopt, c.Update, c.Restore, c.ScheduleDelete, c.Unchanged)
 }
 
+// keptLine is the line that counts the keys owned by AWS a scope's plan
+// kept (SPEC §13: "kept: 1 key owned by AWS"), or "" when none.
+func keptLine(ops []Op) string {
+	switch n := Kept(ops); n {
+	case 0:
+		return ""
+	case 1:
+		return "kept: 1 key owned by AWS"
+	default:
+		return fmt.Sprintf("kept: %d keys owned by AWS", n)
+	}
+}
+
 // verdict is the line under a scope's closing line, or "". A scope with no
 // operation is said to match the commit only when its status says it was
 // observed and planned (converged or drift; a v1 file records no status

@@ -25,6 +25,9 @@ func Text(v View) string {
 			b.WriteString(l + "\n")
 		}
 		b.WriteString(closing(p.counts) + "\n")
+		if l := keptLine(p.ops); l != "" {
+			b.WriteString(l + "\n")
+		}
 	}
 	if len(v.Scopes) > 1 {
 		b.WriteString("\nAll scopes: " + closing(v.Counts()) + "\n")

@@ -114,6 +114,10 @@ type Op struct {
 	// immediate, cannot be undone, and counts against --max-deletions;
 	// absent when none.
 	ReplicasRemoved []string `json:"replicas_removed,omitempty"`
+	// AWSOwnedKept counts the keys of this secret owned by AWS (aws-owned,
+	// SPEC §13) that the plan neither compared nor writes; never their
+	// values or names. Absent when 0 (and on a conflict).
+	AWSOwnedKept int `json:"aws_owned_kept,omitempty"`
 }
 
 // KeyCounts are the numbers of leaf paths added, removed and changed.
@@ -197,6 +201,8 @@ func buildOp(o Operation, r model.Redaction) Op {
 	op := Op{Resource: r.Label(o.Ordinal, o.Name), Action: o.Action, Reason: o.Reason}
 	if o.Action == vocab.ActionConflict {
 		op.Reason = o.Conflict.Reason()
+	} else if o.AWSOwnedKept > 0 {
+		op.AWSOwnedKept = o.AWSOwnedKept
 	}
 	if (o.Action == vocab.ActionUpdate || o.Action == vocab.ActionAdopt) && len(o.Metadata) > 0 {
 		op.Metadata = slices.Clone(o.Metadata)
@@ -248,4 +254,14 @@ func Count(ops []Op) vocab.Counts {
 		c.Add(o.Action)
 	}
 	return c
+}
+
+// Kept sums the operations' AWSOwnedKept: the keys owned by AWS the plan
+// kept (SPEC §13).
+func Kept(ops []Op) int {
+	n := 0
+	for _, o := range ops {
+		n += o.AWSOwnedKept
+	}
+	return n
 }
