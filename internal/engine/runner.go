@@ -118,7 +118,7 @@ func newRunner(cfg Config, want model.State, outline bool, port Port, log *slog.
 				Canonical: canonical.FromJSON, AWSOwned: plan.AWSOwnedSet(want, cfg.AWSOwned)},
 			AllowEmpty: cfg.AllowEmpty, MaxDeletions: cfg.MaxDeletions,
 		},
-		siblings:    cfg.Siblings, awsOwned: cfg.AWSOwned,
+		siblings: cfg.Siblings, awsOwned: cfg.AWSOwned,
 		concurrency: cfg.Concurrency, recoveryWindowDays: cfg.RecoveryWindowDays,
 		verificationTimeout: cfg.VerificationTimeout, showNames: cfg.ShowResourceNames,
 		pollInterval: cfg.PollInterval, progressInterval: cfg.ProgressInterval,
