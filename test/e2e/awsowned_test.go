@@ -1,0 +1,254 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+// Keys owned by AWS (SPEC §13) with the real binary, real SOPS documents,
+// real Git and the emulator's rotation, step by step.
+
+// liveJSON decodes the AWSCURRENT value of name.
+func (e *emu) liveJSON(t *testing.T, name string) map[string]string {
+	t.Helper()
+	var m map[string]string
+	require.NoError(t, json.Unmarshal([]byte(e.currentValue(name)), &m), "live value is not a JSON object of strings")
+	return m
+}
+
+// rotate runs the four steps of a rotation that sets /password, or the
+// steps listed.
+func (e *emu) rotate(name string, values map[string]string, steps ...string) {
+	e.t.Helper()
+	if len(steps) == 0 {
+		steps = []string{emulator.RotationCreate, emulator.RotationSet, emulator.RotationTest, emulator.RotationFinish}
+	}
+	for _, s := range steps {
+		rot := emulator.Rotation{Name: name, Step: s}
+		if s == emulator.RotationCreate {
+			rot.Values = values
+		}
+		e.ctl.Rotate(rot)
+	}
+}
+
+// planFileOf runs plan with --plan-file and returns the run and the view.
+func (f *fixture) planFileOf(e *emu, o runOpts, extra ...string) (result, planview.View, []byte) {
+	f.t.Helper()
+	p := filepath.Join(f.t.TempDir(), "plan.json")
+	r := f.run(e, o, f.args("plan", append([]string{"--plan-file", p}, extra...)...)...)
+	raw, err := os.ReadFile(p)
+	require.NoError(f.t, err)
+	v, err := planview.Parse(raw)
+	require.NoError(f.t, err)
+	return r, v, raw
+}
+
+const awsOwnedPassword = "aws-owned:\n  - secret: db\n    keys: [/password]\n"
+
+// TestAWSOwned_RotationBesideGit: a rotation-enabled secret whose
+// /password AWS owns. A rotation between two syncs is not drift (plan
+// --detailed-exit-code exits 0, the plan counts the kept key, sync writes
+// nothing); a Git change to /host after a rotation keeps the rotated
+// password; a sync during a rotation (after create-pending, before finish)
+// is exit 4 rotation with nothing written, and converges once the
+// rotation finished; a rotation function that drops /password leaves
+// conflict aws-owned-missing.
+func TestAWSOwned_RotationBesideGit(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	tok := token(4)
+	rot1, rot2 := "CANARY-rot1-"+tok, "CANARY-rot2-"+tok
+	f.Values = append(f.Values, rot1, rot2, "CANARY-h2-"+tok, "CANARY-h3-"+tok)
+	name := f.addDoc("db", ".sops.json", `{"host": "CANARY-h1-`+tok+`", "password": "CANARY-seed-`+tok+`"}`)
+	f.commit("db document")
+	o := runOpts{Config: awsOwnedPassword}
+
+	expect(t, f.run(e, o, f.args("sync")...), 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Create: 1})
+	require.Equal(t, "CANARY-seed-"+tok, e.liveJSON(t, name)["password"], "create takes the document's value")
+
+	// Without aws-owned the rotating secret is conflict rotation, as before.
+	e.conditions(emulator.Conditions{Name: name, RotationEnabled: aws.Bool(true)})
+	expect(t, f.run(e, runOpts{}, f.args("plan")...), 4, vocab.StatusConflict, vocab.VerificationNotRun, nil)
+
+	// A rotation between two syncs is not drift.
+	e.rotate(name, map[string]string{"/password": rot1})
+	writes := e.mutatingCalls()
+	r, v, raw := f.planFileOf(e, o, "--detailed-exit-code")
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationNotRun, &vocab.Counts{Unchanged: 1})
+	require.Len(t, v.Scopes[0].Operations, 1)
+	assert.Equal(t, 1, v.Scopes[0].Operations[0].AWSOwnedKept, "the plan file counts the kept key")
+	assert.NotContains(t, string(raw), rot1)
+	shown, err := exec.Command(cliBin, "show", writeTemp(t, raw)).CombinedOutput()
+	require.NoError(t, err, "%s", shown)
+	assert.Contains(t, string(shown), "kept: 1 key owned by AWS")
+	md, err := exec.Command(cliBin, "show", "--format", "markdown", writeTemp(t, raw)).CombinedOutput()
+	require.NoError(t, err, "%s", md)
+	assert.Contains(t, string(md), "kept: 1 key owned by AWS")
+	expect(t, f.run(e, o, f.args("sync")...), 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Unchanged: 1})
+	assert.Equal(t, writes, e.mutatingCalls(), "a rotated password is no change: nothing written")
+	assert.Equal(t, rot1, e.liveJSON(t, name)["password"])
+
+	// A Git change to /host after the rotation keeps the rotated password.
+	f.writeDoc("secrets/db.sops.json", `{"host": "CANARY-h2-`+tok+`", "password": "CANARY-seed-`+tok+`"}`, "")
+	f.commit("move the database")
+	expect(t, f.run(e, o, f.args("sync")...), 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Update: 1})
+	live := e.liveJSON(t, name)
+	assert.Equal(t, "CANARY-h2-"+tok, live["host"])
+	assert.Equal(t, rot1, live["password"], "the rotated password was kept")
+
+	// A sync during a rotation: exit 4 rotation, nothing written.
+	e.rotate(name, map[string]string{"/password": rot2}, emulator.RotationCreate, emulator.RotationSet)
+	f.writeDoc("secrets/db.sops.json", `{"host": "CANARY-h3-`+tok+`", "password": "CANARY-seed-`+tok+`"}`, "")
+	f.commit("move the database again")
+	writes = e.mutatingCalls()
+	r = f.run(e, o, f.args("sync")...)
+	expect(t, r, 4, vocab.StatusConflict, vocab.VerificationNotRun, &vocab.Counts{Conflicts: 1})
+	rec := findRecord(r.records(t), func(m map[string]any) bool { return m["conflict_class"] != nil })
+	require.NotNil(t, rec)
+	assert.Equal(t, "rotation", rec["conflict_class"])
+	assert.Equal(t, writes, e.mutatingCalls(), "nothing written during the rotation")
+	e.rotate(name, nil, emulator.RotationTest, emulator.RotationFinish)
+	expect(t, f.run(e, o, f.args("sync")...), 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Update: 1})
+	live = e.liveJSON(t, name)
+	assert.Equal(t, "CANARY-h3-"+tok, live["host"])
+	assert.Equal(t, rot2, live["password"])
+
+	// A rotation function that drops /password: the tool does not know it.
+	e.ctl.Rotate(emulator.Rotation{Name: name, Step: emulator.RotationCreate, Remove: []string{"/password"}})
+	e.ctl.Rotate(emulator.Rotation{Name: name, Step: emulator.RotationFinish})
+	writes = e.mutatingCalls()
+	r = f.run(e, o, f.args("sync")...)
+	expect(t, r, 4, vocab.StatusConflict, vocab.VerificationNotRun, &vocab.Counts{Conflicts: 1})
+	rec = findRecord(r.records(t), func(m map[string]any) bool { return m["conflict_class"] != nil })
+	require.NotNil(t, rec)
+	assert.Equal(t, "aws-owned-missing", rec["conflict_class"])
+	assert.Equal(t, writes, e.mutatingCalls())
+}
+
+var alnum32 = regexp.MustCompile(`^[A-Za-z0-9]{32}$`)
+
+// TestAWSOwned_GeneratedValueLeaksNowhere: a create with generate: 32
+// stores a 32-character [A-Za-z0-9] value that appears in no output, log,
+// report, plan file or Git object, and is never written again.
+func TestAWSOwned_GeneratedValueLeaksNowhere(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	tok := token(4)
+	name := f.addDoc("db", ".sops.json", `{"host": "CANARY-h-`+tok+`", "user": "app"}`)
+	f.commit("db document without a password")
+	o := runOpts{Config: awsOwnedPassword + "    generate: 32\n"}
+
+	planFile := filepath.Join(t.TempDir(), "plan.json")
+	runs := []result{f.run(e, o, f.args("sync", "--plan-file", planFile, "--log-level", "debug")...)}
+	expect(t, runs[0], 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Create: 1})
+	live := e.liveJSON(t, name)
+	gen := live["password"]
+	require.Regexp(t, alnum32, gen, "generated value")
+	assert.Equal(t, "CANARY-h-"+tok, live["host"])
+	assert.Equal(t, "app", live["user"])
+
+	writes := e.mutatingCalls()
+	r, _, raw := f.planFileOf(e, runOpts{Config: o.Config, ShowNames: true}, "--show-resource-names", "--log-format", "text")
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationNotRun, &vocab.Counts{Unchanged: 1})
+	runs = append(runs, r, f.run(e, o, f.args("sync", "--log-level", "debug")...))
+	expect(t, runs[2], 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Unchanged: 1})
+	assert.Equal(t, writes, e.mutatingCalls(), "the generated value is never written again")
+	assert.Equal(t, gen, e.liveJSON(t, name)["password"])
+
+	firstPlan, err := os.ReadFile(planFile)
+	require.NoError(t, err)
+	for i, r := range runs {
+		for where, text := range map[string]string{"stdout": r.Stdout, "stderr": r.Stderr, "report": string(r.RawReport)} {
+			assert.NotContains(t, text, gen, "run %d: generated value in %s", i, where)
+		}
+	}
+	for where, text := range map[string][]byte{"plan file": firstPlan, "plan file with names": raw} {
+		assert.NotContains(t, string(text), gen, "generated value in the %s", where)
+	}
+	objects := exec.Command(gitBin, "cat-file", "--batch-all-objects", "--batch")
+	objects.Dir, objects.Env = f.Repo, f.env()
+	all, err := objects.Output()
+	require.NoError(t, err)
+	require.NotEmpty(t, all)
+	assert.NotContains(t, string(all), gen, "generated value in a Git object")
+	require.NoError(t, filepath.WalkDir(f.Repo, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err == nil {
+			assert.NotContains(t, string(b), gen, "generated value in %s", p)
+		}
+		return err
+	}))
+}
+
+// TestAWSOwned_WholeValueSeedsOnce: keys [""] seeds the value at create
+// and never writes it again, whatever the document or AWS hold later.
+func TestAWSOwned_WholeValueSeedsOnce(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	tok := token(4)
+	name := f.addDoc("seed", ".sops.json", `{"k": "CANARY-seed-`+tok+`"}`)
+	f.commit("seed document")
+	f.Values = append(f.Values, "CANARY-aws-"+tok, "CANARY-git2-"+tok)
+	o := runOpts{Config: "aws-owned: [{secret: seed, keys: [\"\"]}]\n"}
+	expect(t, f.run(e, o, f.args("sync")...), 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Create: 1})
+	assert.Equal(t, `{"k":"CANARY-seed-`+tok+`"}`, e.currentValue(name))
+
+	e.putValue(name, `{"k":"CANARY-aws-`+tok+`"}`)
+	f.writeDoc("secrets/seed.sops.json", `{"k": "CANARY-git2-`+tok+`"}`, "")
+	f.commit("a new seed that must not be written")
+	writes := e.mutatingCalls()
+	r := f.run(e, o, f.args("plan", "--detailed-exit-code")...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationNotRun, &vocab.Counts{Unchanged: 1})
+	expect(t, f.run(e, o, f.args("sync")...), 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Unchanged: 1})
+	assert.Equal(t, writes, e.mutatingCalls(), "the value is never written again")
+	assert.Equal(t, `{"k":"CANARY-aws-`+tok+`"}`, e.currentValue(name))
+}
+
+// TestAWSOwned_InvalidEntriesExit3WithZeroAWSCalls: every entry that
+// breaks a rule is exit 3 (invalid) before any AWS call, in plan and sync;
+// a create that lacks a listed key without generate is exit 3 with nothing
+// written.
+func TestAWSOwned_InvalidEntriesExit3WithZeroAWSCalls(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	f.addDoc("db", ".sops.json", `{"host": "CANARY-h-`+token(4)+`"}`)
+	f.addDoc("cert", ".sops.txt", "CANARY-cert-"+token(4)+"\n")
+	f.commit("documents")
+	for what, cfg := range map[string]string{
+		"bad pointer":                  "aws-owned: [{secret: db, keys: [password]}]\n",
+		"pattern matching no document": "aws-owned: [{secret: cache/*, keys: [/password]}]\n",
+		"generate without a key":       "aws-owned: [{secret: db, keys: [\"\"], generate: 32}]\n",
+		"whole-value document key":     "aws-owned: [{secret: cert, keys: [/k]}]\n",
+		"two entries for one document": "aws-owned: [{secret: db, keys: [/a]}, {secret: \"d*\", keys: [/b]}]\n",
+		"generate too short":           "aws-owned: [{secret: db, keys: [/password], generate: 4}]\n",
+	} {
+		for _, cmd := range []string{"plan", "sync"} {
+			r := f.run(e, runOpts{Config: cfg}, f.args(cmd)...)
+			expect(t, r, 3, vocab.StatusInvalid, vocab.VerificationNotRun, nil)
+			assert.Contains(t, r.Stderr+r.Stdout, "aws-owned", "%s: the error names the setting", what)
+			assert.Zero(t, e.totalCalls(), "%s (%s): an AWS call was made", what, cmd)
+		}
+	}
+	r := f.run(e, runOpts{Config: awsOwnedPassword}, f.args("sync")...)
+	expect(t, r, 3, vocab.StatusInvalid, vocab.VerificationNotRun, nil)
+	assert.True(t, strings.Contains(r.Stdout, "config:aws-owned"), "stdout: %s", r.Stdout)
+	e.onlyReads("a create that lacks /password without generate")
+	assert.Zero(t, e.mutatingCalls())
+}
