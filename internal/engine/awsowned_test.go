@@ -1,0 +1,98 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+func awsOwnedCfg(e *env, mode engine.Mode, entries ...model.AWSOwned) engine.Config {
+	cfg := e.cfg(mode, 4)
+	cfg.AWSOwned = entries
+	return cfg
+}
+
+func liveKey(t *testing.T, e *env, name, key string) string {
+	t.Helper()
+	var m map[string]string
+	if err := json.Unmarshal([]byte(current(e.secret(t, name))), &m); err != nil {
+		t.Fatalf("live value of %s is not a JSON object of strings: %v", name, err)
+	}
+	return m[key]
+}
+
+// A rotation that finishes between the plan and the write (AWSCURRENT
+// moved): the precondition sees it, the plan is rebuilt once from a new
+// observation, and the merge written carries the rotated password, never
+// the one read at planning (SPEC §13, §6).
+func TestAWSOwned_RotationFinishedBeforeTheWriteReplansOnce(t *testing.T) {
+	e := newEnv(t)
+	entry := model.AWSOwned{Secret: "db", Keys: []string{"/password"}}
+	res := e.runPort(t, awsOwnedCfg(e, engine.ModeSync, entry), state(doc{"db", `{"host":"h1","password":"seed"}`}), e.port)
+	wantResult(t, res, vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Create: 1})
+	e.srv.SetConditions(t, emulator.Conditions{Name: nameOf("db"), RotationEnabled: aws.Bool(true)})
+	e.srv.Rotate(t, emulator.Rotation{Name: nameOf("db"), Step: emulator.RotationCreate, Values: map[string]string{"/password": "r1"}})
+	e.srv.Rotate(t, emulator.Rotation{Name: nameOf("db"), Step: emulator.RotationFinish})
+
+	var once bool
+	hp := &hookPort{Port: e.port, beforeDesc: func(n int, id string) {
+		if n == 2 && !once { // the precondition's describe: a rotation finishes just before it
+			once = true
+			e.srv.Rotate(t, emulator.Rotation{Name: nameOf("db"), Step: emulator.RotationCreate, Values: map[string]string{"/password": "r2"}})
+			e.srv.Rotate(t, emulator.Rotation{Name: nameOf("db"), Step: emulator.RotationFinish})
+		}
+	}}
+	res = e.runPort(t, awsOwnedCfg(e, engine.ModeSync, entry), state(doc{"db", `{"host":"h2","password":"seed"}`}), hp)
+	wantResult(t, res, vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Update: 1})
+	if !strings.Contains(e.logs.String(), "target changed since planning") {
+		t.Error("the precondition must have seen the rotation")
+	}
+	if got := liveKey(t, e, nameOf("db"), "password"); got != "r2" {
+		t.Errorf("password %q after the run, want the rotated r2 (never reverted to r1 or the document's)", got)
+	}
+	if got := liveKey(t, e, nameOf("db"), "host"); got != "h2" {
+		t.Errorf("host %q, want the document's h2", got)
+	}
+}
+
+// A create with generate draws the value once: the generator is called
+// once per missing key, and what it drew is stored.
+func TestAWSOwned_CreateGeneratesTheMissingKeyOnce(t *testing.T) {
+	e := newEnv(t)
+	cfg := awsOwnedCfg(e, engine.ModeSync, model.AWSOwned{Secret: "db", Keys: []string{"/password", "/host"}, Generate: 16})
+	g := &countingGen{}
+	cfg.Generator = g
+	res := e.runPort(t, cfg, state(doc{"db", `{"host":"h1"}`}), e.port)
+	wantResult(t, res, vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Create: 1})
+	if g.n != 1 {
+		t.Errorf("generator called %d times, want 1 (only /password is missing)", g.n)
+	}
+	if got := liveKey(t, e, nameOf("db"), "password"); got != "GGGGGGGGGGGGGGGG" {
+		t.Errorf("password %q, want the generated value", got)
+	}
+	if got := liveKey(t, e, nameOf("db"), "host"); got != "h1" {
+		t.Errorf("host %q, want the document's", got)
+	}
+}
+
+type countingGen struct{ n int }
+
+func (g *countingGen) Generate(n int) string { g.n++; return strings.Repeat("G", n) }
+
+func TestCryptoGenerator(t *testing.T) {
+	seen := map[string]bool{}
+	for range 50 {
+		v := engine.CryptoGenerator{}.Generate(32)
+		if len(v) != 32 || strings.Trim(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") != "" || seen[v] {
+			t.Fatalf("generated %q: want 32 fresh characters of [A-Za-z0-9]", v)
+		}
+		seen[v] = true
+	}
+}
