@@ -89,7 +89,7 @@ func Resolve(in Input) (Options, error) {
 		s, known := Lookup(name)
 		switch {
 		case !known || EnvName(name) != k:
-			probs = append(probs, Problem{ClassUnknownEnv, k, SourceEnv, "is not a sops-aws-sync setting"})
+			probs = append(probs, Problem{ClassUnknownEnv, k, SourceEnv, unknownEnvReason(name)})
 			continue
 		case s.FlagOnly:
 			probs = append(probs, Problem{ClassFlagOnly, k, SourceEnv, "may only be given as the command-line flag --" + name})
@@ -410,7 +410,7 @@ func parseConfig(data []byte) (fileConfig, []Problem) {
 			if !validKeyText(key) {
 				label = fmt.Sprintf("at line %d", k.Line)
 			}
-			probs = append(probs, Problem{ClassUnknownKey, label, SourceFile, "is not a sops-aws-sync setting"})
+			probs = append(probs, Problem{ClassUnknownKey, label, SourceFile, unknownReason(key, validKeyText(key))})
 			continue
 		}
 		if seen[key] {

@@ -115,7 +115,7 @@ func parseScopes(v *yaml.Node) ([]scopeEntry, []Problem) {
 			case !validKeyText(key):
 				probs = append(probs, Problem{ClassUnknownKey, fmt.Sprintf("at line %d", k.Line), SourceFile, "is not a sops-aws-sync setting"})
 			case !known:
-				probs = append(probs, Problem{ClassUnknownKey, e.label + "." + key, SourceFile, "is not a sops-aws-sync setting"})
+				probs = append(probs, Problem{ClassUnknownKey, e.label + "." + key, SourceFile, unknownReason(key, true)})
 			case seen[key]:
 				probs = append(probs, Problem{ClassInvalidValue, e.label + "." + key, SourceFile, "is given more than once"})
 			case !s.PerScope:
