@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -40,4 +42,35 @@ func TestPlan_JSONLogsPointAtTheRendering(t *testing.T) {
 	r = f.run(e, runOpts{}, f.args("sync")...)
 	require.Equal(t, 0, r.Code, r.Stderr)
 	assert.NotContains(t, r.Stdout, command.PlanNotRendered)
+}
+
+// TestRecovery_RetiringAScopeWhoseDirectoryGitDropped (issue 30 §7, the
+// advice half): deleting every document of a scope removes its directory
+// from Git, so the run is source:missing-root, whose next line (and
+// docs/recovery.md) says how to retire the scope; following it (an empty
+// .gitkeep in the source root, allow-empty) schedules the secrets for
+// deletion.
+func TestRecovery_RetiringAScopeWhoseDirectoryGitDropped(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	docs := f.standardDocs()
+	r := f.run(e, runOpts{}, f.args("sync")...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, nil)
+
+	for _, d := range docs {
+		f.removeDoc(d.Rel)
+	}
+	f.commit("retire the scope")
+	before := e.mutatingCalls()
+	r = f.run(e, runOpts{}, f.args("sync", "--allow-empty")...)
+	expect(t, r, 3, vocab.StatusInvalid, vocab.VerificationNotRun, &vocab.Counts{})
+	assert.Contains(t, r.Stdout, `"error_class":"source:missing-root"`)
+	assert.Contains(t, r.Stdout, "commit an empty file such as .gitkeep in the source root and set allow-empty")
+	assert.Equal(t, before, e.mutatingCalls())
+
+	require.NoError(t, os.MkdirAll(filepath.Join(f.Repo, "secrets"), 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(f.Repo, "secrets", ".gitkeep"), nil, 0o600))
+	f.commit("keep the source root")
+	r = f.run(e, runOpts{}, f.args("sync", "--allow-empty")...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{ScheduleDelete: 3})
 }
