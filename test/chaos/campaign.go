@@ -31,6 +31,9 @@ type Config struct {
 	KeepAll bool
 	// Verbose prints every scenario's runs to Progress.
 	Verbose bool
+	// Rotations is the number of rotation scenarios (GenerateRotation,
+	// SPEC §13) played after the others; 0 = none.
+	Rotations int
 }
 
 // Summary aggregates a campaign.
@@ -84,6 +87,9 @@ type Summary struct {
 	Started                    time.Time
 	ToolMS, ProcMS             int64
 	ScenarioDurationsSummary   string
+	// Rotations counts the rotation scenarios played (SPEC §13), RotationSyncs
+	// their syncs; their violations are in Violations.
+	Rotations, RotationSyncs int
 }
 
 // Failed reports whether the campaign must fail.
@@ -255,6 +261,37 @@ func RunCampaign(cfg Config) (*Summary, error) {
 				fmt.Fprintf(cfg.Progress, "%d scenarios, %d kills, %d converged, %s\n", sum.Scenarios, sum.Kills, sum.Converged, time.Since(start).Round(time.Second))
 			}
 		}
+	}
+	for i := range cfg.Rotations {
+		if cfg.Only >= 0 {
+			break
+		}
+		rs := GenerateRotation(cfg.Seed, i)
+		dir := filepath.Join(cfg.WorkDir, fmt.Sprintf("rotation-%d", i))
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, err
+		}
+		obs, err := PlayRotation(cfg.CLI, cfg.Emulator, enc, dir, rs)
+		sum.Rotations++
+		if err != nil {
+			sum.HarnessErrors++
+			if cfg.Progress != nil {
+				fmt.Fprintf(cfg.Progress, "rotation scenario %d: harness error: %v\n", i, err)
+			}
+			continue
+		}
+		for _, o := range obs {
+			if o.Event.Sync {
+				sum.RotationSyncs++
+			}
+		}
+		for _, v := range CheckRotation(rs, obs) {
+			sum.Violations[v.Kind]++
+			if cfg.Progress != nil {
+				fmt.Fprintf(cfg.Progress, "rotation scenario %d FAILED: %s\n", i, v)
+			}
+		}
+		_ = os.RemoveAll(dir)
 	}
 	sort.Slice(sum.Failures, func(i, j int) bool { return sum.Failures[i].Index < sum.Failures[j].Index })
 	sort.Slice(durations, func(i, j int) bool { return durations[i] < durations[j] })

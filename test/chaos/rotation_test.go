@@ -1,0 +1,96 @@
+package chaos
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
+)
+
+// idealRotation is what a correct CLI leaves after each event of s: the
+// generated password until a rotation finished, then the rotation's; the
+// synced revision's host; exit 0.
+func idealRotation(s RotScenario) []RotObservation {
+	var out []RotObservation
+	pw, pending, host := "GENERATEDgenerated123456", "", ""
+	for _, e := range s.Events {
+		o := RotObservation{Event: e, Code: -1}
+		switch {
+		case e.Sync:
+			o.Code, host = 0, s.Hosts[e.Revision]
+		case e.Step == emulator.RotationCreate:
+			pending = e.Password
+		case e.Step == emulator.RotationFinish:
+			pw = pending
+		}
+		o.Password, o.Host = pw, host
+		out = append(out, o)
+	}
+	return out
+}
+
+func kindsOf(vs []Violation) []string {
+	var k []string
+	for _, v := range vs {
+		k = append(k, v.Kind)
+	}
+	return k
+}
+
+// CheckRotation has teeth: an ideal run passes; a sync that writes the
+// password back, a final sync that leaves the old host, and an output
+// holding a password are each found.
+func TestCheckRotation(t *testing.T) {
+	for i := range 20 {
+		s := GenerateRotation(7, i)
+		if vs := CheckRotation(s, idealRotation(s)); len(vs) != 0 {
+			t.Fatalf("scenario %d: ideal run judged %v", i, vs)
+		}
+		last := len(s.Events) - 1
+		reverted := idealRotation(s)
+		reverted[last].Password = "GENERATEDgenerated123456"
+		if !slices.Contains(kindsOf(CheckRotation(s, reverted)), "aws-owned-reverted") {
+			t.Fatalf("scenario %d: a password written back by the final sync is not found", i)
+		}
+		stale := idealRotation(s)
+		stale[last].Host = s.Hosts[0] + "x"
+		if !slices.Contains(kindsOf(CheckRotation(s, stale)), "aws-owned-converge") {
+			t.Fatalf("scenario %d: a stale host is not found", i)
+		}
+		leak := idealRotation(s)
+		leak[0].Outputs = []byte("log: " + leak[last].Password)
+		if !slices.Contains(kindsOf(CheckRotation(s, leak)), "aws-owned-leak") {
+			t.Fatalf("scenario %d: a leaked password is not found", i)
+		}
+	}
+}
+
+// The rotation scenarios pass against the real binaries (CHAOS_BIN, as for
+// TestCampaignCatchesBrokenCLIs; skipped otherwise).
+func TestRotationScenariosPass(t *testing.T) {
+	bin := os.Getenv("CHAOS_BIN")
+	if bin == "" {
+		t.Skip("CHAOS_BIN (directory of sops-aws-sync and secretsmanager-emulator) not set")
+	}
+	dir := t.TempDir()
+	enc, err := NewEncrypter(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		s := GenerateRotation(11, i)
+		sd := filepath.Join(dir, "s"+string(rune('0'+i)))
+		if err := os.MkdirAll(sd, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		obs, err := PlayRotation(filepath.Join(bin, "sops-aws-sync"), filepath.Join(bin, "secretsmanager-emulator"), enc, sd, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if vs := CheckRotation(s, obs); len(vs) > 0 {
+			t.Fatalf("scenario %d: %v", i, vs)
+		}
+	}
+}
