@@ -1,0 +1,204 @@
+package engine
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/pace"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+// write is one operation on its way through the driver: its steps
+// (stepsOf), the one it is at, and what its calls have learned.
+type write struct {
+	op    plan.Operation
+	steps []step
+	next  int // index of the step to call
+	// arn is the target: the precondition's observation, then a create's
+	// answer or a later re-observation.
+	arn string
+	// token is the logical write's ClientRequestToken, minted at its first
+	// use (mint) and reused by every attempt of the operation (SPEC §6).
+	token string
+	// sent: a call was made that may have taken effect. Until then a
+	// throttled call goes back to a new precondition; from then on the
+	// precondition's fingerprint no longer holds, and the operation goes
+	// on from the step it is at.
+	sent bool
+	// resent: the current step was already made once more after an
+	// unclear outcome.
+	resent bool
+}
+
+func (w *write) step() step { return w.steps[w.next] }
+
+// mint returns the logical write's token, minting it at the first call.
+func (w *write) mint(r *runner) string {
+	if w.token == "" {
+		w.token = r.tokens.NewToken()
+	}
+	return w.token
+}
+
+// advance moves past the current step and past every following one that
+// s (a re-observation; nil after a plain success) already shows done. It
+// reports whether steps are left.
+func (w *write) advance(r *runner, s *sighting) bool {
+	w.next++
+	w.resent = false
+	for s != nil && w.next < len(w.steps) && w.steps[w.next].done(r, w, *s) {
+		w.next++
+	}
+	return w.next < len(w.steps)
+}
+
+// execute performs one operation: its steps, one AWS call each, under the
+// write protocol of SPEC §6, which is written here once for every kind of
+// write (the rows say what differs: steps.go).
+//
+//  1. Precondition: while nothing of the operation may have taken effect,
+//     the run's halt is checked, a turn of the write pace taken (first, so
+//     the observation is right before the call), and the name observed:
+//     the fingerprint planning took must hold (a new conflict ends the
+//     operation as a conflict, a create whose secret already holds the
+//     desired state is accepted without writing, any other change rebuilds
+//     the plan).
+//  2. Each step's call takes a turn (the first one the precondition's) and
+//     settles it.
+//  3. Its outcome:
+//     - success: the next step; after the last the operation is accepted;
+//     - throttled (ThrottlingException, not executed): before anything
+//     took effect, back to 1 (a new precondition; a create or update
+//     keeps its token); later, the same call after a new turn;
+//     - the run cancelled: interrupted;
+//     - unclear (ambiguous; a create refused because the name exists; any
+//     error of a call without a token): the name is re-observed — the
+//     same observation as the precondition's, and the only other one —
+//     and judged (judge): a conflict ends it, a create refused is judged
+//     by metExisting, a step observed done moves on, a step that may be
+//     resent is made once more (same token), anything else fails closed;
+//     - any other error: fails closed.
+//
+// It returns outDone, outRebuild, outHalted, outFailed, outSecondWriter,
+// outConflict or outInterrupted.
+func (r *runner) execute(ctx context.Context, op plan.Operation) outcome {
+	w := &write{op: op, steps: stepsOf(op)}
+	if len(w.steps) == 0 {
+		// An action the table calls an operation but the engine cannot
+		// perform: a programming error, never a guess.
+		r.log.Error("no way to perform this operation", r.opAttrs(op, slog.String(vocab.FieldErrorClass, diag.Internal))...)
+		return outFailed
+	}
+	var (
+		turn     pace.Turn
+		haveTurn bool
+		err      error // the last call's outcome, judged by the next observation
+		look     = true
+	)
+	for {
+		if look {
+			if !w.sent {
+				// A throttled call was not executed, so a halt stops its
+				// resend too.
+				if r.halt.up() {
+					return outHalted
+				}
+				t, werr := r.pacer.Wait(ctx, pace.Writes)
+				if werr != nil || ctx.Err() != nil {
+					return outInterrupted
+				}
+				turn, haveTurn = t, true
+			}
+			s, oerr := r.observeOne(ctx, op.Name)
+			if oerr != nil {
+				msg := "precondition observation failed"
+				if w.sent {
+					msg = "re-observation failed"
+				}
+				return r.failed(ctx, op, msg, oerr)
+			}
+			if out, goOn := r.judge(ctx, w, s, err); !goOn {
+				return out
+			}
+			look = false
+		}
+		if !haveTurn {
+			t, werr := r.pacer.Wait(ctx, pace.Writes)
+			if werr != nil {
+				return outInterrupted
+			}
+			turn = t
+		}
+		st := w.step()
+		err = st.call(ctx, r, w)
+		r.settle(turn, err)
+		haveTurn = false
+		switch {
+		case err == nil:
+			w.sent = true
+			if !w.advance(r, nil) {
+				r.accept(op, w.arn, w.token)
+				return outDone
+			}
+		case isThrottled(err) && ctx.Err() == nil:
+			look = !w.sent
+		case ctx.Err() != nil:
+			return outInterrupted
+		case st.exists && isResourceExists(err):
+			w.sent = true
+			r.log.Warn("secret already exists; re-observing", r.opAttrs(op, errAttrs(err)...)...)
+			look = true
+		case isAmbiguous(err) || st.anyError:
+			w.sent = true
+			r.log.Warn("ambiguous outcome; re-observing", r.opAttrs(op, errAttrs(err)...)...)
+			look = true
+		default:
+			return r.failed(ctx, op, "operation failed", err)
+		}
+	}
+}
+
+// judge decides from the sighting s what follows for w: goOn (call the
+// current step) or the operation's outcome. Before anything was sent, s is
+// the precondition; after, it is the re-observation of err's unclear
+// outcome.
+func (r *runner) judge(ctx context.Context, w *write, s sighting, err error) (out outcome, goOn bool) {
+	op := w.op
+	switch {
+	case !w.sent:
+		if s.fingerprint().Equal(op.Fingerprint) {
+			w.arn = s.obs.ARN
+			return outDone, true
+		}
+		switch {
+		case s.d.Action == vocab.ActionConflict:
+			return r.lateConflict(op, s, "new conflict before apply"), false
+		case op.Action == vocab.ActionCreate && s.d.Action == vocab.ActionUnchanged:
+			return r.createdElsewhere(op), false
+		}
+		r.log.Info("target changed since planning", r.opAttrs(op)...)
+		return outRebuild, false
+	case w.step().exists && isResourceExists(err):
+		return r.metExisting(op, s), false
+	case s.d.Action == vocab.ActionConflict:
+		// Judged before the step's effect: an effect that landed does not
+		// make a secret that something else now manages (rotation, a
+		// service, replication) ours to go on writing.
+		return r.lateConflict(op, s, "new conflict after an unclear outcome"), false
+	case w.step().done(r, w, s):
+		if s.obs.Exists {
+			w.arn = s.obs.ARN
+		}
+		if !w.advance(r, &s) {
+			r.accept(op, w.arn, w.token)
+			return outDone, false
+		}
+		return outDone, true
+	case w.step().resend != nil && !w.resent && w.step().resend(w, s):
+		w.resent = true
+		return outDone, true
+	}
+	return r.failed(ctx, op, "outcome not proven", err), false
+}
