@@ -87,13 +87,29 @@ func (p *Prepared) Blocked() bool {
 
 // Apply applies the plan and verifies (SPEC §6) when operations are
 // pending; otherwise it does nothing. It is called at most once.
+//
+// In a run of several scopes it raises the run's halt when the apply
+// itself ended other than done (an operation failed closed, a second
+// writer, a new conflict, a rebuild that failed or was needed twice, an
+// interruption), never because of what verification found: verification
+// only reads, and what it finds (a configured replica Failed or still
+// InProgress, propagation lag, another writer's change) concerns this
+// scope's secrets alone. So a scope with nothing left to write whose
+// replica failed long ago never stops another scope's writes, and whether
+// another bucket's operations start never depends on how far this
+// scope's verification has got (issue 29: the halt must be
+// deterministic).
 func (p *Prepared) Apply(ctx context.Context) {
-	if p.Pending() {
-		p.status, p.plan = p.r.applyAndVerify(ctx, p.plan)
-		if p.status != vocab.StatusConverged {
-			p.r.halt.raise()
-		}
+	if !p.Pending() {
+		return
 	}
+	status, last := p.r.applyAll(ctx, p.plan)
+	if status != "" {
+		p.r.halt.raise()
+		p.status, p.plan = status, last
+		return
+	}
+	p.status, p.plan = p.r.verify(ctx)
 }
 
 // Result is what the scope reached. A plan whose operations were never
@@ -202,13 +218,14 @@ func (r *runner) warnReplicaWaits(p plan.Plan) {
 	r.ledger.problem(diag.New(diag.WarningReplicasNotInSync, diag.Subject{}).WithSummary(what))
 }
 
-// applyAndVerify applies p (rebuilding the plan at most once) and
-// verifies; it returns the status and the last plan built.
-func (r *runner) applyAndVerify(ctx context.Context, p plan.Plan) (vocab.Status, plan.Plan) {
+// applyAll applies p, rebuilding the plan at most once: it returns ""
+// when every operation took effect (verification follows), else the
+// status the apply ended with; and the last plan built.
+func (r *runner) applyAll(ctx context.Context, p plan.Plan) (vocab.Status, plan.Plan) {
 	for rebuilt := false; ; rebuilt = true {
 		switch r.apply(ctx, p) {
 		case outDone:
-			return r.verify(ctx)
+			return "", p
 		case outInterrupted:
 			return vocab.StatusInterrupted, p
 		case outHalted:
