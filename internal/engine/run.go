@@ -97,7 +97,7 @@ func (p *Prepared) Blocked() bool {
 // scope's secrets alone. So a scope with nothing left to write whose
 // replica failed long ago never stops another scope's writes, and whether
 // another bucket's operations start never depends on how far this
-// scope's verification has got (issue 29: the halt must be
+// scope's verification has got (the halt must be
 // deterministic).
 func (p *Prepared) Apply(ctx context.Context) {
 	if !p.Pending() {
