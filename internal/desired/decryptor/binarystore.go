@@ -1,6 +1,7 @@
 package decryptor
 
 import (
+	"bytes"
 	"errors"
 	"regexp"
 
@@ -61,4 +62,19 @@ func checkBinaryStore(f canonical.Format, branches sops.TreeBranches) *decryptFa
 		return failCleartext
 	}
 	return nil
+}
+
+// looksLikeBinaryStore reports whether data could be a SOPS binary-store
+// file that failed to parse: a JSON object (first byte after white space
+// '{') that names the "sops" metadata key somewhere. SOPS's binary store
+// always writes such a file (sops/v3 stores/json BinaryStore), so bytes
+// that are not one are the file itself committed without encryption: a
+// PEM block, a keystore, any text. Those are decrypt:not-encrypted (rotate
+// the value: it is in the Git history), not decrypt:malformed; a damaged
+// encrypted file (truncated, edited) still starts with '{' and names
+// "sops", and stays malformed. (Valid JSON without "sops" is
+// sops.MetadataNotFound, not-encrypted already.)
+func looksLikeBinaryStore(data []byte) bool {
+	t := bytes.TrimLeft(data, " \t\r\n")
+	return len(t) > 0 && t[0] == '{' && bytes.Contains(t, []byte(`"sops"`))
 }

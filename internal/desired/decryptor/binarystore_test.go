@@ -122,3 +122,41 @@ func FuzzBinaryStore(f *testing.F) {
 		}
 	})
 }
+
+// TestRegression_UnencryptedWholeValueIsNotEncrypted: a PEM block, a binary
+// keystore or any text committed as .sops.txt/.sops.bin without being
+// encrypted (whole-value files look alike before and after encryption) is
+// decrypt:not-encrypted, whose next action says to rotate the value, as for
+// JSON, YAML and dotenv; it was decrypt:malformed. A damaged encrypted file
+// (truncated) stays malformed, and nothing quotes the document.
+func TestRegression_UnencryptedWholeValueIsNotEncrypted(t *testing.T) {
+	t.Setenv("SOPS_AGE_KEY_FILE", filepath.Join(t.TempDir(), "absent"))
+	pem := "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC-cleartext-canary\n-----END PRIVATE KEY-----\n"
+	enc := fixture(t, "whole/cert.sops.txt")
+	for _, c := range []struct {
+		name  string
+		data  []byte
+		f     canonical.Format
+		class string
+	}{
+		{"pem.sops.txt", []byte(pem), canonical.Text, diag.DecryptNotEncrypted},
+		{"pem-crlf.sops.txt", []byte("\r\n" + strings.ReplaceAll(pem, "\n", "\r\n")), canonical.Text, diag.DecryptNotEncrypted},
+		{"pem.sops.bin", []byte(pem), canonical.Binary, diag.DecryptNotEncrypted},
+		{"keystore.sops.bin", append([]byte{0xfe, 0xed, 0xfe, 0xed, 0, 0, 0, 2}, []byte("cleartext-canary")...), canonical.Binary, diag.DecryptNotEncrypted},
+		{"text-brace.sops.txt", []byte("{cleartext-canary"), canonical.Text, diag.DecryptNotEncrypted},
+		{"plain-json.sops.txt", []byte(`{"data":"cleartext-canary"}`), canonical.Text, diag.DecryptNotEncrypted},
+		{"truncated.sops.txt", enc[:len(enc)/2], canonical.Text, diag.DecryptMalformed},
+		{"truncated.sops.bin", enc[:len(enc)-3], canonical.Binary, diag.DecryptMalformed},
+	} {
+		_, fail := decryptSOPS(c.data, c.f, nil)
+		if fail == nil || fail.class != c.class {
+			t.Fatalf("%s: got %+v, want %s", c.name, fail, c.class)
+		}
+		if strings.Contains(fail.what+fail.next, "cleartext-canary") {
+			t.Fatalf("%s: the failure quotes the value", c.name)
+		}
+	}
+	if e, ok := diag.Lookup(diag.DecryptNotEncrypted); !ok || !strings.Contains(e.Next, "rotate") {
+		t.Fatal("decrypt:not-encrypted no longer tells the operator to rotate")
+	}
+}

@@ -298,7 +298,7 @@ func decryptSteps(data []byte, f canonical.Format, src *keySources) ([]byte, *de
 	store := common.StoreForFormat(sopsFormat(f), config.NewStoresConfig())
 	tree, err := store.LoadEncryptedFile(data)
 	if err != nil {
-		if errors.Is(err, sops.MetadataNotFound) {
+		if errors.Is(err, sops.MetadataNotFound) || (f.Whole() && !looksLikeBinaryStore(data)) {
 			return nil, failNotEncrypted
 		}
 		return nil, failMalformed
