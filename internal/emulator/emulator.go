@@ -77,6 +77,7 @@ func WithFaults(f Faults) Option {
 		e.faults.KMSKeyFaults = append([]KMSKeyFault(nil), f.KMSKeyFaults...)
 		e.faults.QuotaScales = maps.Clone(f.QuotaScales)
 		e.faults.ReplicaFailures = slices.Clone(f.ReplicaFailures)
+		e.faults.STSHang = slices.Clone(f.STSHang)
 	}
 }
 

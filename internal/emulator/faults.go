@@ -128,6 +128,13 @@ func ValidateFaults(f Faults) error {
 	if err := validateReplicaFailures(f.ReplicaFailures); err != nil {
 		return err
 	}
+	for i, a := range f.STSHang {
+		switch a {
+		case "AssumeRole", "AssumeRoleWithWebIdentity", "GetCallerIdentity":
+		default:
+			return fmt.Errorf("sts_hang[%d] %q is not a served STS action (AssumeRole, AssumeRoleWithWebIdentity, GetCallerIdentity)", i, a)
+		}
+	}
 	for i, s := range f.Script {
 		if operations[s.Operation] == nil {
 			return fmt.Errorf("script[%d].operation %q is not a served operation", i, s.Operation)
@@ -193,6 +200,7 @@ func (e *Emulator) SetFaults(f Faults) error {
 	e.faults.KMSKeyFaults = append([]KMSKeyFault(nil), f.KMSKeyFaults...)
 	e.faults.QuotaScales = maps.Clone(f.QuotaScales)
 	e.faults.ReplicaFailures = slices.Clone(f.ReplicaFailures)
+	e.faults.STSHang = slices.Clone(f.STSHang)
 	e.resetFaultState()
 	return nil
 }

@@ -230,7 +230,16 @@ func (e *Emulator) serveSTS(w http.ResponseWriter, r *http.Request, body []byte)
 	if sdkAttempt(r.Header) > 1 {
 		e.stats.Retries[op]++
 	}
+	hang := slices.Contains(e.faults.STSHang, op)
+	if hang {
+		e.stats.Faults["sts-hang"]++
+	}
 	e.mu.Unlock()
+	if hang {
+		// Never answered: held until the client gives up.
+		<-r.Context().Done()
+		return op, 0, "", "sts-hang"
+	}
 	var out any
 	var serr *stsError
 	switch op {

@@ -154,6 +154,12 @@ type Faults struct {
 	// ReplicaFailures make replication to single Regions fail (see
 	// ReplicaFailure).
 	ReplicaFailures []ReplicaFailure `json:"replica_failures,omitempty"`
+	// STSHang lists STS actions (AssumeRole, AssumeRoleWithWebIdentity,
+	// GetCallerIdentity) that never answer: the request is read, counted
+	// and held until the client gives up (its context ends or it closes
+	// the connection), as an STS endpoint behind a black-holed route
+	// would. An addition to AWS's own faults.
+	STSHang []string `json:"sts_hang,omitempty"`
 }
 
 // ScriptedFault gives the Nth request of Operation (counted since the faults

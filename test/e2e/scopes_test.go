@@ -132,3 +132,41 @@ func TestExit0_TwoScopesTwoAccountsOneRun(t *testing.T) {
 	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Unchanged: 2})
 	assert.Equal(t, before, e.mutatingCalls())
 }
+
+// TestRegression_STSThatNeverAnswersEndsWithinTheOperationTimeout: the real
+// binary against an STS that never answers (the emulator's sts_hang) ends
+// exit 5 with credentials:assume-role (a role) or
+// credentials:caller-identity (two scopes without a role: the base
+// account), within --operation-timeout, having read nothing. Before the
+// fix the STS calls had no bound: the run hung until --run-timeout and
+// ended interrupted (exit 130), and the recovery guide then told the
+// operator to raise the timeout.
+func TestRegression_STSThatNeverAnswersEndsWithinTheOperationTimeout(t *testing.T) {
+	f := newFixture(t)
+	f.standardDocs()
+	twoScopes := "repository-id: " + f.RepoID + "\noperation-timeout: 1s\nrun-timeout: 10m\nscopes:\n" +
+		"  - name: main\n    secret-prefix: " + f.Prefix + "\n" +
+		"  - name: other\n    secret-prefix: other/" + f.Prefix + "\n"
+	for _, c := range []struct {
+		action, class string
+		o             runOpts
+		args          []string
+	}{
+		{"AssumeRole", "credentials:assume-role", runOpts{}, f.args("sync", "--role-arn", e2eRole, "--operation-timeout", "1s", "--run-timeout", "10m")},
+		{"GetCallerIdentity", "credentials:caller-identity", runOpts{Config: twoScopes}, []string{"sync"}},
+	} {
+		t.Run(c.action, func(t *testing.T) {
+			e, env := roleEmulator(t)
+			e.setFaults(emulator.Faults{STSHang: []string{c.action}})
+			c.o.Env = env
+			r := f.run(e, c.o, c.args...)
+			expect(t, r, 5, vocab.StatusObservationFailed, vocab.VerificationNotRun, &vocab.Counts{})
+			rec := findRecord(r.records(t), func(m map[string]any) bool { return m["error_class"] == c.class })
+			require.NotNil(t, rec, r.Stdout)
+			st := e.stats()
+			assert.Positive(t, st.Calls[c.action], "the call reached STS")
+			assert.Positive(t, st.Faults["sts-hang"])
+			assert.Zero(t, st.Calls["ListSecrets"]+st.Calls["DescribeSecret"]+e.mutatingCalls(), "nothing read or written")
+		})
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
@@ -79,7 +81,9 @@ func SessionName(scope string) string { return "sops-aws-sync-" + scope }
 // credentials:caller-identity,
 // credentials:assume-role (one per refused scope, subject the scope's
 // role-arn setting, exit 5). No diagnostic carries an ARN, an account id
-// or the provider's text. When ctx ends during an STS call the error is
+// or the provider's text. Each STS call is bounded by --operation-timeout
+// (the SDK's retries counted in); one that does not answer in time is its
+// credentials:* diagnostic. When ctx ends during an STS call the error is
 // ctx's cause (the caller reports an interruption).
 func NewPorts(ctx context.Context, scopes, configured []config.Scope) ([]ScopePort, error) {
 	if len(scopes) == 0 {
@@ -299,7 +303,11 @@ func loadBase(ctx context.Context, o config.AWS, idle int) (aws.Config, error) {
 }
 
 // callerAccount is the account of the base credentials: one STS
-// GetCallerIdentity, in the Region of the first scope without a role.
+// GetCallerIdentity, in the Region of the first scope without a role,
+// bounded like every other AWS call by the run's --operation-timeout
+// (the SDK's retries inside it): an STS that never answers is
+// credentials:caller-identity, exit 5, within that bound, not a hang until
+// --run-timeout.
 func callerAccount(ctx context.Context, cfgs []aws.Config, scopes []config.Scope) (string, error) {
 	c := cfgs[0]
 	for i, sc := range scopes {
@@ -308,7 +316,9 @@ func callerAccount(ctx context.Context, cfgs []aws.Config, scopes []config.Scope
 			break
 		}
 	}
-	out, err := sts.NewFromConfig(c).GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
+	call, cancel := bounded(ctx, scopes[0].AWS.OperationTimeout)
+	defer cancel()
+	out, err := sts.NewFromConfig(c).GetCallerIdentity(call, &sts.GetCallerIdentityInput{})
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return "", context.Cause(ctx)
@@ -320,14 +330,59 @@ func callerAccount(ctx context.Context, cfgs []aws.Config, scopes []config.Scope
 
 // assumeRole returns the credentials of sc's role: STS AssumeRole with the
 // base credentials of c (in the scope's Region), session SessionName,
-// cached and renewed by the SDK; retrieved once here.
+// cached and renewed by the SDK. The first AssumeRole is made here, within
+// the scope's --operation-timeout (SDK retries included), and its
+// credentials are the cache's first; each renewal later in the run is
+// bounded the same way (boundedRole).
 func assumeRole(ctx context.Context, c aws.Config, sc config.Scope) (aws.CredentialsProvider, error) {
 	p := stscreds.NewAssumeRoleProvider(sts.NewFromConfig(c), sc.AWS.RoleARN, func(o *stscreds.AssumeRoleOptions) {
 		o.RoleSessionName = SessionName(sc.Name)
 	})
-	cache := aws.NewCredentialsCache(p)
-	if _, err := cache.Retrieve(ctx); err != nil {
+	call, cancel := bounded(ctx, sc.AWS.OperationTimeout)
+	defer cancel()
+	creds, err := p.Retrieve(call)
+	if err != nil {
 		return nil, err
 	}
-	return cache, nil
+	return aws.NewCredentialsCache(&boundedRole{inner: p, timeout: sc.AWS.OperationTimeout, first: &creds}), nil
+}
+
+// boundedRole is a role's provider as aws.CredentialsCache calls it: the
+// first Retrieve returns the credentials the set-up already has (no second
+// AssumeRole), every later one (a renewal) is one AssumeRole bounded by
+// timeout. The bound must be here: the cache hands its provider a context
+// stripped of the caller's deadline and cancellation (it only stops
+// waiting), so without it an STS that never answers would hold a renewal
+// open for the rest of the run.
+type boundedRole struct {
+	inner   aws.CredentialsProvider
+	timeout time.Duration
+	mu      sync.Mutex
+	first   *aws.Credentials // nil once handed out
+}
+
+// Retrieve implements aws.CredentialsProvider.
+func (b *boundedRole) Retrieve(ctx context.Context) (aws.Credentials, error) {
+	b.mu.Lock()
+	first := b.first
+	b.first = nil
+	b.mu.Unlock()
+	if first != nil {
+		return *first, nil
+	}
+	call, cancel := bounded(ctx, b.timeout)
+	defer cancel()
+	return b.inner.Retrieve(call)
+}
+
+var _ aws.CredentialsProvider = (*boundedRole)(nil)
+
+// bounded is ctx with the deadline of one AWS call, d from now
+// (--operation-timeout, > 0 once resolved); ctx itself when d is 0
+// (options built by hand without it).
+func bounded(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, d)
 }

@@ -6,6 +6,7 @@ import (
 	"net"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -341,4 +342,45 @@ func TestRegression_ScopeSelectionNarrowedTheOverlapRule(t *testing.T) {
 	require.Len(t, ports, 1)
 	assert.Equal(t, "app", ports[0].Name)
 	assert.EqualValues(t, 1, srv.Stats(t).Calls["GetCallerIdentity"], "no prefix of a scope with a role overlaps one without")
+}
+
+// TestRegression_STSThatNeverAnswersIsBoundedByTheOperationTimeout: every
+// STS call of the set-up (GetCallerIdentity for the base account,
+// AssumeRole for a role) is bounded by --operation-timeout with the SDK's
+// retries inside it, like every other AWS call. Against an STS that never
+// answers (the emulator's sts_hang fault) the set-up ends with the call's
+// credentials:* diagnostic (exit 5), not with the run's own deadline (here
+// the parent context's, long after): before the fix it hung until the
+// parent context ended and returned its cause.
+func TestRegression_STSThatNeverAnswersIsBoundedByTheOperationTimeout(t *testing.T) {
+	srv := stsEmulator(t)
+	for _, c := range []struct {
+		action string
+		scopes []config.Scope
+		class  string
+	}{
+		{"GetCallerIdentity", []config.Scope{scope("a", "a", "eu-west-1", ""), scope("b", "b", "eu-west-1", "")}, diag.CredentialsCallerIdentity},
+		{"AssumeRole", []config.Scope{scope("prod", "prod/payments", "eu-west-1", roleProd)}, diag.CredentialsAssumeRole},
+	} {
+		t.Run(c.action, func(t *testing.T) {
+			srv.Control().Must(t).SetFaults(emulator.Faults{STSHang: []string{c.action}})
+			for i := range c.scopes {
+				c.scopes[i].AWS.OperationTimeout = 300 * time.Millisecond
+			}
+			run, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			stop := time.AfterFunc(2*time.Minute, func() { cancel(errors.New("the run's own deadline")) })
+			defer stop.Stop()
+			_, err := NewPorts(run, c.scopes, nil)
+			require.NoError(t, run.Err(), "the set-up ended by the run's deadline, not the call's")
+			ds := setUpError(t, err)
+			require.Len(t, ds, 1)
+			assert.Equal(t, c.class, ds[0].Class)
+			assert.Equal(t, vocab.ExitApply, ds.ExitCode())
+			st := srv.Stats(t)
+			assert.Positive(t, st.Calls[c.action], "the call reached STS")
+			assert.Positive(t, st.Faults["sts-hang"])
+			assert.Zero(t, st.Calls["ListSecrets"], "nothing read")
+		})
+	}
 }
