@@ -24933,7 +24933,6 @@ function crossCheck(exitCode, report, ctx) {
     if (status === "converged" && plannedOperations(report.counts) !== 0) {
       return "converged plan has planned operations";
     }
-    if (status === "drift" && plannedOperations(report.counts) === 0) return "drift plan has no planned operation";
     return void 0;
   }
   if (status === "drift") return "sync reported drift";

@@ -169,7 +169,9 @@ export function plannedOperations(c: Counts): number {
  * - sync never reports drift; plan never runs verification;
  * - sync: converged ⇔ verification converged, verification-failed ⇔ failed,
  *   verification-inconclusive ⇔ inconclusive;
- * - plan: converged has no planned operation, drift has at least one.
+ * - plan: converged has no planned operation. Drift may have none: a
+ *   configured replica that is Failed is drift with nothing to write (the
+ *   scope cannot converge until an operator acts, docs/recovery.md).
  */
 export function crossCheck(exitCode: number, report: Report, ctx: RunContext): string | undefined {
   const allowed = EXIT_STATUS.get(exitCode);
@@ -186,7 +188,6 @@ export function crossCheck(exitCode: number, report: Report, ctx: RunContext): s
     if (status === 'converged' && plannedOperations(report.counts) !== 0) {
       return 'converged plan has planned operations';
     }
-    if (status === 'drift' && plannedOperations(report.counts) === 0) return 'drift plan has no planned operation';
     return undefined;
   }
 

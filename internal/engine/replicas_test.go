@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -153,12 +154,13 @@ func TestReplicas_FailedReplicaIsVerificationFailed(t *testing.T) {
 		t.Fatal("the failed replica's Region is not logged")
 	}
 	// The next run plans nothing to write and still reports the failure:
-	// plan as a warning (its status unchanged), sync as verification-failed.
+	// plan as drift with a warning naming the Region, sync as
+	// verification-failed.
 	e.srv.SetFaults(t, emulator.Faults{})
 	res = e.run(t, e.replicaCfg(engine.ModePlan, 4, twoReplicas), state(doc{"db", `{"v":1}`}))
-	wantResult(t, res, vocab.StatusConverged, vocab.VerificationNotRun, vocab.Counts{Unchanged: 1})
+	wantResult(t, res, vocab.StatusDrift, vocab.VerificationNotRun, vocab.Counts{Unchanged: 1})
 	if len(res.Diagnostics) != 1 || res.Diagnostics[0].Class != diag.WarningReplicasNotInSync ||
-		res.Diagnostics[0].Summary != "1 configured replica is not InSync (1 Failed, 0 InProgress)" {
+		res.Diagnostics[0].Summary != "1 configured replica is not InSync (1 Failed, 0 InProgress); Failed in us-west-2" {
 		t.Fatalf("plan diagnostics %+v", res.Diagnostics)
 	}
 	res = e.run(t, e.replicaCfg(engine.ModeSync, 4, twoReplicas), state(doc{"db", `{"v":1}`}))
@@ -448,4 +450,40 @@ func TestReplicas_ConvergedNoOpCallsNothingNew(t *testing.T) {
 			t.Errorf("%s: %d calls with replicas, %d without", op, got, want)
 		}
 	}
+}
+
+// TestRegression_FailedReplicaIsDrift: a configured replica that is Failed
+// makes plan drift (plan --detailed-exit-code exits 2) although nothing is
+// planned: every sync ends verification-failed until an operator acts, so
+// the scheduled drift check must not close its issue. The warning the
+// plan file (and so the drift issue) carries names the Region, never AWS's
+// status message. A replica merely InProgress is not drift. It was
+// converged (exit 0).
+func TestRegression_FailedReplicaIsDrift(t *testing.T) {
+	const canary = "CANARY-status-message-5519"
+	e := newEnv(t)
+	e.srv.SetFaults(t, emulator.Faults{ReplicaFailures: []emulator.ReplicaFailure{{Region: "us-west-2", Message: canary}}})
+	st := state(doc{"db", `{"v":1}`}, doc{"api", `{"v":2}`})
+	e.run(t, e.replicaCfg(engine.ModeSync, 4, twoReplicas), st)
+	e.srv.SetFaults(t, emulator.Faults{})
+	res := e.run(t, e.replicaCfg(engine.ModePlan, 4, twoReplicas), st)
+	wantResult(t, res, vocab.StatusDrift, vocab.VerificationNotRun, vocab.Counts{Unchanged: 2})
+	if vocab.ExitCode(res.Status, true) != vocab.ExitDrift {
+		t.Fatalf("plan --detailed-exit-code exits %d", vocab.ExitCode(res.Status, true))
+	}
+	if len(res.Diagnostics) != 1 || res.Diagnostics[0].Summary != "2 configured replicas are not InSync (2 Failed, 0 InProgress); Failed in us-west-2" {
+		t.Fatalf("plan diagnostics %+v", res.Diagnostics)
+	}
+	if strings.Contains(e.logs.String(), canary) || strings.Contains(fmt.Sprint(res.Diagnostics), canary) {
+		t.Fatal("AWS's status message reached the log or the result")
+	}
+
+	// InProgress only: not drift.
+	e2 := newEnv(t)
+	e2.srv.SetFaults(t, emulator.Faults{ReplicationLagMS: 3_600_000})
+	cfg := e2.replicaCfg(engine.ModeSync, 4, twoReplicas)
+	cfg.VerificationTimeout = time.Second
+	e2.run(t, cfg, st)
+	res = e2.run(t, e2.replicaCfg(engine.ModePlan, 4, twoReplicas), st)
+	wantResult(t, res, vocab.StatusConverged, vocab.VerificationNotRun, vocab.Counts{Unchanged: 2})
 }

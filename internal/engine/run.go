@@ -185,7 +185,12 @@ func (r *runner) prepare(ctx context.Context, values Values) (vocab.Status, plan
 	}
 	if r.mode == ModePlan {
 		r.warnReplicaWaits(p)
-		if len(p.Ops) > 0 {
+		// A configured replica that is Failed is drift although nothing
+		// is planned: the scope cannot converge (every sync ends
+		// verification-failed) until an operator acts, so the scheduled
+		// drift check (plan --detailed-exit-code) must not call it
+		// converged. InProgress settles by itself and is not drift.
+		if len(p.Ops) > 0 || len(failedReplicas(p)) > 0 {
 			return vocab.StatusDrift, p
 		}
 		return vocab.StatusConverged, p
@@ -201,19 +206,31 @@ func (r *runner) prepare(ctx context.Context, values Values) (vocab.Status, plan
 }
 
 // warnReplicaWaits records, for plan, the configured replicas that are
-// not InSync (plan.Plan.Waiting): one warning with their count and how
-// many failed (the plan file and its renderings carry it; the status is
-// unchanged). A sync waits for them in its verification instead.
+// not InSync (plan.Plan.Waiting): one warning with their count, how many
+// failed and the Regions of the Failed ones (Region codes only, never
+// AWS's status message; the plan file and its renderings, so the drift
+// issue, carry it), and one record per Failed replica with its Region. A
+// Failed one makes the plan drift (the caller). A sync waits for them in
+// its verification instead.
 func (r *runner) warnReplicaWaits(p plan.Plan) {
 	if len(p.Waiting) == 0 {
 		return
 	}
-	failed := len(failedReplicas(p))
+	failedOnes := failedReplicas(p)
+	failed := len(failedOnes)
 	r.log.Warn("configured replicas are not InSync", slog.String(vocab.FieldPhase, vocab.PhasePlan),
 		slog.Int(vocab.FieldCount, len(p.Waiting)), slog.String(vocab.FieldErrorClass, diag.WarningReplicasNotInSync))
+	for _, w := range failedOnes {
+		r.log.Warn("a configured replica is Failed; see docs/recovery.md", slog.String(vocab.FieldPhase, vocab.PhasePlan),
+			slog.String(vocab.FieldResource, r.label(w.Name)), slog.String(vocab.FieldErrorClass, diag.WarningReplicasNotInSync),
+			slog.String(vocab.FieldRegion, w.Region))
+	}
 	what := fmt.Sprintf("%d configured replicas are not InSync (%d Failed, %d InProgress)", len(p.Waiting), failed, len(p.Waiting)-failed)
 	if len(p.Waiting) == 1 {
 		what = fmt.Sprintf("1 configured replica is not InSync (%d Failed, %d InProgress)", failed, 1-failed)
+	}
+	if regions := failedRegions(failedOnes); regions != "" {
+		what += "; Failed in " + regions
 	}
 	r.ledger.problem(diag.New(diag.WarningReplicasNotInSync, diag.Subject{}).WithSummary(what))
 }
@@ -371,4 +388,17 @@ func (r *runner) observationFailed(ctx context.Context, err error) vocab.Status 
 	r.log.Error("observation failed", append([]any{slog.String(vocab.FieldPhase, vocab.PhasePlan)}, errAttrs(err)...)...)
 	r.ledger.problem(diag.New(diag.ObserveFailed, diag.Subject{}))
 	return vocab.StatusObservationFailed
+}
+
+// failedRegions is the sorted, distinct Regions of failed, joined by ", "
+// ("" when none).
+func failedRegions(failed []plan.ReplicaWait) string {
+	var regions []string
+	for _, w := range failed {
+		if !slices.Contains(regions, w.Region) {
+			regions = append(regions, w.Region)
+		}
+	}
+	slices.Sort(regions)
+	return strings.Join(regions, ", ")
 }

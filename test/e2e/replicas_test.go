@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -234,4 +235,37 @@ func TestReplicaRegionsPerScopeInOneRun(t *testing.T) {
 	after := e.stats().Calls
 	assert.Equal(t, calls["ListSecrets"], after["ListSecrets"], "nothing was read")
 	assert.Equal(t, calls["DescribeSecret"], after["DescribeSecret"], "nothing was read")
+}
+
+// TestRegression_FailedReplicaPlansDrift: with a configured replica Failed,
+// plan --detailed-exit-code exits 2 (status drift, nothing to write), so
+// the scheduled drift check keeps its issue open while every sync exits 6;
+// the plan file's Markdown (the drift issue's body) names the Region and
+// never AWS's status message (a canary the fixture's scan fails on). It
+// exited 0, converged.
+func TestRegression_FailedReplicaPlansDrift(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	f.oneDoc()
+	two := []string{"--replica-regions", "eu-west-1,us-west-2"}
+	e.setFaults(emulator.Faults{ReplicaFailures: []emulator.ReplicaFailure{{Region: "us-west-2", Message: "CANARY replica key unusable"}}})
+	r := f.run(e, runOpts{}, f.args("sync", two...)...)
+	expect(t, r, 6, vocab.StatusVerificationFailed, vocab.VerificationFailed, &vocab.Counts{Create: 1})
+	e.setFaults(emulator.Faults{})
+
+	planFile := filepath.Join(t.TempDir(), "plan.json")
+	r = f.run(e, runOpts{}, f.args("plan", append(two, "--detailed-exit-code", "--plan-file", planFile)...)...)
+	expect(t, r, 2, vocab.StatusDrift, vocab.VerificationNotRun, &vocab.Counts{Unchanged: 1})
+	rec := findRecord(r.records(t), func(m map[string]any) bool {
+		return m["error_class"] == diag.WarningReplicasNotInSync && m["region"] != nil
+	})
+	require.NotNil(t, rec, r.Stdout)
+	assert.Equal(t, "us-west-2", rec["region"])
+	out, err := exec.Command(cliBin, "show", "--format", "markdown", planFile).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Contains(t, string(out), "Failed in us-west-2")
+	assert.NotContains(t, string(out), "CANARY")
+
+	r = f.run(e, runOpts{}, f.args("sync", two...)...)
+	expect(t, r, 6, vocab.StatusVerificationFailed, vocab.VerificationFailed, &vocab.Counts{Unchanged: 1})
 }

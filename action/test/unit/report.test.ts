@@ -71,6 +71,9 @@ describe('crossCheck (SPEC §7.1)', () => {
     [0, r('drift', 'not-run', 1), plan],
     [0, r('converged', 'not-run'), planGated],
     [2, r('drift', 'not-run', 3), planGated],
+    // A configured replica that is Failed: drift with nothing to write.
+    [2, r('drift', 'not-run', 0), planGated],
+    [0, r('drift', 'not-run', 0), plan],
     [0, r('converged', 'converged', 2), sync],
     [3, r('invalid', 'not-run'), plan],
     [3, r('invalid', 'not-run'), sync],
@@ -93,7 +96,6 @@ describe('crossCheck (SPEC §7.1)', () => {
     [2, r('drift', 'not-run', 1), plan],
     [0, r('drift', 'not-run', 1), planGated],
     [0, r('converged', 'not-run', 1), plan],
-    [0, r('drift', 'not-run', 0), plan],
     [0, r('converged', 'converged'), plan],
     [0, r('converged', 'not-run'), sync],
     [2, r('drift', 'not-run', 1), sync],
