@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -163,6 +164,16 @@ func TestAdopt_RefusalsWriteNothing(t *testing.T) {
 		}},
 		{vocab.ConflictAdoptMismatch, true, func(t *testing.T, e *env) {
 			e.seed(t, nameOf("x"), aws.String(`{"v":"differs"}`), nil, nil)
+		}},
+		// 48 tags made by hand: the three ownership tags would make 51
+		// (AWS allows 50), so TagResource would fail after the other
+		// writes (TestRegression_TagLimitIsAConflictAtPlanning).
+		{vocab.ConflictTagLimit, false, func(t *testing.T, e *env) {
+			tags := map[string]string{}
+			for i := range 48 {
+				tags[fmt.Sprintf("team-%d", i)] = "x"
+			}
+			e.seed(t, nameOf("x"), aws.String(`{"v":1}`), nil, tags)
 		}},
 	}
 	for i, tc := range cases {

@@ -1,6 +1,7 @@
 package plan_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
@@ -198,5 +199,69 @@ func TestRegression_AdoptRequireMatchRefusesReorderedJSON(t *testing.T) {
 	bin.Current = &plan.CurrentValue{VersionID: "v1", HasBinary: true, Binary: []byte(`{"user":"u","password":"p","port":5432}`)}
 	if got := plan.Classify(strict, w, bin); got.Conflict != vocab.ConflictAdoptMismatch {
 		t.Fatalf("live SecretBinary with the same JSON: Classify = %+v, want adopt-mismatch", got)
+	}
+}
+
+// manyTags returns n tags made by hand (team-0 … team-(n-1)) plus two
+// aws: tags, which AWS does not count against its 50.
+func manyTags(n int) map[string]string {
+	tags := map[string]string{"aws:cloudformation:stack-name": "s", "aws:cloudformation:logical-id": "l"}
+	for i := range n {
+		tags[fmt.Sprintf("team-%d", i)] = "x"
+	}
+	return tags
+}
+
+// TestRegression_TagLimitIsAConflictAtPlanning: a write that would leave a
+// secret with more than AWS's 50 tags (aws: tags not counted) is conflict
+// tag-limit when planned, so nothing is written in any scope (SPEC §4.1
+// all or nothing), instead of a TagResource that fails after other writes
+// (exit 5). An adoption adds the three ownership tags; a configured tag
+// missing from an owned or adopted secret adds one more. Exactly 50 is
+// fine. It was adopt / update, then an apply failure.
+func TestRegression_TagLimitIsAConflictAtPlanning(t *testing.T) {
+	d := testScope.Digest()
+	w := want("app/db", "secrets/db.sops.json", `{"a":1}`)
+	hand := func(n int) plan.ObservedSecret {
+		o := handMade("app/db", `{"a":1}`)
+		o.Tags = manyTags(n)
+		return o
+	}
+	ownedWith := func(n int) plan.ObservedSecret {
+		o := owned("app/db", "secrets/db.sops.json", `{"a":1}`)
+		for k, v := range manyTags(n) {
+			o.Tags[k] = v
+		}
+		return o
+	}
+	adopt := plan.Rules{ScopeDigest: d, Adopt: plan.AdoptSet([]string{"app/db"})}
+	tagged := adopt
+	tagged.Metadata = model.Metadata{Tags: map[string]string{"cost-center": "42"}}
+	ownedTagged := plan.Rules{ScopeDigest: d, Metadata: tagged.Metadata}
+	for _, c := range []struct {
+		name   string
+		rules  plan.Rules
+		obs    plan.ObservedSecret
+		action vocab.Action
+	}{
+		{"adopt, 47 tags + 3 = 50", adopt, hand(47), vocab.ActionAdopt},
+		{"adopt, 48 tags + 3 = 51", adopt, hand(48), vocab.ActionConflict},
+		{"adopt, 50 tags", adopt, hand(50), vocab.ActionConflict},
+		{"adopt with a configured tag, 46 + 3 + 1 = 50", tagged, hand(46), vocab.ActionAdopt},
+		{"adopt with a configured tag, 47 + 3 + 1 = 51", tagged, hand(47), vocab.ActionConflict},
+		{"adopt with a configured tag it already has, 47 + 3", tagged, func() plan.ObservedSecret { o := hand(46); o.Tags["cost-center"] = "old"; return o }(), vocab.ActionAdopt},
+		{"owned, 3 + 46 + 1 configured = 50", ownedTagged, ownedWith(46), vocab.ActionUpdate},
+		{"owned, 3 + 47 + 1 configured = 51", ownedTagged, ownedWith(47), vocab.ActionConflict},
+		{"owned, 3 + 47, nothing to add", plan.Rules{ScopeDigest: d}, ownedWith(47), vocab.ActionUnchanged},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := plan.Classify(c.rules, w, c.obs)
+			if got.Action != c.action {
+				t.Fatalf("Classify = %+v, want %s", got, c.action)
+			}
+			if c.action == vocab.ActionConflict && (got.Conflict != vocab.ConflictTagLimit || got.Reason != vocab.ConflictTagLimit.Reason()) {
+				t.Fatalf("Classify = %+v, want conflict tag-limit", got)
+			}
+		})
 	}
 }

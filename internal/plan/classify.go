@@ -2,6 +2,7 @@ package plan
 
 import (
 	"bytes"
+	"strings"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
@@ -96,6 +97,9 @@ type Rules struct {
 //   - a desired, owned, active secret that is unchanged or updated is also
 //     compared with the configured metadata (DiffMetadata): a difference
 //     rides along an update, or plans one with reason metadata;
+//   - an existing secret that the planned write would take past AWS's 50
+//     tags (an adoption's three ownership tags, configured tags it lacks;
+//     overTagLimit) is conflict tag-limit;
 //   - with replicas managed (withReplicas): a create carries every
 //     configured replica, an active desired secret the missing and
 //     dropped ones (an otherwise unchanged one is an update with reason
@@ -122,6 +126,10 @@ func Classify(rules Rules, want *model.Secret, obs ObservedSecret) Decision {
 		d.Metadata = DiffMetadata(rules.Metadata, obs)
 		if d.Action == vocab.ActionUnchanged && d.Metadata.Any() {
 			d.Action, d.Reason = vocab.ActionUpdate, vocab.ReasonMetadata
+		}
+		if overTagLimit(obs, d) {
+			c, _ := conflict(vocab.ConflictTagLimit)
+			return c
 		}
 	}
 	return withReplicas(rules, want, obs, d)
@@ -338,4 +346,37 @@ func currentConflict(obs ObservedSecret) (Decision, bool) {
 		return c, true
 	}
 	return Decision{}, false
+}
+
+// overTagLimit reports whether the tags d writes to the existing secret obs
+// (TagResource: the three ownership tags of an adoption, the configured
+// tags d.Metadata lists as missing or different) would leave it with more
+// than model.MaxTagsPerSecret tags, AWS's limit per secret, in which tags
+// whose key starts with aws: do not count (AWS's tagging rules; the
+// emulator's mergeTags). A plan-time fact: the planner knows the live tags,
+// so the write that would fail is a conflict (tag-limit) before anything
+// is written, instead of an apply failure after other secrets (or other
+// scopes) were. The other limits of a write are the configuration's:
+// description and KMS key id length, the count and form of configured tags
+// and of replica Regions are refused when the settings are resolved
+// (model's metadata and replica rules, config:invalid-value), so no other
+// write is known to fail from what the plan sees.
+func overTagLimit(obs ObservedSecret, d Decision) bool {
+	adopting := d.Action == vocab.ActionAdopt
+	if !adopting && len(d.Metadata.Tags) == 0 {
+		return false
+	}
+	keys := map[string]bool{}
+	for k := range obs.Tags {
+		if !strings.HasPrefix(strings.ToLower(k), "aws:") {
+			keys[k] = true
+		}
+	}
+	for _, k := range d.Metadata.Tags {
+		keys[k] = true
+	}
+	if adopting {
+		keys[model.TagManagedBy], keys[model.TagScope], keys[model.TagSource] = true, true, true
+	}
+	return len(keys) > model.MaxTagsPerSecret
 }

@@ -72,6 +72,8 @@ var conflictText = map[vocab.ConflictClass][2]string{
 		"make the document hold the live value (or the live value the document's), or drop adopt-require-match to let the commit's value win"},
 	vocab.ConflictAWSOwnedMissing: {"a key aws-owned lists is missing from the live value, so the tool does not know it",
 		"put the key back in AWS (rotate the secret, or write it once by hand), or drop it from aws-owned so the document's value is written"},
+	vocab.ConflictTagLimit: {"the tags this run would add (ownership tags of an adoption, configured tags) would exceed AWS's 50 tags per secret",
+		"remove tags from the secret in AWS (untag-resource) or configure fewer tags, then re-run; or adopt elsewhere: drop the adopt entry and let the document create a secret of another name"},
 }
 
 var (

@@ -154,13 +154,20 @@ const (
 	// live value (or there is no current value): the tool does not know
 	// its value, so it cannot write the secret (SPEC §13).
 	ConflictAWSOwnedMissing ConflictClass = "aws-owned-missing"
+	// ConflictTagLimit: the tags the plan would add to an existing secret
+	// (the three ownership tags of an adoption, configured tags missing
+	// from it) would leave it with more than AWS's 50 tags
+	// (model.MaxTagsPerSecret; aws: tags do not count). TagResource would
+	// fail after other secrets, or other scopes, were already written, so
+	// it is found at planning, where it stops the whole run.
+	ConflictTagLimit ConflictClass = "tag-limit"
 )
 
 // ConflictClasses lists every class in the order of SPEC §4.1.
 var ConflictClasses = []ConflictClass{
 	ConflictOwnership, ConflictSource, ConflictSourceTag, ConflictServiceOwned,
 	ConflictRotation, ConflictReplication, ConflictReplicaClash, ConflictStaging, ConflictPayload,
-	ConflictAdoptDeleted, ConflictAdoptMismatch, ConflictAWSOwnedMissing,
+	ConflictAdoptDeleted, ConflictAdoptMismatch, ConflictAWSOwnedMissing, ConflictTagLimit,
 }
 
 // Counts is the per-action tally of a plan or run: the plan file's
