@@ -219,6 +219,9 @@ func RunCampaign(cfg Config) (*Summary, error) {
 			for _, k := range o.SiblingKinds {
 				sum.Siblings[k]++
 			}
+			for k, n := range o.SiblingDraws {
+				sum.Siblings["draw:"+k] += n
+			}
 			sum.AssumeRoles += o.AssumeRoles
 		}
 		sum.HandMade += o.HandMade

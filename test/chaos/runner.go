@@ -48,6 +48,10 @@ type Outcome struct {
 	// AssumeRole calls its runs made.
 	SiblingKinds []string
 	AssumeRoles  int
+	// SiblingDraws counts the other scopes by estate draw: "replicas",
+	// "whole" (whole-value documents), "adopt" (a secret made by hand),
+	// "drift" (an out-of-band value change).
+	SiblingDraws map[string]int
 	// CLIThrottled and CLIWaitMS sum what the CLI's phase records say it was
 	// throttled and waited for its pace (cliThrottling); CLIThrottleLogged
 	// is false when no record carried those fields.
@@ -175,6 +179,14 @@ func (p *Player) Play(s *Scenario) (o Outcome) {
 	}
 	for _, b := range s.Siblings {
 		o.SiblingKinds = append(o.SiblingKinds, b.Kind)
+		if o.SiblingDraws == nil {
+			o.SiblingDraws = map[string]int{}
+		}
+		for draw, n := range map[string]int{"replicas": len(b.Replicas), "whole": b.Whole, "adopt": len(b.Pre), "drift": b.Drifted} {
+			if n > 0 {
+				o.SiblingDraws[draw]++
+			}
+		}
 	}
 	if ev != nil {
 		for _, c := range ev.STS {
@@ -259,6 +271,11 @@ func (p *Player) play(s *Scenario, dir string, o *Outcome) (*Evidence, error) {
 	}
 	if err := p.Emu.Seed(s.Pre); err != nil {
 		return nil, err
+	}
+	for _, b := range s.Siblings {
+		if err := p.Emu.Seed(b.Pre); err != nil {
+			return nil, err
+		}
 	}
 	ev := &Evidence{Scenario: s}
 	if ev.Pre, err = p.Emu.State(ctx); err != nil {

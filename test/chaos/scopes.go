@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 
@@ -52,6 +54,18 @@ type Sibling struct {
 	RoleARN, Account string
 	// Docs are its documents per revision (index = Scenario.Revisions).
 	Docs []map[string]Doc
+	// The estate draws (drawSiblingEstate): Replicas is its
+	// replica-regions on every run (nil = not managed); Pre are secrets
+	// made by hand in its namespace, seeded before the first run (only in
+	// the shared bucket, which the harness's own client reaches), each
+	// named in Adopt on every run; Whole counts its whole-value documents
+	// (.sops.txt/.sops.bin) over the revisions; Drifted counts the
+	// out-of-band value changes drawn on its secrets (Run.Drift).
+	Replicas []model.Replica
+	Pre      []PreSecret
+	Adopt    []string
+	Whole    int
+	Drifted  int
 }
 
 // Desired returns name → document of revision rev.
@@ -92,11 +106,23 @@ func drawScopes(r *rand.Rand, s *Scenario) error {
 				b.Region = SiblingRegion
 			}
 		}
+		// Whole-value stems (about a third, fixed for the scenario: the
+		// kind may switch between text and binary per revision) and the
+		// stem a hand-made secret takes (kept in every revision, since
+		// every run names it in adopt).
+		whole := map[string]bool{}
+		for _, st := range stems {
+			whole[st] = r.IntN(3) == 0
+		}
+		adopted := -1
+		if b.Kind == "shared" && r.IntN(3) == 0 {
+			adopted = r.IntN(len(stems))
+		}
 		for range s.Revisions {
 			docs := map[string]Doc{}
 			keep := r.IntN(len(stems)) // at least one: an empty root is not a directory in the commit
 			for k, st := range stems {
-				if k != keep && r.IntN(2) == 0 {
+				if k != keep && k != adopted && r.IntN(2) == 0 {
 					continue
 				}
 				plain := fmt.Sprintf(`{"value":"v%d","rev":"%s"}`, r.IntN(3), name)
@@ -105,13 +131,96 @@ func drawScopes(r *rand.Rand, s *Scenario) error {
 					return err
 				}
 				path := b.Scope.SourceRoot + "/" + st + ".sops.json"
-				docs[path] = Doc{Path: path, Format: canonical.JSON, Plain: []byte(plain), Canon: c}
+				d := Doc{Path: path, Format: canonical.JSON, Plain: []byte(plain), Canon: c}
+				if whole[st] {
+					f, suffix := canonical.Text, ".sops.txt"
+					if r.IntN(2) == 0 {
+						f, suffix = canonical.Binary, ".sops.bin"
+					}
+					v := wholeValue(c, f, wholeStyle{crlf: r.IntN(2) == 0, trailing: r.IntN(3) != 0})
+					path = b.Scope.SourceRoot + "/" + st + suffix
+					d = Doc{Path: path, Format: f, Plain: v, Canon: v}
+					b.Whole++
+				}
+				docs[path] = d
 			}
 			b.Docs = append(b.Docs, docs)
 		}
+		drawSiblingEstate(r, s, &b, adopted, stems)
 		s.Siblings = append(s.Siblings, b)
 	}
 	return nil
+}
+
+// drawSiblingEstate gives sibling b the estate features the primary has
+// (SPEC §11, §12; out-of-band drift): a third of the siblings configure
+// replica-regions (one or two ReplicaPool Regions, on every run, so the
+// final state must hold them); in the shared bucket, the stem adopted
+// (index into stems, -1 = none; drawScopes kept it in every revision) is
+// a secret made by hand before the first run, equal to the first
+// revision's document or not, with or without a tag of its own, named in
+// adopt on every run; and a third of the shared siblings get an
+// out-of-band value change on one of their secrets before one non-final
+// run (refused, and recorded so, when the secret is not there yet). Only
+// the shared bucket gets drift and hand-made secrets: the harness's own
+// client reaches the primary's account and Region alone.
+func drawSiblingEstate(r *rand.Rand, s *Scenario, b *Sibling, adopted int, stems []string) {
+	if r.IntN(3) == 0 {
+		for _, region := range ReplicaPool {
+			if r.IntN(2) == 0 && len(b.Replicas) < 2 {
+				b.Replicas = append(b.Replicas, model.Replica{Region: region})
+			}
+		}
+		if len(b.Replicas) == 0 {
+			b.Replicas = []model.Replica{{Region: ReplicaPool[r.IntN(len(ReplicaPool))]}}
+		}
+	}
+	if b.Kind != "shared" {
+		return
+	}
+	if adopted >= 0 {
+		var first Doc
+		for _, d := range b.Docs[0] {
+			if strings.HasPrefix(d.Path, b.Scope.SourceRoot+"/"+stems[adopted]+".") {
+				first = d
+			}
+		}
+		name := SecretName(b.Scope, first.Path)
+		v := PreVersion{}
+		switch {
+		case r.IntN(2) == 0 && first.Format == canonical.Binary:
+			v.Binary = append([]byte(nil), first.Canon...)
+		case r.IntN(2) == 0 && first.Format != canonical.Binary:
+			str := string(first.Canon)
+			v.String = &str
+		default:
+			str := `{"made":"by hand"}`
+			v.String = &str
+		}
+		pre := PreSecret{Name: name, Versions: []PreVersion{v}, Foreign: true, Adoptable: true, Kind: "sibling-adoptable"}
+		if r.IntN(2) == 0 {
+			pre.Tags = map[string]string{"team": "by-hand"}
+		}
+		b.Pre = append(b.Pre, pre)
+		b.Adopt = []string{name}
+	}
+	if r.IntN(3) == 0 {
+		var nonFinal []int
+		for i, run := range s.Runs {
+			if !run.Final && i > 0 {
+				nonFinal = append(nonFinal, i)
+			}
+		}
+		if len(nonFinal) > 0 {
+			i := nonFinal[r.IntN(len(nonFinal))]
+			docs := b.Docs[s.Runs[i-1].Revision]
+			if len(docs) > 0 {
+				paths := sortedKeys(docs)
+				s.Runs[i].Drift = append(s.Runs[i].Drift, Drift{Name: SecretName(b.Scope, paths[r.IntN(len(paths))]), Kind: "value"})
+				b.Drifted++
+			}
+		}
+	}
 }
 
 // scopesConfig is the config file of run run of s when s has siblings:
@@ -153,6 +262,15 @@ func scopesConfig(s *Scenario, run Run) []byte {
 			sb.Name, q(sb.Scope.SourceRoot), q(sb.Scope.Prefix), sb.Region, s.RecoveryWindowDays)
 		if sb.RoleARN != "" {
 			fmt.Fprintf(&b, "    role-arn: %s\n", q(sb.RoleARN))
+		}
+		if len(sb.Replicas) > 0 {
+			fmt.Fprintf(&b, "    replica-regions: %s\n", q(strings.Join(model.ReplicaRegionsOf(sb.Replicas), ",")))
+		}
+		if len(sb.Adopt) > 0 {
+			b.WriteString("    adopt:\n")
+			for _, n := range sb.Adopt {
+				fmt.Fprintf(&b, "      - %s\n", q(n))
+			}
 		}
 	}
 	return []byte(b.String())
@@ -405,6 +523,9 @@ func checkScopes(ev Evidence) []Violation {
 			if !b.owns(sd.Name) {
 				continue
 			}
+			if acct == b.Account && sd.Replica && sd.PrimaryRegion == b.Region && slices.Contains(model.ReplicaRegionsOf(b.Replicas), sd.Region) {
+				continue // its replica in a configured Region
+			}
 			if acct != b.Account || sd.Region != b.Region {
 				add("scope-bucket", 0, sd.Name, fmt.Sprintf("scope %s's secret in another account or Region (%s)", b.Name, sd.Region))
 				continue
@@ -422,11 +543,22 @@ func checkScopes(ev Evidence) []Violation {
 				add("scope-convergence", 0, sd.Name, "desired secret pending deletion after the final sync")
 			case ok:
 				cur := current(sd)
-				if len(cur) != 1 || cur[0].SecretString == nil || *cur[0].SecretString != string(d.Canon) {
-					add("scope-convergence", 0, sd.Name, "current value differs from the document after the final sync")
+				var same bool
+				if len(cur) == 1 && d.Format == canonical.Binary {
+					same = cur[0].SecretString == nil && bytes.Equal(cur[0].SecretBinary, d.Canon)
+				} else if len(cur) == 1 {
+					same = cur[0].SecretBinary == nil && cur[0].SecretString != nil && *cur[0].SecretString == string(d.Canon)
+				}
+				if !same {
+					add("scope-convergence", 0, sd.Name, "current value (or its payload field) differs from the document after the final sync")
+				}
+				if want := model.ReplicaRegionsOf(b.Replicas); !sameRegions(sd.ReplicaRegions, want) {
+					add("scope-replicas", 0, sd.Name, fmt.Sprintf("replica Regions %v after the final sync, configured %v", sd.ReplicaRegions, want))
 				}
 			case sd.DeletedDate == nil:
 				add("scope-convergence", 0, sd.Name, "a secret no longer desired is active after the final sync")
+			case len(sd.ReplicaRegions) > 0:
+				add("replica-of-deleted", 0, sd.Name, "scope "+b.Name+"'s secret scheduled for deletion still has replicas")
 			}
 		}
 		if converged {
@@ -437,5 +569,34 @@ func checkScopes(ev Evidence) []Violation {
 			}
 		}
 	}
+	// A secret made by hand in a sibling's namespace (named in its adopt
+	// on every run): its first write is TagResource (SPEC §11: ours before
+	// anything else is written), and a run that ended conflict never
+	// wrote it.
+	for _, b := range s.Siblings {
+		for _, pre := range b.Pre {
+			for _, c := range ev.Calls {
+				t := c.Target
+				if n, ok := arns[t]; ok {
+					t = n
+				}
+				if t != pre.Name || !Mutating(c.Op) {
+					continue
+				}
+				if c.Op != "TagResource" {
+					add("scope-adopt-order", c.Run, t, fmt.Sprintf("%s before TagResource on scope %s's secret made by hand", c.Op, b.Name))
+				}
+				break
+			}
+		}
+	}
 	return vs
+}
+
+// sameRegions reports whether got and want hold the same Regions.
+func sameRegions(got, want []string) bool {
+	a, b := slices.Clone(got), slices.Clone(want)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
 }

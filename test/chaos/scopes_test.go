@@ -1,9 +1,11 @@
 package chaos
 
 import (
+	"bytes"
 	"slices"
 	"testing"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
@@ -128,6 +130,23 @@ func TestCheckScopes_CatchesEveryBrokenInvariant(t *testing.T) {
 		"sibling secret missing": {"scope-convergence", func(ev *Evidence) {
 			ev.Post.Secrets = ev.Post.Secrets[:len(ev.Post.Secrets)-1]
 		}},
+		"sibling replicas not the configured ones": {"scope-replicas", func(ev *Evidence) {
+			ev.Scenario.Siblings[0].Replicas = []model.Replica{{Region: "eu-west-1"}}
+		}},
+		"sibling binary value stored as a string": {"scope-convergence", func(ev *Evidence) {
+			b := &ev.Scenario.Siblings[0]
+			for i := range b.Docs {
+				for p, d := range b.Docs[i] {
+					d.Format = canonical.Binary
+					b.Docs[i][p] = d
+				}
+			}
+		}},
+		"sibling secret made by hand written before it was tagged": {"scope-adopt-order", func(ev *Evidence) {
+			b := &ev.Scenario.Siblings[0]
+			b.Pre = []PreSecret{{Name: "sib-s2/svc/db", Foreign: true, Adoptable: true}}
+			ev.Calls[len(ev.Calls)-1].Op = "PutSecretValue"
+		}},
 		"secret outside every namespace in the sibling account": {"unexpected-secret", func(ev *Evidence) {
 			ev.Post.Secrets = append(ev.Post.Secrets, emulator.SecretDump{Account: SiblingAccount, Region: SiblingRegion, Name: "elsewhere/x"})
 		}},
@@ -171,5 +190,60 @@ func TestRegression_MultiScopeVerificationJudgedAsOnePair(t *testing.T) {
 	bad.Stdout = []byte(rec("main", "apply-failed", "inconclusive") + rec("s2", "apply-failed", "not-run"))
 	if got := scopeVerification(bad); len(got) != 2 {
 		t.Fatalf("a scope's pair that does not go together and a report verification of no scope: %v", got)
+	}
+}
+
+// TestRegression_SiblingsDrawTheEstate: the other scopes of multi-scope
+// scenarios draw what the primary does — replica-regions, whole-value
+// documents, a secret made by hand named in adopt, an out-of-band value
+// change — so the all-or-nothing and per-scope invariants are checked
+// with them; they drew JSON documents alone. Each adopt entry names a
+// document of every revision (else every run would be exit 3), and a
+// hand-made secret or a drift is drawn only in the shared bucket, the one
+// the harness's client reaches.
+func TestRegression_SiblingsDrawTheEstate(t *testing.T) {
+	draws := map[string]int{}
+	for i := range 200 {
+		s, err := Generate(1, i, DefaultGenOptions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range s.Siblings {
+			if len(b.Replicas) > 0 {
+				draws["replicas"]++
+			}
+			if b.Whole > 0 {
+				draws["whole"]++
+			}
+			if len(b.Pre) > 0 {
+				draws["adopt"]++
+				if b.Kind != "shared" {
+					t.Fatalf("scenario %d: a secret made by hand in bucket %s", i, b.Kind)
+				}
+				for rev := range b.Docs {
+					if _, ok := b.Desired(rev)[b.Adopt[0]]; !ok {
+						t.Fatalf("scenario %d: adopt entry %s names no document of revision %d", i, b.Adopt[0], rev)
+					}
+				}
+			}
+			if b.Drifted > 0 {
+				draws["drift"]++
+				if b.Kind != "shared" {
+					t.Fatalf("scenario %d: drift in bucket %s", i, b.Kind)
+				}
+			}
+			for rev := range b.Docs {
+				for _, d := range b.Docs[rev] {
+					if d.Format.Whole() && !bytes.Equal(d.Plain, d.Canon) {
+						t.Fatalf("scenario %d: whole value's Canon is not its bytes", i)
+					}
+				}
+			}
+		}
+	}
+	for _, k := range []string{"replicas", "whole", "adopt", "drift"} {
+		if draws[k] == 0 {
+			t.Fatalf("no sibling drew %s in 200 scenarios: %v", k, draws)
+		}
 	}
 }
