@@ -18,40 +18,9 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
 
-// Load reads the desired state of one scope at one commit (SPEC §3):
-// resolve opts.Revision once to a 40-hex commit; walk the committed tree
-// under the source root; select *.sops.json, *.sops.yaml, *.sops.yml and
-// *.sops.env; check structure (regular files, sizes, names, collisions) for
-// every document before decrypting any; decrypt up to opts.Concurrency
-// documents in parallel with the SOPS library (MAC verified); canonicalize
-// each plaintext (internal/canonical).
-//
-// The returned State holds the commit, the scope and the secrets ordered by
-// name. Every error is a diag.Diagnostics (registered classes, the
-// document's ordinal, its path only with ShowResourceNames). A repository
-// or revision failure is one diagnostic. Otherwise every invalid document
-// of the commit is reported, so that a commit with several is fixed in one
-// CI run: first the structure of every document is checked (file type,
-// size, name, collision); if any breaks it, those are reported and nothing
-// is decrypted; else every document is decrypted and checked even after
-// one fails. Each invalid document is one diagnostic, in ordinal order, at
-// most MaxReportedDocuments of them, then one desired:more-invalid
-// diagnostic saying how many more there are. If ctx is cancelled, Load
-// returns promptly with class
-// "interrupted" wrapping ctx.Err(), even while a key-service call is in
-// flight (the call is cancelled with ctx). Each remote key-service call (AWS
-// KMS and the other remote SOPS key services) is bounded by
-// opts.KeyServiceTimeout (--operation-timeout); one that runs out fails its
-// document with decrypt:key-service. The repository may be any shape CI
-// produces (shallow, sparse, partial, linked worktree, shared); see
-// gitsource.Open for the repository extensions it reads.
-func Load(ctx context.Context, opts config.Desired) (model.State, error) {
-	return LoadWithProgress(ctx, opts, nil)
-}
-
 // Resolve resolves opts.Revision in opts.RepoPath to its 40-hex commit
-// once (SPEC §2.1): a run of several scopes loads every scope at that
-// commit (Load with Revision set to it), so a branch that moves while the
+// once (SPEC §2.1): a run of several scopes opens every scope at that
+// commit (Open with Revision set to it), so a branch that moves while the
 // run reads cannot give two scopes two commits. Errors are
 // diag.Diagnostics: git:repository, git:revision.
 func Resolve(opts config.Desired) (string, error) {
@@ -67,7 +36,7 @@ func Resolve(opts config.Desired) (string, error) {
 	return commit.Hash, nil
 }
 
-// Progress counts the documents of one Load, for a progress reporter that
+// Progress counts the documents of one Decrypt, for a progress reporter that
 // samples it at its own interval: Total is known once
 // the tree is walked, Done counts documents decrypted and checked. Safe for
 // concurrent use; the zero value is ready.
@@ -93,63 +62,46 @@ func (p *Progress) addDone() {
 	}
 }
 
-// LoadWithProgress is Load, counting documents in p (nil: no counting).
-// It composes the Git source (internal/desired/gitsource: open, resolve,
-// list, structural checks, read) with the decryptor
-// (internal/desired/decryptor), which know nothing of each other, and
-// turns each plaintext into its canonical value.
-func LoadWithProgress(ctx context.Context, opts config.Desired, p *Progress) (model.State, error) {
-	return load(ctx, opts, p, nil, nil)
-}
-
-// LoadShared is LoadWithProgress sharing decryptions through c with the
-// other loads of the run (Cache: a blob that several scopes select is
-// decrypted once; nil c: none shared). The state and the diagnostics are
-// those LoadWithProgress returns.
-func LoadShared(ctx context.Context, opts config.Desired, p *Progress, c *Cache) (model.State, error) {
-	return load(ctx, opts, p, c, nil)
-}
-
-// load is LoadShared with the key-service bound started by afterFunc
-// (nil: the real clock).
-func load(ctx context.Context, opts config.Desired, p *Progress, c *Cache, afterFunc decryptor.AfterFunc) (model.State, error) {
-	l, err := Open(ctx, opts)
-	if err != nil {
-		return model.State{}, err
-	}
-	return l.decrypt(ctx, p, c, afterFunc)
-}
-
-// Loading is one scope's desired state between its two steps (SPEC §3.2):
-// Open has resolved the commit, walked the tree and checked the structure
-// of every document (file type, size, name, collision), so the Outline,
-// every desired secret's name and source without its value, is known;
-// Decrypt then decrypts and checks every document. The engine may start
-// reading Secrets Manager with the Outline while Decrypt runs, and builds
-// no plan before Decrypt has returned the whole state (docs/reconciliation.md,
+// Loading is one scope's desired state between the two steps of its load
+// (SPEC §3.2). Open resolves the commit, walks the tree and checks the
+// structure of every document, so the outline (every desired secret's
+// name and source, without its value) is known: it is the Arrival's.
+// Decrypt then decrypts and checks every document, publishing each value
+// in the Arrival as soon as it is known and finishing it at the end. The
+// engine reads Secrets Manager with the outline meanwhile and builds no
+// plan before the Arrival is finished (docs/reconciliation.md,
 // "Decryption beside the first observation").
 //
 // A Loading is used by one goroutine; Decrypt is called at most once (it
-// closes the repository), Close when Decrypt is never called.
+// closes the repository); Close releases one whose Decrypt is never called.
 type Loading struct {
-	opts   config.Desired
-	repo   *gitsource.Repository
-	commit string
-	docs   []*document
-	// byName holds the documents' indices in name order (the Outline's
-	// and the State's order).
-	byName []int
-	// published holds each document's canonical value once decrypted and
-	// valid (indexed like docs), for Decrypted.
-	published []atomic.Pointer[[]byte]
+	opts    config.Desired
+	repo    *gitsource.Repository
+	docs    []*document
+	arrival *model.Arrival
+	// position holds each document's index in the outline (the documents
+	// are in ordinal order, the outline in name order).
+	position []int
 }
 
-// Open is the first step of a load (see Load for the rules and the
-// errors): it resolves opts.Revision, lists the documents under the
-// source root and checks every structural rule, without decrypting. Its
-// errors are those Load returns for the same commit before any
-// decryption (git:*, a structurally invalid document: every one, capped;
-// interrupted).
+// Open is the first step of a scope's load, the package's one entry point
+// (SPEC §3): it resolves opts.Revision once to a 40-hex commit, walks the
+// committed tree under the source root, selects the documents by the
+// suffix table (model.Suffixes) and checks every structural rule (file
+// type, size, name, collision) for every document before any is
+// decrypted, so no key service is called for a commit that is already
+// invalid. The Loading's Arrival holds the outline: the commit, the scope
+// and the secrets ordered by name, each with its Name, Kind, SourceDigest,
+// Path and Ordinal.
+//
+// Every error is a diag.Diagnostics (registered classes, the document's
+// ordinal, its path only with ShowResourceNames): a repository or
+// revision failure is one diagnostic (git:*); otherwise every
+// structurally invalid document, in ordinal order, at most
+// MaxReportedDocuments of them, then one desired:more-invalid diagnostic
+// counting the rest; an ended ctx is class interrupted wrapping ctx.Err().
+// The repository may be any shape CI produces (shallow, sparse, partial,
+// linked worktree, shared); see gitsource.Open for the extensions it reads.
 func Open(ctx context.Context, opts config.Desired) (*Loading, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, interrupted(err)
@@ -174,49 +126,39 @@ func Open(ctx context.Context, opts config.Desired) (*Loading, error) {
 		d.source = model.SourceDigest(d.Path)
 	}
 	sort.Slice(order, func(i, j int) bool { return docs[order[i]].name < docs[order[j]].name })
-	return &Loading{opts: opts, repo: repo, commit: commit.Hash, docs: docs, byName: order,
-		published: make([]atomic.Pointer[[]byte], len(docs))}, nil
-}
-
-// Outline is the desired state without values: the commit, the scope and,
-// ordered by name, every secret with its Name, Kind, SourceDigest, Path
-// and Ordinal set and Value nil. Decrypt returns the same secrets in the
-// same order with their values (a State whose secrets equal the Outline's
-// but for Value).
-func (l *Loading) Outline() model.State {
-	secrets := make([]model.Secret, len(l.byName))
-	for i, k := range l.byName {
-		secrets[i] = l.docs[k].secret(nil)
+	secrets := make([]model.Secret, len(order))
+	position := make([]int, len(docs))
+	for i, k := range order {
+		secrets[i] = docs[k].secret()
+		position[k] = i
 	}
-	return l.state(secrets)
+	scope := model.Scope{RepositoryID: opts.RepositoryID, SourceRoot: opts.SourceRoot, Prefix: opts.SecretPrefix}
+	outline := model.State{Commit: commit.Hash, Scope: scope, Secrets: secrets}
+	return &Loading{opts: opts, repo: repo, docs: docs, arrival: model.NewArrival(outline), position: position}, nil
 }
 
-// Decrypt is the second step: it decrypts and checks every document (with
-// at most opts.Concurrency decryptions in flight, sharing decryptions with
-// the run's other loads through c, nil: none shared, counting documents in
-// p, nil: none counted) and returns the whole desired state, or the
-// diagnostics of every invalid document (capped) or the interruption, as
-// Load does. It closes the repository.
-func (l *Loading) Decrypt(ctx context.Context, p *Progress, c *Cache) (model.State, error) {
+// Arrival is the desired state as Decrypt delivers it: its outline at
+// once, each value as its document is decrypted and checked, finished when
+// Decrypt returns (model.Arrival has the rules).
+func (l *Loading) Arrival() *model.Arrival { return l.arrival }
+
+// Decrypt is the second step: it decrypts every document with the SOPS
+// library (MAC verified; at most opts.Concurrency decryptions in flight,
+// sharing decryptions with the run's other loads through c, nil: none
+// shared; counting documents in p, nil: none counted) and turns each
+// plaintext into its canonical value (internal/canonical). A failing
+// document does not stop the others, so a commit with several invalid
+// documents is fixed in one CI run. It finishes the Arrival, and returns
+// the same error: nil with every value published; else a diag.Diagnostics
+// of every invalid document in ordinal order (capped as Open's); or,
+// when ctx ends, class interrupted wrapping ctx.Err(), promptly, even
+// while a key-service call is in flight (the call is cancelled with ctx).
+// Each remote key-service call (AWS KMS and the other remote SOPS key
+// services) is bounded by opts.KeyServiceTimeout (--operation-timeout);
+// one that runs out fails its document with decrypt:key-service. Decrypt
+// closes the repository.
+func (l *Loading) Decrypt(ctx context.Context, p *Progress, c *Cache) error {
 	return l.decrypt(ctx, p, c, nil)
-}
-
-// Decrypted returns the canonical value of the desired secret name when
-// its document has already been decrypted and checked, nil otherwise
-// (not yet, invalid, or no document of that name). It is safe to call
-// from any goroutine while Decrypt runs; the bytes are those the State
-// will hold and must not be written. The engine uses it to hold a value
-// it reads from Secrets Manager once, not twice, while the documents are
-// still decrypting.
-func (l *Loading) Decrypted(name string) []byte {
-	k, ok := sort.Find(len(l.byName), func(i int) int { return strings.Compare(name, l.docs[l.byName[i]].name) })
-	if !ok {
-		return nil
-	}
-	if v := l.published[l.byName[k]].Load(); v != nil {
-		return *v
-	}
-	return nil
 }
 
 // Close releases the repository of a Loading whose Decrypt is never
@@ -228,15 +170,23 @@ func (l *Loading) Close() {
 	}
 }
 
-func (l *Loading) decrypt(ctx context.Context, p *Progress, c *Cache, afterFunc decryptor.AfterFunc) (model.State, error) {
+// decrypt is Decrypt with the key-service bound started by afterFunc
+// (nil: the real clock).
+func (l *Loading) decrypt(ctx context.Context, p *Progress, c *Cache, afterFunc decryptor.AfterFunc) error {
+	err := l.decryptAll(ctx, p, c, afterFunc)
+	l.arrival.Finish(err)
+	return err
+}
+
+func (l *Loading) decryptAll(ctx context.Context, p *Progress, c *Cache, afterFunc decryptor.AfterFunc) error {
 	repo := l.repo
 	if repo == nil {
-		return model.State{}, diag.Diagnostics{diag.New(diag.DesiredInternal, diag.Subject{})}
+		return diag.Diagnostics{diag.New(diag.DesiredInternal, diag.Subject{})}
 	}
 	l.repo = nil
 	if err := ctx.Err(); err != nil {
 		repo.Close()
-		return model.State{}, interrupted(err)
+		return interrupted(err)
 	}
 	p.setTotal(len(l.docs))
 	// At most GOMAXPROCS documents use the CPU at once; the others of the
@@ -255,21 +205,11 @@ func (l *Loading) decrypt(ctx context.Context, p *Progress, c *Cache, afterFunc 
 			return func() { cpu <- struct{}{} }
 		}})
 	// decryptAll's dispatcher is the last user of repo and closes it, also
-	// when Load has already returned on cancellation.
-	values, ds := decryptAll(ctx, repo, l.docs, dec, l.opts, p, c, l.published, cpu)
-	if ds != nil {
-		return model.State{}, ds
+	// when Decrypt has already returned on cancellation.
+	if ds := decryptAll(ctx, repo, l.docs, dec, l.opts, p, c, l.arrival, l.position, cpu); ds != nil {
+		return ds
 	}
-	secrets := make([]model.Secret, len(l.byName))
-	for i, k := range l.byName {
-		secrets[i] = l.docs[k].secret(values[k])
-	}
-	return l.state(secrets), nil
-}
-
-func (l *Loading) state(secrets []model.Secret) model.State {
-	scope := model.Scope{RepositoryID: l.opts.RepositoryID, SourceRoot: l.opts.SourceRoot, Prefix: l.opts.SecretPrefix}
-	return model.State{Commit: l.commit, Scope: scope, Secrets: secrets}
+	return nil
 }
 
 // MaxReportedDocuments is the most invalid documents one run reports, each
@@ -301,7 +241,7 @@ func capped(all []*diag.Diagnostic) diag.Diagnostics {
 	return ds
 }
 
-// interrupted is Load's diagnostic when ctx ends; it wraps cause, so
+// interrupted is the load's diagnostic when ctx ends; it wraps cause, so
 // errors.Is(err, context.Canceled) or context.DeadlineExceeded holds.
 func interrupted(cause error) diag.Diagnostics {
 	return diag.Diagnostics{diag.New(diag.Interrupted, diag.Subject{}).
@@ -319,12 +259,11 @@ func interrupted(cause error) diag.Diagnostics {
 // again; one another load is decrypting is waited for. A failing document
 // does not stop the others: it returns the diagnostics of every invalid
 // document in ordinal order (docs is in ordinal order, capped), or the
-// interruption. With published (one entry per document), each valid
-// value is also stored there as soon as it is known (Loading.Decrypted).
+// interruption. Each valid value is published in a at once, at the
+// document's position in the outline.
 // A decryption holds one of cpu's slots while it runs on the CPU (the
 // decryptor gives it back during a remote key-service call).
-func decryptAll(ctx context.Context, repo *gitsource.Repository, docs []*document, dec *decryptor.Decryptor, opts config.Desired, p *Progress, c *Cache, published []atomic.Pointer[[]byte], cpu chan struct{}) ([][]byte, diag.Diagnostics) {
-	values := make([][]byte, len(docs))
+func decryptAll(ctx context.Context, repo *gitsource.Repository, docs []*document, dec *decryptor.Decryptor, opts config.Desired, p *Progress, c *Cache, a *model.Arrival, position []int, cpu chan struct{}) diag.Diagnostics {
 	errs := make([]*diag.Diagnostic, len(docs))
 	sem := make(chan struct{}, opts.Concurrency)
 	settings := settingsKey(opts)
@@ -336,10 +275,7 @@ func decryptAll(ctx context.Context, repo *gitsource.Repository, docs []*documen
 			errs[i] = d.about(e, opts.ShowResourceNames)
 			return
 		}
-		values[i] = v
-		if published != nil {
-			published[i].Store(&v)
-		}
+		a.Publish(position[i], v)
 		p.addDone()
 	}
 	done := make(chan struct{})
@@ -398,15 +334,12 @@ func decryptAll(ctx context.Context, repo *gitsource.Repository, docs []*documen
 	select {
 	case <-done:
 	case <-ctx.Done():
-		return nil, interrupted(ctx.Err())
+		return interrupted(ctx.Err())
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, interrupted(err)
+		return interrupted(err)
 	}
-	if ds := capped(errs); ds != nil {
-		return nil, ds
-	}
-	return values, nil
+	return capped(errs)
 }
 
 // decryptDocument turns one committed blob into its canonical value; the
@@ -439,15 +372,14 @@ type document struct {
 	gitsource.Document
 	ordinal int
 	name    string
-	// source is model.SourceDigest(Path), set by Open, so the Outline
-	// and the State share it.
+	// source is model.SourceDigest(Path), set by Open.
 	source string
 }
 
-// secret is the desired secret of the document with value v (nil in an
-// Outline).
-func (d *document) secret(v []byte) model.Secret {
-	return model.Secret{Name: d.name, Value: v, Kind: d.Suffix.Format.Kind(), SourceDigest: d.source, Path: d.Path, Ordinal: d.ordinal}
+// secret is the desired secret of the document, without its value (the
+// outline's).
+func (d *document) secret() model.Secret {
+	return model.Secret{Name: d.name, Kind: d.Suffix.Format.Kind(), SourceDigest: d.source, Path: d.Path, Ordinal: d.ordinal}
 }
 
 // about ties a diagnostic without a subject to the document: its ordinal,

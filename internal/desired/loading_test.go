@@ -7,9 +7,9 @@ import (
 	"unsafe"
 )
 
-// The two steps give what Load gives: the outline is the state's secrets
-// without values, in the same order; Decrypted knows a value only once its
-// document is decrypted, and then it is the state's own bytes.
+// The two steps give the whole state: the Arrival's outline is the state's
+// secrets without values, in the same order; Decrypted knows a value only
+// once its document is decrypted, and then it is the state's own bytes.
 func TestLoading_OutlineThenDecryptIsLoad(t *testing.T) {
 	dir := sharedRootRepo(t)
 	o := baseOptions(dir)
@@ -21,7 +21,7 @@ func TestLoading_OutlineThenDecryptIsLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	outline := l.Outline()
+	outline := l.Arrival().Outline()
 	if outline.Commit != want.Commit || outline.Scope != want.Scope || len(outline.Secrets) != len(want.Secrets) {
 		t.Fatalf("outline %+v is not the state's %+v", outline, want)
 	}
@@ -34,23 +34,26 @@ func TestLoading_OutlineThenDecryptIsLoad(t *testing.T) {
 		if !reflect.DeepEqual(s, w) {
 			t.Fatalf("outline secret %d = %+v, want %+v", i, s, w)
 		}
-		if l.Decrypted(s.Name) != nil {
+		if l.Arrival().Decrypted(s.Name) != nil {
 			t.Fatalf("%s: a value before Decrypt", s.Name)
 		}
 	}
-	got, err := l.Decrypt(context.Background(), nil, nil)
+	if err := l.Decrypt(context.Background(), nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	got, err := l.Arrival().State()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("Decrypt = %+v, want Load's %+v", got, want)
+		t.Fatalf("Decrypt = %+v, want the whole load's %+v", got, want)
 	}
 	for _, s := range got.Secrets {
-		if v := l.Decrypted(s.Name); unsafe.SliceData(v) != unsafe.SliceData(s.Value) || len(v) != len(s.Value) {
+		if v := l.Arrival().Decrypted(s.Name); unsafe.SliceData(v) != unsafe.SliceData(s.Value) || len(v) != len(s.Value) {
 			t.Fatalf("%s: Decrypted is not the state's value", s.Name)
 		}
 	}
-	if l.Decrypted(o.SecretPrefix+"/none") != nil {
+	if l.Arrival().Decrypted(o.SecretPrefix+"/none") != nil {
 		t.Fatal("a name no document maps to has a value")
 	}
 }

@@ -40,8 +40,8 @@ type observation map[string]plan.ObservedSecret
 // about this scope's entries outside the prefix (inScope).
 func (r *runner) observe(ctx context.Context, phase string, extra []string, list listing) (observation, []Candidate, error) {
 	o := &observer{r: r, ctx: ctx, sem: make(chan struct{}, r.concurrency), out: observation{}, scheduled: map[string]bool{}}
-	if !r.valuesIn.Load() {
-		// The desired values are still decrypting: when they arrive, the
+	if r.arrival != nil {
+		// The desired values may still be decrypting: when they arrive, the
 		// values this observation has read are shared with them at once
 		// (runner.fill), not only at its end.
 		r.observing.Store(o)
@@ -435,18 +435,12 @@ func (o *observer) reread(reqs []ValueRequest, vs []plan.CurrentValue) error {
 // slice is written after it is made.
 func (r *runner) shareEqualValue(name string, v *plan.CurrentValue) {
 	var value []byte
-	switch {
-	case r.valuesIn.Load():
-		want, ok := r.byName[name]
-		if !ok {
-			return
-		}
+	if r.arrival != nil {
+		// The value of a document already decrypted is the one the state
+		// holds, before and after the values arrive (model.Arrival).
+		value = r.arrival.Decrypted(name)
+	} else if want, ok := r.byName[name]; ok {
 		value = want.Value
-	case r.early != nil:
-		// An outline whose values are still decrypting: the value of an
-		// already decrypted document is the one the state will hold
-		// (fill shares the others when they arrive).
-		value = r.early.Decrypted(name)
 	}
 	if len(value) == 0 {
 		return

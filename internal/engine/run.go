@@ -60,13 +60,12 @@ func Prepare(ctx context.Context, cfg Config, want model.State, sm Port, log *sl
 	return prepare(ctx, cfg, want, nil, sm, log, nil)
 }
 
-// prepare is Prepare for a scope of a run whose scopes share h; with
-// values, want is the outline and the values arrive through values while
-// the first observation runs (Values).
-func prepare(ctx context.Context, cfg Config, want model.State, values Values, sm Port, log *slog.Logger, h *halt) *Prepared {
-	r := newRunner(cfg, want, values != nil, sm, log, h)
-	r.early = values
-	status, p := r.prepare(ctx, values)
+// prepare is Prepare for a scope of a run whose scopes share h; with an
+// arrival, want is ignored: the arrival's outline is observed while its
+// values arrive (ScopeRun.Arrival).
+func prepare(ctx context.Context, cfg Config, want model.State, arrival *model.Arrival, sm Port, log *slog.Logger, h *halt) *Prepared {
+	r := newRunner(cfg, want, arrival, sm, log, h)
+	status, p := r.prepare(ctx)
 	return &Prepared{r: r, status: status, plan: p}
 }
 
@@ -126,14 +125,14 @@ func (p *Prepared) Result() Result {
 
 // prepare observes and plans: the status planning ends with ("" when the
 // plan's operations are to be applied) and the plan built (the zero Plan
-// when the first observation failed). With values, r.want is an outline
-// until they arrive: the first observation runs meanwhile (it needs only
-// names and sources), and the plan is built only from the whole desired
-// state. When values fails, the observation is stopped and the scope
+// when the first observation failed). With an arrival, r.want is its
+// outline until the values arrive: the first observation runs meanwhile
+// (it needs only names and sources), and the plan is built only from the
+// whole desired state. When the arrival is rejected, the observation is stopped and the scope
 // ends invalid (or interrupted when ctx ended) with no plan, whatever the
 // observation found: the caller reports the rejected desired state, with
 // the diagnostics and exit code a run that read nothing would give.
-func (r *runner) prepare(ctx context.Context, values Values) (vocab.Status, plan.Plan) {
+func (r *runner) prepare(ctx context.Context) (vocab.Status, plan.Plan) {
 	if r.adoptNotDesired() || r.awsOwnedInvalid() {
 		return vocab.StatusInvalid, plan.Plan{}
 	}
@@ -149,7 +148,7 @@ func (r *runner) prepare(ctx context.Context, values Values) (vocab.Status, plan
 	phase := r.startPhase()
 	octx, stop := context.WithCancel(ctx)
 	defer stop()
-	a := r.awaitValues(ctx, values, stop)
+	a := r.awaitValues(ctx, stop)
 	obs, others, err := r.observe(octx, vocab.PhasePlan, nil, listManaged)
 	select {
 	case <-a.done:
@@ -163,9 +162,9 @@ func (r *runner) prepare(ctx context.Context, values Values) (vocab.Status, plan
 	switch {
 	case a.err != nil && ctx.Err() != nil:
 		return vocab.StatusInterrupted, plan.Plan{}
-	case errors.Is(a.err, errOutlineMismatch):
+	case incomplete(a.err):
 		r.ledger.problem(diag.New(diag.Internal, diag.Subject{}))
-		r.log.Error("the desired values do not match the names observed; nothing was planned",
+		r.log.Error("the desired state finished without every value; nothing was planned",
 			slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.String(vocab.FieldErrorClass, diag.Internal))
 		return vocab.StatusInvalid, plan.Plan{}
 	case a.err != nil:
@@ -174,7 +173,7 @@ func (r *runner) prepare(ctx context.Context, values Values) (vocab.Status, plan
 	if err != nil {
 		return r.observationFailed(ctx, err), plan.Plan{}
 	}
-	if values != nil {
+	if r.arrival != nil {
 		r.shareObserved(obs)
 	}
 	r.checkOrphans(others)

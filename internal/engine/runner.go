@@ -19,7 +19,7 @@ import (
 
 // runner is one Run: what it talks to (deps) and what decides it (rules),
 // both fixed by newRunner and never written afterwards (but for the
-// desired values of an outline, which arrive once: values.go), and what it learns
+// desired values of an arrival, copied in once: values.go), and what it learns
 // and does (the ledger, ledger.go, which has its own lock). A phase keeps
 // its own state (its start, the pace's totals then, its progress) in local
 // values and returns what it found.
@@ -27,17 +27,13 @@ type runner struct {
 	deps
 	rules
 	ledger *ledger
-	// valuesIn is set once every desired value is in rules.want (at once
-	// when the runner is given the whole state): before it, want is an
-	// outline whose secrets have names and sources but no values (values.go).
-	valuesIn atomic.Bool
+	// arrival is where the desired values come from while the first
+	// observation runs (nil when the runner was given the whole state):
+	// want is its outline until they arrive (values.go).
+	arrival *model.Arrival
 	// observing is the first observation while the values are awaited
 	// (nil otherwise): fill shares the values it has read.
 	observing atomic.Pointer[observer]
-	// early is where the values come from while they are awaited (nil
-	// when the runner was given the whole state): shareEqualValue asks it
-	// for a value already decrypted.
-	early Values
 	// generated holds, by secret name, the value a create writes once keys
 	// owned by AWS were generated for it (SPEC §13): every attempt of the
 	// create sends the same value. Only ever sent to AWS.
@@ -86,10 +82,14 @@ type rules struct {
 
 // newRunner resolves cfg once: the engine-only knobs left zero get their
 // defaults here and nowhere else (deps.go; the pace: Config.Pace, else the
-// port's, else pace.DefaultLimits). With outline, want has no values yet
-// (they arrive through awaitValues): the runner plans nothing before they
-// do, and keeps its own copy of want's secrets to receive them.
-func newRunner(cfg Config, want model.State, outline bool, port Port, log *slog.Logger, h *halt) *runner {
+// port's, else pace.DefaultLimits). With an arrival, want is its outline
+// (the values arrive through awaitValues): the runner plans nothing before
+// they do, and keeps its own copy of the outline's secrets to receive
+// them.
+func newRunner(cfg Config, want model.State, arrival *model.Arrival, port Port, log *slog.Logger, h *halt) *runner {
+	if arrival != nil {
+		want = arrival.Outline()
+	}
 	d := deps{port: port, log: log, clock: cfg.Clock, tokens: cfg.Tokens, pacer: cfg.Pace, halt: h}
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)
@@ -129,16 +129,14 @@ func newRunner(cfg Config, want model.State, outline bool, port Port, log *slog.
 	if ru.progressInterval <= 0 {
 		ru.progressInterval = DefaultProgressInterval
 	}
-	if outline {
+	if arrival != nil {
 		want.Secrets = slices.Clone(want.Secrets)
 		ru.want = want
 	}
 	for i := range want.Secrets {
 		ru.byName[want.Secrets[i].Name] = &want.Secrets[i]
 	}
-	r := &runner{deps: d, rules: ru, ledger: newLedger(want, cfg.ShowResourceNames, cfg.Mode)}
-	r.valuesIn.Store(!outline)
-	return r
+	return &runner{deps: d, rules: ru, ledger: newLedger(want, cfg.ShowResourceNames, cfg.Mode), arrival: arrival}
 }
 
 // portRegion is the port's Region ("" without a port).

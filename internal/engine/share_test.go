@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"testing"
 	"unsafe"
 
@@ -18,7 +17,6 @@ func TestShareEqualValue_EqualBytesShareTheDesiredValue(t *testing.T) {
 		{Name: "app/b", Value: []byte{0, 1, 2}, Kind: model.Binary.Kind()},
 	}}
 	r := &runner{}
-	r.valuesIn.Store(true)
 	r.byName = map[string]*model.Secret{}
 	for i := range want.Secrets {
 		r.byName[want.Secrets[i].Name] = &want.Secrets[i]
@@ -53,36 +51,35 @@ func TestShareEqualValue_EqualBytesShareTheDesiredValue(t *testing.T) {
 // (runner.fill), not only when the observation ends.
 func TestShareEqualValue_ValuesReadBeforeTheDesiredValuesAreSharedOnArrival(t *testing.T) {
 	outline := model.State{Secrets: []model.Secret{{Name: "app/a"}}}
-	r := newRunner(Config{}, outline, true, nil, nil, nil)
+	arrival := model.NewArrival(outline)
+	r := newRunner(Config{}, model.State{}, arrival, nil, nil, nil)
 	o := &observer{r: r, out: observation{}}
 	r.observing.Store(o)
 	read := plan.CurrentValue{HasString: true, String: []byte(`{"k":"v"}`)}
 	r.shareEqualValue("app/a", &read) // before the values: nothing to share with
 	o.out["app/a"] = plan.ObservedSecret{Current: &read}
 
-	whole := model.State{Secrets: []model.Secret{{Name: "app/a", Value: []byte(`{"k":"v"}`)}}}
-	if err := r.fill(whole); err != nil {
+	value := []byte(`{"k":"v"}`)
+	arrival.Publish(0, value)
+	arrival.Finish(nil)
+	whole, err := arrival.State()
+	if err != nil {
 		t.Fatal(err)
 	}
+	r.fill(whole)
 	if unsafe.SliceData(o.out["app/a"].Current.String) != unsafe.SliceData(whole.Secrets[0].Value) {
 		t.Fatal("a value read before the desired values arrived kept its own copy")
 	}
 }
 
-// earlyValues is a Values whose documents are already decrypted.
-type earlyValues map[string][]byte
-
-func (earlyValues) Wait(context.Context) (model.State, error) { return model.State{}, nil }
-func (e earlyValues) Decrypted(name string) []byte            { return e[name] }
-
 // While the values are still decrypting, a value read equal to an already
-// decrypted document's is held once at once (Values.Decrypted); one whose
+// decrypted document's is held once at once (model.Arrival.Decrypted); one whose
 // document is not decrypted yet keeps its bytes until the values arrive.
 func TestShareEqualValue_AlreadyDecryptedValueIsSharedBeforeTheStateArrives(t *testing.T) {
-	outline := model.State{Secrets: []model.Secret{{Name: "app/a"}, {Name: "app/b"}}}
-	r := newRunner(Config{}, outline, true, nil, nil, nil)
+	arrival := model.NewArrival(model.State{Secrets: []model.Secret{{Name: "app/a"}, {Name: "app/b"}}})
+	r := newRunner(Config{}, model.State{}, arrival, nil, nil, nil)
 	decrypted := []byte(`{"k":"v"}`)
-	r.early = earlyValues{"app/a": decrypted}
+	arrival.Publish(0, decrypted)
 	a := plan.CurrentValue{HasString: true, String: []byte(`{"k":"v"}`)}
 	r.shareEqualValue("app/a", &a)
 	if unsafe.SliceData(a.String) != unsafe.SliceData(decrypted) {

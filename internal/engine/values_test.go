@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,15 +14,6 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
-// outline is st without values, as desired.Loading.Outline gives it.
-func outline(st model.State) model.State {
-	st.Secrets = slices.Clone(st.Secrets)
-	for i := range st.Secrets {
-		st.Secrets[i].Value = nil
-	}
-	return st
-}
-
 // firstRead is a port that closes read when the scope's first
 // DescribeSecret is sent: the proof that observation began.
 func firstRead(p engine.Port) (*hookPort, <-chan struct{}) {
@@ -33,22 +22,30 @@ func firstRead(p engine.Port) (*hookPort, <-chan struct{}) {
 	return &hookPort{Port: p, beforeDesc: func(int, string) { once.Do(func() { close(read) }) }}, read
 }
 
-// afterRead is an engine.Values that delivers st (or fails with err) only
-// once read is closed, so the scope's observation must have begun without
-// the values: an engine that waited for them first would never read, and
-// the run would end interrupted at the test's deadline.
-func afterRead(read <-chan struct{}, st model.State, err error) engine.Values {
-	return engine.ValuesFunc(func(ctx context.Context) (model.State, error) {
+// afterRead is an arrival of st that is finished (with st's values, or
+// rejected with err) only once read is closed, so the scope's observation
+// must have begun without the values: an engine that waited for them
+// first would never read, and the run would end interrupted at the test's
+// deadline.
+func afterRead(t *testing.T, read <-chan struct{}, st model.State, err error) *model.Arrival {
+	a := model.NewArrival(st)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go func() {
 		select {
 		case <-read:
 		case <-ctx.Done():
-			return model.State{}, ctx.Err()
+			a.Finish(ctx.Err())
+			return
 		}
-		if err != nil {
-			return model.State{}, err
+		if err == nil {
+			for i, s := range st.Secrets {
+				a.Publish(i, s.Value)
+			}
 		}
-		return st, nil
-	})
+		a.Finish(err)
+	}()
+	return a
 }
 
 func (e *env) runValues(t *testing.T, mode engine.Mode, runs ...engine.ScopeRun) []engine.Result {
@@ -75,7 +72,7 @@ func TestValues_ObservationBeginsBeforeTheValuesAndThePlanUsesThem(t *testing.T)
 
 	next := state(doc{"a", `{"k":"1"}`}, doc{"b", `{"k":"changed"}`}, doc{"c", `{"k":"3"}`})
 	port, read := firstRead(e.port)
-	got := e.runValues(t, engine.ModeSync, engine.ScopeRun{Want: outline(next), Values: afterRead(read, next, nil), Port: port})
+	got := e.runValues(t, engine.ModeSync, engine.ScopeRun{Arrival: afterRead(t, read, next, nil), Port: port})
 	wantResult(t, got[0], vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Update: 1, Unchanged: 2})
 	if v := current(e.secret(t, nameOf("b"))); v != `{"k":"changed"}` {
 		t.Fatalf("b = %q, want the value that arrived after observation began", v)
@@ -95,8 +92,8 @@ func TestValues_RejectedAfterObservationBeganWritesNothing(t *testing.T) {
 		before := e.calls(t)
 		rejected := errors.New("desired: decrypt:malformed")
 		got := e.runValues(t, mode,
-			engine.ScopeRun{Bucket: "a", Want: outline(bad.state()), Values: afterRead(read, model.State{}, rejected), Port: port},
-			engine.ScopeRun{Bucket: "a", Want: outline(good.state()), Values: afterRead(read, good.state(), nil), Port: e.port})
+			engine.ScopeRun{Bucket: "a", Arrival: afterRead(t, read, bad.state(), rejected), Port: port},
+			engine.ScopeRun{Bucket: "a", Arrival: afterRead(t, read, good.state(), nil), Port: e.port})
 		after := e.calls(t)
 		if after["DescribeSecret"] == before["DescribeSecret"] {
 			t.Fatalf("%v: no DescribeSecret: observation did not begin before the values", mode)
@@ -122,33 +119,33 @@ func TestValues_InterruptedWhileDecryptingWritesNothing(t *testing.T) {
 	port, read := firstRead(e.port)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	never := engine.ValuesFunc(func(ctx context.Context) (model.State, error) {
+	never := model.NewArrival(st) // never finished
+	go func() {
 		<-read
 		cancel() // the signal arrives while the documents are decrypted
-		<-ctx.Done()
-		return model.State{}, ctx.Err()
-	})
+	}()
 	before := e.calls(t)
-	got := engine.RunScopes(ctx, []engine.ScopeRun{{Config: e.cfg(engine.ModeSync, 4), Want: outline(st), Values: never, Port: port}}, nil)
+	got := engine.RunScopes(ctx, []engine.ScopeRun{{Config: e.cfg(engine.ModeSync, 4), Arrival: never, Port: port}}, nil)
 	wantResult(t, got[0], vocab.StatusInterrupted, vocab.VerificationNotRun, vocab.Counts{})
 	if n := mutations(before, e.calls(t)); n != 0 {
 		t.Fatalf("%d mutating calls after an interruption during decryption, want 0", n)
 	}
 }
 
-// TestValues_StateThatIsNotTheOutlineFailsClosed: values whose secrets are
-// not the outline's (a bug of the caller: another name, another source)
-// end the scope invalid with an internal diagnostic and nothing written.
-func TestValues_StateThatIsNotTheOutlineFailsClosed(t *testing.T) {
+// TestValues_StateWithoutEveryValueFailsClosed: an arrival finished
+// without every value (a bug of the loader: model.ErrIncomplete) ends the
+// scope invalid with an internal diagnostic and nothing written.
+func TestValues_StateWithoutEveryValueFailsClosed(t *testing.T) {
 	st := state(doc{"a", `{"k":"1"}`}, doc{"b", `{"k":"2"}`})
-	for name, full := range map[string]model.State{
-		"extra secret": state(doc{"a", `{"k":"1"}`}, doc{"b", `{"k":"2"}`}, doc{"c", `{"k":"3"}`}),
-		"other name":   state(doc{"a", `{"k":"1"}`}, doc{"z", `{"k":"2"}`}),
-		"other commit": func() model.State { s := st; s.Commit = strings.Repeat("f", 40); return s }(),
-	} {
+	for name, published := range map[string][]int{"none": nil, "one of two": {1}} {
 		e := newEnv(t)
 		before := e.calls(t)
-		got := e.runValues(t, engine.ModeSync, engine.ScopeRun{Want: outline(st), Values: engine.ValuesFunc(func(context.Context) (model.State, error) { return full, nil }), Port: e.port})
+		a := model.NewArrival(st)
+		for _, i := range published {
+			a.Publish(i, st.Secrets[i].Value)
+		}
+		a.Finish(nil)
+		got := e.runValues(t, engine.ModeSync, engine.ScopeRun{Arrival: a, Port: e.port})
 		if got[0].Status != vocab.StatusInvalid {
 			t.Fatalf("%s: status %s, want invalid", name, got[0].Status)
 		}

@@ -76,7 +76,7 @@ func newCmd(f *factory.Factory, s spec, runF func(context.Context, *Options) err
 			if len(ds) > 0 {
 				return ds
 			}
-			start := f.Now()
+			start := f.Clock.Now()
 			resolved, err := config.Resolve(config.Input{
 				Command:      s.name,
 				Flags:        flags,
@@ -91,7 +91,7 @@ func newCmd(f *factory.Factory, s spec, runF func(context.Context, *Options) err
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			return run(cmd.Context(), f, opts, start)
+			return reconcile(cmd.Context(), f, opts, start)
 		},
 	}
 	addFlags(cmd, s.mode == engine.ModePlan)

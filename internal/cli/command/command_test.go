@@ -5,8 +5,8 @@ import (
 	"context"
 	"errors"
 	"io"
-	"log/slog"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -15,41 +15,58 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/awssm"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/exitcode"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/factory"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/emulatortest"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/run"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/run/runtest"
 )
 
-// testFactory has an environment and config files in memory, and
-// dependencies that fail the test when called: the command tests below run
-// without Git, SOPS or AWS.
+// testFactory is the production factory (factory.New) with an
+// environment and config files in memory and Sources that fail the test
+// when called: the command tests below run without Git, SOPS or AWS.
 func testFactory(t *testing.T, env []string, files map[string]string) *factory.Factory {
-	return &factory.Factory{
-		IOStreams: factory.IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard},
-		Environ:   func() []string { return env },
-		ReadFile: func(name string) ([]byte, error) {
-			if s, ok := files[name]; ok {
-				return []byte(s), nil
-			}
-			return nil, os.ErrNotExist
-		},
-		Now: time.Now,
-		LoadDesired: func(context.Context, config.Desired) (model.State, error) {
-			assert.Fail(t, "the command test reached Git")
-			return model.State{}, nil
-		},
-		NewPort: func(context.Context, config.AWS) (engine.Port, error) {
-			assert.Fail(t, "the command test reached AWS")
-			return nil, nil
-		},
-		RunEngine: func(context.Context, engine.Config, model.State, engine.Port, *slog.Logger) engine.Result {
-			assert.Fail(t, "the command test ran the engine")
-			return engine.Result{}
-		},
+	f := factory.New(factory.BuildInfo{})
+	f.IOStreams = factory.IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}
+	f.Environ = func() []string { return env }
+	f.ReadFile = func(name string) ([]byte, error) {
+		if s, ok := files[name]; ok {
+			return []byte(s), nil
+		}
+		return nil, os.ErrNotExist
 	}
+	f.Sources = unreachable{t}
+	return f
+}
+
+// unreachable is a run.Sources that fails the test when the run reaches
+// AWS, Git or SOPS.
+type unreachable struct{ t *testing.T }
+
+func (u unreachable) Ports(context.Context, []config.Scope, []config.Scope) ([]run.ScopePort, error) {
+	assert.Fail(u.t, "the command test reached AWS")
+	return nil, errors.New("unreachable")
+}
+
+func (u unreachable) Revision(config.Desired) (string, error) {
+	assert.Fail(u.t, "the command test reached Git")
+	return "", errors.New("unreachable")
+}
+
+func (u unreachable) Open(context.Context, config.Desired) (run.Load, error) {
+	assert.Fail(u.t, "the command test reached Git")
+	return nil, errors.New("unreachable")
+}
+
+// emulatorSources are the Sources of a run over a new emulator (the real
+// SDK client and the awssm adapter) with docs as every scope's documents.
+func emulatorSources(t *testing.T, docs map[string]string) *runtest.Sources {
+	srv := emulatortest.Start(t)
+	return &runtest.Sources{Port: awssm.New(srv.Client(t), awssm.Options{}), Docs: docs}
 }
 
 // execute runs cmd on args; it returns the Options runF saw (nil when runF
@@ -199,4 +216,32 @@ func TestRegression_TagFlagValueWithLineBreak(t *testing.T) {
 	o, err := execute(t, NewCmdSync, testFactory(t, nil, nil), append([]string{"--tag", "team=a", "--tag", "env=b"}, required...)...)
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{"team": "a", "env": "b"}, o.Config.Engine.Metadata.Tags, "one pair per flag still works")
+}
+
+// TestCommandTestsRunTheProductionPath: the factory of the command tests
+// is factory.New's but for the process's streams, environment, files and
+// the run's Sources (what a run reads from outside), so every command
+// test composes its run as production does (run.Execute over the engine);
+// and a run on the emulator shows the engine's own records, the values
+// arriving while the scope is observed.
+func TestCommandTestsRunTheProductionPath(t *testing.T) {
+	replaced := map[string]bool{"IOStreams": true, "Environ": true, "ReadFile": true, "Sources": true}
+	prod, test := reflect.ValueOf(*factory.New(factory.BuildInfo{})), reflect.ValueOf(*testFactory(t, nil, nil))
+	for i := range prod.NumField() {
+		name := prod.Type().Field(i).Name
+		if replaced[name] {
+			continue
+		}
+		p, q := prod.Field(i), test.Field(i)
+		same := p.Kind() == reflect.Func && p.Pointer() == q.Pointer() || p.Kind() != reflect.Func && reflect.DeepEqual(p.Interface(), q.Interface())
+		assert.True(t, same, "the command tests' factory replaces %s: the tests would not run the production path", name)
+	}
+
+	f := testFactory(t, nil, nil)
+	f.Sources = emulatorSources(t, map[string]string{"a": `{"k":"1"}`})
+	out, err := runReal(t, f, required...)
+	require.NoError(t, err)
+	for _, msg := range []string{`"msg":"desired state loaded"`, `"msg":"plan built"`, `"msg":"run finished"`} {
+		assert.Contains(t, out, msg)
+	}
 }

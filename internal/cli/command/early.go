@@ -10,6 +10,7 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/factory"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/run"
 )
 
 // EarlyFiles writes an "invalid" report and a plan file holding ds for a
@@ -56,5 +57,5 @@ func EarlyFiles(f *factory.Factory, args []string, ds diag.Diagnostics) error {
 	}
 	outs := newOutputs(f.Build.Version, pathOf(config.ReportFile), pathOf(config.PlanFile), false, nil, nil)
 	fails := outs.probe()
-	return outs.write(conclude(stopped(append(slices.Clone(ds), fails...)), "", how{}))
+	return outs.write(conclude(run.Stopped(append(slices.Clone(ds), fails...)), how{}))
 }

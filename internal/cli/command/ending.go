@@ -7,6 +7,7 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/run"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -69,42 +70,22 @@ type how struct {
 	durationMS int64
 }
 
-// reached is what the work reached: the run's own stop (a Status when the
-// run stopped as a whole, "" when its scopes decided; its diagnostics are
-// the run's) and each scope's engine Result.
-type reached struct {
-	run    engine.Result
-	scopes []scopeReached
-}
-
-// scopeReached is one scope's Result with the scope's name and Region.
-type scopeReached struct {
-	name, region string
-	engine.Result
-}
-
-// stopped is what a run reached when it stopped as a whole before any
-// scope ran: status invalid with the diagnostics that stopped it.
-func stopped(ds diag.Diagnostics) reached {
-	return reached{run: engine.Result{Status: vocab.StatusInvalid, Diagnostics: ds}}
-}
-
-// conclude builds the ending from what the work reached and the commit it
-// read. A scope (and the run) that failed while the run was being
+// conclude builds the ending from what the run reached (run.Outcome: the
+// run's own stop, each scope's engine Result, the commit it read). A scope (and the run) that failed while the run was being
 // cancelled is interrupted (the cancellation is the cause, SPEC §7.1),
 // unless it had already reached converged, drift, a conflict or an invalid
 // desired state; an interrupted ending carries the class of its cause
 // (interrupted:signal or interrupted:run-timeout). Plan never reports a
 // verification.
-func conclude(got reached, revision string, h how) ending {
-	e := ending{revision: revision, diags: got.run.Diagnostics, durationMS: max(h.durationMS, 0), detailed: h.detailed}
+func conclude(got run.Outcome, h how) ending {
+	e := ending{revision: got.Revision, diags: got.Run.Diagnostics, durationMS: max(h.durationMS, 0), detailed: h.detailed}
 	var statuses []vocab.Status
 	var verifications []vocab.Verification
-	if got.run.Status != "" {
-		statuses = append(statuses, got.run.Status)
+	if got.Run.Status != "" {
+		statuses = append(statuses, got.Run.Status)
 	}
-	for _, s := range got.scopes {
-		sec := scopeEnding{name: s.name, region: s.region, status: s.Status, verification: s.Verification,
+	for _, s := range got.Scopes {
+		sec := scopeEnding{name: s.Name, region: s.Region, status: s.Status, verification: s.Verification,
 			counts: s.Counts, plan: s.Plan, diags: s.Diagnostics}
 		sec.status, sec.verification = settle(sec.status, sec.verification, h)
 		e.scopes = append(e.scopes, sec)
@@ -113,7 +94,7 @@ func conclude(got reached, revision string, h how) ending {
 		e.counts = e.counts.Plus(sec.counts)
 	}
 	e.status, e.verification = settle(vocab.MostSevere(statuses...), vocab.MostSevereVerification(verifications...), h)
-	if got.run.Status != "" {
+	if got.Run.Status != "" {
 		e.verification = vocab.VerificationNotRun
 	}
 	if e.status == vocab.StatusInterrupted {

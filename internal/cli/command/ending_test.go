@@ -2,18 +2,23 @@ package command
 
 import (
 	"context"
+	"log/slog"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/exitcode"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/report"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/run"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
-func scopeGot(name string, s vocab.Status, v vocab.Verification, c vocab.Counts, ds ...diag.Diagnostic) scopeReached {
-	return scopeReached{name: name, region: "eu-west-1", Result: engine.Result{Status: s, Verification: v, Counts: c, Diagnostics: ds}}
+func scopeGot(name string, s vocab.Status, v vocab.Verification, c vocab.Counts, ds ...diag.Diagnostic) run.ScopeOutcome {
+	return run.ScopeOutcome{Name: name, Region: "eu-west-1", Result: engine.Result{Status: s, Verification: v, Counts: c, Diagnostics: ds}}
 }
 
 // TestConclude_SeveralScopesMostSevereAndSummed: a run of several scopes
@@ -22,12 +27,12 @@ func scopeGot(name string, s vocab.Status, v vocab.Verification, c vocab.Counts,
 // verification and the summed counts (SPEC §10).
 func TestConclude_SeveralScopesMostSevereAndSummed(t *testing.T) {
 	halted := diag.New(diag.ApplyHalted, diag.Subject{})
-	got := reached{scopes: []scopeReached{
+	got := run.Outcome{Revision: testRev, Scopes: []run.ScopeOutcome{
 		scopeGot("prod", vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Create: 2, Unchanged: 1}),
 		scopeGot("staging", vocab.StatusApplyFailed, vocab.VerificationNotRun, vocab.Counts{Update: 1}),
 		scopeGot("dev", vocab.StatusApplyFailed, vocab.VerificationNotRun, vocab.Counts{Unchanged: 4}, halted),
 	}}
-	e := conclude(got, testRev, how{mode: engine.ModeSync})
+	e := conclude(got, how{mode: engine.ModeSync})
 	assert.Equal(t, vocab.StatusApplyFailed, e.status)
 	assert.Equal(t, vocab.VerificationNotRun, e.verification)
 	assert.Equal(t, vocab.Counts{Create: 2, Update: 1, Unchanged: 5}, e.counts)
@@ -38,11 +43,11 @@ func TestConclude_SeveralScopesMostSevereAndSummed(t *testing.T) {
 	assert.Equal(t, diag.Diagnostics{halted}, e.scopes[2].diags)
 	assert.Empty(t, e.diags, "a scope's diagnostics stay in its section")
 
-	all := reached{scopes: []scopeReached{
+	all := run.Outcome{Revision: testRev, Scopes: []run.ScopeOutcome{
 		scopeGot("prod", vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{}),
 		scopeGot("staging", vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{}),
 	}}
-	e = conclude(all, testRev, how{mode: engine.ModeSync})
+	e = conclude(all, how{mode: engine.ModeSync})
 	assert.Equal(t, vocab.StatusConverged, e.status)
 	assert.Equal(t, vocab.VerificationConverged, e.verification, "verified converged only when every scope was")
 }
@@ -50,11 +55,11 @@ func TestConclude_SeveralScopesMostSevereAndSummed(t *testing.T) {
 // TestConclude_DriftInOneScopeIsExit2: plan --detailed-exit-code exits 2
 // when any one scope drifts.
 func TestConclude_DriftInOneScopeIsExit2(t *testing.T) {
-	got := reached{scopes: []scopeReached{
+	got := run.Outcome{Revision: testRev, Scopes: []run.ScopeOutcome{
 		scopeGot("prod", vocab.StatusConverged, vocab.VerificationNotRun, vocab.Counts{Unchanged: 3}),
 		scopeGot("staging", vocab.StatusDrift, vocab.VerificationNotRun, vocab.Counts{Update: 1}),
 	}}
-	e := conclude(got, testRev, how{mode: engine.ModePlan, detailed: true})
+	e := conclude(got, how{mode: engine.ModePlan, detailed: true})
 	assert.Equal(t, vocab.StatusDrift, e.status)
 	assert.Equal(t, vocab.ExitDrift, e.exitCode())
 	assert.Equal(t, vocab.StatusConverged, e.scopes[0].status)
@@ -65,11 +70,11 @@ func TestConclude_DriftInOneScopeIsExit2(t *testing.T) {
 // that had reached converged, drift, conflict or invalid keeps it, and the
 // run is interrupted with the cause's class.
 func TestConclude_InterruptionSettlesEveryScope(t *testing.T) {
-	got := reached{scopes: []scopeReached{
+	got := run.Outcome{Revision: testRev, Scopes: []run.ScopeOutcome{
 		scopeGot("prod", vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Create: 1}),
 		scopeGot("staging", vocab.StatusApplyFailed, vocab.VerificationNotRun, vocab.Counts{}),
 	}}
-	e := conclude(got, testRev, how{mode: engine.ModeSync, cause: errRunTimeout})
+	e := conclude(got, how{mode: engine.ModeSync, cause: errRunTimeout})
 	assert.Equal(t, vocab.StatusConverged, e.scopes[0].status)
 	assert.Equal(t, vocab.StatusInterrupted, e.scopes[1].status)
 	assert.Equal(t, vocab.StatusInterrupted, e.status)
@@ -77,29 +82,38 @@ func TestConclude_InterruptionSettlesEveryScope(t *testing.T) {
 	require.NotEmpty(t, e.diags)
 	assert.Equal(t, diag.InterruptedTimeout, e.diags[len(e.diags)-1].Class)
 
-	e = conclude(got, testRev, how{mode: engine.ModeSync, cause: context.Canceled})
+	e = conclude(got, how{mode: engine.ModeSync, cause: context.Canceled})
 	assert.Equal(t, diag.InterruptedSignal, e.diags[len(e.diags)-1].Class)
 }
 
 // TestConclude_RunStoppedBeforeItsScopes: a run stopped as a whole (the
 // configuration, the AWS set-up) has no sections; its status is the stop's.
 func TestConclude_RunStoppedBeforeItsScopes(t *testing.T) {
-	e := conclude(stopped(diag.Diagnostics{diag.New(diag.AWSConfig, diag.Subject{})}), "", how{mode: engine.ModeSync})
+	e := conclude(run.Stopped(diag.Diagnostics{diag.New(diag.AWSConfig, diag.Subject{})}), how{mode: engine.ModeSync})
 	assert.Nil(t, e.scopes)
 	assert.Equal(t, vocab.StatusInvalid, e.status)
 	assert.Equal(t, vocab.VerificationNotRun, e.verification)
 	assert.Equal(t, vocab.ExitInvalid, e.exitCode())
 }
 
-// TestScopeOf: a diagnostic whose setting is scopes.<name>.<key> is that
-// scope's; with one scope, anything but the run's own is that scope's;
-// otherwise it is the run's.
-func TestScopeOf(t *testing.T) {
-	names := []string{"prod", "staging"}
-	role := diag.New(diag.CredentialsAssumeRole, diag.Subject{Setting: "scopes.staging.role-arn", Origin: diag.OriginFile})
-	assert.Equal(t, "staging", scopeOf(role, names))
-	assert.Equal(t, "", scopeOf(diag.New(diag.CredentialsAssumeRole, diag.Subject{Setting: "scopes.gone.role-arn"}), names))
-	assert.Equal(t, "", scopeOf(diag.New(diag.AWSConfig, diag.Subject{}), names), "several scopes: a run-wide problem is the run's")
-	assert.Equal(t, "default", scopeOf(diag.New(diag.AWSConfig, diag.Subject{}), []string{"default"}))
-	assert.Equal(t, "", scopeOf(diag.New(diag.InterruptedSignal, diag.Subject{}), []string{"default"}), "an interruption is the run's")
+
+// TestStatusesMapToExitCodes: each status a scope of a sync ends with is
+// the run's exit code and the report's status; a run's outcome is never a
+// stderr line (the log records carry it).
+func TestStatusesMapToExitCodes(t *testing.T) {
+	for status, code := range map[vocab.Status]int{
+		vocab.StatusConflict: 4, vocab.StatusApplyFailed: 5, vocab.StatusObservationFailed: 5,
+		vocab.StatusVerificationFailed: 6, vocab.StatusVerificationInconclusive: 6, vocab.StatusInvalid: 3,
+	} {
+		p := filepath.Join(t.TempDir(), "r.json")
+		outs := newOutputs("v9.9.9", p, "", false, slog.New(slog.DiscardHandler), nil)
+		require.Empty(t, outs.probe())
+		got := run.Outcome{Revision: testRev, Scopes: []run.ScopeOutcome{{Name: "default", Result: engine.Result{Status: status, Verification: vocab.VerificationNotRun}}}}
+		err := outs.write(conclude(got, how{mode: engine.ModeSync}))
+		assert.Equal(t, code, exitcode.For(err), status)
+		rep, perr := report.Parse(mustRead(t, p))
+		require.NoError(t, perr)
+		assert.Equal(t, status, rep.Status)
+		assert.Empty(t, exitcode.Lines(err), "run outcomes are not stderr diagnostics")
+	}
 }

@@ -6,10 +6,12 @@ import (
 	"io"
 	"log/slog"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/report"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/run"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/wirefile"
 )
@@ -33,14 +35,12 @@ type outputs struct {
 	pointer   bool
 	showNames bool
 	// scopes name the run's scopes in the plan file (configuration
-	// order); nil while the run has not resolved them (a usage error or a
-	// rejected configuration: the plan file then has no scope).
-	scopes []scopeID
+	// order; their name and aws-region, "" when the SDK's chain chooses
+	// it) when the run stopped before they ran; nil while the run has not
+	// resolved them (a usage error or a rejected configuration: the plan
+	// file then has no scope).
+	scopes []config.Scope
 }
-
-// scopeID is what the plan file says of a scope besides its plan: its
-// name and its Region ("" when the SDK's chain chooses it).
-type scopeID struct{ name, region string }
 
 // fileOutput is one wire file of a run: it proves itself writable before
 // the run (probe), and after a failed probe it is never written.
@@ -191,7 +191,7 @@ func levelOf(s vocab.Status, detailed bool) slog.Level {
 // the run's own diagnostics. A run that stopped before its scopes ran (the
 // AWS set-up, the revision, an output probe) still has a section for each
 // scope the configuration named, with the run's status; a diagnostic
-// about one scope (scopeOf: a setting scopes.<name>.<key>, or anything but
+// about one scope (run.ScopeOf: a setting scopes.<name>.<key>, or anything but
 // the run's own when there is one scope) is in that scope's section.
 func (o *outputs) view(e ending) planview.View {
 	in := planview.Input{GitRevision: e.revision, Diagnostics: []planview.Diagnostic{}}
@@ -205,19 +205,19 @@ func (o *outputs) view(e ending) planview.View {
 	}
 	names := make([]string, len(o.scopes))
 	for i, s := range o.scopes {
-		names[i] = s.name
+		names[i] = s.Name
 	}
 	byScope := map[string]diag.Diagnostics{}
 	for _, d := range e.diags {
-		if name := scopeOf(d, names); name != "" {
+		if name := run.ScopeOf(d, names); name != "" {
 			byScope[name] = append(byScope[name], d)
 		} else {
 			in.Diagnostics = append(in.Diagnostics, viewDiags(diag.Diagnostics{d})...)
 		}
 	}
 	for _, s := range o.scopes {
-		in.Scopes = append(in.Scopes, planview.ScopeInput{Name: s.name, Region: s.region, Status: e.status,
-			Verification: e.verification, Diagnostics: viewDiags(byScope[s.name])})
+		in.Scopes = append(in.Scopes, planview.ScopeInput{Name: s.Name, Region: s.AWS.Region, Status: e.status,
+			Verification: e.verification, Diagnostics: viewDiags(byScope[s.Name])})
 	}
 	return planview.Build(in, model.Redaction{ShowNames: o.showNames})
 }
@@ -229,17 +229,6 @@ func viewDiags(ds diag.Diagnostics) []planview.Diagnostic {
 		out = append(out, planview.Diagnostic{Class: d.Class, Summary: d.Summary, Next: d.Next, Subject: d.Subject.Name()})
 	}
 	return out
-}
-
-// runLevel reports whether a diagnostic of class is the run's rather than
-// a scope's: the command line, the configuration, the commit (one per
-// run), the output files and an interruption.
-func runLevel(class string) bool {
-	switch diag.FamilyOf(class) {
-	case diag.FamilyUsage, diag.FamilyConfig, diag.FamilyGit, diag.FamilyReport, diag.FamilyPlanfile, diag.FamilyInterrupted:
-		return true
-	}
-	return false
 }
 
 // ReportFailure is the diagnostic of a report write or probe error:

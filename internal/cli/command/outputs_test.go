@@ -1,9 +1,7 @@
 package command
 
 import (
-	"context"
 	"encoding/json"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,11 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/exitcode"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/report"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -115,15 +109,13 @@ func TestRegression_PlanFileUnwritableAfterTheRunIsInTheReport(t *testing.T) {
 	dir := t.TempDir()
 	planPath, reportPath := filepath.Join(dir, "plan.json"), filepath.Join(dir, "report.json")
 	f := testFactory(t, nil, nil)
-	f.LoadDesired = func(context.Context, config.Desired) (model.State, error) { return model.State{Commit: testRev}, nil }
-	f.NewPort = func(context.Context, config.AWS) (engine.Port, error) { return nil, nil }
-	f.RunEngine = func(context.Context, engine.Config, model.State, engine.Port, *slog.Logger) engine.Result {
-		require.NoError(t, os.Mkdir(planPath, 0o700), "the probe left nothing at the path")
-		return engine.Result{Status: vocab.StatusConverged, Verification: vocab.VerificationConverged,
-			Counts: vocab.Counts{Create: 2, Unchanged: 1}, Plan: []planview.Operation{}}
-	}
-	cmd := NewCmdSync(f, nil)
-	out, err := runCmd(t, f, cmd, append([]string{"--plan-file", planPath, "--report-file", reportPath}, required...)...)
+	src := emulatorSources(t, map[string]string{"same": `{"k":"s"}`})
+	f.Sources = src
+	_, err := runCmd(t, f, NewCmdSync(f, nil), required...)
+	require.NoError(t, err, "the first sync creates the unchanged secret")
+	src.Docs = map[string]string{"a": `{"k":"a"}`, "b": `{"k":"b"}`, "same": `{"k":"s"}`}
+	src.BeforeOpen = func() { require.NoError(t, os.Mkdir(planPath, 0o700), "the probe left nothing at the path") }
+	out, err := runCmd(t, f, NewCmdSync(f, nil), append([]string{"--plan-file", planPath, "--report-file", reportPath}, required...)...)
 	assert.Equal(t, 3, exitcode.For(err))
 	assert.Equal(t, []string{diag.PlanfileWriteFailed}, classes(t, err))
 	rep, perr := report.Parse(mustRead(t, reportPath))

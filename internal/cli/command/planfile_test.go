@@ -3,7 +3,6 @@ package command
 import (
 	"bytes"
 	"context"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,16 +15,20 @@ import (
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/exitcode"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/factory"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/keydiff"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/run/runtest"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
-const testRev = "0123456789abcdef0123456789abcdef01234567"
+const testRev = runtest.Commit
+
+// stoppedClock is a clock that stays at the Unix epoch: a run on it takes
+// 0 ms and logs no loading progress.
+type stoppedClock struct{}
+
+func (stoppedClock) Now() time.Time                       { return time.Unix(0, 0) }
+func (stoppedClock) After(time.Duration) <-chan time.Time { return nil }
 
 // runReal runs the real plan command (no runF) on f and returns stdout and
 // the error.
@@ -47,22 +50,16 @@ func runCmd(t *testing.T, f *factory.Factory, cmd *cobra.Command, args ...string
 	return out.String(), err
 }
 
-// engineFactory is testFactory whose Git, AWS and engine return a state
-// and a Result with a plan (a create and an unchanged name).
+// engineFactory is testFactory over an emulator whose scope holds
+// team/app/same, made by a first sync, and whose desired state adds
+// team/app/api: the plan creates one secret and leaves one unchanged.
 func engineFactory(t *testing.T) *factory.Factory {
 	f := testFactory(t, nil, nil)
-	f.LoadDesired = func(context.Context, config.Desired) (model.State, error) {
-		return model.State{Commit: testRev}, nil
-	}
-	f.NewPort = func(context.Context, config.AWS) (engine.Port, error) { return nil, nil }
-	f.RunEngine = func(context.Context, engine.Config, model.State, engine.Port, *slog.Logger) engine.Result {
-		k, err := keydiff.Create([]byte(`{"db":{"password":"CANARY"}}`))
-		require.NoError(t, err)
-		return engine.Result{Status: vocab.StatusDrift, Counts: vocab.Counts{Create: 1, Unchanged: 1}, Plan: []planview.Operation{
-			{Ordinal: 2, Name: "team/app/same", Action: vocab.ActionUnchanged, Reason: vocab.ReasonValueEqual},
-			{Ordinal: 1, Name: "team/app/api", Action: vocab.ActionCreate, Reason: vocab.ReasonAbsent, Keys: &k},
-		}}
-	}
+	src := emulatorSources(t, map[string]string{"same": `{"k":"s"}`})
+	f.Sources = src
+	_, err := runCmd(t, f, NewCmdSync(f, nil), required...)
+	require.NoError(t, err, "the first sync creates the unchanged secret")
+	src.Docs = map[string]string{"api": `{"db":{"password":"CANARY"}}`, "same": `{"k":"s"}`}
 	return f
 }
 
@@ -137,14 +134,11 @@ func TestPlanFileWrittenWhenConfigurationIsRejected(t *testing.T) {
 // run never reaches the engine.
 func TestPlanFileHoldsRejectedDesiredState(t *testing.T) {
 	f := testFactory(t, nil, nil)
-	f.NewPort = func(context.Context, config.AWS) (engine.Port, error) { return nil, nil }
-	f.LoadDesired = func(context.Context, config.Desired) (model.State, error) {
-		return model.State{}, diag.Diagnostics{
-			diag.New(diag.DecryptNotEncrypted, diag.Document(1, "secrets/a.sops.json", false)),
-			diag.New(diag.PlaintextNotObject, diag.Document(3, "secrets/c.sops.json", false)),
-		}
-	}
-	f.Now = func() time.Time { return time.Unix(0, 0) }
+	f.Sources = &runtest.Sources{OpenErr: diag.Diagnostics{
+		diag.New(diag.DecryptNotEncrypted, diag.Document(1, "secrets/a.sops.json", false)),
+		diag.New(diag.PlaintextNotObject, diag.Document(3, "secrets/c.sops.json", false)),
+	}}
+	f.Clock = stoppedClock{}
 	p := filepath.Join(t.TempDir(), "plan.json")
 	out, err := runReal(t, f, append([]string{"--plan-file", p, "--log-format", "text"}, required...)...)
 	assert.Equal(t, 3, exitcode.For(err))

@@ -21,6 +21,20 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/wirefile"
 )
 
+// onePort is the port NewPorts builds for one scope named default with
+// the AWS options o; its error is NewPorts' first diagnostic.
+func onePort(ctx context.Context, o config.AWS) (engine.Port, error) {
+	ps, err := NewPorts(ctx, []config.Scope{{Name: config.DefaultScopeName, AWS: o}}, nil)
+	if err != nil {
+		var ds diag.Diagnostics
+		if errors.As(err, &ds) && len(ds) > 0 {
+			return nil, ds[0]
+		}
+		return nil, err
+	}
+	return ps[0].Port, nil
+}
+
 // awsEnv points the SDK's default chain at srv through the standard
 // endpoint variable, with static credentials and no shared files.
 func awsEnv(t *testing.T, url string) {
@@ -36,15 +50,15 @@ func awsEnv(t *testing.T, url string) {
 	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(dir, "credentials"))
 }
 
-// The real SDK client built by NewAWSPort honours the endpoint variable and
+// The real SDK client built by NewPorts honours the endpoint variable and
 // the retry override: one attempt fails on a scripted 5xx, two succeed.
-func TestNewAWSPortEndpointAndRetryOverride(t *testing.T) {
+func TestNewPortsEndpointAndRetryOverride(t *testing.T) {
 	srv := emulatortest.Start(t)
 	awsEnv(t, srv.URL)
 	fault := emulator.Faults{Script: []emulator.ScriptedFault{{Operation: "ListSecrets", Nth: 1, Fault: "error:InternalServiceError"}}}
 
 	srv.SetFaults(t, fault)
-	p, err := NewAWSPort(context.Background(), config.AWS{MaxAttempts: 1})
+	p, err := onePort(context.Background(), config.AWS{MaxAttempts: 1})
 	require.NoError(t, err)
 	_, err = p.ListCandidates(context.Background(), "0000000000000000000000000000000000000000000000000000000000000000")
 	require.Error(t, err)
@@ -53,7 +67,7 @@ func TestNewAWSPortEndpointAndRetryOverride(t *testing.T) {
 	assert.Equal(t, int64(1), srv.Stats(t).Calls["ListSecrets"])
 
 	srv.SetFaults(t, fault)
-	p, err = NewAWSPort(context.Background(), config.AWS{MaxAttempts: 2})
+	p, err = onePort(context.Background(), config.AWS{MaxAttempts: 2})
 	require.NoError(t, err)
 	_, err = p.ListCandidates(context.Background(), "0000000000000000000000000000000000000000000000000000000000000000")
 	require.NoError(t, err)
@@ -73,7 +87,7 @@ func TestConnectionChurnAtHighConcurrency(t *testing.T) {
 	awsEnv(t, srv.URL)
 	srv.SetFaults(t, emulator.Faults{LatencyMS: 20}) // the 32 calls of a round overlap
 	const conc, rounds = 32, 10
-	p, err := NewAWSPort(context.Background(), config.AWS{Concurrency: conc})
+	p, err := onePort(context.Background(), config.AWS{Concurrency: conc})
 	require.NoError(t, err)
 	before := srv.Emu.Stats().Connections
 	for range rounds {
@@ -92,20 +106,20 @@ func TestConnectionChurnAtHighConcurrency(t *testing.T) {
 	assert.Equal(t, 10, idleConnections(0), "without a concurrency the SDK default stays")
 }
 
-func TestNewAWSPortConfigErrors(t *testing.T) {
+func TestNewPortsConfigErrors(t *testing.T) {
 	srv := emulatortest.Start(t)
 	awsEnv(t, srv.URL)
-	_, err := NewAWSPort(context.Background(), config.AWS{Profile: "no-such-profile"})
+	_, err := onePort(context.Background(), config.AWS{Profile: "no-such-profile"})
 	var ae diag.Diagnostic
 	require.True(t, errors.As(err, &ae))
 	assert.Equal(t, "aws:config", ae.Class)
 
 	t.Setenv("AWS_REGION", "")
-	_, err = NewAWSPort(context.Background(), config.AWS{})
+	_, err = onePort(context.Background(), config.AWS{})
 	require.True(t, errors.As(err, &ae))
 	assert.Equal(t, "aws:no-region", ae.Class)
 
-	p, err := NewAWSPort(context.Background(), config.AWS{Region: "eu-west-1"})
+	p, err := onePort(context.Background(), config.AWS{Region: "eu-west-1"})
 	require.NoError(t, err)
 	assert.NotNil(t, p)
 }

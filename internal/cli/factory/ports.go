@@ -18,28 +18,10 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/awssm"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/pace"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/run"
 )
-
-// ScopePort is the AWS port of one scope of a run (SPEC §10).
-type ScopePort struct {
-	// Name is the scope's name (config.Scope.Name).
-	Name string
-	// Region is the Region the scope's calls go to: its aws-region, else
-	// the SDK chain's.
-	Region string
-	// Bucket is an opaque key of the scope's quota bucket, (account,
-	// Region): ports with equal keys share one pace (internal/pace) and
-	// AWS's request quotas. It holds the account id: never print or log
-	// it.
-	Bucket string
-	// Port is the Secrets Manager port of the scope, calling AWS with the
-	// scope's credentials; it paces its calls with its bucket's
-	// controller (engine.Paced).
-	Port engine.Port
-}
 
 // SessionName is the STS role session name of a scope's assumed role
 // (SPEC §10): "sops-aws-sync-<scope>", at most 46 characters of STS's
@@ -85,14 +67,14 @@ func SessionName(scope string) string { return "sops-aws-sync-" + scope }
 // (the SDK's retries counted in); one that does not answer in time is its
 // credentials:* diagnostic. When ctx ends during an STS call the error is
 // ctx's cause (the caller reports an interruption).
-func NewPorts(ctx context.Context, scopes, configured []config.Scope) ([]ScopePort, error) {
+func NewPorts(ctx context.Context, scopes, configured []config.Scope) ([]run.ScopePort, error) {
 	if len(scopes) == 0 {
 		return nil, nil
 	}
-	run := scopes[0].AWS
+	shared := scopes[0].AWS
 	buckets := len(scopes) // an upper bound: the HTTP client is shared by every port
-	idle := idleConnections(run.Concurrency) * buckets
-	base, err := loadBase(ctx, run, idle)
+	idle := idleConnections(shared.Concurrency) * buckets
+	base, err := loadBase(ctx, shared, idle)
 	if err != nil {
 		return nil, diag.Diagnostics{diag.New(diag.AWSConfig, diag.Subject{})}
 	}
@@ -133,9 +115,9 @@ func NewPorts(ctx context.Context, scopes, configured []config.Scope) ([]ScopePo
 		}
 	}
 
-	out := make([]ScopePort, len(scopes))
+	out := make([]run.ScopePort, len(scopes))
 	for i, sc := range scopes {
-		out[i] = ScopePort{Name: sc.Name, Region: cfgs[i].Region, Bucket: accounts[i] + "/" + cfgs[i].Region}
+		out[i] = run.ScopePort{Name: sc.Name, Region: cfgs[i].Region, Bucket: accounts[i] + "/" + cfgs[i].Region}
 	}
 	if probs = Overlaps(bucketsOf(all, base.Region, acct)); len(probs) > 0 {
 		return nil, probs
@@ -182,7 +164,7 @@ func NewPorts(ctx context.Context, scopes, configured []config.Scope) ([]ScopePo
 // while the other's create replicates the same name there, which ends in
 // replica-clash after the first has written. The same prefix in two
 // buckets that no replica joins is fine.
-func Overlaps(scopes []config.Scope, ports []ScopePort) diag.Diagnostics {
+func Overlaps(scopes []config.Scope, ports []run.ScopePort) diag.Diagnostics {
 	var ds diag.Diagnostics
 	for i, a := range scopes {
 		for j, b := range scopes {
@@ -233,9 +215,9 @@ func mixedOverlap(scopes []config.Scope) bool {
 // chain's region) and their ports' Regions and buckets for Overlaps: the
 // account of a role is its ARN's, the others' acct (the base account, ""
 // when it was not looked up: it is then the same for all of them).
-func bucketsOf(scopes []config.Scope, region, acct string) ([]config.Scope, []ScopePort) {
+func bucketsOf(scopes []config.Scope, region, acct string) ([]config.Scope, []run.ScopePort) {
 	var with []config.Scope
-	var ports []ScopePort
+	var ports []run.ScopePort
 	for _, sc := range scopes {
 		r, a := sc.AWS.Region, acct
 		if r == "" {
@@ -248,7 +230,7 @@ func bucketsOf(scopes []config.Scope, region, acct string) ([]config.Scope, []Sc
 			a = model.RoleARNAccount(sc.AWS.RoleARN)
 		}
 		with = append(with, sc)
-		ports = append(ports, ScopePort{Name: sc.Name, Region: r, Bucket: a + "/" + r})
+		ports = append(ports, run.ScopePort{Name: sc.Name, Region: r, Bucket: a + "/" + r})
 	}
 	return with, ports
 }
@@ -257,7 +239,7 @@ func bucketsOf(scopes []config.Scope, region, acct string) ([]config.Scope, []Sc
 // one (account, Region): the same bucket, or the same account (the
 // bucket's part before "/") and a Region that is the scope's own or one of
 // its replica Regions for both.
-func shareARegion(a config.Scope, pa ScopePort, b config.Scope, pb ScopePort) bool {
+func shareARegion(a config.Scope, pa run.ScopePort, b config.Scope, pb run.ScopePort) bool {
 	if pa.Bucket == pb.Bucket {
 		return true
 	}
@@ -266,7 +248,7 @@ func shareARegion(a config.Scope, pa ScopePort, b config.Scope, pb ScopePort) bo
 	if !okA || !okB || accountA != accountB {
 		return false
 	}
-	regions := func(sc config.Scope, p ScopePort) []string {
+	regions := func(sc config.Scope, p run.ScopePort) []string {
 		out := []string{p.Region}
 		for _, r := range sc.Engine.Replicas {
 			out = append(out, r.Region)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/run"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/emulatortest"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
@@ -199,7 +200,7 @@ func TestNewPorts_OverlappingPrefixesInOneBucketAreRefused(t *testing.T) {
 	}, nil)
 	require.NoError(t, err)
 	assert.Len(t, ports, 4)
-	assert.Empty(t, Overlaps([]config.Scope{scope("a", "prod/app", "", ""), scope("b", "/prod/app", "", "")}, []ScopePort{{Bucket: "x"}, {Bucket: "x"}}))
+	assert.Empty(t, Overlaps([]config.Scope{scope("a", "prod/app", "", ""), scope("b", "/prod/app", "", "")}, []run.ScopePort{{Bucket: "x"}, {Bucket: "x"}}))
 }
 
 // The base account is needed to group scopes without a role; when STS does
@@ -229,21 +230,6 @@ func TestNewPorts_NoRegionNamesTheScope(t *testing.T) {
 	require.Len(t, ds, 1)
 	assert.Equal(t, diag.AWSNoRegion, ds[0].Class)
 	assert.Equal(t, "config file key scopes.b.aws-region", ds[0].Subject.Name())
-}
-
-// A factory that fakes only NewPort (test factories) still gives a port per
-// scope.
-func TestFactoryPortsFallsBackToNewPort(t *testing.T) {
-	var regions []string
-	f := &Factory{NewPort: func(_ context.Context, o config.AWS) (engine.Port, error) {
-		regions = append(regions, o.Region)
-		return nil, nil
-	}}
-	ports, err := f.Ports(context.Background(), []config.Scope{scope("a", "a", "eu-west-1", ""), scope("b", "b", "us-east-1", "")}, nil)
-	require.NoError(t, err)
-	assert.Equal(t, []string{"eu-west-1", "us-east-1"}, regions)
-	assert.Equal(t, []string{"a", "b"}, []string{ports[0].Name, ports[1].Name})
-	assert.NotEqual(t, ports[0].Bucket, ports[1].Bucket)
 }
 
 // TestRegression_ReplicaRegionOfAnotherScopesBucket: a scope that

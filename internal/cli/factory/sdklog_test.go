@@ -53,7 +53,7 @@ func TestSDKLogNeverReachesStderr(t *testing.T) {
 	}
 	t.Cleanup(restore)
 
-	p, err := NewAWSPort(context.Background(), config.AWS{MaxAttempts: 1})
+	p, err := onePort(context.Background(), config.AWS{MaxAttempts: 1})
 	require.NoError(t, err)
 	_, _ = p.Describe(context.Background(), "p/a") // the outcome does not matter here
 	restore()

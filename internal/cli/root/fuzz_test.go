@@ -24,7 +24,7 @@ func FuzzCommandLineNeverEchoesValues(f *testing.F) {
 		for _, w := range strings.Fields(line) {
 			args = append(args, w+"ZQX")
 		}
-		fk := newFake()
+		fk := newFake(t)
 		fk.exec(context.Background(), append([]string{cmd}, args...)...)
 		require.NotContains(t, fk.err.String(), "ZQX", "stderr quotes an argument")
 	})

@@ -1,0 +1,19 @@
+// Package run composes one plan or sync of several scopes (SPEC §10):
+// Execute builds every scope's AWS port, resolves the revision once, opens
+// every scope's desired state at that commit, decrypts the documents on
+// one goroutine while the engine observes every scope (engine.RunScopes),
+// and returns the Outcome the command concludes from. The command
+// resolves its options and writes the ending; this package orchestrates
+// and renders nothing.
+//
+// What a run reads from outside itself comes through Sources, one small
+// interface (the AWS ports, the revision, the desired state), which
+// internal/cli/factory implements over the AWS SDK and internal/desired and
+// tests fake; the engine is called directly.
+//
+// Invariants: a rejected AWS set-up, revision or desired state ends the
+// run with nothing written (a rejected desired state also with no revision:
+// docs/results.md, git_revision); no scope is planned before its desired
+// state is whole (model.Arrival); every record of a scope carries its
+// scope field.
+package run

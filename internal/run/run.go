@@ -1,0 +1,378 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"strings"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/desired"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+// Sources is what a run reads from outside itself. internal/cli/factory
+// implements it for production (factory.Sources); tests fake it.
+type Sources interface {
+	// Ports builds the AWS port of every scope of scopes, in order, the
+	// overlap rule checked over configured, every scope of the
+	// configuration (factory.NewPorts). Errors: a diag.Diagnostics or a
+	// diag.Diagnostic (aws:*, credentials:*, config:scope-overlap), or
+	// ctx's error when ctx ends during the set-up.
+	Ports(ctx context.Context, scopes, configured []config.Scope) ([]ScopePort, error)
+	// Revision resolves o.Revision in o.RepoPath to its 40-hex commit
+	// (desired.Resolve). Errors: diag.Diagnostics (git:*).
+	Revision(o config.Desired) (string, error)
+	// Open is the first step of one scope's load (desired.Open): the
+	// outline known, nothing decrypted. Errors: diag.Diagnostics (git:*, a
+	// structurally invalid document, interrupted).
+	Open(ctx context.Context, o config.Desired) (Load, error)
+}
+
+// Load is one scope's desired state between the two steps of its load
+// (*desired.Loading): its Arrival holds the outline, and Decrypt fills
+// and finishes it (model.Arrival has the rules), returning the error it
+// finished with.
+type Load interface {
+	Arrival() *model.Arrival
+	Decrypt(ctx context.Context, p *desired.Progress, c *desired.Cache) error
+}
+
+// ScopePort is the AWS port of one scope of a run (SPEC §10).
+type ScopePort struct {
+	// Name is the scope's name (config.Scope.Name).
+	Name string
+	// Region is the Region the scope's calls go to: its aws-region, else
+	// the SDK chain's.
+	Region string
+	// Bucket is an opaque key of the scope's quota bucket, (account,
+	// Region): ports with equal keys share one pace (internal/pace) and
+	// AWS's request quotas. It holds the account id: never print or log
+	// it.
+	Bucket string
+	// Port is the Secrets Manager port of the scope, calling AWS with the
+	// scope's credentials; it paces its calls with its bucket's
+	// controller (engine.Paced).
+	Port engine.Port
+}
+
+// Request is one plan or sync to execute.
+type Request struct {
+	Mode engine.Mode
+	// Options are the run's resolved options: Scopes are the scopes run
+	// (Scopes), Configured every scope of the configuration.
+	Options config.Options
+	// Log is the run's logger (no scope field; each scope's records get
+	// one).
+	Log *slog.Logger
+	// Clock times the load ("desired state loaded") and paces its
+	// progress records (engine.DefaultProgressInterval).
+	Clock engine.Clock
+}
+
+// Outcome is what a run reached: the run's own stop, each scope's engine
+// Result, and the commit it read.
+type Outcome struct {
+	// Run is the run's own stop: a Status when the run stopped as a whole
+	// (its Diagnostics are the run's), "" when its scopes decided.
+	Run engine.Result
+	// Scopes are the run's scopes in configuration order, each with its
+	// Result; nil when the run stopped before its scopes ran.
+	Scopes []ScopeOutcome
+	// Revision is the commit read; "" when the run ended before it, or
+	// when a desired state was rejected (docs/results.md, git_revision).
+	Revision string
+}
+
+// ScopeOutcome is one scope's Result, with the scope's name and the
+// Region shown for it ("" when the SDK's chain chose something that is no
+// Region code).
+type ScopeOutcome struct {
+	Name, Region string
+	engine.Result
+}
+
+// Stopped is the outcome of a run that stopped as a whole before any
+// scope ran: status invalid with the diagnostics that stopped it.
+func Stopped(ds diag.Diagnostics) Outcome {
+	return Outcome{Run: engine.Result{Status: vocab.StatusInvalid, Diagnostics: ds}}
+}
+
+// interrupted is the outcome of a run cancelled before its scopes ran.
+func interrupted() Outcome { return Outcome{Run: engine.Result{Status: vocab.StatusInterrupted}} }
+
+// Scopes returns the scopes o runs (config.Options.Scopes, in
+// configuration order); options that hold none (built by hand, not by
+// config.Resolve) are one scope named config.DefaultScopeName from the
+// top-level settings.
+func Scopes(o config.Options) []config.Scope {
+	if len(o.Scopes) == 0 {
+		return []config.Scope{{Name: config.DefaultScopeName, Desired: o.Desired, Engine: o.Engine, AWS: o.AWS}}
+	}
+	return o.Scopes
+}
+
+// Execute runs the request's scopes (SPEC §10): it builds every scope's
+// port, resolves the revision once, opens every scope's desired state at
+// that commit (structure checked, nothing decrypted), then runs the scopes
+// through engine.RunScopes (every scope planned before any is applied)
+// while one goroutine decrypts the scopes' documents in order: each
+// scope's first observation reads Secrets Manager meanwhile, and no scope
+// is planned before its desired state is whole (model.Arrival;
+// docs/reconciliation.md, "Decryption beside the first observation").
+// Every invalid document of every scope is reported at once, each record
+// naming its scope, and a rejected desired state ends every scope invalid
+// with nothing written, as if nothing had been read. A rejected AWS set-up,
+// revision or desired state is logged here; a cancellation before the
+// engine is interrupted.
+func Execute(ctx context.Context, src Sources, req Request) Outcome {
+	scopes := Scopes(req.Options)
+	ports, err := src.Ports(ctx, scopes, req.Options.Configured)
+	if err != nil {
+		if ctx.Err() != nil {
+			return interrupted()
+		}
+		return setUpFailed(req.Log, scopes, err)
+	}
+	commit, err := src.Revision(scopes[0].Desired)
+	if err != nil {
+		return Stopped(logDesired(req.Log, err))
+	}
+
+	got := Outcome{Scopes: make([]ScopeOutcome, len(scopes))}
+	loads := make([]*scopeLoad, len(scopes))
+	opened := true
+	for i, sc := range scopes {
+		got.Scopes[i] = ScopeOutcome{Name: sc.Name, Region: shownRegion(ports[i].Region)}
+		o := sc.Desired
+		o.Revision = commit
+		loads[i] = &scopeLoad{log: req.Log.With(slog.String(vocab.FieldScope, sc.Name))}
+		if loads[i].load, loads[i].err = src.Open(ctx, o); loads[i].err != nil {
+			opened = false
+		}
+	}
+	// Scopes over one source root select the same blobs at the one commit:
+	// each is decrypted once for the run, and the cache is dropped as soon
+	// as the loads end (the states keep the values they need). One scope
+	// has nothing to share: its cache would only hold an entry per
+	// document while the first observation runs (14 MB at 50,000).
+	var cache *desired.Cache
+	if len(scopes) > 1 {
+		cache = desired.NewCache()
+	}
+	ectx, stopEngine := context.WithCancel(ctx)
+	defer stopEngine()
+	decrypted := make(chan struct{})
+	go func() {
+		defer close(decrypted)
+		defer cache.Drop()
+		for _, l := range loads {
+			if l.err == nil {
+				l.decrypt(ctx, req.Clock, cache, stopEngine)
+			}
+		}
+	}()
+	if !opened {
+		// Nothing is read from AWS; the other scopes' documents are still
+		// decrypted, so that every invalid one is reported at once.
+		<-decrypted
+		return rejected(ctx, got, loads)
+	}
+
+	runs := make([]engine.ScopeRun, len(scopes))
+	for i, sc := range scopes {
+		a := loads[i].load.Arrival()
+		runs[i] = engine.ScopeRun{Bucket: ports[i].Bucket, Arrival: a, Port: ports[i].Port, Log: loads[i].log,
+			Config: engine.Config{Mode: req.Mode, Engine: sc.Engine, Siblings: siblings(req.Options, a.Outline().Scope)}}
+	}
+	results := engine.RunScopes(ectx, runs, req.Log)
+	<-decrypted
+	for _, l := range loads {
+		if l.err != nil {
+			return rejected(ctx, got, loads)
+		}
+	}
+	for i, r := range results {
+		got.Scopes[i].Result = r
+	}
+	got.Revision = commit
+	return got
+}
+
+// shownRegion is the Region shown for a scope: the Region the SDK chain
+// chose only when it is a Region code (the plan file accepts no other
+// text); AWS_REGION may hold anything an endpoint override accepts.
+func shownRegion(region string) string {
+	if !model.ValidRegion(region) {
+		return ""
+	}
+	return region
+}
+
+// scopeLoad is one scope's desired state as the run loads it: opened
+// (load; err when Open failed), then decrypted on the run's decrypting
+// goroutine, which sets err when the desired state is rejected.
+type scopeLoad struct {
+	log  *slog.Logger
+	load Load
+	err  error
+}
+
+// decrypt is the second step of one scope's load, on the run's
+// decrypting goroutine: it decrypts with progress records meanwhile
+// (reportLoading), logs "desired state loaded", and on a rejected desired
+// state stops the engine's observations (stop: nothing of the run will be
+// planned).
+func (l *scopeLoad) decrypt(ctx context.Context, clock engine.Clock, c *desired.Cache, stop context.CancelFunc) {
+	start := clock.Now()
+	docs := &desired.Progress{}
+	end := reportLoading(clock, docs, l.log)
+	l.err = l.load.Decrypt(ctx, docs, c)
+	end()
+	if l.err != nil {
+		stop()
+		return
+	}
+	l.log.Info("desired state loaded", slog.String(vocab.FieldPhase, vocab.PhasePlan),
+		slog.Int(vocab.FieldCount, len(l.load.Arrival().Outline().Secrets)), slog.Int64(vocab.FieldDurationMS, clock.Now().Sub(start).Milliseconds()))
+}
+
+// rejected is the run's end when a scope's desired state was rejected (or
+// its load interrupted): every scope is invalid, those without an invalid
+// document of their own too, with every scope's diagnostics logged and
+// reported, and no revision (docs/results.md, git_revision), whatever the
+// first observations read meanwhile: nothing was written.
+func rejected(ctx context.Context, got Outcome, loads []*scopeLoad) Outcome {
+	for _, l := range loads {
+		if err := l.err; err != nil && (ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+			return interrupted()
+		}
+	}
+	for i, l := range loads {
+		got.Scopes[i].Result = engine.Result{Status: vocab.StatusInvalid}
+		if l.err != nil {
+			got.Scopes[i].Result = Stopped(logDesired(l.log, l.err)).Run
+		}
+	}
+	return got
+}
+
+// siblings returns the scope digests of the configuration's scopes other
+// than own (config.Options.Configured, --scope or not): secrets they own
+// are live, never orphans of own (plan.Orphans).
+func siblings(o config.Options, own model.Scope) []string {
+	var out []string
+	for _, sc := range o.Configured {
+		if d := sc.Identity().Digest(); d != own.Digest() && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// setUpFailed logs the diagnostics of a rejected AWS set-up (Sources.Ports:
+// SDK configuration, overlapping scopes, STS) and returns the run they end:
+// invalid (exit 3), or observation-failed (exit 5) when STS refused or
+// failed (credentials:*): AWS was asked, and nothing was read.
+func setUpFailed(log *slog.Logger, scopes []config.Scope, err error) Outcome {
+	var ds diag.Diagnostics
+	if !errors.As(err, &ds) {
+		var d diag.Diagnostic
+		if !errors.As(err, &d) {
+			d = diag.New(diag.AWSConfig, diag.Subject{})
+		}
+		ds = diag.Diagnostics{d}
+	}
+	got := Stopped(ds)
+	if ds.ExitCode() == vocab.ExitApply {
+		got.Run.Status = vocab.StatusObservationFailed
+	}
+	names := make([]string, len(scopes))
+	for i, sc := range scopes {
+		names[i] = sc.Name
+	}
+	for _, d := range ds {
+		attrs := []any{slog.String(vocab.FieldPhase, vocab.PhaseAWS), slog.String(vocab.FieldStatus, string(got.Run.Status))}
+		if name := ScopeOf(d, names); name != "" {
+			attrs = append(attrs, slog.String(vocab.FieldScope, name))
+		}
+		log.Error(d.Sentence(), append(attrs, d.Attrs()...)...)
+	}
+	return got
+}
+
+// ScopeOf is the name of the scope, of the run's scopes names, that d is
+// about: the scope of a setting scopes.<name>.<key> (config.Scope.SettingName),
+// else the run's only scope when d is not the run's own (RunLevel); ""
+// when d is the run's.
+func ScopeOf(d diag.Diagnostic, names []string) string {
+	if rest, ok := strings.CutPrefix(d.Subject.Setting, config.ScopesKey+"."); ok {
+		if name, _, ok := strings.Cut(rest, "."); ok && slices.Contains(names, name) {
+			return name
+		}
+	}
+	if len(names) == 1 && !RunLevel(d.Class) {
+		return names[0]
+	}
+	return ""
+}
+
+// RunLevel reports whether a diagnostic of class is the run's rather than
+// a scope's: the command line, the configuration, the commit (one per
+// run), the output files and an interruption.
+func RunLevel(class string) bool {
+	switch diag.FamilyOf(class) {
+	case diag.FamilyUsage, diag.FamilyConfig, diag.FamilyGit, diag.FamilyReport, diag.FamilyPlanfile, diag.FamilyInterrupted:
+		return true
+	}
+	return false
+}
+
+// logDesired logs a rejected desired state: one record per diagnostic, with
+// its class token and the document's label (ordinal, or path with
+// --show-resource-names); the message is the diagnostic's own text. It
+// returns the diagnostics (for the plan file).
+func logDesired(log *slog.Logger, err error) diag.Diagnostics {
+	var ds diag.Diagnostics
+	if !errors.As(err, &ds) || len(ds) == 0 {
+		ds = diag.Diagnostics{diag.New(diag.DesiredInternal, diag.Subject{})}
+	}
+	for _, d := range ds {
+		log.Error("desired state rejected: "+d.Error(), append([]any{
+			slog.String(vocab.FieldPhase, vocab.PhasePlan),
+			slog.String(vocab.FieldStatus, string(vocab.StatusInvalid)),
+		}, d.Attrs()...)...)
+	}
+	return ds
+}
+
+// reportLoading logs a "progress" record (phase plan, documents decrypted
+// and selected) every engine.DefaultProgressInterval of clock while the
+// desired state loads, also while a key service does not answer (so a
+// slow KMS shows as progress, not silence); stop ends it before the next
+// record.
+func reportLoading(clock engine.Clock, p *desired.Progress, log *slog.Logger) (stop func()) {
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		for {
+			select {
+			case <-done:
+				return
+			case <-clock.After(engine.DefaultProgressInterval):
+			}
+			select {
+			case <-done:
+				return
+			default:
+			}
+			log.Info("progress", slog.String(vocab.FieldPhase, vocab.PhasePlan),
+				slog.Int64(vocab.FieldDone, p.Done()), slog.Int64(vocab.FieldTotal, p.Total()))
+		}
+	}()
+	return func() { close(done); <-finished }
+}
