@@ -20,8 +20,8 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/factory"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/emulatortest"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/run"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/run/runtest"
 )

@@ -96,7 +96,6 @@ func TestConclude_RunStoppedBeforeItsScopes(t *testing.T) {
 	assert.Equal(t, vocab.ExitInvalid, e.exitCode())
 }
 
-
 // TestStatusesMapToExitCodes: each status a scope of a sync ends with is
 // the run's exit code and the report's status; a run's outcome is never a
 // stderr line (the log records carry it).
