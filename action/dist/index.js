@@ -23626,16 +23626,23 @@ function isPlanComment(body, marker) {
 function isOwnComment(author, identity) {
   return identity === void 0 ? author.bot : !author.bot && author.login === identity;
 }
-async function upsertComment(api, target, marker, body) {
+async function upsertComment(api, target, marker, body, legacy) {
   const identity = await api.identity();
+  let old;
   for (let page = 1; page <= MAX_COMMENT_PAGES; page++) {
     const { comments, more } = await api.list(target, page);
-    const hit = comments.find((c) => isPlanComment(c.body, marker) && isOwnComment(c.author, identity));
+    const own = comments.filter((c) => isOwnComment(c.author, identity));
+    const hit = own.find((c) => isPlanComment(c.body, marker));
     if (hit !== void 0) {
       await api.update(target, hit.id, body);
       return { action: "updated", id: hit.id };
     }
+    if (legacy !== void 0 && legacy !== marker) old ??= own.find((c) => isPlanComment(c.body, legacy));
     if (!more) break;
+  }
+  if (old !== void 0) {
+    await api.update(target, old.id, body);
+    return { action: "updated", id: old.id };
   }
   return { action: "created", id: await api.create(target, body) };
 }
@@ -24232,9 +24239,45 @@ var GitHubApi = class {
   }
 };
 
+// src/identity.ts
+var import_node_crypto2 = require("node:crypto");
+var DEFAULT_SOURCE_ROOT = "secrets";
+function scopeIdentity(inputs, env) {
+  return {
+    repositoryId: inputs.repositoryId,
+    sourceRoot: inputs.sourceRoot !== "" || inputs.configFile !== "" ? inputs.sourceRoot : DEFAULT_SOURCE_ROOT,
+    secretPrefix: inputs.secretPrefix,
+    region: inputs.awsRegion || env.AWS_REGION || env.AWS_DEFAULT_REGION || "",
+    account: inputs.awsAccountId,
+    role: env.AWS_ROLE_ARN ?? "",
+    profile: env.AWS_PROFILE ?? "",
+    configFile: inputs.configFile,
+    scopes: [...inputs.scopes].sort()
+  };
+}
+var digestOf = (key) => (0, import_node_crypto2.createHash)("sha256").update(JSON.stringify(key)).digest("hex").slice(0, 16);
+function scopeDigest(id) {
+  return digestOf([
+    "sops-aws-sync/scope/v2",
+    id.repositoryId,
+    id.sourceRoot,
+    id.secretPrefix,
+    id.region,
+    id.account,
+    id.role,
+    id.profile,
+    id.configFile,
+    [...id.scopes].sort()
+  ]);
+}
+function legacyDigest(id) {
+  return digestOf(
+    id.configFile === "" ? [id.repositoryId, id.secretPrefix] : ["config", id.configFile, [...id.scopes].sort(), id.repositoryId, id.secretPrefix]
+  );
+}
+
 // src/plan.ts
 var import_node_child_process2 = require("node:child_process");
-var import_node_crypto2 = require("node:crypto");
 var import_promises2 = require("node:fs/promises");
 var STEP_SUMMARY_LIMIT = 1 << 20;
 var COMMENT_LIMIT = 65536;
@@ -24242,13 +24285,11 @@ var SUMMARY_PLAN_MAX_BYTES = STEP_SUMMARY_LIMIT - 64 * 1024;
 var COMMENT_PLAN_MAX_BYTES = COMMENT_LIMIT - 1024;
 var MAX_SHOW_BYTES = 2 * STEP_SUMMARY_LIMIT;
 var NOTE_RESERVE = 400;
-var NO_FILES = { configFile: "", scopes: [] };
-function planMarker(repositoryId, secretPrefix, files = NO_FILES) {
-  return `<!-- sops-aws-sync:plan:${scopeDigest(repositoryId, secretPrefix, files)} -->`;
+function planMarker(id) {
+  return `<!-- sops-aws-sync:plan:${scopeDigest(id)} -->`;
 }
-function scopeDigest(repositoryId, secretPrefix, files = NO_FILES) {
-  const key = files.configFile === "" ? [repositoryId, secretPrefix] : ["config", files.configFile, [...files.scopes].sort(), repositoryId, secretPrefix];
-  return (0, import_node_crypto2.createHash)("sha256").update(JSON.stringify(key)).digest("hex").slice(0, 16);
+function legacyPlanMarker(id) {
+  return `<!-- sops-aws-sync:plan:${legacyDigest(id)} -->`;
 }
 function truncationNote(missing) {
   const lines = missing === 1 ? "1 line is" : `${missing} lines are`;
@@ -24351,11 +24392,14 @@ var IssueError = class extends Error {
 };
 var DEFAULT_DRIFT_LABEL = "sops-aws-sync-drift";
 var MAX_ISSUE_PAGES = 100;
-function driftMarker(repositoryId, secretPrefix, files) {
-  return `<!-- sops-aws-sync:drift:${scopeDigest(repositoryId, secretPrefix, files)} -->`;
+function driftMarker(id) {
+  return `<!-- sops-aws-sync:drift:${scopeDigest(id)} -->`;
 }
-function driftTitle(repositoryId, secretPrefix, files) {
-  return `sops-aws-sync: AWS Secrets Manager differs from Git (scope ${scopeDigest(repositoryId, secretPrefix, files)})`;
+function legacyDriftMarker(id) {
+  return `<!-- sops-aws-sync:drift:${legacyDigest(id)} -->`;
+}
+function driftTitle(id) {
+  return `sops-aws-sync: AWS Secrets Manager differs from Git (scope ${scopeDigest(id)})`;
 }
 var DRIFT_NOTE = "_Opened by the sops-aws-sync Action's drift check. It edits this issue when the plan changes and closes it when AWS matches Git again; it finds the issue by its label and the hidden first line, so keep both._";
 function driftBody(marker, markdown) {
@@ -24390,20 +24434,29 @@ function sameBody(a, b) {
   const norm = (s) => s.replace(/\r\n/g, "\n").trimEnd();
   return norm(a) === norm(b);
 }
-async function findDriftIssues(api, repo, label, marker) {
+async function scanDriftIssues(api, repo, label, marker, legacy) {
   const identity = await api.identity();
   const found = [];
+  const old = [];
   for (let page = 1; ; page++) {
     if (page > MAX_ISSUE_PAGES) {
       throw new IssueError(`More than ${MAX_ISSUE_PAGES * 100} issues carry the drift label; the drift issue cannot be told apart safely`);
     }
     const { issues, more } = await api.list(repo, label, page);
-    for (const i of issues) if (isDriftIssue(i.body, marker) && isOwnComment(i.author, identity)) found.push(i);
-    if (!more) return found;
+    for (const i of issues) {
+      if (!isOwnComment(i.author, identity)) continue;
+      if (isDriftIssue(i.body, marker)) found.push(i);
+      else if (legacy !== void 0 && isDriftIssue(i.body, legacy)) old.push(i);
+    }
+    if (!more) return { own: found, legacy: old };
   }
 }
-async function reportDrift(api, repo, label, marker, title, body) {
-  const own = await findDriftIssues(api, repo, label, marker);
+async function ownIssues(api, repo, label, marker, legacy) {
+  const found = await scanDriftIssues(api, repo, label, marker, legacy === marker ? void 0 : legacy);
+  return found.own.length > 0 ? found.own : found.legacy;
+}
+async function reportDrift(api, repo, label, marker, title, body, legacy) {
+  const own = await ownIssues(api, repo, label, marker, legacy);
   const target = own.find((i) => i.open) ?? own[0];
   if (target === void 0) return { action: "opened", number: await api.create(repo, title, body, label) };
   const change = {};
@@ -24413,8 +24466,8 @@ async function reportDrift(api, repo, label, marker, title, body) {
   await api.edit(repo, target.number, change);
   return { action: target.open ? "edited" : "reopened", number: target.number };
 }
-async function reportConvergence(api, repo, label, marker, comment) {
-  const open2 = (await findDriftIssues(api, repo, label, marker)).filter((i) => i.open);
+async function reportConvergence(api, repo, label, marker, comment, legacy) {
+  const open2 = (await ownIssues(api, repo, label, marker, legacy)).filter((i) => i.open);
   if (open2.length === 0) return { action: "none" };
   for (const i of open2) {
     await api.comment(repo, i.number, comment);
@@ -24582,6 +24635,10 @@ function parseInputs(read, env) {
   if (repositoryId === "" && configFile === "") {
     throw configFailure("Input repository-id is empty and GITHUB_REPOSITORY is not set.");
   }
+  const awsAccountId = read("aws-account-id");
+  if (awsAccountId !== "" && !/^\d{12}$/.test(awsAccountId)) {
+    throw configFailure("Input aws-account-id must be a 12-digit AWS account id.");
+  }
   let recoveryWindowDays;
   const rawWindow = read("recovery-window-days");
   if (rawWindow !== "") {
@@ -24617,6 +24674,7 @@ function parseInputs(read, env) {
     revision,
     repositoryId,
     awsRegion: singleLine(read, "aws-region"),
+    awsAccountId,
     recoveryWindowDays,
     runTimeout: parseDuration(read, "run-timeout"),
     operationTimeout: parseDuration(read, "operation-timeout"),
@@ -25032,11 +25090,12 @@ async function planMarkdown(binary, planPath, workspace, childEnv, cancelled) {
 async function postPlanComment(inputs, markdown, env) {
   try {
     const target = await pullRequestTarget(env);
-    const marker = planMarker(inputs.repositoryId, inputs.secretPrefix, inputs);
+    const id = scopeIdentity(inputs, env);
+    const marker = planMarker(id);
     const body = `${marker}
 ${capMarkdown(markdown, COMMENT_PLAN_MAX_BYTES).text}`;
     const api = new GitHubComments(apiBase(env), inputs.githubToken);
-    const done = await upsertComment(api, target, marker, body);
+    const done = await upsertComment(api, target, marker, body, legacyPlanMarker(id));
     info(`${done.action === "created" ? "Created" : "Edited"} the plan comment on pull request #${target.number}.`);
   } catch (e) {
     warning(Message.commentWarning);
@@ -25074,10 +25133,12 @@ async function maintainDriftIssue(inputs, label, exitCode, report, markdown, fai
     return Message.drift;
   }
   const repo = env.GITHUB_REPOSITORY ?? "";
-  const marker = driftMarker(inputs.repositoryId, inputs.secretPrefix, inputs);
+  const id = scopeIdentity(inputs, env);
+  const marker = driftMarker(id);
+  const legacy = legacyDriftMarker(id);
   try {
     const api = new GitHubIssues(apiBase(env), inputs.githubToken);
-    const done = markdown !== void 0 && drift ? await reportDrift(api, repo, label, marker, driftTitle(inputs.repositoryId, inputs.secretPrefix, inputs), driftBody(marker, markdown)) : await reportConvergence(api, repo, label, marker, closingComment(report.git_revision, runUrl(env)));
+    const done = markdown !== void 0 && drift ? await reportDrift(api, repo, label, marker, driftTitle(id), driftBody(marker, markdown), legacy) : await reportConvergence(api, repo, label, marker, closingComment(report.git_revision, runUrl(env)), legacy);
     info(issueLine(done));
     return drift && inputs.failOnDrift ? Message.drift : void 0;
   } catch (e) {

@@ -110,22 +110,36 @@ export function isOwnComment(author: CommentAuthor, identity: string | undefined
  * line is marker, or creates one when none exists; returns what it did. A
  * marked comment by anyone else is left alone. Bodies are only compared,
  * never logged.
+ *
+ * legacy, when given, is the marker an earlier release wrote for a coarser
+ * identity (src/plan.ts legacyPlanMarker): when no own comment carries
+ * marker, the oldest own comment carrying legacy is edited instead, and the
+ * new body (which starts with marker) moves it to this run's identity, so
+ * the next run of another Region finds it no longer and keeps its own.
  */
 export async function upsertComment(
   api: IssueCommentsApi,
   target: PullRequestTarget,
   marker: string,
   body: string,
+  legacy?: string,
 ): Promise<{ action: 'created' | 'updated'; id: number }> {
   const identity = await api.identity();
+  let old: IssueComment | undefined;
   for (let page = 1; page <= MAX_COMMENT_PAGES; page++) {
     const { comments, more } = await api.list(target, page);
-    const hit = comments.find((c) => isPlanComment(c.body, marker) && isOwnComment(c.author, identity));
+    const own = comments.filter((c) => isOwnComment(c.author, identity));
+    const hit = own.find((c) => isPlanComment(c.body, marker));
     if (hit !== undefined) {
       await api.update(target, hit.id, body);
       return { action: 'updated', id: hit.id };
     }
+    if (legacy !== undefined && legacy !== marker) old ??= own.find((c) => isPlanComment(c.body, legacy));
     if (!more) break;
+  }
+  if (old !== undefined) {
+    await api.update(target, old.id, body);
+    return { action: 'updated', id: old.id };
   }
   return { action: 'created', id: await api.create(target, body) };
 }

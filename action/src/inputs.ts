@@ -25,6 +25,12 @@ export interface Inputs {
    */
   repositoryId: string;
   awsRegion: string;
+  /**
+   * The 12-digit AWS account the job's credentials act in, or empty. Part of
+   * the identity of the comment and the drift issue only (src/identity.ts);
+   * never passed to the CLI.
+   */
+  awsAccountId: string;
   /** Undefined means the CLI default (30). */
   recoveryWindowDays: number | undefined;
   runTimeout: string;
@@ -65,6 +71,7 @@ export const INPUT_NAMES = [
   'revision',
   'repository-id',
   'aws-region',
+  'aws-account-id',
   'recovery-window-days',
   'run-timeout',
   'operation-timeout',
@@ -270,6 +277,12 @@ export function parseInputs(read: InputReader, env: NodeJS.ProcessEnv): Inputs {
     throw configFailure('Input repository-id is empty and GITHUB_REPOSITORY is not set.');
   }
 
+  // An AWS account id is 12 digits (AWS Account Management reference).
+  const awsAccountId = read('aws-account-id');
+  if (awsAccountId !== '' && !/^\d{12}$/.test(awsAccountId)) {
+    throw configFailure('Input aws-account-id must be a 12-digit AWS account id.');
+  }
+
   let recoveryWindowDays: number | undefined;
   const rawWindow = read('recovery-window-days');
   if (rawWindow !== '') {
@@ -309,6 +322,7 @@ export function parseInputs(read: InputReader, env: NodeJS.ProcessEnv): Inputs {
     revision,
     repositoryId,
     awsRegion: singleLine(read, 'aws-region'),
+    awsAccountId,
     recoveryWindowDays,
     runTimeout: parseDuration(read, 'run-timeout'),
     operationTimeout: parseDuration(read, 'operation-timeout'),

@@ -23,7 +23,8 @@
  * scheduled run leaves the issue untouched.
  */
 import { GitHubRest, isOwnComment, type CommentAuthor } from './comment.js';
-import { capMarkdown, COMMENT_PLAN_MAX_BYTES, scopeDigest, type RunFiles } from './plan.js';
+import { legacyDigest, scopeDigest, type ScopeIdentity } from './identity.js';
+import { capMarkdown, COMMENT_PLAN_MAX_BYTES } from './plan.js';
 
 /** A drift-issue failure in our own words: the request and the HTTP status, never a body or the token. */
 export class IssueError extends Error {
@@ -39,14 +40,19 @@ export const DEFAULT_DRIFT_LABEL = 'sops-aws-sync-drift';
 /** Pages read at most (100 issues each); beyond them the Action fails rather than risk a second issue. */
 export const MAX_ISSUE_PAGES = 100;
 
-/** The hidden marker of one run's drift issue: an HTML comment holding the run's digest (scopeDigest). */
-export function driftMarker(repositoryId: string, secretPrefix: string, files?: RunFiles): string {
-  return `<!-- sops-aws-sync:drift:${scopeDigest(repositoryId, secretPrefix, files)} -->`;
+/** The hidden marker of one run's drift issue: an HTML comment holding the run's digest (src/identity.ts scopeDigest). */
+export function driftMarker(id: ScopeIdentity): string {
+  return `<!-- sops-aws-sync:drift:${scopeDigest(id)} -->`;
+}
+
+/** The marker earlier releases wrote for the same repository and prefix (legacyDigest): looked for only when the run has no issue of its own. */
+export function legacyDriftMarker(id: ScopeIdentity): string {
+  return `<!-- sops-aws-sync:drift:${legacyDigest(id)} -->`;
 }
 
 /** The title of a new drift issue; fixed text and the run's digest, never the prefix. Never used to find it. */
-export function driftTitle(repositoryId: string, secretPrefix: string, files?: RunFiles): string {
-  return `sops-aws-sync: AWS Secrets Manager differs from Git (scope ${scopeDigest(repositoryId, secretPrefix, files)})`;
+export function driftTitle(id: ScopeIdentity): string {
+  return `sops-aws-sync: AWS Secrets Manager differs from Git (scope ${scopeDigest(id)})`;
 }
 
 /** The fixed line under the marker. */
@@ -139,15 +145,31 @@ export function sameBody(a: string, b: string): boolean {
  * issue and lead to a second one).
  */
 export async function findDriftIssues(api: IssuesApi, repo: string, label: string, marker: string): Promise<Issue[]> {
+  return (await scanDriftIssues(api, repo, label, marker, undefined)).own;
+}
+
+/** One scan of every page: the own issues of marker and, when legacy is given, those of legacy. */
+async function scanDriftIssues(
+  api: IssuesApi,
+  repo: string,
+  label: string,
+  marker: string,
+  legacy: string | undefined,
+): Promise<{ own: Issue[]; legacy: Issue[] }> {
   const identity = await api.identity();
   const found: Issue[] = [];
+  const old: Issue[] = [];
   for (let page = 1; ; page++) {
     if (page > MAX_ISSUE_PAGES) {
       throw new IssueError(`More than ${MAX_ISSUE_PAGES * 100} issues carry the drift label; the drift issue cannot be told apart safely`);
     }
     const { issues, more } = await api.list(repo, label, page);
-    for (const i of issues) if (isDriftIssue(i.body, marker) && isOwnComment(i.author, identity)) found.push(i);
-    if (!more) return found;
+    for (const i of issues) {
+      if (!isOwnComment(i.author, identity)) continue;
+      if (isDriftIssue(i.body, marker)) found.push(i);
+      else if (legacy !== undefined && isDriftIssue(i.body, legacy)) old.push(i);
+    }
+    if (!more) return { own: found, legacy: old };
   }
 }
 
@@ -158,10 +180,21 @@ export type IssueOutcome =
   | { action: 'none' };
 
 /**
+ * The issues a run acts on: the own issues of marker, or, when there are
+ * none and legacy is given (the marker an earlier release wrote for a
+ * coarser identity, legacyDriftMarker), the own issues of legacy.
+ */
+async function ownIssues(api: IssuesApi, repo: string, label: string, marker: string, legacy: string | undefined): Promise<Issue[]> {
+  const found = await scanDriftIssues(api, repo, label, marker, legacy === marker ? undefined : legacy);
+  return found.own.length > 0 ? found.own : found.legacy;
+}
+
+/**
  * Drift (exit 2): makes the scope's one issue open with body. The issue is
  * the oldest own open one, else the oldest own closed one (reopened), else a
  * new one. Its body is written only when it differs; an open issue with the
- * same body gets no write at all.
+ * same body gets no write at all. An issue found by legacy gets the new
+ * body, whose first line is marker: it is this run's from then on.
  */
 export async function reportDrift(
   api: IssuesApi,
@@ -170,8 +203,9 @@ export async function reportDrift(
   marker: string,
   title: string,
   body: string,
+  legacy?: string,
 ): Promise<IssueOutcome> {
-  const own = await findDriftIssues(api, repo, label, marker);
+  const own = await ownIssues(api, repo, label, marker, legacy);
   const target = own.find((i) => i.open) ?? own[0];
   if (target === undefined) return { action: 'opened', number: await api.create(repo, title, body, label) };
   const change: IssueChange = {};
@@ -185,7 +219,9 @@ export async function reportDrift(
 /**
  * Convergence (exit 0): closes every own open drift issue of the scope (one,
  * unless an earlier race left two) with comment, then state closed, reason
- * completed. Nothing open: no write.
+ * completed. Nothing open: no write. With no issue of marker at all, the
+ * open issues of legacy are closed the same way (their marker stays, so a
+ * run that still drifts reopens and takes one over).
  */
 export async function reportConvergence(
   api: IssuesApi,
@@ -193,8 +229,9 @@ export async function reportConvergence(
   label: string,
   marker: string,
   comment: string,
+  legacy?: string,
 ): Promise<IssueOutcome> {
-  const open = (await findDriftIssues(api, repo, label, marker)).filter((i) => i.open);
+  const open = (await ownIssues(api, repo, label, marker, legacy)).filter((i) => i.open);
   if (open.length === 0) return { action: 'none' };
   for (const i of open) {
     await api.comment(repo, i.number, comment);

@@ -12,6 +12,7 @@ import { cliArgs, detailedExitCode, runCli, type CliResult } from './cli.js';
 import { CommentError, GitHubComments, pullRequestTarget, upsertComment } from './comment.js';
 import { scrubbedEnv } from './env.js';
 import { apiBase } from './github.js';
+import { scopeIdentity } from './identity.js';
 import { envInputReader, parseInputs, type Inputs } from './inputs.js';
 import { installCli } from './install.js';
 import {
@@ -20,6 +21,7 @@ import {
   driftMarker,
   driftTitle,
   GitHubIssues,
+  legacyDriftMarker,
   IssueError,
   reportConvergence,
   reportDrift,
@@ -30,6 +32,7 @@ import { ActionFailure, Message, skewFailure, type FixedMessage } from './messag
 import {
   capMarkdown,
   COMMENT_PLAN_MAX_BYTES,
+  legacyPlanMarker,
   planFileExists,
   planMarker,
   renderMarkdown,
@@ -196,10 +199,11 @@ async function planMarkdown(
 async function postPlanComment(inputs: Inputs, markdown: string, env: NodeJS.ProcessEnv): Promise<void> {
   try {
     const target = await pullRequestTarget(env);
-    const marker = planMarker(inputs.repositoryId, inputs.secretPrefix, inputs);
+    const id = scopeIdentity(inputs, env);
+    const marker = planMarker(id);
     const body = `${marker}\n${capMarkdown(markdown, COMMENT_PLAN_MAX_BYTES).text}`;
     const api = new GitHubComments(apiBase(env), inputs.githubToken);
-    const done = await upsertComment(api, target, marker, body);
+    const done = await upsertComment(api, target, marker, body, legacyPlanMarker(id));
     core.info(`${done.action === 'created' ? 'Created' : 'Edited'} the plan comment on pull request #${target.number}.`);
   } catch (e) {
     core.warning(Message.commentWarning);
@@ -258,13 +262,15 @@ async function maintainDriftIssue(
     return Message.drift;
   }
   const repo = env.GITHUB_REPOSITORY ?? '';
-  const marker = driftMarker(inputs.repositoryId, inputs.secretPrefix, inputs);
+  const id = scopeIdentity(inputs, env);
+  const marker = driftMarker(id);
+  const legacy = legacyDriftMarker(id);
   try {
     const api = new GitHubIssues(apiBase(env), inputs.githubToken);
     const done =
       markdown !== undefined && drift
-        ? await reportDrift(api, repo, label, marker, driftTitle(inputs.repositoryId, inputs.secretPrefix, inputs), driftBody(marker, markdown))
-        : await reportConvergence(api, repo, label, marker, closingComment(report.git_revision, runUrl(env)));
+        ? await reportDrift(api, repo, label, marker, driftTitle(id), driftBody(marker, markdown), legacy)
+        : await reportConvergence(api, repo, label, marker, closingComment(report.git_revision, runUrl(env)), legacy);
     core.info(issueLine(done));
     return drift && inputs.failOnDrift ? Message.drift : undefined;
   } catch (e) {

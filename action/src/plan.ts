@@ -8,8 +8,8 @@
  * marker and, when it has to cut, the truncation note).
  */
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { lstat } from 'node:fs/promises';
+import { legacyDigest, scopeDigest, type ScopeIdentity } from './identity.js';
 
 /** GitHub's limit on one step's job summary: 1 MiB (GITHUB_STEP_SUMMARY). */
 export const STEP_SUMMARY_LIMIT = 1 << 20;
@@ -37,41 +37,21 @@ const MAX_SHOW_BYTES = 2 * STEP_SUMMARY_LIMIT;
 /** Room kept for the truncation note (its count varies). */
 const NOTE_RESERVE = 400;
 
-/** The inputs that make a run of a config file (the Inputs fields). */
-export interface RunFiles {
-  /** The config-file input ('' for none). */
-  configFile: string;
-  /** The scopes input ([] for every scope of the file). */
-  scopes: readonly string[];
-}
-
-const NO_FILES: RunFiles = { configFile: '', scopes: [] };
-
 /**
  * The hidden marker that identifies the plan comment of one run: an HTML
- * comment (invisible on GitHub) holding scopeDigest. Two runs in one
- * repository (two prefixes, two config files or two subsets of scopes)
- * keep two comments; the digest keeps the prefix itself (and any `-->` in
- * it) out of the comment.
+ * comment (invisible on GitHub) holding the run's digest
+ * (src/identity.ts scopeDigest). Two runs that differ in any part of their
+ * identity (repository id, source root, prefix, Region, account or role,
+ * config file and scopes) keep two comments; the digest keeps the prefix
+ * itself (and any `-->` in it) out of the comment.
  */
-export function planMarker(repositoryId: string, secretPrefix: string, files: RunFiles = NO_FILES): string {
-  return `<!-- sops-aws-sync:plan:${scopeDigest(repositoryId, secretPrefix, files)} -->`;
+export function planMarker(id: ScopeIdentity): string {
+  return `<!-- sops-aws-sync:plan:${scopeDigest(id)} -->`;
 }
 
-/**
- * A run's identity in markers and titles: without a config file, the
- * first 16 hex digits of the SHA-256 of the JSON array [repositoryId,
- * secretPrefix] (as before config files, so existing comments and issues
- * are found again); with one, of ["config", configFile, the scopes sorted,
- * repositoryId, secretPrefix] (either input may be empty: the file names
- * them). The prefix itself is never written where GitHub shows it.
- */
-export function scopeDigest(repositoryId: string, secretPrefix: string, files: RunFiles = NO_FILES): string {
-  const key =
-    files.configFile === ''
-      ? [repositoryId, secretPrefix]
-      : ['config', files.configFile, [...files.scopes].sort(), repositoryId, secretPrefix];
-  return createHash('sha256').update(JSON.stringify(key)).digest('hex').slice(0, 16);
+/** The marker earlier releases wrote for the same repository and prefix (legacyDigest): looked for only when the run has no comment of its own. */
+export function legacyPlanMarker(id: ScopeIdentity): string {
+  return `<!-- sops-aws-sync:plan:${legacyDigest(id)} -->`;
 }
 
 /** The fixed note that ends a cut rendering; missing counts the lines of content left out. */

@@ -10,7 +10,7 @@
  *   without fail-on-drift, conflict, invalid, a sync cancelled by SIGINT,
  *   tampered binary); the stand-in also plays a CLI that ignores the signal.
  */
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { appendFile, mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -36,6 +36,7 @@ import {
   type Fixture,
   type StoredIssue,
 } from './harness.js';
+import { identityOf, legacyMarkerOf, markerOf } from '../fixtures/identity.js';
 import { planMarkdown } from '../fixtures/rendering.js';
 
 const MSG = {
@@ -54,9 +55,13 @@ const MSG = {
   driftIssue: 'sops-aws-sync could not update the drift issue',
 };
 
-/** The comment marker of a scope, computed here independently of src/plan.ts. */
-function planMarkerOf(repositoryId: string, prefix: string): string {
-  return `<!-- sops-aws-sync:plan:${createHash('sha256').update(JSON.stringify([repositoryId, prefix])).digest('hex').slice(0, 16)} -->`;
+/**
+ * The comment marker of a scope, computed here independently of
+ * src/identity.ts: source root secrets (the CLI default), region the job's
+ * AWS_REGION ('' for the stand-in runs, which set none), no account.
+ */
+function planMarkerOf(repositoryId: string, prefix: string, region = ''): string {
+  return markerOf('plan', identityOf({ repositoryId, secretPrefix: prefix, region, account: '' }));
 }
 
 const host = hostPlatform();
@@ -663,6 +668,44 @@ describe('Action with a stand-in CLI release: plan summary and pull-request comm
     const section = r.summary.slice(r.summary.indexOf(planSection));
     expect(section.trimEnd()).toBe(md.trimEnd());
   });
+
+  it('regression: two Regions planning one prefix on one pull request each keep their own comment (the second replaced the first)', async () => {
+    const pr = await onPullRequest();
+    const inRegion = (region: string) => ({ AWS_REGION: region, AWS_DEFAULT_REGION: region });
+    const ofRegion = (region: string) =>
+      (server.comments.get(`${PR_REPO}#${PR_NUMBER}`) ?? []).filter((c) => c.body.startsWith(`${planMarkerOf(PR_REPO, 'apps/prod', region)}\n`));
+    const eu = await runner.runAction({ inputs: inputs({ 'pull-request-comment': 'true' }), env: { ...(await withPlan(markdown(3, 'eu deletes'))), ...pr, ...inRegion('eu-west-1') } });
+    expectSuccess(eu);
+    const us = await runner.runAction({ inputs: inputs({ 'pull-request-comment': 'true' }), env: { ...(await withPlan(markdown(1, 'us'))), ...pr, ...inRegion('us-east-1') } });
+    expectSuccess(us);
+    expect(us.stdout).toContain(`Created the plan comment on pull request #${PR_NUMBER}.`);
+    expect(ofRegion('eu-west-1').map((c) => c.body)).toEqual([`${planMarkerOf(PR_REPO, 'apps/prod', 'eu-west-1')}\n${markdown(3, 'eu deletes')}`]);
+    expect(ofRegion('us-east-1').map((c) => c.body)).toEqual([`${planMarkerOf(PR_REPO, 'apps/prod', 'us-east-1')}\n${markdown(1, 'us')}`]);
+    // Another account in the same Region is another comment too.
+    const other = await runner.runAction({
+      inputs: inputs({ 'pull-request-comment': 'true', 'aws-account-id': '222222222222' }),
+      env: { ...(await withPlan(markdown(2, 'other account'))), ...pr, ...inRegion('eu-west-1') },
+    });
+    expectSuccess(other);
+    expect(other.stdout).toContain('Created the plan comment');
+    expect(ofRegion('eu-west-1')).toHaveLength(1);
+    expect(server.comments.get(`${PR_REPO}#${PR_NUMBER}`)).toHaveLength(3);
+  });
+
+  it('a comment of an earlier release (marker of repository and prefix only) is taken over by the first Region; the next keeps its own', async () => {
+    const legacy = legacyMarkerOf('plan', PR_REPO, 'apps/prod');
+    const old = server.addComment(PR_REPO, PR_NUMBER, `${legacy}\nan old plan`, ACTIONS_BOT);
+    const pr = await onPullRequest();
+    const eu = await runner.runAction({ inputs: inputs({ 'pull-request-comment': 'true' }), env: { ...(await withPlan(markdown(1, 'eu'))), ...pr, AWS_REGION: 'eu-west-1' } });
+    expectSuccess(eu);
+    expect(eu.stdout).toContain(`Edited the plan comment on pull request #${PR_NUMBER}.`);
+    const us = await runner.runAction({ inputs: inputs({ 'pull-request-comment': 'true' }), env: { ...(await withPlan(markdown(1, 'us'))), ...pr, AWS_REGION: 'us-east-1' } });
+    expect(us.stdout).toContain(`Created the plan comment on pull request #${PR_NUMBER}.`);
+    expect((server.comments.get(`${PR_REPO}#${PR_NUMBER}`) ?? []).map((c) => ({ id: c.id, first: c.body.split('\n')[0] }))).toEqual([
+      { id: old, first: planMarkerOf(PR_REPO, 'apps/prod', 'eu-west-1') },
+      { id: expect.any(Number) as number, first: planMarkerOf(PR_REPO, 'apps/prod', 'us-east-1') },
+    ]);
+  });
 });
 
 describe('Action with a stand-in CLI release: drift issue', () => {
@@ -686,10 +729,9 @@ describe('Action with a stand-in CLI release: drift issue', () => {
     stand_in_canary: [LEAK_VALUE, LEAK_KEY],
   });
   const markdown = (n: number, tag: string, commit = COMMIT_A): string => planMarkdown(n, { commit, tag });
-  /** The drift issue marker of a scope, computed here independently of src/issue.ts. */
-  const markerOf = (prefix = 'apps/prod') =>
-    `<!-- sops-aws-sync:drift:${createHash('sha256').update(JSON.stringify([REPO, prefix])).digest('hex').slice(0, 16)} -->`;
-  const bodyOf = (md: string, prefix = 'apps/prod') => `${markerOf(prefix)}\n${NOTE}\n\n${md}`;
+  /** The drift issue marker of a scope, computed here independently of src/identity.ts (no Region, no account: the stand-in runs set none). */
+  const driftMarkerOf = (prefix = 'apps/prod', region = '') => markerOf('drift', identityOf({ repositoryId: REPO, secretPrefix: prefix, region, account: '' }));
+  const bodyOf = (md: string, prefix = 'apps/prod', region = '') => `${driftMarkerOf(prefix, region)}\n${NOTE}\n\n${md}`;
   const inputs = (over: Record<string, string> = {}) => ({
     'secret-prefix': 'apps/prod',
     'cli-version': STANDIN,
@@ -717,13 +759,13 @@ describe('Action with a stand-in CLI release: drift issue', () => {
     STANDIN_REPORT: reportJson({ tool_version: STANDIN, status: 'converged', git_revision: commit }, { unchanged: 2 }),
   });
   /** The Action's drift issues of a scope: opened by the token's identity, carrying the label, starting with the marker. */
-  const driftIssues = (prefix = 'apps/prod') =>
+  const driftIssues = (prefix = 'apps/prod', region = '') =>
     (server.issues.get(REPO) ?? []).filter(
       (i) =>
         i.pullRequest !== true &&
         i.user.login === (server.userLogin ?? ACTIONS_BOT.login) &&
         i.labels.includes(LABEL) &&
-        (i.body ?? '').startsWith(`${markerOf(prefix)}\n`),
+        (i.body ?? '').startsWith(`${driftMarkerOf(prefix, region)}\n`),
     );
   const issueRequests = (from: number) =>
     server.requests.slice(from).filter((q) => q.path === `/repos/${REPO}/issues` || q.path.startsWith(`/repos/${REPO}/issues/`));
@@ -747,12 +789,12 @@ describe('Action with a stand-in CLI release: drift issue', () => {
     // 150 issues by others that carry the label, so the drift issue is on the second page...
     for (let i = 0; i < 150; i++) server.addIssue(REPO, { title: `triage ${i}`, body: `labelled by hand ${i}`, labels: [LABEL, 'ops'], state: i % 3 === 0 ? 'closed' : 'open' });
     // ...a pull request with the label and the marker (the list returns pull requests too)...
-    server.addIssue(REPO, { body: `${markerOf()}\npr`, labels: [LABEL], user: ACTIONS_BOT, pullRequest: true });
+    server.addIssue(REPO, { body: `${driftMarkerOf()}\npr`, labels: [LABEL], user: ACTIONS_BOT, pullRequest: true });
     // ...an issue of ours with the marker but without the label (the label is part of how it is found)...
-    const unlabelled = server.addIssue(REPO, { body: `${markerOf()}\nno label`, user: ACTIONS_BOT, state: 'closed' });
+    const unlabelled = server.addIssue(REPO, { body: `${driftMarkerOf()}\nno label`, user: ACTIONS_BOT, state: 'closed' });
     // ...and a marker planted by someone else, open and closed.
-    const planted = server.addIssue(REPO, { title: 'all good', body: `${markerOf()}\nNo drift. Nothing to see.`, labels: [LABEL], user: { login: 'mallory', type: 'User' } });
-    const plantedClosed = server.addIssue(REPO, { body: `${markerOf()}\nold`, labels: [LABEL], user: { login: 'mallory', type: 'User' }, state: 'closed' });
+    const planted = server.addIssue(REPO, { title: 'all good', body: `${driftMarkerOf()}\nNo drift. Nothing to see.`, labels: [LABEL], user: { login: 'mallory', type: 'User' } });
+    const plantedClosed = server.addIssue(REPO, { body: `${driftMarkerOf()}\nold`, labels: [LABEL], user: { login: 'mallory', type: 'User' }, state: 'closed' });
     const others = JSON.stringify((server.issues.get(REPO) ?? []).map((i) => ({ ...i })));
 
     // 1. Drift: the issue is opened, with the rendered plan as its body; the step succeeds.
@@ -887,7 +929,7 @@ describe('Action with a stand-in CLI release: drift issue', () => {
     const staging = await runner.runAction({ inputs: inputs({ 'drift-issue': custom, 'secret-prefix': 'apps/staging' }), env: await driftRun(markdown(1, 'staging')) });
     expectSuccess(staging);
     expect(staging.stdout).toContain('Opened drift issue');
-    expect((server.issues.get(REPO) ?? []).map((i) => i.body?.split('\n')[0])).toEqual([markerOf(), markerOf('apps/staging')]);
+    expect((server.issues.get(REPO) ?? []).map((i) => i.body?.split('\n')[0])).toEqual([driftMarkerOf(), driftMarkerOf('apps/staging')]);
   });
 
   it('with a user token, only the issue that login opened is the drift issue', async () => {
@@ -949,6 +991,34 @@ describe('Action with a stand-in CLI release: drift issue', () => {
     expect(warnings(r)).toEqual([`::warning::${MSG.driftIssue}`]);
     expect(r.stdout).toContain(`Editing drift issue #${n} returned HTTP 502.`);
     expect(server.issues.get(REPO)?.[0]?.state).toBe('open');
+  });
+
+  it('regression: a Region that converged closed the issue another Region’s drift had opened (one issue per prefix)', async () => {
+    const inRegion = (region: string) => ({ AWS_REGION: region, AWS_DEFAULT_REGION: region });
+    const eu = await runner.runAction({ inputs: inputs(), env: { ...(await driftRun(markdown(2, 'eu drift'))), ...inRegion('eu-west-1') } });
+    expectSuccess(eu);
+    expect(lineOf(eu, 'Opened drift issue')).toHaveLength(1);
+    const us = await runner.runAction({ inputs: inputs(), env: { ...(await convergedRun()), ...inRegion('us-east-1') } });
+    expectSuccess(us);
+    expect(us.stdout).toContain('No open drift issue: nothing to close.');
+    expect(driftIssues('apps/prod', 'eu-west-1')).toMatchObject([{ state: 'open', body: bodyOf(markdown(2, 'eu drift'), 'apps/prod', 'eu-west-1') }]);
+    // us drifting too opens its own, titled by its own digest.
+    const usDrift = await runner.runAction({ inputs: inputs(), env: { ...(await driftRun(markdown(1, 'us drift'))), ...inRegion('us-east-1') } });
+    expectSuccess(usDrift);
+    expect(lineOf(usDrift, 'Opened drift issue')).toHaveLength(1);
+    const [euIssue] = driftIssues('apps/prod', 'eu-west-1');
+    const [usIssue] = driftIssues('apps/prod', 'us-east-1');
+    expect(euIssue?.title).not.toBe(usIssue?.title);
+    expect(usIssue?.body).toBe(bodyOf(markdown(1, 'us drift'), 'apps/prod', 'us-east-1'));
+  });
+
+  it('an issue of an earlier release (marker of repository and prefix only) is taken over by the first drifting Region', async () => {
+    const legacy = legacyMarkerOf('drift', REPO, 'apps/prod');
+    const old = server.addIssue(REPO, { body: `${legacy}\n${NOTE}\n\nold plan`, labels: [LABEL], user: ACTIONS_BOT });
+    const eu = await runner.runAction({ inputs: inputs(), env: { ...(await driftRun(markdown(2, 'eu drift'))), AWS_REGION: 'eu-west-1' } });
+    expectSuccess(eu);
+    expect(lineOf(eu, `Edited drift issue #${old}`)).toHaveLength(1);
+    expect(driftIssues('apps/prod', 'eu-west-1').map((i) => i.number)).toEqual([old]);
   });
 
   it('refuses drift-issue on a pull_request event before installing anything', async () => {
@@ -1230,7 +1300,7 @@ describe.skipIf(!cliPresent)('Action with the real release snapshot and the emul
     const event = join(work, `event-${randomUUID()}.json`);
     await writeFile(event, JSON.stringify({ pull_request: { number: 99 } }));
     const prEnv = { ...realEnv, GITHUB_EVENT_NAME: 'pull_request', GITHUB_EVENT_PATH: event };
-    const marker = `${planMarkerOf('acme/infra', prefix)}\n`;
+    const marker = `${planMarkerOf('acme/infra', prefix, 'us-east-1')}\n`;
     const ours = () => (server.comments.get('acme/infra#99') ?? []).filter((c) => c.body.startsWith(marker));
     const clean = (text: string) => {
       for (const leak of [oobKey, oobValue, 'CANARY-', TOKEN]) expect(text).not.toContain(leak);
@@ -1290,8 +1360,8 @@ describe.skipIf(!cliPresent)('Action with the real release snapshot and the emul
     const scopesEnv = { ...realEnv, AWS_ENDPOINT_URL_STS: emulator.url };
     const prEnv = { ...scopesEnv, GITHUB_EVENT_NAME: 'pull_request', GITHUB_EVENT_PATH: event };
     // The run's marker, computed here independently of src/plan.ts.
-    const markerOf = (scopes: string[]) =>
-      `<!-- sops-aws-sync:plan:${createHash('sha256').update(JSON.stringify(['config', config, scopes, '', ''])).digest('hex').slice(0, 16)} -->\n`;
+    const runMarkerOf = (scopes: string[]) =>
+      `${markerOf('plan', identityOf({ repositoryId: '', sourceRoot: '', secretPrefix: '', region: 'us-east-1', account: '', configFile: config, scopes }))}\n`;
     const comments = () => server.comments.get('acme/infra#123') ?? [];
     const headings = ['#### Scope `eu` · `eu-west-1` · drift', '#### Scope `us` · `us-east-1` · drift'];
 
@@ -1308,9 +1378,9 @@ describe.skipIf(!cliPresent)('Action with the real release snapshot and the emul
       ['us', 'us-east-1', 'drift', 2],
     ]);
     const shown = await must(join(releaseDir, realAsset), ['show', plan.outputs['plan-file-path'] ?? '', '--format', 'markdown']);
-    const all = comments().filter((c) => c.body.startsWith(markerOf([])));
+    const all = comments().filter((c) => c.body.startsWith(runMarkerOf([])));
     expect(all).toHaveLength(1);
-    expect(all[0]?.body).toBe(`${markerOf([])}${shown}`);
+    expect(all[0]?.body).toBe(`${runMarkerOf([])}${shown}`);
     for (const h of headings) {
       expect(shown.split(`${h}\n`)).toHaveLength(2);
       expect(plan.summary.split(`${h}\n`)).toHaveLength(2);
@@ -1323,8 +1393,8 @@ describe.skipIf(!cliPresent)('Action with the real release snapshot and the emul
     expect(subset.outputs).toMatchObject({ status: 'drift', 'create-count': '2' });
     expect(subset.summary).toContain(headings[1]);
     expect(subset.summary).not.toContain('Scope `eu`');
-    expect(comments().filter((c) => c.body.startsWith(markerOf(['us'])))).toHaveLength(1);
-    expect(comments().filter((c) => c.body.startsWith(markerOf([])))).toHaveLength(1);
+    expect(comments().filter((c) => c.body.startsWith(runMarkerOf(['us'])))).toHaveLength(1);
+    expect(comments().filter((c) => c.body.startsWith(runMarkerOf([])))).toHaveLength(1);
 
     const sync = await runner.runAction({ inputs: withConfig({ mode: 'sync' }), env: scopesEnv });
     expectSuccess(sync);
@@ -1339,7 +1409,7 @@ describe.skipIf(!cliPresent)('Action with the real release snapshot and the emul
   it('drift issue with the real CLI: the real rendering opens it, the same drift leaves it, a sync then a plan closes it; no value ever in it', async () => {
     const prefix = 'e2e/drift-issue';
     const repo = 'acme/infra';
-    const marker = `<!-- sops-aws-sync:drift:${createHash('sha256').update(JSON.stringify([repo, prefix])).digest('hex').slice(0, 16)} -->`;
+    const marker = markerOf('drift', identityOf({ repositoryId: repo, secretPrefix: prefix, region: 'us-east-1', account: '' }));
     const ours = () => (server.issues.get(repo) ?? []).filter((i) => (i.body ?? '').startsWith(`${marker}\n`));
     const check = () => runner.runAction({ inputs: inputs(prefix, { 'drift-issue': 'true' }), env: { ...realEnv, GITHUB_EVENT_NAME: 'schedule' } });
     const clean = (text: string) => {

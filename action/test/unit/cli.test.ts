@@ -33,6 +33,10 @@ describe('cliArgs', () => {
     ]);
   });
 
+  it('passes no flag for aws-account-id: it only tells comments and drift issues apart', () => {
+    expect(cliArgs(inputs({ 'aws-account-id': '123456789012' }), '/ws', '/r.json', '/p.json')).toEqual(cliArgs(inputs(), '/ws', '/r.json', '/p.json'));
+  });
+
   it('maps every input and gates drift only for plan', () => {
     const all = {
       'source-root': 'deploy/secrets',

@@ -14,7 +14,8 @@ import {
   type IssueCommentsApi,
   type PullRequestTarget,
 } from '../../src/comment.js';
-import { planMarker } from '../../src/plan.js';
+import { legacyPlanMarker, planMarker } from '../../src/plan.js';
+import { identityOf } from '../fixtures/identity.js';
 
 /** GITHUB_TOKEN's comments are written by this bot account. */
 const ACTIONS_BOT: CommentAuthor = { login: 'github-actions[bot]', bot: true };
@@ -73,7 +74,7 @@ class FakeComments implements IssueCommentsApi {
 }
 
 const target = { repo: 'acme/infra', number: 7 };
-const marker = planMarker('acme/infra', 'apps/prod');
+const marker = planMarker(identityOf());
 
 describe('upsertComment', () => {
   it('creates the comment on the first run and edits that one on the next: exactly one exists', async () => {
@@ -99,7 +100,7 @@ describe('upsertComment', () => {
 
   it('keeps one comment per scope: another scope’s marker is not this one', async () => {
     const api = new FakeComments();
-    const other = planMarker('acme/infra', 'apps/staging');
+    const other = planMarker(identityOf({ secretPrefix: 'apps/staging' }));
     const otherId = api.add(`${other}\nstaging plan`);
     const r = await upsertComment(api, target, marker, `${marker}\nprod plan`);
     expect(r.action).toBe('created');
@@ -198,5 +199,38 @@ describe('pullRequestTarget', () => {
   it('refuses a payload without a pull request number', async () => {
     const env = { GITHUB_EVENT_NAME: 'pull_request', GITHUB_REPOSITORY: 'a/b', GITHUB_EVENT_PATH: payload({ pull_request: { number: '7' } }) };
     await expect(pullRequestTarget(env)).rejects.toThrow('no pull request number');
+  });
+});
+
+describe('upsertComment: the comment of an earlier release (legacy marker)', () => {
+  const eu = planMarker(identityOf({ region: 'eu-west-1' }));
+  const us = planMarker(identityOf({ region: 'us-east-1' }));
+  const legacy = legacyPlanMarker(identityOf());
+
+  it('is taken over by the first run without a comment of its own, which rewrites its marker; the next Region then keeps its own', async () => {
+    const api = new FakeComments(10);
+    for (let i = 0; i < 15; i++) api.add(`chatter ${i}`);
+    const old = api.add(`${legacy}\nplan of some Region`);
+    const first = await upsertComment(api, target, eu, `${eu}\neu plan`, legacy);
+    expect(first).toEqual({ action: 'updated', id: old });
+    const second = await upsertComment(api, target, us, `${us}\nus plan`, legacy);
+    expect(second.action).toBe('created');
+    expect(api.comments.filter((c) => c.body.startsWith('<!--')).map((c) => c.body)).toEqual([`${eu}\neu plan`, `${us}\nus plan`]);
+  });
+
+  it('is left alone when the run has its own comment, even on a later page', async () => {
+    const api = new FakeComments(10);
+    const old = api.add(`${legacy}\nold`);
+    for (let i = 0; i < 15; i++) api.add(`chatter ${i}`);
+    const own = api.add(`${eu}\neu`);
+    expect(await upsertComment(api, target, eu, `${eu}\nnew`, legacy)).toEqual({ action: 'updated', id: own });
+    expect(api.comments.find((c) => c.id === old)?.body).toBe(`${legacy}\nold`);
+  });
+
+  it('is never taken when someone else wrote it', async () => {
+    const api = new FakeComments();
+    const planted = api.add(`${legacy}\nno changes`, MALLORY);
+    expect((await upsertComment(api, target, eu, `${eu}\nplan`, legacy)).action).toBe('created');
+    expect(api.calls).not.toContain(`update ${planted}`);
   });
 });

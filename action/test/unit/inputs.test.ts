@@ -157,6 +157,16 @@ describe('parseInputs', () => {
     expect(f.reason).not.toContain('CANARY');
   });
 
+  it('reads aws-account-id: empty by default, else exactly 12 digits, never passed on as a flag', () => {
+    expect(parse().awsAccountId).toBe('');
+    expect(parse({ 'aws-account-id': '012345678901' }).awsAccountId).toBe('012345678901');
+    for (const bad of ['12345678901', '1234567890123', 'arn:aws:iam::123456789012:root', '12345678901a']) {
+      const e = rejection({ 'aws-account-id': bad });
+      expect(e.message).toBe(Message.invalid);
+      expect(e.reason).toBe('Input aws-account-id must be a 12-digit AWS account id.');
+    }
+  });
+
   it('requires a revision and repository when the workflow provides none', () => {
     expect(rejection({}, { GITHUB_REPOSITORY: 'o/r' }).reason).toContain('revision');
     expect(rejection({}, { GITHUB_SHA: 'a'.repeat(40) }).reason).toContain('repository-id');

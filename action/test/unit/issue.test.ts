@@ -9,6 +9,7 @@ import {
   findDriftIssues,
   IssueError,
   isDriftIssue,
+  legacyDriftMarker,
   MAX_ISSUE_PAGES,
   reportConvergence,
   reportDrift,
@@ -19,13 +20,14 @@ import {
   type IssuesApi,
 } from '../../src/issue.js';
 import { COMMENT_LIMIT, planMarker } from '../../src/plan.js';
+import { identityOf } from '../fixtures/identity.js';
 
 /** GITHUB_TOKEN's issues are opened by this bot account. */
 const ACTIONS_BOT: CommentAuthor = { login: 'github-actions[bot]', bot: true };
 const MALLORY: CommentAuthor = { login: 'mallory', bot: false };
 const REPO = 'acme/infra';
 const LABEL = 'sops-aws-sync-drift';
-const marker = driftMarker(REPO, 'apps/prod');
+const marker = driftMarker(identityOf());
 
 interface Stored extends Issue {
   labels: string[];
@@ -162,8 +164,9 @@ describe('reportDrift and reportConvergence', () => {
 
   it('another scope’s marker, the pull-request comment marker and a quoted marker are not this scope’s', async () => {
     const api = new FakeIssues();
-    api.add(`${driftMarker(REPO, 'apps/staging')}\nstaging`);
-    api.add(`${planMarker(REPO, 'apps/prod')}\ncomment marker`);
+    api.add(`${driftMarker(identityOf({ secretPrefix: 'apps/staging' }))}\nstaging`);
+    api.add(`${driftMarker(identityOf({ region: 'us-east-1' }))}\nanother Region`);
+    api.add(`${planMarker(identityOf())}\ncomment marker`);
     api.add(`> ${marker}\nquoted`);
     api.add(`${marker}extra\nnot ours`);
     expect((await drift(api, `${marker}\nplan`)).action).toBe('opened');
@@ -204,12 +207,13 @@ describe('isDriftIssue and sameBody', () => {
 describe('the issue text', () => {
   it('marker: a hidden HTML comment per scope, never the prefix, distinct from the comment marker', () => {
     expect(marker).toMatch(/^<!-- sops-aws-sync:drift:[0-9a-f]{16} -->$/);
-    expect(driftMarker(REPO, 'apps/prod')).toBe(marker);
-    expect(driftMarker(REPO, 'apps/staging')).not.toBe(marker);
-    expect(driftMarker(REPO, 'x --> <b>y</b>')).not.toContain('y</b>');
-    expect(marker.replace(':drift:', ':plan:')).toBe(planMarker(REPO, 'apps/prod'));
-    expect(driftTitle(REPO, 'apps/prod')).not.toContain('apps/prod');
-    expect(driftTitle(REPO, 'apps/prod')).toContain(marker.slice(25, 41));
+    expect(driftMarker(identityOf())).toBe(marker);
+    expect(driftMarker(identityOf({ secretPrefix: 'apps/staging' }))).not.toBe(marker);
+    expect(driftMarker(identityOf({ secretPrefix: 'x --> <b>y</b>' }))).not.toContain('y</b>');
+    expect(marker.replace(':drift:', ':plan:')).toBe(planMarker(identityOf()));
+    expect(driftTitle(identityOf())).not.toContain('apps/prod');
+    expect(driftTitle(identityOf())).not.toContain('123456789012');
+    expect(driftTitle(identityOf())).toContain(marker.slice(25, 41));
   });
 
   it('body: marker, the fixed note, then the rendering; cut below the issue body limit', () => {
@@ -245,5 +249,48 @@ describe('findDriftIssues', () => {
     api.add(`${marker}\nm`, { author: MALLORY });
     const b = api.add(`${marker}\nb`);
     expect((await findDriftIssues(api, REPO, LABEL, marker)).map((i) => i.number)).toEqual([a, b]);
+  });
+});
+
+describe('the issue of an earlier release (legacy marker)', () => {
+  const eu = driftMarker(identityOf({ region: 'eu-west-1' }));
+  const us = driftMarker(identityOf({ region: 'us-east-1' }));
+  const legacy = legacyDriftMarker(identityOf());
+  const driftIn = (api: IssuesApi, m: string, body: string) => reportDrift(api, REPO, LABEL, m, 'title', `${m}\n${body}`, legacy);
+  const convergeIn = (api: IssuesApi, m: string) => reportConvergence(api, REPO, LABEL, m, 'converged at c', legacy);
+
+  it('drift takes it over (the new body carries the run’s marker); another Region’s drift then opens its own', async () => {
+    const api = new FakeIssues();
+    const old = api.add(`${legacy}\nold plan`);
+    expect(await driftIn(api, eu, 'eu plan')).toEqual({ action: 'edited', number: old });
+    expect(api.issues.find((i) => i.number === old)?.body).toBe(`${eu}\neu plan`);
+    const opened = await driftIn(api, us, 'us plan');
+    expect(opened.action).toBe('opened');
+    expect(api.issues.map((i) => i.body.split('\n')[0])).toEqual([eu, us]);
+  });
+
+  it('a closed one is reopened by drift and taken over', async () => {
+    const api = new FakeIssues();
+    const old = api.add(`${legacy}\nold plan`, { open: false });
+    expect(await driftIn(api, eu, 'eu plan')).toEqual({ action: 'reopened', number: old });
+  });
+
+  it('convergence without an issue of its own closes the open one; a Region still drifting reopens it as its own', async () => {
+    const api = new FakeIssues();
+    const old = api.add(`${legacy}\nold plan`);
+    expect(await convergeIn(api, eu)).toEqual({ action: 'closed', numbers: [old] });
+    expect(await driftIn(api, us, 'us plan')).toEqual({ action: 'reopened', number: old });
+    expect(api.issues.find((i) => i.number === old)).toMatchObject({ open: true, body: `${us}\nus plan` });
+  });
+
+  it('is left alone once the run has an issue of its own, and never taken from another author', async () => {
+    const api = new FakeIssues();
+    const old = api.add(`${legacy}\nold plan`);
+    const planted = api.add(`${legacy}\nplanted`, { author: MALLORY });
+    const own = api.add(`${eu}\neu plan`, { open: false });
+    expect(await convergeIn(api, eu)).toEqual({ action: 'none' });
+    expect(await driftIn(api, eu, 'eu again')).toEqual({ action: 'reopened', number: own });
+    expect(api.issues.find((i) => i.number === old)).toMatchObject({ open: true, body: `${legacy}\nold plan` });
+    expect(writes(api).filter((c) => c.startsWith(`edit ${planted} `) || c.startsWith(`comment ${planted} `))).toEqual([]);
   });
 });

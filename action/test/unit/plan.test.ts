@@ -7,12 +7,14 @@ import {
   capMarkdown,
   COMMENT_LIMIT,
   COMMENT_PLAN_MAX_BYTES,
+  legacyPlanMarker,
   planMarker,
   renderMarkdown,
   STEP_SUMMARY_LIMIT,
   SUMMARY_PLAN_MAX_BYTES,
   truncationNote,
 } from '../../src/plan.js';
+import { identityOf } from '../fixtures/identity.js';
 import { planMarkdown } from '../fixtures/rendering.js';
 
 function rendering(n: number, line?: (i: number) => string): string {
@@ -39,33 +41,12 @@ function openBlocks(md: string): { fence: boolean; details: number } {
 }
 
 describe('planMarker', () => {
-  it('is a hidden HTML comment, stable per scope and distinct across scopes', () => {
-    const a = planMarker('acme/infra', 'apps/prod');
-    expect(a).toMatch(/^<!-- sops-aws-sync:plan:[0-9a-f]{16} -->$/);
-    expect(planMarker('acme/infra', 'apps/prod')).toBe(a);
-    expect(planMarker('acme/infra', 'apps/staging')).not.toBe(a);
-    expect(planMarker('acme/other', 'apps/prod')).not.toBe(a);
-    // The pair is hashed as a JSON array, so moving a character between the two changes it.
-    expect(planMarker('acme/infra/apps', 'prod')).not.toBe(planMarker('acme/infra', 'apps/prod'));
-  });
-
-  it('with a config file: one marker per file and set of scopes, whatever their order; without one, as before', () => {
-    const a = planMarker('acme/infra', 'apps/prod');
-    expect(planMarker('acme/infra', 'apps/prod', { configFile: '', scopes: [] })).toBe(a);
-    const all = planMarker('acme/infra', '', { configFile: 'deploy/scopes.yaml', scopes: [] });
-    expect(all).toMatch(/^<!-- sops-aws-sync:plan:[0-9a-f]{16} -->$/);
-    expect(all).not.toBe(planMarker('acme/infra', ''));
-    expect(planMarker('acme/infra', '', { configFile: 'deploy/scopes.yaml', scopes: ['b', 'a'] })).toBe(
-      planMarker('acme/infra', '', { configFile: 'deploy/scopes.yaml', scopes: ['a', 'b'] }),
-    );
-    expect(planMarker('acme/infra', '', { configFile: 'deploy/scopes.yaml', scopes: ['a'] })).not.toBe(all);
-    expect(planMarker('acme/infra', '', { configFile: 'other.yaml', scopes: [] })).not.toBe(all);
-  });
-
-  it('never carries the prefix itself, so a prefix with --> cannot end the comment early', () => {
-    const m = planMarker('acme/infra', 'x --> <b>y</b>');
+  it('is a hidden HTML comment of the run identity’s digest, never the prefix, so a prefix with --> cannot end it early', () => {
+    const m = planMarker(identityOf({ secretPrefix: 'x --> <b>y</b>' }));
+    expect(m).toMatch(/^<!-- sops-aws-sync:plan:[0-9a-f]{16} -->$/);
     expect(m).not.toContain('x -->');
     expect(m.indexOf('-->')).toBe(m.length - 3);
+    expect(legacyPlanMarker(identityOf({ secretPrefix: 'x --> <b>y</b>' }))).toMatch(/^<!-- sops-aws-sync:plan:[0-9a-f]{16} -->$/);
   });
 });
 
