@@ -1,6 +1,8 @@
 // Package awssm adapts aws-sdk-go-v2's Secrets Manager client to the
 // engine's Port (SPEC §4, §6): discovery, direct observation, batched value
-// reads with the staging cross-check, and the four mutations.
+// reads with the staging cross-check, and every mutation the engine's
+// write steps make (create, put value, tag, update metadata, replicate,
+// remove replicas, restore, schedule deletion).
 //
 // Invariants:
 //   - Every call runs under its own timeout (Options.OperationTimeout; each

@@ -1,10 +1,19 @@
 // Package desired builds the desired state of one scope from one exact Git
-// commit (SPEC §3): it resolves the revision once, walks the committed tree
-// under the source root (never the working tree or the index), selects SOPS
-// documents by suffix, decrypts them in process with the SOPS library, and
-// turns each plaintext into its canonical SecretString (internal/canonical).
+// commit (SPEC §3): it resolves the revision (Resolve, once per run), walks
+// the committed tree under the source root (never the working tree or the
+// index), selects SOPS documents by suffix, decrypts them in process with
+// the SOPS library, and turns each plaintext into its canonical
+// SecretString (internal/canonical).
 //
-// Load composes two halves that know nothing of each other: the Git source
+// Its one production entry point is Open, the first of the load's two
+// steps: the outline (every secret's name and source, structure checked,
+// nothing decrypted) is known when it returns, in the Loading's Arrival
+// (model.Arrival); Loading.Decrypt is the second step, which publishes each
+// value in the Arrival and finishes it (docs/reconciliation.md,
+// "Decryption beside the first observation"). A Cache lets the loads of a
+// run's scopes decrypt a shared blob once.
+//
+// The load composes two halves that know nothing of each other: the Git source
 // (internal/desired/gitsource: open, resolve, list, structural checks,
 // read) and the decryptor (internal/desired/decryptor: bytes in, plaintext
 // out). This package assigns ordinals and names, applies the name rules,
@@ -12,8 +21,9 @@
 // and canonicalizes.
 //
 // Invariants:
-//   - Load either returns every desired secret, validated, or an error; it
-//     never returns a partial state. Nothing here talks to AWS Secrets
+//   - A load either finishes its Arrival with every desired secret,
+//     validated, or with an error; it never yields a partial state (the
+//     Arrival refuses one: model.ErrIncomplete). Nothing here talks to AWS Secrets
 //     Manager, so a failure leaves AWS untouched by construction.
 //   - Errors are diag.Diagnostics with a stable class token, the document's
 //     ordinal, the path only when resource names may be shown, and a next

@@ -6,7 +6,8 @@
 // Invariants:
 //   - Nothing is mutated when the plan has a conflict or the empty-scope
 //     gate holds, in plan mode, or after the run's context is cancelled.
-//   - Phases run in order (restore, create, update, schedule-delete); at
+//   - Phases run in order (vocab.Phases: restore, create, adopt, update,
+//     schedule-delete); at
 //     most Config.Concurrency calls are in flight inside a phase; once an
 //     operation fails, needs a rebuild or meets a conflict, no new operation
 //     starts.

@@ -7,8 +7,8 @@
 // Invariants:
 //   - Build is a function of its inputs: the same desired state and
 //     observation always give the same plan, whatever map order.
-//   - Operations come in phase order (restore, create, update,
-//     schedule-delete) and, within a phase, names ascending.
+//   - Operations come in phase order (restore, create, adopt, update,
+//     schedule-delete: vocab.Phases) and, within a phase, names ascending.
 //   - Any conflict empties the plan of operations: nothing may be mutated.
 //   - Counts are derived from the plan's data (vocab.Counts.Add), never
 //     accumulated by hand.

@@ -2,10 +2,12 @@
 // NewCmdSync, in the GitHub CLI's NewCmdX(f, runF) shape) over one shared
 // definition. Every setting of SPEC §2.1 is a cobra flag holding only its
 // raw text; RunE resolves flags, environment and config file into the typed
-// Options (config.Resolve) and hands them to runF (tests) or to run, which
-// reads resolve → reconcile → write: resolve the logger and the outputs
-// (each output proves itself writable), reconcile (build the AWS port,
-// load the desired state, run the engine), and write the ending.
+// Options (config.Resolve) and hands them to runF (tests) or to
+// reconcile, which reads resolve → execute → conclude → write: resolve the
+// logger, the outputs (each output proves itself writable) and the run's
+// request; execute the run (run.Execute over the factory's Sources: the
+// AWS ports, the revision, the desired state, the engine); conclude its
+// Outcome into an ending; and write the ending.
 //
 // The end of every plan or sync — a usage error (EarlyFiles), a rejected
 // configuration, a refused output, a rejected AWS set-up or desired state,

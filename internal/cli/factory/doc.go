@@ -1,8 +1,13 @@
-// Package factory holds the CLI's dependencies: IO streams, build
-// information, an environment snapshot, a file reader, the clock, and the
-// constructors of the desired-state loader, the AWS port and the engine.
-// Constructors are functions, called only when a command needs them, so
-// help and version build nothing.
+// Package factory holds the CLI's dependencies, one provider each: IO
+// streams, build information, an environment snapshot, a file reader, the
+// clock, and the Sources of a run (run.Sources: the AWS ports, the
+// revision, the desired state). The production Sources (Sources, built by
+// New) makes every scope's AWS port on demand (NewPorts: the SDK's default
+// chain, one STS AssumeRole per scope with a role, one shared pace per
+// quota bucket) and opens the desired state through internal/desired;
+// nothing is built before a command calls it, so help and version build
+// nothing. Tests replace a provider, never the composition of a run
+// (internal/run).
 //
 // Invariant: nothing here prints; errors carry a stable class token and
 // never provider or library text.
