@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager/types"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
@@ -451,4 +453,71 @@ func TestRegression_LaggingValueReadBlocksAnAdoption(t *testing.T) {
 	if res.Status != vocab.StatusConflict || mutations(before, e.calls(t)) != 0 {
 		t.Fatalf("a value still missing on the second read: status %s, %d mutating calls; want conflict and none", res.Status, mutations(before, e.calls(t)))
 	}
+}
+
+// TestRegression_ReplicatedHandMadeSecretCanBeAdopted: a secret made by
+// hand with a replica in eu-west-1, named in adopt by a scope whose
+// replica-regions lists eu-west-1 and us-west-2, is adopted: tagged, its
+// replica kept (never removed: its readers see no outage), the missing
+// us-west-2 replica added, and a re-run plans nothing. With a replica in
+// a Region the scope does not list, it stays conflict replication with no
+// mutating call (issue 30 item 1: it was refused either way).
+func TestRegression_ReplicatedHandMadeSecretCanBeAdopted(t *testing.T) {
+	replicate := func(t *testing.T, e *env, arn string, regions ...string) {
+		t.Helper()
+		in := &secretsmanager.ReplicateSecretToRegionsInput{SecretId: aws.String(arn)}
+		for _, r := range regions {
+			in.AddReplicaRegions = append(in.AddReplicaRegions, types.ReplicaRegionType{Region: aws.String(r)})
+		}
+		if _, err := e.client.ReplicateSecretToRegions(context.Background(), in); err != nil {
+			t.Fatalf("replicate by hand: %v", err)
+		}
+	}
+	t.Run("listed replica adopted, missing one added", func(t *testing.T) {
+		e := newEnv(t)
+		arn := e.seed(t, nameOf("x"), aws.String(`{"v":1}`), nil, nil)
+		replicate(t, e, arn, "eu-west-1")
+		cfg := e.adoptCfg(engine.ModeSync, 1, false, "x")
+		cfg.Replicas = twoReplicas
+		st := state(doc{"x", `{"v":1}`})
+		before := e.calls(t)
+		res := e.run(t, cfg, st)
+		wantResult(t, res, vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Adopt: 1})
+		after := e.calls(t)
+		if got := after["RemoveRegionsFromReplication"] - before["RemoveRegionsFromReplication"]; got != 0 {
+			t.Fatalf("%d RemoveRegionsFromReplication: the adopted replica must stay", got)
+		}
+		if got := after["ReplicateSecretToRegions"] - before["ReplicateSecretToRegions"]; got != 1 {
+			t.Fatalf("%d ReplicateSecretToRegions, want 1 (us-west-2)", got)
+		}
+		for _, region := range []string{"eu-west-1", "us-west-2"} {
+			if _, ok := e.secretIn(t, region, nameOf("x")); !ok {
+				t.Fatalf("no replica in %s", region)
+			}
+		}
+		primary, _ := e.secretIn(t, "us-east-1", nameOf("x"))
+		if primary.Tags[model.TagScope] == "" {
+			t.Fatalf("primary not tagged: %v", primary.Tags)
+		}
+		before = e.calls(t)
+		wantResult(t, e.run(t, cfg, st), vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Unchanged: 1})
+		if n := mutations(before, e.calls(t)); n != 0 {
+			t.Fatalf("re-run made %d mutating calls", n)
+		}
+	})
+	t.Run("replica in an unlisted Region stays replication", func(t *testing.T) {
+		e := newEnv(t)
+		arn := e.seed(t, nameOf("x"), aws.String(`{"v":1}`), nil, nil)
+		replicate(t, e, arn, "eu-west-1", "ap-south-1")
+		cfg := e.adoptCfg(engine.ModeSync, 1, false, "x")
+		cfg.Replicas = twoReplicas
+		before := e.calls(t)
+		res := e.run(t, cfg, state(doc{"x", `{"v":1}`}))
+		if res.Status != vocab.StatusConflict || !strings.Contains(e.logs.String(), `"conflict_class":"replication"`) {
+			t.Fatalf("result %+v, want a replication conflict", res)
+		}
+		if n := mutations(before, e.calls(t)); n != 0 || e.calls(t)["ReplicateSecretToRegions"] != 1 {
+			t.Fatalf("%d mutating calls", n)
+		}
+	})
 }

@@ -265,3 +265,39 @@ func TestRegression_TagLimitIsAConflictAtPlanning(t *testing.T) {
 		})
 	}
 }
+
+// TestRegression_ReplicatedHandMadeSecretCanBeAdopted: a hand-made
+// secret whose replica Regions are all listed in replica-regions is
+// adopted (its replicas are managed from then on, the missing ones
+// added); a replica in a Region not listed stays conflict replication
+// (issue 30 item 1: it was refused although replica-regions listed it).
+func TestRegression_ReplicatedHandMadeSecretCanBeAdopted(t *testing.T) {
+	w := want("app/db", "secrets/db.sops.json", `{"a":1}`)
+	rules := replicaRules() // eu-west-1, us-west-2
+	rules.Adopt = plan.AdoptSet([]string{"app/db"})
+	cases := []struct {
+		name     string
+		rules    plan.Rules
+		replicas []string
+		action   vocab.Action
+		add      []string
+		class    vocab.ConflictClass
+	}{
+		{"every replica listed, all there → adopt, nothing to add", rules, []string{"eu-west-1", "us-west-2"}, vocab.ActionAdopt, nil, ""},
+		{"listed replica there, one missing → adopt adding it", rules, []string{"eu-west-1"}, vocab.ActionAdopt, []string{"us-west-2"}, ""},
+		{"a replica in an unlisted Region → replication", rules, []string{"eu-west-1", "ap-south-1"}, vocab.ActionConflict, nil, vocab.ConflictReplication},
+		{"no replica-regions → replication", plan.Rules{ScopeDigest: testScope.Digest(), Region: "us-east-1", Adopt: rules.Adopt}, []string{"eu-west-1"}, vocab.ActionConflict, nil, vocab.ConflictReplication},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			obs := withReplicas(handMade("app/db", `{"a":1}`), "us-east-1", tc.replicas...)
+			got := plan.Classify(tc.rules, w, obs)
+			if got.Action != tc.action || got.Conflict != tc.class {
+				t.Fatalf("Classify = %+v, want %s %s", got, tc.action, tc.class)
+			}
+			if fmt.Sprint(regionsOf(got.Replicas.Add)) != fmt.Sprint(tc.add) || len(got.Replicas.Remove) != 0 {
+				t.Fatalf("replicas = %+v, want add %v and nothing removed", got.Replicas, tc.add)
+			}
+		})
+	}
+}

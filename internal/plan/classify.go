@@ -169,7 +169,7 @@ func classifyMeta(rules Rules, want *model.Secret, obs ObservedSecret) (Decision
 		case want == nil:
 			return Decision{Action: vocab.ActionNone}, false
 		case rules.Adopt[want.Name]:
-			return classifyAdopt(obs)
+			return classifyAdopt(rules, obs)
 		}
 		return conflict(vocab.ConflictOwnership)
 	}
@@ -216,16 +216,19 @@ func classifyMeta(rules Rules, want *model.Secret, obs ObservedSecret) (Decision
 
 // managedElsewhere is the conflict of a secret named in adopt that
 // something else manages: OwningService set (service-owned), rotation
-// enabled or an AWSPENDING version (rotation), replica Regions
-// (replication, SPEC §4.1: also when the scope manages replicas, since the
-// tool would take over replicas someone else configured).
-func managedElsewhere(obs ObservedSecret) (vocab.ConflictClass, bool) {
+// enabled or an AWSPENDING version (rotation), a replica in a Region the
+// scope's replica-regions does not list (replication; without
+// replica-regions every replica is one, SPEC §4.1). Replicas all in listed
+// Regions are adopted with the secret and managed from then on (refusing
+// them would leave deleting a replica by hand, an outage for its readers,
+// as the only way in: docs/migration.md).
+func managedElsewhere(rules Rules, obs ObservedSecret) (vocab.ConflictClass, bool) {
 	switch {
 	case obs.OwningService != "":
 		return vocab.ConflictServiceOwned, true
 	case obs.RotationEnabled || obs.hasPending():
 		return vocab.ConflictRotation, true
-	case len(obs.ReplicaRegions) > 0:
+	case len(rules.unlistedReplicas(obs)) > 0:
 		return vocab.ConflictReplication, true
 	}
 	return "", false
@@ -235,20 +238,23 @@ func managedElsewhere(obs ObservedSecret) (vocab.ConflictClass, bool) {
 // not own and whose name is listed in adopt (SPEC §11). Rules, in order:
 //   - any tag key starting with sops-aws-sync: (another scope's, or a
 //     half-tagged one): ownership, never adopted;
-//   - service-owned, rotation, replication as for an owned secret, and a
-//     replica of a primary in another Region (PrimaryRegion set and not
-//     the Region of its ARN): replication;
+//   - service-owned and rotation as for an owned secret; a replica in a
+//     Region replica-regions does not list (any replica without the
+//     setting), and a replica of a primary in another Region
+//     (PrimaryRegion set and not the Region of its ARN): replication;
+//     replicas all in listed Regions are adopted (withReplicas then adds
+//     the missing ones);
 //   - scheduled for deletion: adopt-deleted (restoring someone else's
 //     secret is not ours to decide);
 //   - more than one AWSCURRENT: staging; none: payload (there is no one
 //     payload to adopt);
 //
 // otherwise the value decides (needsValue): adoptValue.
-func classifyAdopt(obs ObservedSecret) (Decision, bool) {
+func classifyAdopt(rules Rules, obs ObservedSecret) (Decision, bool) {
 	if obs.hasOurTag() {
 		return conflict(vocab.ConflictOwnership)
 	}
-	if c, ok := managedElsewhere(obs); ok {
+	if c, ok := managedElsewhere(rules, obs); ok {
 		return conflict(c)
 	}
 	if obs.Replica() {

@@ -41,6 +41,19 @@ func (c ReplicaChange) key() string {
 // replica is conflict replication (SPEC §4.1, §12).
 func (r Rules) managesReplicas() bool { return len(r.Replicas) > 0 }
 
+// unlistedReplicas returns the Regions of obs's replicas that
+// replica-regions does not list (all of them when replicas are not
+// managed), in the observation's order.
+func (r Rules) unlistedReplicas(obs ObservedSecret) []string {
+	var out []string
+	for _, region := range obs.ReplicaRegions {
+		if !slices.ContainsFunc(r.Replicas, func(c model.Replica) bool { return c.Region == region }) {
+			out = append(out, region)
+		}
+	}
+	return out
+}
+
 // replicaOfElsewhere reports whether obs is a replica of a secret whose
 // primary is in another Region than the scope's (SPEC §12: in a
 // replica's Region it is never a candidate, conflict or orphan).

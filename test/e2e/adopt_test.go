@@ -288,3 +288,65 @@ func TestAdopt_PerScopeInOneRun(t *testing.T) {
 	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Unchanged: 2})
 	assert.Equal(t, before2, e.mutatingCalls())
 }
+
+// TestRegression_ReplicatedHandMadeSecretCanBeAdopted: issue 30 item 1
+// with the real binary and an emulator whose secret was replicated by hand
+// to eu-west-1. Named in adopt by a scope whose replica-regions lists
+// eu-west-1 and us-west-2 it is adopted: the plan shows the adoption adding
+// us-west-2, the sync tags it, keeps the eu-west-1 replica (never removed)
+// and adds us-west-2, and a re-run is a no-op. A second secret with a
+// replica in ap-south-1 (not listed) is conflict replication whose next
+// line says to list that Region or remove the replica, not the looping
+// "manage them here with replica-regions".
+func TestRegression_ReplicatedHandMadeSecretCanBeAdopted(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	tok := token(3)
+	db := f.addDoc("db", ".sops.json", `{"k": "CANARY-db-`+tok+`"}`)
+	f.commit("a document for a replicated secret made by hand")
+	replicate := func(arn string, regions ...string) {
+		in := &secretsmanager.ReplicateSecretToRegionsInput{SecretId: aws.String(arn)}
+		for _, r := range regions {
+			in.AddReplicaRegions = append(in.AddReplicaRegions, types.ReplicaRegionType{Region: aws.String(r)})
+		}
+		_, err := e.sdk().ReplicateSecretToRegions(context.Background(), in)
+		require.NoError(t, err)
+	}
+	replicate(e.handMade(t, db, aws.String(`{"k":"CANARY-db-`+tok+`"}`), nil), "eu-west-1")
+	args := []string{"--adopt", db, "--replica-regions", "eu-west-1,us-west-2", "--log-format", "text"}
+
+	before := e.mutatingCalls()
+	r := f.run(e, runOpts{}, f.args("plan", args...)...)
+	expect(t, r, 0, vocab.StatusDrift, vocab.VerificationNotRun, &vocab.Counts{Update: 1})
+	assert.Contains(t, r.Stdout, "Adopt (1):")
+	assert.Contains(t, r.Stdout, "+ replica us-west-2")
+	assert.NotContains(t, r.Stdout, "- replica")
+	assert.Equal(t, before, e.mutatingCalls(), "plan is read-only")
+
+	r = f.run(e, runOpts{}, f.args("sync", args...)...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Update: 1})
+	calls := e.stats().Calls
+	assert.Zero(t, calls["RemoveRegionsFromReplication"], "the adopted replica is kept")
+	assert.EqualValues(t, 2, calls["ReplicateSecretToRegions"], "the hand-made replica, then us-west-2")
+	primary := e.secretIn("us-east-1", db)
+	require.NotNil(t, primary)
+	assert.Equal(t, model.ManagedByValue, primary.Tags[model.TagManagedBy])
+	assert.Equal(t, map[string]string{"eu-west-1": "InSync", "us-west-2": "InSync"}, replicaStatuses(primary))
+
+	before = e.mutatingCalls()
+	r = f.run(e, runOpts{}, f.args("sync", args...)...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Unchanged: 1})
+	assert.Equal(t, before, e.mutatingCalls(), "then a no-op")
+
+	// A replica in a Region the scope does not list: conflict replication,
+	// nothing written, a next line that does not loop.
+	other := f.addDoc("other", ".sops.json", `{"k": "CANARY-other-`+tok+`"}`)
+	f.commit("a second replicated secret")
+	replicate(e.handMade(t, other, aws.String(`{"k":"CANARY-other-`+tok+`"}`), nil), "eu-west-1", "ap-south-1")
+	before = e.mutatingCalls()
+	r = f.run(e, runOpts{}, f.args("sync", "--adopt", other, "--replica-regions", "eu-west-1,us-west-2", "--log-format", "text")...)
+	expect(t, r, 4, vocab.StatusConflict, vocab.VerificationNotRun, &vocab.Counts{Unchanged: 1, Conflicts: 1})
+	assert.Equal(t, before, e.mutatingCalls(), "a refused adoption writes nothing")
+	assert.Contains(t, r.Stdout, "add each of its replica Regions to replica-regions")
+	assert.NotContains(t, r.Stdout, "manage them here with replica-regions")
+}
