@@ -105,6 +105,12 @@ type Desired struct {
 	// (--key-services, model.ParseKeyServices); a key outside it is never
 	// contacted. The zero value allows none.
 	KeyServices model.KeyServices
+	// AllowEmpty is the allow-empty setting (Engine.AllowEmpty too): with
+	// it, a source root absent from the commit is an empty desired set
+	// (a retired scope whose directory Git dropped) instead of
+	// source:missing-root; the empty-scope gate then lets its secrets be
+	// scheduled for deletion, within --max-deletions.
+	AllowEmpty bool
 }
 
 // Engine is what one run of the engine needs from the settings (SPEC §5,

@@ -172,6 +172,22 @@ func TestLoadSourceRootRules(t *testing.T) {
 		_, err := Load(context.Background(), opts)
 		assertClass(t, err, diag.SourceMissingRoot, 0)
 	}
+	// allow-empty (issue 30 §7): an absent root is a retired scope, an
+	// empty desired state; a root that is a file stays missing-root.
+	opts.AllowEmpty = true
+	for _, root := range []string{"missing", "Secrets", "secrets/gone"} {
+		opts.SourceRoot = root
+		st, err := Load(context.Background(), opts)
+		if err != nil || len(st.Secrets) != 0 || st.Commit == "" {
+			t.Fatalf("absent root %s with allow-empty: %v %+v, want an empty desired state", root, err, st)
+		}
+	}
+	for _, root := range []string{"file", "secrets/a.sops.json"} {
+		opts.SourceRoot = root
+		_, err := Load(context.Background(), opts)
+		assertClass(t, err, diag.SourceMissingRoot, 0)
+	}
+	opts.AllowEmpty = false
 	// An existing root without documents is an empty desired state, not an
 	// error (the engine's empty-scope gate decides what that means).
 	empty, _ := newRepo(t, map[string][]byte{"secrets/readme.txt": []byte("x")})

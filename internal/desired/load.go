@@ -407,7 +407,11 @@ func problem(class, what, next string) *diag.Diagnostic {
 // the listing (tree, root, repository, interruption), or the diagnostics of
 // every structurally invalid document in ordinal order (capped).
 func selectDocuments(ctx context.Context, repo *gitsource.Repository, commit gitsource.Commit, opts config.Desired) ([]*document, diag.Diagnostics) {
-	listed, e := repo.List(ctx, commit, opts.SourceRoot)
+	missing := gitsource.MissingRootFails
+	if opts.AllowEmpty {
+		missing = gitsource.MissingRootIsEmpty
+	}
+	listed, e := repo.List(ctx, commit, opts.SourceRoot, missing)
 	if err := ctx.Err(); err != nil {
 		return nil, interrupted(err)
 	}

@@ -315,7 +315,7 @@ var entries = []Entry{
 		"fetch the blobs (clone without --filter, or run git fetch for the commit without a filter) or include the source root in the sparse-checkout set so that Git fetches its documents"},
 
 	{SourceMissingRoot, FamilySource, "the source root is not a directory in the commit",
-		"check --source-root against the committed tree (it is case-sensitive), or use '.' for the whole repository; to retire the scope (every document deleted, so Git dropped the directory), commit an empty file such as .gitkeep in the source root and set allow-empty to schedule its secrets for deletion"},
+		"check --source-root against the committed tree (it is case-sensitive), or use '.' for the whole repository; to retire the scope (every document deleted, so Git dropped the directory), re-run with allow-empty set (--allow-empty, or allow-empty: true in the scope's entry): a source root absent from the commit is then an empty scope, whose secrets are scheduled for deletion within --max-deletions"},
 	{SourceNotRegular, FamilySource, "the document is not a regular file in the commit (a symlink or a submodule)",
 		"commit the encrypted document itself at this path, or rename it so its suffix does not select it"},
 	{SourceTooLarge, FamilySource, "the committed document is larger than --max-encrypted-bytes",

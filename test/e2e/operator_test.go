@@ -44,12 +44,13 @@ func TestPlan_JSONLogsPointAtTheRendering(t *testing.T) {
 	assert.NotContains(t, r.Stdout, command.PlanNotRendered)
 }
 
-// TestRecovery_RetiringAScopeWhoseDirectoryGitDropped (issue 30 §7, the
-// advice half): deleting every document of a scope removes its directory
-// from Git, so the run is source:missing-root, whose next line (and
-// docs/recovery.md) says how to retire the scope; following it (an empty
-// .gitkeep in the source root, allow-empty) schedules the secrets for
-// deletion.
+// TestRecovery_RetiringAScopeWhoseDirectoryGitDropped (issue 30 §7):
+// deleting every document of a scope removes its directory from Git.
+// Without allow-empty the run is source:missing-root, zero writes, and its
+// next line (and docs/recovery.md) says to re-run with allow-empty; with
+// --allow-empty the absent source root is an empty scope and the secrets
+// are scheduled for deletion (no placeholder file needed). A source root
+// that is a file stays source:missing-root even with --allow-empty.
 func TestRecovery_RetiringAScopeWhoseDirectoryGitDropped(t *testing.T) {
 	f := newFixture(t)
 	e := startEmulator(t)
@@ -62,15 +63,22 @@ func TestRecovery_RetiringAScopeWhoseDirectoryGitDropped(t *testing.T) {
 	}
 	f.commit("retire the scope")
 	before := e.mutatingCalls()
+	r = f.run(e, runOpts{}, f.args("sync")...)
+	expect(t, r, 3, vocab.StatusInvalid, vocab.VerificationNotRun, &vocab.Counts{})
+	assert.Contains(t, r.Stdout, `"error_class":"source:missing-root"`)
+	assert.Contains(t, r.Stdout, "re-run with allow-empty set")
+	assert.Equal(t, before, e.mutatingCalls())
+
+	r = f.run(e, runOpts{}, f.args("sync", "--allow-empty")...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{ScheduleDelete: 3})
+
+	// A file where the source root should be is a wrong root, not a
+	// retired scope.
+	require.NoError(t, os.WriteFile(filepath.Join(f.Repo, "secrets"), []byte("not a directory\n"), 0o600))
+	f.commit("a file named like the source root")
+	before = e.mutatingCalls()
 	r = f.run(e, runOpts{}, f.args("sync", "--allow-empty")...)
 	expect(t, r, 3, vocab.StatusInvalid, vocab.VerificationNotRun, &vocab.Counts{})
 	assert.Contains(t, r.Stdout, `"error_class":"source:missing-root"`)
-	assert.Contains(t, r.Stdout, "commit an empty file such as .gitkeep in the source root and set allow-empty")
 	assert.Equal(t, before, e.mutatingCalls())
-
-	require.NoError(t, os.MkdirAll(filepath.Join(f.Repo, "secrets"), 0o700))
-	require.NoError(t, os.WriteFile(filepath.Join(f.Repo, "secrets", ".gitkeep"), nil, 0o600))
-	f.commit("keep the source root")
-	r = f.run(e, runOpts{}, f.args("sync", "--allow-empty")...)
-	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{ScheduleDelete: 3})
 }

@@ -190,7 +190,7 @@ func TestMissingObjectSaysWhetherTheCloneIsPartial(t *testing.T) {
 			if e != nil {
 				t.Fatal(e)
 			}
-			docs, e := repo.List(t.Context(), cm, ".")
+			docs, e := repo.List(t.Context(), cm, ".", MissingRootFails)
 			if e != nil || len(docs) != 1 {
 				t.Fatalf("List: %v %v", docs, e)
 			}

@@ -65,11 +65,29 @@ func namesCommit(rev string) bool {
 	return true
 }
 
+// MissingRoot says what List does with a source root that has no entry in
+// the commit (SPEC §5's empty-scope gate).
+type MissingRoot int
+
+const (
+	// MissingRootFails: an absent root is source:missing-root.
+	MissingRootFails MissingRoot = iota
+	// MissingRootIsEmpty: an absent root lists no document, so the scope's
+	// desired set is empty. Deleting every document of a scope deletes its
+	// directory (Git keeps no empty directory), so this is how a scope
+	// retires; the loader asks for it only when allow-empty is set. A root
+	// that names a file, or lies under a file, is source:missing-root
+	// either way: that is a wrong source root, not a retired one.
+	MissingRootIsEmpty
+)
+
 // findRoot returns the tree at the slash-separated root below t; "." is t.
-func findRoot(repo *Repository, t *object.Tree, root string) (*object.Tree, *diag.Diagnostic) {
+// absent is set (and the tree nil) when some component of root has no
+// entry at all; a component that is not a directory is source:missing-root.
+func findRoot(repo *Repository, t *object.Tree, root string) (_ *object.Tree, absent bool, _ *diag.Diagnostic) {
 	missing := problem(diag.SourceMissingRoot, "", "")
 	if root == "." {
-		return t, nil
+		return t, false, nil
 	}
 	cur := t
 	for _, part := range strings.Split(root, "/") {
@@ -80,16 +98,19 @@ func findRoot(repo *Repository, t *object.Tree, root string) (*object.Tree, *dia
 				break
 			}
 		}
-		if found == nil || found.Mode != filemode.Dir {
-			return nil, missing
+		if found == nil {
+			return nil, true, missing
+		}
+		if found.Mode != filemode.Dir {
+			return nil, false, missing
 		}
 		next, err := repo.TreeObject(found.Hash)
 		if err != nil {
-			return nil, repo.objectError(err)
+			return nil, false, repo.objectError(err)
 		}
 		cur = next
 	}
-	return cur, nil
+	return cur, false, nil
 }
 
 // walk lists every selected entry under t (recursively), with rel paths
@@ -178,18 +199,22 @@ var errBlobTooLarge = errors.New("blob larger than the limit")
 // List walks the committed tree of c under root (a clean repo-relative
 // path, "." for the whole tree; model.CleanSourceRoot) and returns every
 // entry whose name has a document suffix, sorted by Path (byte order). A
-// root that does not exist or is not a directory is source:missing-root; a
-// tree that is absent from the clone is git:object-missing, one that
-// cannot be read git:read; a cancelled ctx is interrupted. The walk is its
-// own recursion, not object.TreeWalker: the walker silently stops at a
-// subtree it cannot load, and a silently shorter desired set would turn
-// into deletions.
-func (r *Repository) List(ctx context.Context, c Commit, root string) ([]Document, *diag.Diagnostic) {
+// root that is not a directory is source:missing-root; one that does not
+// exist is too, unless missing is MissingRootIsEmpty (then no document and
+// no diagnostic); a tree that is absent from the clone is
+// git:object-missing, one that cannot be read git:read; a cancelled ctx is
+// interrupted. The walk is its own recursion, not object.TreeWalker: the
+// walker silently stops at a subtree it cannot load, and a silently
+// shorter desired set would turn into deletions.
+func (r *Repository) List(ctx context.Context, c Commit, root string, missing MissingRoot) ([]Document, *diag.Diagnostic) {
 	tree, err := r.TreeObject(c.tree)
 	if err != nil {
 		return nil, r.objectError(err)
 	}
-	rootTree, e := findRoot(r, tree, root)
+	rootTree, absent, e := findRoot(r, tree, root)
+	if absent && missing == MissingRootIsEmpty {
+		return nil, nil
+	}
 	if e != nil {
 		return nil, e
 	}

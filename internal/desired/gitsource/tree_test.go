@@ -44,7 +44,7 @@ func TestNamesCommit(t *testing.T) {
 // listed is what List returns, as "Path Rel" lines.
 func listed(t *testing.T, repo *Repository, c Commit, root string) []string {
 	t.Helper()
-	docs, e := repo.List(t.Context(), c, root)
+	docs, e := repo.List(t.Context(), c, root, MissingRootFails)
 	if e != nil {
 		t.Fatalf("List(%s): %v", root, e)
 	}
@@ -58,8 +58,8 @@ func listed(t *testing.T, repo *Repository, c Commit, root string) []string {
 // TestListWalksTheRootInPathOrder: every entry with a document suffix
 // under the root, at any depth, sorted by path, with its path relative to
 // the repository and to the root; other files are left out. A root that
-// is absent or a file is source:missing-root; a cancelled walk is
-// interrupted.
+// is absent or a file is source:missing-root (an absent one lists nothing
+// with MissingRootIsEmpty); a cancelled walk is interrupted.
 func TestListWalksTheRootInPathOrder(t *testing.T) {
 	dir, _ := newRepo(t, map[string]string{
 		"secrets/z.sops.json": "{}", "secrets/a/b/c.sops.yaml": "x", "secrets/a.sops.env": "x",
@@ -80,12 +80,24 @@ func TestListWalksTheRootInPathOrder(t *testing.T) {
 		}
 	}
 	for _, root := range []string{"nope", "secrets/nope", "top.sops.json", "secrets/z.sops.json/x"} {
-		_, e := repo.List(t.Context(), c, root)
+		_, e := repo.List(t.Context(), c, root, MissingRootFails)
 		wantClass(t, "root "+root, e, diag.SourceMissingRoot)
+	}
+	// With MissingRootIsEmpty (allow-empty) an absent root lists nothing,
+	// but a root that is, or lies under, a file stays source:missing-root.
+	for _, root := range []string{"nope", "secrets/nope", "nope/deeper"} {
+		docs, e := repo.List(t.Context(), c, root, MissingRootIsEmpty)
+		if e != nil || len(docs) != 0 {
+			t.Errorf("absent root %s with MissingRootIsEmpty: %v %v, want no documents and no diagnostic", root, docs, e)
+		}
+	}
+	for _, root := range []string{"top.sops.json", "secrets/z.sops.json/x"} {
+		_, e := repo.List(t.Context(), c, root, MissingRootIsEmpty)
+		wantClass(t, "file root "+root, e, diag.SourceMissingRoot)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	_, e = repo.List(ctx, c, "secrets")
+	_, e = repo.List(ctx, c, "secrets", MissingRootFails)
 	wantClass(t, "cancelled", e, diag.Interrupted)
 }
 
@@ -121,7 +133,7 @@ func TestCheckAndReadApplyTheStructuralRules(t *testing.T) {
 	if e != nil {
 		t.Fatal(e)
 	}
-	docs, e := repo.List(t.Context(), c, ".")
+	docs, e := repo.List(t.Context(), c, ".", MissingRootFails)
 	if e != nil {
 		t.Fatal(e)
 	}
