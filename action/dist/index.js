@@ -24901,8 +24901,11 @@ var REPORT_KEYS = [
   "status",
   "counts",
   "verification",
-  "duration_ms"
+  "duration_ms",
+  "scopes"
 ];
+var OPTIONAL_REPORT_KEYS = ["scopes"];
+var SCOPE_KEYS = ["name", "region", "status", "verification", "counts"];
 var ReportError = class extends Error {
   constructor(reason) {
     super(reason);
@@ -24920,6 +24923,33 @@ function sameKeys(obj, keys) {
 function isCount(v) {
   return typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
 }
+function checkCounts(counts, where) {
+  if (!isPlainObject(counts) || !sameKeys(counts, COUNT_KEYS)) {
+    throw new ReportError(`report ${where} keys differ from schema v1`);
+  }
+  for (const k of COUNT_KEYS) {
+    if (!isCount(counts[k])) throw new ReportError(`report ${where}.${k} is not a non-negative integer`);
+  }
+}
+function checkScopes(scopes) {
+  if (!Array.isArray(scopes) || scopes.length === 0) throw new ReportError("report scopes is not a non-empty array");
+  const seen = /* @__PURE__ */ new Set();
+  for (const s of scopes) {
+    if (!isPlainObject(s) || !sameKeys(s, SCOPE_KEYS)) throw new ReportError("report scope keys differ from schema v1");
+    if (typeof s.name !== "string" || !/^[a-z0-9-]{1,32}$/.test(s.name) || seen.has(s.name)) {
+      throw new ReportError("report scope name is malformed or repeated");
+    }
+    seen.add(s.name);
+    if (typeof s.region !== "string" || !/^(?:[a-z]{2}(?:-[a-z]+){1,3}-[0-9]{1,3})?$/.test(s.region)) {
+      throw new ReportError("report scope region is malformed");
+    }
+    if (!STATUSES.includes(s.status)) throw new ReportError("report scope status is unknown");
+    if (!VERIFICATIONS.includes(s.verification)) {
+      throw new ReportError("report scope verification is unknown");
+    }
+    checkCounts(s.counts, "scope counts");
+  }
+}
 function parseReport(text) {
   let doc;
   try {
@@ -24928,7 +24958,8 @@ function parseReport(text) {
     throw new ReportError("report is not valid JSON");
   }
   if (!isPlainObject(doc)) throw new ReportError("report is not a JSON object");
-  if (!sameKeys(doc, REPORT_KEYS)) throw new ReportError("report keys differ from schema v1");
+  const required = REPORT_KEYS.filter((k) => !OPTIONAL_REPORT_KEYS.includes(k));
+  if (!sameKeys(doc, REPORT_KEYS) && !sameKeys(doc, required)) throw new ReportError("report keys differ from schema v1");
   if (doc.schema_version !== REPORT_SCHEMA) throw new ReportError("report schema_version is not v1");
   const toolVersion = doc.tool_version;
   if (typeof toolVersion !== "string" || !/^[0-9A-Za-z.+_-]{1,128}$/.test(toolVersion)) {
@@ -24944,13 +24975,8 @@ function parseReport(text) {
   if (!VERIFICATIONS.includes(doc.verification)) {
     throw new ReportError("report verification is unknown");
   }
-  const counts = doc.counts;
-  if (!isPlainObject(counts) || !sameKeys(counts, COUNT_KEYS)) {
-    throw new ReportError("report counts keys differ from schema v1");
-  }
-  for (const k of COUNT_KEYS) {
-    if (!isCount(counts[k])) throw new ReportError(`report counts.${k} is not a non-negative integer`);
-  }
+  checkCounts(doc.counts, "counts");
+  if ("scopes" in doc) checkScopes(doc.scopes);
   if (!isCount(doc.duration_ms)) throw new ReportError("report duration_ms is not a non-negative integer");
   return doc;
 }

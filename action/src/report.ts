@@ -27,7 +27,7 @@ export type Verification = (typeof VERIFICATIONS)[number];
 
 /** The keys of the report's counts object, in file order (SPEC §7.2). */
 export const COUNT_KEYS = ['create', 'update', 'restore', 'schedule_delete', 'unchanged', 'conflicts'] as const;
-/** The report's top-level keys, in file order (SPEC §7.2). */
+/** The report's top-level keys, in file order (SPEC §7.2; scopes is an additive key of v1). */
 export const REPORT_KEYS = [
   'schema_version',
   'tool_version',
@@ -36,12 +36,32 @@ export const REPORT_KEYS = [
   'counts',
   'verification',
   'duration_ms',
+  'scopes',
 ] as const;
+/**
+ * The report keys a report may lack: scopes is absent in reports of CLI
+ * versions before it (cli-version pins any release) and when a usage error
+ * or a rejected configuration stopped the run before its scopes were known.
+ */
+export const OPTIONAL_REPORT_KEYS = ['scopes'] as const;
+/** The keys of one element of the report's scopes, in file order. */
+export const SCOPE_KEYS = ['name', 'region', 'status', 'verification', 'counts'] as const;
 
 export type CountKey = (typeof COUNT_KEYS)[number];
 
 /** The report's counts: one non-negative integer per COUNT_KEYS entry. */
 export type Counts = Record<CountKey, number>;
+
+/** One scope of a run (SPEC §10): its own outcome and counts. */
+export interface ScopeResult {
+  /** The scope's name, [a-z0-9-]{1,32}. */
+  name: string;
+  /** The Region its calls went to, or '' when none was known. */
+  region: string;
+  status: Status;
+  verification: Verification;
+  counts: Counts;
+}
 
 export interface Report {
   schema_version: typeof REPORT_SCHEMA;
@@ -51,6 +71,8 @@ export interface Report {
   counts: Counts;
   verification: Verification;
   duration_ms: number;
+  /** The run's scopes in configuration order; absent in older reports. */
+  scopes?: ScopeResult[];
 }
 
 /** The report is missing, unreadable or breaks the schema. */
@@ -75,9 +97,46 @@ function isCount(v: unknown): v is number {
   return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 }
 
+/** Checks a counts object of the report (the run's or a scope's); where names it in the error. */
+function checkCounts(counts: unknown, where: string): void {
+  if (!isPlainObject(counts) || !sameKeys(counts, COUNT_KEYS)) {
+    throw new ReportError(`report ${where} keys differ from schema v1`);
+  }
+  for (const k of COUNT_KEYS) {
+    if (!isCount(counts[k])) throw new ReportError(`report ${where}.${k} is not a non-negative integer`);
+  }
+}
+
+/**
+ * Checks the report's scopes: a non-empty array of objects with exactly
+ * SCOPE_KEYS, each name of the scope-name rule and listed once, a Region
+ * code or '', a known status and verification, valid counts. The name and
+ * Region are echoed nowhere unchecked.
+ */
+function checkScopes(scopes: unknown): void {
+  if (!Array.isArray(scopes) || scopes.length === 0) throw new ReportError('report scopes is not a non-empty array');
+  const seen = new Set<string>();
+  for (const s of scopes as unknown[]) {
+    if (!isPlainObject(s) || !sameKeys(s, SCOPE_KEYS)) throw new ReportError('report scope keys differ from schema v1');
+    if (typeof s.name !== 'string' || !/^[a-z0-9-]{1,32}$/.test(s.name) || seen.has(s.name)) {
+      throw new ReportError('report scope name is malformed or repeated');
+    }
+    seen.add(s.name);
+    if (typeof s.region !== 'string' || !/^(?:[a-z]{2}(?:-[a-z]+){1,3}-[0-9]{1,3})?$/.test(s.region)) {
+      throw new ReportError('report scope region is malformed');
+    }
+    if (!(STATUSES as readonly unknown[]).includes(s.status)) throw new ReportError('report scope status is unknown');
+    if (!(VERIFICATIONS as readonly unknown[]).includes(s.verification)) {
+      throw new ReportError('report scope verification is unknown');
+    }
+    checkCounts(s.counts, 'scope counts');
+  }
+}
+
 /**
  * Parses and validates a report: exactly the keys of SPEC §7.2 (no more, no
- * fewer, also inside counts), a known status and verification, non-negative
+ * fewer, also inside counts; scopes may be absent, see OPTIONAL_REPORT_KEYS,
+ * and each scope has exactly SCOPE_KEYS), a known status and verification, non-negative
  * safe-integer counts and duration, git_revision 40 lower-case hex or empty,
  * and a tool_version made only of version characters (it is echoed into
  * outputs and the job summary). Throws ReportError naming the broken rule.
@@ -90,7 +149,8 @@ export function parseReport(text: string): Report {
     throw new ReportError('report is not valid JSON');
   }
   if (!isPlainObject(doc)) throw new ReportError('report is not a JSON object');
-  if (!sameKeys(doc, REPORT_KEYS)) throw new ReportError('report keys differ from schema v1');
+  const required = REPORT_KEYS.filter((k) => !(OPTIONAL_REPORT_KEYS as readonly string[]).includes(k));
+  if (!sameKeys(doc, REPORT_KEYS) && !sameKeys(doc, required)) throw new ReportError('report keys differ from schema v1');
   if (doc.schema_version !== REPORT_SCHEMA) throw new ReportError('report schema_version is not v1');
   const toolVersion = doc.tool_version;
   if (typeof toolVersion !== 'string' || !/^[0-9A-Za-z.+_-]{1,128}$/.test(toolVersion)) {
@@ -106,13 +166,8 @@ export function parseReport(text: string): Report {
   if (!(VERIFICATIONS as readonly unknown[]).includes(doc.verification)) {
     throw new ReportError('report verification is unknown');
   }
-  const counts = doc.counts;
-  if (!isPlainObject(counts) || !sameKeys(counts, COUNT_KEYS)) {
-    throw new ReportError('report counts keys differ from schema v1');
-  }
-  for (const k of COUNT_KEYS) {
-    if (!isCount(counts[k])) throw new ReportError(`report counts.${k} is not a non-negative integer`);
-  }
+  checkCounts(doc.counts, 'counts');
+  if ('scopes' in doc) checkScopes(doc.scopes);
   if (!isCount(doc.duration_ms)) throw new ReportError('report duration_ms is not a non-negative integer');
   return doc as unknown as Report;
 }

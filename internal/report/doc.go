@@ -4,8 +4,10 @@
 // Invariants:
 //   - A report has exactly the keys schema_version, tool_version,
 //     git_revision, status, counts {create, update, restore, schedule_delete,
-//     unchanged, conflicts}, verification and duration_ms — never a name,
-//     path, value, key, token or provider id. Parse rejects anything else.
+//     unchanged, conflicts}, verification, duration_ms and the additive
+//     scopes [{name, region, status, verification, counts}]
+//     (optional to a reader) — never a secret's name, a path, value, key,
+//     token or provider id. Parse rejects anything else.
 //     Parse rejects a key given twice or in another letter case, and
 //     invalid UTF-8 (internal/wirefile's strict decoding).
 //   - git_revision is a 40-hex commit SHA (model.IsRevision) or empty.

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
 // FuzzParse: the strict report parser never panics, and whatever it accepts
@@ -11,6 +13,10 @@ import (
 func FuzzParse(f *testing.F) {
 	good, _ := Marshal(sample())
 	f.Add(good)
+	withScopes := sample()
+	withScopes.Scopes = []Scope{NewScope("prod", "eu-west-1", "converged", "converged", vocab.Counts{Update: 1})}
+	scoped, _ := Marshal(withScopes)
+	f.Add(scoped)
 	f.Add([]byte(`{}`))
 	f.Add([]byte(`{"schema_version":1}`))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -138,3 +138,91 @@ func TestWriteFileRejectsInvalidReport(t *testing.T) {
 	require.True(t, errors.As(err, &we))
 	assert.Equal(t, "validate", we.Step)
 }
+
+// TestScopes_AdditiveKeyOfV1: a report with scopes writes them after
+// duration_ms with exactly the keys name, region, status, verification and
+// counts (report counts: an adoption is update), and reads back equal; a
+// report without scopes (an older version's, or a run stopped before its
+// configuration was resolved) has no scopes key and still parses.
+func TestScopes_AdditiveKeyOfV1(t *testing.T) {
+	r := sample()
+	r.Scopes = []Scope{
+		NewScope("prod", "eu-west-1", vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Create: 2, Adopt: 1}),
+		NewScope("staging", "not a region", vocab.StatusConflict, vocab.VerificationNotRun, vocab.Counts{Conflicts: 1, Unchanged: 4}),
+	}
+	b, err := Marshal(r)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `  "duration_ms": 1234,
+  "scopes": [
+    {
+      "name": "prod",
+      "region": "eu-west-1",
+      "status": "converged",
+      "verification": "converged",
+      "counts": {
+        "create": 2,
+        "update": 1,
+        "restore": 0,
+        "schedule_delete": 0,
+        "unchanged": 0,
+        "conflicts": 0
+      }
+    },
+    {
+      "name": "staging",
+      "region": "",`)
+	got, err := Parse(b)
+	require.NoError(t, err)
+	assert.Equal(t, r, got)
+
+	old, err := Marshal(sample())
+	require.NoError(t, err)
+	assert.NotContains(t, string(old), "scopes")
+	_, err = Parse(old)
+	require.NoError(t, err)
+}
+
+// TestScopes_ParseRejectsBrokenScopes: every value rule of a scope line.
+func TestScopes_ParseRejectsBrokenScopes(t *testing.T) {
+	r := sample()
+	r.Scopes = []Scope{NewScope("prod", "eu-west-1", vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Create: 1})}
+	good, err := Marshal(r)
+	require.NoError(t, err)
+	_, err = Parse(good)
+	require.NoError(t, err)
+	mutate := func(f func(map[string]any)) []byte {
+		var c map[string]any
+		require.NoError(t, json.Unmarshal(good, &c))
+		f(c["scopes"].([]any)[0].(map[string]any))
+		b, _ := json.Marshal(c)
+		return b
+	}
+	bad := map[string][]byte{
+		"bad name":       mutate(func(s map[string]any) { s["name"] = "Prod" }),
+		"empty name":     mutate(func(s map[string]any) { s["name"] = "" }),
+		"bad region":     mutate(func(s map[string]any) { s["region"] = "mars-1" }),
+		"bad status":     mutate(func(s map[string]any) { s["status"] = "ok" }),
+		"bad verif":      mutate(func(s map[string]any) { s["verification"] = "yes" }),
+		"negative count": mutate(func(s map[string]any) { s["counts"].(map[string]any)["update"] = -1 }),
+		"adopt count":    mutate(func(s map[string]any) { s["counts"].(map[string]any)["adopt"] = 1 }),
+		"extra key":      mutate(func(s map[string]any) { s["secret"] = "x" }),
+		"missing key":    mutate(func(s map[string]any) { delete(s, "region") }),
+		"missing counts": mutate(func(s map[string]any) { delete(s, "counts") }),
+		"empty scopes":   emptyScopes(t, good),
+		"null scope":     []byte(strings.Replace(string(good), `"scopes": [`, `"scopes": [null,`, 1)),
+		"twice":          []byte(strings.Replace(string(good), `"scopes": [`, `"scopes": [{"name":"prod","region":"","status":"converged","verification":"converged","counts":{"create":0,"update":0,"restore":0,"schedule_delete":0,"unchanged":0,"conflicts":0}},`, 1)),
+	}
+	for name, b := range bad {
+		_, err := Parse(b)
+		assert.Error(t, err, name)
+	}
+}
+
+func emptyScopes(t *testing.T, good []byte) []byte {
+	var c map[string]any
+	require.NoError(t, json.Unmarshal(good, &c))
+	c["scopes"] = []any{}
+	b, err := json.Marshal(c)
+	require.NoError(t, err)
+	return b
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/report"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -152,6 +153,11 @@ func TestScopes_FirstSyncCreatesAllRerunIsNoOp(t *testing.T) {
 	assert.Equal(t, vocab.StatusConverged, r.Report.Status)
 	assert.Equal(t, vocab.VerificationConverged, r.Report.Verification)
 	assert.Equal(t, vocab.Counts{Create: 4}, r.Report.Counts, "the run's counts are the scopes' summed")
+	assert.Equal(t, []report.Scope{
+		{Name: "prod-eu", Region: "eu-west-1", Status: vocab.StatusConverged, Verification: vocab.VerificationConverged, Counts: vocab.Counts{Create: 2}},
+		{Name: "staging", Region: "eu-west-1", Status: vocab.StatusConverged, Verification: vocab.VerificationConverged, Counts: vocab.Counts{Create: 1}},
+		{Name: "prod-us", Region: "us-east-1", Status: vocab.StatusConverged, Verification: vocab.VerificationConverged, Counts: vocab.Counts{Create: 1}},
+	}, r.Report.Scopes, "the report's scopes: one line per scope in configuration order")
 	for _, s := range es.scopes {
 		for _, d := range s.Docs {
 			got := es.secretIn(s.Account, s.Region, d.Name)

@@ -52,6 +52,41 @@ describe('parseReport', () => {
     expect(() => parseReport(JSON.stringify(report(over, counts)))).toThrow(ReportError);
   });
 
+  const scope = (over: Record<string, unknown> = {}): Record<string, unknown> => ({
+    name: 'prod',
+    region: 'eu-west-1',
+    status: 'converged',
+    verification: 'not-run',
+    counts: { create: 0, update: 1, restore: 0, schedule_delete: 0, unchanged: 2, conflicts: 0 },
+    ...over,
+  });
+
+  it('accepts a report with scopes and keeps each scope', () => {
+    const r = parseReport(JSON.stringify(report({ scopes: [scope(), scope({ name: 'staging', region: '', status: 'drift' })] })));
+    expect(r.scopes?.map((s) => [s.name, s.region, s.status, s.counts.update])).toEqual([
+      ['prod', 'eu-west-1', 'converged', 1],
+      ['staging', '', 'drift', 1],
+    ]);
+  });
+
+  it.each<[string, unknown]>([
+    ['an empty scopes array', []],
+    ['scopes that are not an array', { prod: scope() }],
+    ['a null scope', [null]],
+    ['a scope name with upper case', [scope({ name: 'Prod' })]],
+    ['a scope name with markup', [scope({ name: '<b>x</b>' })]],
+    ['a scope listed twice', [scope(), scope()]],
+    ['a scope region that is no Region code', [scope({ region: 'eu west 1' })]],
+    ['a scope status that is unknown', [scope({ status: 'ok' })]],
+    ['a scope verification that is unknown', [scope({ verification: 'yes' })]],
+    ['a scope with an extra key', [scope({ secret: 'db' })]],
+    ['a scope without counts', [scope({ counts: undefined })]],
+    ['a scope count that is negative', [scope({ counts: { ...(scope().counts as object), create: -1 } })]],
+    ['a scope count key too many', [scope({ counts: { ...(scope().counts as object), adopt: 1 } })]],
+  ])('rejects %s', (_what, scopes) => {
+    expect(() => parseReport(JSON.stringify(report({ scopes })))).toThrow(ReportError);
+  });
+
   it.each(['', 'null', '[]', '"converged"', '{', '{"status":"converged"}'])('rejects %j', (text) => {
     expect(() => parseReport(text)).toThrow(ReportError);
   });

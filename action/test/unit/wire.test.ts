@@ -18,8 +18,11 @@ import {
   EXIT_STATUS,
   failureMessageFor,
   isDocumentedExit,
+  OPTIONAL_REPORT_KEYS,
+  parseReport,
   plannedOperations,
   REPORT_KEYS,
+  SCOPE_KEYS,
   REPORT_SCHEMA,
   STATUSES,
   VERIFICATIONS,
@@ -29,6 +32,8 @@ import {
 interface WireContract {
   report_schema: string;
   report_keys: string[];
+  report_optional_keys: string[];
+  report_scope_keys: string[];
   count_keys: string[];
   operation_count_keys: string[];
   statuses: string[];
@@ -69,9 +74,36 @@ describe('the report (wire.golden.json)', () => {
   it('has the schema, keys, statuses and verifications the CLI writes', () => {
     expect(REPORT_SCHEMA).toBe(wire.report_schema);
     expect([...REPORT_KEYS]).toEqual(wire.report_keys);
+    expect([...OPTIONAL_REPORT_KEYS]).toEqual(wire.report_optional_keys);
+    expect([...SCOPE_KEYS]).toEqual(wire.report_scope_keys);
     expect([...COUNT_KEYS]).toEqual(wire.count_keys);
     expect([...STATUSES]).toEqual(wire.statuses);
     expect([...VERIFICATIONS]).toEqual(wire.verifications);
+  });
+
+  it('reads a report with every key of the contract, and one without its optional keys', () => {
+    const counts = Object.fromEntries(wire.count_keys.map((k) => [k, 1]));
+    const values: Record<string, unknown> = {
+      schema_version: wire.report_schema,
+      tool_version: '1.2.3',
+      git_revision: '',
+      status: wire.statuses[0],
+      counts,
+      verification: wire.verifications[0],
+      duration_ms: 3,
+      scopes: [
+        Object.fromEntries(
+          wire.report_scope_keys.map((k) => [
+            k,
+            ({ name: 'prod', region: 'eu-west-1', status: wire.statuses[0], verification: wire.verifications[0], counts } as Record<string, unknown>)[k],
+          ]),
+        ),
+      ],
+    };
+    const full = Object.fromEntries(wire.report_keys.map((k) => [k, values[k]]));
+    expect(parseReport(JSON.stringify(full)).scopes?.[0]?.name).toBe('prod');
+    const older = Object.fromEntries(wire.report_keys.filter((k) => !wire.report_optional_keys.includes(k)).map((k) => [k, values[k]]));
+    expect(parseReport(JSON.stringify(older)).scopes).toBeUndefined();
   });
 
   it('counts as planned operations the count keys the CLI counts', () => {

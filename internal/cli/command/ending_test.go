@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/exitcode"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/report"
@@ -115,4 +116,45 @@ func TestStatusesMapToExitCodes(t *testing.T) {
 		assert.Equal(t, status, rep.Status)
 		assert.Empty(t, exitcode.Lines(err), "run outcomes are not stderr diagnostics")
 	}
+}
+
+// TestReportScopes_OneLinePerScope: the report written for a run of
+// several scopes lists each scope's name, Region, own status,
+// verification and counts (adoptions as update) in configuration order,
+// beside the run's most severe status and summed counts; a run
+// stopped before its scopes ran lists the configured scopes with the run's
+// outcome; a run whose configuration was never resolved has no scopes key.
+func TestReportScopes_OneLinePerScope(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "r.json")
+	outs := newOutputs("v9.9.9", p, "", false, slog.New(slog.DiscardHandler), nil)
+	require.Empty(t, outs.probe())
+	got := run.Outcome{Revision: testRev, Scopes: []run.ScopeOutcome{
+		scopeGot("prod", vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Create: 2, Adopt: 1}),
+		scopeGot("staging", vocab.StatusApplyFailed, vocab.VerificationNotRun, vocab.Counts{Unchanged: 4}),
+	}}
+	_ = outs.write(conclude(got, how{mode: engine.ModeSync}))
+	rep, err := report.Parse(mustRead(t, p))
+	require.NoError(t, err)
+	assert.Equal(t, vocab.StatusApplyFailed, rep.Status)
+	assert.Equal(t, vocab.Counts{Create: 2, Update: 1, Unchanged: 4}, rep.Counts)
+	assert.Equal(t, []report.Scope{
+		{Name: "prod", Region: "eu-west-1", Status: vocab.StatusConverged, Verification: vocab.VerificationConverged, Counts: vocab.Counts{Create: 2, Update: 1}},
+		{Name: "staging", Region: "eu-west-1", Status: vocab.StatusApplyFailed, Verification: vocab.VerificationNotRun, Counts: vocab.Counts{Unchanged: 4}},
+	}, rep.Scopes)
+
+	outs = newOutputs("v9.9.9", p, "", false, slog.New(slog.DiscardHandler), nil)
+	outs.scopes = []config.Scope{{Name: "prod", AWS: config.AWS{Region: "us-east-1"}}, {Name: "dev"}}
+	require.Empty(t, outs.probe())
+	_ = outs.write(conclude(run.Stopped(diag.Diagnostics{diag.New(diag.AWSConfig, diag.Subject{})}), how{mode: engine.ModeSync}))
+	rep, err = report.Parse(mustRead(t, p))
+	require.NoError(t, err)
+	assert.Equal(t, []report.Scope{
+		{Name: "prod", Region: "us-east-1", Status: vocab.StatusInvalid, Verification: vocab.VerificationNotRun},
+		{Name: "dev", Status: vocab.StatusInvalid, Verification: vocab.VerificationNotRun},
+	}, rep.Scopes)
+
+	outs = newOutputs("v9.9.9", p, "", false, nil, nil)
+	require.Empty(t, outs.probe())
+	_ = outs.write(conclude(run.Stopped(diag.Diagnostics{diag.New(diag.ConfigUnknownKey, diag.Subject{})}), how{mode: engine.ModeSync}))
+	assert.NotContains(t, string(mustRead(t, p)), "scopes")
 }

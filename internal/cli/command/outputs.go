@@ -63,7 +63,9 @@ func newOutputs(version, reportPath, planPath string, showNames bool, log *slog.
 	if reportPath != "" {
 		o.report = &fileOutput{path: reportPath, file: report.File, done: "report written", failure: ReportFailure,
 			value: func(e ending) wirefile.Value {
-				return report.New(version, e.revision, e.status, e.verification, e.counts, e.durationMS)
+				r := report.New(version, e.revision, e.status, e.verification, e.counts, e.durationMS)
+				r.Scopes = o.reportScopes(e)
+				return r
 			}}
 	}
 	return o
@@ -220,6 +222,25 @@ func (o *outputs) view(e ending) planview.View {
 			Verification: e.verification, Diagnostics: viewDiags(byScope[s.Name])})
 	}
 	return planview.Build(in, model.Redaction{ShowNames: o.showNames})
+}
+
+// reportScopes are the report's scopes line for line with the plan view's
+// sections (view): each scope's own outcome and counts; a run that stopped
+// before its scopes ran lists every scope the configuration named with the
+// run's status and verification and zero counts; nil (no key) when the
+// configuration was never resolved.
+func (o *outputs) reportScopes(e ending) []report.Scope {
+	var out []report.Scope
+	if e.scopes != nil {
+		for _, s := range e.scopes {
+			out = append(out, report.NewScope(s.name, s.region, s.status, s.verification, s.counts))
+		}
+		return out
+	}
+	for _, s := range o.scopes {
+		out = append(out, report.NewScope(s.Name, s.AWS.Region, e.status, e.verification, vocab.Counts{}))
+	}
+	return out
 }
 
 // viewDiags are ds as the plan view takes them.
