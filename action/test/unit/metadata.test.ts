@@ -122,9 +122,72 @@ describe('docs/github-action.md', () => {
     for (const m of Object.values(Message)) expect(doc).toContain(m);
   });
 
-  it('shows the example workflows verbatim', () => {
-    for (const f of ['secrets-plan.yml', 'secrets-sync.yml', 'secrets-drift-check.yml', 'secrets-scopes.yml']) {
-      expect(doc).toContain(read(join('.github/workflows/examples', f)).trim());
+  it('shows every example workflow verbatim', () => {
+    const files = readdirSync(join(root, '.github/workflows/examples')).filter((f) => f.endsWith('.yml'));
+    expect(files.length).toBeGreaterThanOrEqual(6);
+    for (const f of files) {
+      expect(doc, f).toContain(read(join('.github/workflows/examples', f)).trim());
     }
+  });
+
+  // Every CLI setting is an input, set by the Action, or reachable through
+  // config-file: the table under "Settings without an input" says how, and
+  // lists exactly the settings that have no input of their own.
+  it('says how to set every CLI setting that has no input', () => {
+    const wire = JSON.parse(read('internal/vocab/testdata/wire.golden.json')) as { settings: { name: string }[] };
+    const section = doc.slice(doc.indexOf('### Settings without an input'), doc.indexOf('## Outputs'));
+    const rows = [...section.matchAll(/^\| `([a-z-]+)` \| (.+) \|$/gm)].map((m) => [m[1], m[2]] as const);
+    const documented = rows.map(([name]) => name).sort();
+    const missing = wire.settings.map((s) => s.name).filter((n) => !(INPUT_NAMES as readonly string[]).includes(n));
+    expect(documented).toEqual([...missing].sort());
+    for (const [name, how] of rows) expect(how, name).toMatch(/set by the Action|input|config-file/);
+  });
+});
+
+// The files a run reads: the config file (with config-file) and each source
+// root. A trigger's paths must cover all of them, or a merge that changes one
+// (an adopt-only change of the config file) never plans or syncs.
+describe('example workflow triggers', () => {
+  const dir = '.github/workflows/examples';
+  const files = readdirSync(join(root, dir)).filter((f) => f.endsWith('.yml'));
+  const doc = read('docs/github-action.md');
+  // The config file every config-file example names is the one docs/github-action.md shows.
+  const configBlock = doc.slice(doc.indexOf('# sops-aws-sync.yaml, at the repository root'));
+  const config = parse(configBlock.slice(0, configBlock.indexOf('```'))) as { scopes: { 'source-root': string }[] };
+
+  const covers = (pattern: string, file: string) =>
+    pattern === file || pattern === '**' || (pattern.endsWith('/**') && file.startsWith(pattern.slice(0, -2)));
+
+  it.each(files)('%s: every trigger with paths covers the files the run reads', (file) => {
+    const wf = parse(read(join(dir, file))) as Workflow;
+    const step = Object.values(wf.jobs)
+      .flatMap((j) => j.steps)
+      .find((s) => s.uses?.startsWith('sops-aws-sync/sops-aws-sync@'));
+    const w = step?.with ?? {};
+    const reads: string[] = [];
+    if (typeof w['config-file'] === 'string') {
+      reads.push(w['config-file']);
+      for (const s of config.scopes) reads.push(`${s['source-root']}/x/y.sops.json`);
+    } else {
+      reads.push(`${typeof w['source-root'] === 'string' ? w['source-root'] : 'secrets'}/x/y.sops.json`);
+    }
+    for (const [event, spec] of Object.entries(wf.on)) {
+      const paths = (spec as { paths?: string[] } | null)?.paths;
+      if (!paths) continue;
+      for (const f of reads) expect(paths.some((p) => covers(p, f)), `${event} paths ${JSON.stringify(paths)} miss ${f}`).toBe(true);
+    }
+  });
+
+  it('syncs a config file as one writer, in a group of its own for the drift check', () => {
+    const sync = parse(read(join(dir, 'secrets-scopes-sync.yml'))) as Workflow;
+    const check = parse(read(join(dir, 'secrets-scopes-drift-check.yml'))) as Workflow;
+    expect(sync.concurrency?.['cancel-in-progress']).toBe(false);
+    expect(sync.concurrency?.group).toContain('sops-aws-sync.yaml');
+    expect(sync.concurrency?.group).toContain('${{ github.repository }}');
+    expect(check.concurrency?.['cancel-in-progress']).toBe(false);
+    expect(check.concurrency?.group).toContain('sops-aws-sync.yaml');
+    expect(check.concurrency?.group).not.toBe(sync.concurrency?.group);
+    expect(check.permissions).toMatchObject({ issues: 'write' });
+    expect(Object.keys((sync.on as { push: { paths: string[] } }).push)).toContain('paths');
   });
 });
