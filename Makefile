@@ -18,10 +18,11 @@ export PATH   := $(GOBIN):$(PATH)
 
 all: build
 
-## build: the CLI and the emulator into ./bin
+## build: the CLI, the emulator and the demo helper (age key generation: bin/demotool keygen FILE) into ./bin
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/sops-aws-sync ./cmd/sops-aws-sync
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/secretsmanager-emulator ./cmd/secretsmanager-emulator
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/demotool ./scripts/demotool
 
 ## tools: install the pinned sops CLI and local-kms (from the Go module proxy) if missing
 tools:
