@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"sync"
 	"sync/atomic"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
@@ -51,11 +50,14 @@ func (h *halt) raise() {
 func (h *halt) up() bool { return h != nil && h.raised.Load() }
 
 // apply runs one plan phase by phase (SPEC §5, §6). Restored names get at
-// most one follow-up update, decided from a fresh observation after the
-// restore phase and run in the update phase. A phase finishes before the
+// most one follow-up update, decided from the observation the driver made
+// once each restore showed, and run in the update phase. A phase finishes before the
 // next begins; after a failure or a needed rebuild no new operation starts.
 func (r *runner) apply(ctx context.Context, p plan.Plan) outcome {
-	var restored []plan.Operation
+	var (
+		restored []plan.Operation
+		seen     []*sighting
+	)
 	for _, action := range vocab.Phases {
 		var ops []plan.Operation
 		for _, op := range p.Ops {
@@ -64,7 +66,7 @@ func (r *runner) apply(ctx context.Context, p plan.Plan) outcome {
 			}
 		}
 		if action == vocab.ActionUpdate && len(restored) > 0 {
-			follow, out := r.followUps(ctx, restored)
+			follow, out := r.followUps(restored, seen)
 			if out != outDone {
 				return out
 			}
@@ -75,11 +77,11 @@ func (r *runner) apply(ctx context.Context, p plan.Plan) outcome {
 			continue
 		}
 		phase := r.startPhase()
-		out, done := r.runPhase(ctx, action, ops)
+		out, done, sightings := r.runPhase(ctx, action, ops)
 		r.log.Info("phase applied", r.summary(phase, slog.String(vocab.FieldPhase, vocab.PhaseApply),
 			slog.String(vocab.FieldOperation, string(action)), slog.Int(vocab.FieldCount, len(done)))...)
 		if action == vocab.ActionRestore {
-			restored = done
+			restored, seen = done, sightings
 		}
 		if out != outDone {
 			return out
@@ -89,14 +91,16 @@ func (r *runner) apply(ctx context.Context, p plan.Plan) outcome {
 }
 
 // runPhase executes ops with at most cfg.Concurrency in flight and returns
-// the aggregate outcome and the operations that took effect, in plan order.
-func (r *runner) runPhase(ctx context.Context, action vocab.Action, ops []plan.Operation) (outcome, []plan.Operation) {
+// the aggregate outcome and the operations that took effect, in plan order,
+// each with the driver's sighting after it (execute; nil for most).
+func (r *runner) runPhase(ctx context.Context, action vocab.Action, ops []plan.Operation) (outcome, []plan.Operation, []*sighting) {
 	results := make([]outcome, len(ops))
+	after := make([]*sighting, len(ops))
 	started := make([]bool, len(ops))
 	prog := r.startProgress(vocab.PhaseApply, string(action), len(ops))
 	each(len(ops), r.concurrency, func(i int) bool {
 		started[i] = true
-		results[i] = r.execute(ctx, ops[i])
+		results[i], after[i] = r.execute(ctx, ops[i])
 		if results[i].halts() {
 			r.halt.raise()
 		}
@@ -104,7 +108,10 @@ func (r *runner) runPhase(ctx context.Context, action vocab.Action, ops []plan.O
 		return results[i] == outDone
 	})
 	worst := outDone
-	var done []plan.Operation
+	var (
+		done []plan.Operation
+		seen []*sighting
+	)
 	for i, out := range results {
 		if !started[i] {
 			continue
@@ -112,9 +119,10 @@ func (r *runner) runPhase(ctx context.Context, action vocab.Action, ops []plan.O
 		worst = max(worst, out)
 		if out == outDone {
 			done = append(done, ops[i])
+			seen = append(seen, after[i])
 		}
 	}
-	return worst, done
+	return worst, done, seen
 }
 
 // metExisting judges a create that AWS refused because the name exists,
@@ -160,64 +168,43 @@ func (r *runner) lateConflict(op plan.Operation, s sighting, msg string) outcome
 	return outConflict
 }
 
-// followUps decides the at-most-one update after each restore from a fresh
-// observation. A restore not yet visible is polled on the verification
-// interval within the verification timeout; if it never shows, no
-// follow-up is planned and verification judges the result.
-func (r *runner) followUps(ctx context.Context, restored []plan.Operation) ([]plan.Operation, outcome) {
-	var (
-		mu     sync.Mutex
-		follow []plan.Operation
-		worst  = outDone
-	)
-	deadline := r.clock.Now().Add(r.verificationTimeout)
-	each(len(restored), r.concurrency, func(i int) bool {
-		op := restored[i]
-		var (
-			s   sighting
-			err error
-		)
-		for {
-			if s, err = r.observeOne(ctx, op.Name); err != nil || !(s.obs.Exists && s.obs.Deleted) || !r.clock.Now().Before(deadline) {
-				break
-			}
-			select {
-			case <-ctx.Done():
-			case <-r.clock.After(r.pollInterval):
-			}
+// followUps decides the at-most-one update after each restore of restored
+// from seen[i], the driver's sighting once the restore showed (execute; a
+// restore that never showed within the verification timeout is its last
+// sighting, and nil never comes from a restore). Nothing is observed here:
+// the engine's one direct observation after planning is the driver's. A
+// restore still not visible gets no follow-up; verification judges the
+// result.
+func (r *runner) followUps(restored []plan.Operation, seen []*sighting) ([]plan.Operation, outcome) {
+	var follow []plan.Operation
+	worst := outDone
+	for i, op := range restored {
+		s := seen[i]
+		if s == nil {
+			continue
 		}
 		out := outDone
-		var fu *plan.Operation
-		if err != nil {
-			out = r.failed(ctx, op, "observation after restore failed", err)
-		} else {
-			switch s.d.Action {
-			case vocab.ActionUpdate:
-				reason := vocab.ReasonRestoreThenUpdate
-				if s.d.Reason == vocab.ReasonMetadata || s.d.Reason == vocab.ReasonReplicas {
-					// The value survived the deletion window; only metadata
-					// or replicas differ (restore, then replicate: SPEC §12).
-					reason = s.d.Reason
-				}
-				fu = &plan.Operation{Action: vocab.ActionUpdate, Name: op.Name, ARN: s.obs.ARN, Reason: reason,
-					Metadata: s.d.Metadata, Replicas: s.d.Replicas, Keys: plan.KeysOf(vocab.ActionUpdate, op.Desired, s.obs),
-					Desired: op.Desired, Fingerprint: s.fingerprint()}
-			case vocab.ActionConflict:
-				out = r.lateConflict(op, s, "new conflict after restore")
-			case vocab.ActionUnchanged, vocab.ActionRestore:
-			default:
-				out = outRebuild
+		switch s.d.Action {
+		case vocab.ActionUpdate:
+			reason := vocab.ReasonRestoreThenUpdate
+			if s.d.Reason == vocab.ReasonMetadata || s.d.Reason == vocab.ReasonReplicas {
+				// The value survived the deletion window; only metadata
+				// or replicas differ (restore, then replicate: SPEC §12).
+				reason = s.d.Reason
 			}
+			fu := plan.Operation{Action: vocab.ActionUpdate, Name: op.Name, ARN: s.obs.ARN, Reason: reason,
+				Metadata: s.d.Metadata, Replicas: s.d.Replicas, Keys: plan.KeysOf(vocab.ActionUpdate, op.Desired, s.obs),
+				Desired: op.Desired, Fingerprint: s.fingerprint()}
+			follow = append(follow, fu)
+			r.ledger.followUp(fu)
+		case vocab.ActionConflict:
+			out = r.lateConflict(op, *s, "new conflict after restore")
+		case vocab.ActionUnchanged, vocab.ActionRestore:
+		default:
+			out = outRebuild
 		}
-		mu.Lock()
-		defer mu.Unlock()
 		worst = max(worst, out)
-		if fu != nil {
-			follow = append(follow, *fu)
-			r.ledger.followUp(*fu)
-		}
-		return out == outDone
-	})
+	}
 	return follow, worst
 }
 

@@ -480,8 +480,9 @@ func (s sighting) fingerprint() plan.Fingerprint { return plan.FingerprintOf(s.n
 
 // observeOne directly observes and classifies one name (the apply
 // precondition, the re-observation after an ambiguous or refused write, the
-// follow-up after a restore), reading its value when the planner needs it,
-// exactly as observe would.
+// wait for a restore to show), reading its value when the planner needs it,
+// exactly as observe would. It is called in one place, the write driver's
+// loop (drive, write.go; TestDriverIsTheOneDirectObservation).
 func (r *runner) observeOne(ctx context.Context, name string) (sighting, error) {
 	o, err := r.describeOne(ctx, name)
 	if err != nil {

@@ -35,6 +35,13 @@ type step struct {
 	// not only an ambiguous one: the call carries no token, so the SDK's
 	// retry of an attempt that landed is refused by the changed secret.
 	anyError bool
+	// settled, on an operation's last step, reports whether a sighting
+	// after the operation was accepted shows the call's effect settled
+	// enough to decide what follows it; while it does not, the driver
+	// observes again on the poll interval within the verification timeout
+	// (AWS may answer before a describe shows the effect). nil: nothing
+	// follows the operation, no observation after it.
+	settled func(s sighting) bool
 }
 
 // The rows. stepsOf lists, per operation, which of them it makes and in
@@ -149,6 +156,9 @@ var (
 		},
 		done:     func(_ *runner, _ *write, s sighting) bool { return s.obs.Exists && !s.obs.Deleted },
 		anyError: true,
+		// The follow-up update is decided from a sighting that no longer
+		// shows the deletion scheduled (followUps).
+		settled: func(s sighting) bool { return !(s.obs.Exists && s.obs.Deleted) },
 	}
 	// stepDelete: DeleteSecret with the recovery window (never
 	// ForceDeleteWithoutRecovery, SPEC §5). No token: never repeated in a
@@ -174,7 +184,8 @@ var (
 //   - adopt: TagResource with the ownership and configured tags first (the
 //     secret is ours from then on), then as an update: the value when it
 //     differs, UpdateSecret, the replicas (an adopted secret has none);
-//   - restore: RestoreSecret (an update may follow: followUps);
+//   - restore: RestoreSecret, observed until it shows (an update may
+//     follow: followUps);
 //   - schedule-delete: every replica removed, then DeleteSecret.
 func stepsOf(op plan.Operation) []step {
 	var out []step

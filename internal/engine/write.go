@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/pace"
@@ -30,6 +31,17 @@ type write struct {
 	// resent: the current step was already made once more after an
 	// unclear outcome.
 	resent bool
+	// accepted: every step took effect and the operation is in the
+	// ledger; what is left is waiting for the last step's effect to show
+	// (step.settled).
+	accepted bool
+	// seen is the last sighting after the operation was accepted, when its
+	// last step has a settled rule: what follows the operation is decided
+	// from it (a restore's follow-up update, followUps).
+	seen *sighting
+	// settleBy ends the wait for the last step's effect to show (zero
+	// until the wait starts).
+	settleBy time.Time
 }
 
 func (w *write) step() step { return w.steps[w.next] }
@@ -52,6 +64,31 @@ func (w *write) advance(r *runner, s *sighting) bool {
 		w.next++
 	}
 	return w.next < len(w.steps)
+}
+
+// settle records s (nil: none yet, after a plain success) as what was
+// seen once the operation was accepted, and reports whether the name must
+// be observed again: the last step has a settled rule that s does not
+// show yet, and the wait (the verification timeout from its start) has
+// not run out. A wait that runs out keeps the last sighting: verification
+// judges the result.
+func (w *write) settle(r *runner, s *sighting) bool {
+	w.seen = s
+	last := w.steps[len(w.steps)-1]
+	if last.settled == nil || s != nil && last.settled(*s) {
+		return false
+	}
+	now := r.clock.Now()
+	if w.settleBy.IsZero() {
+		w.settleBy = now.Add(r.verificationTimeout)
+	}
+	return now.Before(w.settleBy)
+}
+
+// accept records the operation as done (the ledger and its log record).
+func (w *write) accept(r *runner) {
+	w.accepted = true
+	r.accept(w.op, w.arn, w.token)
 }
 
 // execute performs one operation: its steps, one AWS call each, under the
@@ -80,17 +117,33 @@ func (w *write) advance(r *runner, s *sighting) bool {
 //     by metExisting, a step observed done moves on, a step that may be
 //     resent is made once more (same token), anything else fails closed;
 //     - any other error: fails closed.
+//  4. Once accepted, an operation whose last step has a settled rule (a
+//     restore) is observed until its effect shows, on the poll interval
+//     within the verification timeout: the same observation again. The
+//     last sighting is returned, and what follows the operation is
+//     decided from it (followUps).
 //
 // It returns outDone, outRebuild, outHalted, outFailed, outSecondWriter,
-// outConflict or outInterrupted.
-func (r *runner) execute(ctx context.Context, op plan.Operation) outcome {
+// outConflict or outInterrupted, and the sighting of 4 (nil when the
+// operation has no settled rule or was not accepted).
+func (r *runner) execute(ctx context.Context, op plan.Operation) (outcome, *sighting) {
 	w := &write{op: op, steps: stepsOf(op)}
 	if len(w.steps) == 0 {
 		// An action the table calls an operation but the engine cannot
 		// perform: a programming error, never a guess.
 		r.log.Error("no way to perform this operation", r.opAttrs(op, slog.String(vocab.FieldErrorClass, diag.Internal))...)
-		return outFailed
+		return outFailed, nil
 	}
+	out := r.drive(ctx, w)
+	return out, w.seen
+}
+
+// drive is execute's loop over w: the one place the engine observes a name
+// directly (observeOne) once planning is over — the precondition, the
+// re-observation after an unclear outcome, and the wait for an accepted
+// operation's effect to show.
+func (r *runner) drive(ctx context.Context, w *write) outcome {
+	op := w.op
 	var (
 		turn     pace.Turn
 		haveTurn bool
@@ -114,13 +167,28 @@ func (r *runner) execute(ctx context.Context, op plan.Operation) outcome {
 			s, oerr := r.observeOne(ctx, op.Name)
 			if oerr != nil {
 				msg := "precondition observation failed"
-				if w.sent {
+				switch {
+				case w.accepted:
+					msg = "observation after the operation failed"
+				case w.sent:
 					msg = "re-observation failed"
 				}
 				return r.failed(ctx, op, msg, oerr)
 			}
-			if out, goOn := r.judge(ctx, w, s, err); !goOn {
-				return out
+			if !w.accepted {
+				if out, goOn := r.judge(ctx, w, s, err); !goOn && !w.accepted {
+					return out
+				}
+			}
+			if w.accepted {
+				if w.settle(r, &s) {
+					select {
+					case <-ctx.Done():
+					case <-r.clock.After(r.pollInterval):
+					}
+					continue
+				}
+				return outDone
 			}
 			look = false
 		}
@@ -139,8 +207,10 @@ func (r *runner) execute(ctx context.Context, op plan.Operation) outcome {
 		case err == nil:
 			w.sent = true
 			if !w.advance(r, nil) {
-				r.accept(op, w.arn, w.token)
-				return outDone
+				w.accept(r)
+				if look = w.settle(r, nil); !look {
+					return outDone
+				}
 			}
 		case isThrottled(err) && ctx.Err() == nil:
 			look = !w.sent
@@ -192,7 +262,7 @@ func (r *runner) judge(ctx context.Context, w *write, s sighting, err error) (ou
 			w.arn = s.obs.ARN
 		}
 		if !w.advance(r, &s) {
-			r.accept(op, w.arn, w.token)
+			w.accept(r)
 			return outDone, false
 		}
 		return outDone, true
