@@ -2,14 +2,18 @@ package engine_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager/types"
+	"github.com/aws/smithy-go/middleware"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
@@ -221,6 +225,105 @@ func TestRegression_MetadataChangedElsewhereDuringSync(t *testing.T) {
 		}
 		if !strings.Contains(e.logs.String(), `"verification":"inconclusive","count":9,`) {
 			t.Fatalf("want the whole timeout polled:\n%s", e.logs.String())
+		}
+	})
+}
+
+// tagWatch records, after every Secrets Manager call of the client it is
+// installed on, the value of one tag key on each watched secret as the
+// emulator holds it ("" when the key is absent): the state a tag-based
+// IAM condition would see between two calls.
+type tagWatch struct {
+	srv   *emulatortest.Server
+	key   string
+	names []string
+	armed atomic.Bool
+
+	mu   sync.Mutex
+	seen []string // "<operation> <name>=<value>", in call order
+	errs []error
+}
+
+// install adds the watch to a client's middleware stack (the client's
+// own options, so every call the adapter makes passes through it).
+func (w *tagWatch) install(o *secretsmanager.Options) {
+	o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
+		return s.Initialize.Add(middleware.InitializeMiddlewareFunc("TagWatch",
+			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+				out, md, err := next.HandleInitialize(ctx, in)
+				if w.armed.Load() {
+					w.observe(awsmiddleware.GetOperationName(ctx))
+				}
+				return out, md, err
+			}), middleware.Before)
+	})
+}
+
+func (w *tagWatch) observe(op string) {
+	dump, err := w.srv.Control().State(context.Background())
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err != nil {
+		w.errs = append(w.errs, err)
+		return
+	}
+	for _, s := range dump.Secrets {
+		if slices.Contains(w.names, s.Name) {
+			w.seen = append(w.seen, op+" "+s.Name+"="+s.Tags[w.key])
+		}
+	}
+}
+
+// TestRegression_ChangedTagValueIsOneTagResourceNeverUntag: a configured
+// tag whose value changes is rewritten by one TagResource per secret,
+// never UntagResource then TagResource. A tag may be what an IAM policy
+// grants access by (aws:ResourceTag condition keys); between an untag and
+// the tag the secret would carry no value for it and readers granted by
+// either value would be refused. Checked two ways: the emulator's call
+// counters (exactly one TagResource per secret, no UntagResource, no other
+// write), and the secret's tags read after every SDK call of the run (the
+// key always holds the old or the new value, never nothing).
+func TestRegression_ChangedTagValueIsOneTagResourceNeverUntag(t *testing.T) {
+	eachConcurrency(t, func(t *testing.T, conc int) {
+		srv := emulatortest.Start(t)
+		w := &tagWatch{srv: srv, key: "team", names: []string{nameOf("api"), nameOf("db")}}
+		c := srv.Client(t, w.install)
+		e := &env{srv: srv, client: c, port: newAdapter(c), logs: &syncBuffer{}}
+		st := state(doc{"api", `{"key":"a1"}`}, doc{"db", `{"password":"p1"}`})
+
+		m := model.Metadata{Tags: map[string]string{"team": "platform", "env": "prod"}}
+		wantResult(t, e.syncMeta(t, conc, st, m), vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Create: 2})
+
+		m.Tags = map[string]string{"team": "payments", "env": "prod"}
+		before := e.calls(t)
+		w.armed.Store(true)
+		wantResult(t, e.syncMeta(t, conc, st, m), vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Update: 2})
+		w.armed.Store(false)
+		wantCalls(t, e, before, map[string]int64{"TagResource": 2})
+
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if len(w.errs) > 0 {
+			t.Fatalf("reading the emulator's state: %v", w.errs)
+		}
+		if len(w.seen) == 0 {
+			t.Fatal("the watch saw no call of the run")
+		}
+		for _, name := range w.names {
+			if !slices.Contains(w.seen, "TagResource "+name+"=payments") {
+				t.Errorf("no TagResource of %s was watched: %q", name, w.seen)
+			}
+		}
+		for _, s := range w.seen {
+			if !strings.HasSuffix(s, "=platform") && !strings.HasSuffix(s, "=payments") {
+				t.Errorf("the tag was neither value after a call: %s\nall: %q", s, w.seen)
+			}
+		}
+		for _, name := range w.names {
+			s := e.secret(t, name)
+			if s.Tags["team"] != "payments" || s.Tags["env"] != "prod" || s.Tags[model.TagScope] != testScope.Digest() {
+				t.Errorf("%s tags after the change: %v", name, s.Tags)
+			}
 		}
 	})
 }

@@ -113,6 +113,39 @@ func TestOperatorMetadataLifecycle(t *testing.T) {
 	assert.Equal(t, before, e.mutatingCalls())
 }
 
+// TestRegression_ChangedTagValueIsOneTagResourceNeverUntag: with the real
+// binary, a configured tag whose value changes is one TagResource per
+// secret and no UntagResource (an untag first would leave the secret
+// without the tag an IAM condition may grant access by); no other write.
+// The engine's test of the same name also reads the tags after every call.
+func TestRegression_ChangedTagValueIsOneTagResourceNeverUntag(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	docs := f.standardDocs()
+
+	r := f.run(e, runOpts{}, f.args("sync", "--tag", "team=platform", "--tag", "env=prod")...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Create: len(docs)})
+
+	calls := e.stats().Calls
+	r = f.run(e, runOpts{}, f.args("sync", "--tag", "team=payments", "--tag", "env=prod")...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Update: len(docs)})
+	after := e.stats().Calls
+	for _, op := range mutating {
+		want := int64(0)
+		if op == "TagResource" {
+			want = int64(len(docs))
+		}
+		assert.Equal(t, want, after[op]-calls[op], "%s calls", op)
+	}
+	for _, d := range docs {
+		s := e.secret(d.Name)
+		require.NotNil(t, s)
+		assert.Equal(t, "payments", s.Tags["team"])
+		assert.Equal(t, "prod", s.Tags["env"])
+		assert.Equal(t, model.ManagedByValue, s.Tags[model.TagManagedBy])
+	}
+}
+
 // TestReservedTagKeyExits3WithZeroCalls: a reserved or invalid tag key (or
 // another invalid metadata setting) is exit 3 before any AWS call, naming
 // the setting and never echoing the value.
