@@ -26,6 +26,7 @@ func (e *Emulator) State() StateDump {
 	for _, p := range e.partOrder {
 		p.st.sweep(now, lag)
 		e.dumpPart(p, &d)
+		d.Parameters = append(d.Parameters, (&call{Emulator: e, part: p}).dumpParams()...)
 	}
 	return d
 }

@@ -2,7 +2,9 @@
 // real awsJson1_1 wire protocol, so the unmodified aws-sdk-go-v2 client works
 // against it, and that misbehaves on command the way AWS does (latency, list
 // lag, throttling, internal errors, ambiguous writes, scripted faults,
-// unusable KMS keys). It keeps a registry of KMS keys and aliases (kms.go) to
+// unusable KMS keys). The same listener serves Parameter Store
+// (X-Amz-Target AmazonSSM.*, ssm.go) on the same accounts, Regions, clock,
+// faults and quotas. It keeps a registry of KMS keys and aliases (kms.go) to
 // validate KmsKeyId and to record which keys can decrypt each version, so the
 // re-encryption rules of UpdateSecret can be modelled; nothing is encrypted.
 //

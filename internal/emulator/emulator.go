@@ -233,12 +233,11 @@ func (e *Emulator) handleAPI(w http.ResponseWriter, r *http.Request) (op string,
 	if isSTS(r) {
 		return e.serveSTS(w, r, body)
 	}
-	op, ok := strings.CutPrefix(r.Header.Get("X-Amz-Target"), "secretsmanager.")
-	h := operations[op]
-	if r.Method != http.MethodPost || !ok || h == nil {
+	op, h := lookupOperation(r.Header.Get("X-Amz-Target"))
+	if r.Method != http.MethodPost || h == nil {
 		e.countUnknown()
 		op = "Unknown"
-		return fail(errf("UnknownOperationException", "the emulator does not serve this request; send POST with X-Amz-Target: secretsmanager.<Operation>"))
+		return fail(errf("UnknownOperationException", "the emulator does not serve this request; send POST with X-Amz-Target: secretsmanager.<Operation> or AmazonSSM.<Operation>"))
 	}
 
 	e.mu.Lock()
@@ -280,6 +279,20 @@ func (e *Emulator) handleAPI(w http.ResponseWriter, r *http.Request) (op string,
 	}
 	writeAPI(w, http.StatusOK, b)
 	return op, http.StatusOK, "", fault
+}
+
+// lookupOperation splits an X-Amz-Target into the operation and its
+// handler: "secretsmanager.<Operation>" for Secrets Manager,
+// "AmazonSSM.<Operation>" for Parameter Store (the two services' model
+// target prefixes). The handler is nil for anything else.
+func lookupOperation(target string) (string, opFunc) {
+	if op, ok := strings.CutPrefix(target, "secretsmanager."); ok {
+		return op, operations[op]
+	}
+	if op, ok := strings.CutPrefix(target, "AmazonSSM."); ok {
+		return op, ssmOperations[op]
+	}
+	return target, nil
 }
 
 // sdkAttempt is the attempt number an AWS SDK put in its Amz-Sdk-Request

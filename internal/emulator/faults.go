@@ -78,6 +78,25 @@ var quotaFamilies = map[string]struct {
 	"RestoreSecret":        {"RestoreSecret", 50},
 	"TagResource":          {"TagResource+UntagResource", 50},
 	"UntagResource":        {"TagResource+UntagResource", 50},
+
+	// Parameter Store (docs/emulator.md, "Parameter Store"). The default
+	// throughput of GetParameter, GetParameters and GetParametersByPath is
+	// one shared quota of 40 per second (user guide "Changing Parameter
+	// Store throughput" and the Systems Manager quotas page); PutParameter's
+	// default throughput is 3 per second (quotas page). The others are not
+	// on the quotas page: the emulator's choice [unverified].
+	"GetParameter":           {"ssm:GetParameter+GetParameters+GetParametersByPath", 40},
+	"GetParameters":          {"ssm:GetParameter+GetParameters+GetParametersByPath", 40},
+	"GetParametersByPath":    {"ssm:GetParameter+GetParameters+GetParametersByPath", 40},
+	"PutParameter":           {"ssm:PutParameter", 3},
+	"DescribeParameters":     {"ssm:DescribeParameters", 10},
+	"GetParameterHistory":    {"ssm:GetParameterHistory", 10},
+	"DeleteParameter":        {"ssm:DeleteParameter+DeleteParameters", 10},
+	"DeleteParameters":       {"ssm:DeleteParameter+DeleteParameters", 10},
+	"AddTagsToResource":      {"ssm:AddTagsToResource+RemoveTagsFromResource+ListTagsForResource", 10},
+	"RemoveTagsFromResource": {"ssm:AddTagsToResource+RemoveTagsFromResource+ListTagsForResource", 10},
+	"ListTagsForResource":    {"ssm:AddTagsToResource+RemoveTagsFromResource+ListTagsForResource", 10},
+	"LabelParameterVersion":  {"ssm:LabelParameterVersion", 10},
 }
 
 // bucket is a token bucket: it holds at most burst tokens, refills at rate
@@ -136,7 +155,7 @@ func ValidateFaults(f Faults) error {
 		}
 	}
 	for i, s := range f.Script {
-		if operations[s.Operation] == nil {
+		if operations[s.Operation] == nil && ssmOperations[s.Operation] == nil {
 			return fmt.Errorf("script[%d].operation %q is not a served operation", i, s.Operation)
 		}
 		if s.Nth < 1 {
@@ -177,7 +196,7 @@ func defaultMessage(code string) string {
 		return msgRateExceeded
 	case "ResourceNotFoundException":
 		return msgNotFound
-	case "InternalServiceError":
+	case "InternalServiceError", "InternalServerError":
 		return msgInternal
 	case "LimitExceededException":
 		return "The request failed because it would exceed one of the Secrets Manager quotas."
@@ -271,6 +290,9 @@ func (e *Emulator) admit(p *part, op string, attempt int) callPlan {
 	}
 	if f.ErrorRate > 0 && e.faultRNG.Float64() < f.ErrorRate {
 		plan.kind, plan.err = faultError, errf("InternalServiceError", msgInternal)
+		if isSSMOp(op) {
+			plan.err = errf("InternalServerError", msgInternal)
+		}
 		e.countFault(plan)
 		return plan
 	}

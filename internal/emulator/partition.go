@@ -27,6 +27,7 @@ import (
 type part struct {
 	account, region string
 	st              *store
+	ssm             *paramStore // its Parameter Store parameters (ssm.go)
 	buckets         map[string]*bucket
 	calls           map[string]int64 // API calls served here, by operation
 }
@@ -48,7 +49,7 @@ func (e *Emulator) partFor(account, region string) *part {
 	if p := e.parts[k]; p != nil {
 		return p
 	}
-	p := &part{account: account, region: region, st: newStore(), buckets: map[string]*bucket{}, calls: map[string]int64{}}
+	p := &part{account: account, region: region, st: newStore(), ssm: newParamStore(), buckets: map[string]*bucket{}, calls: map[string]int64{}}
 	e.parts[k] = p
 	e.partOrder = append(e.partOrder, p)
 	return p

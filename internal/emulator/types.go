@@ -9,6 +9,28 @@ import "time"
 // DeletedDate set.
 type StateDump struct {
 	Secrets []SecretDump `json:"secrets"`
+	// Parameters are the Parameter Store parameters, per (account, Region)
+	// in name order.
+	Parameters []ParameterDump `json:"parameters,omitempty"`
+}
+
+// ParameterDump is one Parameter Store parameter in a StateDump: its
+// latest version (the value in clear) and its tags.
+type ParameterDump struct {
+	Account     string            `json:"account"`
+	Region      string            `json:"region"`
+	Name        string            `json:"name"`
+	ARN         string            `json:"arn"`
+	Type        string            `json:"type"`
+	Value       string            `json:"value"`
+	Version     int64             `json:"version"`
+	Versions    int               `json:"versions"` // versions kept (at most 100)
+	Tier        string            `json:"tier"`
+	KeyID       string            `json:"key_id,omitempty"`
+	Description string            `json:"description,omitempty"`
+	Policies    string            `json:"policies,omitempty"`
+	Labels      map[string]int64  `json:"labels,omitempty"` // label → version
+	Tags        map[string]string `json:"tags"`
 }
 
 // SecretDump is one secret in a StateDump.
@@ -160,6 +182,11 @@ type Faults struct {
 	// the connection), as an STS endpoint behind a black-holed route
 	// would. An addition to AWS's own faults.
 	STSHang []string `json:"sts_hang,omitempty"`
+	// SSMParameterLimit lowers the number of Parameter Store parameters
+	// of each tier an account may have in a Region (AWS: 10,000 Standard,
+	// 100,000 Advanced; PutParameter answers ParameterLimitExceeded past
+	// it). 0 means AWS's limits. An addition to AWS's own faults.
+	SSMParameterLimit int `json:"ssm_parameter_limit,omitempty"`
 }
 
 // ScriptedFault gives the Nth request of Operation (counted since the faults

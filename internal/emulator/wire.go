@@ -38,7 +38,7 @@ func (e *apiError) Error() string { return e.code + ": " + e.msg }
 
 func errf(code, format string, args ...any) *apiError {
 	status := http.StatusBadRequest
-	if code == "InternalServiceError" {
+	if code == "InternalServiceError" || code == "InternalServerError" { // Secrets Manager's, SSM's
 		status = http.StatusInternalServerError
 	}
 	return &apiError{status: status, code: code, msg: fmt.Sprintf(format, args...)}

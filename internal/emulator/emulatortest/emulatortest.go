@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
@@ -63,6 +64,26 @@ func (s *Server) ClientWith(t testing.TB, region string, creds aws.CredentialsPr
 		BaseEndpoint: aws.String(s.URL),
 	}
 	return secretsmanager.New(o, optFns...)
+}
+
+// SSMClient returns the real aws-sdk-go-v2 Systems Manager client for this
+// server (Parameter Store on the same listener), with the same credentials,
+// Region and endpoint as Client.
+func (s *Server) SSMClient(t testing.TB, optFns ...func(*ssm.Options)) *ssm.Client {
+	t.Helper()
+	return s.SSMClientIn(t, s.Emu.Region(), DefaultAccessKey, optFns...)
+}
+
+// SSMClientIn returns the real Systems Manager client signing in region
+// with the static access key id accessKey, as ClientIn.
+func (s *Server) SSMClientIn(t testing.TB, region, accessKey string, optFns ...func(*ssm.Options)) *ssm.Client {
+	t.Helper()
+	o := ssm.Options{
+		Region:       region,
+		Credentials:  credentials.NewStaticCredentialsProvider(accessKey, "emulator-secret", ""),
+		BaseEndpoint: aws.String(s.URL),
+	}
+	return ssm.New(o, optFns...)
 }
 
 // Control is the control API client of this server.

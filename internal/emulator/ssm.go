@@ -1,0 +1,473 @@
+package emulator
+
+import (
+	"encoding/base64"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// AWS Systems Manager Parameter Store, served on the same listener as
+// Secrets Manager: requests whose X-Amz-Target is "AmazonSSM.<Operation>"
+// (awsJson1_1, the SSM service model's protocol). Every (account, Region)
+// has its own parameters, as it has its own secrets (partition.go). The
+// facts modelled (operations, error codes, limits, messages) come from the
+// SSM API reference and the tests of moto's tests/test_ssm, the two marked
+// as verified against AWS first; docs/emulator.md ("Parameter Store") lists
+// them, the choices made where neither says, and what is not modelled.
+// Values are not encrypted: a SecureString read without decryption returns
+// an opaque stand-in, never the value.
+
+// Limits of Parameter Store (API reference PutParameter; user guide
+// "Managing parameter tiers").
+const (
+	ssmStandardValueMax = 4096  // bytes of a Standard parameter's value (4 KB)
+	ssmAdvancedValueMax = 8192  // bytes of an Advanced parameter's value (8 KB)
+	ssmMaxNameLen       = 2048  // the model's PSParameterName constraint
+	ssmMaxUserNameLen   = 1011  // a name the user creates, the ARN's leading part included
+	ssmMaxDepth         = 15    // levels of a hierarchy
+	ssmMaxVersions      = 100   // versions kept per parameter
+	ssmMaxLabels        = 10    // labels per version
+	ssmMaxTags          = 50    // tags per resource [unverified: the tagging guide's 50]
+	ssmMaxDescription   = 1024  // characters of a description
+	ssmMaxNames         = 10    // names of one GetParameters or DeleteParameters
+	ssmDescribeMax      = 50    // DescribeParameters MaxResults
+	ssmByPathMax        = 10    // GetParametersByPath MaxResults
+	ssmHistoryMax       = 50    // GetParameterHistory MaxResults
+	ssmDefaultPage      = 10    // MaxResults when none is given [unverified]
+	ssmStandardCount    = 10000 // Standard parameters per account and Region
+	ssmAdvancedCount    = 100000
+)
+
+// SSMDefaultKMSAlias is the alias of the AWS managed key Parameter Store
+// encrypts a SecureString with when PutParameter names no KeyId.
+const SSMDefaultKMSAlias = "alias/aws/ssm"
+
+// ssmDefaultKeyID is the key id of the emulator's aws/ssm key. It is not in
+// the KMS registry (GET /_emulator/kms lists the Secrets Manager key and the
+// customer keys), so a KMSKeyFault cannot name it.
+const ssmDefaultKeyID = "55a0e75a-0000-4000-8000-000000000002"
+
+// Parameter types and tiers (the model's ParameterType and ParameterTier).
+const (
+	ssmString       = "String"
+	ssmStringList   = "StringList"
+	ssmSecureString = "SecureString"
+	tierStandard    = "Standard"
+	tierAdvanced    = "Advanced"
+	tierIntelligent = "Intelligent-Tiering"
+)
+
+// paramVersion is one immutable version of a parameter.
+type paramVersion struct {
+	version     int64
+	typ         string
+	value       string
+	keyID       string // KeyId as stored (SecureString only): alias/aws/ssm by default
+	description string
+	tier        string
+	policies    string // JSON text as given ("" when none)
+	dataType    string
+	pattern     string
+	modified    time.Time
+	user        string
+	labels      []string
+}
+
+// parameter is a live parameter: its versions (oldest first, at most
+// ssmMaxVersions) and its tags. Versions are never edited once written but
+// for their labels.
+type parameter struct {
+	name     string // as created (a single-level name may or may not start with /)
+	versions []*paramVersion
+	tags     map[string]string
+	tagOrder []string
+}
+
+func (p *parameter) latest() *paramVersion { return p.versions[len(p.versions)-1] }
+
+func (p *parameter) version(n int64) *paramVersion {
+	for _, v := range p.versions {
+		if v.version == n {
+			return v
+		}
+	}
+	return nil
+}
+
+func (p *parameter) labelled(l string) *paramVersion {
+	for _, v := range p.versions {
+		if slices.Contains(v.labels, l) {
+			return v
+		}
+	}
+	return nil
+}
+
+// paramStore is one partition's parameters by key (ssmKey).
+type paramStore struct {
+	byKey map[string]*parameter
+}
+
+func newParamStore() *paramStore { return &paramStore{byKey: map[string]*parameter{}} }
+
+// ssmKey is the identity of a name: one leading "/" does not count, so
+// "x" and "/x" name one parameter (moto's test_parameter_lifecycle_with_
+// leading_slash, marked as verified against AWS).
+func ssmKey(name string) string { return strings.TrimPrefix(name, "/") }
+
+// sortedKeys returns the store's keys in name order.
+func (s *paramStore) sortedKeys() []string {
+	keys := make([]string, 0, len(s.byKey))
+	for k := range s.byKey {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func (s *paramStore) count(tier string) int {
+	n := 0
+	for _, p := range s.byKey {
+		if p.latest().tier == tier {
+			n++
+		}
+	}
+	return n
+}
+
+func (e *call) paramARN(p *parameter) string {
+	return fmt.Sprintf("arn:aws:ssm:%s:%s:parameter/%s", e.region, e.account, ssmKey(p.name))
+}
+
+// ssmUser is the LastModifiedUser of a write: the partition's account as an
+// IAM user (the emulator does not carry the caller's principal this far).
+func (e *call) ssmUser() string { return "arn:aws:iam::" + e.account + ":user/emulator" }
+
+// Name rules (API reference PutParameter, "Naming Constraints"): letters,
+// digits, _ . - and / for hierarchies; no "aws" or "ssm" prefix (case
+// insensitive); at most 15 levels; 1011 characters with the ARN's leading
+// part ("arn:aws:ssm:REGION:ACCOUNT:parameter/"). Messages are moto's where
+// it has one, else ours [unverified].
+var ssmNameRE = regexp.MustCompile(`^[a-zA-Z0-9_.\-/]+$`)
+
+const (
+	msgSSMPrefix     = `Parameter name: can't be prefixed with "aws" or "ssm" (case-insensitive).`
+	msgSSMPathPrefix = `Parameter name: can't be prefixed with "ssm" (case-insensitive). If formed as a path, it can consist of sub-paths divided by slash symbol; each sub-path can be formed as a mix of letters, numbers and the following 3 symbols .-_`
+	msgSSMExists     = "The parameter already exists. To overwrite this value, set the overwrite option in the request to true."
+)
+
+// ssmName checks a parameter name for a write and returns it with the
+// surrounding spaces the service removes.
+func (e *call) ssmName(raw *string) (string, *apiError) {
+	if raw == nil {
+		return "", errMissing("name")
+	}
+	name := strings.TrimSpace(*raw)
+	switch {
+	case name == "":
+		return "", errTooShort("name", 1)
+	case utf8.RuneCountInString(name) > ssmMaxNameLen:
+		return "", errTooLong("name", ssmMaxNameLen)
+	case strings.HasPrefix(name, "arn:"):
+		return "", errf("ValidationException", "Parameter name: can't be an ARN; use the parameter name itself.") // [unverified]
+	}
+	first, _, _ := strings.Cut(ssmKey(name), "/")
+	lower := strings.ToLower(first)
+	if strings.HasPrefix(lower, "aws") || strings.HasPrefix(lower, "ssm") {
+		if strings.HasPrefix(name, "/") && strings.Contains(name[1:], "/") {
+			if strings.HasPrefix(lower, "aws") {
+				return "", errf("AccessDeniedException", "No access to reserved parameter name: %s.", name)
+			}
+			return "", errf("ValidationException", msgSSMPathPrefix)
+		}
+		return "", errf("ValidationException", msgSSMPrefix)
+	}
+	if !ssmNameRE.MatchString(name) || strings.Contains(name, "//") || strings.HasSuffix(name, "/") {
+		return "", errf("ValidationException", "Parameter name: %s is not valid. It can consist of letters, numbers and the symbols .-_, with / between the levels of a hierarchy.", name) // [unverified]
+	}
+	if strings.Contains(ssmKey(name), "/") && !strings.HasPrefix(name, "/") {
+		return "", errf("ValidationException", "Parameter name must be a fully qualified name: a name in a hierarchy starts with /.") // [unverified]
+	}
+	if strings.Count(name, "/") > ssmMaxDepth {
+		return "", errf("HierarchyLevelLimitExceededException", "A hierarchy can have a maximum of 15 levels.")
+	}
+	if n := len("arn:aws:ssm:"+e.region+":"+e.account+":parameter/") + len(ssmKey(name)); n > ssmMaxUserNameLen {
+		return "", errf("ValidationException", "Parameter name: the name with the ARN's leading part is %d characters; the limit is %d.", n, ssmMaxUserNameLen) // [unverified]
+	}
+	return name, nil
+}
+
+// ssmLookupName splits a read's name into the parameter name and its
+// selector (":version" or ":label"), as GetParameter and GetParameters
+// accept ("name:3", "name:prod").
+func ssmLookupName(s string) (name, selector string) {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, ':'); i > 0 && !strings.HasPrefix(s, "arn:") {
+		return s[:i], s[i+1:]
+	}
+	return s, ""
+}
+
+// resolveSSMKey resolves a KeyId for a SecureString: "" and alias/aws/ssm (or
+// its ARN) are the AWS managed key; anything else must be a key of the KMS
+// registry. The caller holds e.mu.
+func (e *call) resolveSSMKey(id string) (string, *apiError) {
+	if id == "" || id == SSMDefaultKMSAlias || id == e.kmsAliasARN(SSMDefaultKMSAlias) {
+		return ssmDefaultKeyID, nil
+	}
+	kid, aerr := e.resolveKMS(id)
+	if aerr != nil {
+		return "", errf("InvalidKeyId", "The KMS key %s is not valid for this account and Region.", id) // [unverified wording]
+	}
+	if st := e.kmsState(kid); st != "" {
+		e.stats.Faults["error:InvalidKeyId"]++
+		return "", errf("InvalidKeyId", "The KMS key %s is %s.", id, st) // [unverified wording]
+	}
+	return kid, nil
+}
+
+// stand-in for a SecureString's ciphertext: never the value.
+func ssmCiphertext(p *parameter, v *paramVersion) string {
+	return base64.StdEncoding.EncodeToString(fmt.Appendf(nil, "emulator-ciphertext:%s:%d:%s", ssmKey(p.name), v.version, v.keyID))
+}
+
+// Wire shapes (the SSM service model). Output members without a value are
+// left out.
+
+type ssmTag struct {
+	Key   *string `json:"Key"`
+	Value *string `json:"Value"`
+}
+
+type putParameterIn struct {
+	Name           *string  `json:"Name"`
+	Description    *string  `json:"Description"`
+	Value          *string  `json:"Value"`
+	Type           *string  `json:"Type"`
+	KeyID          *string  `json:"KeyId"`
+	Overwrite      *bool    `json:"Overwrite"`
+	AllowedPattern *string  `json:"AllowedPattern"`
+	Tags           []ssmTag `json:"Tags"`
+	Tier           *string  `json:"Tier"`
+	Policies       *string  `json:"Policies"`
+	DataType       *string  `json:"DataType"`
+}
+
+type putParameterOut struct {
+	Version int64  `json:"Version"`
+	Tier    string `json:"Tier"`
+}
+
+type getParameterIn struct {
+	Name           *string `json:"Name"`
+	WithDecryption *bool   `json:"WithDecryption"`
+}
+
+type getParametersIn struct {
+	Names          []string `json:"Names"`
+	WithDecryption *bool    `json:"WithDecryption"`
+}
+
+type parameterOut struct {
+	Name             string `json:"Name"`
+	Type             string `json:"Type"`
+	Value            string `json:"Value"`
+	Version          int64  `json:"Version"`
+	Selector         string `json:"Selector,omitempty"`
+	LastModifiedDate *epoch `json:"LastModifiedDate,omitempty"`
+	ARN              string `json:"ARN"`
+	DataType         string `json:"DataType,omitempty"`
+}
+
+type getParameterOut struct {
+	Parameter parameterOut `json:"Parameter"`
+}
+
+type getParametersOut struct {
+	Parameters        []parameterOut `json:"Parameters"`
+	InvalidParameters []string       `json:"InvalidParameters"`
+}
+
+type paramFilterIn struct {
+	Key    *string  `json:"Key"`
+	Option *string  `json:"Option"`
+	Values []string `json:"Values"`
+}
+
+type describeParametersIn struct {
+	Filters          []paramFilterIn `json:"Filters"`
+	ParameterFilters []paramFilterIn `json:"ParameterFilters"`
+	MaxResults       *int64          `json:"MaxResults"`
+	NextToken        *string         `json:"NextToken"`
+	Shared           *bool           `json:"Shared"`
+}
+
+type policyOutSSM struct {
+	PolicyText   string `json:"PolicyText"`
+	PolicyType   string `json:"PolicyType"`
+	PolicyStatus string `json:"PolicyStatus"`
+}
+
+type parameterMetaOut struct {
+	Name             string         `json:"Name"`
+	ARN              string         `json:"ARN"`
+	Type             string         `json:"Type"`
+	KeyID            string         `json:"KeyId,omitempty"`
+	LastModifiedDate *epoch         `json:"LastModifiedDate,omitempty"`
+	LastModifiedUser string         `json:"LastModifiedUser,omitempty"`
+	Description      string         `json:"Description,omitempty"`
+	AllowedPattern   string         `json:"AllowedPattern,omitempty"`
+	Version          int64          `json:"Version"`
+	Tier             string         `json:"Tier"`
+	Policies         []policyOutSSM `json:"Policies"`
+	DataType         string         `json:"DataType,omitempty"`
+}
+
+type describeParametersOut struct {
+	Parameters []parameterMetaOut `json:"Parameters"`
+	NextToken  string             `json:"NextToken,omitempty"`
+}
+
+type getByPathIn struct {
+	Path             *string         `json:"Path"`
+	Recursive        *bool           `json:"Recursive"`
+	ParameterFilters []paramFilterIn `json:"ParameterFilters"`
+	WithDecryption   *bool           `json:"WithDecryption"`
+	MaxResults       *int64          `json:"MaxResults"`
+	NextToken        *string         `json:"NextToken"`
+}
+
+type getByPathOut struct {
+	Parameters []parameterOut `json:"Parameters"`
+	NextToken  string         `json:"NextToken,omitempty"`
+}
+
+type deleteParameterIn struct {
+	Name *string `json:"Name"`
+}
+
+type deleteParametersIn struct {
+	Names []string `json:"Names"`
+}
+
+type deleteParametersOut struct {
+	DeletedParameters []string `json:"DeletedParameters"`
+	InvalidParameters []string `json:"InvalidParameters"`
+}
+
+type ssmResourceIn struct {
+	ResourceType *string  `json:"ResourceType"`
+	ResourceID   *string  `json:"ResourceId"`
+	Tags         []ssmTag `json:"Tags"`
+	TagKeys      []string `json:"TagKeys"`
+}
+
+type listTagsOut struct {
+	TagList []outTag `json:"TagList"`
+}
+
+type labelIn struct {
+	Name             *string  `json:"Name"`
+	ParameterVersion *int64   `json:"ParameterVersion"`
+	Labels           []string `json:"Labels"`
+}
+
+type labelOut struct {
+	InvalidLabels    []string `json:"InvalidLabels"`
+	ParameterVersion int64    `json:"ParameterVersion"`
+}
+
+type historyIn struct {
+	Name           *string `json:"Name"`
+	WithDecryption *bool   `json:"WithDecryption"`
+	MaxResults     *int64  `json:"MaxResults"`
+	NextToken      *string `json:"NextToken"`
+}
+
+type historyEntryOut struct {
+	Name             string         `json:"Name"`
+	Type             string         `json:"Type"`
+	KeyID            string         `json:"KeyId,omitempty"`
+	LastModifiedDate *epoch         `json:"LastModifiedDate,omitempty"`
+	LastModifiedUser string         `json:"LastModifiedUser,omitempty"`
+	Description      string         `json:"Description,omitempty"`
+	Value            string         `json:"Value"`
+	AllowedPattern   string         `json:"AllowedPattern,omitempty"`
+	Version          int64          `json:"Version"`
+	Labels           []string       `json:"Labels"`
+	Tier             string         `json:"Tier"`
+	Policies         []policyOutSSM `json:"Policies"`
+	DataType         string         `json:"DataType,omitempty"`
+}
+
+type historyOut struct {
+	Parameters []historyEntryOut `json:"Parameters"`
+	NextToken  string            `json:"NextToken,omitempty"`
+}
+
+// ssmOperations maps each served "AmazonSSM." operation to its handler.
+var ssmOperations map[string]opFunc
+
+func init() {
+	ssmOperations = map[string]opFunc{
+		"PutParameter":           op((*call).putParameter),
+		"GetParameter":           op((*call).getParameter),
+		"GetParameters":          op((*call).getParameters),
+		"GetParametersByPath":    op((*call).getParametersByPath),
+		"DescribeParameters":     op((*call).describeParameters),
+		"DeleteParameter":        op((*call).deleteParameter),
+		"DeleteParameters":       op((*call).deleteParameters),
+		"AddTagsToResource":      op((*call).addTagsToResource),
+		"RemoveTagsFromResource": op((*call).removeTagsFromResource),
+		"ListTagsForResource":    op((*call).listTagsForResource),
+		"LabelParameterVersion":  op((*call).labelParameterVersion),
+		"GetParameterHistory":    op((*call).getParameterHistory),
+	}
+	for _, name := range []string{"PutParameter", "DeleteParameter", "DeleteParameters", "AddTagsToResource", "RemoveTagsFromResource", "LabelParameterVersion"} {
+		mutating[name] = true
+	}
+}
+
+// SSMOperations returns the names of the served Parameter Store operations.
+func SSMOperations() []string {
+	names := make([]string, 0, len(ssmOperations))
+	for k := range ssmOperations {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// isSSMOp reports whether op is a Parameter Store operation.
+func isSSMOp(op string) bool { return ssmOperations[op] != nil }
+
+// dumpParams is the partition's parameters for a StateDump. e.mu is held.
+func (e *call) dumpParams() []ParameterDump {
+	var out []ParameterDump
+	for _, k := range e.ssm.sortedKeys() {
+		p := e.ssm.byKey[k]
+		v := p.latest()
+		d := ParameterDump{
+			Account: e.account, Region: e.region, Name: p.name, ARN: e.paramARN(p), Type: v.typ, Value: v.value,
+			Version: v.version, Versions: len(p.versions), Tier: v.tier, KeyID: v.keyID, Description: v.description,
+			Policies: v.policies, Tags: map[string]string{},
+		}
+		for t, val := range p.tags {
+			d.Tags[t] = val
+		}
+		for _, o := range p.versions {
+			for _, l := range o.labels {
+				if d.Labels == nil {
+					d.Labels = map[string]int64{}
+				}
+				d.Labels[l] = o.version
+			}
+		}
+		out = append(out, d)
+	}
+	return out
+}
