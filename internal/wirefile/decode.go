@@ -197,8 +197,10 @@ func fieldsOf(t reflect.Type) []field {
 		if !sf.IsExported() {
 			continue
 		}
-		name, opts, _ := strings.Cut(sf.Tag.Get("json"), ",")
-		if name == "-" && opts == "" {
+		// As encoding/json: "-" alone skips the field; "-," (a comma, with or
+		// without options) names the key "-".
+		name, opts, hasOpts := strings.Cut(sf.Tag.Get("json"), ",")
+		if name == "-" && !hasOpts {
 			continue
 		}
 		if name == "" {

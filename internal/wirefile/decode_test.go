@@ -148,3 +148,26 @@ func TestDashTagSkipsAField(t *testing.T) {
 	require.NoError(t, Decode([]byte(`{"-":1}`), &d))
 	assert.Equal(t, dash{Dash: 1}, d)
 }
+
+// TestRegression_DashCommaTagIsFieldNamedDash: a tag "-," (a comma and no
+// option) names the JSON key "-" in encoding/json, as "-,omitempty" does;
+// it was taken for "-" and the field skipped, so a key "-" was refused as
+// not in the schema and a missing one was not noticed. The schema must
+// agree with what encoding/json writes for the same type.
+func TestRegression_DashCommaTagIsFieldNamedDash(t *testing.T) {
+	type dashComma struct {
+		Dash int    `json:"-,"`
+		Name string `json:"name"`
+	}
+	written, err := json.Marshal(dashComma{Dash: 7, Name: "n"})
+	require.NoError(t, err)
+	require.JSONEq(t, `{"-":7,"name":"n"}`, string(written), "encoding/json names the field \"-\"")
+
+	var d dashComma
+	require.NoError(t, Decode(written, &d))
+	assert.Equal(t, dashComma{Dash: 7, Name: "n"}, d)
+
+	var de *DecodeError
+	require.ErrorAs(t, Decode([]byte(`{"name":"n"}`), &d), &de, "the field has no omitempty: it is required")
+	assert.Equal(t, "missing key -", de.Reason)
+}
