@@ -24111,9 +24111,6 @@ function installFailure(reason) {
 function checksumFailure(reason) {
   return new ActionFailure(Message.checksum, reason);
 }
-function skewFailure(reason) {
-  return new ActionFailure(Message.skew, reason);
-}
 
 // src/github.ts
 var USER_AGENT2 = "sops-aws-sync-action";
@@ -25034,6 +25031,35 @@ function crossCheck(exitCode, report, ctx) {
   }
   return void 0;
 }
+function judgeRun(read, cli, cliVersion, ctx) {
+  const report = read.kind === "valid" ? read.report : void 0;
+  const tv = report?.tool_version;
+  const versionMatches = tv === cliVersion || tv === `v${cliVersion}`;
+  const disagreement = report === void 0 || !versionMatches || cli.killed ? void 0 : crossCheck(cli.exitCode, report, ctx);
+  const skew = (detail) => ({ kind: "fail", message: Message.skew, detail });
+  if (cli.forwarded !== void 0) {
+    if (report !== void 0 && versionMatches && !cli.killed && disagreement === void 0) {
+      return { kind: "publish", report, failure: failureMessageFor(cli.exitCode) };
+    }
+    let why;
+    if (read.kind === "absent") why = "without writing its report";
+    else if (read.kind === "broken") why = `and left a ${read.reason}`;
+    else if (!versionMatches) why = "and its report names a CLI version other than cli-version";
+    else if (cli.killed) why = "and had to be killed; the outputs are from the report it had written";
+    else why = `and its exit code and report disagree: ${disagreement ?? "unknown"}`;
+    const v = { kind: "fail", message: Message.interrupted, detail: `The CLI was interrupted ${why}.` };
+    return report !== void 0 && versionMatches ? { ...v, publish: report } : v;
+  }
+  if (read.kind === "broken") return skew(`The ${read.reason}.`);
+  if (report === void 0) {
+    if (cli.exitCode === 3) return { kind: "fail", message: Message.invalid, detail: "The CLI exited 3 without writing its report." };
+    if (cli.signal !== null) return skew(`The CLI was ended by ${cli.signal} without writing its report.`);
+    return skew(`The CLI exited ${cli.exitCode} without writing its report.`);
+  }
+  if (!versionMatches) return skew("The report names a CLI version other than cli-version.");
+  if (disagreement !== void 0) return skew(`Exit code and report disagree: ${disagreement}.`);
+  return { kind: "publish", report, failure: failureMessageFor(cli.exitCode) };
+}
 
 // src/main.ts
 async function privatePaths(env) {
@@ -25226,35 +25252,13 @@ async function execute(inputs, binary, childEnv, cancellation) {
     }
     return result;
   };
-  const report = read.kind === "valid" ? read.report : void 0;
-  const tv = report?.tool_version;
-  const versionMatches = tv === inputs.cliVersion || tv === `v${inputs.cliVersion}`;
-  const disagreement = report === void 0 || !versionMatches || cli.killed ? void 0 : crossCheck(exitCode, report, { mode: inputs.mode, detailedExitCode: detailedExitCode(inputs) });
-  if (cli.forwarded !== void 0) {
-    info(interruptionLine(cli, graceMs));
-    if (report !== void 0 && versionMatches && !cli.killed && disagreement === void 0) {
-      const failure2 = await publishAll(report, failureMessageFor(exitCode));
-      if (failure2 !== void 0) throw new ActionFailure(failure2);
-      return;
-    }
-    if (report !== void 0 && versionMatches) await publishAll(report, Message.interrupted);
-    let why;
-    if (read.kind === "absent") why = "without writing its report";
-    else if (read.kind === "broken") why = `and left a ${read.reason}`;
-    else if (!versionMatches) why = "and its report names a CLI version other than cli-version";
-    else if (cli.killed) why = "and had to be killed; the outputs are from the report it had written";
-    else why = `and its exit code and report disagree: ${disagreement ?? "unknown"}`;
-    throw new ActionFailure(Message.interrupted, `The CLI was interrupted ${why}.`);
+  if (cancelled) info(interruptionLine(cli, graceMs));
+  const verdict = judgeRun(read, cli, inputs.cliVersion, { mode: inputs.mode, detailedExitCode: detailedExitCode(inputs) });
+  if (verdict.kind === "fail") {
+    if (verdict.publish !== void 0) await publishAll(verdict.publish, verdict.message);
+    throw new ActionFailure(verdict.message, verdict.detail);
   }
-  if (read.kind === "broken") throw skewFailure(`The ${read.reason}.`);
-  if (report === void 0) {
-    if (exitCode === 3) throw new ActionFailure(Message.invalid, "The CLI exited 3 without writing its report.");
-    if (cli.signal !== null) throw skewFailure(`The CLI was ended by ${cli.signal} without writing its report.`);
-    throw skewFailure(`The CLI exited ${exitCode} without writing its report.`);
-  }
-  if (!versionMatches) throw skewFailure("The report names a CLI version other than cli-version.");
-  if (disagreement !== void 0) throw skewFailure(`Exit code and report disagree: ${disagreement}.`);
-  const failure = await publishAll(report, failureMessageFor(exitCode));
+  const failure = await publishAll(verdict.report, verdict.failure);
   if (failure !== void 0) throw new ActionFailure(failure);
 }
 var EXIT_AFTER_INTERRUPT_MS = 1e3;

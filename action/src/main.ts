@@ -28,7 +28,7 @@ import {
   runUrl,
   type IssueOutcome,
 } from './issue.js';
-import { ActionFailure, Message, skewFailure, type FixedMessage } from './messages.js';
+import { ActionFailure, Message, type FixedMessage } from './messages.js';
 import {
   capMarkdown,
   COMMENT_PLAN_MAX_BYTES,
@@ -40,13 +40,13 @@ import {
 } from './plan.js';
 import {
   COUNT_KEYS,
-  crossCheck,
-  failureMessageFor,
+  judgeRun,
   MAX_REPORT_BYTES,
   parseReport,
   ReportError,
   type CountKey,
   type Report,
+  type ReportRead,
 } from './report.js';
 
 /** Output names (action.yml) in declaration order. */
@@ -72,11 +72,6 @@ async function privatePaths(env: NodeJS.ProcessEnv): Promise<{ report: string; p
   return { report: join(dir, 'report.json'), plan: join(dir, 'plan.json') };
 }
 
-/** What lies at the report path after the CLI has run. */
-type ReportRead =
-  | { kind: 'absent' }
-  | { kind: 'valid'; report: Report }
-  | { kind: 'broken'; reason: string; regularFile: boolean };
 
 /** Reads and validates the report if the CLI left one. */
 async function readReport(path: string): Promise<ReportRead> {
@@ -356,47 +351,13 @@ async function execute(
     }
     return result;
   };
-  const report = read.kind === 'valid' ? read.report : undefined;
-  const tv = report?.tool_version;
-  const versionMatches = tv === inputs.cliVersion || tv === `v${inputs.cliVersion}`;
-  const disagreement =
-    report === undefined || !versionMatches || cli.killed
-      ? undefined
-      : crossCheck(exitCode, report, { mode: inputs.mode, detailedExitCode: detailedExitCode(inputs) });
-
-  if (cli.forwarded !== undefined) {
-    // Cancelled: the CLI's own result stands when it is a valid one
-    // (normally exit 130 with status interrupted); anything less (killed
-    // after the grace period, no report, a report that does not fit) is
-    // still the interruption, never version skew.
-    core.info(interruptionLine(cli, graceMs));
-    if (report !== undefined && versionMatches && !cli.killed && disagreement === undefined) {
-      const failure = await publishAll(report, failureMessageFor(exitCode));
-      if (failure !== undefined) throw new ActionFailure(failure);
-      return;
-    }
-    if (report !== undefined && versionMatches) await publishAll(report, Message.interrupted);
-    let why: string;
-    if (read.kind === 'absent') why = 'without writing its report';
-    else if (read.kind === 'broken') why = `and left a ${read.reason}`;
-    else if (!versionMatches) why = 'and its report names a CLI version other than cli-version';
-    else if (cli.killed) why = 'and had to be killed; the outputs are from the report it had written';
-    else why = `and its exit code and report disagree: ${disagreement ?? 'unknown'}`;
-    throw new ActionFailure(Message.interrupted, `The CLI was interrupted ${why}.`);
+  if (cancelled) core.info(interruptionLine(cli, graceMs));
+  const verdict = judgeRun(read, cli, inputs.cliVersion, { mode: inputs.mode, detailedExitCode: detailedExitCode(inputs) });
+  if (verdict.kind === 'fail') {
+    if (verdict.publish !== undefined) await publishAll(verdict.publish, verdict.message);
+    throw new ActionFailure(verdict.message, verdict.detail);
   }
-
-  if (read.kind === 'broken') throw skewFailure(`The ${read.reason}.`);
-  if (report === undefined) {
-    // A report that cannot be written forces exit 3 (SPEC §7.1); any other
-    // exit without a report means the CLI does not honour this contract.
-    if (exitCode === 3) throw new ActionFailure(Message.invalid, 'The CLI exited 3 without writing its report.');
-    if (cli.signal !== null) throw skewFailure(`The CLI was ended by ${cli.signal} without writing its report.`);
-    throw skewFailure(`The CLI exited ${exitCode} without writing its report.`);
-  }
-  if (!versionMatches) throw skewFailure('The report names a CLI version other than cli-version.');
-  if (disagreement !== undefined) throw skewFailure(`Exit code and report disagree: ${disagreement}.`);
-
-  const failure = await publishAll(report, failureMessageFor(exitCode));
+  const failure = await publishAll(verdict.report, verdict.failure);
   if (failure !== undefined) throw new ActionFailure(failure);
 }
 

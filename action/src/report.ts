@@ -261,3 +261,81 @@ export function crossCheck(exitCode: number, report: Report, ctx: RunContext): s
   }
   return undefined;
 }
+
+/** What lies at the report path after the CLI has run (main.ts reads it). */
+export type ReportRead =
+  | { kind: 'absent' }
+  | { kind: 'valid'; report: Report }
+  | { kind: 'broken'; reason: string; regularFile: boolean };
+
+/** How the CLI process ended: the part of cli.ts's CliResult that judgeRun reads. */
+export interface CliEnd {
+  /** The exit code; -1 when a signal ended the process. */
+  exitCode: number;
+  /** The signal that ended the process, or null. */
+  signal: string | null;
+  /** The cancellation signal the Action forwarded, if any. */
+  forwarded: string | undefined;
+  /** The CLI outlived the grace period after that signal and was sent SIGKILL. */
+  killed: boolean;
+}
+
+/**
+ * What the step does with a finished CLI run:
+ * - publish: the report is accepted; publish it (outputs, summary, comment,
+ *   drift issue) and fail with failure when there is one (after the drift
+ *   issue had its say);
+ * - fail: fail with message, detail being the log line that says why; when
+ *   publish is set, that report is published first (with message as its
+ *   result) although the run is not accepted as it stands.
+ */
+export type Verdict =
+  | { kind: 'publish'; report: Report; failure: FixedMessage | undefined }
+  | { kind: 'fail'; message: FixedMessage; detail: string; publish?: Report };
+
+/**
+ * The decision of the step from what the CLI left (SPEC §7.1, §8), pure:
+ * the report read, how the process ended, the cli-version input and the
+ * run's mode. A report is accepted only when it is valid, names cli-version
+ * (with or without a leading v), the CLI was not killed, and it agrees with
+ * the exit code (crossCheck). After a forwarded cancellation anything less
+ * is the interruption (never version skew), and a valid report of this
+ * version is still published. Without a cancellation: a broken report, a
+ * report of another version or one that disagrees with the exit code is
+ * version skew; no report is exit 3's invalid run (the CLI could not write
+ * it) or else skew.
+ */
+export function judgeRun(read: ReportRead, cli: CliEnd, cliVersion: string, ctx: RunContext): Verdict {
+  const report = read.kind === 'valid' ? read.report : undefined;
+  const tv = report?.tool_version;
+  const versionMatches = tv === cliVersion || tv === `v${cliVersion}`;
+  const disagreement =
+    report === undefined || !versionMatches || cli.killed ? undefined : crossCheck(cli.exitCode, report, ctx);
+  const skew = (detail: string): Verdict => ({ kind: 'fail', message: Message.skew, detail });
+
+  if (cli.forwarded !== undefined) {
+    if (report !== undefined && versionMatches && !cli.killed && disagreement === undefined) {
+      return { kind: 'publish', report, failure: failureMessageFor(cli.exitCode) };
+    }
+    let why: string;
+    if (read.kind === 'absent') why = 'without writing its report';
+    else if (read.kind === 'broken') why = `and left a ${read.reason}`;
+    else if (!versionMatches) why = 'and its report names a CLI version other than cli-version';
+    else if (cli.killed) why = 'and had to be killed; the outputs are from the report it had written';
+    else why = `and its exit code and report disagree: ${disagreement ?? 'unknown'}`;
+    const v: Verdict = { kind: 'fail', message: Message.interrupted, detail: `The CLI was interrupted ${why}.` };
+    return report !== undefined && versionMatches ? { ...v, publish: report } : v;
+  }
+
+  if (read.kind === 'broken') return skew(`The ${read.reason}.`);
+  if (report === undefined) {
+    // A report that cannot be written forces exit 3 (SPEC §7.1); any other
+    // exit without a report means the CLI does not honour this contract.
+    if (cli.exitCode === 3) return { kind: 'fail', message: Message.invalid, detail: 'The CLI exited 3 without writing its report.' };
+    if (cli.signal !== null) return skew(`The CLI was ended by ${cli.signal} without writing its report.`);
+    return skew(`The CLI exited ${cli.exitCode} without writing its report.`);
+  }
+  if (!versionMatches) return skew('The report names a CLI version other than cli-version.');
+  if (disagreement !== undefined) return skew(`Exit code and report disagree: ${disagreement}.`);
+  return { kind: 'publish', report, failure: failureMessageFor(cli.exitCode) };
+}
