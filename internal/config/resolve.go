@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/big"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -176,67 +174,19 @@ func settingLabel(name string, src Source) string {
 // and false when the value is rejected.
 func (s Setting) set(o *Options, v string) (Problem, bool) {
 	invalid := func(reason string) (Problem, bool) { return Problem{Class: ClassInvalidValue, Reason: reason}, false }
-	wrongType := func(reason string) (Problem, bool) { return Problem{Class: ClassWrongType, Reason: reason}, false }
 	if v == "" {
 		return invalid("must not be empty")
 	}
 	if !utf8.ValidString(v) || strings.ContainsFunc(v, func(r rune) bool {
-		return (r < 0x20 && !((s.Kind == KindTags || s.Kind == KindList) && (r == '\n' || r == '\r'))) || r == 0x7f
+		return (r < 0x20 && !(kinds[s.Kind].lines && (r == '\n' || r == '\r'))) || r == 0x7f
 	}) {
 		return invalid("must be printable UTF-8 text without control characters")
 	}
-	var parsed any
-	switch s.Kind {
-	case KindBool:
-		b, err := parseBool(v)
-		if err != nil {
-			return wrongType("must be true or false")
+	parsed, p := any(v), Problem{}
+	if parse := kinds[s.Kind].parse; parse != nil {
+		if parsed, p = parse(s, v); p.Class != "" {
+			return p, false
 		}
-		parsed = b
-	case KindInt:
-		n, err := strconv.ParseInt(v, 10, strconv.IntSize)
-		if errors.Is(err, strconv.ErrRange) {
-			return invalid(s.outOfRange(v))
-		}
-		if err != nil {
-			return wrongType("must be a base-10 integer")
-		}
-		parsed = int(n)
-	case KindDuration:
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			return wrongType("must be a Go duration such as 30s, 2m or 1h")
-		}
-		parsed = d
-	case KindSize:
-		n, err := ParseSize(v)
-		if errors.Is(err, errSizeRange) {
-			return invalid(fmt.Sprintf("is out of range: a size is at most %d bytes (8 EiB less one byte)", int64(math.MaxInt64)))
-		}
-		if err != nil {
-			return wrongType("must be a byte size such as 512KiB or 8MiB (suffixes B, KiB, MiB, GiB)")
-		}
-		parsed = n
-	case KindTags:
-		m, reason := ParseTags(v)
-		if reason != "" {
-			return wrongType(reason)
-		}
-		parsed = m
-	case KindList:
-		l := ParseList(v)
-		if len(l) == 0 {
-			return wrongType("must hold at least one name")
-		}
-		parsed = l
-	case KindAWSOwned:
-		l, reason := ParseAWSOwned(v)
-		if reason != "" {
-			return wrongType(reason)
-		}
-		parsed = l
-	default:
-		parsed = v
 	}
 	if err := s.bind(o, parsed); err != nil {
 		return invalid(err.Error())
@@ -502,57 +452,12 @@ func ParseList(v string) []string {
 	return out
 }
 
-func yamlTypeName(k Kind) string {
-	switch k {
-	case KindAWSOwned:
-		return "sequence of mappings with secret (string), keys (sequence of strings) and optional generate (integer)"
-	case KindList:
-		return "sequence of secret names (strings)"
-	case KindTags:
-		return "mapping of tag keys to string values (quote numbers, booleans and dates: cost: \"42\")"
-	case KindBool:
-		return "boolean (true or false)"
-	case KindInt:
-		return "integer"
-	case KindDuration:
-		return "string holding a Go duration such as 30s"
-	case KindSize:
-		return "string holding a size such as 8MiB, or an integer byte count"
-	}
-	return "string"
-}
+func yamlTypeName(k Kind) string { return kinds[k].yamlType }
 
-func scalarFor(k Kind, n *yaml.Node) (string, bool) {
-	if k == KindTags {
-		return tagsFor(n)
-	}
-	if k == KindList {
-		return listFor(n)
-	}
-	if k == KindAWSOwned {
-		return awsOwnedFor(n)
-	}
-	if n.Kind != yaml.ScalarNode {
-		return "", false
-	}
-	switch k {
-	case KindBool:
-		return strings.ToLower(n.Value), n.Tag == "!!bool"
-	case KindInt, KindSize:
-		// Any size of integer (YAML resolves one too large for int64 as a
-		// float): one out of range is reported as such by Setting.set, not
-		// as the wrong type.
-		if n.Tag == "!!int" || n.Tag == "!!float" {
-			i, ok := new(big.Int).SetString(strings.ReplaceAll(n.Value, "_", ""), 0)
-			if !ok {
-				return "", false
-			}
-			return i.String(), true
-		}
-		return n.Value, k == KindSize && n.Tag == "!!str"
-	}
-	return n.Value, n.Tag == "!!str"
-}
+// scalarFor is the raw value of a config-file node for a setting of kind
+// k, and whether the node is of a type the kind accepts (its row of
+// kinds).
+func scalarFor(k Kind, n *yaml.Node) (string, bool) { return kinds[k].fromYAML(n) }
 
 // tagsFor turns a YAML mapping of tag keys to values into the raw KindTags
 // value (pairs sorted by key). Keys and values are text, so, as for every

@@ -46,28 +46,18 @@ const (
 	// ([{"secret":"db/*","keys":["/password"],"generate":32}]). The raw
 	// value is that JSON text.
 	KindAWSOwned
+
+	// kindEnd counts the kinds: the table kinds has one row per kind.
+	kindEnd
 )
 
-// TypeName is the word shown in help and diagnostics for a kind.
-func (k Kind) TypeName() string {
-	switch k {
-	case KindBool:
-		return "bool"
-	case KindInt:
-		return "int"
-	case KindDuration:
-		return "duration"
-	case KindSize:
-		return "size"
-	case KindTags:
-		return "tags"
-	case KindList:
-		return "names"
-	case KindAWSOwned:
-		return "json"
-	}
-	return "string"
-}
+// TypeName is the word shown in help and diagnostics for a kind (its row
+// of kinds).
+func (k Kind) TypeName() string { return kinds[k].typeName }
+
+// Repeatable reports whether a flag of the kind is given once per item
+// (--tag, --adopt): its raw value is the items joined by newlines.
+func (k Kind) Repeatable() bool { return kinds[k].lines }
 
 // Setting is the one declaration of an option of SPEC §2.1: its flag name
 // (also its config key; its environment variable is EnvName(Name)), type,

@@ -143,7 +143,7 @@ func (v *rawValue) Set(s string) error {
 }
 
 // repeatable reports whether the flag may be given more than once.
-func (v *rawValue) repeatable() bool { return v.kind == config.KindTags || v.kind == config.KindList }
+func (v *rawValue) repeatable() bool { return v.kind.Repeatable() }
 
 // IsBoolFlag lets "--allow-empty" stand for "--allow-empty=true".
 func (v *rawValue) IsBoolFlag() bool { return v.kind == config.KindBool }
