@@ -62,7 +62,7 @@ func TestEverySettingBindsItsKind(t *testing.T) {
 			v = "team/app"
 		case KMSKeyID:
 			v = "alias/app-secrets"
-		case RoleARN:
+		case RoleARN, PlanRoleARN:
 			v = "arn:aws:iam::111111111111:role/secrets-sync"
 		case ScopeFilter:
 			v = "prod-eu,staging"

@@ -159,9 +159,17 @@ type Engine struct {
 type AWS struct {
 	Region  string // "" = the SDK's chain
 	Profile string // "" = the SDK's chain
-	// RoleARN is the IAM role assumed for the scope's calls
-	// (model.ValidateRoleARN); "" = the SDK chain's credentials.
+	// RoleARN is the IAM role this command assumes for the scope's calls
+	// (model.ValidateRoleARN); "" = the SDK chain's credentials. Resolve
+	// chooses it: role-arn, or for plan plan-role-arn when that is given
+	// (chooseRoles); RoleSetting names which.
 	RoleARN string
+	// RoleSetting is the setting RoleARN came from: RoleARN (role-arn) or
+	// PlanRoleARN; "" when no role is assumed.
+	RoleSetting string
+	// PlanRoleARN is plan-role-arn as given (model.ValidateRoleARN; in the
+	// account of role-arn when both are given); "" = plan assumes role-arn.
+	PlanRoleARN string
 	// MaxAttempts and MaxBackoff override the SDK retryer when > 0.
 	MaxAttempts int
 	MaxBackoff  time.Duration

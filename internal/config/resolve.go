@@ -150,6 +150,8 @@ func Resolve(in Input) (Options, error) {
 	} else {
 		o.Scopes = []Scope{{Name: DefaultScopeName, Desired: o.Desired, Engine: o.Engine, AWS: o.AWS}}
 	}
+	probs = append(probs, chooseRoles(o.Scopes, in.Command, o.Sources)...)
+	chooseRole(&o.AWS, in.Command)
 	o.Configured = o.Scopes
 	if o.Run.ScopeNames != nil {
 		var fp []Problem

@@ -334,3 +334,23 @@ func TestRegression_YAMLAliasReportedAsWrongType(t *testing.T) {
 	require.NoError(t, err, "an anchor alone is read as its value")
 	assert.Equal(t, "secrets", o.Scopes[0].Desired.SourceRoot)
 }
+
+// TestRegression_PlanRoleARNIsPlansRole: plan assumes plan-role-arn, sync
+// role-arn, per scope and from the top level; a plan role in another
+// account is refused in both commands.
+func TestRegression_PlanRoleARNIsPlansRole(t *testing.T) {
+	const writer, reader = "arn:aws:iam::111111111111:role/w", "arn:aws:iam::111111111111:role/r"
+	for cmd, want := range map[string][2]string{"plan": {reader, PlanRoleARN}, "sync": {writer, RoleARN}} {
+		in := base()
+		in.Command = cmd
+		in.Flags[RoleARN], in.Flags[PlanRoleARN] = writer, reader
+		o, err := Resolve(in)
+		require.NoError(t, err)
+		assert.Equal(t, want, [2]string{o.Scopes[0].AWS.RoleARN, o.Scopes[0].AWS.RoleSetting}, cmd)
+
+		in.Flags[PlanRoleARN] = "arn:aws:iam::222222222222:role/r"
+		_, err = Resolve(in)
+		require.Error(t, err, cmd)
+		assert.Contains(t, err.Error(), "config:invalid-value", cmd)
+	}
+}

@@ -191,6 +191,7 @@ const (
 	AWSRegion           = "aws-region"
 	AWSProfile          = "aws-profile"
 	RoleARN             = "role-arn"
+	PlanRoleARN         = "plan-role-arn"
 	RecoveryWindowDays  = "recovery-window-days"
 	RunTimeout          = "run-timeout"
 	OperationTimeout    = "operation-timeout"
@@ -256,6 +257,8 @@ var Settings = []Setting{
 		bind: into[string](nil, func(o *Options) *string { return &o.AWS.Profile })},
 	{Name: RoleARN, PerScope: true, Usage: "IAM role assumed (STS AssumeRole, session sops-aws-sync-<scope>) from the SDK chain's credentials for every AWS call of the scope (not given = those credentials)",
 		bind: into(ruleOf(model.ValidateRoleARN), func(o *Options) *string { return &o.AWS.RoleARN })},
+	{Name: PlanRoleARN, PerScope: true, Usage: "IAM role plan assumes instead of role-arn (read-only runs: plan and the drift check); sync always assumes role-arn",
+		bind: into(ruleOf(model.ValidateRoleARN), func(o *Options) *string { return &o.AWS.PlanRoleARN })},
 	{Name: RecoveryWindowDays, PerScope: true, Kind: KindInt, Default: "30", Usage: "recovery window of scheduled deletions, 7-30 days",
 		bind: into(between(7, 30, "must be between 7 and 30 days"), func(o *Options) *int { return &o.Engine.RecoveryWindowDays })},
 	{Name: RunTimeout, Kind: KindDuration, Default: "10m", Usage: "bound on the whole command",

@@ -356,7 +356,7 @@ var entries = []Entry{
 		"check --aws-profile and AWS_CONFIG_FILE"},
 	{AWSNoRegion, FamilyAWS, "AWS client not configured: no Region", "pass --aws-region or set AWS_REGION"},
 
-	{CredentialsAssumeRole, FamilyCredentials, "the scope's role-arn could not be assumed with the base credentials (STS refused or did not answer)",
+	{CredentialsAssumeRole, FamilyCredentials, "the scope's role (role-arn; for plan, plan-role-arn when given) could not be assumed with the base credentials (STS refused or did not answer)",
 		"check that the base identity may call sts:AssumeRole on the scope's role and that the role's trust policy names the base identity (docs/iam-policy.md), then re-run; nothing was read or changed"},
 	{CredentialsCallerIdentity, FamilyCredentials, "the account of the base credentials could not be learned (STS GetCallerIdentity failed)",
 		"check the base credentials and network access to STS (AWS_ENDPOINT_URL_STS when set), then re-run; nothing was read or changed"},

@@ -170,3 +170,64 @@ func TestRegression_STSThatNeverAnswersEndsWithinTheOperationTimeout(t *testing.
 		})
 	}
 }
+
+// TestRegression_PlanAssumesPlanRoleARN: one config file for both jobs
+// (issue 30 item 2): plan (and the drift check, plan --detailed-exit-code)
+// assumes the scope's read-only plan-role-arn, sync its role-arn, as the
+// emulator's STS records; the flag form of a single-scope run does the
+// same. A refused plan role names plan-role-arn; a plan role in another
+// account than role-arn is refused before any AWS call.
+func TestRegression_PlanAssumesPlanRoleARN(t *testing.T) {
+	f := newFixture(t)
+	e, env := roleEmulator(t)
+	planRole := "arn:aws:iam::" + e2eRoleAccount + ":role/secrets-plan"
+	e.ctl.SetIAM(emulator.IAM{RequireRoles: true, Roles: []emulator.Role{
+		{ARN: e2eRole, Trust: []string{emulator.DefaultAccountID}},
+		{ARN: planRole, Trust: []string{emulator.DefaultAccountID}},
+		{ARN: e2eDeniedRole, Trust: []string{"*"}, Deny: true},
+	}})
+	f.standardDocs()
+	cfg := "repository-id: " + f.RepoID + "\nscopes:\n" +
+		"  - name: main\n    secret-prefix: " + f.Prefix + "\n    role-arn: " + e2eRole + "\n    plan-role-arn: " + planRole + "\n"
+	lastRole := func() string {
+		t.Helper()
+		s := e.ctl.Sessions().Sessions
+		require.NotEmpty(t, s)
+		assert.Equal(t, "sops-aws-sync-main", s[len(s)-1].SessionName)
+		return s[len(s)-1].RoleARN
+	}
+	r := f.run(e, runOpts{Env: env, Config: cfg}, "plan")
+	expect(t, r, 0, vocab.StatusDrift, vocab.VerificationNotRun, &vocab.Counts{Create: 3})
+	assert.Equal(t, planRole, lastRole(), "plan assumes plan-role-arn")
+	assert.Len(t, e.ctl.Sessions().Sessions, 1)
+	r = f.run(e, runOpts{Env: env, Config: cfg}, "sync")
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Create: 3})
+	assert.Equal(t, e2eRole, lastRole(), "sync assumes role-arn")
+	r = f.run(e, runOpts{Env: env, Config: cfg}, "plan", "--detailed-exit-code")
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationNotRun, &vocab.Counts{Unchanged: 3})
+	assert.Equal(t, planRole, lastRole(), "the drift check assumes plan-role-arn")
+	assert.Len(t, e.ctl.Sessions().Sessions, 3, "one role per run")
+
+	// Single-scope flag form: the session is sops-aws-sync-default.
+	r = f.run(e, runOpts{Env: env}, f.args("plan", "--role-arn", e2eRole, "--plan-role-arn", planRole)...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationNotRun, &vocab.Counts{Unchanged: 3})
+	s := e.ctl.Sessions().Sessions
+	assert.Equal(t, planRole+" sops-aws-sync-default", s[len(s)-1].RoleARN+" "+s[len(s)-1].SessionName)
+
+	// A refused plan role names the setting it came from.
+	r = f.run(e, runOpts{Env: env}, f.args("plan", "--role-arn", e2eRole, "--plan-role-arn", e2eDeniedRole)...)
+	expect(t, r, 5, vocab.StatusObservationFailed, vocab.VerificationNotRun, &vocab.Counts{})
+	rec := findRecord(r.records(t), func(m map[string]any) bool { return m["error_class"] == "credentials:assume-role" })
+	require.NotNil(t, rec, r.Stdout)
+	assert.Contains(t, r.Stdout, "plan-role-arn")
+
+	// Another account than role-arn: refused in plan and sync, no AWS call.
+	before := e.stats().Calls["AssumeRole"]
+	for _, cmd := range []string{"plan", "sync"} {
+		r = f.run(e, runOpts{Env: env}, f.args(cmd, "--role-arn", e2eRole, "--plan-role-arn", "arn:aws:iam::111111111111:role/secrets-plan")...)
+		require.Equal(t, 3, r.Code, r.Stderr)
+		assert.Contains(t, r.Stderr, "flag --plan-role-arn")
+		assert.Contains(t, r.Stderr, "config:invalid-value")
+	}
+	assert.Equal(t, before, e.stats().Calls["AssumeRole"])
+}

@@ -36,7 +36,8 @@ func SessionName(scope string) string { return "sops-aws-sync-" + scope }
 //     (config.LoadDefaultConfig with the run's profile and retry settings,
 //     taken from the first scope: they are not per-scope), then each scope
 //     gets its own Region (aws-region, else the chain's);
-//   - a scope with role-arn calls AWS with that role's credentials: STS
+//   - a scope with a role (config.AWS.RoleARN: role-arn, or plan-role-arn
+//     for a plan, as config.Resolve chose) calls AWS with its credentials: STS
 //     AssumeRole from the base credentials (stscreds), session name
 //     SessionName(scope), in an aws.CredentialsCache that renews them for
 //     the run; the role is assumed here, once, so that a refused role stops
@@ -61,8 +62,8 @@ func SessionName(scope string) string { return "sops-aws-sync-" + scope }
 // config or profile cannot be loaded), aws:no-region, config:scope-overlap
 // (one per configured scope involved, in configuration order, exit 3),
 // credentials:caller-identity,
-// credentials:assume-role (one per refused scope, subject the scope's
-// role-arn setting, exit 5). No diagnostic carries an ARN, an account id
+// credentials:assume-role (one per refused scope, subject the setting the
+// scope's role came from, role-arn or plan-role-arn, exit 5). No diagnostic carries an ARN, an account id
 // or the provider's text. Each STS call is bounded by --operation-timeout
 // (the SDK's retries counted in); one that does not answer in time is its
 // credentials:* diagnostic. When ctx ends during an STS call the error is
@@ -132,7 +133,7 @@ func NewPorts(ctx context.Context, scopes, configured []config.Scope) ([]run.Sco
 			if ctx.Err() != nil {
 				return nil, context.Cause(ctx)
 			}
-			probs = append(probs, diag.New(diag.CredentialsAssumeRole, settingOf(sc, config.RoleARN)))
+			probs = append(probs, diag.New(diag.CredentialsAssumeRole, settingOf(sc, roleSetting(sc.AWS))))
 			continue
 		}
 		cfgs[i].Credentials = creds
@@ -262,6 +263,15 @@ func shareARegion(a config.Scope, pa run.ScopePort, b config.Scope, pb run.Scope
 		}
 	}
 	return false
+}
+
+// roleSetting is the setting a scope's role came from (config.AWS.RoleSetting:
+// plan-role-arn for a plan that has one), role-arn for options built by hand.
+func roleSetting(a config.AWS) string {
+	if a.RoleSetting == "" {
+		return config.RoleARN
+	}
+	return a.RoleSetting
 }
 
 // settingOf is the subject naming setting key of scope sc: the config-file
