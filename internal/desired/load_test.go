@@ -160,7 +160,7 @@ func TestLoadRejectsBadFixtures(t *testing.T) {
 		{"wrong-key.sops.json", diag.DecryptNoKey, "wrong-key-FIXTURE"},
 		{"mac-mismatch.sops.json", diag.DecryptMACMismatch, "t0k3n-FIXTURE"},
 		{"tampered.sops.json", diag.DecryptMACMismatch, "t0k3n-FIXTURE"},
-		{"injected.sops.json", diag.DecryptMalformed, "injected-FIXTURE"},
+		{"injected.sops.json", diag.DecryptNotEncrypted, "injected-FIXTURE"},
 		{"truncated.sops.json", diag.DecryptMalformed, "t0k3n-FIXTURE"},
 		{"wrong-format.sops.json", diag.DecryptMalformed, "t0k3n-FIXTURE"},
 		{"not-encrypted.sops.json", diag.DecryptNotEncrypted, "t0k3n-FIXTURE"},

@@ -8,12 +8,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/getsops/sops/v3"
 	"github.com/getsops/sops/v3/aes"
 	sopsage "github.com/getsops/sops/v3/age"
-	"github.com/getsops/sops/v3/cmd/sops/common"
 	"github.com/getsops/sops/v3/cmd/sops/formats"
-	"github.com/getsops/sops/v3/config"
 	"github.com/getsops/sops/v3/keyservice"
 	"github.com/getsops/sops/v3/logging"
 	"github.com/sirupsen/logrus"
@@ -295,34 +292,10 @@ func recoverAs(onPanic *decryptFailure, fn func() ([]byte, *decryptFailure)) (ou
 }
 
 func decryptSteps(data []byte, f canonical.Format, src *keySources) ([]byte, *decryptFailure) {
-	store := common.StoreForFormat(sopsFormat(f), config.NewStoresConfig())
-	tree, err := store.LoadEncryptedFile(data)
-	if err != nil {
-		if errors.Is(err, sops.MetadataNotFound) || (f.Whole() && !looksLikeBinaryStore(data)) {
-			return nil, failNotEncrypted
-		}
-		return nil, failMalformed
+	tree, store, dropped, fail := structure(data, f, src.allow)
+	if fail != nil {
+		return nil, fail
 	}
-	// The loaded tree has the plaintext's structure (SOPS encrypts leaf
-	// values only), so its depth is the plaintext's: a document deeper than
-	// canonical.MaxDepth is refused before SOPS decrypts and re-emits it
-	// (re-emitting indents once per level: 515 MB for 10,000 levels).
-	if f.Whole() {
-		// A whole-value document is one encrypted string; its envelope is
-		// checked before any key is asked for (binarystore.go).
-		if fail := checkBinaryStore(f, tree.Branches); fail != nil {
-			return nil, fail
-		}
-	} else if branchesTooDeep(tree.Branches) {
-		te := canonical.TooDeep()
-		return nil, &decryptFailure{te.Class, te.What, te.Next}
-	}
-	// Keys the operator did not allow are never contacted.
-	groups, dropped := allowedKeys(tree.Metadata.KeyGroups, src.allow)
-	if !enoughGroups(groups, tree.Metadata.ShamirThreshold) {
-		return nil, failKeyNotAllowed
-	}
-	tree.Metadata.KeyGroups = groups
 	ks := &recordingKeyService{inner: keyservice.NewLocalClient(), src: src}
 	key, err := tree.Metadata.GetDataKeyWithKeyServices([]keyservice.KeyServiceClient{ks}, nil)
 	if err != nil {

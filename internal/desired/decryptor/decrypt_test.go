@@ -68,7 +68,7 @@ func TestDecryptFailureNeverCarriesLibraryText(t *testing.T) {
 		t.Fatalf("premise: SOPS's error should echo the plaintext, got %v", err)
 	}
 	_, fail := decryptSOPS(data, canonical.JSON, nil)
-	if fail == nil || fail.class != diag.DecryptMalformed {
+	if fail == nil || fail.class != diag.DecryptNotEncrypted {
 		t.Fatalf("got %+v", fail)
 	}
 	for _, s := range []string{fail.what, fail.next} {
@@ -79,11 +79,13 @@ func TestDecryptFailureNeverCarriesLibraryText(t *testing.T) {
 }
 
 // The one place that reads SOPS error text: pinned on real fixtures so a
-// wording change in SOPS fails here instead of misclassifying quietly.
+// wording change in SOPS fails here instead of misclassifying quietly. A
+// clear-text value where the document's rules say ciphertext is found
+// before (structure.go) and is decrypt:not-encrypted (SPEC §15: rotate).
 func TestClassifyTreeErrorOnRealFixtures(t *testing.T) {
 	for name, class := range map[string]string{
 		"tampered.sops.json": diag.DecryptMACMismatch,
-		"injected.sops.json": diag.DecryptMalformed,
+		"injected.sops.json": diag.DecryptNotEncrypted,
 	} {
 		_, fail := decryptSOPS(fixture(t, cur+"/"+name), canonical.JSON, nil)
 		if fail == nil || fail.class != class {
