@@ -111,6 +111,10 @@ type Desired struct {
 	// source:missing-root; the empty-scope gate then lets its secrets be
 	// scheduled for deletion, within --max-deletions.
 	AllowEmpty bool
+	// AllowTree lets Revision name a tree object by its full id as well
+	// (validate only, set by the command, never by a setting: the
+	// pre-commit hook validates the index through `git write-tree`).
+	AllowTree bool
 }
 
 // Engine is what one run of the engine needs from the settings (SPEC §5,

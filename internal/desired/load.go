@@ -29,11 +29,20 @@ func Resolve(opts config.Desired) (string, error) {
 		return "", diag.Diagnostics{*e}
 	}
 	defer repo.Close()
-	commit, e := repo.Resolve(opts.Revision)
+	commit, e := resolveIn(repo, opts)
 	if e != nil {
 		return "", diag.Diagnostics{*e}
 	}
 	return commit.Hash, nil
+}
+
+// resolveIn resolves opts.Revision in repo: a commit-ish, or also a
+// tree's id when opts.AllowTree (validate).
+func resolveIn(repo *gitsource.Repository, opts config.Desired) (gitsource.Commit, *diag.Diagnostic) {
+	if opts.AllowTree {
+		return repo.ResolveTree(opts.Revision)
+	}
+	return repo.Resolve(opts.Revision)
 }
 
 // Progress counts the documents of one Decrypt, for a progress reporter that
@@ -110,7 +119,7 @@ func Open(ctx context.Context, opts config.Desired) (*Loading, error) {
 	if e != nil {
 		return nil, diag.Diagnostics{*e}
 	}
-	commit, e := repo.Resolve(opts.Revision)
+	commit, e := resolveIn(repo, opts)
 	if e != nil {
 		repo.Close()
 		return nil, diag.Diagnostics{*e}
@@ -173,12 +182,33 @@ func (l *Loading) Close() {
 // decrypt is Decrypt with the key-service bound started by afterFunc
 // (nil: the real clock).
 func (l *Loading) decrypt(ctx context.Context, p *Progress, c *Cache, afterFunc decryptor.AfterFunc) error {
-	err := l.decryptAll(ctx, p, c, afterFunc)
+	err := l.decryptAll(ctx, p, c, afterFunc, false)
 	l.arrival.Finish(err)
 	return err
 }
 
-func (l *Loading) decryptAll(ctx context.Context, p *Progress, c *Cache, afterFunc decryptor.AfterFunc) error {
+// Check is the second step of validate --no-decrypt (SPEC §15), in
+// Decrypt's place: it reads every document and applies the checks that
+// need no key (decryptor.Decryptor.Check: a SOPS document of the
+// suffix's format with its MAC, every leaf its own rules say is encrypted
+// in ciphertext form, the whole-value envelope, a key the allow-list
+// permits), with Decrypt's concurrency, progress, ordinals, subjects and
+// cap. Nothing is decrypted and no key service is contacted; no value is
+// published, and the Arrival finishes without values (model.ErrIncomplete
+// when every document passed). It returns nil when every document passed,
+// else Decrypt's errors. Check closes the repository; it is called
+// instead of Decrypt, at most once.
+func (l *Loading) Check(ctx context.Context, p *Progress) error {
+	err := l.decryptAll(ctx, p, nil, nil, true)
+	if err == nil {
+		l.arrival.Finish(model.ErrIncomplete)
+	} else {
+		l.arrival.Finish(err)
+	}
+	return err
+}
+
+func (l *Loading) decryptAll(ctx context.Context, p *Progress, c *Cache, afterFunc decryptor.AfterFunc, structural bool) error {
 	repo := l.repo
 	if repo == nil {
 		return diag.Diagnostics{diag.New(diag.DesiredInternal, diag.Subject{})}
@@ -206,7 +236,13 @@ func (l *Loading) decryptAll(ctx context.Context, p *Progress, c *Cache, afterFu
 		}})
 	// decryptAll's dispatcher is the last user of repo and closes it, also
 	// when Decrypt has already returned on cancellation.
-	if ds := decryptAll(ctx, repo, l.docs, dec, l.opts, p, c, l.arrival, l.position, cpu); ds != nil {
+	work := func(data []byte, d *document) ([]byte, *diag.Diagnostic) { return decryptDocument(dec, data, d) }
+	if structural {
+		work = func(data []byte, d *document) ([]byte, *diag.Diagnostic) {
+			return nil, dec.Check(data, d.Suffix.Format)
+		}
+	}
+	if ds := decryptAll(ctx, repo, l.docs, work, l.opts, p, c, l.arrival, l.position, cpu); ds != nil {
 		return ds
 	}
 	return nil
@@ -249,7 +285,9 @@ func interrupted(cause error) diag.Diagnostics {
 		WithCause(cause)}
 }
 
-// decryptAll reads, decrypts and canonicalizes every document with at most
+// decryptAll reads every document and hands it to work (decryptDocument:
+// decrypt and canonicalize; or the structural checks of Check, whose
+// value is nil and never published) with at most
 // opts.Concurrency decryptions in flight, and returns the canonical values
 // in ordinal order. Blobs are read by one dispatcher goroutine (go-git
 // repositories are not safe for concurrent use), in ordinal order, so at
@@ -263,7 +301,7 @@ func interrupted(cause error) diag.Diagnostics {
 // document's position in the outline.
 // A decryption holds one of cpu's slots while it runs on the CPU (the
 // decryptor gives it back during a remote key-service call).
-func decryptAll(ctx context.Context, repo *gitsource.Repository, docs []*document, dec *decryptor.Decryptor, opts config.Desired, p *Progress, c *Cache, a *model.Arrival, position []int, cpu chan struct{}) diag.Diagnostics {
+func decryptAll(ctx context.Context, repo *gitsource.Repository, docs []*document, work func([]byte, *document) ([]byte, *diag.Diagnostic), opts config.Desired, p *Progress, c *Cache, a *model.Arrival, position []int, cpu chan struct{}) diag.Diagnostics {
 	errs := make([]*diag.Diagnostic, len(docs))
 	sem := make(chan struct{}, opts.Concurrency)
 	settings := settingsKey(opts)
@@ -275,7 +313,9 @@ func decryptAll(ctx context.Context, repo *gitsource.Repository, docs []*documen
 			errs[i] = d.about(e, opts.ShowResourceNames)
 			return
 		}
-		a.Publish(position[i], v)
+		if v != nil {
+			a.Publish(position[i], v)
+		}
 		p.addDone()
 	}
 	done := make(chan struct{})
@@ -321,7 +361,7 @@ func decryptAll(ctx context.Context, repo *gitsource.Repository, docs []*documen
 					}
 					v, e := func() ([]byte, *diag.Diagnostic) {
 						defer func() { <-cpu }()
-						return decryptDocument(dec, data, d)
+						return work(data, d)
 					}()
 					ent.finish(v, e)
 				} else if !ent.wait(ctx) {

@@ -252,6 +252,19 @@ const (
 	// that are InProgress or Failed; a sync would wait for them or end
 	// verification-failed. Plan's status does not change.
 	WarningReplicasNotInSync = "warning:replicas-not-in-sync"
+	// WarningNotPlanned: validate (SPEC §15) checked the documents
+	// without AWS; no plan was computed, so its status says nothing about
+	// the secrets in AWS. Every validate run carries it.
+	WarningNotPlanned = "warning:not-planned"
+	// WarningChecksSkipped: validate ran the structural checks only
+	// (--no-decrypt, or no key could decrypt any document); the summary
+	// lists the checks skipped and why.
+	WarningChecksSkipped = "warning:checks-skipped"
+	// WarningOverlapNotJudged: validate could not tell without AWS
+	// whether a scope's secret prefix overlaps another's in one (account,
+	// Region): one has role-arn and the other the base identity, or a
+	// Region is unknown (SPEC §10, §15).
+	WarningOverlapNotJudged = "warning:overlap-not-judged"
 
 	// Internal is an unexpected failure (an engine record of a call that
 	// failed without a modelled AWS error; the CLI's last-resort line).
@@ -404,6 +417,12 @@ var entries = []Entry{
 		"remove the entry from adopt: the secret is managed like every other owned secret (docs/migration.md)"},
 	{WarningReplicasNotInSync, FamilyWarning, "configured replicas of owned secrets are not InSync",
 		"a replica InProgress needs time; a Failed one needs the operator before a sync can converge (docs/recovery.md, verify:replica-failed)"},
+	{WarningNotPlanned, FamilyWarning, "validate checked the committed documents without AWS: no plan was computed, and the status says nothing about the secrets in AWS",
+		"run plan (with AWS credentials) to see what sync would change; a pull request's change is reviewed on that plan"},
+	{WarningChecksSkipped, FamilyWarning, "the checks that need a decryption key were skipped: the MAC's value, the data key, and every plaintext rule (UTF-8, the JSON, YAML and dotenv shapes, numbers, the stored value's size)",
+		"run validate with the documents' keys (SOPS_AGE_KEY_FILE, or credentials for the KMS key), or plan, to run them"},
+	{WarningOverlapNotJudged, FamilyWarning, "whether this scope's secret prefix overlaps another scope's in one account and Region could not be judged without AWS (one scope has role-arn and the other the base identity, or a Region is unknown)",
+		"run plan, which judges it with STS; or give both scopes role-arn (the account is in the ARN) and aws-region"},
 
 	{Internal, FamilyInternal, "internal error", nextBug},
 }

@@ -40,6 +40,10 @@ type Sources interface {
 type Load interface {
 	Arrival() *model.Arrival
 	Decrypt(ctx context.Context, p *desired.Progress, c *desired.Cache) error
+	// Check is validate --no-decrypt's second step in Decrypt's place
+	// (desired.Loading.Check): the checks that need no key, no value
+	// published; the error as Decrypt's.
+	Check(ctx context.Context, p *desired.Progress) error
 }
 
 // ScopePort is the AWS port of one scope of a run (SPEC §10).

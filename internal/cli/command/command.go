@@ -24,6 +24,9 @@ type Options struct {
 	// Config is every setting resolved (flag > environment > config file >
 	// default) and validated by config.Resolve.
 	Config config.Options
+	// NoDecrypt is validate's --no-decrypt (validate only): the checks
+	// that need no key only (SPEC §15).
+	NoDecrypt bool
 }
 
 // spec is what differs between plan and sync.
@@ -61,9 +64,19 @@ func NewCmdSync(f *factory.Factory, runF func(context.Context, *Options) error) 
 	return newCmd(f, syncSpec, runF)
 }
 
+// NewCmdValidate returns the validate command (SPEC §15): every check
+// that needs no AWS; runF as for NewCmdPlan.
+func NewCmdValidate(f *factory.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+	cmd := newCmd(f, validateSpec, runF)
+	cmd.Flags().Bool(noDecryptFlag, false, "the structural checks only: decrypt nothing, read no key (validate only; a flag, never a variable or config key)")
+	return cmd
+}
+
 // IsReconcile reports whether name is plan or sync (the commands whose
 // usage errors still write a report).
-func IsReconcile(name string) bool { return name == planSpec.name || name == syncSpec.name }
+func IsReconcile(name string) bool {
+	return name == planSpec.name || name == syncSpec.name || name == validateSpec.name
+}
 
 func newCmd(f *factory.Factory, s spec, runF func(context.Context, *Options) error) *cobra.Command {
 	cmd := &cobra.Command{
@@ -88,8 +101,14 @@ func newCmd(f *factory.Factory, s spec, runF func(context.Context, *Options) err
 				return invalidConfig(f, start, resolved, err)
 			}
 			opts := &Options{Command: s.name, Mode: s.mode, Config: resolved}
+			if s.name == validateSpec.name {
+				opts.NoDecrypt, _ = cmd.Flags().GetBool(noDecryptFlag)
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
+			}
+			if s.name == validateSpec.name {
+				return validate(cmd.Context(), f, opts, start)
 			}
 			return reconcile(cmd.Context(), f, opts, start)
 		},

@@ -378,3 +378,75 @@ func bounded(ctx context.Context, d time.Duration) (context.Context, context.Can
 	}
 	return context.WithTimeout(ctx, d)
 }
+
+// OfflineOverlaps is the overlap rule of SPEC §10 as validate judges it
+// without AWS (SPEC §15): over configured (every scope of the
+// configuration, in its order), the Region of a scope is its aws-region,
+// else the Region of the SDK's default chain (environment and shared
+// config files, read without a network call); the account of a scope
+// with role-arn is its ARN's, and every scope without one shares the
+// base identity's. A scope whose prefix overlaps another's
+// (model.PrefixesOverlap) in one (account, Region) as Overlaps decides it
+// is config:scope-overlap (subject its secret-prefix setting). A pair
+// that could write in one Region but whose accounts are not known to be
+// the same or different (one scope has role-arn, the other the base
+// identity, whose account only STS can tell) or whose Region is unknown
+// is warning:overlap-not-judged for each scope of it that has no
+// overlap error. Fewer than two scopes: nil.
+func OfflineOverlaps(ctx context.Context, configured []config.Scope) diag.Diagnostics {
+	if len(configured) < 2 {
+		return nil
+	}
+	chain := ""
+	if base, err := loadBase(ctx, configured[0].AWS, 1); err == nil {
+		chain = base.Region
+	}
+	ports := make([]run.ScopePort, len(configured))
+	for i, sc := range configured {
+		r := sc.AWS.Region
+		if r == "" {
+			r = chain
+		}
+		acct := "base"
+		if sc.AWS.RoleARN != "" {
+			acct = "role:" + model.RoleARNAccount(sc.AWS.RoleARN)
+		}
+		ports[i] = run.ScopePort{Name: sc.Name, Region: r, Bucket: acct + "/" + r}
+	}
+	overlap := make([]bool, len(configured))
+	unjudged := make([]bool, len(configured))
+	for i, a := range configured {
+		for j, b := range configured {
+			if i == j || !model.PrefixesOverlap(a.Desired.SecretPrefix, b.Desired.SecretPrefix) {
+				continue
+			}
+			if ports[i].Region == "" || ports[j].Region == "" {
+				unjudged[i] = true
+				continue
+			}
+			if (a.AWS.RoleARN == "") != (b.AWS.RoleARN == "") {
+				// Only the Regions can be compared: the same account
+				// assumed, a shared Region is possible, not certain.
+				pa, pb := ports[i], ports[j]
+				pa.Bucket, pb.Bucket = "any/"+pa.Region, "any/"+pb.Region
+				if shareARegion(a, pa, b, pb) {
+					unjudged[i] = true
+				}
+				continue
+			}
+			if shareARegion(a, ports[i], b, ports[j]) {
+				overlap[i] = true
+			}
+		}
+	}
+	var ds diag.Diagnostics
+	for i, sc := range configured {
+		switch {
+		case overlap[i]:
+			ds = append(ds, diag.New(diag.ConfigScopeOverlap, settingOf(sc, config.SecretPrefix)))
+		case unjudged[i]:
+			ds = append(ds, diag.New(diag.WarningOverlapNotJudged, settingOf(sc, config.SecretPrefix)))
+		}
+	}
+	return ds
+}

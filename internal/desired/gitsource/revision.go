@@ -383,3 +383,18 @@ func (r *Repository) searchMessage(c *object.Commit, pattern string) (plumbing.H
 	}
 	return found, nil
 }
+
+// ResolveTree is Resolve for validate (SPEC §15), which may also read a
+// tree that no commit holds yet: rev may be the full 40-hex id of a tree
+// object, as `git write-tree` prints it for the index (the pre-commit
+// hook validates what is staged). The Commit's Hash is then the tree's
+// id. Anything else resolves as Resolve resolves it, with its errors.
+func (repo *Repository) ResolveTree(rev string) (Commit, *diag.Diagnostic) {
+	if len(rev) == 40 && isHex(rev) {
+		h := plumbing.NewHash(strings.ToLower(rev))
+		if t, err := repo.TreeObject(h); err == nil {
+			return Commit{Hash: t.Hash.String(), tree: t.Hash}, nil
+		}
+	}
+	return repo.Resolve(rev)
+}

@@ -140,3 +140,17 @@ func (l *load) Decrypt(ctx context.Context, p *desired.Progress, _ *desired.Cach
 	l.arrival.Finish(err)
 	return err
 }
+
+// Check rejects the state with err (or ctx's error) and publishes no value.
+func (l *load) Check(ctx context.Context, _ *desired.Progress) error {
+	err := l.err
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err == nil {
+		l.arrival.Finish(model.ErrIncomplete)
+	} else {
+		l.arrival.Finish(err)
+	}
+	return err
+}
