@@ -108,3 +108,31 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkCheck10000 is validate --no-decrypt's load of 10,000 small
+// age-encrypted documents from one commit (SPEC §15, issue 34: "in
+// seconds"): Open (the walk, the Git-side checks, names, collisions) then
+// Check (every document read and checked without a key). The figure is in
+// docs/benchmarks.md ("validate --no-decrypt").
+func BenchmarkCheck10000(b *testing.B) {
+	dir := benchRepo(b, 10000)
+	opts := baseOptions(dir)
+	opts.Concurrency = 28
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		l, err := Open(context.Background(), opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := l.Check(context.Background(), nil); err != nil {
+			b.Fatal(err)
+		}
+		if n := len(l.Arrival().Outline().Secrets); n != 10000 {
+			b.Fatalf("%d documents", n)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+}

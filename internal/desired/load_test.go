@@ -437,3 +437,37 @@ func TestLoadReportsEveryStructuralError(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// TestCheckFindsWhatNeedsNoKeyAndPublishesNothing: Loading.Check over a
+// commit with a plaintext document and a valid one reports the plaintext
+// one (its ordinal) without any key in the environment, and a valid
+// commit passes with no value published.
+func TestCheckFindsWhatNeedsNoKeyAndPublishesNothing(t *testing.T) {
+	t.Setenv("SOPS_AGE_KEY_FILE", filepath.Join(t.TempDir(), "absent"))
+	good := encryptWithLibrary(t, []byte(`{"a":"b"}`))
+	dir, _ := newRepo(t, map[string][]byte{
+		"secrets/a.sops.json": good,
+		"secrets/b.sops.json": []byte(`{"a":"plain"}`),
+	})
+	l, err := Open(context.Background(), baseOptions(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = l.Check(context.Background(), nil)
+	var ds diag.Diagnostics
+	if !errors.As(err, &ds) || len(ds) != 1 || ds[0].Class != diag.DecryptNotEncrypted || ds[0].Subject.Ordinal != 2 {
+		t.Fatalf("got %v", err)
+	}
+	dir, _ = newRepo(t, map[string][]byte{"secrets/a.sops.json": good})
+	l, err = Open(context.Background(), baseOptions(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Check(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	a := l.Arrival()
+	if a.Decrypted(a.Outline().Secrets[0].Name) != nil {
+		t.Fatal("Check published a value")
+	}
+}
