@@ -35,7 +35,7 @@ func hookEntry(t *testing.T, root string) string {
 			return h.Entry
 		}
 	}
-	t.Fatal("no hook sops-aws-sync-validate")
+	require.Fail(t, "no hook sops-aws-sync-validate")
 	return ""
 }
 
@@ -84,7 +84,7 @@ func TestPreCommitHook_RunsAsPreCommitRunsItAndFailsOnPlaintext(t *testing.T) {
 
 	preCommit, lookErr := exec.LookPath("pre-commit")
 	if lookErr != nil && os.Getenv("CI") == "true" {
-		t.Fatal("pre-commit is not installed; .ci/run installs it (Debian package pre-commit)")
+		require.Fail(t, "pre-commit is not installed; .ci/run installs it (Debian package pre-commit)")
 	}
 	// The hook repository as pre-commit clones it: this checkout's
 	// .pre-commit-hooks.yaml at a commit (language system: nothing else of
