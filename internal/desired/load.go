@@ -129,6 +129,11 @@ func Open(ctx context.Context, opts config.Desired) (*Loading, error) {
 		repo.Close()
 		return nil, ds
 	}
+	tree, e := repo.RootTree(commit, opts.SourceRoot)
+	if e != nil {
+		repo.Close()
+		return nil, diag.Diagnostics{*e}
+	}
 	order := make([]int, len(docs))
 	for i, d := range docs {
 		order[i] = i
@@ -142,7 +147,7 @@ func Open(ctx context.Context, opts config.Desired) (*Loading, error) {
 		position[k] = i
 	}
 	scope := model.Scope{RepositoryID: opts.RepositoryID, SourceRoot: opts.SourceRoot, Prefix: opts.SecretPrefix}
-	outline := model.State{Commit: commit.Hash, Scope: scope, Secrets: secrets}
+	outline := model.State{Commit: commit.Hash, SourceTree: tree, Scope: scope, Secrets: secrets}
 	return &Loading{opts: opts, repo: repo, docs: docs, arrival: model.NewArrival(outline), position: position}, nil
 }
 

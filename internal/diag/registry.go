@@ -26,6 +26,7 @@ const (
 	FamilyCredentials Family = "credentials" // a scope's credentials could not be obtained from STS
 	FamilyReport      Family = "report"      // the report file cannot be written
 	FamilyPlanfile    Family = "planfile"    // a plan file cannot be read, is not a v2 or v1 plan, or cannot be written
+	FamilyPlan        Family = "plan"        // the reviewed plan cannot be applied: it is stale or not this run's; nothing was changed
 	FamilyGate        Family = "gate"        // a safety gate blocked the plan; nothing was changed
 	FamilyObserve     Family = "observe"     // the scope could not be read from AWS
 	FamilyApply       Family = "apply"       // applying stopped before the plan was done
@@ -39,7 +40,7 @@ const (
 // (Entries sorts by it).
 var Families = []Family{
 	FamilyUsage, FamilyConfig, FamilyGit, FamilySource, FamilyName, FamilyDecrypt, FamilyPlaintext,
-	FamilyDesired, FamilyAWS, FamilyCredentials, FamilyReport, FamilyPlanfile, FamilyGate, FamilyObserve, FamilyApply, FamilyVerify, FamilyInterrupted,
+	FamilyDesired, FamilyAWS, FamilyCredentials, FamilyReport, FamilyPlanfile, FamilyPlan, FamilyGate, FamilyObserve, FamilyApply, FamilyVerify, FamilyInterrupted,
 	FamilyInternal, FamilyWarning,
 }
 
@@ -53,7 +54,7 @@ var familyExit = map[Family]int{
 	FamilySource: vocab.ExitInvalid, FamilyName: vocab.ExitInvalid, FamilyDecrypt: vocab.ExitInvalid,
 	FamilyPlaintext: vocab.ExitInvalid, FamilyDesired: vocab.ExitInvalid, FamilyAWS: vocab.ExitInvalid,
 	FamilyCredentials: vocab.ExitApply, // AWS answered (or failed to): as an observation that failed (SPEC §10)
-	FamilyReport:      vocab.ExitInvalid, FamilyPlanfile: vocab.ExitInvalid, FamilyGate: vocab.ExitInvalid, FamilyObserve: vocab.ExitApply, FamilyApply: vocab.ExitApply, FamilyVerify: vocab.ExitVerify, FamilyInterrupted: vocab.ExitInterrupted, FamilyInternal: vocab.ExitInvalid,
+	FamilyReport:      vocab.ExitInvalid, FamilyPlanfile: vocab.ExitInvalid, FamilyPlan: vocab.ExitInvalid, FamilyGate: vocab.ExitInvalid, FamilyObserve: vocab.ExitApply, FamilyApply: vocab.ExitApply, FamilyVerify: vocab.ExitVerify, FamilyInterrupted: vocab.ExitInterrupted, FamilyInternal: vocab.ExitInvalid,
 	FamilyWarning: vocab.ExitOK, // never ends a run: the status decides the exit code
 }
 
@@ -219,8 +220,8 @@ const (
 	// InProgress when the verification timeout passed (inconclusive).
 	VerifyReplicaInProgress = "verify:replica-in-progress"
 
-	// The planfile:* tokens (SPEC §7.4) are declared by internal/planview,
-	// which returns them in its own errors; these are the same strings.
+	// The planfile:* tokens (SPEC §7.4): internal/planview returns them in
+	// its own errors under short local names (aliases of these).
 	PlanfileUnknownSchema = "planfile:unknown-schema"
 	PlanfileMalformed     = "planfile:malformed"
 	PlanfileUnreadable    = "planfile:unreadable"
@@ -232,6 +233,21 @@ const (
 	// PlanfileSameFile: --plan-file and --report-file name one file; the
 	// report is written, the plan file is not.
 	PlanfileSameFile = "planfile:same-file"
+
+	// The plan:* tokens: a reviewed plan (--reviewed-plan, SPEC §14) that
+	// cannot be applied; nothing is written (exit 3).
+	//
+	// PlanStale: the run's plan differs from the reviewed one (source,
+	// settings, an operation, or AWS since review); one per difference.
+	PlanStale = "plan:stale"
+	// PlanNotReviewable: the file is a valid plan file but no reviewed
+	// plan: not v3, not written by plan, binding nothing, or of a plan
+	// that did not end drift or converged in every scope.
+	PlanNotReviewable = "plan:not-reviewable"
+	// PlanOtherRepository: the reviewed plan is of another repository-id.
+	PlanOtherRepository = "plan:other-repository"
+	// PlanOtherScopes: the reviewed plan is of other scopes than the run's.
+	PlanOtherScopes = "plan:other-scopes"
 
 	// Interrupted marks work cut short by cancellation (the loader's
 	// error, the engine's record of an AWS call cut short).
@@ -396,7 +412,7 @@ var entries = []Entry{
 
 	{PlanfileUnknownSchema, FamilyPlanfile, "the plan file's schema_version is neither sops-aws-sync/plan/v2 nor v1",
 		"render the file with the sops-aws-sync version that wrote it, or write a new plan with this version"},
-	{PlanfileMalformed, FamilyPlanfile, "the plan file breaks the plan schema it names (v2 or v1)",
+	{PlanfileMalformed, FamilyPlanfile, "the plan file breaks the plan schema it names (v3, v2 or v1)",
 		"write a new plan with sops-aws-sync plan; never edit a plan file by hand"},
 	{PlanfileUnreadable, FamilyPlanfile, "the plan file cannot be opened or read, or is larger than 64 MiB",
 		"check the plan file's path and permissions"},
@@ -406,6 +422,15 @@ var entries = []Entry{
 		"show: name the plan file itself; --plan-file: give a path that does not exist yet or is a regular file, then re-run"},
 	{PlanfileSameFile, FamilyPlanfile, "--plan-file and --report-file name the same file; only the report is written",
 		"give --plan-file and --report-file two different paths, then re-run"},
+
+	{PlanStale, FamilyPlan, "the plan differs from the reviewed plan; nothing was written",
+		"re-run plan on this commit (a new pull request, or the plan job re-run), have the new plan reviewed, then sync with it"},
+	{PlanNotReviewable, FamilyPlan, "the reviewed plan file is not a reviewable plan: not written by plan in this schema (v3), binding nothing, or of a plan that did not end drift or converged in every scope; nothing was written",
+		"give the plan file that plan --plan-file wrote for the reviewed change"},
+	{PlanOtherRepository, FamilyPlan, "the reviewed plan was made for another repository-id; nothing was written",
+		"give the plan file of this repository's reviewed change"},
+	{PlanOtherScopes, FamilyPlan, "the reviewed plan covers other scopes than this run (names or order); nothing was written",
+		"run with the same --config and --scope as the plan that was reviewed, or give the plan of these scopes"},
 
 	{Interrupted, FamilyInterrupted, "the work was cut short by a signal or the run timeout", nextRerun},
 	{InterruptedSignal, FamilyInterrupted, "run interrupted", nextRerun},

@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/registry.golden")
@@ -88,19 +87,4 @@ func TestDiagnosticRendering(t *testing.T) {
 	assert.Equal(t, 3, ds.ExitCode())
 	assert.Equal(t, 130, New(InterruptedSignal, Subject{}).ExitCode())
 	assert.Equal(t, "run interrupted; "+nextRerun, New(InterruptedSignal, Subject{}).Sentence())
-}
-
-// The planfile:* tokens are declared by planview (which returns them in its
-// own errors); the registry's are the same strings.
-func TestPlanfileTokensMatchPlanview(t *testing.T) {
-	assert.Equal(t, planview.ClassUnknownSchema, PlanfileUnknownSchema)
-	assert.Equal(t, planview.ClassMalformed, PlanfileMalformed)
-	assert.Equal(t, planview.ClassUnreadable, PlanfileUnreadable)
-	assert.Equal(t, planview.ClassWriteFailed, PlanfileWriteFailed)
-	assert.Equal(t, planview.ClassNotRegularFile, PlanfileNotRegularFile)
-	// planview tells warnings from errors by this prefix.
-	assert.Equal(t, planview.WarningClassPrefix, string(FamilyWarning)+":")
-	for _, e := range entries {
-		assert.Equal(t, e.Family == FamilyWarning, planview.IsWarning(planview.Diagnostic{Class: e.Class}), e.Class)
-	}
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"slices"
 	"sync"
 
@@ -336,6 +337,7 @@ func (l *ledger) planData() []planview.Operation {
 			v.Keys, v.Metadata = o.Keys, o.Metadata.Kinds()
 			v.ReplicasAdded, v.ReplicasRemoved = model.ReplicaRegionsOf(o.Replicas.Add), o.Replicas.Remove
 			v.AWSOwnedKept = p.KeptOf[o.Name]
+			v.Observed = observedOf(o)
 			out = append(out, v)
 		}
 	}
@@ -350,6 +352,25 @@ func (l *ledger) planData() []planview.Operation {
 		out = append(out, v)
 	}
 	return out
+}
+
+// observedOf is what planning observed of o's secret, for the plan file's
+// fingerprint (planview.Observed, SPEC §14): its ARN, its AWSCURRENT
+// version ids, and as canonical bytes its source tag, the configured
+// metadata it carried and the metadata and replica change planned. The
+// view keeps only keyed digests of them.
+func observedOf(o plan.Operation) *planview.Observed {
+	fp := o.Fingerprint
+	meta, err := json.Marshal(struct {
+		Source   string
+		Seen     plan.MetadataSeen
+		Change   string
+		Replicas string
+	}{fp.Source, o.MetadataSeen, fp.Metadata, fp.Replicas})
+	if err != nil {
+		meta = nil // plain data: cannot happen
+	}
+	return &planview.Observed{ARN: fp.ARN, Versions: slices.Clone(fp.CurrentVersions), Metadata: meta}
 }
 
 // result builds the Result of the run: the only place one is made. final is

@@ -183,6 +183,7 @@ func TestLedger_PlanDataIsTheShownPlanWithOrdinals(t *testing.T) {
 	keys := &keydiff.Summary{Added: []keydiff.Path{{Pointer: "/k", InDesired: true}}}
 	upd := op(vocab.ActionUpdate, "app/a")
 	upd.Reason, upd.Keys, upd.Metadata = vocab.ReasonMetadata, keys, plan.MetadataChange{Description: true}
+	upd.Fingerprint.ARN, upd.Fingerprint.CurrentVersions = "arn:a", []string{"v1"}
 	del := op(vocab.ActionScheduleDelete, "app/old")
 	del.Reason = vocab.ReasonNotDesired
 	l.planned(plan.Plan{Ops: []plan.Operation{upd, del}, Unchanged: []plan.Unchanged{{Name: "app/c", Reason: vocab.ReasonValueEqual}}})
@@ -190,10 +191,20 @@ func TestLedger_PlanDataIsTheShownPlanWithOrdinals(t *testing.T) {
 	fu.Reason, fu.Keys = vocab.ReasonRestoreThenUpdate, keys
 	l.followUp(fu)
 	got := l.result(vocab.StatusConverged, plan.Plan{}).Plan
+	// Every operation carries what planning observed (the plan file's
+	// fingerprint, SPEC §14); conflicts and unchanged names do not.
+	if o := got[0].Observed; o == nil || o.ARN != "arn:a" || !reflect.DeepEqual(o.Versions, []string{"v1"}) || len(o.Metadata) == 0 {
+		t.Fatalf("the update's observation: %+v", o)
+	}
+	for i := range 3 {
+		if got[i].Observed == nil {
+			t.Fatalf("operation %d has no observation", i)
+		}
+	}
 	want := []planview.Operation{
-		{Ordinal: 1, Name: "app/a", Action: vocab.ActionUpdate, Reason: vocab.ReasonMetadata, Keys: keys, Metadata: []vocab.MetadataKind{vocab.MetadataDescription}},
-		{Ordinal: 4, Name: "app/old", Action: vocab.ActionScheduleDelete, Reason: vocab.ReasonNotDesired},
-		{Ordinal: 3, Name: "app/c", Action: vocab.ActionUpdate, Reason: vocab.ReasonRestoreThenUpdate, Keys: keys},
+		{Ordinal: 1, Name: "app/a", Action: vocab.ActionUpdate, Reason: vocab.ReasonMetadata, Keys: keys, Metadata: []vocab.MetadataKind{vocab.MetadataDescription}, Observed: got[0].Observed},
+		{Ordinal: 4, Name: "app/old", Action: vocab.ActionScheduleDelete, Reason: vocab.ReasonNotDesired, Observed: got[1].Observed},
+		{Ordinal: 3, Name: "app/c", Action: vocab.ActionUpdate, Reason: vocab.ReasonRestoreThenUpdate, Keys: keys, Observed: got[2].Observed},
 		{Ordinal: 3, Name: "app/c", Action: vocab.ActionUnchanged, Reason: vocab.ReasonValueEqual},
 	}
 	if !reflect.DeepEqual(got, want) {

@@ -32,6 +32,15 @@ type ScopeRun struct {
 	// rejected ends invalid with no plan, so nothing is applied in any
 	// scope; the caller reports the rejected documents.
 	Arrival *model.Arrival
+	// Review, when set, is asked once the scope is planned, when no scope
+	// of the run is blocked and before anything is applied anywhere (sync
+	// and plan alike): it is given the scope's Result as planned (status
+	// drift or converged, verification not-run) and returns the
+	// differences from the plan that was reviewed (SPEC §14, plan:stale),
+	// empty when there is none. A scope with differences ends invalid with
+	// them as its diagnostics, each logged; then nothing is applied in any
+	// scope, as when a scope is blocked.
+	Review func(Result) diag.Diagnostics
 }
 
 // RunScopes runs several scopes as one run (SPEC §10) and returns one
@@ -83,15 +92,42 @@ func RunScopes(ctx context.Context, scopes []ScopeRun, log *slog.Logger) []Resul
 			pending++
 		}
 	}
+	stale := 0
+	if blocked == 0 {
+		for i, s := range scopes {
+			if s.Review == nil {
+				continue
+			}
+			if ds := s.Review(prepared[i].Result()); len(ds) > 0 {
+				prepared[i].refuse(ds)
+				stale++
+			}
+		}
+	}
 	switch {
 	case blocked > 0:
 		log.Error("a scope is blocked at planning; nothing was applied in any scope",
 			slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.Int(vocab.FieldCount, blocked))
+	case stale > 0:
+		log.Error("the plan differs from the reviewed plan; nothing was applied in any scope",
+			slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.String(vocab.FieldErrorClass, diag.PlanStale),
+			slog.Int(vocab.FieldCount, stale))
 	case pending > 0:
 		inBuckets(scopes, func(i int) { prepared[i].Apply(ctx) })
 	}
 
 	return results(prepared)
+}
+
+// refuse ends a planned scope invalid with ds (a reviewed plan it differs
+// from): each is logged and recorded; nothing of its plan is applied.
+func (p *Prepared) refuse(ds diag.Diagnostics) {
+	p.status = vocab.StatusInvalid
+	for _, d := range ds {
+		p.r.log.Error(d.Sentence(), append([]any{slog.String(vocab.FieldPhase, vocab.PhasePlan),
+			slog.String(vocab.FieldStatus, string(vocab.StatusInvalid))}, d.Attrs()...)...)
+		p.r.ledger.problem(d)
+	}
 }
 
 func results(prepared []*Prepared) []Result {

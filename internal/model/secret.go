@@ -28,6 +28,10 @@ type Secret struct {
 type State struct {
 	// Commit is the resolved 40-hex commit SHA.
 	Commit string
+	// SourceTree is the Git tree id (40 lower-case hex) of the source root
+	// at Commit, "" when unknown (a state built by hand): what a reviewed
+	// plan binds the scope's source to (SPEC §14).
+	SourceTree string
 	// Scope is the ownership scope; Scope.Digest() is the scope tag value.
 	Scope Scope
 	// Secrets are ordered by Name ascending; names are unique.

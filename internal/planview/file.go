@@ -7,30 +7,30 @@ import (
 	"regexp"
 	"slices"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/keydiff"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/wirefile"
 )
 
-// Class tokens of plan-file failures, family "planfile" (one word, as the
-// diag registry's families are). They are part of the public contract
-// (docs/results.md) and are to be registered in internal/diag.
+// Class tokens of plan-file failures (family planfile, SPEC §7.4;
+// docs/results.md): the diag registry's, under short local names.
 const (
-	// ClassUnknownSchema: schema_version is neither sops-aws-sync/plan/v2
-	// nor v1 (a file from another major version of the tool).
-	ClassUnknownSchema = "planfile:unknown-schema"
-	// ClassMalformed: the file breaks its schema (v2, or v1).
-	ClassMalformed = "planfile:malformed"
+	// ClassUnknownSchema: schema_version is none of v3, v2 and v1 (a file
+	// from another major version of the tool).
+	ClassUnknownSchema = diag.PlanfileUnknownSchema
+	// ClassMalformed: the file breaks its schema (v3, v2 or v1).
+	ClassMalformed = diag.PlanfileMalformed
 	// ClassUnreadable: the file cannot be opened or read, or is larger
 	// than MaxFileBytes.
-	ClassUnreadable = "planfile:unreadable"
+	ClassUnreadable = diag.PlanfileUnreadable
 	// ClassNotRegularFile: the path names an existing directory entry that
 	// is not a regular file (a FIFO, a device node, a socket; for
 	// WriteFile also a symbolic link).
-	ClassNotRegularFile = "planfile:not-regular-file"
+	ClassNotRegularFile = diag.PlanfileNotRegularFile
 	// ClassWriteFailed: WriteFile failed (a *wirefile.WriteError).
-	ClassWriteFailed = "planfile:write-failed"
+	ClassWriteFailed = diag.PlanfileWriteFailed
 )
 
 // MaxFileBytes caps what ReadFile reads: 64 MiB, far above a plan of
@@ -40,7 +40,7 @@ const MaxFileBytes = 64 << 20
 // File is the plan file's kind: its temporary-file pattern and read cap.
 var File = wirefile.File{Temp: ".sops-aws-sync-plan-*.tmp", MaxBytes: MaxFileBytes}
 
-// Error is a plan file that cannot be read or is not a valid v2 or v1 plan.
+// Error is a plan file that cannot be read or is not a valid v3, v2 or v1 plan.
 // Reason is a fixed sentence of this package: it never quotes the file.
 type Error struct {
 	Class  string
@@ -64,7 +64,7 @@ var (
 const DefaultScope = "default"
 
 func unknownSchema() *Error {
-	return &Error{ClassUnknownSchema, "schema_version is neither " + vocab.PlanSchema + " nor " + vocab.PlanSchemaV1}
+	return &Error{ClassUnknownSchema, "schema_version is none of " + vocab.PlanSchema + ", " + vocab.PlanSchemaV2 + " and " + vocab.PlanSchemaV1}
 }
 
 // Validate checks the plan-file rules on v, the redaction rule's shape
@@ -90,8 +90,11 @@ func unknownSchema() *Error {
 // document path (hiddenSubject). Failures are *Error.
 func (v View) Validate() error {
 	v1 := v.SchemaVersion == vocab.PlanSchemaV1
-	if v.SchemaVersion != vocab.PlanSchema && !v1 {
+	if v.SchemaVersion != vocab.PlanSchema && v.SchemaVersion != vocab.PlanSchemaV2 && !v1 {
 		return unknownSchema()
+	}
+	if err := v.validateBindings(); err != nil {
+		return malformed("%s", err)
 	}
 	if v.GitRevision != "" && !model.IsRevision(v.GitRevision) {
 		return malformed("git_revision is neither empty nor 40 lower-case hex characters")
@@ -121,6 +124,58 @@ func (v View) Validate() error {
 	}
 	return nil
 }
+
+// validateBindings checks v3's bindings (SPEC §14): command "plan",
+// "sync" or ""; digest_salt "" or 32 lower-case hex; with a salt, a
+// repository_digest and every settings_digest "" or 64 lower-case hex and a
+// fingerprint of two 64-hex digests on every operation and on nothing
+// else; without one (and in every v1 or v2 file), none of them; a
+// source_tree "" or 40 lower-case hex.
+func (v View) validateBindings() error {
+	bound := v.DigestSalt != ""
+	switch {
+	case v.SchemaVersion != vocab.PlanSchema && (v.Command != "" || bound || v.RepositoryDigest != ""):
+		return errors.New("a v1 or v2 plan has no command, digest_salt or repository_digest")
+	case v.Command != "" && v.Command != CommandPlan && v.Command != CommandSync:
+		return errors.New("command is none of plan, sync and empty")
+	case bound && !model.IsLowerHex(v.DigestSalt, 2*SaltBytes):
+		return errors.New("digest_salt is neither empty nor 32 lower-case hex characters")
+	case !optionalDigest(v.RepositoryDigest, bound):
+		return errors.New("repository_digest is neither empty nor a digest under the file's salt")
+	}
+	for i, sc := range v.Scopes {
+		switch {
+		case v.SchemaVersion != vocab.PlanSchema && sc.SourceTree != "":
+			return fmt.Errorf("scope %d: a v1 or v2 plan has no source_tree", i)
+		case sc.SourceTree != "" && !model.IsRevision(sc.SourceTree):
+			return fmt.Errorf("scope %d: source_tree is neither empty nor 40 lower-case hex characters", i)
+		case !optionalDigest(sc.SettingsDigest, bound):
+			return fmt.Errorf("scope %d: settings_digest is neither empty nor a digest under the file's salt", i)
+		}
+		for j, o := range sc.Operations {
+			want := bound && o.Action.IsOperation()
+			switch {
+			case want != (o.Fingerprint != nil):
+				return fmt.Errorf("scope %d: operation %d: a fingerprint belongs on every operation of a file with a digest_salt, and nowhere else", i, j)
+			case want && (!model.IsDigest(o.Fingerprint.Versions) || !model.IsDigest(o.Fingerprint.Metadata)):
+				return fmt.Errorf("scope %d: operation %d: a fingerprint digest is not 64 lower-case hex characters", i, j)
+			}
+		}
+	}
+	return nil
+}
+
+// optionalDigest: "" always; otherwise 64 lower-case hex, only in a file
+// with a salt.
+func optionalDigest(d string, bound bool) bool {
+	return d == "" || (bound && model.IsDigest(d))
+}
+
+// The commands that write a plan file (View.Command).
+const (
+	CommandPlan = "plan"
+	CommandSync = "sync"
+)
 
 func (s ScopeView) validate(namesShown, v1 bool) error {
 	if !v1 {
@@ -287,17 +342,17 @@ func validMetadata(ks []vocab.MetadataKind) bool {
 	return len(ks) > 0
 }
 
-// errWritesV2Only refuses to write a View read from a v1 file.
-func errWritesV2Only() *Error {
+// errWritesV3Only refuses to write a View read from a v1 or v2 file.
+func errWritesV3Only() *Error {
 	return &Error{ClassUnknownSchema, "only " + vocab.PlanSchema + " is written"}
 }
 
 // Marshal validates v and returns the plan file: indented JSON with a
 // trailing newline. A View that breaks the schema is Validate's *Error;
-// only v2 is written (a View read from a v1 file is refused).
+// only v3 is written (a View read from a v1 or v2 file is refused).
 func Marshal(v View) ([]byte, error) {
 	if v.SchemaVersion != vocab.PlanSchema {
-		return nil, errWritesV2Only()
+		return nil, errWritesV3Only()
 	}
 	if err := v.Validate(); err != nil {
 		return nil, err
@@ -307,6 +362,28 @@ func Marshal(v View) ([]byte, error) {
 		return nil, fmt.Errorf("failed to encode plan file: %w", err)
 	}
 	return append(b, '\n'), nil
+}
+
+// viewV2 is the plan file before the reviewed-plan binding (schema
+// sops-aws-sync/plan/v2, SPEC §10), field for field: v3 without command,
+// digest_salt, repository_digest, source_tree, settings_digest and
+// fingerprint.
+type viewV2 struct {
+	SchemaVersion string       `json:"schema_version"`
+	GitRevision   string       `json:"git_revision"`
+	NamesShown    bool         `json:"names_shown"`
+	Scopes        []scopeV2    `json:"scopes"`
+	Diagnostics   []Diagnostic `json:"diagnostics"`
+}
+
+type scopeV2 struct {
+	Name         string             `json:"name"`
+	Region       string             `json:"region"`
+	Status       vocab.Status       `json:"status"`
+	Verification vocab.Verification `json:"verification"`
+	Counts       vocab.Counts       `json:"counts"`
+	Operations   []Op               `json:"operations"`
+	Diagnostics  []Diagnostic       `json:"diagnostics"`
 }
 
 // viewV1 is the plan file before scopes (schema sops-aws-sync/plan/v1,
@@ -334,13 +411,14 @@ type countsV1 struct {
 
 // Parse decodes a plan file strictly. First the bytes (wirefile.Check:
 // valid UTF-8, one JSON object, no key twice anywhere, no null); then a
-// schema_version other than v2 or v1 is ClassUnknownSchema (so a newer
+// schema_version other than v3, v2 or v1 is ClassUnknownSchema (so a newer
 // file is named as such); then that schema's shape exactly
 // (wirefile.Decode: every key spelled as the schema spells it, none
 // unknown, none missing but the optional ones of an operation, correct
 // JSON types) and Validate. A v1 file becomes a View of schema v1 with one
 // scope "default" holding its operations (its summary as counts) and its
-// diagnostics, and no Region, status or verification. Failures are *Error.
+// diagnostics, and no Region, status or verification; a v2 file a View of
+// schema v2 without v3's bindings. Failures are *Error.
 func Parse(data []byte) (View, error) {
 	if err := wirefile.Check(data); err != nil {
 		return View{}, malformed("%s", err)
@@ -355,6 +433,19 @@ func Parse(data []byte) (View, error) {
 	case vocab.PlanSchema:
 		if err := wirefile.Decode(data, &v); err != nil {
 			return View{}, malformed("%s", err)
+		}
+	case vocab.PlanSchemaV2:
+		var old viewV2
+		if err := wirefile.Decode(data, &old); err != nil {
+			return View{}, malformed("%s", err)
+		}
+		v = View{SchemaVersion: old.SchemaVersion, GitRevision: old.GitRevision, NamesShown: old.NamesShown, Diagnostics: old.Diagnostics}
+		if old.Scopes != nil {
+			v.Scopes = make([]ScopeView, len(old.Scopes))
+		}
+		for i, sc := range old.Scopes {
+			v.Scopes[i] = ScopeView{Name: sc.Name, Region: sc.Region, Status: sc.Status, Verification: sc.Verification,
+				Counts: sc.Counts, Operations: sc.Operations, Diagnostics: sc.Diagnostics}
 		}
 	case vocab.PlanSchemaV1:
 		var old viewV1
@@ -378,11 +469,11 @@ func Parse(data []byte) (View, error) {
 
 // WriteFile validates v and writes the plan file to path atomically with
 // mode 0600 (internal/wirefile, the writer of the report file too; an
-// existing target that is not a regular file is refused). Only v2 is
-// written. Failures are *wirefile.WriteError.
+// existing target that is not a regular file is refused). Only v3 is
+// written (v3). Failures are *wirefile.WriteError.
 func WriteFile(path string, v View) error {
 	if v.SchemaVersion != vocab.PlanSchema {
-		return &wirefile.WriteError{Step: "validate", Err: errWritesV2Only()}
+		return &wirefile.WriteError{Step: "validate", Err: errWritesV3Only()}
 	}
 	return File.WriteJSON(path, v)
 }

@@ -35,7 +35,7 @@ func classOf(err error) string {
 
 func TestParseRejectsAnUnknownSchemaWithItsClass(t *testing.T) {
 	for _, s := range []string{
-		`{"schema_version":"sops-aws-sync/plan/v3","anything":"new"}`,
+		`{"schema_version":"sops-aws-sync/plan/v4","anything":"new"}`,
 		`{"schema_version":"sops-aws-sync/report/v1"}`,
 		`{"schema_version":1}`,
 		`{"git_revision":""}`,
@@ -280,7 +280,9 @@ func TestParseReadsV1AsOneScope(t *testing.T) {
 		require.Len(t, v.Scopes, 1)
 		s := v.Scopes[0]
 		assert.Equal(t, ScopeView{Name: DefaultScope, Counts: s.Counts, Operations: s.Operations, Diagnostics: s.Diagnostics}, s, "no Region, status or verification")
-		want := Build(fixtures(t)[tc.in], model.Redaction{ShowNames: tc.shown}).Scopes[0]
+		in := fixtures(t)[tc.in]
+		in.Salt = nil // v1 binds nothing
+		want := Build(in, model.Redaction{ShowNames: tc.shown}).Scopes[0]
 		assert.Equal(t, want.Operations, s.Operations, tc.file)
 		assert.Equal(t, want.Counts, s.Counts, tc.file)
 		assert.Equal(t, want.Diagnostics, s.Diagnostics, tc.file)
@@ -291,10 +293,37 @@ func TestParseReadsV1AsOneScope(t *testing.T) {
 		assert.Contains(t, text, "\nScope default\n")
 		assert.Contains(t, text, "sops-aws-sync/plan/v1")
 		_, err = Marshal(v)
-		assert.Equal(t, ClassUnknownSchema, classOf(err), "only v2 is written")
+		assert.Equal(t, ClassUnknownSchema, classOf(err), "only v3 is written")
 		err = WriteFile(filepath.Join(t.TempDir(), "p.json"), v)
 		var we *wirefile.WriteError
-		assert.True(t, errors.As(err, &we), "only v2 is written")
+		assert.True(t, errors.As(err, &we), "only v3 is written")
+	}
+}
+
+// TestParseReadsV2WithoutBindings: a plan file written before the
+// reviewed-plan binding (v2, SPEC §10) is read as it was, with none of
+// v3's bindings; it renders, is never written back, and a v2 file that
+// carries a v3 field is malformed.
+func TestParseReadsV2WithoutBindings(t *testing.T) {
+	for _, tc := range []struct {
+		file  string
+		shown bool
+	}{{"v2-full-names.json", true}, {"v2-full-hidden.json", false}} {
+		b, err := os.ReadFile(filepath.Join("testdata", tc.file))
+		require.NoError(t, err)
+		v, err := Parse(b)
+		require.NoError(t, err, tc.file)
+		assert.Equal(t, vocab.PlanSchemaV2, v.SchemaVersion)
+		in := fixtures(t)["full"]
+		in.Salt, in.Command, in.Scopes[0].SourceTree = nil, "", ""
+		want := Build(in, model.Redaction{ShowNames: tc.shown})
+		want.SchemaVersion = vocab.PlanSchemaV2
+		assert.Equal(t, want, v, tc.file)
+		_, err = Marshal(v)
+		assert.Equal(t, ClassUnknownSchema, classOf(err), "only v3 is written")
+		bad := strings.Replace(string(b), `"names_shown"`, `"command": "plan", "names_shown"`, 1)
+		_, err = Parse([]byte(bad))
+		assert.Equal(t, ClassMalformed, classOf(err), "a v3 field in a v2 file")
 	}
 	for name, data := range map[string]string{
 		"v1 with scopes": `{"schema_version":"sops-aws-sync/plan/v1","git_revision":"","names_shown":false,"scopes":[],"operations":[],"summary":{"create":0,"update":0,"restore":0,"schedule_delete":0,"unchanged":0,"conflicts":0},"diagnostics":[]}`,

@@ -36,10 +36,19 @@ func binary() *keydiff.Summary { s := keydiff.Binary(); return &s }
 
 // single is the Input of a run without scopes: one scope named default in
 // eu-west-1 with the given status (verification not-run, as a plan's).
+// The plan is bound (SPEC §14): a fixed salt, repository-id, source tree
+// and settings.
 func single(revision string, status vocab.Status, ops []Operation, ds []Diagnostic) Input {
-	return Input{GitRevision: revision, Diagnostics: []Diagnostic{}, Scopes: []ScopeInput{{Name: DefaultScope, Region: "eu-west-1",
-		Status: status, Verification: vocab.VerificationNotRun, Operations: ops, Diagnostics: ds}}}
+	return Input{Command: CommandPlan, Salt: fixedSalt, RepositoryID: "example/repo", GitRevision: revision, Diagnostics: []Diagnostic{},
+		Scopes: []ScopeInput{{Name: DefaultScope, Region: "eu-west-1", SourceTree: tree, Settings: []byte(`{"secret_prefix":"prod/app/"}`),
+			Status: status, Verification: vocab.VerificationNotRun, Operations: ops, Diagnostics: ds}}}
 }
+
+// fixedSalt and tree are a bound plan's salt and source tree in fixtures.
+var (
+	fixedSalt = []byte("0123456789abcdef")
+	tree      = "89abcdef0123456789abcdef0123456789abcdef"
+)
 
 // ops is the operations of in's only scope.
 func ops(in Input) []Operation { return in.Scopes[0].Operations }

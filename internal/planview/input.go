@@ -3,6 +3,7 @@ package planview
 import (
 	"strings"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/keydiff"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -12,6 +13,18 @@ import (
 // per-secret key-level summaries) is turned into a ScopeInput by the
 // caller; Build redacts it.
 type Input struct {
+	// Command is the command that made the plan: "plan" or "sync"; "" when
+	// the run ended before it was known.
+	Command string
+	// Salt keys every digest the view holds (repository_digest,
+	// settings_digest, fingerprints; SPEC §14): 16 random bytes chosen per
+	// plan file by the caller, or a reviewed file's own when the view is
+	// built to be compared with it (DigestSalt). Nil: the view binds
+	// nothing (no digest and no fingerprint is written).
+	Salt []byte
+	// RepositoryID is the run's repository-id ("" when not resolved); the
+	// view holds only its keyed digest.
+	RepositoryID string
 	// GitRevision is the resolved 40-hex commit, or "" when the run ended
 	// before it was resolved.
 	GitRevision string
@@ -38,6 +51,13 @@ type ScopeInput struct {
 	// Status and Verification are the scope's own outcome (SPEC §7.1 words).
 	Status       vocab.Status
 	Verification vocab.Verification
+	// SourceTree is the Git tree id of the scope's source root at the
+	// commit (model.State.SourceTree), "" when not loaded.
+	SourceTree string
+	// Settings are the scope's plan-shaping settings
+	// (config.Scope.PlanSettings), nil when not resolved; the view holds
+	// only their keyed digest.
+	Settings []byte
 	// Operations holds one entry per secret the scope's plan classified:
 	// every operation, conflict and unchanged name (not the foreign names
 	// the plan ignores).
@@ -76,6 +96,20 @@ type Operation struct {
 	// AWSOwnedKept is the number of the secret's keys owned by AWS
 	// (aws-owned, SPEC §13) that the plan kept; ignored on a conflict.
 	AWSOwnedKept int
+	// Observed is what planning observed of the secret of an operation
+	// (nil for conflict and unchanged entries); the view holds only its
+	// keyed digests (Fingerprint).
+	Observed *Observed
+}
+
+// Observed is the observed state an operation was planned from, as plain
+// values: the secret's ARN ("" when absent), the ids of its AWSCURRENT
+// versions (sorted), and its managed metadata with the change planned
+// (canonical bytes chosen by the engine). Never written as such.
+type Observed struct {
+	ARN      string
+	Versions []string
+	Metadata []byte
 }
 
 // Diagnostic is one user-facing problem, as the plan file writes it:
@@ -93,7 +127,7 @@ type Diagnostic struct {
 // WarningClassPrefix begins the class of a warning: a diagnostic of the
 // "warning" family (internal/diag), which neither stops nor limits the run
 // (warning:orphans). Every other class is an error.
-const WarningClassPrefix = "warning:"
+const WarningClassPrefix = string(diag.FamilyWarning) + ":"
 
 // IsWarning reports whether d is a warning rather than an error.
 func IsWarning(d Diagnostic) bool { return strings.HasPrefix(d.Class, WarningClassPrefix) }

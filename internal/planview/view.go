@@ -2,6 +2,7 @@ package planview
 
 import (
 	"cmp"
+	"encoding/hex"
 	"slices"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/keydiff"
@@ -10,12 +11,25 @@ import (
 )
 
 // View is the view model of one run's plan and, field for field, the
-// content of the plan file (schema sops-aws-sync/plan/v2, docs/results.md).
+// content of the plan file (schema sops-aws-sync/plan/v3, docs/results.md).
 // Field order is key order. A View read from a v1 file (Parse) keeps
 // SchemaVersion v1 and holds one scope named "default" with no Region,
-// status or verification (v1 recorded none); only v2 is ever written.
+// status or verification (v1 recorded none); one read from a v2 file keeps
+// SchemaVersion v2 and has none of v3's bindings (Command, DigestSalt,
+// RepositoryDigest, SourceTree, SettingsDigest, Fingerprint are empty);
+// only v3 is ever written.
 type View struct {
 	SchemaVersion string `json:"schema_version"`
+	// Command is the command that wrote the file: "plan", "sync", or ""
+	// when the run ended before it was known.
+	Command string `json:"command"`
+	// DigestSalt is 32 lower-case hex (16 random bytes per file) keying
+	// every digest of the file (HMAC-SHA-256, SPEC §14), or "" when the file
+	// binds nothing (then every digest and fingerprint is absent).
+	DigestSalt string `json:"digest_salt"`
+	// RepositoryDigest is the keyed digest of the run's repository-id
+	// (64 hex), or "" when none is known.
+	RepositoryDigest string `json:"repository_digest"`
 	// GitRevision is the 40-hex commit or "".
 	GitRevision string `json:"git_revision"`
 	// NamesShown is --show-resource-names: resources are secret names and
@@ -39,6 +53,12 @@ type ScopeView struct {
 	// Status and Verification are the scope's outcome (SPEC §7.1 words).
 	Status       vocab.Status       `json:"status"`
 	Verification vocab.Verification `json:"verification"`
+	// SourceTree is the Git tree id (40 hex) of the scope's source root at
+	// the commit, or "" when the scope's documents were not read.
+	SourceTree string `json:"source_tree"`
+	// SettingsDigest is the keyed digest (64 hex) of the scope's
+	// plan-shaping settings (config.Scope.PlanSettings), or "".
+	SettingsDigest string `json:"settings_digest"`
 	// Counts is derived from Operations: one per operation by its action
 	// (the report's count keys; v1's summary).
 	Counts vocab.Counts `json:"counts"`
@@ -118,6 +138,20 @@ type Op struct {
 	// SPEC §13) that the plan neither compared nor writes; never their
 	// values or names. Absent when 0 (and on a conflict).
 	AWSOwnedKept int `json:"aws_owned_kept,omitempty"`
+	// Fingerprint is what planning observed of the secret, as keyed
+	// digests: on every operation of a v3 file with a DigestSalt, absent
+	// otherwise (conflict, unchanged, v1, v2).
+	Fingerprint *Fingerprint `json:"fingerprint,omitempty"`
+}
+
+// Fingerprint is an operation's observed secret as two keyed digests
+// (HMAC-SHA-256 under the file's DigestSalt, 64 hex each): Versions over
+// its ARN and AWSCURRENT version ids, Metadata over its ARN and its
+// managed metadata with the change planned. Neither reveals a value, a
+// hash of a value, a length or a name (SPEC §14).
+type Fingerprint struct {
+	Versions string `json:"versions"`
+	Metadata string `json:"metadata"`
 }
 
 // KeyCounts are the numbers of leaf paths added, removed and changed.
@@ -166,18 +200,26 @@ func Build(in Input, r model.Redaction) View {
 	}
 	v := View{
 		SchemaVersion: vocab.PlanSchema,
+		Command:       in.Command,
 		GitRevision:   rev,
 		NamesShown:    r.ShowNames,
 		Scopes:        make([]ScopeView, 0, len(in.Scopes)),
 		Diagnostics:   append([]Diagnostic{}, in.Diagnostics...),
 	}
+	k := keyed(in.Salt)
+	if k != nil {
+		v.DigestSalt = hex.EncodeToString(in.Salt)
+		if in.RepositoryID != "" {
+			v.RepositoryDigest = k.digest("repository-id", []byte(in.RepositoryID))
+		}
+	}
 	for _, s := range in.Scopes {
-		v.Scopes = append(v.Scopes, buildScope(s, r))
+		v.Scopes = append(v.Scopes, buildScope(s, r, k))
 	}
 	return v
 }
 
-func buildScope(in ScopeInput, r model.Redaction) ScopeView {
+func buildScope(in ScopeInput, r model.Redaction, k *key) ScopeView {
 	ops := slices.Clone(in.Operations)
 	slices.SortStableFunc(ops, func(a, b Operation) int {
 		return cmp.Or(cmp.Compare(rank(a.Action), rank(b.Action)), cmp.Compare(a.Ordinal, b.Ordinal))
@@ -187,11 +229,19 @@ func buildScope(in ScopeInput, r model.Redaction) ScopeView {
 		Region:       in.Region,
 		Status:       in.Status,
 		Verification: in.Verification,
+		SourceTree:   in.SourceTree,
 		Operations:   make([]Op, 0, len(ops)),
 		Diagnostics:  append([]Diagnostic{}, in.Diagnostics...),
 	}
+	if k != nil && in.Settings != nil {
+		s.SettingsDigest = k.digest("settings", in.Settings)
+	}
 	for _, o := range ops {
-		s.Operations = append(s.Operations, buildOp(o, r))
+		op := buildOp(o, r)
+		if k != nil && o.Action.IsOperation() {
+			op.Fingerprint = k.fingerprint(o.Observed)
+		}
+		s.Operations = append(s.Operations, op)
 	}
 	s.Counts = Count(s.Operations)
 	return s

@@ -97,6 +97,12 @@ type Outcome struct {
 // Region code).
 type ScopeOutcome struct {
 	Name, Region string
+	// SourceTree is the Git tree id of the scope's source root at the
+	// commit ("" when its documents were not opened) and Settings its
+	// plan-shaping settings (config.Scope.PlanSettings): what the plan
+	// file binds the scope's plan to (SPEC §14).
+	SourceTree string
+	Settings   []byte
 	engine.Result
 }
 
@@ -151,12 +157,14 @@ func Execute(ctx context.Context, src Sources, req Request) Outcome {
 	loads := make([]*scopeLoad, len(scopes))
 	opened := true
 	for i, sc := range scopes {
-		got.Scopes[i] = ScopeOutcome{Name: sc.Name, Region: shownRegion(ports[i].Region)}
+		got.Scopes[i] = ScopeOutcome{Name: sc.Name, Region: shownRegion(ports[i].Region), Settings: sc.PlanSettings()}
 		o := sc.Desired
 		o.Revision = commit
 		loads[i] = &scopeLoad{log: req.Log.With(slog.String(vocab.FieldScope, sc.Name))}
 		if loads[i].load, loads[i].err = src.Open(ctx, o); loads[i].err != nil {
 			opened = false
+		} else {
+			got.Scopes[i].SourceTree = loads[i].load.Arrival().Outline().SourceTree
 		}
 	}
 	// Scopes over one source root select the same blobs at the one commit:

@@ -1,8 +1,14 @@
 package vocab
 
 // PlanSchema is the schema_version of the plan file every run writes: one
-// section per scope (SPEC §10, docs/results.md).
-const PlanSchema = "sops-aws-sync/plan/v2"
+// section per scope (SPEC §10, docs/results.md), bound to its source tree,
+// settings and observations so that it can be applied as reviewed (SPEC §14).
+const PlanSchema = "sops-aws-sync/plan/v3"
+
+// PlanSchemaV2 is the schema_version of the plan files written before the
+// reviewed-plan binding (SPEC §10): still read (show), never written, never
+// applied as a reviewed plan.
+const PlanSchemaV2 = "sops-aws-sync/plan/v2"
 
 // PlanSchemaV1 is the schema_version of the plan files written before
 // scopes (SPEC §7.4): still read (show), never written.

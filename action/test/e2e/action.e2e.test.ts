@@ -1372,7 +1372,7 @@ describe.skipIf(!cliPresent)('Action with the real release snapshot and the emul
       schema_version: string;
       scopes: { name: string; region: string; status: string; counts: { create: number } }[];
     };
-    expect(file.schema_version).toBe('sops-aws-sync/plan/v2');
+    expect(file.schema_version).toBe('sops-aws-sync/plan/v3');
     expect(file.scopes.map((x) => [x.name, x.region, x.status, x.counts.create])).toEqual([
       ['eu', 'eu-west-1', 'drift', 2],
       ['us', 'us-east-1', 'drift', 2],

@@ -53,6 +53,10 @@ type ending struct {
 // none was built) and the diagnostics about its documents and secrets.
 type scopeEnding struct {
 	name, region string
+	// tree and settings bind the scope's plan (SPEC §14): its source-root
+	// tree id and its plan-shaping settings (nil when not resolved).
+	tree         string
+	settings     []byte
 	status       vocab.Status
 	verification vocab.Verification
 	counts       vocab.Counts
@@ -85,7 +89,7 @@ func conclude(got run.Outcome, h how) ending {
 		statuses = append(statuses, got.Run.Status)
 	}
 	for _, s := range got.Scopes {
-		sec := scopeEnding{name: s.Name, region: s.Region, status: s.Status, verification: s.Verification,
+		sec := scopeEnding{name: s.Name, region: s.Region, tree: s.SourceTree, settings: s.Settings, status: s.Status, verification: s.Verification,
 			counts: s.Counts, plan: s.Plan, diags: s.Diagnostics}
 		sec.status, sec.verification = settle(sec.status, sec.verification, h)
 		e.scopes = append(e.scopes, sec)

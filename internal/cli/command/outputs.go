@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"io"
 	"log/slog"
@@ -40,6 +41,10 @@ type outputs struct {
 	// resolved them (a usage error or a rejected configuration: the plan
 	// file then has no scope).
 	scopes []config.Scope
+	// command is "plan" or "sync" ("" before it is known) and
+	// repositoryID the run's repository-id: what the plan file binds
+	// (SPEC §14), with a salt drawn for the file.
+	command, repositoryID string
 }
 
 // fileOutput is one wire file of a run: it proves itself writable before
@@ -196,14 +201,15 @@ func levelOf(s vocab.Status, detailed bool) slog.Level {
 // about one scope (run.ScopeOf: a setting scopes.<name>.<key>, or anything but
 // the run's own when there is one scope) is in that scope's section.
 func (o *outputs) view(e ending) planview.View {
-	in := planview.Input{GitRevision: e.revision, Diagnostics: []planview.Diagnostic{}}
+	r := model.Redaction{ShowNames: o.showNames}
+	in := planview.Input{Command: o.command, Salt: newSalt(), RepositoryID: o.repositoryID, GitRevision: e.revision, Diagnostics: []planview.Diagnostic{}}
 	if e.scopes != nil {
 		for _, s := range e.scopes {
-			in.Scopes = append(in.Scopes, planview.ScopeInput{Name: s.name, Region: s.region, Status: s.status,
-				Verification: s.verification, Operations: s.plan, Diagnostics: viewDiags(s.diags)})
+			in.Scopes = append(in.Scopes, planview.ScopeInput{Name: s.name, Region: s.region, SourceTree: s.tree, Settings: s.settings,
+				Status: s.status, Verification: s.verification, Operations: s.plan, Diagnostics: viewDiags(s.diags)})
 		}
 		in.Diagnostics = append(in.Diagnostics, viewDiags(e.diags)...)
-		return planview.Build(in, model.Redaction{ShowNames: o.showNames})
+		return planview.Build(in, r)
 	}
 	names := make([]string, len(o.scopes))
 	for i, s := range o.scopes {
@@ -221,7 +227,15 @@ func (o *outputs) view(e ending) planview.View {
 		in.Scopes = append(in.Scopes, planview.ScopeInput{Name: s.Name, Region: s.AWS.Region, Status: e.status,
 			Verification: e.verification, Diagnostics: viewDiags(byScope[s.Name])})
 	}
-	return planview.Build(in, model.Redaction{ShowNames: o.showNames})
+	return planview.Build(in, r)
+}
+
+// newSalt draws a plan file's digest salt (planview.SaltBytes random
+// bytes, crypto/rand).
+func newSalt() []byte {
+	b := make([]byte, planview.SaltBytes)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24)
+	return b
 }
 
 // reportScopes are the report's scopes line for line with the plan view's

@@ -63,6 +63,7 @@ func resolve(f *factory.Factory, opts *Options) (run.Request, *outputs) {
 	outs := newOutputs(f.Build.Version, out.ReportFile, out.PlanFile, out.ShowResourceNames, log, text)
 	outs.pointer = opts.Command == "plan"
 	outs.scopes = run.Scopes(opts.Config)
+	outs.command, outs.repositoryID = opts.Command, outs.scopes[0].Desired.RepositoryID
 	return run.Request{Mode: opts.Mode, Options: opts.Config, Log: log, Clock: f.Clock}, outs
 }
 

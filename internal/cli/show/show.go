@@ -1,5 +1,5 @@
 // Package show is the `show PLAN_FILE` command: it renders a saved plan
-// file (schema sops-aws-sync/plan/v2, or v1 from an older release, written
+// file (schema sops-aws-sync/plan/v3, or v2 or v1 from an older release, written
 // by plan or sync with --plan-file) as text or Markdown, one section per
 // scope (a v1 file is one scope named default). It reads only that file:
 // no configuration, no Git, no AWS, no credentials.
@@ -86,7 +86,7 @@ func NewCmdShow(f *factory.Factory, runF func(context.Context, *Options) error) 
 }
 
 // Render reads the plan file o.Path and writes its rendering to w. A plan
-// file that cannot be read or is not a valid v2 or v1 plan is a diag.Diagnostics
+// file that cannot be read or is not a valid v3, v2 or v1 plan is a diag.Diagnostics
 // of its planfile:* class (exit 3).
 func Render(w io.Writer, o *Options) error {
 	v, err := planview.ReadFile(o.Path)

@@ -112,8 +112,8 @@ func TestNewCmdShowRefusesBadFiles(t *testing.T) {
 	}
 	for name, c := range map[string]struct{ path, class string }{
 		"missing":        {filepath.Join(dir, "CANARY-missing.json"), diag.PlanfileUnreadable},
-		"another schema": {write("v3.json", `{"schema_version":"sops-aws-sync/plan/v3","CANARY":1}`), diag.PlanfileUnknownSchema},
-		"malformed":      {write("bad.json", `{"schema_version":"sops-aws-sync/plan/v2","CANARY":1}`), diag.PlanfileMalformed},
+		"another schema": {write("v9.json", `{"schema_version":"sops-aws-sync/plan/v9","CANARY":1}`), diag.PlanfileUnknownSchema},
+		"malformed":      {write("bad.json", `{"schema_version":"sops-aws-sync/plan/v3","CANARY":1}`), diag.PlanfileMalformed},
 		"malformed v1":   {write("bad1.json", `{"schema_version":"sops-aws-sync/plan/v1","CANARY":1}`), diag.PlanfileMalformed},
 		"report file":    {write("report.json", `{"schema_version":1,"status":"converged"}`), diag.PlanfileUnknownSchema},
 	} {

@@ -232,6 +232,23 @@ func (r *Repository) List(ctx context.Context, c Commit, root string, missing Mi
 	return docs, nil
 }
 
+// RootTree returns the id (40 lower-case hex) of the Git tree at root in
+// commit c: what a reviewed plan binds its scope's source to (SPEC §14; a
+// merge or squash commit with the same tree is the same source). A root
+// that does not exist or is not a directory is source:missing-root; a
+// tree that is absent or unreadable is git:object-missing or git:read.
+func (r *Repository) RootTree(c Commit, root string) (string, *diag.Diagnostic) {
+	tree, err := r.TreeObject(c.tree)
+	if err != nil {
+		return "", r.objectError(err)
+	}
+	rootTree, e := findRoot(r, tree, root)
+	if e != nil {
+		return "", e
+	}
+	return rootTree.Hash.String(), nil
+}
+
 // Check applies the Git side of the structural rules to one document
 // (SPEC §3.1), before any of it is decrypted: a regular blob (modes
 // 100644, 100755, 100664; a symlink or submodule is source:not-regular-file),
