@@ -129,7 +129,7 @@ func Open(ctx context.Context, opts config.Desired) (*Loading, error) {
 		repo.Close()
 		return nil, ds
 	}
-	tree, e := repo.RootTree(commit, opts.SourceRoot)
+	tree, e := repo.RootTree(commit, opts.SourceRoot, missingRoot(opts))
 	if e != nil {
 		repo.Close()
 		return nil, diag.Diagnostics{*e}
@@ -444,6 +444,15 @@ func problem(class, what, next string) *diag.Diagnostic {
 	return &e
 }
 
+// missingRoot is what an absent source root is (gitsource.MissingRoot):
+// an empty desired set with allow-empty, else source:missing-root.
+func missingRoot(opts config.Desired) gitsource.MissingRoot {
+	if opts.AllowEmpty {
+		return gitsource.MissingRootIsEmpty
+	}
+	return gitsource.MissingRootFails
+}
+
 // selectDocuments lists the documents of commit under the source root,
 // assigns ordinals in repo-path order and names, and checks every
 // structural rule (SPEC §3.1, §3.4) for every document before any
@@ -452,11 +461,7 @@ func problem(class, what, next string) *diag.Diagnostic {
 // the listing (tree, root, repository, interruption), or the diagnostics of
 // every structurally invalid document in ordinal order (capped).
 func selectDocuments(ctx context.Context, repo *gitsource.Repository, commit gitsource.Commit, opts config.Desired) ([]*document, diag.Diagnostics) {
-	missing := gitsource.MissingRootFails
-	if opts.AllowEmpty {
-		missing = gitsource.MissingRootIsEmpty
-	}
-	listed, e := repo.List(ctx, commit, opts.SourceRoot, missing)
+	listed, e := repo.List(ctx, commit, opts.SourceRoot, missingRoot(opts))
 	if err := ctx.Err(); err != nil {
 		return nil, interrupted(err)
 	}

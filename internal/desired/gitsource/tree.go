@@ -235,14 +235,19 @@ func (r *Repository) List(ctx context.Context, c Commit, root string, missing Mi
 // RootTree returns the id (40 lower-case hex) of the Git tree at root in
 // commit c: what a reviewed plan binds its scope's source to (SPEC §14; a
 // merge or squash commit with the same tree is the same source). A root
-// that does not exist or is not a directory is source:missing-root; a
-// tree that is absent or unreadable is git:object-missing or git:read.
-func (r *Repository) RootTree(c Commit, root string) (string, *diag.Diagnostic) {
+// that is not a directory is source:missing-root; one that does not exist
+// is too, unless missing is MissingRootIsEmpty: then it is the id of the
+// empty tree (as List lists no document); a tree that is absent or
+// unreadable is git:object-missing or git:read.
+func (r *Repository) RootTree(c Commit, root string, missing MissingRoot) (string, *diag.Diagnostic) {
 	tree, err := r.TreeObject(c.tree)
 	if err != nil {
 		return "", r.objectError(err)
 	}
-	rootTree, e := findRoot(r, tree, root)
+	rootTree, absent, e := findRoot(r, tree, root)
+	if absent && missing == MissingRootIsEmpty {
+		return plumbing.ComputeHash(plumbing.TreeObject, nil).String(), nil
+	}
 	if e != nil {
 		return "", e
 	}
