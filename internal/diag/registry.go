@@ -410,7 +410,7 @@ var entries = []Entry{
 	{VerifyReplicaInProgress, FamilyVerify, "a replica in a configured Region was still being replicated when the verification timeout passed",
 		"re-run later, or raise --verification-timeout; the replica is not known to be in sync yet"},
 
-	{PlanfileUnknownSchema, FamilyPlanfile, "the plan file's schema_version is neither sops-aws-sync/plan/v2 nor v1",
+	{PlanfileUnknownSchema, FamilyPlanfile, "the plan file's schema_version is none of sops-aws-sync/plan/v3, v2 and v1",
 		"render the file with the sops-aws-sync version that wrote it, or write a new plan with this version"},
 	{PlanfileMalformed, FamilyPlanfile, "the plan file breaks the plan schema it names (v3, v2 or v1)",
 		"write a new plan with sops-aws-sync plan; never edit a plan file by hand"},

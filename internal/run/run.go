@@ -12,6 +12,7 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -73,6 +74,13 @@ type Request struct {
 	// Log is the run's logger (no scope field; each scope's records get
 	// one).
 	Log *slog.Logger
+	// Reviewed, when set, is the reviewed plan the run must equal (SPEC
+	// §14; --reviewed-plan), already found reviewable (ReviewedPlan): it
+	// must be of this repository-id and these scopes, checked before any
+	// Sources call, and each scope, once planned and before anything is
+	// applied anywhere, must plan what it holds (engine.ScopeRun.Review),
+	// else nothing is written (plan:stale).
+	Reviewed *planview.View
 	// Clock times the load ("desired state loaded") and paces its
 	// progress records (engine.DefaultProgressInterval).
 	Clock engine.Clock
@@ -141,6 +149,11 @@ func Scopes(o config.Options) []config.Scope {
 // engine is interrupted.
 func Execute(ctx context.Context, src Sources, req Request) Outcome {
 	scopes := Scopes(req.Options)
+	if req.Reviewed != nil {
+		if ds := checkReviewed(req.Log, req.Reviewed, scopes); ds != nil {
+			return Stopped(ds)
+		}
+	}
 	ports, err := src.Ports(ctx, scopes, req.Options.Configured)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -200,6 +213,9 @@ func Execute(ctx context.Context, src Sources, req Request) Outcome {
 		a := loads[i].load.Arrival()
 		runs[i] = engine.ScopeRun{Bucket: ports[i].Bucket, Arrival: a, Port: ports[i].Port, Log: loads[i].log,
 			Config: engine.Config{Mode: req.Mode, Engine: sc.Engine, Siblings: siblings(req.Options, a.Outline().Scope)}}
+		if v := req.Reviewed; v != nil {
+			runs[i].Review = reviewOf(v.Scopes[i], v.Salt(), v.NamesShown, got.Scopes[i], req.Options.Output.ShowResourceNames)
+		}
 	}
 	results := engine.RunScopes(ectx, runs, req.Log)
 	<-decrypted
@@ -335,10 +351,10 @@ func ScopeOf(d diag.Diagnostic, names []string) string {
 
 // RunLevel reports whether a diagnostic of class is the run's rather than
 // a scope's: the command line, the configuration, the commit (one per
-// run), the output files and an interruption.
+// run), the output files, the reviewed plan file and an interruption.
 func RunLevel(class string) bool {
 	switch diag.FamilyOf(class) {
-	case diag.FamilyUsage, diag.FamilyConfig, diag.FamilyGit, diag.FamilyReport, diag.FamilyPlanfile, diag.FamilyInterrupted:
+	case diag.FamilyUsage, diag.FamilyConfig, diag.FamilyGit, diag.FamilyReport, diag.FamilyPlanfile, diag.FamilyPlan, diag.FamilyInterrupted:
 		return true
 	}
 	return false

@@ -27,6 +27,9 @@ type Options struct {
 	// NoDecrypt is validate's --no-decrypt (validate only): the checks
 	// that need no key only (SPEC §15).
 	NoDecrypt bool
+	// ReviewedPlan is plan's and sync's --reviewed-plan ("" = none): the
+	// plan file that was reviewed, which the run must equal (SPEC §14).
+	ReviewedPlan string
 }
 
 // spec is what differs between plan and sync.
@@ -58,6 +61,12 @@ var (
 func NewCmdPlan(f *factory.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	return newCmd(f, planSpec, runF)
 }
+
+// reviewedPlanFlag is plan's and sync's --reviewed-plan (SPEC §14). It is
+// a flag of the two commands, not a setting (internal/config): the file a
+// review approved is named by the job that applies it, never inherited
+// from a variable or a config file that would bind every later run.
+const reviewedPlanFlag = "reviewed-plan"
 
 // NewCmdSync returns the sync command; runF as for NewCmdPlan.
 func NewCmdSync(f *factory.Factory, runF func(context.Context, *Options) error) *cobra.Command {
@@ -103,6 +112,8 @@ func newCmd(f *factory.Factory, s spec, runF func(context.Context, *Options) err
 			opts := &Options{Command: s.name, Mode: s.mode, Config: resolved}
 			if s.name == validateSpec.name {
 				opts.NoDecrypt, _ = cmd.Flags().GetBool(noDecryptFlag)
+			} else {
+				opts.ReviewedPlan, _ = cmd.Flags().GetString(reviewedPlanFlag)
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -114,6 +125,9 @@ func newCmd(f *factory.Factory, s spec, runF func(context.Context, *Options) err
 		},
 	}
 	addFlags(cmd, s.mode == engine.ModePlan)
+	if s.name != validateSpec.name {
+		cmd.Flags().String(reviewedPlanFlag, "", "the plan file of the reviewed plan: apply exactly it or write nothing (sync), or say whether it is still what sync would do (plan); exit 3 plan:stale when the run differs (plan and sync only; a flag, never a variable or config key)")
+	}
 	return cmd
 }
 

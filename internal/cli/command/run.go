@@ -12,6 +12,7 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/logging"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/run"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -40,6 +41,11 @@ func reconcile(parent context.Context, f *factory.Factory, opts *Options, start 
 	defer cancel()
 	req, outs := resolve(f, opts)
 	got := run.Stopped(outs.probe())
+	if len(got.Run.Diagnostics) == 0 && opts.ReviewedPlan != "" {
+		var ds diag.Diagnostics
+		req.Reviewed, ds = readReviewed(req.Log, opts.ReviewedPlan)
+		got = run.Stopped(ds)
+	}
 	if len(got.Run.Diagnostics) == 0 {
 		got = run.Execute(ctx, f.Sources, req)
 	}
@@ -65,6 +71,34 @@ func resolve(f *factory.Factory, opts *Options) (run.Request, *outputs) {
 	outs.scopes = run.Scopes(opts.Config)
 	outs.command, outs.repositoryID = opts.Command, outs.scopes[0].Desired.RepositoryID
 	return run.Request{Mode: opts.Mode, Options: opts.Config, Log: log, Clock: f.Clock}, outs
+}
+
+// readReviewed reads the reviewed plan file at path (planview.ReadFile)
+// and checks that it can be applied (run.ReviewedPlan). A file that
+// cannot be read or is no plan is its planfile:* class, one that is no
+// reviewable plan plan:not-reviewable; each is logged, and nothing is
+// read from Git or AWS (exit 3).
+func readReviewed(log *slog.Logger, path string) (*planview.View, diag.Diagnostics) {
+	v, err := planview.ReadFile(path)
+	var ds diag.Diagnostics
+	if err != nil {
+		class, reason := diag.PlanfileUnreadable, ""
+		var pe *planview.Error
+		if errors.As(err, &pe) {
+			class, reason = pe.Class, "the reviewed plan file cannot be used: "+pe.Reason
+		}
+		ds = diag.Diagnostics{diag.New(class, diag.Subject{}).WithSummary(reason)}
+	} else {
+		ds = run.ReviewedPlan(v)
+	}
+	for _, d := range ds {
+		log.Error(d.Sentence(), append([]any{slog.String(vocab.FieldPhase, vocab.PhasePlan),
+			slog.String(vocab.FieldStatus, string(vocab.StatusInvalid))}, d.Attrs()...)...)
+	}
+	if ds != nil {
+		return nil, ds
+	}
+	return &v, nil
 }
 
 func since(f *factory.Factory, start time.Time) int64 {
