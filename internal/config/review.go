@@ -18,7 +18,7 @@ type planShaping struct {
 	SourceRoot         string            `json:"source_root"`
 	SecretPrefix       string            `json:"secret_prefix"`
 	Region             string            `json:"region"`
-	RoleARN            string            `json:"role_arn"`
+	RoleAccount        string            `json:"role_account"`
 	Profile            string            `json:"profile"`
 	RecoveryWindowDays int               `json:"recovery_window_days"`
 	AllowEmpty         bool              `json:"allow_empty"`
@@ -34,7 +34,8 @@ type planShaping struct {
 
 // PlanSettings returns the effective settings of the scope that shape its
 // plan, as canonical bytes (JSON, map keys sorted): prefix, repository id
-// and source root (the scope identity), Region, role (its account),
+// and source root (the scope identity), Region, the role's account (plan
+// assumes plan-role-arn and sync role-arn, of one account: config.chooseRole),
 // profile, KMS key, description, tags, replicas, adopt, aws-owned, the windows and
 // limits (recovery window, max deletions, allow-empty). Whether names are
 // shown is not in it: a reviewed plan is compared as its own file shows
@@ -45,7 +46,7 @@ func (s Scope) PlanSettings() []byte {
 	e, d, a := s.Engine, s.Desired, s.AWS
 	b, err := json.Marshal(planShaping{
 		RepositoryID: d.RepositoryID, SourceRoot: d.SourceRoot, SecretPrefix: d.SecretPrefix,
-		Region: a.Region, RoleARN: a.RoleARN, Profile: a.Profile,
+		Region: a.Region, RoleAccount: model.RoleARNAccount(a.RoleARN), Profile: a.Profile,
 		RecoveryWindowDays: e.RecoveryWindowDays, AllowEmpty: e.AllowEmpty,
 		KMSKeyID: e.Metadata.KMSKeyID, Description: e.Metadata.Description, Tags: e.Metadata.Tags,
 		MaxDeletions: e.MaxDeletions, Replicas: e.Replicas, Adopt: e.Adopt, AdoptRequireMatch: e.AdoptRequireMatch,

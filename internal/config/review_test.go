@@ -25,6 +25,11 @@ func TestPlanSettingsCoverEveryField(t *testing.T) {
 		"Desired.ShowResourceNames": true, "Desired.KeyServiceTimeout": true, "Desired.KeyServices": true,
 		"AWS.MaxAttempts": true, "AWS.MaxBackoff": true, "AWS.OperationTimeout": true, "AWS.Concurrency": true,
 		"Engine.Concurrency": true, "Engine.VerificationTimeout": true, "Engine.ShowResourceNames": true,
+		// Desired.AllowEmpty is the setting Engine.AllowEmpty binds (in
+		// the digest); AllowTree is validate's; RoleSetting names where the
+		// role came from; PlanRoleARN is plan's read-only role, which a
+		// sync of the reviewed plan never uses (the account is RoleARN's).
+		"Desired.AllowEmpty": true, "Desired.AllowTree": true, "AWS.RoleSetting": true, "AWS.PlanRoleARN": true,
 	}
 	for _, typ := range []reflect.Type{reflect.TypeOf(Desired{}), reflect.TypeOf(AWS{}), reflect.TypeOf(Engine{})} {
 		for i := range typ.NumField() {
