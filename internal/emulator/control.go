@@ -305,6 +305,10 @@ func (e *Emulator) serveControl(w http.ResponseWriter, r *http.Request) {
 		if allow(http.MethodGet) {
 			writeJSON(w, e.Sessions())
 		}
+	case "/_emulator/user-agents":
+		if allow(http.MethodGet) {
+			writeJSON(w, e.UserAgents())
+		}
 	case "/_emulator/conditions":
 		if !allow(http.MethodPost) {
 			return

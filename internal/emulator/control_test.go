@@ -302,3 +302,33 @@ func TestConditions_CurrentPayloadBothOrNeither(t *testing.T) {
 		t.Fatalf("bad current_payload: %d %s", code, body)
 	}
 }
+
+// TestControl_UserAgentsRecordsEachOperationsUserAgent: every API request's
+// User-Agent header is recorded per operation (the SDK's app id among it),
+// counted, listed by GET /_emulator/user-agents and cleared by a reset.
+func TestControl_UserAgentsRecordsEachOperationsUserAgent(t *testing.T) {
+	srv := emulatortest.Start(t)
+	c := srv.Client(t, noRetry, func(o *secretsmanager.Options) { o.AppID = "probe-app-7" })
+	create(t, c, "a", "v")
+	create(t, c, "b", "v")
+	must[*secretsmanager.ListSecretsOutput](t)(c.ListSecrets(ctx, &secretsmanager.ListSecretsInput{}))
+	got := emulatortest.Control{URL: srv.URL}.Must(t).UserAgents()
+	if len(got.UserAgents) != 2 || got.Dropped != 0 {
+		t.Fatalf("want 2 pairs, got %+v", got)
+	}
+	if got.UserAgents[0].Operation != "CreateSecret" || got.UserAgents[0].Count != 2 || got.UserAgents[1].Operation != "ListSecrets" {
+		t.Fatalf("pairs %+v", got.UserAgents)
+	}
+	for _, ua := range got.UserAgents {
+		if !strings.Contains(ua.UserAgent, "app/probe-app-7") {
+			t.Fatalf("app id not in the recorded user agent %q", ua.UserAgent)
+		}
+	}
+	if code, body := control(t, srv.URL, "POST", "/_emulator/user-agents", ""); code != http.StatusMethodNotAllowed {
+		t.Fatalf("POST user-agents %d %s", code, body)
+	}
+	control(t, srv.URL, "POST", "/_emulator/reset", "")
+	if got := (emulatortest.Control{URL: srv.URL}).Must(t).UserAgents(); len(got.UserAgents) != 0 {
+		t.Fatalf("reset kept %+v", got)
+	}
+}

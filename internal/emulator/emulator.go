@@ -45,7 +45,8 @@ type Emulator struct {
 	logger       *slog.Logger
 	nth          map[string]int64
 	stats        Stats
-	inFlight     int64 // API requests being served now
+	userAgents   userAgentLog // GET /_emulator/user-agents; cleared with stats
+	inFlight     int64        // API requests being served now
 
 	kms         *kmsRegistry // KMS keys and aliases; survives Reset
 	pendingKeys []KMSKey     // from WithKMSKeys, added by New
@@ -149,6 +150,7 @@ func (e *Emulator) Reset() {
 }
 
 func (e *Emulator) resetStats() {
+	e.userAgents = userAgentLog{}
 	e.stats = Stats{Calls: map[string]int64{}, Retries: map[string]int64{}, Throttled: map[string]int64{}, Faults: map[string]int64{}}
 	for _, p := range e.partOrder {
 		p.calls = map[string]int64{}
@@ -208,6 +210,7 @@ func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (e *Emulator) serveAPI(w http.ResponseWriter, r *http.Request) {
 	began := time.Now()
 	op, status, code, fault := e.handleAPI(w, r)
+	e.noteUserAgent(op, r.Header.Get("User-Agent"))
 	if e.logger != nil {
 		// Never values or ids: operation, outcome and fault only.
 		e.logger.Info("call", "operation", op, "status", status, "error_code", code, "fault", fault,

@@ -89,18 +89,22 @@ func New(b BuildInfo) *Factory {
 		Environ:   os.Environ,
 		ReadFile:  readSmallFile,
 		Clock:     engine.SystemClock{},
-		Sources:   Sources{},
+		Sources:   Sources{Trail: TrailOf(os.Environ(), b.Version)},
 	}
 }
 
 // Sources is the production run.Sources: the ports of NewPorts (the AWS
 // SDK's default chain, STS per role), the revision of desired.Resolve and
 // the desired state of desired.Open (Git, SOPS).
-type Sources struct{}
+type Sources struct {
+	// Trail names the run in every AWS call (TrailOf the process's
+	// environment and the build's version).
+	Trail Trail
+}
 
-// Ports is NewPorts.
-func (Sources) Ports(ctx context.Context, scopes, configured []config.Scope) ([]run.ScopePort, error) {
-	return NewPorts(ctx, scopes, configured)
+// Ports is NewPorts with s's trail.
+func (s Sources) Ports(ctx context.Context, scopes, configured []config.Scope) ([]run.ScopePort, error) {
+	return NewPorts(ctx, s.Trail, scopes, configured)
 }
 
 // Revision is desired.Resolve.

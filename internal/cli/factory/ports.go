@@ -23,13 +23,6 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/run"
 )
 
-// SessionName is the STS role session name of a scope's assumed role
-// (SPEC §10): "sops-aws-sync-<scope>", at most 46 characters of STS's
-// RoleSessionName set for every valid scope name (model.ValidateScopeName).
-// It shows in the role's CloudTrail events, so an operator can tell which
-// scope of which run made a call.
-func SessionName(scope string) string { return "sops-aws-sync-" + scope }
-
 // NewPorts builds one port per scope, in the order given (SPEC §10):
 //
 //   - the base configuration comes once from the SDK's default chain
@@ -39,9 +32,12 @@ func SessionName(scope string) string { return "sops-aws-sync-" + scope }
 //   - a scope with a role (config.AWS.RoleARN: role-arn, or plan-role-arn
 //     for a plan, as config.Resolve chose) calls AWS with its credentials: STS
 //     AssumeRole from the base credentials (stscreds), session name
-//     SessionName(scope), in an aws.CredentialsCache that renews them for
+//     trail.SessionName(scope), in an aws.CredentialsCache that renews them for
 //     the run; the role is assumed here, once, so that a refused role stops
 //     the run before anything is read;
+//   - every client (Secrets Manager, STS) carries the trail: the SDK
+//     application id naming the tool and the CI run, the tool's version in
+//     the User-Agent (Trail.apply);
 //   - the quota bucket is (account, Region): the account of a role is the
 //     one in its ARN; the account of the base credentials comes from one
 //     STS GetCallerIdentity, made only when there is more than one scope
@@ -68,7 +64,7 @@ func SessionName(scope string) string { return "sops-aws-sync-" + scope }
 // (the SDK's retries counted in); one that does not answer in time is its
 // credentials:* diagnostic. When ctx ends during an STS call the error is
 // ctx's cause (the caller reports an interruption).
-func NewPorts(ctx context.Context, scopes, configured []config.Scope) ([]run.ScopePort, error) {
+func NewPorts(ctx context.Context, trail Trail, scopes, configured []config.Scope) ([]run.ScopePort, error) {
 	if len(scopes) == 0 {
 		return nil, nil
 	}
@@ -79,6 +75,7 @@ func NewPorts(ctx context.Context, scopes, configured []config.Scope) ([]run.Sco
 	if err != nil {
 		return nil, diag.Diagnostics{diag.New(diag.AWSConfig, diag.Subject{})}
 	}
+	trail.apply(&base)
 
 	cfgs := make([]aws.Config, len(scopes))
 	accounts := make([]string, len(scopes))
@@ -128,7 +125,7 @@ func NewPorts(ctx context.Context, scopes, configured []config.Scope) ([]run.Sco
 		if sc.AWS.RoleARN == "" {
 			continue
 		}
-		creds, err := assumeRole(ctx, cfgs[i], sc)
+		creds, err := assumeRole(ctx, cfgs[i], sc, trail.SessionName(sc.Name))
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, context.Cause(ctx)
@@ -321,14 +318,14 @@ func callerAccount(ctx context.Context, cfgs []aws.Config, scopes []config.Scope
 }
 
 // assumeRole returns the credentials of sc's role: STS AssumeRole with the
-// base credentials of c (in the scope's Region), session SessionName,
+// base credentials of c (in the scope's Region), session name session,
 // cached and renewed by the SDK. The first AssumeRole is made here, within
 // the scope's --operation-timeout (SDK retries included), and its
 // credentials are the cache's first; each renewal later in the run is
 // bounded the same way (boundedRole).
-func assumeRole(ctx context.Context, c aws.Config, sc config.Scope) (aws.CredentialsProvider, error) {
+func assumeRole(ctx context.Context, c aws.Config, sc config.Scope, session string) (aws.CredentialsProvider, error) {
 	p := stscreds.NewAssumeRoleProvider(sts.NewFromConfig(c), sc.AWS.RoleARN, func(o *stscreds.AssumeRoleOptions) {
-		o.RoleSessionName = SessionName(sc.Name)
+		o.RoleSessionName = session
 	})
 	call, cancel := bounded(ctx, sc.AWS.OperationTimeout)
 	defer cancel()

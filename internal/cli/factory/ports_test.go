@@ -71,7 +71,7 @@ func TestNewPorts_ScopesCallWithTheirRolesAndShareBuckets(t *testing.T) {
 		scope("staging", "staging/payments", "eu-central-1", roleStaging),
 		scope("dev", "prod/a", "eu-west-1", ""), // prod-a's prefix, but another account
 	}
-	ports, err := NewPorts(context.Background(), scopes, nil)
+	ports, err := NewPorts(context.Background(), Trail{}, scopes, nil)
 	require.NoError(t, err)
 	require.Len(t, ports, 4)
 	for i, p := range ports {
@@ -117,14 +117,14 @@ func TestNewPorts_ScopesCallWithTheirRolesAndShareBuckets(t *testing.T) {
 func TestNewPorts_SingleScopeCallsSTSOnlyForItsRole(t *testing.T) {
 	srv := stsEmulator(t)
 	def := config.Scope{Name: config.DefaultScopeName, AWS: config.AWS{Region: "eu-west-1"}}
-	ports, err := NewPorts(context.Background(), []config.Scope{def}, nil)
+	ports, err := NewPorts(context.Background(), Trail{}, []config.Scope{def}, nil)
 	require.NoError(t, err)
 	require.Len(t, ports, 1)
 	st := srv.Stats(t)
 	assert.Zero(t, st.Calls["GetCallerIdentity"]+st.Calls["AssumeRole"], "no STS call")
 
 	def.AWS.RoleARN = roleStaging
-	ports, err = NewPorts(context.Background(), []config.Scope{def}, nil)
+	ports, err = NewPorts(context.Background(), Trail{}, []config.Scope{def}, nil)
 	require.NoError(t, err)
 	st = srv.Stats(t)
 	assert.Zero(t, st.Calls["GetCallerIdentity"])
@@ -153,7 +153,7 @@ func setUpError(t *testing.T, err error) diag.Diagnostics {
 // ARN, its account or STS's message.
 func TestNewPorts_DeniedRoleIsCredentialsAssumeRole(t *testing.T) {
 	srv := stsEmulator(t)
-	_, err := NewPorts(context.Background(), []config.Scope{
+	_, err := NewPorts(context.Background(), Trail{}, []config.Scope{
 		scope("prod", "prod/payments", "eu-west-1", roleProd),
 		scope("locked", "locked/payments", "eu-west-1", roleDenied),
 		scope("unknown", "other/payments", "eu-west-1", "arn:aws:iam::444444444444:role/not-listed"),
@@ -167,7 +167,7 @@ func TestNewPorts_DeniedRoleIsCredentialsAssumeRole(t *testing.T) {
 	assert.Equal(t, vocab.ExitApply, ds.ExitCode())
 	assert.Zero(t, srv.Stats(t).Calls["ListSecrets"], "nothing read")
 
-	_, err = NewPorts(context.Background(), []config.Scope{{Name: config.DefaultScopeName, AWS: config.AWS{Region: "eu-west-1", RoleARN: roleDenied}}}, nil)
+	_, err = NewPorts(context.Background(), Trail{}, []config.Scope{{Name: config.DefaultScopeName, AWS: config.AWS{Region: "eu-west-1", RoleARN: roleDenied}}}, nil)
 	ds = setUpError(t, err)
 	require.Len(t, ds, 1)
 	assert.Equal(t, "setting --role-arn", ds[0].Subject.Name(), "a single-scope run names the setting")
@@ -179,7 +179,7 @@ func TestNewPorts_DeniedRoleIsCredentialsAssumeRole(t *testing.T) {
 // like another.
 func TestNewPorts_OverlappingPrefixesInOneBucketAreRefused(t *testing.T) {
 	srv := stsEmulator(t)
-	_, err := NewPorts(context.Background(), []config.Scope{
+	_, err := NewPorts(context.Background(), Trail{}, []config.Scope{
 		scope("app", "prod/app", "eu-west-1", roleProd),
 		scope("apps", "prod/apps", "eu-west-1", roleProd),
 		scope("app-eu", "prod/app/eu", "eu-west-1", roleProd),
@@ -192,7 +192,7 @@ func TestNewPorts_OverlappingPrefixesInOneBucketAreRefused(t *testing.T) {
 	assert.Equal(t, vocab.ExitInvalid, ds.ExitCode())
 	assert.Zero(t, srv.Stats(t).Calls["AssumeRole"], "refused before any role is assumed")
 
-	ports, err := NewPorts(context.Background(), []config.Scope{
+	ports, err := NewPorts(context.Background(), Trail{}, []config.Scope{
 		scope("eu", "prod/app", "eu-west-1", roleProd),
 		scope("us", "prod/app", "us-east-1", roleProd),
 		scope("staging", "prod/app", "eu-west-1", roleStaging),
@@ -214,7 +214,7 @@ func TestNewPorts_CallerIdentityFailureStopsTheRun(t *testing.T) {
 	t.Setenv("AWS_ENDPOINT_URL_STS", closed)
 	a, b := scope("a", "a", "eu-west-1", ""), scope("b", "b", "eu-west-1", "")
 	a.AWS.MaxAttempts = 1
-	_, err = NewPorts(context.Background(), []config.Scope{a, b}, nil)
+	_, err = NewPorts(context.Background(), Trail{}, []config.Scope{a, b}, nil)
 	ds := setUpError(t, err)
 	require.Len(t, ds, 1)
 	assert.Equal(t, diag.CredentialsCallerIdentity, ds[0].Class)
@@ -225,7 +225,7 @@ func TestNewPorts_CallerIdentityFailureStopsTheRun(t *testing.T) {
 func TestNewPorts_NoRegionNamesTheScope(t *testing.T) {
 	stsEmulator(t)
 	t.Setenv("AWS_REGION", "")
-	_, err := NewPorts(context.Background(), []config.Scope{scope("a", "a", "eu-west-1", ""), scope("b", "b", "", "")}, nil)
+	_, err := NewPorts(context.Background(), Trail{}, []config.Scope{scope("a", "a", "eu-west-1", ""), scope("b", "b", "", "")}, nil)
 	ds := setUpError(t, err)
 	require.Len(t, ds, 1)
 	assert.Equal(t, diag.AWSNoRegion, ds[0].Class)
@@ -260,7 +260,7 @@ func TestRegression_ReplicaRegionOfAnotherScopesBucket(t *testing.T) {
 			withReplicas(scope("west", "prod/app", "eu-west-1", roleProd), "us-east-1"),
 			withReplicas(scope("central", "prod/app/eu", "eu-central-1", roleProd), "us-east-1")}},
 	} {
-		_, err := NewPorts(context.Background(), tc.scopes, nil)
+		_, err := NewPorts(context.Background(), Trail{}, tc.scopes, nil)
 		ds := setUpError(t, err)
 		require.Len(t, ds, 2, tc.name)
 		for i, d := range ds {
@@ -270,7 +270,7 @@ func TestRegression_ReplicaRegionOfAnotherScopesBucket(t *testing.T) {
 	}
 	assert.Zero(t, srv.Stats(t).Calls["AssumeRole"], "refused before any role is assumed")
 
-	ports, err := NewPorts(context.Background(), []config.Scope{
+	ports, err := NewPorts(context.Background(), Trail{}, []config.Scope{
 		withReplicas(scope("primary", "prod/app", "eu-west-1", roleProd), "eu-central-1"),
 		scope("other-account", "prod/app", "eu-central-1", roleStaging),
 		scope("no-replica-here", "prod/app", "us-east-1", roleProd),
@@ -295,7 +295,7 @@ func TestRegression_ScopeSelectionNarrowedTheOverlapRule(t *testing.T) {
 		scope("app-eu", "prod/app/eu", "eu-west-1", roleProd),
 	}
 	for _, run := range [][]config.Scope{configured[1:2], configured[:1], configured} {
-		_, err := NewPorts(context.Background(), run, configured)
+		_, err := NewPorts(context.Background(), Trail{}, run, configured)
 		ds := setUpError(t, err)
 		require.Len(t, ds, 2, run[0].Name)
 		assert.Equal(t, diag.ConfigScopeOverlap, ds[0].Class)
@@ -309,7 +309,7 @@ func TestRegression_ScopeSelectionNarrowedTheOverlapRule(t *testing.T) {
 	// GetCallerIdentity tells that they share the account.
 	base := scope("base", "legacy/app", "eu-west-1", "")
 	same := scope("same", "legacy", "eu-west-1", "arn:aws:iam::"+emulator.DefaultAccountID+":role/not-assumed")
-	_, err := NewPorts(context.Background(), []config.Scope{base}, []config.Scope{base, same})
+	_, err := NewPorts(context.Background(), Trail{}, []config.Scope{base}, []config.Scope{base, same})
 	ds := setUpError(t, err)
 	require.Len(t, ds, 2)
 	assert.Equal(t, "config file key scopes.same.secret-prefix", ds[1].Subject.Name())
@@ -323,7 +323,7 @@ func TestRegression_ScopeSelectionNarrowedTheOverlapRule(t *testing.T) {
 		scope("us", "prod/app", "us-east-1", roleProd),
 		scope("base", "base/app", "eu-west-1", ""),
 	}
-	ports, err := NewPorts(context.Background(), configured[:1], configured)
+	ports, err := NewPorts(context.Background(), Trail{}, configured[:1], configured)
 	require.NoError(t, err)
 	require.Len(t, ports, 1)
 	assert.Equal(t, "app", ports[0].Name)
@@ -357,7 +357,7 @@ func TestRegression_STSThatNeverAnswersIsBoundedByTheOperationTimeout(t *testing
 			defer cancel(nil)
 			stop := time.AfterFunc(2*time.Minute, func() { cancel(errors.New("the run's own deadline")) })
 			defer stop.Stop()
-			_, err := NewPorts(run, c.scopes, nil)
+			_, err := NewPorts(run, Trail{}, c.scopes, nil)
 			require.NoError(t, run.Err(), "the set-up ended by the run's deadline, not the call's")
 			ds := setUpError(t, err)
 			require.Len(t, ds, 1)

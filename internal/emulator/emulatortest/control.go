@@ -108,6 +108,15 @@ func (c Control) Sessions(ctx context.Context) (emulator.Sessions, error) {
 	return v, err
 }
 
+// UserAgents returns GET /_emulator/user-agents: every distinct pair of
+// operation and User-Agent header the API requests carried since the start
+// or the last reset, in first-seen order.
+func (c Control) UserAgents(ctx context.Context) (emulator.UserAgents, error) {
+	var v emulator.UserAgents
+	err := c.do(ctx, http.MethodGet, "/_emulator/user-agents", nil, &v)
+	return v, err
+}
+
 // SetConditions does POST /_emulator/conditions for one secret.
 func (c Control) SetConditions(ctx context.Context, cond emulator.Conditions) error {
 	return c.do(ctx, http.MethodPost, "/_emulator/conditions", cond, nil)
@@ -281,6 +290,14 @@ func (m Must) SetIAM(v emulator.IAM) {
 func (m Must) Sessions() emulator.Sessions {
 	m.t.Helper()
 	v, err := m.c.Sessions(context.Background())
+	fatalIf(m.t, err)
+	return v
+}
+
+// UserAgents is Control.UserAgents.
+func (m Must) UserAgents() emulator.UserAgents {
+	m.t.Helper()
+	v, err := m.c.UserAgents(context.Background())
 	fatalIf(m.t, err)
 	return v
 }
