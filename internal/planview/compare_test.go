@@ -181,6 +181,7 @@ func TestReviewable(t *testing.T) {
 	assert.False(t, SameRepository(v, "example/other"))
 	for name, change := range map[string]func(*View){
 		"sync":     func(v *View) { v.Command = CommandSync },
+		"validate": func(v *View) { v.Command = CommandValidate },
 		"v2":       func(v *View) { v.SchemaVersion = vocab.PlanSchemaV2 },
 		"unsalted": func(v *View) { v.DigestSalt = "" },
 		"conflict": func(v *View) { v.Scopes[0].Status = vocab.StatusConflict },

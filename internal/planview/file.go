@@ -126,7 +126,7 @@ func (v View) Validate() error {
 }
 
 // validateBindings checks v3's bindings (SPEC §14): command "plan",
-// "sync" or ""; digest_salt "" or 32 lower-case hex; with a salt, a
+// "sync", "validate" (SPEC §15) or ""; digest_salt "" or 32 lower-case hex; with a salt, a
 // repository_digest and every settings_digest "" or 64 lower-case hex and a
 // fingerprint of two 64-hex digests on every operation and on nothing
 // else; without one (and in every v1 or v2 file), none of them; a
@@ -136,8 +136,8 @@ func (v View) validateBindings() error {
 	switch {
 	case v.SchemaVersion != vocab.PlanSchema && (v.Command != "" || bound || v.RepositoryDigest != ""):
 		return errors.New("a v1 or v2 plan has no command, digest_salt or repository_digest")
-	case v.Command != "" && v.Command != CommandPlan && v.Command != CommandSync:
-		return errors.New("command is none of plan, sync and empty")
+	case v.Command != "" && v.Command != CommandPlan && v.Command != CommandSync && v.Command != CommandValidate:
+		return errors.New("command is none of plan, sync, validate and empty")
 	case bound && !model.IsLowerHex(v.DigestSalt, 2*SaltBytes):
 		return errors.New("digest_salt is neither empty nor 32 lower-case hex characters")
 	case !optionalDigest(v.RepositoryDigest, bound):
@@ -173,8 +173,9 @@ func optionalDigest(d string, bound bool) bool {
 
 // The commands that write a plan file (View.Command).
 const (
-	CommandPlan = "plan"
-	CommandSync = "sync"
+	CommandPlan     = "plan"
+	CommandSync     = "sync"
+	CommandValidate = "validate" // diagnostics only, never reviewable (SPEC §15)
 )
 
 func (s ScopeView) validate(namesShown, v1 bool) error {

@@ -1,6 +1,7 @@
 package planview
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -538,4 +539,24 @@ func sc0(t *testing.T) map[string]any {
 	var m map[string]any
 	require.NoError(t, json.Unmarshal(fileOf(t, false), &m))
 	return m["scopes"].([]any)[0].(map[string]any)
+}
+
+// validate writes a plan file of its diagnostics (SPEC §15); the v3
+// bindings check refused its command word, so every validate run ended
+// planfile:write-failed (exit 2) once plan file v3 landed.
+func TestRegression_ValidatesPlanFileIsWritableAndNeverReviewable(t *testing.T) {
+	in := fixtures(t)["full"]
+	in.Command = CommandValidate
+	v := Build(in, model.Redaction{})
+	p := filepath.Join(t.TempDir(), "plan.json")
+	require.NoError(t, WriteFile(p, v))
+	back, err := ReadFile(p)
+	require.NoError(t, err)
+	assert.Equal(t, CommandValidate, back.Command)
+	assert.NotEmpty(t, Reviewable(back), "a validate file is never a reviewed plan")
+	raw, err := os.ReadFile(p)
+	require.NoError(t, err)
+	require.Contains(t, string(raw), `"command": "validate"`)
+	_, err = Parse(bytes.Replace(raw, []byte(`"command": "validate"`), []byte(`"command": "apply"`), 1))
+	assert.Equal(t, ClassMalformed, classOf(err), "an unknown command word stays malformed")
 }
