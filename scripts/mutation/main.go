@@ -8,14 +8,18 @@
 //
 // Usage:
 //
-//	go run ./scripts/mutation [-workers N] [-out DIR] [-gremlins PATH]
-//	    [-report] [-exclude REGEXP]... PKG...
+//	go run ./scripts/mutation [-workers N] [-timeout-coefficient N] [-out DIR]
+//	    [-gremlins PATH] [-report] [-exclude REGEXP]... PKG...
 //
 // PKG is a package directory relative to internal/ (`pace`,
 // `desired/decryptor`) or a path (`./internal/pace`). With -report nothing
 // is run: the table is printed from the JSON files a previous run left in
 // -out. -exclude is passed to gremlins as --exclude-files (a regexp over file
 // paths): a package too slow to measure at once is measured file by file.
+// -timeout-coefficient is gremlins' --timeout-coefficient: a mutant's test
+// run may take that many times the unmutated run's time before it counts as
+// TIMED OUT. gremlins' own default is tight for a loaded shared machine,
+// where a slow run is not a hanging mutant; 10 by default here.
 package main
 
 import (
@@ -46,6 +50,7 @@ func main() {
 func run(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("mutation", flag.ContinueOnError)
 	workers := fs.Int("workers", 1, "gremlins --workers (the machine is shared: keep it low)")
+	coefficient := fs.Int("timeout-coefficient", 10, "gremlins --timeout-coefficient (raised: a loaded machine makes slow runs, not hanging mutants)")
 	out := fs.String("out", "bin/mutation", "directory of the per-package JSON results and logs")
 	gremlins := fs.String("gremlins", "gremlins", "the gremlins binary")
 	reportOnly := fs.Bool("report", false, "print the table from the results in -out without running")
@@ -68,7 +73,7 @@ func run(args []string, stdout io.Writer) error {
 	}
 	if !*reportOnly {
 		for _, p := range pkgs {
-			if err := unleash(*gremlins, *workers, exclude, p, *out, stdout); err != nil {
+			if err := unleash(*gremlins, *workers, *coefficient, exclude, p, *out, stdout); err != nil {
 				return fmt.Errorf("%s: %w", p, err)
 			}
 		}
@@ -101,14 +106,14 @@ func resultPath(out, pkg string) string {
 
 // unleash runs gremlins on one package with its default mutators; its
 // output goes to stdout and to a .log beside the JSON result.
-func unleash(bin string, workers int, exclude []string, pkg, out string, stdout io.Writer) error {
+func unleash(bin string, workers, coefficient int, exclude []string, pkg, out string, stdout io.Writer) error {
 	res := resultPath(out, pkg)
 	log, err := os.Create(strings.TrimSuffix(res, ".json") + ".log")
 	if err != nil {
 		return err
 	}
 	defer log.Close()
-	args := []string{"unleash", "--workers", fmt.Sprint(workers), "-o", res}
+	args := []string{"unleash", "--workers", fmt.Sprint(workers), "--timeout-coefficient", fmt.Sprint(coefficient), "-o", res}
 	for _, e := range exclude {
 		args = append(args, "--exclude-files", e)
 	}
