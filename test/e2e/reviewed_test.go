@@ -247,3 +247,57 @@ func TestReviewedPlan_NotThisRunsPlan(t *testing.T) {
 	assert.Equal(t, before, e.mutatingCalls())
 	assert.Equal(t, lists, e.stats().Calls["ListSecrets"], "refused before any AWS call")
 }
+
+// TestReviewedPlan_OtherScopesAreRefused (SPEC §14): a reviewed plan of
+// another scope set is plan:other-scopes, exit 3, before any Secrets
+// Manager call: the file of both scopes given to a run of one (--scope),
+// the same scopes in another order, and a plan of the run without scopes:
+// (one scope, default) given to the run with them. The file of both scopes
+// given to the run of both applies.
+func TestReviewedPlan_OtherScopesAreRefused(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	env := []string{"AWS_ENDPOINT_URL_STS=" + e.URL}
+	tok := token(4)
+	f.writeDoc("secrets/one/db.sops.json", `{"password": "CANARY-one-`+tok+`"}`, "")
+	f.writeDoc("secrets/two/db.sops.json", `{"password": "CANARY-two-`+tok+`"}`, "")
+	f.Values = append(f.Values, "CANARY-one-"+tok, "CANARY-two-"+tok)
+	f.Names = append(f.Names, f.Prefix+"/one/db", f.Prefix+"/two/db")
+	f.commit("two scopes")
+	scope := func(name string) string {
+		return "  - name: " + name + "\n    source-root: secrets/" + name + "\n    secret-prefix: " + f.Prefix + "/" + name + "\n"
+	}
+	both := "repository-id: " + f.RepoID + "\nscopes:\n" + scope("one") + scope("two")
+	reversed := "repository-id: " + f.RepoID + "\nscopes:\n" + scope("two") + scope("one")
+
+	p := filepath.Join(t.TempDir(), "both.json")
+	r := f.run(e, runOpts{Env: env, Config: both}, "plan", "--plan-file", p)
+	require.Equal(t, 0, r.Code, r.Stdout)
+	single := filepath.Join(t.TempDir(), "default.json")
+	r = f.run(e, runOpts{}, "plan", "--secret-prefix", f.Prefix, "--repository-id", f.RepoID, "--source-root", "secrets", "--plan-file", single)
+	require.Equal(t, 0, r.Code, r.Stdout)
+
+	for _, c := range []struct {
+		name   string
+		config string
+		args   []string
+	}{
+		{"one scope of the two", both, []string{"sync", "--scope", "one", "--reviewed-plan", p}},
+		{"the scopes in another order", reversed, []string{"sync", "--reviewed-plan", p}},
+		{"plan --reviewed-plan of one scope of the two", both, []string{"plan", "--scope", "two", "--reviewed-plan", p}},
+		{"the default scope's plan", both, []string{"sync", "--reviewed-plan", single}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			before, lists := e.mutatingCalls(), e.stats().Calls["ListSecrets"]
+			r := f.run(e, runOpts{Env: env, Config: c.config}, c.args...)
+			expect(t, r, 3, vocab.StatusInvalid, vocab.VerificationNotRun, nil)
+			assert.Contains(t, r.Stdout, `"error_class":"plan:other-scopes"`)
+			assert.NotContains(t, r.Stdout, `"error_class":"plan:stale"`)
+			assert.Equal(t, before, e.mutatingCalls(), "nothing written")
+			assert.Equal(t, lists, e.stats().Calls["ListSecrets"], "refused before any Secrets Manager call")
+		})
+	}
+
+	r = f.run(e, runOpts{Env: env, Config: both}, "sync", "--reviewed-plan", p)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Create: 2})
+}
