@@ -1,6 +1,6 @@
 /**
  * The plan section of the job summary and the pull-request comment. Both are built only from the plan file the CLI wrote
- * (--plan-file, schema sops-aws-sync/plan/v2: one section per scope),
+ * (--plan-file, schema sops-aws-sync/plan/v3: one section per scope),
  * rendered by the verified CLI
  * itself (`show PLAN_FILE --format markdown`), never from log text: the
  * redaction rule lives in the CLI's view model (docs/results.md), and the
