@@ -84,7 +84,11 @@ func TestReviewOf_OneStaleDiagnosticPerDifference(t *testing.T) {
 				[]string{"scope prod: operation removed: an operation of the reviewed plan is no longer planned (resource-0002);" + nothing}},
 			{"operation added", reviewScope(createOf(1, a), updateOf(2, b, "v1"), createOf(3, "p/app/c")),
 				[]string{"scope prod: operation added: the plan now holds an operation the reviewed plan did not (resource-0003);" + nothing}},
-			{"source", func() ScopeOutcome { s := reviewed; s.SourceTree = "5b825dc642cb6eb9a060e54bf8d69288fbee4904"; return s }(),
+			{"source", func() ScopeOutcome {
+				s := reviewed
+				s.SourceTree = "5b825dc642cb6eb9a060e54bf8d69288fbee4904"
+				return s
+			}(),
 				[]string{"scope prod: source changed: the documents under the source root differ from the reviewed commit's;" + nothing}},
 			{"settings", func() ScopeOutcome { s := reviewed; s.Settings = []byte(`{"prefix":"q"}`); return s }(),
 				[]string{"scope prod: settings changed: a setting that shapes the plan, or the Region, differs from the reviewed plan's;" + nothing}},
