@@ -195,6 +195,10 @@ const (
 	// entry that is not a regular file (a FIFO, a device node, a socket, a
 	// symbolic link); the atomic write would replace it, so it is refused.
 	ReportNotRegularFile = "report:not-regular-file"
+	// ReportSourceRootsWriteFailed: validate's --source-roots-file (the
+	// listing of each scope's source root the GitHub Action reads) could
+	// not be written.
+	ReportSourceRootsWriteFailed = "report:source-roots-write-failed"
 
 	// GateMaxDeletions: the plan would schedule more deletions than
 	// --max-deletions allows.
@@ -394,6 +398,8 @@ var entries = []Entry{
 		"make sure the directory of --report-file exists and is writable, then re-run to see the real outcome"},
 	{ReportNotRegularFile, FamilyReport, "--report-file names an existing FIFO, device, socket or symbolic link, which the report would replace",
 		"give --report-file a path that does not exist yet or is a regular file, then re-run"},
+	{ReportSourceRootsWriteFailed, FamilyReport, "the source-roots file (validate --source-roots-file) could not be written",
+		"give --source-roots-file a path that does not exist yet or is a regular file, in a directory that exists and is writable, then re-run"},
 
 	{GateMaxDeletions, FamilyGate, "the plan would schedule more deletions than --max-deletions allows; nothing was changed",
 		"check why the documents are gone (a moved directory, a wrong --source-root, a revert); to authorize, re-run once with a higher --max-deletions"},

@@ -12,8 +12,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/command"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/wirefile"
 )
 
 // Issue 34 (SPEC §15) with the real binary, real SOPS documents and real
@@ -354,5 +356,61 @@ func TestValidate_OverlapJudgedWithoutAWS(t *testing.T) {
 	_, classes = classesOf(v)
 	assert.Equal(t, []string{"warning:overlap-not-judged", "warning:overlap-not-judged", "warning:not-planned"}, classes)
 	assert.Contains(t, planview.Markdown(v), "could not be judged")
+	assert.Zero(t, a.conns.Load(), "validate connected to the AWS stand-in")
+}
+
+// TestValidate_SourceRootsFileListsEachScopesRoot: validate
+// --source-roots-file writes each run scope's name and resolved source
+// root (the default secrets, a scope's own, after --scope), which the
+// GitHub Action compares with a fork pull request's files; a file that
+// cannot be written is report:source-roots-write-failed, exit 3, in the
+// plan file; no AWS connection either way.
+func TestValidate_SourceRootsFileListsEachScopesRoot(t *testing.T) {
+	f := newFixture(t)
+	a := newAWSStandIn(t)
+	f.standardDocs()
+	read := func(path string) command.SourceRoots {
+		raw, err := os.ReadFile(path)
+		require.NoError(t, err)
+		var got command.SourceRoots
+		require.NoError(t, wirefile.Decode(raw, &got))
+		require.NoError(t, got.Validate())
+		return got
+	}
+
+	path := filepath.Join(t.TempDir(), "roots.json")
+	r, _ := f.validateRun(a, runOpts{}, true, "--no-decrypt", "--source-roots-file", path)
+	require.Equal(t, 0, r.Code, r.Stdout)
+	assert.Equal(t, command.SourceRoots{SchemaVersion: "sops-aws-sync/source-roots/v1",
+		Scopes: []command.SourceRootScope{{Name: "default", SourceRoot: "secrets"}}}, read(path))
+
+	cfg := "repository-id: " + f.RepoID + "\nscopes:\n" +
+		"  - name: one\n    secret-prefix: " + f.Prefix + "/one\n" +
+		"  - name: two\n    secret-prefix: " + f.Prefix + "/two\n    source-root: secrets/nested\n" +
+		"  - name: three\n    secret-prefix: " + f.Prefix + "/three\n    source-root: .\n"
+	run := func(path string, extra ...string) result {
+		cmd, _ := f.cmd(nil, runOpts{Config: cfg, Env: a.env()}, append([]string{"validate", "--no-decrypt", "--source-roots-file", path}, extra...)...)
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		return f.finish(nil, runOpts{}, cmd, err, stdout.String(), stderr.String(), filepath.Join(t.TempDir(), "none"))
+	}
+	path = filepath.Join(t.TempDir(), "roots.json")
+	r = run(path)
+	require.Equal(t, 0, r.Code, r.Stdout+r.Stderr)
+	assert.Equal(t, []command.SourceRootScope{{Name: "one", SourceRoot: "secrets"}, {Name: "two", SourceRoot: "secrets/nested"},
+		{Name: "three", SourceRoot: "."}}, read(path).Scopes)
+
+	path = filepath.Join(t.TempDir(), "roots.json")
+	r = run(path, "--scope", "two")
+	require.Equal(t, 0, r.Code, r.Stdout+r.Stderr)
+	assert.Equal(t, []command.SourceRootScope{{Name: "two", SourceRoot: "secrets/nested"}}, read(path).Scopes)
+
+	missing := filepath.Join(t.TempDir(), "no-such-dir", "roots.json")
+	r, v := f.validateRun(a, runOpts{}, true, "--no-decrypt", "--source-roots-file", missing)
+	assert.Equal(t, 3, r.Code, r.Stdout)
+	_, runClasses := classesOf(v)
+	assert.Contains(t, runClasses, "report:source-roots-write-failed")
+	assert.NoFileExists(t, missing)
 	assert.Zero(t, a.conns.Load(), "validate connected to the AWS stand-in")
 }

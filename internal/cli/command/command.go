@@ -27,6 +27,9 @@ type Options struct {
 	// NoDecrypt is validate's --no-decrypt (validate only): the checks
 	// that need no key only (SPEC §15).
 	NoDecrypt bool
+	// SourceRootsFile is validate's --source-roots-file ("" = none): where
+	// validate writes each scope's resolved source root (SourceRoots).
+	SourceRootsFile string
 	// ReviewedPlan is plan's and sync's --reviewed-plan ("" = none): the
 	// plan file that was reviewed, which the run must equal (SPEC §14).
 	ReviewedPlan string
@@ -78,6 +81,7 @@ func NewCmdSync(f *factory.Factory, runF func(context.Context, *Options) error) 
 func NewCmdValidate(f *factory.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	cmd := newCmd(f, validateSpec, runF)
 	cmd.Flags().Bool(noDecryptFlag, false, "the structural checks only: decrypt nothing, read no key (validate only; a flag, never a variable or config key)")
+	cmd.Flags().String(sourceRootsFlag, "", "write each scope's name and resolved source root to this JSON file (schema "+SourceRootsSchema+"; validate only; a flag, never a variable or config key)")
 	return cmd
 }
 
@@ -112,6 +116,7 @@ func newCmd(f *factory.Factory, s spec, runF func(context.Context, *Options) err
 			opts := &Options{Command: s.name, Mode: s.mode, Config: resolved}
 			if s.name == validateSpec.name {
 				opts.NoDecrypt, _ = cmd.Flags().GetBool(noDecryptFlag)
+				opts.SourceRootsFile, _ = cmd.Flags().GetString(sourceRootsFlag)
 			} else {
 				opts.ReviewedPlan, _ = cmd.Flags().GetString(reviewedPlanFlag)
 			}

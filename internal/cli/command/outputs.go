@@ -25,6 +25,8 @@ import (
 // list it).
 type outputs struct {
 	planFile, report *fileOutput // nil: not asked for
+	// sourceRoots is validate's --source-roots-file (nil: not asked for).
+	sourceRoots *fileOutput
 	// log is the run's logger; nil when nothing may be logged (a usage
 	// error or a rejected configuration: the log settings may be the
 	// invalid ones).
@@ -78,7 +80,7 @@ func newOutputs(version, reportPath, planPath string, showNames bool, log *slog.
 
 func (o *outputs) files() []*fileOutput {
 	var fs []*fileOutput
-	for _, f := range []*fileOutput{o.planFile, o.report} {
+	for _, f := range []*fileOutput{o.sourceRoots, o.planFile, o.report} {
 		if f != nil {
 			fs = append(fs, f)
 		}

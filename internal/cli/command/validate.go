@@ -41,6 +41,9 @@ func validate(parent context.Context, f *factory.Factory, opts *Options, start t
 	}
 	req, outs := resolve(f, opts)
 	outs.pointer = false
+	if opts.SourceRootsFile != "" {
+		outs.sourceRoots = outs.sourceRootsOutput(opts.SourceRootsFile)
+	}
 	got := run.Stopped(outs.probe())
 	if len(got.Run.Diagnostics) == 0 {
 		got = run.Validate(ctx, f.Sources, req, run.Check{
