@@ -74,7 +74,7 @@ func (s Scope) SettingName(key string) string {
 // single-scope run with these settings derives, so its scope digest and
 // tags are the same.
 func (s Scope) Identity() model.Scope {
-	return model.Scope{RepositoryID: s.Desired.RepositoryID, SourceRoot: s.Desired.SourceRoot, Prefix: s.Desired.SecretPrefix}
+	return model.Scope{RepositoryID: s.Desired.RepositoryID, SourceRoot: s.Desired.SourceRoot, Prefix: s.Desired.SecretPrefix, Target: s.Desired.Target}
 }
 
 // Desired says where the desired state is and how to read it (SPEC §3).
@@ -105,6 +105,14 @@ type Desired struct {
 	// (--key-services, model.ParseKeyServices); a key outside it is never
 	// contacted. The zero value allows none.
 	KeyServices model.KeyServices
+	// Target is the target setting (SPEC §16): model.TargetSecretsManager
+	// or model.TargetParameterStore; for the latter the loader applies
+	// Parameter Store's name rule (model.ValidateParameterName), refuses
+	// .sops.bin documents and values over ParameterTier's limit.
+	Target string
+	// ParameterTier is parameter-tier: model.TierStandard or
+	// model.TierAdvanced (read for target parameter-store only).
+	ParameterTier string
 	// AllowEmpty is the allow-empty setting (Engine.AllowEmpty too): with
 	// it, a source root absent from the commit is an empty desired set
 	// (a retired scope whose directory Git dropped) instead of
@@ -120,6 +128,9 @@ type Desired struct {
 // Engine is what one run of the engine needs from the settings (SPEC §5,
 // §6).
 type Engine struct {
+	// Target is the target setting (Desired.Target): which service the
+	// scope's operations write.
+	Target string
 	// RecoveryWindowDays is passed to DeleteSecret; 7..30.
 	RecoveryWindowDays int
 	// AllowEmpty authorizes schedule-deletes when the desired set is empty
@@ -182,6 +193,12 @@ type AWS struct {
 	// Concurrency is the run's --concurrency: the HTTP client keeps a
 	// connection per concurrent call.
 	Concurrency int
+	// Target is the target setting (Desired.Target): which adapter the
+	// scope's port is, and part of its quota bucket (SPEC §16).
+	Target string
+	// ParameterTier is parameter-tier (Desired.ParameterTier): the Tier a
+	// parameter-store scope's PutParameter asks for.
+	ParameterTier string
 }
 
 // Output selects the CLI's log records and report (SPEC §7).

@@ -30,13 +30,19 @@ type planShaping struct {
 	Adopt              []string          `json:"adopt"`
 	AdoptRequireMatch  bool              `json:"adopt_require_match"`
 	AWSOwned           []model.AWSOwned  `json:"aws_owned"`
+	// Target and ParameterTier are written for a parameter-store scope
+	// only (SPEC §16), so a Secrets Manager scope's bytes are the ones it
+	// always had.
+	Target        string `json:"target,omitempty"`
+	ParameterTier string `json:"parameter_tier,omitempty"`
 }
 
 // PlanSettings returns the effective settings of the scope that shape its
 // plan, as canonical bytes (JSON, map keys sorted): prefix, repository id
 // and source root (the scope identity), Region, the role's account (plan
 // assumes plan-role-arn and sync role-arn, of one account: config.chooseRole),
-// profile, KMS key, description, tags, replicas, adopt, aws-owned, the windows and
+// profile, KMS key, description, tags, replicas, adopt, aws-owned, the target
+// and parameter tier of a parameter-store scope, the windows and
 // limits (recovery window, max deletions, allow-empty). Whether names are
 // shown is not in it: a reviewed plan is compared as its own file shows
 // names. Never written as such: the plan file holds a keyed
@@ -44,14 +50,18 @@ type planShaping struct {
 // different settings are told apart and no setting is shown (SPEC §14).
 func (s Scope) PlanSettings() []byte {
 	e, d, a := s.Engine, s.Desired, s.AWS
-	b, err := json.Marshal(planShaping{
+	shape := planShaping{
 		RepositoryID: d.RepositoryID, SourceRoot: d.SourceRoot, SecretPrefix: d.SecretPrefix,
 		Region: a.Region, RoleAccount: model.RoleARNAccount(a.RoleARN), Profile: a.Profile,
 		RecoveryWindowDays: e.RecoveryWindowDays, AllowEmpty: e.AllowEmpty,
 		KMSKeyID: e.Metadata.KMSKeyID, Description: e.Metadata.Description, Tags: e.Metadata.Tags,
 		MaxDeletions: e.MaxDeletions, Replicas: e.Replicas, Adopt: e.Adopt, AdoptRequireMatch: e.AdoptRequireMatch,
 		AWSOwned: e.AWSOwned,
-	})
+	}
+	if d.Target == model.TargetParameterStore {
+		shape.Target, shape.ParameterTier = d.Target, d.ParameterTier
+	}
+	b, err := json.Marshal(shape)
 	if err != nil {
 		panic("config: plan settings do not encode: " + err.Error()) // plain data: cannot happen
 	}

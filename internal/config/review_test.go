@@ -19,6 +19,7 @@ func TestPlanSettingsCoverEveryField(t *testing.T) {
 		"AWS.Region": true, "AWS.RoleARN": true, "AWS.Profile": true,
 		"Engine.RecoveryWindowDays": true, "Engine.AllowEmpty": true, "Engine.Metadata": true,
 		"Engine.MaxDeletions": true, "Engine.Replicas": true, "Engine.Adopt": true, "Engine.AdoptRequireMatch": true, "Engine.AWSOwned": true,
+		"Desired.Target": true, "Desired.ParameterTier": true,
 	}
 	notShaping := map[string]bool{
 		"Desired.RepoPath": true, "Desired.Revision": true, "Desired.MaxEncryptedBytes": true, "Desired.Concurrency": true,
@@ -30,6 +31,10 @@ func TestPlanSettingsCoverEveryField(t *testing.T) {
 		// role came from; PlanRoleARN is plan's read-only role, which a
 		// sync of the reviewed plan never uses (the account is RoleARN's).
 		"Desired.AllowEmpty": true, "Desired.AllowTree": true, "AWS.RoleSetting": true, "AWS.PlanRoleARN": true,
+		// Engine.Target, AWS.Target and AWS.ParameterTier are bound by the
+		// settings Desired.Target and Desired.ParameterTier bind (in the
+		// digest).
+		"Engine.Target": true, "AWS.Target": true, "AWS.ParameterTier": true,
 	}
 	for _, typ := range []reflect.Type{reflect.TypeOf(Desired{}), reflect.TypeOf(AWS{}), reflect.TypeOf(Engine{})} {
 		for i := range typ.NumField() {
@@ -57,12 +62,22 @@ func TestPlanSettingsCoverEveryField(t *testing.T) {
 		"Adopt":        func(s *Scope) { s.Engine.Adopt = []string{"app/x"} },
 		"RequireMatch": func(s *Scope) { s.Engine.AdoptRequireMatch = true },
 		"AWSOwned":     func(s *Scope) { s.Engine.AWSOwned = []model.AWSOwned{{}} },
+		"Target":       func(s *Scope) { s.Desired.Target = model.TargetParameterStore },
 	}
 	for name, change := range changes {
 		s := base
 		change(&s)
 		assert.NotEqual(t, base.PlanSettings(), s.PlanSettings(), "%s: changing it leaves the plan settings equal", name)
 	}
+	// The tier shapes a parameter-store scope's plan; a Secrets Manager
+	// scope's bytes are the ones it had before the second target.
+	std, adv := base, base
+	std.Desired.Target, std.Desired.ParameterTier = model.TargetParameterStore, model.TierStandard
+	adv.Desired.Target, adv.Desired.ParameterTier = model.TargetParameterStore, model.TierAdvanced
+	assert.NotEqual(t, std.PlanSettings(), adv.PlanSettings(), "the parameter tier leaves the plan settings equal")
+	sm := base
+	sm.Desired.Target, sm.Desired.ParameterTier = model.TargetSecretsManager, model.TierStandard
+	assert.Equal(t, base.PlanSettings(), sm.PlanSettings(), "a secrets-manager scope's plan settings changed with the second target")
 	s := base
 	s.Engine.Concurrency, s.AWS.OperationTimeout, s.Desired.Revision = 9, 5, "HEAD~1"
 	assert.Equal(t, base.PlanSettings(), s.PlanSettings(), "a setting that does not shape the plan changed the plan settings")

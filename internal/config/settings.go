@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
@@ -216,6 +217,8 @@ const (
 	Adopt               = "adopt"
 	AdoptRequireMatch   = "adopt-require-match"
 	AWSOwned            = "aws-owned"
+	Target              = "target"
+	ParameterTier       = "parameter-tier"
 )
 
 // DefaultConcurrency is the default of --concurrency: parallel AWS calls
@@ -245,6 +248,15 @@ var Settings = []Setting{
 		bind: into(model.CleanSourceRoot, func(o *Options) *string { return &o.Desired.SourceRoot })},
 	{Name: SecretPrefix, PerScope: true, Required: true, Usage: "secret name prefix; one trailing \"/\" is trimmed",
 		bind: into(model.CleanPrefix, func(o *Options) *string { return &o.Desired.SecretPrefix })},
+	{Name: Target, PerScope: true, Default: model.TargetSecretsManager, Usage: "AWS service the scope's documents are written to: secrets-manager (one secret each) or parameter-store (one SecureString parameter each, named with a leading \"/\")",
+		bind: into(oneOf("must be secrets-manager or parameter-store", model.Targets...),
+			func(o *Options) *string { return &o.Desired.Target },
+			func(o *Options) *string { return &o.Engine.Target },
+			func(o *Options) *string { return &o.AWS.Target })},
+	{Name: ParameterTier, PerScope: true, Default: model.TierStandard, Usage: "tier of the parameters of a parameter-store scope: standard (values up to 4,096 bytes, no charge) or advanced (8,192 bytes, charged); never changed silently",
+		bind: into(oneOf("must be standard or advanced", model.Tiers...),
+			func(o *Options) *string { return &o.Desired.ParameterTier },
+			func(o *Options) *string { return &o.AWS.ParameterTier })},
 	{Name: MaxEncryptedBytes, Kind: KindSize, Default: "8MiB", Usage: "largest committed document accepted (suffixes B, KiB, MiB, GiB)",
 		bind: into(positiveSize, func(o *Options) *int64 { return &o.Desired.MaxEncryptedBytes })},
 	{Name: AllowEmpty, PerScope: true, Kind: KindBool, Default: "false", Usage: "authorize deletions when the desired set is empty",
@@ -289,7 +301,19 @@ var Settings = []Setting{
 	{Name: KMSKeyID, PerScope: true, Usage: "KMS key of owned secrets: key id, key ARN, alias/NAME or alias ARN (not given = not managed)",
 		bind: into[string](ruleOf(model.ValidateKMSKeyID), func(o *Options) *string { return &o.Engine.Metadata.KMSKeyID })},
 	{Name: Description, PerScope: true, Usage: "description of owned secrets, at most 2,048 characters (not given = not managed)",
-		bind: into[string](ruleOf(model.ValidateDescription), func(o *Options) *string { return &o.Engine.Metadata.Description })},
+		bind: func(o *Options, v any) error {
+			d := v.(string)
+			if err := model.ValidateDescription(d); err != nil {
+				return err
+			}
+			// Parameter Store's Description is at most 1,024 characters
+			// (SSM API reference PutParameter); target is bound before.
+			if o.Engine.Target == model.TargetParameterStore && utf8.RuneCountInString(d) > 1024 {
+				return errors.New("must be at most 1,024 characters for target parameter-store")
+			}
+			o.Engine.Metadata.Description = d
+			return nil
+		}},
 	{Name: Tag, PerScope: true, Kind: KindTags, Usage: "KEY=VALUE tag of owned secrets; repeat for more (only these keys are managed)",
 		bind: into[map[string]string](func(m map[string]string) (map[string]string, error) { return m, model.ValidateTags(m) },
 			func(o *Options) *map[string]string { return &o.Engine.Metadata.Tags })},
@@ -305,6 +329,11 @@ var Settings = []Setting{
 	{Name: ReplicaRegions, PerScope: true, Usage: "replica Regions of owned secrets, comma-separated: REGION or REGION=KMS_KEY (not given = replicas are not managed: any replica is a conflict)",
 		bind: func(o *Options, v any) error {
 			rs, err := model.ParseReplicaRegions(v.(string))
+			if err == nil && o.Engine.Target == model.TargetParameterStore {
+				// Parameter Store has no replication (SPEC §16; target is
+				// bound before).
+				err = errors.New("is not available for target parameter-store: Parameter Store parameters have no replicas")
+			}
 			if err == nil {
 				// aws-region is declared (so bound) before: a given Region
 				// is checked here; the SDK chain's Region by the engine.
@@ -342,8 +371,19 @@ var Settings = []Setting{
 	{Name: AdoptRequireMatch, PerScope: true, Kind: KindBool, Default: "false", Usage: "adopt a secret only when its value already equals the document's (else conflict adopt-mismatch)",
 		bind: into[bool](nil, func(o *Options) *bool { return &o.Engine.AdoptRequireMatch })},
 	{Name: AWSOwned, PerScope: true, Kind: KindAWSOwned, Usage: "keys of matching secrets that AWS owns (rotation, generated values): a list of {secret: pattern relative to the prefix, keys: [RFC 6901 pointers], generate: length}; as a flag or variable one JSON array",
-		bind: into(func(e []model.AWSOwned) ([]model.AWSOwned, error) { return e, model.ValidateAWSOwned(e) },
-			func(o *Options) *[]model.AWSOwned { return &o.Engine.AWSOwned })},
+		bind: func(o *Options, v any) error {
+			e := v.([]model.AWSOwned)
+			if err := model.ValidateAWSOwned(e); err != nil {
+				return err
+			}
+			// Parameter Store neither rotates a parameter nor owns any of
+			// its keys (docs/parameter-store.md; target is bound before).
+			if len(e) > 0 && o.Engine.Target == model.TargetParameterStore {
+				return errors.New("is not available for target parameter-store: AWS owns no key of a parameter (no rotation)")
+			}
+			o.Engine.AWSOwned = e
+			return nil
+		}},
 }
 
 // adoptNames checks the adopt list: each entry a valid secret name

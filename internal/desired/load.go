@@ -314,6 +314,9 @@ func decryptAll(ctx context.Context, repo *gitsource.Repository, docs []*documen
 	// entry's diagnostic).
 	take := func(i int, d *document, ent *cacheEntry) {
 		v, e := ent.outcome()
+		if e == nil {
+			e = fitsTarget(opts, len(v))
+		}
 		if e != nil {
 			errs[i] = d.about(e, opts.ShowResourceNames)
 			return
@@ -508,6 +511,11 @@ func checkName(d *document, opts config.Desired, byName map[string]*document) *d
 	if err := model.ValidateName(d.name); err != nil {
 		what, next := nameReason(err)
 		return problem(diag.NameInvalid, what, next)
+	}
+	if opts.Target == model.TargetParameterStore {
+		if e := checkParameter(d); e != nil {
+			return e
+		}
 	}
 	if prev, dup := byName[d.name]; dup {
 		label := model.Redaction{ShowNames: opts.ShowResourceNames}.Label(prev.ordinal, prev.Path)

@@ -17,14 +17,14 @@ func TestScopeDigestMatchesSpecDefinition(t *testing.T) {
 		t.Fatalf("Digest() = %s, want %s", got, want)
 	}
 	// Cleaning: "./secrets" and "secrets" are the same scope; "" is ".".
-	if (Scope{"acme/infra", "./secrets", "prod/app"}).Digest() != want {
+	if (Scope{RepositoryID: "acme/infra", SourceRoot: "./secrets", Prefix: "prod/app"}).Digest() != want {
 		t.Errorf("source root must be cleaned before hashing")
 	}
-	if (Scope{"r", "", "p"}).Digest() != (Scope{"r", ".", "p"}).Digest() {
+	if (Scope{RepositoryID: "r", SourceRoot: "", Prefix: "p"}).Digest() != (Scope{RepositoryID: "r", SourceRoot: ".", Prefix: "p"}).Digest() {
 		t.Errorf(`empty source root must equal "."`)
 	}
 	// The prefix is hashed verbatim: trimming is internal/config's job.
-	if (Scope{"r", ".", "p/"}).Digest() == (Scope{"r", ".", "p"}).Digest() {
+	if (Scope{RepositoryID: "r", SourceRoot: ".", Prefix: "p/"}).Digest() == (Scope{RepositoryID: "r", SourceRoot: ".", Prefix: "p"}).Digest() {
 		t.Errorf("Digest must hash the prefix as given, not trim it")
 	}
 	if !IsDigest(want) {
@@ -53,7 +53,7 @@ func TestIsDigestRejectsMalformedSourceTags(t *testing.T) {
 }
 
 func TestTagsCarryAllThreeReservedKeys(t *testing.T) {
-	s := Scope{"r", "secrets", "p"}
+	s := Scope{RepositoryID: "r", SourceRoot: "secrets", Prefix: "p"}
 	tags := s.Tags("secrets/a.sops.yaml")
 	if tags[TagManagedBy] != "sops-aws-sync" || tags[TagScope] != s.Digest() || tags[TagSource] != SourceDigest("secrets/a.sops.json") || len(tags) != 3 {
 		t.Fatalf("unexpected tags %v", tags)

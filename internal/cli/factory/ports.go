@@ -54,7 +54,9 @@ import (
 //     base account is looked up for that check only when it decides it (a
 //     scope with a role and one without whose prefixes overlap).
 //
-// Errors are diag.Diagnostics, every problem found: aws:config (the shared
+// Errors are diag.Diagnostics, every problem found:
+// config:unsupported-target (a scope whose target has no adapter yet, one
+// per scope, before anything else), aws:config (the shared
 // config or profile cannot be loaded), aws:no-region, config:scope-overlap
 // (one per configured scope involved, in configuration order, exit 3),
 // credentials:caller-identity,
@@ -67,6 +69,9 @@ import (
 func NewPorts(ctx context.Context, trail Trail, scopes, configured []config.Scope) ([]run.ScopePort, error) {
 	if len(scopes) == 0 {
 		return nil, nil
+	}
+	if probs := unsupported(scopes); len(probs) > 0 {
+		return nil, probs
 	}
 	shared := scopes[0].AWS
 	buckets := len(scopes) // an upper bound: the HTTP client is shared by every port
@@ -150,6 +155,20 @@ func NewPorts(ctx context.Context, trail Trail, scopes, configured []config.Scop
 			awssm.Options{OperationTimeout: sc.AWS.OperationTimeout, Pace: p})
 	}
 	return out, nil
+}
+
+// unsupported is one config:unsupported-target per scope whose target
+// has no adapter in this build (parameter-store, SPEC §16, until its
+// adapter lands): refused before the SDK is configured, so such a scope
+// never reaches Secrets Manager's port.
+func unsupported(scopes []config.Scope) diag.Diagnostics {
+	var ds diag.Diagnostics
+	for _, sc := range scopes {
+		if sc.AWS.Target != "" && sc.AWS.Target != model.TargetSecretsManager {
+			ds = append(ds, diag.New(diag.ConfigUnsupportedTarget, settingOf(sc, config.Target)))
+		}
+	}
+	return ds
 }
 
 // Overlaps is the overlap rule of SPEC §10 over scopes and their ports

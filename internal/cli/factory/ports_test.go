@@ -370,3 +370,22 @@ func TestRegression_STSThatNeverAnswersIsBoundedByTheOperationTimeout(t *testing
 		})
 	}
 }
+
+// A parameter-store scope has no adapter in this build: it is refused
+// before the SDK is configured (no STS call, nothing sent anywhere), so it
+// can never be written to Secrets Manager instead; the setting is named.
+func TestNewPorts_UnsupportedTargetIsRefusedBeforeAnyCall(t *testing.T) {
+	srv := stsEmulator(t)
+	ps := scope("params", "prod/a", "eu-west-1", roleProd)
+	ps.AWS.Target = model.TargetParameterStore
+	sm := scope("secrets", "prod/b", "eu-west-1", roleProd)
+	sm.AWS.Target = model.TargetSecretsManager
+	_, err := NewPorts(context.Background(), Trail{}, []config.Scope{sm, ps}, nil)
+	var ds diag.Diagnostics
+	require.ErrorAs(t, err, &ds)
+	require.Len(t, ds, 1)
+	assert.Equal(t, diag.ConfigUnsupportedTarget, ds[0].Class)
+	assert.Equal(t, "scopes.params.target", ds[0].Subject.Setting)
+	assert.Equal(t, vocab.ExitInvalid, diag.ExitCodeOf(ds[0].Class))
+	assert.Empty(t, srv.Control().Must(t).UserAgents().UserAgents, "no AWS call was made")
+}

@@ -1,0 +1,80 @@
+package model
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestParameterName(t *testing.T) {
+	for in, want := range map[string]string{"team/app/db": "/team/app/db", "/team/app/db": "/team/app/db", "x": "/x"} {
+		if got := ParameterName(in); got != want {
+			t.Errorf("ParameterName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestValidateParameterName(t *testing.T) {
+	ok := []string{"/a", "/team/app-1/db_2.x", "/" + strings.Repeat("l/", 14) + "x", "/" + strings.Repeat("n", MaxParameterNameBytes-1), "/awx", "/sm/x"}
+	for _, n := range ok {
+		if err := ValidateParameterName(n); err != nil {
+			t.Errorf("%q: %v", n, err)
+		}
+	}
+	bad := map[string]error{
+		"/a+b": ErrParameterCharacter, "/a=b": ErrParameterCharacter, "/a@b": ErrParameterCharacter, "/a b": ErrParameterCharacter,
+		"/aws/x": ErrParameterReserved, "/AWSx": ErrParameterReserved, "/ssm-1/x": ErrParameterReserved, "/SsM": ErrParameterReserved,
+		"/" + strings.Repeat("l/", 15) + "x":             ErrParameterDepth,
+		"/" + strings.Repeat("n", MaxParameterNameBytes): ErrParameterTooLong,
+		"a": ErrParameterEmpty, "/": ErrParameterEmpty, "/a//b": ErrParameterEmpty, "/a/": ErrParameterEmpty,
+	}
+	for n, want := range bad {
+		if err := ValidateParameterName(n); !errors.Is(err, want) {
+			t.Errorf("%q: %v, want %v", n, err, want)
+		} else if strings.Contains(err.Error(), n) && len(n) > 3 {
+			t.Errorf("%q: the reason quotes the name", n)
+		}
+	}
+}
+
+func TestTierThatFits(t *testing.T) {
+	for size, want := range map[int]string{1: TierStandard, 4096: TierStandard, 4097: TierAdvanced, 8192: TierAdvanced, 8193: ""} {
+		if got := TierThatFits(size); got != want {
+			t.Errorf("TierThatFits(%d) = %q, want %q", size, got, want)
+		}
+	}
+}
+
+// A Secrets Manager scope's digest never changes with the second target;
+// the same scope in Parameter Store is another identity.
+func TestScopeDigestTarget(t *testing.T) {
+	s := Scope{RepositoryID: "acme/infra", SourceRoot: "secrets", Prefix: "prod/app"}
+	sm := s
+	sm.Target = TargetSecretsManager
+	ps := s
+	ps.Target = TargetParameterStore
+	if s.Digest() != sm.Digest() {
+		t.Error("an explicit secrets-manager target changed the digest")
+	}
+	if ps.Digest() == s.Digest() {
+		t.Error("a parameter-store scope must have its own digest")
+	}
+}
+
+func FuzzValidateParameterName(f *testing.F) {
+	for _, s := range []string{"/a/b", "/aws", "/a//b", "/é", "/" + strings.Repeat("a/", 16)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		if ValidateParameterName(name) != nil {
+			return
+		}
+		// An accepted name is what Parameter Store takes.
+		if !strings.HasPrefix(name, "/") || strings.Count(name, "/") > MaxParameterLevels || len(name) > MaxParameterNameBytes || strings.Contains(name, "//") {
+			t.Fatalf("accepted %q", name)
+		}
+		if ParameterName(name) != name {
+			t.Fatalf("ParameterName is not idempotent on %q", name)
+		}
+	})
+}
