@@ -232,4 +232,8 @@ func TestCreateSecret_AddReplicaRegionsShowsReplicationStatus(t *testing.T) {
 	}
 	_, err := c.CreateSecret(ctx, &secretsmanager.CreateSecretInput{Name: aws.String("bad"), AddReplicaRegions: []types.ReplicaRegionType{{Region: aws.String("Mars")}}})
 	wantCode(t, err, "InvalidParameterException")
+	// AddReplicaRegionListType has at least one member: a list sent empty
+	// is refused (the SDK sends [] for an empty, non-nil slice).
+	_, err = c.CreateSecret(ctx, &secretsmanager.CreateSecretInput{Name: aws.String("empty"), SecretString: aws.String("v"), AddReplicaRegions: []types.ReplicaRegionType{}})
+	wantCode(t, err, "ValidationException")
 }

@@ -227,8 +227,13 @@ func isReplicaOf(r *record, primaryRegion string) bool {
 
 // parseReplicaRegions validates AddReplicaRegions (model
 // AddReplicaRegionListType, min 1; Region pattern ([a-z]+-)+\d+; KmsKeyId as
-// for CreateSecret) and refuses the secret's own Region and duplicates.
+// for CreateSecret) and refuses the secret's own Region and duplicates. A
+// list present but empty (`"AddReplicaRegions":[]`) breaks the minimum, as
+// in AWS; an absent one (nil) is CreateSecret's "no replicas".
 func parseReplicaRegions(in []replicaRegionIn, own string) ([]replicaState, *apiError) {
+	if in != nil && len(in) == 0 {
+		return nil, errTooShort("addReplicaRegions", 1)
+	}
 	var out []replicaState
 	for _, rr := range in {
 		if rr.Region == nil || !validRegion(*rr.Region) || *rr.Region == own {
