@@ -2154,9 +2154,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve2, reject) => {
+          return new Promise((resolve3, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve2(data);
+              return err ? reject(err) : resolve3(data);
             });
           });
         }
@@ -2194,12 +2194,12 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve2, reject) => {
+          return new Promise((resolve3, reject) => {
             this.destroy(err, (err2, data) => {
               return err2 ? (
                 /* istanbul ignore next: should never error */
                 reject(err2)
-              ) : resolve2(data);
+              ) : resolve3(data);
             });
           });
         }
@@ -4466,8 +4466,8 @@ var require_util2 = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise = new Promise((resolve2, reject) => {
-        res = resolve2;
+      const promise = new Promise((resolve3, reject) => {
+        res = resolve3;
         rej = reject;
       });
       return { promise, resolve: res, reject: rej };
@@ -6718,12 +6718,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve2, reject) => {
+      const waitForDrain = () => new Promise((resolve3, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve2;
+          callback = resolve3;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -7393,12 +7393,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve2, reject) => {
+      const waitForDrain = () => new Promise((resolve3, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve2;
+          callback = resolve3;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -7877,16 +7877,16 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       async [kClose]() {
-        return new Promise((resolve2) => {
+        return new Promise((resolve3) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve2;
+            this[kClosedResolve] = resolve3;
           } else {
-            resolve2(null);
+            resolve3(null);
           }
         });
       }
       async [kDestroy](err) {
-        return new Promise((resolve2) => {
+        return new Promise((resolve3) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request = requests[i];
@@ -7897,7 +7897,7 @@ var require_client = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve2(null);
+            resolve3(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -7948,7 +7948,7 @@ var require_client = __commonJS({
         });
       }
       try {
-        const socket = await new Promise((resolve2, reject) => {
+        const socket = await new Promise((resolve3, reject) => {
           client[kConnector]({
             host,
             hostname,
@@ -7960,7 +7960,7 @@ var require_client = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve2(socket2);
+              resolve3(socket2);
             }
           });
         });
@@ -8296,8 +8296,8 @@ var require_pool_base = __commonJS({
         if (this[kQueue].isEmpty()) {
           await Promise.all(this[kClients].map((c) => c.close()));
         } else {
-          await new Promise((resolve2) => {
-            this[kClosedResolve] = resolve2;
+          await new Promise((resolve3) => {
+            this[kClosedResolve] = resolve3;
           });
         }
       }
@@ -9566,7 +9566,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return null;
         }
-        return await new Promise((resolve2, reject) => {
+        return await new Promise((resolve3, reject) => {
           if (this[kContentLength] > limit) {
             this.destroy(new AbortError());
           }
@@ -9579,7 +9579,7 @@ var require_readable = __commonJS({
             if (signal?.aborted) {
               reject(signal.reason ?? new AbortError());
             } else {
-              resolve2(null);
+              resolve3(null);
             }
           }).on("error", noop).on("data", function(chunk) {
             limit -= chunk.length;
@@ -9598,7 +9598,7 @@ var require_readable = __commonJS({
     }
     async function consume(stream2, type) {
       assert(!stream2[kConsume]);
-      return new Promise((resolve2, reject) => {
+      return new Promise((resolve3, reject) => {
         if (isUnusable(stream2)) {
           const rState = stream2._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -9615,7 +9615,7 @@ var require_readable = __commonJS({
             stream2[kConsume] = {
               type,
               stream: stream2,
-              resolve: resolve2,
+              resolve: resolve3,
               reject,
               length: 0,
               body: []
@@ -9685,18 +9685,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2) {
-      const { type, body, resolve: resolve2, stream: stream2, length } = consume2;
+      const { type, body, resolve: resolve3, stream: stream2, length } = consume2;
       try {
         if (type === "text") {
-          resolve2(chunksDecode(body, length));
+          resolve3(chunksDecode(body, length));
         } else if (type === "json") {
-          resolve2(JSON.parse(chunksDecode(body, length)));
+          resolve3(JSON.parse(chunksDecode(body, length)));
         } else if (type === "arrayBuffer") {
-          resolve2(chunksConcat(body, length).buffer);
+          resolve3(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve2(new Blob(body, { type: stream2[kContentType] }));
+          resolve3(new Blob(body, { type: stream2[kContentType] }));
         } else if (type === "bytes") {
-          resolve2(chunksConcat(body, length));
+          resolve3(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -9953,9 +9953,9 @@ var require_api_request = __commonJS({
     };
     function request(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve2, reject) => {
+        return new Promise((resolve3, reject) => {
           request.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve2(data);
+            return err ? reject(err) : resolve3(data);
           });
         });
       }
@@ -10178,9 +10178,9 @@ var require_api_stream = __commonJS({
     };
     function stream2(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve2, reject) => {
+        return new Promise((resolve3, reject) => {
           stream2.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve2(data);
+            return err ? reject(err) : resolve3(data);
           });
         });
       }
@@ -10465,9 +10465,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve2, reject) => {
+        return new Promise((resolve3, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve2(data);
+            return err ? reject(err) : resolve3(data);
           });
         });
       }
@@ -10559,9 +10559,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve2, reject) => {
+        return new Promise((resolve3, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve2(data);
+            return err ? reject(err) : resolve3(data);
           });
         });
       }
@@ -14424,7 +14424,7 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request);
         const agent = fetchParams.controller.dispatcher;
-        return new Promise((resolve2, reject) => agent.dispatch(
+        return new Promise((resolve3, reject) => agent.dispatch(
           {
             path: url.pathname + url.search,
             origin: url.origin,
@@ -14500,7 +14500,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve2({
+              resolve3({
                 status,
                 statusText,
                 headersList,
@@ -14543,7 +14543,7 @@ var require_fetch = __commonJS({
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
-              resolve2({
+              resolve3({
                 status,
                 statusText: STATUS_CODES[status],
                 headersList,
@@ -18284,8 +18284,8 @@ var require_util8 = __commonJS({
       return true;
     }
     function delay(ms) {
-      return new Promise((resolve2) => {
-        setTimeout(resolve2, ms).unref();
+      return new Promise((resolve3) => {
+        setTimeout(resolve3, ms).unref();
       });
     }
     module2.exports = {
@@ -21357,9 +21357,9 @@ var require_semver2 = __commonJS({
 });
 
 // src/main.ts
-var import_promises4 = require("node:fs/promises");
-var import_node_os = require("node:os");
-var import_node_path2 = require("node:path");
+var import_promises5 = require("node:fs/promises");
+var import_node_os2 = require("node:os");
+var import_node_path4 = require("node:path");
 
 // node_modules/@actions/core/lib/command.js
 var os = __toESM(require("os"), 1);
@@ -21545,11 +21545,11 @@ var tunnel = __toESM(require_tunnel2(), 1);
 var import_undici = __toESM(require_undici(), 1);
 var __awaiter = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve2) {
-      resolve2(value);
+    return value instanceof P ? value : new P(function(resolve3) {
+      resolve3(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve2, reject) {
+  return new (P || (P = Promise))(function(resolve3, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -21565,7 +21565,7 @@ var __awaiter = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve2(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -21638,26 +21638,26 @@ var HttpClientResponse = class {
   }
   readBody() {
     return __awaiter(this, void 0, void 0, function* () {
-      return new Promise((resolve2) => __awaiter(this, void 0, void 0, function* () {
+      return new Promise((resolve3) => __awaiter(this, void 0, void 0, function* () {
         let output = Buffer.alloc(0);
         this.message.on("data", (chunk) => {
           output = Buffer.concat([output, chunk]);
         });
         this.message.on("end", () => {
-          resolve2(output.toString());
+          resolve3(output.toString());
         });
       }));
     });
   }
   readBodyBuffer() {
     return __awaiter(this, void 0, void 0, function* () {
-      return new Promise((resolve2) => __awaiter(this, void 0, void 0, function* () {
+      return new Promise((resolve3) => __awaiter(this, void 0, void 0, function* () {
         const chunks = [];
         this.message.on("data", (chunk) => {
           chunks.push(chunk);
         });
         this.message.on("end", () => {
-          resolve2(Buffer.concat(chunks));
+          resolve3(Buffer.concat(chunks));
         });
       }));
     });
@@ -21860,14 +21860,14 @@ var HttpClient = class {
    */
   requestRaw(info2, data) {
     return __awaiter(this, void 0, void 0, function* () {
-      return new Promise((resolve2, reject) => {
+      return new Promise((resolve3, reject) => {
         function callbackForResult(err, res) {
           if (err) {
             reject(err);
           } else if (!res) {
             reject(new Error("Unknown error"));
           } else {
-            resolve2(res);
+            resolve3(res);
           }
         }
         this.requestRawWithCallback(info2, data, callbackForResult);
@@ -22111,12 +22111,12 @@ var HttpClient = class {
     return __awaiter(this, void 0, void 0, function* () {
       retryNumber = Math.min(ExponentialBackoffCeiling, retryNumber);
       const ms = ExponentialBackoffTimeSlice * Math.pow(2, retryNumber);
-      return new Promise((resolve2) => setTimeout(() => resolve2(), ms));
+      return new Promise((resolve3) => setTimeout(() => resolve3(), ms));
     });
   }
   _processResponse(res, options) {
     return __awaiter(this, void 0, void 0, function* () {
-      return new Promise((resolve2, reject) => __awaiter(this, void 0, void 0, function* () {
+      return new Promise((resolve3, reject) => __awaiter(this, void 0, void 0, function* () {
         const statusCode = res.message.statusCode || 0;
         const response = {
           statusCode,
@@ -22124,7 +22124,7 @@ var HttpClient = class {
           headers: {}
         };
         if (statusCode === HttpCodes.NotFound) {
-          resolve2(response);
+          resolve3(response);
         }
         function dateTimeDeserializer(key, value) {
           if (typeof value === "string") {
@@ -22163,7 +22163,7 @@ var HttpClient = class {
           err.result = response.result;
           reject(err);
         } else {
-          resolve2(response);
+          resolve3(response);
         }
       }));
     });
@@ -22176,11 +22176,11 @@ var import_os = require("os");
 var import_fs = require("fs");
 var __awaiter2 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve2) {
-      resolve2(value);
+    return value instanceof P ? value : new P(function(resolve3) {
+      resolve3(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve2, reject) {
+  return new (P || (P = Promise))(function(resolve3, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -22196,7 +22196,7 @@ var __awaiter2 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve2(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -22477,11 +22477,11 @@ var fs2 = __toESM(require("fs"), 1);
 var path = __toESM(require("path"), 1);
 var __awaiter3 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve2) {
-      resolve2(value);
+    return value instanceof P ? value : new P(function(resolve3) {
+      resolve3(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve2, reject) {
+  return new (P || (P = Promise))(function(resolve3, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -22497,7 +22497,7 @@ var __awaiter3 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve2(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -22610,11 +22610,11 @@ function isUnixExecutable(stats) {
 // node_modules/@actions/io/lib/io.js
 var __awaiter4 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve2) {
-      resolve2(value);
+    return value instanceof P ? value : new P(function(resolve3) {
+      resolve3(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve2, reject) {
+  return new (P || (P = Promise))(function(resolve3, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -22630,7 +22630,7 @@ var __awaiter4 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve2(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -22800,11 +22800,11 @@ function copyFile2(srcFile, destFile, force) {
 var import_timers = require("timers");
 var __awaiter5 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve2) {
-      resolve2(value);
+    return value instanceof P ? value : new P(function(resolve3) {
+      resolve3(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve2, reject) {
+  return new (P || (P = Promise))(function(resolve3, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -22820,7 +22820,7 @@ var __awaiter5 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve2(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -23039,7 +23039,7 @@ var ToolRunner = class extends events.EventEmitter {
         this.toolPath = path3.resolve(process.cwd(), this.options.cwd || process.cwd(), this.toolPath);
       }
       this.toolPath = yield which(this.toolPath, true);
-      return new Promise((resolve2, reject) => __awaiter5(this, void 0, void 0, function* () {
+      return new Promise((resolve3, reject) => __awaiter5(this, void 0, void 0, function* () {
         this._debug(`exec tool: ${this.toolPath}`);
         this._debug("arguments:");
         for (const arg of this.args) {
@@ -23122,7 +23122,7 @@ var ToolRunner = class extends events.EventEmitter {
           if (error2) {
             reject(error2);
           } else {
-            resolve2(exitCode);
+            resolve3(exitCode);
           }
         });
         if (this.options.input) {
@@ -23245,11 +23245,11 @@ var ExecState = class _ExecState extends events.EventEmitter {
 // node_modules/@actions/exec/lib/exec.js
 var __awaiter6 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve2) {
-      resolve2(value);
+    return value instanceof P ? value : new P(function(resolve3) {
+      resolve3(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve2, reject) {
+  return new (P || (P = Promise))(function(resolve3, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -23265,7 +23265,7 @@ var __awaiter6 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve2(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -23398,10 +23398,10 @@ var Cancellation = class {
   whenSignalled() {
     const first = this.first;
     if (first !== void 0) return Promise.resolve(first);
-    return new Promise((resolve2) => {
+    return new Promise((resolve3) => {
       const off = this.subscribe((sig) => {
         off();
-        resolve2(sig);
+        resolve3(sig);
       });
     });
   }
@@ -23417,7 +23417,7 @@ function untilCancelled(work, cancellation, onSignal) {
     work.catch(() => void 0);
     return Promise.reject(onSignal(cancellation.signal));
   }
-  return new Promise((resolve2, reject) => {
+  return new Promise((resolve3, reject) => {
     let done = false;
     const off = cancellation.subscribe((sig) => {
       if (done) return;
@@ -23430,7 +23430,7 @@ function untilCancelled(work, cancellation, onSignal) {
         if (done) return;
         done = true;
         off();
-        resolve2(v);
+        resolve3(v);
       },
       (e) => {
         if (done) return;
@@ -23490,7 +23490,7 @@ function supervise(child2, cancellation, opts) {
 // src/cli.ts
 var import_node_crypto = require("node:crypto");
 var import_node_child_process = require("node:child_process");
-function cliArgs(inputs, repositoryPath, reportFile, planFile) {
+function cliArgs(inputs, repositoryPath2, reportFile, planFile) {
   const args = [inputs.mode];
   const flag = (name, value) => {
     if (value !== void 0 && value !== "") args.push(`--${name}=${value}`);
@@ -23498,7 +23498,7 @@ function cliArgs(inputs, repositoryPath, reportFile, planFile) {
   const bool = (name, value) => {
     if (inputs.configFile === "" || value) flag(name, String(value));
   };
-  flag("repository", repositoryPath);
+  flag("repository", repositoryPath2);
   flag("config", inputs.configFile);
   flag("scope", inputs.scopes.join(","));
   flag("revision", inputs.revision);
@@ -23533,7 +23533,7 @@ async function runCli(binary, args, cwd, env, opts = {}) {
   write(`::stop-commands::${marker}
 `);
   try {
-    return await new Promise((resolve2, reject) => {
+    return await new Promise((resolve3, reject) => {
       let stderrBytes = 0;
       let exited;
       let settled = false;
@@ -23559,7 +23559,7 @@ async function runCli(binary, args, cwd, env, opts = {}) {
           return;
         }
         const { code, signal } = exited;
-        resolve2({ exitCode: Number.isInteger(code) ? code : -1, signal, stderrBytes, ...outcome });
+        resolve3({ exitCode: Number.isInteger(code) ? code : -1, signal, stderrBytes, ...outcome });
       };
       child2.stdout.on("data", (data) => {
         write(data);
@@ -23784,11 +23784,11 @@ var import_assert2 = require("assert");
 // node_modules/@actions/tool-cache/lib/retry-helper.js
 var __awaiter7 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve2) {
-      resolve2(value);
+    return value instanceof P ? value : new P(function(resolve3) {
+      resolve3(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve2, reject) {
+  return new (P || (P = Promise))(function(resolve3, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -23804,7 +23804,7 @@ var __awaiter7 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve2(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -23846,7 +23846,7 @@ var RetryHelper = class {
   }
   sleep(seconds) {
     return __awaiter7(this, void 0, void 0, function* () {
-      return new Promise((resolve2) => setTimeout(resolve2, seconds * 1e3));
+      return new Promise((resolve3) => setTimeout(resolve3, seconds * 1e3));
     });
   }
 };
@@ -23854,11 +23854,11 @@ var RetryHelper = class {
 // node_modules/@actions/tool-cache/lib/tool-cache.js
 var __awaiter8 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve2) {
-      resolve2(value);
+    return value instanceof P ? value : new P(function(resolve3) {
+      resolve3(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve2, reject) {
+  return new (P || (P = Promise))(function(resolve3, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -23874,7 +23874,7 @@ var __awaiter8 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve2(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -24089,6 +24089,9 @@ var Message = {
   install: "Exact CLI installation or verification failed",
   checksum: "CLI binary checksum verification failed",
   internal: "sops-aws-sync Action execution failed",
+  forkRefused: "sops-aws-sync does not plan pull requests from forks",
+  unplannedChange: "sops-aws-sync computed no plan for a pull request that changes secrets; a maintainer must plan it from a branch",
+  noCredentials: "sops-aws-sync computed no plan: the job has no AWS credentials",
   stderrWarning: "sops-aws-sync wrote a diagnostic to stderr",
   planRenderWarning: "sops-aws-sync could not render its plan file; the summary has no plan section",
   commentWarning: "sops-aws-sync could not post the plan comment on the pull request",
@@ -24341,7 +24344,7 @@ async function planFileExists(path5) {
   }
 }
 function renderMarkdown(binary, planFile, cwd, env, timeoutMs) {
-  return new Promise((resolve2) => {
+  return new Promise((resolve3) => {
     const chunks = [];
     let kept = 0;
     let timedOut = false;
@@ -24364,17 +24367,17 @@ function renderMarkdown(binary, planFile, cwd, env, timeoutMs) {
     child2.stderr.resume();
     child2.on("error", () => {
       clearTimeout(timer);
-      resolve2({ ok: false, reason: "sops-aws-sync show could not be started" });
+      resolve3({ ok: false, reason: "sops-aws-sync show could not be started" });
     });
     child2.on("close", (code, signal) => {
       clearTimeout(timer);
-      if (timedOut) resolve2({ ok: false, reason: `sops-aws-sync show did not finish within ${timeoutMs} ms` });
-      else if (signal !== null) resolve2({ ok: false, reason: `sops-aws-sync show was ended by ${signal}` });
-      else if (code !== 0) resolve2({ ok: false, reason: `sops-aws-sync show exited ${String(code)}` });
+      if (timedOut) resolve3({ ok: false, reason: `sops-aws-sync show did not finish within ${timeoutMs} ms` });
+      else if (signal !== null) resolve3({ ok: false, reason: `sops-aws-sync show was ended by ${signal}` });
+      else if (code !== 0) resolve3({ ok: false, reason: `sops-aws-sync show exited ${String(code)}` });
       else {
         const markdown = Buffer.concat(chunks).toString("utf8");
-        if (markdown.trim() === "") resolve2({ ok: false, reason: "sops-aws-sync show printed nothing" });
-        else resolve2({ ok: true, markdown });
+        if (markdown.trim() === "") resolve3({ ok: false, reason: "sops-aws-sync show printed nothing" });
+        else resolve3({ ok: true, markdown });
       }
     });
   });
@@ -24620,7 +24623,11 @@ function parseDriftIssue(read, mode, env) {
 }
 function parseInputs(read, env) {
   const mode = read("mode") || "plan";
-  if (mode !== "plan" && mode !== "sync") throw configFailure("Input mode must be plan or sync.");
+  if (mode !== "plan" && mode !== "sync" && mode !== "validate") throw configFailure("Input mode must be plan, sync or validate.");
+  const forkPullRequests = read("fork-pull-requests") || "validate";
+  if (forkPullRequests !== "validate" && forkPullRequests !== "fail") {
+    throw configFailure("Input fork-pull-requests must be validate or fail.");
+  }
   const configFile = singleLine(read, "config-file");
   const secretPrefix = singleLine(read, "secret-prefix");
   if (secretPrefix === "" && configFile === "") {
@@ -24685,6 +24692,7 @@ function parseInputs(read, env) {
     showResourceNames: parseBoolean(read, "show-resource-names"),
     pullRequestComment: parseBoolean(read, "pull-request-comment"),
     driftIssue: parseDriftIssue(read, mode, env),
+    forkPullRequests,
     cliVersion,
     githubToken
   };
@@ -24875,6 +24883,230 @@ async function install(version, token, env, childEnv) {
   return { path: path5, version, fromCache: cachedDir !== "" };
 }
 
+// src/pulls.ts
+var import_node_fs2 = require("node:fs");
+var import_promises4 = require("node:fs/promises");
+var import_node_os = require("node:os");
+var import_node_path3 = require("node:path");
+
+// src/unplanned.ts
+var import_node_path2 = require("node:path");
+var PR_EVENTS3 = /* @__PURE__ */ new Set(["pull_request", "pull_request_target"]);
+function isRecord4(v) {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+function repoOf(side) {
+  if (!isRecord4(side) || !isRecord4(side.repo)) return void 0;
+  return { id: side.repo.id, name: side.repo.full_name };
+}
+function pullRequestFacts(eventName, payload) {
+  if (!PR_EVENTS3.has(eventName) || !isRecord4(payload) || !isRecord4(payload.pull_request)) return void 0;
+  const pr = payload.pull_request;
+  const n = pr.number;
+  if (typeof n !== "number" || !Number.isSafeInteger(n) || n <= 0) return void 0;
+  const head = repoOf(pr.head);
+  const base = repoOf(pr.base);
+  let same = false;
+  if (head !== void 0 && base !== void 0) {
+    if (typeof head.id === "number" && typeof base.id === "number") same = head.id === base.id;
+    else if (typeof head.name === "string" && typeof base.name === "string" && head.name !== "") {
+      same = head.name.toLowerCase() === base.name.toLowerCase();
+    }
+  }
+  return { number: n, fork: !same };
+}
+var AWS_CREDENTIAL_VARIABLES = [
+  "AWS_ACCESS_KEY_ID",
+  "AWS_WEB_IDENTITY_TOKEN_FILE",
+  "AWS_PROFILE",
+  "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+  "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+  "ACTIONS_ID_TOKEN_REQUEST_URL"
+];
+function mayReachAws(env, sharedFile) {
+  if (env.RUNNER_ENVIRONMENT !== "github-hosted") return true;
+  if (sharedFile) return true;
+  return AWS_CREDENTIAL_VARIABLES.some((name) => (env[name] ?? "") !== "");
+}
+function chooseRun(f) {
+  const fork = f.pullRequest?.fork === true;
+  if (f.mode === "validate") return { kind: "validate", noDecrypt: fork, pullRequest: f.pullRequest };
+  if (fork && f.mode === "sync") {
+    return {
+      kind: "refuse",
+      message: Message.invalid,
+      detail: "mode sync never runs for a pull request from a fork: sync the merged commit on the protected branch."
+    };
+  }
+  if (fork && f.forkPolicy === "fail") {
+    return {
+      kind: "refuse",
+      message: Message.forkRefused,
+      detail: `Pull request #${f.pullRequest?.number ?? 0} comes from a fork and fork-pull-requests is fail: no plan and no check were run. A maintainer can plan it from a branch of this repository (docs/github-action.md).`
+    };
+  }
+  if (fork) return { kind: "no-plan", reason: "fork", pullRequest: f.pullRequest };
+  if (f.mode === "plan" && !f.awsReachable) return { kind: "no-plan", reason: "no-credentials", pullRequest: f.pullRequest };
+  return { kind: "plan" };
+}
+function noPlanSentence(reason) {
+  return reason === "fork" ? "No plan was computed: this pull request comes from a fork, whose run gets no AWS credentials and must read no secret. sops-aws-sync ran `validate --no-decrypt` (the checks that need no key) instead." : "No plan was computed: the job has no AWS credentials (no AWS credential variable, no shared AWS file, no OIDC token, on a GitHub-hosted runner). sops-aws-sync ran `validate --no-decrypt` (the checks that need no key) instead.";
+}
+var MAX_LISTED_FILES = 3e3;
+function cleanRel(p) {
+  const n = import_node_path2.posix.normalize(p.replace(/\\/g, "/"));
+  if (n.startsWith("/") || n === ".." || n.startsWith("../")) return "";
+  return n === "." ? "." : n.replace(/\/+$/, "");
+}
+function isUnder(path5, root) {
+  const r = cleanRel(root);
+  const p = cleanRel(path5);
+  if (r === "" || p === "") return false;
+  return r === "." || p === r || p.startsWith(`${r}/`);
+}
+function secretsChanges(files, sourceRoots, configFile) {
+  const config = configFile === "" ? "" : cleanRel(configFile);
+  const hit = /* @__PURE__ */ new Set();
+  for (const f of files) {
+    for (const p of [f.filename, f.previousFilename]) {
+      if (p === void 0) continue;
+      if (config !== "" && cleanRel(p) === config || sourceRoots.some((r) => isUnder(p, r))) hit.add(p);
+    }
+  }
+  return [...hit].sort();
+}
+function judgeNoPlan(reason, pullRequest, sourceRoots, configFile, files) {
+  const branch = 'A maintainer must run the plan from a branch of this repository (docs/github-action.md, "Pull requests from forks").';
+  if (pullRequest === void 0) {
+    return {
+      kind: "fail",
+      message: Message.noCredentials,
+      detail: "No plan was computed and the run is not for a pull request, so nothing tells that none was needed. Give the job AWS credentials."
+    };
+  }
+  const unplanned = (detail) => ({ kind: "fail", message: Message.unplannedChange, detail: `${detail} ${branch}` });
+  if (sourceRoots === void 0 || sourceRoots.length === 0) return unplanned("The CLI did not list the source roots, so the pull request may change secrets.");
+  if (files === void 0 || files.kind === "failed") {
+    const why = files === void 0 ? "were not listed" : `could not be listed: ${files.reason}`;
+    return unplanned(`The files of pull request #${pullRequest.number} ${why}, so it may change secrets.`);
+  }
+  if (files.files.length >= MAX_LISTED_FILES) {
+    return unplanned(`Pull request #${pullRequest.number} changes ${MAX_LISTED_FILES} or more files, more than GitHub lists, so it may change secrets.`);
+  }
+  const hits = secretsChanges(files.files, sourceRoots, configFile);
+  if (hits.length > 0) {
+    return unplanned(`Pull request #${pullRequest.number} changes ${hits.length} file${hits.length === 1 ? "" : "s"} under a source root or the config file.`);
+  }
+  return {
+    kind: "pass",
+    detail: `Pull request #${pullRequest.number} changes no file under a source root (${sourceRoots.join(", ")})${configFile === "" ? "" : " and not the config file"}: there is no plan to review.`
+  };
+}
+var KEPT = /* @__PURE__ */ new Set(["AWS_REGION", "AWS_DEFAULT_REGION"]);
+function withoutSecrets(env) {
+  const out = {};
+  for (const [k, v] of Object.entries(env)) {
+    const u = k.toUpperCase();
+    const dropped = u.startsWith("AWS_") && !KEPT.has(u) || u.startsWith("SOPS_") && !u.startsWith("SOPS_AWS_SYNC_") || /^(VAULT_|GOOGLE_|CLOUDSDK_|AZURE_|ARM_)/.test(u) || u === "GNUPGHOME";
+    if (!dropped) out[k] = v;
+  }
+  return out;
+}
+
+// src/pulls.ts
+var PullFilesError = class extends Error {
+  constructor(reason) {
+    super(reason);
+    this.name = "PullFilesError";
+  }
+};
+function isRecord5(v) {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+var PER_PAGE = 100;
+var GitHubPullFiles = class extends GitHubRest {
+  fail(reason) {
+    return new PullFilesError(reason);
+  }
+  /**
+   * Every file of pull request number in repo (owner/repo), page by page
+   * until a page is not full or MAX_LISTED_FILES are listed. Only the path
+   * (filename) and, for a rename, the former path (previous_filename) are
+   * kept; an entry without a filename fails the listing.
+   */
+  async list(repo, number) {
+    const what = `Listing the files of pull request #${number}`;
+    const files = [];
+    for (let page = 1; files.length < MAX_LISTED_FILES; page++) {
+      const url = `${this.base}/repos/${repo}/pulls/${number}/files?per_page=${PER_PAGE}&page=${page}`;
+      const res = await this.send(what, () => this.http.get(url, this.headers()), 200);
+      const doc = this.json(res.body, what);
+      if (!Array.isArray(doc)) throw this.fail(`${what} returned an unexpected document`);
+      for (const f of doc) {
+        if (!isRecord5(f) || typeof f.filename !== "string" || f.filename === "") throw this.fail(`${what} returned a file without a name`);
+        files.push(typeof f.previous_filename === "string" ? { filename: f.filename, previousFilename: f.previous_filename } : { filename: f.filename });
+      }
+      if (doc.length < PER_PAGE) break;
+    }
+    return files;
+  }
+};
+async function readPullFiles(api, repo, number) {
+  try {
+    return { kind: "listed", files: await api.list(repo, number) };
+  } catch (e) {
+    if (e instanceof PullFilesError) return { kind: "failed", reason: e.message };
+    throw e;
+  }
+}
+var SOURCE_ROOTS_SCHEMA = "sops-aws-sync/source-roots/v1";
+var MAX_SOURCE_ROOTS_BYTES = 1 << 20;
+function parseSourceRoots(text) {
+  let doc;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    return void 0;
+  }
+  if (!isRecord5(doc) || Object.keys(doc).sort().join(",") !== "schema_version,scopes") return void 0;
+  if (doc.schema_version !== SOURCE_ROOTS_SCHEMA || !Array.isArray(doc.scopes) || doc.scopes.length === 0) return void 0;
+  const roots = [];
+  for (const s of doc.scopes) {
+    if (!isRecord5(s) || Object.keys(s).sort().join(",") !== "name,source_root") return void 0;
+    if (typeof s.name !== "string" || typeof s.source_root !== "string" || s.source_root === "") return void 0;
+    roots.push(s.source_root);
+  }
+  return roots;
+}
+async function readSourceRoots(path5) {
+  try {
+    const st = await (0, import_promises4.lstat)(path5);
+    if (!st.isFile() || st.size > MAX_SOURCE_ROOTS_BYTES) return void 0;
+    return parseSourceRoots(await (0, import_promises4.readFile)(path5, "utf8"));
+  } catch {
+    return void 0;
+  }
+}
+async function readRunFacts(env, mode, forkPolicy) {
+  let payload;
+  const event = env.GITHUB_EVENT_NAME ?? "";
+  if (event.startsWith("pull_request") && (env.GITHUB_EVENT_PATH ?? "") !== "") {
+    try {
+      payload = JSON.parse(await (0, import_promises4.readFile)(env.GITHUB_EVENT_PATH ?? "", "utf8"));
+    } catch {
+      payload = void 0;
+    }
+  }
+  const home = env.HOME || (0, import_node_os.homedir)();
+  const shared = [env.AWS_SHARED_CREDENTIALS_FILE || (0, import_node_path3.join)(home, ".aws", "credentials"), env.AWS_CONFIG_FILE || (0, import_node_path3.join)(home, ".aws", "config")];
+  return {
+    mode,
+    forkPolicy,
+    pullRequest: pullRequestFacts(event, payload),
+    awsReachable: mayReachAws(env, shared.some((p) => (0, import_node_fs2.existsSync)(p)))
+  };
+}
+
 // src/report.ts
 var REPORT_SCHEMA = "sops-aws-sync/report/v1";
 var MAX_REPORT_BYTES = 64 * 1024;
@@ -25005,8 +25237,11 @@ function crossCheck(exitCode, report, ctx) {
   if (allowed === void 0) return `exit code ${exitCode} is not documented`;
   const { status, verification } = report;
   if (!allowed.includes(status)) return `exit code ${exitCode} does not allow status ${status}`;
-  if (ctx.mode === "plan") {
-    if (verification !== "not-run") return "plan reported a verification outcome";
+  if (ctx.mode !== "sync") {
+    if (verification !== "not-run") return `${ctx.mode} reported a verification outcome`;
+    if (ctx.mode === "validate" && (status === "drift" || Object.values(report.counts).some((n) => n !== 0))) {
+      return "validate reported a plan";
+    }
     if (exitCode === 2 && !ctx.detailedExitCode) return "exit code 2 without fail-on-drift";
     if (status === "drift" && exitCode === 0 && ctx.detailedExitCode) {
       return "drift exited 0 although fail-on-drift was set";
@@ -25063,21 +25298,21 @@ function judgeRun(read, cli, cliVersion, ctx) {
 
 // src/main.ts
 async function privatePaths(env) {
-  const dir = await (0, import_promises4.mkdtemp)((0, import_node_path2.join)(env.RUNNER_TEMP || (0, import_node_os.tmpdir)(), "sops-aws-sync-"));
-  await (0, import_promises4.chmod)(dir, 448);
-  return { report: (0, import_node_path2.join)(dir, "report.json"), plan: (0, import_node_path2.join)(dir, "plan.json") };
+  const dir = await (0, import_promises5.mkdtemp)((0, import_node_path4.join)(env.RUNNER_TEMP || (0, import_node_os2.tmpdir)(), "sops-aws-sync-"));
+  await (0, import_promises5.chmod)(dir, 448);
+  return { report: (0, import_node_path4.join)(dir, "report.json"), plan: (0, import_node_path4.join)(dir, "plan.json"), roots: (0, import_node_path4.join)(dir, "source-roots.json") };
 }
 async function readReport(path5) {
   let st;
   try {
-    st = await (0, import_promises4.lstat)(path5);
+    st = await (0, import_promises5.lstat)(path5);
   } catch {
     return { kind: "absent" };
   }
   if (!st.isFile()) return { kind: "broken", reason: "report is not a regular file", regularFile: false };
   if (st.size > MAX_REPORT_BYTES) return { kind: "broken", reason: "report is larger than expected", regularFile: true };
   try {
-    return { kind: "valid", report: parseReport(await (0, import_promises4.readFile)(path5, "utf8")) };
+    return { kind: "valid", report: parseReport(await (0, import_promises5.readFile)(path5, "utf8")) };
   } catch (e) {
     if (e instanceof ReportError) return { kind: "broken", reason: e.message, regularFile: true };
     throw e;
@@ -25091,7 +25326,7 @@ var COUNT_VIEW = {
   unchanged: { output: "unchanged-count", label: "Unchanged" },
   conflicts: { output: "conflict-count", label: "Conflicts" }
 };
-function publish(inputs, report, reportPath, failure, planMarkdown2) {
+function publish(inputs, report, reportPath, failure, planMarkdown2, notes = []) {
   const c = report.counts;
   const counts = COUNT_KEYS.map((k) => ({ ...COUNT_VIEW[k], value: String(c[k]) }));
   const outputs = {
@@ -25105,7 +25340,9 @@ function publish(inputs, report, reportPath, failure, planMarkdown2) {
   for (const [name, value] of Object.entries(outputs)) setOutput(name, value);
   if (!process.env.GITHUB_STEP_SUMMARY) return Promise.resolve();
   const row = (k, v) => [k, v];
-  const summary2 = summary.addHeading(`sops-aws-sync ${inputs.mode}`, 2).addRaw(failure === void 0 ? `Result: ${report.status}` : `Result: ${failure}`, true).addTable([
+  const summary2 = summary.addHeading(`sops-aws-sync ${inputs.mode}`, 2);
+  for (const note of notes) summary2.addRaw(note, true).addEOL();
+  summary2.addRaw(failure === void 0 ? `Result: ${report.status}` : `Result: ${failure}`, true).addTable([
     [
       { data: "Field", header: true },
       { data: "Value", header: true }
@@ -25212,12 +25449,17 @@ function interruptionLine(cli, graceMs) {
   if (cli.signal !== null) return `The Action forwarded ${sig}; sops-aws-sync was ended by ${cli.signal}.`;
   return `The Action forwarded ${sig}; sops-aws-sync exited with code ${cli.exitCode}.`;
 }
-async function execute(inputs, binary, childEnv, cancellation) {
+async function execute(asked, choice, binary, childEnv, cancellation) {
   const env = process.env;
   const paths = await privatePaths(env);
   const reportPath = paths.report;
   const workspace = env.GITHUB_WORKSPACE || process.cwd();
+  const inputs = choice.kind === "no-plan" ? { ...asked, mode: "validate" } : asked;
   const args = cliArgs(inputs, workspace, reportPath, paths.plan);
+  if (choice.kind === "no-plan" || choice.kind === "validate" && choice.noDecrypt) args.push("--no-decrypt");
+  if (choice.kind === "no-plan") args.push(`--source-roots-file=${paths.roots}`);
+  const notes = runNotes(choice);
+  for (const note of notes) notice(note);
   const graceMs = killGraceMs(env);
   if (cancellation.signal !== void 0) throw notStarted(cancellation.signal);
   info(`Running sops-aws-sync ${inputs.mode} (cli ${inputs.cliVersion}).`);
@@ -25239,18 +25481,21 @@ async function execute(inputs, binary, childEnv, cancellation) {
   const cancelled = cli.forwarded !== void 0;
   const publishAll = async (accepted, failure2) => {
     const markdown = await planMarkdown(binary, paths.plan, workspace, childEnv, cancelled);
-    let result = failure2;
-    if (inputs.driftIssue !== void 0) {
+    let result2 = failure2;
+    if (inputs.driftIssue !== void 0 && choice.kind !== "plan") {
+      info("No plan was computed: the drift issue is left as it was.");
+    } else if (inputs.driftIssue !== void 0) {
       if (cancelled) info("The run was interrupted: the drift issue is left as it was.");
-      else result = await maintainDriftIssue(inputs, inputs.driftIssue, exitCode, accepted, markdown, failure2, env);
+      else result2 = await maintainDriftIssue(inputs, inputs.driftIssue, exitCode, accepted, markdown, failure2, env);
     }
-    await publish(inputs, accepted, reportPath, result, markdown);
+    await publish(inputs, accepted, reportPath, result2, markdown, notes);
     if (inputs.pullRequestComment) {
-      if (markdown === void 0) info("No rendered plan: no pull-request comment.");
+      if (choice.kind !== "plan") info("No plan was computed: no pull-request comment.");
+      else if (markdown === void 0) info("No rendered plan: no pull-request comment.");
       else if (cancelled) info("The run was interrupted: no pull-request comment.");
       else await postPlanComment(inputs, markdown, env);
     }
-    return result;
+    return result2;
   };
   if (cancelled) info(interruptionLine(cli, graceMs));
   const verdict = judgeRun(read, cli, inputs.cliVersion, { mode: inputs.mode, detailedExitCode: detailedExitCode(inputs) });
@@ -25258,8 +25503,39 @@ async function execute(inputs, binary, childEnv, cancellation) {
     if (verdict.publish !== void 0) await publishAll(verdict.publish, verdict.message);
     throw new ActionFailure(verdict.message, verdict.detail);
   }
-  const failure = await publishAll(verdict.report, verdict.failure);
-  if (failure !== void 0) throw new ActionFailure(failure);
+  let failure = verdict.failure;
+  let detail;
+  if (choice.kind === "no-plan" && failure === void 0 && !cancelled) {
+    const pr = choice.pullRequest;
+    const roots = await readSourceRoots(paths.roots);
+    const files = pr === void 0 || roots === void 0 ? void 0 : await readPullFiles(new GitHubPullFiles(apiBase(env), inputs.githubToken), env.GITHUB_REPOSITORY ?? "", pr.number);
+    const judged = judgeNoPlan(choice.reason, pr, roots, repositoryPath(inputs.configFile, workspace), files);
+    notes.push(judged.detail);
+    info(judged.detail);
+    if (judged.kind === "fail") {
+      failure = judged.message;
+      detail = judged.detail;
+    }
+  }
+  const result = await publishAll(verdict.report, failure);
+  if (result !== void 0) throw new ActionFailure(result, result === failure ? detail : void 0);
+}
+function runNotes(choice) {
+  switch (choice.kind) {
+    case "no-plan":
+      return [noPlanSentence(choice.reason)];
+    case "validate":
+      return [
+        choice.noDecrypt ? "mode validate, for a pull request from a fork: no plan was computed, and only the checks that need no key ran (`validate --no-decrypt`): a fork's run reads no secret." : "mode validate: no plan was computed; the result says whether the documents pass every check that needs no AWS."
+      ];
+    default:
+      return [];
+  }
+}
+function repositoryPath(configFile, workspace) {
+  if (configFile === "") return "";
+  const rel = (0, import_node_path4.relative)(workspace, (0, import_node_path4.resolve)(workspace, configFile)).split(import_node_path4.sep).join("/");
+  return rel.startsWith("..") || (0, import_node_path4.isAbsolute)(rel) ? "" : rel;
 }
 var EXIT_AFTER_INTERRUPT_MS = 1e3;
 async function run(source = process) {
@@ -25267,13 +25543,17 @@ async function run(source = process) {
   try {
     const inputs = parseInputs(envInputReader(process.env), process.env);
     setSecret(inputs.githubToken);
-    const childEnv = scrubbedEnv(process.env);
+    const choice = chooseRun(await readRunFacts(process.env, inputs.mode, inputs.forkPullRequests));
+    setOutput("planned", String(choice.kind === "plan"));
+    if (choice.kind === "refuse") throw new ActionFailure(choice.message, choice.detail);
+    const readsNoSecret = choice.kind === "no-plan" || choice.kind === "validate" && choice.noDecrypt;
+    const childEnv = readsNoSecret ? withoutSecrets(scrubbedEnv(process.env)) : scrubbedEnv(process.env);
     const installed = await untilCancelled(
       installCli(inputs.cliVersion, inputs.githubToken, process.env, childEnv),
       cancellation,
       notStarted
     );
-    await execute(inputs, installed.path, childEnv, cancellation);
+    await execute(inputs, choice, installed.path, childEnv, cancellation);
   } catch (e) {
     if (e instanceof ActionFailure) {
       if (e.reason !== void 0) info(e.reason);

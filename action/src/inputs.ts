@@ -1,9 +1,11 @@
 import { DEFAULT_DRIFT_LABEL } from './issue.js';
 import { configFailure } from './messages.js';
+import type { ForkPolicy } from './unplanned.js';
 
 /** The Action's inputs after validation (SPEC §8). */
 export interface Inputs {
-  mode: 'plan' | 'sync';
+  /** The CLI command: plan, sync or validate (SPEC §15: checks without AWS, never a plan). */
+  mode: 'plan' | 'sync' | 'validate';
   failOnDrift: boolean;
   /**
    * The CLI's --config file (workspace-relative or absolute), or empty for
@@ -55,6 +57,12 @@ export interface Inputs {
    * drift-issue `true` gives DEFAULT_DRIFT_LABEL), or undefined when off.
    */
   driftIssue: string | undefined;
+  /**
+   * What a plan run does for a pull request from a fork (src/unplanned.ts):
+   * validate --no-decrypt instead, failing when the pull request changes
+   * secrets (validate, the default), or fail at once (fail).
+   */
+  forkPullRequests: ForkPolicy;
   /** Exact semantic version without a leading "v", e.g. 1.2.3. */
   cliVersion: string;
   githubToken: string;
@@ -85,6 +93,7 @@ export const INPUT_NAMES = [
   'show-resource-names',
   'pull-request-comment',
   'drift-issue',
+  'fork-pull-requests',
   'cli-version',
   'github-token',
 ] as const;
@@ -232,7 +241,7 @@ const PR_EVENTS = new Set(['pull_request', 'pull_request_target']);
  * about drift of the branch), with GITHUB_REPOSITORY naming the repository
  * the issue lives in.
  */
-function parseDriftIssue(read: InputReader, mode: 'plan' | 'sync', env: NodeJS.ProcessEnv): string | undefined {
+function parseDriftIssue(read: InputReader, mode: Inputs['mode'], env: NodeJS.ProcessEnv): string | undefined {
   const raw = read('drift-issue');
   if (raw === '' || FALSE.has(raw)) return undefined;
   const label = TRUE.has(raw) ? DEFAULT_DRIFT_LABEL : raw;
@@ -259,7 +268,12 @@ function parseDriftIssue(read: InputReader, mode: 'plan' | 'sync', env: NodeJS.P
  */
 export function parseInputs(read: InputReader, env: NodeJS.ProcessEnv): Inputs {
   const mode = read('mode') || 'plan';
-  if (mode !== 'plan' && mode !== 'sync') throw configFailure('Input mode must be plan or sync.');
+  if (mode !== 'plan' && mode !== 'sync' && mode !== 'validate') throw configFailure('Input mode must be plan, sync or validate.');
+
+  const forkPullRequests = read('fork-pull-requests') || 'validate';
+  if (forkPullRequests !== 'validate' && forkPullRequests !== 'fail') {
+    throw configFailure('Input fork-pull-requests must be validate or fail.');
+  }
 
   const configFile = singleLine(read, 'config-file');
   const secretPrefix = singleLine(read, 'secret-prefix');
@@ -336,6 +350,7 @@ export function parseInputs(read: InputReader, env: NodeJS.ProcessEnv): Inputs {
     showResourceNames: parseBoolean(read, 'show-resource-names'),
     pullRequestComment: parseBoolean(read, 'pull-request-comment'),
     driftIssue: parseDriftIssue(read, mode, env),
+    forkPullRequests,
     cliVersion,
     githubToken,
   };

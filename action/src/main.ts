@@ -5,7 +5,7 @@
  */
 import { lstat, mkdtemp, chmod, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import * as core from '@actions/core';
 import { Cancellation, killGraceMs, untilCancelled, type CancelSignal, type SignalSource } from './cancel.js';
 import { cliArgs, detailedExitCode, runCli, type CliResult } from './cli.js';
@@ -38,6 +38,7 @@ import {
   renderMarkdown,
   SUMMARY_PLAN_MAX_BYTES,
 } from './plan.js';
+import { readPullFiles, readRunFacts, readSourceRoots, GitHubPullFiles } from './pulls.js';
 import {
   COUNT_KEYS,
   judgeRun,
@@ -48,6 +49,7 @@ import {
   type Report,
   type ReportRead,
 } from './report.js';
+import { chooseRun, judgeNoPlan, noPlanSentence, withoutSecrets, type RunChoice } from './unplanned.js';
 
 /** Output names (action.yml) in declaration order. */
 export const OUTPUT_NAMES = [
@@ -63,13 +65,14 @@ export const OUTPUT_NAMES = [
   'verification-status',
   'redacted-report-path',
   'plan-file-path',
+  'planned',
 ] as const;
 
 /** The report and plan file paths in a fresh private (0700) directory under RUNNER_TEMP. */
-async function privatePaths(env: NodeJS.ProcessEnv): Promise<{ report: string; plan: string }> {
+async function privatePaths(env: NodeJS.ProcessEnv): Promise<{ report: string; plan: string; roots: string }> {
   const dir = await mkdtemp(join(env.RUNNER_TEMP || tmpdir(), 'sops-aws-sync-'));
   await chmod(dir, 0o700);
-  return { report: join(dir, 'report.json'), plan: join(dir, 'plan.json') };
+  return { report: join(dir, 'report.json'), plan: join(dir, 'plan.json'), roots: join(dir, 'source-roots.json') };
 }
 
 
@@ -92,7 +95,7 @@ async function readReport(path: string): Promise<ReportRead> {
 }
 
 /** Outputs set from a valid report (plan-file-path is set apart, when the file exists). */
-type ReportOutput = Exclude<(typeof OUTPUT_NAMES)[number], 'plan-file-path'>;
+type ReportOutput = Exclude<(typeof OUTPUT_NAMES)[number], 'plan-file-path' | 'planned'>;
 
 /**
  * Each report count: its output and its row in the job summary. Typed by
@@ -110,8 +113,9 @@ export const COUNT_VIEW: Readonly<Record<CountKey, { output: ReportOutput; label
 
 /**
  * Sets the report's outputs and writes the job summary: the heading, the
- * result, the table of counts and, when the plan file was rendered, that
- * Markdown (cut below the step-summary limit).
+ * notes (why no plan was computed, src/unplanned.ts), the result, the table
+ * of counts and, when the plan file was rendered, that Markdown (cut below
+ * the step-summary limit).
  */
 function publish(
   inputs: Inputs,
@@ -119,6 +123,7 @@ function publish(
   reportPath: string,
   failure: FixedMessage | undefined,
   planMarkdown: string | undefined,
+  notes: readonly string[] = [],
 ): Promise<void> {
   const c = report.counts;
   const counts = COUNT_KEYS.map((k) => ({ ...COUNT_VIEW[k], value: String(c[k]) }));
@@ -133,8 +138,9 @@ function publish(
   for (const [name, value] of Object.entries(outputs)) core.setOutput(name, value);
   if (!process.env.GITHUB_STEP_SUMMARY) return Promise.resolve();
   const row = (k: string, v: string): [string, string] => [k, v];
-  const summary = core.summary
-    .addHeading(`sops-aws-sync ${inputs.mode}`, 2)
+  const summary = core.summary.addHeading(`sops-aws-sync ${inputs.mode}`, 2);
+  for (const note of notes) summary.addRaw(note, true).addEOL();
+  summary
     .addRaw(failure === undefined ? `Result: ${report.status}` : `Result: ${failure}`, true)
     .addTable([
       [
@@ -300,7 +306,8 @@ function interruptionLine(cli: CliResult, graceMs: number): string {
  * valid at all).
  */
 async function execute(
-  inputs: Inputs,
+  asked: Inputs,
+  choice: RunChoice,
   binary: string,
   childEnv: Record<string, string>,
   cancellation: Cancellation,
@@ -309,7 +316,14 @@ async function execute(
   const paths = await privatePaths(env);
   const reportPath = paths.report;
   const workspace = env.GITHUB_WORKSPACE || process.cwd();
+  // A run without a plan runs validate (src/unplanned.ts): its summary,
+  // cross-check and arguments are validate's.
+  const inputs: Inputs = choice.kind === 'no-plan' ? { ...asked, mode: 'validate' } : asked;
   const args = cliArgs(inputs, workspace, reportPath, paths.plan);
+  if (choice.kind === 'no-plan' || (choice.kind === 'validate' && choice.noDecrypt)) args.push('--no-decrypt');
+  if (choice.kind === 'no-plan') args.push(`--source-roots-file=${paths.roots}`);
+  const notes = runNotes(choice);
+  for (const note of notes) core.notice(note);
   const graceMs = killGraceMs(env);
   if (cancellation.signal !== undefined) throw notStarted(cancellation.signal);
   core.info(`Running sops-aws-sync ${inputs.mode} (cli ${inputs.cliVersion}).`);
@@ -339,13 +353,16 @@ async function execute(
   const publishAll = async (accepted: Report, failure: FixedMessage | undefined): Promise<FixedMessage | undefined> => {
     const markdown = await planMarkdown(binary, paths.plan, workspace, childEnv, cancelled);
     let result = failure;
-    if (inputs.driftIssue !== undefined) {
+    if (inputs.driftIssue !== undefined && choice.kind !== 'plan') {
+      core.info('No plan was computed: the drift issue is left as it was.');
+    } else if (inputs.driftIssue !== undefined) {
       if (cancelled) core.info('The run was interrupted: the drift issue is left as it was.');
       else result = await maintainDriftIssue(inputs, inputs.driftIssue, exitCode, accepted, markdown, failure, env);
     }
-    await publish(inputs, accepted, reportPath, result, markdown);
+    await publish(inputs, accepted, reportPath, result, markdown, notes);
     if (inputs.pullRequestComment) {
-      if (markdown === undefined) core.info('No rendered plan: no pull-request comment.');
+      if (choice.kind !== 'plan') core.info('No plan was computed: no pull-request comment.');
+      else if (markdown === undefined) core.info('No rendered plan: no pull-request comment.');
       else if (cancelled) core.info('The run was interrupted: no pull-request comment.');
       else await postPlanComment(inputs, markdown, env);
     }
@@ -357,8 +374,52 @@ async function execute(
     if (verdict.publish !== undefined) await publishAll(verdict.publish, verdict.message);
     throw new ActionFailure(verdict.message, verdict.detail);
   }
-  const failure = await publishAll(verdict.report, verdict.failure);
-  if (failure !== undefined) throw new ActionFailure(failure);
+  let failure = verdict.failure;
+  let detail: string | undefined;
+  if (choice.kind === 'no-plan' && failure === undefined && !cancelled) {
+    // validate passed: the run still passes only when there was nothing to plan.
+    const pr = choice.pullRequest;
+    const roots = await readSourceRoots(paths.roots);
+    const files =
+      pr === undefined || roots === undefined
+        ? undefined
+        : await readPullFiles(new GitHubPullFiles(apiBase(env), inputs.githubToken), env.GITHUB_REPOSITORY ?? '', pr.number);
+    const judged = judgeNoPlan(choice.reason, pr, roots, repositoryPath(inputs.configFile, workspace), files);
+    notes.push(judged.detail);
+    core.info(judged.detail);
+    if (judged.kind === 'fail') {
+      failure = judged.message;
+      detail = judged.detail;
+    }
+  }
+  const result = await publishAll(verdict.report, failure);
+  if (result !== undefined) throw new ActionFailure(result, result === failure ? detail : undefined);
+}
+
+/** The summary's notes for a run that computes no plan (none for plan and sync). */
+function runNotes(choice: RunChoice): string[] {
+  switch (choice.kind) {
+    case 'no-plan':
+      return [noPlanSentence(choice.reason)];
+    case 'validate':
+      return [
+        choice.noDecrypt
+          ? 'mode validate, for a pull request from a fork: no plan was computed, and only the checks that need no key ran (`validate --no-decrypt`): a fork\'s run reads no secret.'
+          : 'mode validate: no plan was computed; the result says whether the documents pass every check that needs no AWS.',
+      ];
+    default:
+      return [];
+  }
+}
+
+/**
+ * The config-file input as a repository-relative path ("" for none or a
+ * file outside the workspace), for comparing with a pull request's files.
+ */
+function repositoryPath(configFile: string, workspace: string): string {
+  if (configFile === '') return '';
+  const rel = relative(workspace, resolve(workspace, configFile)).split(sep).join('/');
+  return rel.startsWith('..') || isAbsolute(rel) ? '' : rel;
 }
 
 /** Milliseconds an interrupted Action waits for abandoned work (an install download) before it exits anyway. */
@@ -375,13 +436,18 @@ export async function run(source: SignalSource = process): Promise<void> {
   try {
     const inputs = parseInputs(envInputReader(process.env), process.env);
     core.setSecret(inputs.githubToken);
-    const childEnv = scrubbedEnv(process.env);
+    const choice = chooseRun(await readRunFacts(process.env, inputs.mode, inputs.forkPullRequests));
+    core.setOutput('planned', String(choice.kind === 'plan'));
+    if (choice.kind === 'refuse') throw new ActionFailure(choice.message, choice.detail);
+    // A run without a plan reads no secret: no AWS credentials, no SOPS key reach the CLI.
+    const readsNoSecret = choice.kind === 'no-plan' || (choice.kind === 'validate' && choice.noDecrypt);
+    const childEnv = readsNoSecret ? withoutSecrets(scrubbedEnv(process.env)) : scrubbedEnv(process.env);
     const installed = await untilCancelled(
       installCli(inputs.cliVersion, inputs.githubToken, process.env, childEnv),
       cancellation,
       notStarted,
     );
-    await execute(inputs, installed.path, childEnv, cancellation);
+    await execute(inputs, choice, installed.path, childEnv, cancellation);
   } catch (e) {
     if (e instanceof ActionFailure) {
       if (e.reason !== undefined) core.info(e.reason);

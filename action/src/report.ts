@@ -174,7 +174,8 @@ export function parseReport(text: string): Report {
 
 /** What the Action asked the CLI to do; the cross-check depends on it. */
 export interface RunContext {
-  mode: 'plan' | 'sync';
+  /** The CLI command run (validate: SPEC §15, a plan with nothing planned or observed). */
+  mode: 'plan' | 'sync' | 'validate';
   /** plan was run with --detailed-exit-code (fail-on-drift). */
   detailedExitCode: boolean;
 }
@@ -234,8 +235,11 @@ export function crossCheck(exitCode: number, report: Report, ctx: RunContext): s
   const { status, verification } = report;
   if (!allowed.includes(status)) return `exit code ${exitCode} does not allow status ${status}`;
 
-  if (ctx.mode === 'plan') {
-    if (verification !== 'not-run') return 'plan reported a verification outcome';
+  if (ctx.mode !== 'sync') {
+    if (verification !== 'not-run') return `${ctx.mode} reported a verification outcome`;
+    if (ctx.mode === 'validate' && (status === 'drift' || Object.values(report.counts).some((n) => n !== 0))) {
+      return 'validate reported a plan';
+    }
     if (exitCode === 2 && !ctx.detailedExitCode) return 'exit code 2 without fail-on-drift';
     if (status === 'drift' && exitCode === 0 && ctx.detailedExitCode) {
       return 'drift exited 0 although fail-on-drift was set';
