@@ -273,6 +273,7 @@ describe('Action with a stand-in CLI release', () => {
       'conflict-count': '0',
       'verification-status': 'converged',
       'redacted-report-path': join(r.runnerTemp, reportDir(r), 'report.json'),
+      planned: 'true',
     });
     expect(reportDir(r)).toMatch(/^sops-aws-sync-/);
     expect(r.summary).toContain('sops-aws-sync sync');

@@ -145,6 +145,10 @@ export class ReleaseServer {
   /** False: POST .../issues drops the labels silently, as GitHub does for a token without push access. */
   labelsSettable = true;
   private nextIssueNumber = 100;
+  /** The files of each pull request by "owner/repo#number" (GET /repos/{owner}/{repo}/pulls/{number}/files). */
+  readonly pullFiles = new Map<string, { filename: string; previous_filename?: string }[]>();
+  /** When set, every pull-request files request answers with this HTTP status. */
+  pullFilesFault: number | undefined;
   base = '';
 
   constructor(
@@ -281,6 +285,27 @@ export class ReleaseServer {
       (m = /^\/repos\/([^/]+\/[^/]+)\/issues\/comments\/(\d+)$/.exec(path)) !== null
     ) {
       await this.handleComments(req, res, path, m[1] ?? '', Number(m[2]));
+      return;
+    }
+    if ((m = /^\/repos\/([^/]+\/[^/]+)\/pulls\/(\d+)\/files$/.exec(path)) !== null && req.method === 'GET') {
+      // GitHub's listing: per_page (default 30, at most 100), page from 1, at most 3000 files in all.
+      if (this.pullFilesFault !== undefined) {
+        this.json(res, this.pullFilesFault, { message: 'stand-in fault' });
+        return;
+      }
+      const files = this.pullFiles.get(`${m[1] ?? ''}#${m[2] ?? ''}`);
+      if (files === undefined) {
+        this.json(res, 404, { message: 'Not Found' });
+        return;
+      }
+      const per = Math.min(Number(url.searchParams.get('per_page') ?? '30') || 30, 100);
+      const page = Math.max(Number(url.searchParams.get('page') ?? '1') || 1, 1);
+      const listed = files.slice(0, 3000);
+      this.json(
+        res,
+        200,
+        listed.slice((page - 1) * per, page * per).map((f) => ({ sha: 'e'.repeat(40), status: 'modified', additions: 1, deletions: 1, changes: 2, ...f })),
+      );
       return;
     }
     if ((m = /^\/repos\/([^/]+\/[^/]+)\/issues(?:\/(\d+))?$/.exec(path)) !== null) {
@@ -636,10 +661,12 @@ if [ "\${1:-}" = "show" ]; then
 fi
 report=
 plan=
+roots=
 for a in "$@"; do
   case "$a" in
     --report-file=*) report=\${a#--report-file=} ;;
     --plan-file=*) plan=\${a#--plan-file=} ;;
+    --source-roots-file=*) roots=\${a#--source-roots-file=} ;;
   esac
 done
 printf '%s\\n' "$@" > "$STANDIN_ARGS"
@@ -651,6 +678,7 @@ if [ -n "\${STANDIN_STDERR:-}" ]; then echo "$STANDIN_STDERR" >&2; fi
 finish() {
   if [ -n "\${STANDIN_REPORT:-}" ] && [ -n "$report" ]; then printf '%s' "$STANDIN_REPORT" > "$report"; fi
   if [ -n "\${STANDIN_PLAN:-}" ] && [ -n "$plan" ]; then (umask 077; printf '%s' "$STANDIN_PLAN" > "$plan"); fi
+  if [ -n "\${STANDIN_SOURCE_ROOTS:-}" ] && [ -n "$roots" ]; then printf '%s' "$STANDIN_SOURCE_ROOTS" > "$roots"; fi
   exit "\${STANDIN_EXIT:-0}"
 }
 # STANDIN_BLOCK: wait for a signal instead of finishing at once. "trap":
