@@ -26,6 +26,7 @@ import {
   makeStandInRelease,
   must,
   pathWith,
+  pullRequestPayload,
   ReleaseServer,
   repoRoot,
   reportJson,
@@ -422,7 +423,7 @@ describe('Action with a stand-in CLI release: plan summary and pull-request comm
   };
   const eventFile = async (): Promise<string> => {
     const f = join(work, `event-${randomUUID()}.json`);
-    await writeFile(f, JSON.stringify({ action: 'synchronize', number: PR_NUMBER, pull_request: { number: PR_NUMBER } }));
+    await writeFile(f, JSON.stringify(pullRequestPayload(PR_NUMBER, PR_REPO)));
     return f;
   };
   const inputs = (over: Record<string, string> = {}) => ({
@@ -1299,7 +1300,7 @@ describe.skipIf(!cliPresent)('Action with the real release snapshot and the emul
       ClientRequestToken: randomUUID(),
     });
     const event = join(work, `event-${randomUUID()}.json`);
-    await writeFile(event, JSON.stringify({ pull_request: { number: 99 } }));
+    await writeFile(event, JSON.stringify(pullRequestPayload(99)));
     const prEnv = { ...realEnv, GITHUB_EVENT_NAME: 'pull_request', GITHUB_EVENT_PATH: event };
     const marker = `${planMarkerOf('acme/infra', prefix, 'us-east-1')}\n`;
     const ours = () => (server.comments.get('acme/infra#99') ?? []).filter((c) => c.body.startsWith(marker));
@@ -1355,7 +1356,7 @@ describe.skipIf(!cliPresent)('Action with the real release snapshot and the emul
     );
     const withConfig = (over: Record<string, string> = {}) => ({ 'config-file': config, 'cli-version': REAL, 'github-token': TOKEN, ...over });
     const event = join(work, `event-${randomUUID()}.json`);
-    await writeFile(event, JSON.stringify({ pull_request: { number: 123 } }));
+    await writeFile(event, JSON.stringify(pullRequestPayload(123)));
     // A run of several scopes learns the base identity's account (its quota
     // bucket) with STS GetCallerIdentity: the emulator answers STS too.
     const scopesEnv = { ...realEnv, AWS_ENDPOINT_URL_STS: emulator.url };

@@ -867,6 +867,16 @@ export class Runner {
 }
 
 /** A PATH with binDir first, so the stand-in gh shadows any real one. */
+/**
+ * A pull_request event payload as GitHub sends it, as far as the Action
+ * reads it: the number, and the head and base repositories (the same one
+ * unless headRepo names a fork).
+ */
+export function pullRequestPayload(number: number, repo = 'acme/infra', headRepo = repo): Record<string, unknown> {
+  const side = (fullName: string) => ({ repo: { id: fullName === repo ? 1 : 2, full_name: fullName } });
+  return { action: 'synchronize', number, pull_request: { number, head: side(headRepo), base: side(repo) } };
+}
+
 export function pathWith(binDir: string): string {
   return [binDir, process.env.PATH ?? ''].join(delimiter);
 }

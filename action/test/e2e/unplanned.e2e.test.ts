@@ -15,6 +15,7 @@ import {
   isFile,
   makeStandInRelease,
   pathWith,
+  pullRequestPayload,
   ReleaseServer,
   reportJson,
   Runner,
@@ -143,9 +144,7 @@ describe('Action with a stand-in CLI release: runs without a plan (forks, no AWS
   });
   const event = async (fork: boolean, name = 'pull_request') => {
     const f = join(work, `event-${randomUUID()}.json`);
-    const base = { repo: { id: 1, full_name: REPO } };
-    const head = fork ? { repo: { id: 2, full_name: 'eve/infra' } } : base;
-    await writeFile(f, JSON.stringify({ action: 'synchronize', number: PR, pull_request: { number: PR, head, base } }));
+    await writeFile(f, JSON.stringify(pullRequestPayload(PR, REPO, fork ? 'eve/infra' : REPO)));
     return { GITHUB_EVENT_NAME: name, GITHUB_EVENT_PATH: f };
   };
   /** What a pull_request_target job of a fork holds: the repository's secrets and an OIDC token. */
