@@ -220,6 +220,18 @@ const (
 	// failed while this one had operations left; none of them was started
 	// (apply-failed, exit 5).
 	ApplyHalted = "apply:halted"
+	// ApplyFailed: one operation failed closed (AWS refused a call, or its
+	// outcome could not be proven); the plan file's failure record names
+	// the AWS error code and the IAM actions the call needs
+	// (apply-failed, exit 5).
+	ApplyFailed = "apply:failed"
+	// ObserveHalted: in a run of several scopes (SPEC §10), another scope's
+	// AWS set-up failed, so this scope was not read (exit 5).
+	ObserveHalted = "observe:halted"
+	// VerifyNotConverged: a resource still differed from the commit when
+	// the verification timeout passed; its failure record says what
+	// differs (the operation a plan would still make, and why) (exit 6).
+	VerifyNotConverged = "verify:not-converged"
 	// VerifyChangedElsewhere: verification observed managed metadata that
 	// is neither what this run wrote nor what planning saw: another writer
 	// changed it during the run (verification-failed, exit 6).
@@ -417,9 +429,15 @@ var entries = []Entry{
 	{GateEmptyScope, FamilyGate, "the commit has no documents, so the plan would schedule every owned secret for deletion; nothing was changed",
 		"if unintended, restore the documents; to empty the scope, re-run with --allow-empty"},
 	{ObserveFailed, FamilyObserve, "the scope could not be read from AWS Secrets Manager",
-		"see the log record's error_code and operation: re-run for a transient fault; for AccessDeniedException add the read permission (docs/iam-policy.md)"},
+		"see the failure record's error_code and iam_actions (the plan file, show) or the log record's: re-run for a transient fault; for AccessDeniedException grant the role those IAM actions (docs/iam-policy.md)"},
 	{ApplyHalted, FamilyApply, "another scope of the run failed while applying, so this scope's remaining operations were not started",
 		"fix the failure of the other scope (its log records and diagnostics), then re-run: the plan resumes from the observed state"},
+	{ApplyFailed, FamilyApply, "an operation failed: AWS refused a call, or its outcome could not be proven",
+		"read the failure record's error_code: for AccessDeniedException grant the role its iam_actions (docs/iam-policy.md); otherwise see docs/recovery.md (exit 5); then re-run sync"},
+	{ObserveHalted, FamilyObserve, "another scope of the run failed before this scope was read, so this scope was not observed",
+		"fix the failure of the scope this diagnostic names, then re-run"},
+	{VerifyNotConverged, FamilyVerify, "a resource still differed from the commit when the verification timeout passed",
+		"read what differs in the failure record: with verification inconclusive re-run (or raise --verification-timeout); with failed, stop the other writer of the scope, then re-run (docs/recovery.md, exit 6)"},
 	{VerifyChangedElsewhere, FamilyVerify, "another writer changed the metadata this run wrote (KMS key, description or a configured tag) during the run",
 		"find the other writer (a person, a tool or another workflow managing the same metadata) and stop it, or stop managing that metadata here; then re-run"},
 	{VerifyReplicaFailed, FamilyVerify, "replication of an owned secret to a configured replica Region failed",

@@ -154,6 +154,11 @@ func ValidateFaults(f Faults) error {
 			return fmt.Errorf("sts_hang[%d] %q is not a served STS action (AssumeRole, AssumeRoleWithWebIdentity, GetCallerIdentity)", i, a)
 		}
 	}
+	for i, a := range f.Denied {
+		if _, ok := deniedOperation(a); !ok {
+			return fmt.Errorf("denied[%d] %q is not the IAM action of a served operation (secretsmanager:<Operation> or ssm:<Operation>)", i, a)
+		}
+	}
 	for i, s := range f.Script {
 		if operations[s.Operation] == nil && ssmOperations[s.Operation] == nil {
 			return fmt.Errorf("script[%d].operation %q is not a served operation", i, s.Operation)
@@ -166,6 +171,19 @@ func ValidateFaults(f Faults) error {
 		}
 	}
 	return nil
+}
+
+// deniedOperation is the served operation of the IAM action a
+// (Faults.Denied): secretsmanager:<Operation> of a Secrets Manager
+// operation, ssm:<Operation> of a Parameter Store one.
+func deniedOperation(a string) (string, bool) {
+	if op, ok := strings.CutPrefix(a, "secretsmanager:"); ok && operations[op] != nil {
+		return op, true
+	}
+	if op, ok := strings.CutPrefix(a, "ssm:"); ok && ssmOperations[op] != nil {
+		return op, true
+	}
+	return "", false
 }
 
 // parseScriptFault turns a script fault string into a plan.
@@ -220,6 +238,7 @@ func (e *Emulator) SetFaults(f Faults) error {
 	e.faults.QuotaScales = maps.Clone(f.QuotaScales)
 	e.faults.ReplicaFailures = slices.Clone(f.ReplicaFailures)
 	e.faults.STSHang = slices.Clone(f.STSHang)
+	e.faults.Denied = slices.Clone(f.Denied)
 	e.resetFaultState()
 	return nil
 }
@@ -233,6 +252,7 @@ func (e *Emulator) Faults() Faults {
 	f.KMSKeyFaults = append([]KMSKeyFault(nil), f.KMSKeyFaults...)
 	f.QuotaScales = maps.Clone(f.QuotaScales)
 	f.ReplicaFailures = slices.Clone(f.ReplicaFailures)
+	f.Denied = slices.Clone(f.Denied)
 	return f
 }
 
@@ -276,6 +296,14 @@ func (e *Emulator) admit(p *part, op string, attempt int) callPlan {
 		if s.Operation == op && s.Nth == e.nth[op] {
 			p, _ := parseScriptFault(s.Fault) // validated when set
 			plan.kind, plan.err = p.kind, p.err
+			e.countFault(plan)
+			return plan
+		}
+	}
+	for _, a := range f.Denied {
+		if denied, _ := deniedOperation(a); denied == op {
+			plan.kind, plan.err = faultError, errf("AccessDeniedException",
+				"User is not authorized to perform: %s because no identity-based policy allows the %s action", a, a)
 			e.countFault(plan)
 			return plan
 		}

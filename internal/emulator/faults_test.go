@@ -3,6 +3,7 @@ package emulator_test
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -307,5 +308,34 @@ func TestFault_ListScanLimitGivesShortAndEmptyPagesWithTokens(t *testing.T) {
 	desc := listNames(t, c, &secretsmanager.ListSecretsInput{SortOrder: types.SortOrderTypeDesc, MaxResults: aws.Int32(2)})
 	if len(desc) != 10 || desc[0] != "s"+pad12(9) {
 		t.Fatalf("desc with scan limit %v", desc)
+	}
+}
+
+// TestFault_DeniedAnswersAccessDeniedForEveryCallOfTheAction: an IAM
+// action in denied refuses every call of its operation (HTTP 400,
+// AccessDeniedException, nothing applied); other operations pass; an
+// action of no served operation is refused when set.
+func TestFault_DeniedAnswersAccessDeniedForEveryCallOfTheAction(t *testing.T) {
+	srv, c := start(t)
+	create(t, c, "x", "v")
+	srv.SetFaults(t, emulator.Faults{Denied: []string{"secretsmanager:TagResource"}})
+	for range 2 {
+		_, err := c.TagResource(ctx, &secretsmanager.TagResourceInput{SecretId: aws.String("x"), Tags: []types.Tag{{Key: aws.String("k"), Value: aws.String("v")}}})
+		var re *smithyhttp.ResponseError
+		if !errors.As(err, &re) || re.HTTPStatusCode() != 400 || !strings.Contains(err.Error(), "AccessDeniedException") {
+			t.Fatalf("want AccessDeniedException (400), got %v", err)
+		}
+	}
+	if tags := srv.State(t).Secrets[0].Tags; len(tags) != 0 {
+		t.Fatalf("a denied TagResource applied: %v", tags)
+	}
+	must[*secretsmanager.DescribeSecretOutput](t)(c.DescribeSecret(ctx, &secretsmanager.DescribeSecretInput{SecretId: aws.String("x")}))
+	if n := srv.Stats(t).Faults["error:AccessDeniedException"]; n != 2 {
+		t.Fatalf("denied faults %d, want 2", n)
+	}
+	for _, bad := range []string{"secretsmanager:NoSuchCall", "TagResource", "iam:TagResource"} {
+		if err := emulator.ValidateFaults(emulator.Faults{Denied: []string{bad}}); err == nil {
+			t.Fatalf("denied %q accepted", bad)
+		}
 	}
 }

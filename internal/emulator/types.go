@@ -187,6 +187,16 @@ type Faults struct {
 	// 100,000 Advanced; PutParameter answers ParameterLimitExceeded past
 	// it). 0 means AWS's limits. An addition to AWS's own faults.
 	SSMParameterLimit int `json:"ssm_parameter_limit,omitempty"`
+	// Denied lists IAM actions the caller is not allowed, as an identity
+	// policy that does not grant them: every request of the matching
+	// operation (secretsmanager:CreateSecret is CreateSecret,
+	// ssm:PutParameter is PutParameter) is answered AccessDeniedException
+	// (HTTP 400) without taking effect, after a scripted fault of the
+	// same call and before the quotas. One action per operation: the
+	// emulator does not model the actions AWS checks beside an
+	// operation's own (TagResource for a CreateSecret with tags). An
+	// addition to AWS's own faults.
+	Denied []string `json:"denied,omitempty"`
 }
 
 // ScriptedFault gives the Nth request of Operation (counted since the faults

@@ -29,6 +29,11 @@ type Config struct {
 	// verification timeout, resource names); Run takes them as they are.
 	config.Engine
 
+	// Scope is the scope's name (SPEC §10): a scope whose failure halts
+	// the others of its run is named in their apply:halted diagnostic
+	// ("halted: scope staging failed"); "" names none.
+	Scope string
+
 	// Engine-only knobs, not settings; a zero value selects the default,
 	// resolved once when the run starts (newRunner).
 	// Pace is the run's rate control per quota family (internal/pace),
@@ -76,4 +81,12 @@ type Result struct {
 	// warnings that stopped nothing: warning:orphans. The log
 	// records (with error_code, request_id …) stay the full account.
 	Diagnostics diag.Diagnostics
+	// Failures are the plan file's failure records of the scope
+	// (unredacted, planview.Failure): each operation that failed closed
+	// (apply:failed) and each failed observation (observe:failed), with
+	// the AWS error code and the IAM actions of the call; at the
+	// verification timeout each resource still differing
+	// (verify:not-converged) and each whose metadata another writer
+	// changed (verify:changed-elsewhere), with what differs.
+	Failures []planview.Failure
 }

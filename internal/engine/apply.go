@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"sync/atomic"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -39,15 +40,33 @@ func (o outcome) halts() bool { return o >= outFailed && o <= outInterrupted }
 // scope, so that after any failure no new operation starts anywhere (SPEC
 // §10). Operations already in flight finish. A nil *halt never rises (a
 // run of one scope).
-type halt struct{ raised atomic.Bool }
+type halt struct {
+	raised atomic.Bool
+	// by is the name of the scope that raised it first (Config.Scope).
+	by atomic.Pointer[string]
+}
 
-func (h *halt) raise() {
+// raise raises h for the scope named scope; the first raise names it.
+func (h *halt) raise(scope string) {
 	if h != nil {
+		h.by.CompareAndSwap(nil, &scope)
 		h.raised.Store(true)
 	}
 }
 
 func (h *halt) up() bool { return h != nil && h.raised.Load() }
+
+// raisedBy is the name of the scope that raised h first ("" when none
+// or unnamed).
+func (h *halt) raisedBy() string {
+	if h == nil {
+		return ""
+	}
+	if p := h.by.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
 
 // apply runs one plan phase by phase (SPEC §5, §6). Restored names get at
 // most one follow-up update, decided from the observation the driver made
@@ -102,7 +121,7 @@ func (r *runner) runPhase(ctx context.Context, action vocab.Action, ops []plan.O
 		started[i] = true
 		results[i], after[i] = r.execute(ctx, ops[i])
 		if results[i].halts() {
-			r.halt.raise()
+			r.halt.raise(r.scope)
 		}
 		prog.add(1)
 		return results[i] == outDone
@@ -218,7 +237,11 @@ func (r *runner) failed(ctx context.Context, op plan.Operation, msg string, err 
 	if ctx.Err() != nil {
 		return outInterrupted
 	}
-	r.log.Error(msg, r.opAttrs(op, errAttrs(err)...)...)
+	replicas := len(op.Replicas.Add) > 0
+	r.log.Error(msg, r.opAttrs(op, errAttrs(err, replicas)...)...)
+	f := failureOf(diag.ApplyFailed, err, replicas)
+	f.Action, f.Reason, f.Metadata = op.Action, op.Reason, op.Metadata.Kinds()
+	r.ledger.failure(op.Name, f)
 	return outFailed
 }
 

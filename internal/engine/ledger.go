@@ -45,6 +45,10 @@ type ledger struct {
 	// (a gate, a failed observation) and the warnings (warning:orphans),
 	// for the plan file.
 	problems diag.Diagnostics
+	// failures are the failure records of the run (planview.Failure), in
+	// the order met: failed operations and observations, resources still
+	// differing at the verification timeout.
+	failures []planview.Failure
 }
 
 // entry is what one run knows about one name.
@@ -307,6 +311,19 @@ func (l *ledger) problem(d diag.Diagnostic) {
 	l.mu.Unlock()
 }
 
+// failure records f for the plan file; name "" is the scope as a whole,
+// else f is about that secret, which gets its label (and ordinal) here
+// when it has none yet.
+func (l *ledger) failure(name string, f planview.Failure) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if name != "" {
+		l.labelLocked(name)
+		f.Ordinal, f.Name = l.names[name].ordinal, name
+	}
+	l.failures = append(l.failures, f)
+}
+
 // followUp records an update decided after a restore of the shown plan.
 func (l *ledger) followUp(op plan.Operation) {
 	l.mu.Lock()
@@ -378,8 +395,8 @@ func observedOf(o plan.Operation) *planview.Observed {
 // Plan is the shown plan (planData), which for sync is the plan applied.
 func (l *ledger) result(status vocab.Status, final plan.Plan) Result {
 	l.mu.Lock()
-	problems := slices.Clone(l.problems)
+	problems, failures := slices.Clone(l.problems), slices.Clone(l.failures)
 	l.mu.Unlock()
 	return Result{Status: status, Verification: verificationOf(l.mode, status), Counts: l.counts(final, status),
-		Plan: l.planData(), Diagnostics: problems}
+		Plan: l.planData(), Diagnostics: problems, Failures: failures}
 }

@@ -104,7 +104,7 @@ func (p *Prepared) Apply(ctx context.Context) {
 	}
 	status, last := p.r.applyAll(ctx, p.plan)
 	if status != "" {
-		p.r.halt.raise()
+		p.r.halt.raise(p.r.scope)
 		p.status, p.plan = status, last
 		return
 	}
@@ -245,7 +245,11 @@ func (r *runner) applyAll(ctx context.Context, p plan.Plan) (vocab.Status, plan.
 		case outInterrupted:
 			return vocab.StatusInterrupted, p
 		case outHalted:
-			r.ledger.problem(diag.New(diag.ApplyHalted, diag.Subject{}))
+			d := diag.New(diag.ApplyHalted, diag.Subject{})
+			if by := r.halt.raisedBy(); by != "" && by != r.scope {
+				d = d.WithSummary("halted: scope " + by + " failed, so this scope's remaining operations were not started")
+			}
+			r.ledger.problem(d)
 			r.log.Error("apply halted: another scope of the run failed; no new operation was started",
 				slog.String(vocab.FieldPhase, vocab.PhaseApply), slog.String(vocab.FieldErrorClass, diag.ApplyHalted))
 			return vocab.StatusApplyFailed, p
@@ -270,6 +274,7 @@ func (r *runner) applyAll(ctx context.Context, p plan.Plan) (vocab.Status, plan.
 			}
 			r.log.Error("observation failed", append([]any{slog.String(vocab.FieldPhase, vocab.PhasePlan)}, errAttrs(err)...)...)
 			r.ledger.problem(diag.New(diag.ObserveFailed, diag.Subject{}))
+			r.ledger.failure("", failureOf(diag.ObserveFailed, err, false))
 			return vocab.StatusApplyFailed, p
 		}
 		p = r.buildPlan(obs, phase)
@@ -386,6 +391,7 @@ func (r *runner) observationFailed(ctx context.Context, err error) vocab.Status 
 	}
 	r.log.Error("observation failed", append([]any{slog.String(vocab.FieldPhase, vocab.PhasePlan)}, errAttrs(err)...)...)
 	r.ledger.problem(diag.New(diag.ObserveFailed, diag.Subject{}))
+	r.ledger.failure("", failureOf(diag.ObserveFailed, err, false))
 	return vocab.StatusObservationFailed
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/pace"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -54,6 +56,8 @@ type deps struct {
 	gen Generator
 	// halt is the run's shared stop when it has several scopes (nil: one).
 	halt *halt
+	// scope is the scope's name (Config.Scope), "" when not given.
+	scope string
 }
 
 // rules are what decides a run: the mode, the desired state (and its
@@ -90,7 +94,7 @@ func newRunner(cfg Config, want model.State, arrival *model.Arrival, port Port, 
 	if arrival != nil {
 		want = arrival.Outline()
 	}
-	d := deps{port: port, log: log, clock: cfg.Clock, tokens: cfg.Tokens, pacer: cfg.Pace, halt: h}
+	d := deps{port: port, log: log, clock: cfg.Clock, tokens: cfg.Tokens, pacer: cfg.Pace, halt: h, scope: cfg.Scope}
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)
 	}
@@ -171,20 +175,38 @@ func (r *runner) summary(s phaseStart, attrs ...any) []any {
 }
 
 // errAttrs returns the loggable fields of a port error: the operation's
-// modelled code, fault class and request id, never provider text.
-func errAttrs(err error) []any {
+// modelled code, fault class and request id, and the IAM actions the call
+// needs (vocab.IAMActions; replicas: the call added replica Regions),
+// never provider text.
+func errAttrs(err error, replicas ...bool) []any {
 	var e *Error
 	if errors.As(err, &e) {
-		return []any{
+		attrs := []any{
 			slog.String(vocab.FieldErrorCode, e.Code),
 			slog.String(vocab.FieldFaultClass, e.Fault),
 			slog.String(vocab.FieldRequestID, e.RequestID),
 		}
+		if as := vocab.IAMActions(e.Operation, slices.Contains(replicas, true)); len(as) > 0 {
+			attrs = append(attrs, slog.String(vocab.FieldIAMActions, strings.Join(as, ",")))
+		}
+		return attrs
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return []any{slog.String(vocab.FieldErrorClass, diag.Interrupted)}
 	}
 	return []any{slog.String(vocab.FieldErrorClass, diag.Internal)}
+}
+
+// failureOf is the failure record of class for err (a port error: its
+// code and the IAM actions of its call, replicas as for errAttrs; any
+// other error: neither), about no secret yet (ledger.failure names it).
+func failureOf(class string, err error, replicas bool) planview.Failure {
+	f := planview.Failure{Class: class}
+	var e *Error
+	if errors.As(err, &e) {
+		f.ErrorCode, f.IAMActions = e.Code, vocab.IAMActions(e.Operation, replicas)
+	}
+	return f
 }
 
 func ms(d time.Duration) slog.Attr { return slog.Int64(vocab.FieldDurationMS, d.Milliseconds()) }

@@ -55,7 +55,9 @@ func (e *env) runScopes(t *testing.T, mode engine.Mode, conc int, defs ...scopeD
 	log := slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	var runs []engine.ScopeRun
 	for _, d := range defs {
-		runs = append(runs, engine.ScopeRun{Bucket: d.bucket, Config: e.cfg(mode, conc), Want: d.state(),
+		cfg := e.cfg(mode, conc)
+		cfg.Scope = d.name
+		runs = append(runs, engine.ScopeRun{Bucket: d.bucket, Config: cfg, Want: d.state(),
 			Port: newAdapter(e.client), Log: log.With(slog.String(vocab.FieldScope, d.name))})
 	}
 	return engine.RunScopes(context.Background(), runs, log)

@@ -7,6 +7,7 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -38,6 +39,9 @@ func (r *runner) verify(ctx context.Context) (vocab.Status, plan.Plan) {
 		case err != nil && vctx.Err() != nil:
 			// The deadline passed mid-observation: this round proves
 			// nothing; an earlier round's real mismatch still fails.
+			if observed {
+				r.stillDiffering(last)
+			}
 			if observed && !r.ledger.explainedByLag(last) {
 				return r.verified(vocab.StatusVerificationFailed, round, phase, last)
 			}
@@ -63,7 +67,7 @@ func (r *runner) verify(ctx context.Context) (vocab.Status, plan.Plan) {
 				return r.verified(vocab.StatusConverged, round, phase, last)
 			}
 			if names := r.ledger.changedElsewhere(last, obs, r.policy.Metadata); len(names) > 0 {
-				r.logChangedElsewhere(names)
+				r.logChangedElsewhere(names, last)
 				return r.verified(vocab.StatusVerificationFailed, round, phase, last)
 			}
 		}
@@ -72,6 +76,9 @@ func (r *runner) verify(ctx context.Context) (vocab.Status, plan.Plan) {
 				// Only replicas still InProgress: replication lag.
 				r.logPendingReplicas(last)
 				return r.verified(vocab.StatusVerificationInconclusive, round, phase, last)
+			}
+			if observed {
+				r.stillDiffering(last)
 			}
 			// A persisting observation failure proves nothing either way.
 			if err != nil || r.ledger.explainedByLag(last) {
@@ -97,13 +104,38 @@ func (r *runner) verified(s vocab.Status, rounds int, phase phaseStart, p plan.P
 // logChangedElsewhere records that another writer changed metadata this
 // run wrote on names: one error record per name and the diagnostic the
 // plan file carries (SPEC §6: the single-writer assumption is broken).
-func (r *runner) logChangedElsewhere(names []string) {
+func (r *runner) logChangedElsewhere(names []string, p plan.Plan) {
 	for _, n := range names {
 		r.log.Error("another writer changed metadata this run wrote; not waiting for it",
 			slog.String(vocab.FieldPhase, vocab.PhaseVerify), slog.String(vocab.FieldResource, r.label(n)),
 			slog.String(vocab.FieldErrorClass, diag.VerifyChangedElsewhere))
+		for _, op := range p.Ops {
+			if op.Name == n {
+				r.ledger.failure(n, differs(diag.VerifyChangedElsewhere, op))
+			}
+		}
 	}
 	r.ledger.problem(diag.New(diag.VerifyChangedElsewhere, diag.Subject{}))
+}
+
+// stillDiffering records, at the verification timeout, one failure record
+// (verify:not-converged) and one log record per operation p still plans:
+// the resources that differ from the commit, and what differs (the
+// operation a plan would still make and its reason). Labels follow the
+// redaction rule (ordinals unless names are shown).
+func (r *runner) stillDiffering(p plan.Plan) {
+	for _, op := range p.Ops {
+		r.log.Warn("resource still differs at the verification timeout", slog.String(vocab.FieldPhase, vocab.PhaseVerify),
+			slog.String(vocab.FieldResource, r.label(op.Name)), slog.String(vocab.FieldOperation, string(op.Action)),
+			slog.String(vocab.FieldErrorClass, diag.VerifyNotConverged))
+		r.ledger.failure(op.Name, differs(diag.VerifyNotConverged, op))
+	}
+}
+
+// differs is the failure record of class about what op would still
+// change: its action, reason and metadata kinds.
+func differs(class string, op plan.Operation) planview.Failure {
+	return planview.Failure{Class: class, Action: op.Action, Reason: op.Reason, Metadata: op.Metadata.Kinds()}
 }
 
 // failedReplicas returns the configured replicas p lists as Failed.

@@ -17,8 +17,9 @@ var Fields = map[string]bool{
 	vocab.FieldConflictClass: true, vocab.FieldErrorCode: true, vocab.FieldFaultClass: true,
 	vocab.FieldRequestID: true, vocab.FieldErrorClass: true, vocab.FieldVerification: true,
 	vocab.FieldThrottled: true, vocab.FieldWaitMS: true, vocab.FieldDone: true, vocab.FieldTotal: true,
-	vocab.FieldScope:  true,
-	vocab.FieldRegion: true,
+	vocab.FieldScope:      true,
+	vocab.FieldRegion:     true,
+	vocab.FieldIAMActions: true,
 }
 
 // Vocab is a slog.Handler that forwards to an inner handler only the

@@ -216,7 +216,51 @@ func (s ScopeView) validate(namesShown, v1 bool) error {
 	}) {
 		return errors.New("status converged without verification, but it lists an operation or a conflict")
 	}
+	for i, f := range s.Failures {
+		if err := f.validate(namesShown); err != nil {
+			return fmt.Errorf("failure %d: %w", i, err)
+		}
+	}
 	return validateDiagnostics(s.Diagnostics, namesShown)
+}
+
+var (
+	// errorCodeRE is an AWS error code as the engine reports it: a
+	// modelled code or one of the tool's own (engine.Error), never text.
+	errorCodeRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]{0,63}$`)
+	// iamActionRE is an IAM action of a service the tool calls.
+	iamActionRE = regexp.MustCompile(`^(secretsmanager|sts|kms):[A-Za-z]{1,64}$`)
+)
+
+// validate checks one failure record: a registered class that is no
+// warning; a resource that is "" (the scope) or, with names hidden, an
+// ordinal label; an action that is an operation with a reason of it (or
+// neither), metadata kinds only with an action; an error code of letters
+// and digits; distinct IAM actions of the form service:Action.
+func (f FailureView) validate(namesShown bool) error {
+	e, ok := diag.Lookup(f.Class)
+	switch {
+	case !ok || e.Family == diag.FamilyWarning:
+		return errors.New("class is not a registered error class")
+	case f.Resource != "" && !namesShown && !labelRE.MatchString(f.Resource):
+		return errors.New("resource is not an ordinal label, but names are not shown")
+	case f.Action == "" && (f.Reason != "" || f.Metadata != nil):
+		return errors.New("a reason or metadata without an action")
+	case f.Action != "" && (!f.Action.IsOperation() || !slices.Contains(f.Action.Reasons(), f.Reason)):
+		return errors.New("action is not an operation with one of its reasons")
+	case f.Metadata != nil && !validMetadata(f.Metadata):
+		return errors.New("metadata must be a non-empty list of distinct known kinds in schema order")
+	case f.ErrorCode != "" && !errorCodeRE.MatchString(f.ErrorCode):
+		return errors.New("error_code is not an error code")
+	case f.IAMActions != nil && len(f.IAMActions) == 0:
+		return errors.New("iam_actions is empty")
+	}
+	for i, a := range f.IAMActions {
+		if !iamActionRE.MatchString(a) || slices.Contains(f.IAMActions[:i], a) {
+			return errors.New("iam_actions must be distinct IAM actions (service:Action)")
+		}
+	}
+	return nil
 }
 
 func validateDiagnostics(ds []Diagnostic, namesShown bool) error {

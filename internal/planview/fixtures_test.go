@@ -166,6 +166,46 @@ func fixtures(t testing.TB) map[string]Input {
 	// run's error says why.
 	early := Input{Diagnostics: []Diagnostic{{Class: "config:invalid-value", Subject: "config file key scopes",
 		Summary: "config file key scopes: two scopes have one name", Next: "give every scope its own name"}}}
+	// A sync of three scopes that failed (issue 30 item 4): in prod-eu a
+	// create AWS denied (the IAM actions to grant), an update whose
+	// outcome was not proven and a throttled call given up on; staging's
+	// observation was denied; prod-us verified until the timeout, with a
+	// resource still differing (what differs) and one whose metadata
+	// another writer changed; a fourth scope halted by the first.
+	failed := Input{Command: CommandSync, GitRevision: rev, Diagnostics: []Diagnostic{},
+		Scopes: []ScopeInput{
+			{Name: "prod-eu", Region: "eu-west-1", Status: vocab.StatusApplyFailed, Verification: vocab.VerificationNotRun, Operations: []Operation{
+				{Ordinal: 1, Name: "prod/app/api", Action: vocab.ActionCreate, Reason: vocab.ReasonAbsent, Keys: summary(t, `{"dk_token":"CANARY-tok"}`, "")},
+				{Ordinal: 2, Name: "prod/app/db", Action: vocab.ActionUpdate, Reason: vocab.ReasonValueDiffers,
+					Keys: summary(t, `{"dk_a":"CANARY-a"}`, `{"dk_a":"CANARY-b"}`)},
+				{Ordinal: 3, Name: "prod/app/tagged", Action: vocab.ActionUpdate, Reason: vocab.ReasonMetadata,
+					Keys: summary(t, `{"dk_a":"CANARY-a"}`, `{"dk_a":"CANARY-a"}`), Metadata: []vocab.MetadataKind{vocab.MetadataTags}},
+			}, Failures: []Failure{
+				{Ordinal: 1, Name: "prod/app/api", Class: "apply:failed", Action: vocab.ActionCreate, Reason: vocab.ReasonAbsent,
+					ErrorCode: "AccessDeniedException", IAMActions: []string{"secretsmanager:CreateSecret", "secretsmanager:TagResource"}},
+				{Ordinal: 2, Name: "prod/app/db", Class: "apply:failed", Action: vocab.ActionUpdate, Reason: vocab.ReasonValueDiffers},
+				{Ordinal: 3, Name: "prod/app/tagged", Class: "apply:failed", Action: vocab.ActionUpdate, Reason: vocab.ReasonMetadata,
+					Metadata: []vocab.MetadataKind{vocab.MetadataTags}, ErrorCode: "InternalServiceError", IAMActions: []string{"secretsmanager:TagResource"}},
+			}},
+			{Name: "staging", Region: "us-east-1", Status: vocab.StatusObservationFailed, Verification: vocab.VerificationNotRun,
+				Diagnostics: []Diagnostic{{Class: "observe:failed", Summary: "the scope could not be read from AWS Secrets Manager",
+					Next: "see the failure record: re-run for a transient fault; for AccessDeniedException grant its IAM actions (docs/iam-policy.md)"}},
+				Failures: []Failure{{Class: "observe:failed", ErrorCode: "AccessDeniedException", IAMActions: []string{"secretsmanager:ListSecrets"}}}},
+			{Name: "prod-us", Region: "us-east-1", Status: vocab.StatusVerificationFailed, Verification: vocab.VerificationFailed, Operations: []Operation{
+				{Ordinal: 1, Name: "prod/app/db", Action: vocab.ActionUpdate, Reason: vocab.ReasonValueDiffers,
+					Keys: summary(t, `{"dk_a":"CANARY-a"}`, `{"dk_a":"CANARY-b"}`)},
+				{Ordinal: 2, Name: "prod/app/keyed", Action: vocab.ActionUpdate, Reason: vocab.ReasonMetadata,
+					Keys: summary(t, `{"dk_a":"CANARY-a"}`, `{"dk_a":"CANARY-a"}`), Metadata: []vocab.MetadataKind{vocab.MetadataKMSKey}},
+			}, Failures: []Failure{
+				{Ordinal: 1, Name: "prod/app/db", Class: "verify:not-converged", Action: vocab.ActionUpdate, Reason: vocab.ReasonValueDiffers},
+				{Ordinal: 2, Name: "prod/app/keyed", Class: "verify:changed-elsewhere", Action: vocab.ActionUpdate, Reason: vocab.ReasonMetadata,
+					Metadata: []vocab.MetadataKind{vocab.MetadataKMSKey}},
+			}},
+			{Name: "dev", Region: "eu-west-1", Status: vocab.StatusApplyFailed, Verification: vocab.VerificationNotRun, Operations: []Operation{
+				{Ordinal: 1, Name: "prod/app/api", Action: vocab.ActionCreate, Reason: vocab.ReasonAbsent, Keys: summary(t, `{"dk_token":"CANARY-tok"}`, "")},
+			}, Diagnostics: []Diagnostic{{Class: "apply:halted", Summary: "halted: scope prod-eu failed; no new operation of this scope was started",
+				Next: "fix the failure of the other scope (its log records and diagnostics), then re-run: the plan resumes from the observed state"}}},
+		}}
 	return map[string]Input{"full": full, "conflict": conflict, "invalid": invalid, "nochange": nochange, "orphans": orphans, "whole": whole,
-		"scopes": scopes, "early": early, "adopt": adopt}
+		"scopes": scopes, "early": early, "adopt": adopt, "failed": failed}
 }

@@ -65,6 +65,40 @@ type ScopeInput struct {
 	// Diagnostics are the problems that stopped or limited this scope, and
 	// its warnings.
 	Diagnostics []Diagnostic
+	// Failures are the scope's failure records, in the order the run met
+	// them: each operation that failed, an observation that failed, each
+	// resource still differing at the verification timeout.
+	Failures []Failure
+}
+
+// Failure is one failure record of a scope, unredacted (Build labels
+// it): what failed, why, and what the operator grants or looks at. It
+// holds no provider text: an AWS error code is a modelled code (or one of
+// the tool's own, engine.Error), the IAM actions come from the table
+// vocab.IAMActions.
+type Failure struct {
+	// Ordinal and Name are the secret the record is about (the logs'
+	// resource ordinal; the name is shown only when names are shown); 0
+	// and "" for a record about the scope as a whole (the observation
+	// of its secrets failed).
+	Ordinal int
+	Name    string
+	// Class is a registered diag class: apply:failed, observe:failed,
+	// verify:not-converged, verify:changed-elsewhere.
+	Class string
+	// Action is the operation that failed (apply:failed) or that the scope
+	// would still need (verify:not-converged), with its Reason and the
+	// kinds of metadata it changes; empty for an observation.
+	Action   vocab.Action
+	Reason   vocab.Reason
+	Metadata []vocab.MetadataKind
+	// ErrorCode is the AWS error code of the failed call
+	// (AccessDeniedException), "" when none came (an outcome not proven).
+	ErrorCode string
+	// IAMActions are the IAM actions the failed call needs
+	// (vocab.IAMActions), the call's own first; empty when the failure was
+	// not a refused call.
+	IAMActions []string
 }
 
 // Operation is what the plan does with one secret.

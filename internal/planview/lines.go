@@ -2,9 +2,11 @@ package planview
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -32,12 +34,14 @@ type part struct {
 	ops    []Op
 	counts vocab.Counts
 	diags  []Diagnostic
+	// failures are the scope's failure records (none for the run's part).
+	failures []FailureView
 	// status is the scope's status ("" for a v1 file, which records none).
 	status vocab.Status
 }
 
 func scopePart(s ScopeView) part {
-	return part{ops: s.Operations, counts: s.Counts, diags: s.Diagnostics, status: s.Status}
+	return part{ops: s.Operations, counts: s.Counts, diags: s.Diagnostics, failures: s.Failures, status: s.Status}
 }
 
 // blocking returns the sections shown before the operations: the errors
@@ -47,6 +51,9 @@ func blocking(p part) []section {
 	var out []section
 	if n := errorCount(p.diags); n > 0 {
 		out = append(out, diagnostics(p.diags, fmt.Sprintf("Errors (%d):", n), "  x ", false))
+	}
+	if len(p.failures) > 0 {
+		out = append(out, failures(p.failures, p.diags))
 	}
 	if n := p.counts.Conflicts; n > 0 {
 		which := "each is"
@@ -90,6 +97,76 @@ func diagnostics(ds []Diagnostic, title, mark string, warnings bool) section {
 	}
 	return s
 }
+
+// failures is the section of a scope's failure records, one line each
+// (docs/results.md, failures): what failed or still differs, its class,
+// and the AWS error code with the IAM actions the call needs ("grant …"
+// when AWS denied it), then the class's next action once per class that
+// no diagnostic of ds (the scope's, shown above with theirs) has.
+func failures(fs []FailureView, ds []Diagnostic) section {
+	s := section{title: fmt.Sprintf("Failed (%d):", len(fs))}
+	var classes []string
+	for _, f := range fs {
+		s.lines = append(s.lines, failureLine(f))
+		if !slices.Contains(classes, f.Class) && !slices.ContainsFunc(ds, func(d Diagnostic) bool { return d.Class == f.Class }) {
+			classes = append(classes, f.Class)
+		}
+	}
+	for _, c := range classes {
+		if e, ok := diag.Lookup(c); ok {
+			s.lines = append(s.lines, "      next ("+q(c)+"): "+e.Next)
+		}
+	}
+	return s
+}
+
+// failureLine is one failure record: "  x resource-0001 create failed
+// (apply:failed): AccessDeniedException: grant secretsmanager:CreateSecret,
+// secretsmanager:TagResource", "  x observation failed (observe:failed):
+// …", "  ? resource-0003 still differs (verify:not-converged): update
+// (value differs)".
+func failureLine(f FailureView) string {
+	mark, what := "  x ", "observation"
+	if f.Resource != "" {
+		what = q(f.Resource)
+		if f.Action != "" {
+			what += " " + string(f.Action)
+		}
+	}
+	head := what + " failed"
+	if diag.FamilyOf(f.Class) == diag.FamilyVerify {
+		mark, head = "  ? ", what+" still differs"
+		if f.Action != "" {
+			head = q(f.Resource) + " still differs"
+		}
+	}
+	line := mark + head + " (" + q(f.Class) + ")"
+	var detail []string
+	if f.Action != "" && diag.FamilyOf(f.Class) == diag.FamilyVerify {
+		detail = append(detail, string(f.Action)+" ("+reasonPhrases[f.Reason]+metadataPhrase(Op{Reason: f.Reason, Metadata: f.Metadata})+")")
+	}
+	actions := make([]string, len(f.IAMActions))
+	for i, a := range f.IAMActions {
+		actions[i] = q(a)
+	}
+	switch {
+	case f.ErrorCode == accessDenied && len(actions) > 0:
+		detail = append(detail, q(f.ErrorCode)+": grant "+strings.Join(actions, ", "))
+	case f.ErrorCode != "" && len(actions) > 0:
+		detail = append(detail, q(f.ErrorCode)+" on "+strings.Join(actions, ", "))
+	case f.ErrorCode != "":
+		detail = append(detail, q(f.ErrorCode))
+	case f.Class == diag.ApplyFailed:
+		detail = append(detail, "outcome not proven")
+	}
+	if len(detail) > 0 {
+		line += ": " + strings.Join(detail, "; ")
+	}
+	return line
+}
+
+// accessDenied is AWS's error code of a call the role is not allowed.
+const accessDenied = "AccessDeniedException"
 
 // phases returns one section per non-empty apply phase, in apply order.
 func phases(ops []Op) []section {

@@ -69,6 +69,29 @@ type ScopeView struct {
 	// Diagnostics are the problems that stopped or limited this scope,
 	// then its warnings, in the order the run met them.
 	Diagnostics []Diagnostic `json:"diagnostics"`
+	// Failures are the scope's failure records (an optional key of v3,
+	// absent when there is none and in every file written before it):
+	// each failed operation or observation with its class, AWS error code
+	// and IAM actions, each resource still differing at the verification
+	// timeout with what differs. A reviewed-plan comparison never reads
+	// them (Compare): they are what a run met, not what it planned.
+	Failures []FailureView `json:"failures,omitempty"`
+}
+
+// FailureView is one failure record of a scope, redacted: Resource is an
+// ordinal label (or the secret name when names are shown), "" for a
+// record about the scope as a whole. Class is a registered diag class;
+// Action, Reason and Metadata are what failed or still differs (absent
+// for an observation); ErrorCode is a modelled AWS error code, never the
+// provider's message; IAMActions are vocab.IAMActions of the failed call.
+type FailureView struct {
+	Resource   string               `json:"resource"`
+	Class      string               `json:"class"`
+	Action     vocab.Action         `json:"action,omitempty"`
+	Reason     vocab.Reason         `json:"reason,omitempty"`
+	Metadata   []vocab.MetadataKind `json:"metadata,omitempty"`
+	ErrorCode  string               `json:"error_code,omitempty"`
+	IAMActions []string             `json:"iam_actions,omitempty"`
 }
 
 // Outcome is the run's status and verification as the view shows them:
@@ -244,6 +267,20 @@ func buildScope(in ScopeInput, r model.Redaction, k *key) ScopeView {
 		s.Operations = append(s.Operations, op)
 	}
 	s.Counts = Count(s.Operations)
+	for _, f := range in.Failures {
+		fv := FailureView{Class: f.Class, Action: f.Action, Reason: f.Reason, ErrorCode: f.ErrorCode,
+			Metadata: slices.Clone(f.Metadata), IAMActions: slices.Clone(f.IAMActions)}
+		if f.Ordinal > 0 || f.Name != "" {
+			fv.Resource = r.Label(f.Ordinal, f.Name)
+		}
+		if len(fv.Metadata) == 0 {
+			fv.Metadata = nil
+		}
+		if len(fv.IAMActions) == 0 {
+			fv.IAMActions = nil
+		}
+		s.Failures = append(s.Failures, fv)
+	}
 	return s
 }
 

@@ -154,16 +154,21 @@ func Execute(ctx context.Context, src Sources, req Request) Outcome {
 			return Stopped(ds)
 		}
 	}
+	// The commit is resolved first (a local Git read), so that every
+	// ending after it — a refused AWS set-up, a rejected desired state —
+	// shows the commit the run was given (docs/results.md, git_revision).
+	commit, err := src.Revision(scopes[0].Desired)
+	if err != nil {
+		return Stopped(logDesired(req.Log, err))
+	}
 	ports, err := src.Ports(ctx, scopes, req.Options.Configured)
 	if err != nil {
 		if ctx.Err() != nil {
 			return interrupted()
 		}
-		return setUpFailed(req.Log, scopes, err)
-	}
-	commit, err := src.Revision(scopes[0].Desired)
-	if err != nil {
-		return Stopped(logDesired(req.Log, err))
+		got := haltedScopes(req.Log, scopes, setUpFailed(req.Log, scopes, err))
+		got.Revision = commit
+		return got
 	}
 
 	got := Outcome{Scopes: make([]ScopeOutcome, len(scopes))}
@@ -205,14 +210,14 @@ func Execute(ctx context.Context, src Sources, req Request) Outcome {
 		// Nothing is read from AWS; the other scopes' documents are still
 		// decrypted, so that every invalid one is reported at once.
 		<-decrypted
-		return rejected(ctx, got, loads)
+		return rejected(ctx, got, loads, commit)
 	}
 
 	runs := make([]engine.ScopeRun, len(scopes))
 	for i, sc := range scopes {
 		a := loads[i].load.Arrival()
 		runs[i] = engine.ScopeRun{Bucket: ports[i].Bucket, Arrival: a, Port: ports[i].Port, Log: loads[i].log,
-			Config: engine.Config{Mode: req.Mode, Engine: sc.Engine, Siblings: siblings(req.Options, a.Outline().Scope)}}
+			Config: engine.Config{Mode: req.Mode, Scope: sc.Name, Engine: sc.Engine, Siblings: siblings(req.Options, a.Outline().Scope)}}
 		if v := req.Reviewed; v != nil {
 			runs[i].Review = reviewOf(v.Scopes[i], v.Salt(), v.NamesShown, got.Scopes[i], req.Options.Output.ShowResourceNames)
 		}
@@ -221,7 +226,7 @@ func Execute(ctx context.Context, src Sources, req Request) Outcome {
 	<-decrypted
 	for _, l := range loads {
 		if l.err != nil {
-			return rejected(ctx, got, loads)
+			return rejected(ctx, got, loads, commit)
 		}
 	}
 	for i, r := range results {
@@ -272,9 +277,9 @@ func (l *scopeLoad) decrypt(ctx context.Context, clock engine.Clock, c *desired.
 // rejected is the run's end when a scope's desired state was rejected (or
 // its load interrupted): every scope is invalid, those without an invalid
 // document of their own too, with every scope's diagnostics logged and
-// reported, and no revision (docs/results.md, git_revision), whatever the
-// first observations read meanwhile: nothing was written.
-func rejected(ctx context.Context, got Outcome, loads []*scopeLoad) Outcome {
+// reported, and the commit it read (docs/results.md, git_revision),
+// whatever the first observations read meanwhile: nothing was written.
+func rejected(ctx context.Context, got Outcome, loads []*scopeLoad, commit string) Outcome {
 	for _, l := range loads {
 		if err := l.err; err != nil && (ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
 			return interrupted()
@@ -286,6 +291,7 @@ func rejected(ctx context.Context, got Outcome, loads []*scopeLoad) Outcome {
 			got.Scopes[i].Result = Stopped(logDesired(l.log, l.err)).Run
 		}
 	}
+	got.Revision = commit
 	return got
 }
 
@@ -330,6 +336,56 @@ func setUpFailed(log *slog.Logger, scopes []config.Scope, err error) Outcome {
 		}
 		log.Error(d.Sentence(), append(attrs, d.Attrs()...)...)
 	}
+	return got
+}
+
+// haltedScopes is got, the end of a run whose AWS set-up failed
+// (setUpFailed), with a section per scope when the run has several and a
+// diagnostic is about one of them: each scope says what stopped it — its
+// own set-up's diagnostics (its status the one they imply), or that
+// another scope's failed (observe:halted, naming the first that did, the
+// run's status) — instead of the run's status with no reason. The run
+// keeps its status and its own diagnostics.
+func haltedScopes(log *slog.Logger, scopes []config.Scope, got Outcome) Outcome {
+	names := make([]string, len(scopes))
+	for i, sc := range scopes {
+		names[i] = sc.Name
+	}
+	byScope := map[string]diag.Diagnostics{}
+	var failed []string
+	var own diag.Diagnostics
+	for _, d := range got.Run.Diagnostics {
+		name := ScopeOf(d, names)
+		if name == "" {
+			own = append(own, d)
+			continue
+		}
+		byScope[name] = append(byScope[name], d)
+		if !slices.Contains(failed, name) {
+			failed = append(failed, name)
+		}
+	}
+	if len(scopes) < 2 || len(failed) == 0 {
+		return got
+	}
+	halted := diag.New(diag.ObserveHalted, diag.Subject{}).
+		WithSummary("halted: scope " + failed[0] + " failed before any scope was read, so this scope was not observed")
+	got.Scopes = make([]ScopeOutcome, len(scopes))
+	for i, sc := range scopes {
+		r := engine.Result{Status: got.Run.Status, Verification: vocab.VerificationNotRun, Diagnostics: byScope[sc.Name]}
+		if len(r.Diagnostics) > 0 {
+			r.Status = vocab.StatusInvalid
+			if r.Diagnostics.ExitCode() == vocab.ExitApply {
+				r.Status = vocab.StatusObservationFailed
+			}
+		} else {
+			r.Diagnostics = diag.Diagnostics{halted}
+			log.Error(halted.Sentence(), append([]any{slog.String(vocab.FieldPhase, vocab.PhaseAWS),
+				slog.String(vocab.FieldStatus, string(r.Status)), slog.String(vocab.FieldScope, sc.Name)}, halted.Attrs()...)...)
+		}
+		got.Scopes[i] = ScopeOutcome{Name: sc.Name, Region: shownRegion(sc.AWS.Region), Result: r}
+	}
+	got.Run.Diagnostics = own
 	return got
 }
 

@@ -250,4 +250,7 @@ const (
 	// FieldRegion is the Region of a replica a record is about
 	// (replica-regions, SPEC §12); a Region code, never an account.
 	FieldRegion = "region"
+	// FieldIAMActions is, on the record of a failed AWS call, the IAM
+	// actions the call needs (vocab.IAMActions), comma-separated.
+	FieldIAMActions = "iam_actions"
 )

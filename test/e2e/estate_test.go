@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -278,7 +279,11 @@ func TestScopes_ForeignSecretInOneScopeWritesNowhere(t *testing.T) {
 }
 
 // TestScopes_DeniedRoleAppliesNothing: STS refuses the second scope's role:
-// exit 5 with credentials:assume-role, nothing applied anywhere.
+// exit 5 with credentials:assume-role, nothing applied anywhere. Every
+// other scope says why it stopped (issue 30: it used to read
+// observation-failed with no reason): observe:halted, "halted: scope
+// staging failed"; the report and the plan file show the commit, which
+// was resolved before the AWS set-up.
 func TestScopes_DeniedRoleAppliesNothing(t *testing.T) {
 	es := newEstate(t)
 	es.e.ctl.SetIAM(emulator.IAM{Roles: []emulator.Role{
@@ -300,7 +305,22 @@ func TestScopes_DeniedRoleAppliesNothing(t *testing.T) {
 			diags[s.Name] = append(diags[s.Name], d.Class)
 		}
 	}
-	assert.Equal(t, map[string][]string{"staging": {"credentials:assume-role"}}, diags, "the plan file puts it in the scope's section")
+	assert.Equal(t, map[string][]string{"staging": {"credentials:assume-role"}, "prod-eu": {"observe:halted"}, "prod-us": {"observe:halted"}},
+		diags, "the plan file puts it in the scope's section, and says why the others stopped")
+	for _, s := range v.Scopes {
+		assert.Equal(t, vocab.StatusObservationFailed, s.Status, s.Name)
+		if s.Name != "staging" {
+			assert.True(t, strings.HasPrefix(s.Diagnostics[0].Summary, "halted: scope staging failed"), s.Diagnostics[0].Summary)
+		}
+	}
+	head := es.f.git("rev-parse", "HEAD")
+	assert.Equal(t, head, r.Report.GitRevision, "the commit was resolved")
+	assert.Equal(t, head, v.GitRevision)
+	shown, err := exec.Command(cliBin, "show", planFile).CombinedOutput()
+	require.NoError(t, err, "%s", shown)
+	assert.Contains(t, string(shown), "at commit "+head)
+	assert.Contains(t, string(shown), "halted: scope staging failed")
+	assert.NotContains(t, string(shown), "(commit not resolved)")
 }
 
 // TestScopes_ApplyFaultInOneBucketThenRerunConverges: the first create of
@@ -532,13 +552,14 @@ func TestScopes_SharedRootInvalidDocumentReportedInEveryScope(t *testing.T) {
 	assert.Equal(t, map[string][]string{"prod-eu": {"decrypt:no-key"}, "prod-us": {"decrypt:no-key"}}, diags)
 }
 
-// TestScopes_MissingSourceRootReportsNoRevisionAsOneScope: a rejected
-// desired state reports no revision (docs/results.md, git_revision): a
-// source root missing from the commit gives git_revision "" in the report
-// and the plan file, exit 3, whether the run has one scope or several (the
-// other scopes loaded, the commit resolved once for the run). A valid run
-// of the same estate reports the commit in both.
-func TestScopes_MissingSourceRootReportsNoRevisionAsOneScope(t *testing.T) {
+// TestRegression_RejectedDesiredStateShowsTheResolvedCommit: a run whose
+// commit was resolved shows it (docs/results.md, git_revision; issue 30):
+// a source root missing from the commit ends exit 3 with the commit in
+// the report and the plan file, whether the run has one scope or several
+// (the other scopes loaded, the commit resolved once for the run), as a
+// valid run of the same estate does. Both used to be "" (the header said
+// "(commit not resolved)").
+func TestRegression_RejectedDesiredStateShowsTheResolvedCommit(t *testing.T) {
 	es := newEstate(t)
 	head := es.f.git("rev-parse", "HEAD")
 	revisions := func(t *testing.T, r result, planFile string) (string, string) {
@@ -568,13 +589,13 @@ func TestScopes_MissingSourceRootReportsNoRevisionAsOneScope(t *testing.T) {
 		return m[vocab.FieldErrorClass] == "source:missing-root" && m[vocab.FieldScope] == "staging"
 	}), "stdout:\n%s", r.Stdout)
 	rep, pf = revisions(t, r, planFile)
-	assert.Equal(t, "", rep, "several scopes: report")
-	assert.Equal(t, "", pf, "several scopes: plan file")
+	assert.Equal(t, head, rep, "several scopes: report")
+	assert.Equal(t, head, pf, "several scopes: plan file")
 
 	planFile = filepath.Join(t.TempDir(), "plan.json")
 	r = es.f.run(es.e, runOpts{}, es.f.args("plan", "--source-root", "secrets/missing", "--plan-file", planFile)...)
 	require.Equal(t, 3, r.Code, "stdout:\n%s", r.Stdout)
 	rep, pf = revisions(t, r, planFile)
-	assert.Equal(t, "", rep, "one scope: report")
-	assert.Equal(t, "", pf, "one scope: plan file")
+	assert.Equal(t, head, rep, "one scope: report")
+	assert.Equal(t, head, pf, "one scope: plan file")
 }

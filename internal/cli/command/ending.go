@@ -62,6 +62,8 @@ type scopeEnding struct {
 	counts       vocab.Counts
 	plan         []planview.Operation
 	diags        diag.Diagnostics
+	// failures are the scope's failure records (engine.Result.Failures).
+	failures []planview.Failure
 }
 
 // how is what conclude needs to know of the run besides what the work
@@ -90,7 +92,7 @@ func conclude(got run.Outcome, h how) ending {
 	}
 	for _, s := range got.Scopes {
 		sec := scopeEnding{name: s.Name, region: s.Region, tree: s.SourceTree, settings: s.Settings, status: s.Status, verification: s.Verification,
-			counts: s.Counts, plan: s.Plan, diags: s.Diagnostics}
+			counts: s.Counts, plan: s.Plan, diags: s.Diagnostics, failures: s.Failures}
 		sec.status, sec.verification = settle(sec.status, sec.verification, h)
 		e.scopes = append(e.scopes, sec)
 		statuses = append(statuses, sec.status)

@@ -208,7 +208,7 @@ func (o *outputs) view(e ending) planview.View {
 	if e.scopes != nil {
 		for _, s := range e.scopes {
 			in.Scopes = append(in.Scopes, planview.ScopeInput{Name: s.name, Region: s.region, SourceTree: s.tree, Settings: s.settings,
-				Status: s.status, Verification: s.verification, Operations: s.plan, Diagnostics: viewDiags(s.diags)})
+				Status: s.status, Verification: s.verification, Operations: s.plan, Diagnostics: viewDiags(s.diags), Failures: s.failures})
 		}
 		in.Diagnostics = append(in.Diagnostics, viewDiags(e.diags)...)
 		return planview.Build(in, r)

@@ -1,0 +1,110 @@
+package planview
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+// TestFailuresRoundTripAndRedact: the failure records of the failed
+// fixture are written under the optional key failures, read back equal,
+// labelled by ordinal with names hidden (a record about the scope has no
+// resource), and absent from the file of a scope without failures.
+func TestFailuresRoundTripAndRedact(t *testing.T) {
+	for _, shown := range []bool{false, true} {
+		v := Build(fixtures(t)["failed"], model.Redaction{ShowNames: shown})
+		b, err := Marshal(v)
+		require.NoError(t, err)
+		back, err := Parse(b)
+		require.NoError(t, err)
+		assert.Equal(t, v, back)
+		first := back.Scopes[0].Failures[0]
+		assert.Equal(t, "AccessDeniedException", first.ErrorCode)
+		assert.Equal(t, []string{"secretsmanager:CreateSecret", "secretsmanager:TagResource"}, first.IAMActions)
+		if shown {
+			assert.Equal(t, "prod/app/api", first.Resource)
+		} else {
+			assert.Equal(t, "resource-0001", first.Resource)
+		}
+		assert.Equal(t, "", back.Scopes[1].Failures[0].Resource, "the observation of the scope is about no resource")
+	}
+	b, err := Marshal(Build(fixtures(t)["full"], model.Redaction{}))
+	require.NoError(t, err)
+	assert.NotContains(t, string(b), `"failures"`, "a scope without failure records has no key")
+}
+
+// TestFailureRecordsAreValidated: a hand-edited record is refused
+// (planfile:malformed): an unregistered class or a warning's, a secret
+// name while names are hidden, a reason without an action, an action
+// that is no operation, provider text as the error code, an IAM action
+// of another form or given twice, an empty list.
+func TestFailureRecordsAreValidated(t *testing.T) {
+	good := Build(fixtures(t)["failed"], model.Redaction{})
+	for name, edit := range map[string]func(*FailureView){
+		"unregistered class": func(f *FailureView) { f.Class = "apply:exploded" },
+		"warning class":      func(f *FailureView) { f.Class = "warning:orphans" },
+		"name while hidden":  func(f *FailureView) { f.Resource = "prod/app/api" },
+		"reason alone":       func(f *FailureView) { f.Action = "" },
+		"conflict":           func(f *FailureView) { f.Action, f.Reason = vocab.ActionConflict, vocab.Reason(vocab.ConflictOwnership) },
+		"provider text":      func(f *FailureView) { f.ErrorCode = "User arn:aws:iam::1 is not authorized" },
+		"iam action form":    func(f *FailureView) { f.IAMActions = []string{"CreateSecret"} },
+		"iam action twice": func(f *FailureView) {
+			f.IAMActions = []string{"secretsmanager:CreateSecret", "secretsmanager:CreateSecret"}
+		},
+		"iam actions empty":  func(f *FailureView) { f.IAMActions = []string{} },
+		"metadata unordered": func(f *FailureView) { f.Metadata = []vocab.MetadataKind{vocab.MetadataTags, vocab.MetadataKMSKey} },
+	} {
+		v := Build(fixtures(t)["failed"], model.Redaction{})
+		edit(&v.Scopes[0].Failures[0])
+		assert.Equal(t, ClassMalformed, classOf(v.Validate()), name)
+		if b, err := json.Marshal(v); err == nil && name != "iam actions empty" {
+			_, err = Parse(b)
+			assert.Equal(t, ClassMalformed, classOf(err), name+" (read)")
+		}
+	}
+	b, err := json.Marshal(good)
+	require.NoError(t, err)
+	_, err = Parse(b)
+	require.NoError(t, err, "the unedited file")
+}
+
+// TestCompareIgnoresFailureRecords: a reviewed plan compared with a run's
+// view that adds failure records (or a file that holds some, compared
+// with one that does not) has no difference: the records are what a run
+// met, not what it planned (SPEC §14).
+func TestCompareIgnoresFailureRecords(t *testing.T) {
+	in := fixtures(t)["full"]
+	plain := Build(in, model.Redaction{})
+	in.Scopes[0].Failures = []Failure{
+		{Ordinal: 3, Name: "prod/app/db", Class: "apply:failed", Action: vocab.ActionUpdate, Reason: vocab.ReasonValueDiffers,
+			ErrorCode: "AccessDeniedException", IAMActions: []string{"secretsmanager:PutSecretValue"}},
+		{Class: "observe:failed", ErrorCode: "ThrottlingException", IAMActions: []string{"secretsmanager:ListSecrets"}},
+	}
+	failed := Build(in, model.Redaction{})
+	require.Len(t, failed.Scopes[0].Failures, 2)
+	failed.DigestSalt, failed.Scopes[0].SettingsDigest = plain.DigestSalt, plain.Scopes[0].SettingsDigest
+	assert.Empty(t, Compare(plain, failed))
+	assert.Empty(t, Compare(failed, plain))
+	assert.Empty(t, CompareScope(plain.Scopes[0], failed.Scopes[0]))
+}
+
+// TestV2FileWithFailuresIsMalformed: failures is a key of v3 only.
+func TestV2FileWithFailuresIsMalformed(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "v2-full-hidden.json"))
+	require.NoError(t, err)
+	bad := strings.Replace(string(b), `"diagnostics": []
+    }`, `"diagnostics": [],
+      "failures": [{"resource": "", "class": "observe:failed"}]
+    }`, 1)
+	require.NotEqual(t, string(b), bad)
+	_, err = Parse([]byte(bad))
+	assert.Equal(t, ClassMalformed, classOf(err))
+}
