@@ -560,3 +560,21 @@ func TestRegression_ValidatesPlanFileIsWritableAndNeverReviewable(t *testing.T) 
 	_, err = Parse(bytes.Replace(raw, []byte(`"command": "validate"`), []byte(`"command": "apply"`), 1))
 	assert.Equal(t, ClassMalformed, classOf(err), "an unknown command word stays malformed")
 }
+
+// A validate file was rendered under the heading "sops-aws-sync plan",
+// so the GitHub Action's job summary of a fork's pull request, where no
+// plan was computed, read as a plan. Its renderings are titled validate;
+// a plan's and a sync's stay "sops-aws-sync plan".
+func TestRegression_ValidateFileIsNotRenderedAsAPlan(t *testing.T) {
+	in := fixtures(t)["full"]
+	in.Command = CommandValidate
+	v := Build(in, model.Redaction{})
+	assert.True(t, strings.HasPrefix(Markdown(v), "### sops-aws-sync validate\n"), Markdown(v))
+	assert.True(t, strings.HasPrefix(Text(v), "sops-aws-sync validate "), Text(v))
+	for _, c := range []string{CommandPlan, CommandSync, ""} {
+		in.Command = c
+		v = Build(in, model.Redaction{})
+		assert.True(t, strings.HasPrefix(Markdown(v), "### sops-aws-sync plan\n"), c)
+		assert.True(t, strings.HasPrefix(Text(v), "sops-aws-sync plan "), c)
+	}
+}

@@ -299,6 +299,17 @@ func verdict(p part) string {
 // runLine is the run's verdict, shown once at the top: its status and
 // verification (View.Outcome) and how many scopes it has; for a v1 file,
 // which records neither, only that it is one.
+// title names what wrote the file in the first line of a rendering:
+// "sops-aws-sync validate" for validate's diagnostics (SPEC §15: no plan
+// was computed, so the rendering must not read as one), otherwise
+// "sops-aws-sync plan" (a plan's or a sync's, and every v1 or v2 file).
+func title(v View) string {
+	if v.Command == CommandValidate {
+		return "sops-aws-sync validate"
+	}
+	return "sops-aws-sync plan"
+}
+
 func runLine(v View) string {
 	st, ver := v.Outcome()
 	if st == "" {

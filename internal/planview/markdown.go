@@ -69,7 +69,7 @@ func render(v View, limit int) string {
 	fence := fenceFor(all)
 
 	var b strings.Builder
-	b.WriteString("### sops-aws-sync plan\n\n")
+	b.WriteString("### " + title(v) + "\n\n")
 	if model.IsRevision(v.GitRevision) {
 		b.WriteString("Commit `" + v.GitRevision + "`")
 	} else {

@@ -12,7 +12,7 @@ import "strings"
 // line sums them. Every line ends in "\n".
 func Text(v View) string {
 	var b strings.Builder
-	b.WriteString("sops-aws-sync plan " + commitLine(v) + "\n")
+	b.WriteString(title(v) + " " + commitLine(v) + "\n")
 	b.WriteString(namesLine(v) + "\n")
 	b.WriteString(runLine(v) + "\n")
 	writeSections(&b, blocking(part{diags: v.Diagnostics}))

@@ -1272,6 +1272,61 @@ describe.skipIf(!cliPresent)('Action with the real release snapshot and the emul
     expect(report.status).toBe('converged');
   });
 
+  it('fork pull request with the real CLI: validate --no-decrypt without key or AWS, the real source roots; passes when no secret changed, fails when one did or a plaintext document is committed', async () => {
+    const prefix = 'e2e/fork';
+    const repo = 'acme/infra';
+    const number = 31;
+    const event = join(work, `event-${randomUUID()}.json`);
+    await writeFile(event, JSON.stringify(pullRequestPayload(number, repo, 'eve/infra')));
+    // A fork's pull_request_target run would hold the key and the credentials; none reaches the CLI.
+    const forkEnv = { ...realEnv, GITHUB_EVENT_NAME: 'pull_request_target', GITHUB_EVENT_PATH: event, RUNNER_ENVIRONMENT: 'github-hosted' };
+    const listed = (...names: string[]) => server.pullFiles.set(`${repo}#${number}`, names.map((filename) => ({ filename })));
+    try {
+      listed('README.md');
+      const pass = await runner.runAction({ inputs: inputs(prefix, { 'fail-on-drift': 'true', 'pull-request-comment': 'true' }), env: forkEnv });
+      expectSuccess(pass);
+      expect(pass.outputs).toMatchObject({ planned: 'false', status: 'converged', 'create-count': '0', 'unchanged-count': '0' });
+      expect(pass.summary).toContain('No plan was computed: this pull request comes from a fork');
+      expect(pass.summary).toContain('changes no file under a source root (secrets)');
+      // The real validate's diagnostics, rendered by the real show.
+      expect(pass.summary).toContain('warning:not-planned');
+      expect(pass.summary).toContain('warning:checks-skipped');
+      // Nothing reached AWS: the prefix holds no secret.
+      const listedSecrets = (await emulator.call('ListSecrets', {})) as { SecretList: { Name: string }[] };
+      expect(listedSecrets.SecretList.filter((x) => x.Name.startsWith(`${prefix}/`))).toEqual([]);
+
+      listed('README.md', 'secrets/app.sops.json');
+      const changed = await runner.runAction({ inputs: inputs(prefix), env: forkEnv });
+      expectFailure(changed, 'sops-aws-sync computed no plan for a pull request that changes secrets; a maintainer must plan it from a branch');
+      expect(changed.outputs.planned).toBe('false');
+
+      // A fork commits a document in clear: validate finds it without a key.
+      const plain = `CANARY-fork-${randomBytes(4).toString('hex')}`;
+      await writeFile(join(fixture.repo, 'secrets', 'leak.sops.json'), `{"password": "${plain}"}\n`);
+      await must('git', ['add', 'secrets/leak.sops.json'], { cwd: fixture.repo });
+      await must('git', ['commit', '-q', '-m', 'a plaintext document'], { cwd: fixture.repo });
+      const leaky = (await must('git', ['rev-parse', 'HEAD'], { cwd: fixture.repo })).trim();
+      await must('git', ['reset', '-q', '--hard', fixture.commit], { cwd: fixture.repo });
+      const invalid = await runner.runAction({ inputs: inputs(prefix, { revision: leaky }), env: forkEnv });
+      expectFailure(invalid, MSG.invalid);
+      expect(invalid.outputs).toMatchObject({ planned: 'false', status: 'invalid' });
+      expect(invalid.summary).toContain('decrypt:not-encrypted');
+      for (const text of [invalid.stdout, invalid.summary]) expect(text).not.toContain(plain);
+    } finally {
+      server.pullFiles.clear();
+    }
+  });
+
+  it('mode validate with the real CLI in a normal job: every check with the job\'s key, planned false, no secret read from AWS', async () => {
+    const r = await runner.runAction({ inputs: inputs('e2e/validate', { mode: 'validate' }), env: { ...realEnv, GITHUB_EVENT_NAME: 'push' } });
+    expectSuccess(r);
+    expect(r.outputs).toMatchObject({ planned: 'false', status: 'converged', 'unchanged-count': '0', 'verification-status': 'not-run' });
+    expect(r.summary).toContain('### sops-aws-sync validate');
+    expect(r.summary).toContain('warning:not-planned');
+    // With the key nothing was skipped.
+    expect(r.summary).not.toContain('warning:checks-skipped');
+  });
+
   it('drift without fail-on-drift: plan succeeds and reports drift', async () => {
     const r = await runner.runAction({ inputs: inputs('e2e/drift-open'), env: realEnv });
     expectSuccess(r);
