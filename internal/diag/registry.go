@@ -287,6 +287,12 @@ const (
 	// owns; it is planned like every owned secret and the entry does
 	// nothing (SPEC §11).
 	WarningAdoptOwned = "warning:adopt-owned"
+	// WarningNotApplied: a sync of several scopes (SPEC §10) planned
+	// operations in this scope, but another scope was blocked at planning
+	// (a conflict, a gate, a failed observation, a stale reviewed plan), so
+	// nothing was applied anywhere; the summary names that scope. The
+	// scope's own status stays drift.
+	WarningNotApplied = "warning:not-applied"
 	// WarningReplicasNotInSync: plan found configured replicas (SPEC §12)
 	// that are InProgress or Failed; a sync would wait for them or end
 	// verification-failed. Plan's status does not change.
@@ -473,6 +479,8 @@ var entries = []Entry{
 
 	{WarningOrphans, FamilyWarning, "secrets this tool owns in another scope hold documents of this commit; they are not touched",
 		"if the scope was renamed on purpose, retire the old scope once nothing reads it (docs/recovery.md, retiring an old scope)"},
+	{WarningNotApplied, FamilyWarning, "another scope of the run was blocked at planning, so nothing of this scope's plan was applied",
+		"resolve the other scope's problem (its diagnostics), then re-run: this scope's plan is applied then"},
 	{WarningAdoptOwned, FamilyWarning, "an adopt entry names a secret this scope already owns; the entry does nothing",
 		"remove the entry from adopt: the secret is managed like every other owned secret (docs/migration.md)"},
 	{WarningReplicasNotInSync, FamilyWarning, "configured replicas of owned secrets are not InSync",

@@ -2,6 +2,8 @@ package engine_test
 
 import (
 	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -104,4 +106,36 @@ func TestRegression_VerificationTimeoutNamesEachResourceStillDiffering(t *testin
 		wantResult(t, res, vocab.StatusVerificationInconclusive, vocab.VerificationInconclusive, vocab.Counts{Update: 1})
 		wantDiffers(t, res)
 	})
+}
+
+// TestRegression_UnappliedScopeSaysWhichScopeBlockedIt: scope two holds a
+// conflict, so nothing is applied anywhere; scopes one and three, whose
+// creates waited, stay drift and say why with warning:not-applied naming
+// scope two (before, they listed their plan with no reason). The blocked
+// scope itself gets no such warning; plan mode, which applies nothing
+// anyway, none either.
+func TestRegression_UnappliedScopeSaysWhichScopeBlockedIt(t *testing.T) {
+	e := newEnv(t)
+	defs := []scopeDef{
+		{"one", "a", []doc{{"x", `{"a":1}`}}},
+		{"two", "b", []doc{{"x", `{"c":3}`}}},
+		{"three", "b", []doc{{"z", `{"d":4}`}}},
+	}
+	e.seed(t, defs[1].secretName("x"), aws.String(`{"foreign":true}`), nil, nil)
+	got := e.runScopes(t, engine.ModeSync, 2, defs...)
+	for _, i := range []int{0, 2} {
+		wantResult(t, got[i], vocab.StatusDrift, vocab.VerificationNotRun, vocab.Counts{})
+		ds := got[i].Diagnostics
+		if len(ds) != 1 || ds[0].Class != diag.WarningNotApplied || !strings.HasPrefix(ds[0].Summary, "not applied: scope two was blocked at planning") {
+			t.Errorf("scope %s's diagnostics = %+v, want warning:not-applied naming scope two", defs[i].name, ds)
+		}
+	}
+	if slices.ContainsFunc(got[1].Diagnostics, func(d diag.Diagnostic) bool { return d.Class == diag.WarningNotApplied }) {
+		t.Errorf("the blocked scope warns about itself: %+v", got[1].Diagnostics)
+	}
+	for _, r := range e.runScopes(t, engine.ModePlan, 2, defs...) {
+		if slices.ContainsFunc(r.Diagnostics, func(d diag.Diagnostic) bool { return d.Class == diag.WarningNotApplied }) {
+			t.Errorf("plan mode warns: %+v", r.Diagnostics)
+		}
+	}
 }

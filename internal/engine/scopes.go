@@ -104,6 +104,9 @@ func RunScopes(ctx context.Context, scopes []ScopeRun, log *slog.Logger) []Resul
 			}
 		}
 	}
+	if blocked > 0 || stale > 0 {
+		notApplied(scopes, prepared)
+	}
 	switch {
 	case blocked > 0:
 		log.Error("a scope is blocked at planning; nothing was applied in any scope",
@@ -127,6 +130,32 @@ func (p *Prepared) refuse(ds diag.Diagnostics) {
 		p.r.log.Error(d.Sentence(), append([]any{slog.String(vocab.FieldPhase, vocab.PhasePlan),
 			slog.String(vocab.FieldStatus, string(vocab.StatusInvalid))}, d.Attrs()...)...)
 		p.r.ledger.problem(d)
+	}
+}
+
+// notApplied records, in each scope of a sync whose plan waited to be
+// applied, a warning (warning:not-applied) naming the first scope that
+// was blocked at planning or refused as stale: why nothing of its plan was
+// applied although its own status is drift. Unnamed scopes (Config.Scope
+// "") are named by nobody.
+func notApplied(scopes []ScopeRun, prepared []*Prepared) {
+	by := ""
+	for i, p := range prepared {
+		if p.status != "" && p.Blocked() {
+			by = scopes[i].Config.Scope
+			break
+		}
+	}
+	if by == "" {
+		return
+	}
+	d := diag.New(diag.WarningNotApplied, diag.Subject{}).
+		WithSummary("not applied: scope " + by + " was blocked at planning, so nothing of this scope's plan was applied")
+	for _, p := range prepared {
+		if p.Pending() {
+			p.r.log.Warn(d.Sentence(), append([]any{slog.String(vocab.FieldPhase, vocab.PhasePlan)}, d.Attrs()...)...)
+			p.r.ledger.problem(d)
+		}
 	}
 }
 
