@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -313,7 +316,8 @@ func TestExit6_SecondWriterDefeatsVerification(t *testing.T) {
 	f.commit("rotate values")
 	e.setFaults(emulator.Faults{LatencyMS: 150})
 
-	p := f.start(e, runOpts{}, f.args("sync", "--concurrency", "1", "--verification-timeout", "2s")...)
+	planFile := filepath.Join(t.TempDir(), "plan.json")
+	p := f.start(e, runOpts{}, f.args("sync", "--concurrency", "1", "--verification-timeout", "2s", "--plan-file", planFile)...)
 	require.True(t, p.waitFor(func(m map[string]any) bool { return m["msg"] == "plan built" }), "the run built its plan")
 	e.putValue(docs[2].Name, `{"second":"writer"}`)
 	r := p.wait()
@@ -321,6 +325,19 @@ func TestExit6_SecondWriterDefeatsVerification(t *testing.T) {
 	assert.Contains(t, []vocab.Status{vocab.StatusVerificationFailed, vocab.StatusVerificationInconclusive}, r.Report.Status)
 	assert.Contains(t, []vocab.Verification{vocab.VerificationFailed, vocab.VerificationInconclusive}, r.Report.Verification)
 	assert.Equal(t, 2, r.Report.Counts.Update)
+	// Issue 30: the resource still differing at the timeout is named (by
+	// ordinal) with what differs, in the plan file, show and the log.
+	raw, err := os.ReadFile(planFile)
+	require.NoError(t, err)
+	v, err := planview.Parse(raw)
+	require.NoError(t, err)
+	assert.Equal(t, []planview.FailureView{{Resource: "resource-0003", Class: "verify:not-converged", Action: vocab.ActionUpdate,
+		Reason: vocab.ReasonValueDiffers}}, v.Scopes[0].Failures, "%s", raw)
+	text, _ := f.showBoth(e, raw)
+	assert.Contains(t, text, "resource-0003 still differs (verify:not-converged): update (value differs)")
+	assert.NotNil(t, findRecord(r.records(t), func(m map[string]any) bool {
+		return m["error_class"] == "verify:not-converged" && m["resource"] == "resource-0003"
+	}), r.Stdout)
 
 	// Once the second writer stops, a re-run converges.
 	e.setFaults(emulator.Faults{})
