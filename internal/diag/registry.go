@@ -232,6 +232,10 @@ const (
 	// the verification timeout passed; its failure record says what
 	// differs (the operation a plan would still make, and why) (exit 6).
 	VerifyNotConverged = "verify:not-converged"
+	// VerifySecondWriter: AWS refused a create because the secret exists,
+	// yet a direct observation still showed none: another writer is active
+	// in the scope (verification-failed, exit 6).
+	VerifySecondWriter = "verify:second-writer"
 	// VerifyChangedElsewhere: verification observed managed metadata that
 	// is neither what this run wrote nor what planning saw: another writer
 	// changed it during the run (verification-failed, exit 6).
@@ -444,6 +448,8 @@ var entries = []Entry{
 		"fix the failure of the scope this diagnostic names, then re-run"},
 	{VerifyNotConverged, FamilyVerify, "a resource still differed from the commit when the verification timeout passed",
 		"read what differs in the failure record: with verification inconclusive re-run (or raise --verification-timeout); with failed, stop the other writer of the scope, then re-run (docs/recovery.md, exit 6)"},
+	{VerifySecondWriter, FamilyVerify, "AWS refused a create because the secret exists, yet a direct observation still showed none: another writer is active in the scope",
+		"make sure exactly one sync runs per scope at a time (a concurrency group in CI) and stop the other writer, then re-run (docs/recovery.md, exit 6)"},
 	{VerifyChangedElsewhere, FamilyVerify, "another writer changed the metadata this run wrote (KMS key, description or a configured tag) during the run",
 		"find the other writer (a person, a tool or another workflow managing the same metadata) and stop it, or stop managing that metadata here; then re-run"},
 	{VerifyReplicaFailed, FamilyVerify, "replication of an owned secret to a configured replica Region failed",

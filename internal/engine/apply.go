@@ -8,6 +8,7 @@ import (
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -162,7 +163,10 @@ func (r *runner) metExisting(op plan.Operation, s sighting) outcome {
 	case s.d.Action == vocab.ActionConflict:
 		return r.lateConflict(op, s, "secret created by someone else is a conflict")
 	case s.d.Action == vocab.ActionCreate:
-		r.log.Error("secret exists but cannot be observed; another writer is active", r.opAttrs(op)...)
+		r.log.Error("secret exists but cannot be observed; another writer is active", r.opAttrs(op,
+			slog.String(vocab.FieldErrorClass, diag.VerifySecondWriter))...)
+		r.ledger.failure(op.Name, planview.Failure{Class: diag.VerifySecondWriter, Action: op.Action, Reason: op.Reason,
+			ErrorCode: codeResourceExists})
 		return outSecondWriter
 	}
 	r.log.Info("target changed since planning", r.opAttrs(op)...)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
@@ -162,6 +163,12 @@ func TestConcurrentCreateExistsButUnobservable_VerificationFailed(t *testing.T) 
 		}
 		if vocab.ExitCode(res.Status, false) != 6 {
 			t.Fatalf("exit %d, want 6", vocab.ExitCode(res.Status, false))
+		}
+		// The resource is named (issue 30): one failure record of the
+		// create that met the other writer.
+		if n := len(res.Failures); n != 1 || res.Failures[0].Class != diag.VerifySecondWriter || res.Failures[0].Action != vocab.ActionCreate ||
+			res.Failures[0].ErrorCode != "ResourceExistsException" || res.Failures[0].Name == "" {
+			t.Fatalf("failure records = %+v, want one verify:second-writer of a create", res.Failures)
 		}
 		// The next run (the other writer gone) converges.
 		e.srv.SetFaults(t, emulator.Faults{})

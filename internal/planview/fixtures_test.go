@@ -200,6 +200,8 @@ func fixtures(t testing.TB) map[string]Input {
 				{Ordinal: 1, Name: "prod/app/db", Class: "verify:not-converged", Action: vocab.ActionUpdate, Reason: vocab.ReasonValueDiffers},
 				{Ordinal: 2, Name: "prod/app/keyed", Class: "verify:changed-elsewhere", Action: vocab.ActionUpdate, Reason: vocab.ReasonMetadata,
 					Metadata: []vocab.MetadataKind{vocab.MetadataKMSKey}},
+				{Ordinal: 3, Name: "prod/app/new", Class: "verify:second-writer", Action: vocab.ActionCreate, Reason: vocab.ReasonAbsent,
+					ErrorCode: "ResourceExistsException"},
 			}},
 			{Name: "dev", Region: "eu-west-1", Status: vocab.StatusApplyFailed, Verification: vocab.VerificationNotRun, Operations: []Operation{
 				{Ordinal: 1, Name: "prod/app/api", Action: vocab.ActionCreate, Reason: vocab.ReasonAbsent, Keys: summary(t, `{"dk_token":"CANARY-tok"}`, "")},

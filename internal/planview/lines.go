@@ -140,9 +140,12 @@ func failureLine(f FailureView) string {
 			head = q(f.Resource) + " still differs"
 		}
 	}
+	if f.Class == diag.VerifySecondWriter {
+		head = what + " met another writer"
+	}
 	line := mark + head + " (" + q(f.Class) + ")"
 	var detail []string
-	if f.Action != "" && diag.FamilyOf(f.Class) == diag.FamilyVerify {
+	if f.Action != "" && diag.FamilyOf(f.Class) == diag.FamilyVerify && f.Class != diag.VerifySecondWriter {
 		detail = append(detail, string(f.Action)+" ("+reasonPhrases[f.Reason]+metadataPhrase(Op{Reason: f.Reason, Metadata: f.Metadata})+")")
 	}
 	actions := make([]string, len(f.IAMActions))
