@@ -195,3 +195,58 @@ func TestRoleARNEdges(t *testing.T) {
 		}
 	}
 }
+
+// TestKMSKeyIDLengthCapIsExactlyTheMaximum: KmsKeyId is at most
+// MaxKMSKeyIDChars characters (AWS API reference). The Region pattern has no
+// length of its own, so a key ARN with a long Region word reaches the cap
+// while every other rule holds: the cap itself decides.
+func TestKMSKeyIDLengthCapIsExactlyTheMaximum(t *testing.T) {
+	arn := func(n int) string {
+		const head, tail = "arn:aws:kms:us-", "-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"
+		return head + strings.Repeat("a", n-len(head)-len(tail)) + tail
+	}
+	if id := arn(MaxKMSKeyIDChars); len(id) != MaxKMSKeyIDChars || ValidateKMSKeyID(id) != nil {
+		t.Fatalf("a key ARN of exactly %d characters refused: %v", MaxKMSKeyIDChars, ValidateKMSKeyID(id))
+	}
+	if err := ValidateKMSKeyID(arn(MaxKMSKeyIDChars + 1)); !errors.Is(err, ErrKMSKeyIDForm) {
+		t.Fatalf("a key ARN of %d characters = %v, want ErrKMSKeyIDForm", MaxKMSKeyIDChars+1, err)
+	}
+}
+
+// TestServiceOriginIPv6Literal: an IPv6 literal keeps its brackets, takes
+// the port after "]" or the scheme's default, and refuses anything else
+// after "]".
+func TestServiceOriginIPv6Literal(t *testing.T) {
+	for raw, want := range map[string]string{
+		"https://[::1]:8200": "https://[::1]:8200",
+		"https://[::1]":      "https://[::1]:443",
+		"https://[FE80::1]/": "https://[fe80::1]:443",
+	} {
+		if got, ok := serviceOrigin(raw, false); !ok || got != want {
+			t.Errorf("serviceOrigin(%q) = %q, %v; want %q", raw, got, ok, want)
+		}
+	}
+	for _, raw := range []string{"https://[::1]x", "https://[::1]8200", "https://[::1"} {
+		if got, ok := serviceOrigin(raw, false); ok {
+			t.Errorf("serviceOrigin(%q) = %q, accepted", raw, got)
+		}
+	}
+}
+
+// TestParameterNameCharacterEdges: the first and last letter and digit of
+// each class are Parameter Store characters; the bytes just outside are not.
+func TestParameterNameCharacterEdges(t *testing.T) {
+	for _, c := range "azAZ09" {
+		if err := ValidateParameterName("/app/x" + string(c)); err != nil {
+			t.Errorf("character %q refused: %v", c, err)
+		}
+	}
+	for _, c := range "`{@[/:" {
+		if c == '/' {
+			continue
+		}
+		if err := ValidateParameterName("/app/x" + string(c)); !errors.Is(err, ErrParameterCharacter) {
+			t.Errorf("character %q = %v, want ErrParameterCharacter", c, err)
+		}
+	}
+}
