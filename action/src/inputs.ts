@@ -63,6 +63,11 @@ export interface Inputs {
    * secrets (validate, the default), or fail at once (fail).
    */
   forkPullRequests: ForkPolicy;
+   * sync only: fail before the CLI runs when no reviewed plan is found
+   * (src/review.ts judgeReview); false runs the sync without one and says
+   * so in the job summary.
+   */
+  requireReviewedPlan: boolean;
   /** Exact semantic version without a leading "v", e.g. 1.2.3. */
   cliVersion: string;
   githubToken: string;
@@ -94,6 +99,7 @@ export const INPUT_NAMES = [
   'pull-request-comment',
   'drift-issue',
   'fork-pull-requests',
+  'require-reviewed-plan',
   'cli-version',
   'github-token',
 ] as const;
@@ -314,6 +320,11 @@ export function parseInputs(read: InputReader, env: NodeJS.ProcessEnv): Inputs {
     maxDeletions = Number(rawMax);
   }
 
+  const requireReviewedPlan = parseBoolean(read, 'require-reviewed-plan');
+  if (requireReviewedPlan && mode !== 'sync') {
+    throw configFailure('Input require-reviewed-plan applies to mode sync only (a plan is what gets reviewed).');
+  }
+
   const cliVersion = read('cli-version');
   if (!isExactSemver(cliVersion)) {
     throw configFailure(
@@ -351,6 +362,7 @@ export function parseInputs(read: InputReader, env: NodeJS.ProcessEnv): Inputs {
     pullRequestComment: parseBoolean(read, 'pull-request-comment'),
     driftIssue: parseDriftIssue(read, mode, env),
     forkPullRequests,
+    requireReviewedPlan,
     cliVersion,
     githubToken,
   };

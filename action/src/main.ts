@@ -15,6 +15,7 @@ import { apiBase } from './github.js';
 import { scopeIdentity } from './identity.js';
 import { envInputReader, parseInputs, type Inputs } from './inputs.js';
 import { installCli } from './install.js';
+import { reviewedPlan, summaryLine, uploadPlan } from './reviewed.js';
 import {
   closingComment,
   driftBody,
@@ -326,6 +327,9 @@ async function execute(
   for (const note of notes) core.notice(note);
   const graceMs = killGraceMs(env);
   if (cancellation.signal !== undefined) throw notStarted(cancellation.signal);
+  // sync: the reviewed plan of the merged pull request, or none (src/review.ts).
+  const reviewed = inputs.mode === 'sync' ? await reviewedPlan(inputs, env) : undefined;
+  if (reviewed !== undefined) args.push(...reviewed.args);
   core.info(`Running sops-aws-sync ${inputs.mode} (cli ${inputs.cliVersion}).`);
   const cli = await runCli(binary, args, workspace, childEnv, {
     cancellation,
@@ -372,6 +376,7 @@ async function execute(
   const verdict = judgeRun(read, cli, inputs.cliVersion, { mode: inputs.mode, detailedExitCode: detailedExitCode(inputs) });
   if (verdict.kind === 'fail') {
     if (verdict.publish !== undefined) await publishAll(verdict.publish, verdict.message);
+    if (reviewed !== undefined) await summaryLine(reviewed.line);
     throw new ActionFailure(verdict.message, verdict.detail);
   }
   let failure = verdict.failure;
@@ -393,6 +398,11 @@ async function execute(
     }
   }
   const result = await publishAll(verdict.report, failure);
+  if (reviewed !== undefined) await summaryLine(reviewed.line);
+  if (inputs.mode === 'plan' && !cancelled) {
+    const planFile = await planFileExists(paths.plan);
+    await uploadPlan(inputs, env, paths.plan, { event: env.GITHUB_EVENT_NAME ?? '', status: verdict.report.status, exitCode, planFile });
+  }
   if (result !== undefined) throw new ActionFailure(result, result === failure ? detail : undefined);
 }
 

@@ -129,6 +129,18 @@ describe('parseInputs', () => {
     expect(f.reason).not.toContain('CANARY');
   });
 
+  it('reads require-reviewed-plan: false by default, true for sync, refused in plan mode and when not a boolean', () => {
+    expect(parse({ mode: 'sync' }).requireReviewedPlan).toBe(false);
+    expect(parse({ mode: 'sync', 'require-reviewed-plan': 'true' }).requireReviewedPlan).toBe(true);
+    expect(parse({ mode: 'sync', 'require-reviewed-plan': 'false' }).requireReviewedPlan).toBe(false);
+    expect(parse({ mode: 'plan', 'require-reviewed-plan': 'false' }).requireReviewedPlan).toBe(false);
+    for (const over of [{ mode: 'plan', 'require-reviewed-plan': 'true' }, { mode: 'sync', 'require-reviewed-plan': 'yes' }]) {
+      const f = rejection(over);
+      expect(f.message).toBe(Message.invalid);
+      expect(f.reason).toContain('require-reviewed-plan');
+    }
+  });
+
   it('reads drift-issue: off by default, true means the default label, anything else is the label', () => {
     expect(parse().driftIssue).toBeUndefined();
     expect(parse({ 'drift-issue': 'false' }).driftIssue).toBeUndefined();
