@@ -2158,9 +2158,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve3, reject) => {
+          return new Promise((resolve4, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve3(data);
+              return err ? reject(err) : resolve4(data);
             });
           });
         }
@@ -2198,12 +2198,12 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve3, reject) => {
+          return new Promise((resolve4, reject) => {
             this.destroy(err, (err2, data) => {
               return err2 ? (
                 /* istanbul ignore next: should never error */
                 reject(err2)
-              ) : resolve3(data);
+              ) : resolve4(data);
             });
           });
         }
@@ -4470,8 +4470,8 @@ var require_util2 = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise = new Promise((resolve3, reject) => {
-        res = resolve3;
+      const promise = new Promise((resolve4, reject) => {
+        res = resolve4;
         rej = reject;
       });
       return { promise, resolve: res, reject: rej };
@@ -6722,12 +6722,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve3, reject) => {
+      const waitForDrain = () => new Promise((resolve4, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve3;
+          callback = resolve4;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -7397,12 +7397,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve3, reject) => {
+      const waitForDrain = () => new Promise((resolve4, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve3;
+          callback = resolve4;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -7881,16 +7881,16 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       async [kClose]() {
-        return new Promise((resolve3) => {
+        return new Promise((resolve4) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve3;
+            this[kClosedResolve] = resolve4;
           } else {
-            resolve3(null);
+            resolve4(null);
           }
         });
       }
       async [kDestroy](err) {
-        return new Promise((resolve3) => {
+        return new Promise((resolve4) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request2 = requests[i];
@@ -7901,7 +7901,7 @@ var require_client = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve3(null);
+            resolve4(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -7952,12 +7952,8 @@ var require_client = __commonJS({
         });
       }
       try {
-        const socket = await new Promise((resolve3, reject) => {
-<<<<<<< HEAD
-          client[kConnector]({
-=======
+        const socket = await new Promise((resolve4, reject) => {
           client2[kConnector]({
->>>>>>> 894f923 (action: reviewed plan (SPEC §14) WIP — src/review.ts (pure: artifact name, upload decision, lookup start, merged PR, plan runs, artifact pick, verdict), src/reviewed.ts (I/O: @actions/artifact upload/download, Octokit lookups), input require-reviewed-plan, docs and examples; unit tables)
             host,
             hostname,
             protocol,
@@ -7968,7 +7964,7 @@ var require_client = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve3(socket2);
+              resolve4(socket2);
             }
           });
         });
@@ -8304,8 +8300,8 @@ var require_pool_base = __commonJS({
         if (this[kQueue].isEmpty()) {
           await Promise.all(this[kClients].map((c) => c.close()));
         } else {
-          await new Promise((resolve3) => {
-            this[kClosedResolve] = resolve3;
+          await new Promise((resolve4) => {
+            this[kClosedResolve] = resolve4;
           });
         }
       }
@@ -9574,7 +9570,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return null;
         }
-        return await new Promise((resolve3, reject) => {
+        return await new Promise((resolve4, reject) => {
           if (this[kContentLength] > limit) {
             this.destroy(new AbortError3());
           }
@@ -9587,7 +9583,7 @@ var require_readable = __commonJS({
             if (signal?.aborted) {
               reject(signal.reason ?? new AbortError3());
             } else {
-              resolve3(null);
+              resolve4(null);
             }
           }).on("error", noop3).on("data", function(chunk) {
             limit -= chunk.length;
@@ -9604,19 +9600,11 @@ var require_readable = __commonJS({
     function isUnusable(self2) {
       return util4.isDisturbed(self2) || isLocked(self2);
     }
-<<<<<<< HEAD
-    async function consume(stream2, type) {
-      assert(!stream2[kConsume]);
-      return new Promise((resolve3, reject) => {
-        if (isUnusable(stream2)) {
-          const rState = stream2._readableState;
-=======
     async function consume(stream5, type) {
       assert(!stream5[kConsume]);
-      return new Promise((resolve3, reject) => {
+      return new Promise((resolve4, reject) => {
         if (isUnusable(stream5)) {
           const rState = stream5._readableState;
->>>>>>> 894f923 (action: reviewed plan (SPEC §14) WIP — src/review.ts (pure: artifact name, upload decision, lookup start, merged PR, plan runs, artifact pick, verdict), src/reviewed.ts (I/O: @actions/artifact upload/download, Octokit lookups), input require-reviewed-plan, docs and examples; unit tables)
           if (rState.destroyed && rState.closeEmitted === false) {
             stream5.on("error", (err) => {
               reject(err);
@@ -9630,12 +9618,8 @@ var require_readable = __commonJS({
           queueMicrotask(() => {
             stream5[kConsume] = {
               type,
-<<<<<<< HEAD
-              stream: stream2,
-=======
               stream: stream5,
->>>>>>> 894f923 (action: reviewed plan (SPEC §14) WIP — src/review.ts (pure: artifact name, upload decision, lookup start, merged PR, plan runs, artifact pick, verdict), src/reviewed.ts (I/O: @actions/artifact upload/download, Octokit lookups), input require-reviewed-plan, docs and examples; unit tables)
-              resolve: resolve3,
+              resolve: resolve4,
               reject,
               length: 0,
               body: []
@@ -9705,33 +9689,18 @@ var require_readable = __commonJS({
       return buffer2;
     }
     function consumeEnd(consume2) {
-<<<<<<< HEAD
-      const { type, body, resolve: resolve3, stream: stream2, length } = consume2;
+      const { type, body: body2, resolve: resolve4, stream: stream5, length } = consume2;
       try {
         if (type === "text") {
-          resolve3(chunksDecode(body, length));
+          resolve4(chunksDecode(body2, length));
         } else if (type === "json") {
-          resolve3(JSON.parse(chunksDecode(body, length)));
+          resolve4(JSON.parse(chunksDecode(body2, length)));
         } else if (type === "arrayBuffer") {
-          resolve3(chunksConcat(body, length).buffer);
+          resolve4(chunksConcat(body2, length).buffer);
         } else if (type === "blob") {
-          resolve3(new Blob(body, { type: stream2[kContentType] }));
+          resolve4(new Blob(body2, { type: stream5[kContentType] }));
         } else if (type === "bytes") {
-          resolve3(chunksConcat(body, length));
-=======
-      const { type, body: body2, resolve: resolve3, stream: stream5, length } = consume2;
-      try {
-        if (type === "text") {
-          resolve3(chunksDecode(body2, length));
-        } else if (type === "json") {
-          resolve3(JSON.parse(chunksDecode(body2, length)));
-        } else if (type === "arrayBuffer") {
-          resolve3(chunksConcat(body2, length).buffer);
-        } else if (type === "blob") {
-          resolve3(new Blob(body2, { type: stream5[kContentType] }));
-        } else if (type === "bytes") {
-          resolve3(chunksConcat(body2, length));
->>>>>>> 894f923 (action: reviewed plan (SPEC §14) WIP — src/review.ts (pure: artifact name, upload decision, lookup start, merged PR, plan runs, artifact pick, verdict), src/reviewed.ts (I/O: @actions/artifact upload/download, Octokit lookups), input require-reviewed-plan, docs and examples; unit tables)
+          resolve4(chunksConcat(body2, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -9988,13 +9957,9 @@ var require_api_request = __commonJS({
     };
     function request2(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve3, reject) => {
-<<<<<<< HEAD
-          request.call(this, opts, (err, data) => {
-=======
+        return new Promise((resolve4, reject) => {
           request2.call(this, opts, (err, data) => {
->>>>>>> 894f923 (action: reviewed plan (SPEC §14) WIP — src/review.ts (pure: artifact name, upload decision, lookup start, merged PR, plan runs, artifact pick, verdict), src/reviewed.ts (I/O: @actions/artifact upload/download, Octokit lookups), input require-reviewed-plan, docs and examples; unit tables)
-            return err ? reject(err) : resolve3(data);
+            return err ? reject(err) : resolve4(data);
           });
         });
       }
@@ -10217,13 +10182,9 @@ var require_api_stream = __commonJS({
     };
     function stream5(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve3, reject) => {
-<<<<<<< HEAD
-          stream2.call(this, opts, factory, (err, data) => {
-=======
+        return new Promise((resolve4, reject) => {
           stream5.call(this, opts, factory, (err, data) => {
->>>>>>> 894f923 (action: reviewed plan (SPEC §14) WIP — src/review.ts (pure: artifact name, upload decision, lookup start, merged PR, plan runs, artifact pick, verdict), src/reviewed.ts (I/O: @actions/artifact upload/download, Octokit lookups), input require-reviewed-plan, docs and examples; unit tables)
-            return err ? reject(err) : resolve3(data);
+            return err ? reject(err) : resolve4(data);
           });
         });
       }
@@ -10508,9 +10469,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve3, reject) => {
+        return new Promise((resolve4, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve3(data);
+            return err ? reject(err) : resolve4(data);
           });
         });
       }
@@ -10602,9 +10563,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve3, reject) => {
+        return new Promise((resolve4, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve3(data);
+            return err ? reject(err) : resolve4(data);
           });
         });
       }
@@ -14467,7 +14428,7 @@ var require_fetch = __commonJS({
       function dispatch({ body: body2 }) {
         const url2 = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
-        return new Promise((resolve3, reject) => agent.dispatch(
+        return new Promise((resolve4, reject) => agent.dispatch(
           {
             path: url2.pathname + url2.search,
             origin: url2.origin,
@@ -14543,7 +14504,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable7({ read: resume });
               const onError = this.onError.bind(this);
-              resolve3({
+              resolve4({
                 status,
                 statusText,
                 headersList,
@@ -14586,7 +14547,7 @@ var require_fetch = __commonJS({
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
-              resolve3({
+              resolve4({
                 status,
                 statusText: STATUS_CODES[status],
                 headersList,
@@ -18326,13 +18287,9 @@ var require_util8 = __commonJS({
       }
       return true;
     }
-<<<<<<< HEAD
-    function delay(ms) {
-=======
     function delay4(ms) {
->>>>>>> 894f923 (action: reviewed plan (SPEC §14) WIP — src/review.ts (pure: artifact name, upload decision, lookup start, merged PR, plan runs, artifact pick, verdict), src/reviewed.ts (I/O: @actions/artifact upload/download, Octokit lookups), input require-reviewed-plan, docs and examples; unit tables)
-      return new Promise((resolve3) => {
-        setTimeout(resolve3, ms).unref();
+      return new Promise((resolve4) => {
+        setTimeout(resolve4, ms).unref();
       });
     }
     module2.exports = {
@@ -24661,8 +24618,8 @@ var require_deferred = __commonJS({
        */
       constructor(preventUnhandledRejectionWarning = true) {
         this._state = DeferredState.PENDING;
-        this._promise = new Promise((resolve3, reject) => {
-          this._resolve = resolve3;
+        this._promise = new Promise((resolve4, reject) => {
+          this._resolve = resolve4;
           this._reject = reject;
         });
         if (preventUnhandledRejectionWarning) {
@@ -24877,11 +24834,11 @@ var require_unary_call = __commonJS({
     "use strict";
     var __awaiter21 = exports2 && exports2.__awaiter || function(thisArg, _arguments, P, generator) {
       function adopt(value) {
-        return value instanceof P ? value : new P(function(resolve3) {
-          resolve3(value);
+        return value instanceof P ? value : new P(function(resolve4) {
+          resolve4(value);
         });
       }
-      return new (P || (P = Promise))(function(resolve3, reject) {
+      return new (P || (P = Promise))(function(resolve4, reject) {
         function fulfilled(value) {
           try {
             step(generator.next(value));
@@ -24897,7 +24854,7 @@ var require_unary_call = __commonJS({
           }
         }
         function step(result) {
-          result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+          result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
         }
         step((generator = generator.apply(thisArg, _arguments || [])).next());
       });
@@ -24946,11 +24903,11 @@ var require_server_streaming_call = __commonJS({
     "use strict";
     var __awaiter21 = exports2 && exports2.__awaiter || function(thisArg, _arguments, P, generator) {
       function adopt(value) {
-        return value instanceof P ? value : new P(function(resolve3) {
-          resolve3(value);
+        return value instanceof P ? value : new P(function(resolve4) {
+          resolve4(value);
         });
       }
-      return new (P || (P = Promise))(function(resolve3, reject) {
+      return new (P || (P = Promise))(function(resolve4, reject) {
         function fulfilled(value) {
           try {
             step(generator.next(value));
@@ -24966,7 +24923,7 @@ var require_server_streaming_call = __commonJS({
           }
         }
         function step(result) {
-          result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+          result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
         }
         step((generator = generator.apply(thisArg, _arguments || [])).next());
       });
@@ -25016,11 +24973,11 @@ var require_client_streaming_call = __commonJS({
     "use strict";
     var __awaiter21 = exports2 && exports2.__awaiter || function(thisArg, _arguments, P, generator) {
       function adopt(value) {
-        return value instanceof P ? value : new P(function(resolve3) {
-          resolve3(value);
+        return value instanceof P ? value : new P(function(resolve4) {
+          resolve4(value);
         });
       }
-      return new (P || (P = Promise))(function(resolve3, reject) {
+      return new (P || (P = Promise))(function(resolve4, reject) {
         function fulfilled(value) {
           try {
             step(generator.next(value));
@@ -25036,7 +24993,7 @@ var require_client_streaming_call = __commonJS({
           }
         }
         function step(result) {
-          result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+          result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
         }
         step((generator = generator.apply(thisArg, _arguments || [])).next());
       });
@@ -25085,11 +25042,11 @@ var require_duplex_streaming_call = __commonJS({
     "use strict";
     var __awaiter21 = exports2 && exports2.__awaiter || function(thisArg, _arguments, P, generator) {
       function adopt(value) {
-        return value instanceof P ? value : new P(function(resolve3) {
-          resolve3(value);
+        return value instanceof P ? value : new P(function(resolve4) {
+          resolve4(value);
         });
       }
-      return new (P || (P = Promise))(function(resolve3, reject) {
+      return new (P || (P = Promise))(function(resolve4, reject) {
         function fulfilled(value) {
           try {
             step(generator.next(value));
@@ -25105,7 +25062,7 @@ var require_duplex_streaming_call = __commonJS({
           }
         }
         function step(result) {
-          result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+          result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
         }
         step((generator = generator.apply(thisArg, _arguments || [])).next());
       });
@@ -25153,11 +25110,11 @@ var require_test_transport = __commonJS({
     "use strict";
     var __awaiter21 = exports2 && exports2.__awaiter || function(thisArg, _arguments, P, generator) {
       function adopt(value) {
-        return value instanceof P ? value : new P(function(resolve3) {
-          resolve3(value);
+        return value instanceof P ? value : new P(function(resolve4) {
+          resolve4(value);
         });
       }
-      return new (P || (P = Promise))(function(resolve3, reject) {
+      return new (P || (P = Promise))(function(resolve4, reject) {
         function fulfilled(value) {
           try {
             step(generator.next(value));
@@ -25173,7 +25130,7 @@ var require_test_transport = __commonJS({
           }
         }
         function step(result) {
-          result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+          result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
         }
         step((generator = generator.apply(thisArg, _arguments || [])).next());
       });
@@ -25370,11 +25327,11 @@ var require_test_transport = __commonJS({
       responseTrailer: "test"
     };
     function delay4(ms, abort) {
-      return (v) => new Promise((resolve3, reject) => {
+      return (v) => new Promise((resolve4, reject) => {
         if (abort === null || abort === void 0 ? void 0 : abort.aborted) {
           reject(new rpc_error_1.RpcError("user cancel", "CANCELLED"));
         } else {
-          const id = setTimeout(() => resolve3(v), ms);
+          const id = setTimeout(() => resolve4(v), ms);
           if (abort) {
             abort.addEventListener("abort", (ev) => {
               clearTimeout(id);
@@ -26427,8 +26384,8 @@ var require_helpers = __commonJS({
     function req(url2, opts = {}) {
       const href = typeof url2 === "string" ? url2 : url2.href;
       const req2 = (href.startsWith("https:") ? https3 : http3).request(url2, opts);
-      const promise = new Promise((resolve3, reject) => {
-        req2.once("response", resolve3).once("error", reject).end();
+      const promise = new Promise((resolve4, reject) => {
+        req2.once("response", resolve4).once("error", reject).end();
       });
       req2.then = promise.then.bind(promise);
       return req2;
@@ -26605,7 +26562,7 @@ var require_parse_proxy_response = __commonJS({
     var debug_1 = __importDefault(require_src());
     var debug2 = (0, debug_1.default)("https-proxy-agent:parse-proxy-response");
     function parseProxyResponse(socket) {
-      return new Promise((resolve3, reject) => {
+      return new Promise((resolve4, reject) => {
         let buffersLength = 0;
         const buffers = [];
         function read2() {
@@ -26671,7 +26628,7 @@ var require_parse_proxy_response = __commonJS({
           }
           debug2("got proxy server response: %o %o", firstLine, headers);
           cleanup();
-          resolve3({
+          resolve4({
             connect: {
               statusCode,
               statusText,
@@ -28114,9 +28071,9 @@ var require_readdir_glob = __commonJS({
     var fs9 = require("fs");
     var { EventEmitter: EventEmitter4 } = require("events");
     var { Minimatch } = require_minimatch();
-    var { resolve: resolve3 } = require("path");
+    var { resolve: resolve4 } = require("path");
     function readdir3(dir, strict) {
-      return new Promise((resolve4, reject) => {
+      return new Promise((resolve5, reject) => {
         fs9.readdir(dir, { withFileTypes: true }, (err, files) => {
           if (err) {
             switch (err.code) {
@@ -28124,7 +28081,7 @@ var require_readdir_glob = __commonJS({
                 if (strict) {
                   reject(err);
                 } else {
-                  resolve4([]);
+                  resolve5([]);
                 }
                 break;
               case "ENOTSUP":
@@ -28134,7 +28091,7 @@ var require_readdir_glob = __commonJS({
               case "ENAMETOOLONG":
               // Filename too long
               case "UNKNOWN":
-                resolve4([]);
+                resolve5([]);
                 break;
               case "ELOOP":
               // Too many levels of symbolic links
@@ -28143,30 +28100,30 @@ var require_readdir_glob = __commonJS({
                 break;
             }
           } else {
-            resolve4(files);
+            resolve5(files);
           }
         });
       });
     }
     function stat2(file, followSymlinks) {
-      return new Promise((resolve4, reject) => {
+      return new Promise((resolve5, reject) => {
         const statFunc = followSymlinks ? fs9.stat : fs9.lstat;
         statFunc(file, (err, stats) => {
           if (err) {
             switch (err.code) {
               case "ENOENT":
                 if (followSymlinks) {
-                  resolve4(stat2(file, false));
+                  resolve5(stat2(file, false));
                 } else {
-                  resolve4(null);
+                  resolve5(null);
                 }
                 break;
               default:
-                resolve4(null);
+                resolve5(null);
                 break;
             }
           } else {
-            resolve4(stats);
+            resolve5(stats);
           }
         });
       });
@@ -28180,8 +28137,8 @@ var require_readdir_glob = __commonJS({
           useStat = true;
         }
         const filename = dir + "/" + name;
-        const relative2 = filename.slice(1);
-        const absolute = path8 + "/" + relative2;
+        const relative3 = filename.slice(1);
+        const absolute = path8 + "/" + relative3;
         let stats = null;
         if (useStat || followSymlinks) {
           stats = await stat2(absolute, followSymlinks);
@@ -28193,12 +28150,12 @@ var require_readdir_glob = __commonJS({
           stats = { isDirectory: () => false };
         }
         if (stats.isDirectory()) {
-          if (!shouldSkip(relative2)) {
-            yield { relative: relative2, absolute, stats };
+          if (!shouldSkip(relative3)) {
+            yield { relative: relative3, absolute, stats };
             yield* exploreWalkAsync(filename, path8, followSymlinks, useStat, shouldSkip, false);
           }
         } else {
-          yield { relative: relative2, absolute, stats };
+          yield { relative: relative3, absolute, stats };
         }
       }
     }
@@ -28256,7 +28213,7 @@ var require_readdir_glob = __commonJS({
             (skip) => new Minimatch(skip, { dot: true })
           );
         }
-        this.iterator = explore(resolve3(cwd || "."), this.options.follow, this.options.stat, this._shouldSkipDirectory.bind(this));
+        this.iterator = explore(resolve4(cwd || "."), this.options.follow, this.options.stat, this._shouldSkipDirectory.bind(this));
         this.paused = false;
         this.inactive = false;
         this.aborted = false;
@@ -28268,11 +28225,11 @@ var require_readdir_glob = __commonJS({
         }
         setTimeout(() => this._next(), 0);
       }
-      _shouldSkipDirectory(relative2) {
-        return this.skipMatchers.some((m) => m.match(relative2));
+      _shouldSkipDirectory(relative3) {
+        return this.skipMatchers.some((m) => m.match(relative3));
       }
-      _fileMatches(relative2, isDirectory2) {
-        const file = relative2 + (isDirectory2 ? "/" : "");
+      _fileMatches(relative3, isDirectory2) {
+        const file = relative3 + (isDirectory2 ? "/" : "");
         return (this.matchers.length === 0 || this.matchers.some((m) => m.match(file))) && !this.ignoreMatchers.some((m) => m.match(file)) && (!this.options.nodir || !isDirectory2);
       }
       _next() {
@@ -28281,16 +28238,16 @@ var require_readdir_glob = __commonJS({
             if (!obj.done) {
               const isDirectory2 = obj.value.stats.isDirectory();
               if (this._fileMatches(obj.value.relative, isDirectory2)) {
-                let relative2 = obj.value.relative;
+                let relative3 = obj.value.relative;
                 let absolute = obj.value.absolute;
                 if (this.options.mark && isDirectory2) {
-                  relative2 += "/";
+                  relative3 += "/";
                   absolute += "/";
                 }
                 if (this.options.stat) {
-                  this.emit("match", { relative: relative2, absolute, stat: obj.value.stats });
+                  this.emit("match", { relative: relative3, absolute, stat: obj.value.stats });
                 } else {
-                  this.emit("match", { relative: relative2, absolute });
+                  this.emit("match", { relative: relative3, absolute });
                 }
               }
               this._next(this.iterator);
@@ -28423,10 +28380,10 @@ var require_async = __commonJS({
           if (typeof args[arity - 1] === "function") {
             return asyncFn.apply(this, args);
           }
-          return new Promise((resolve3, reject2) => {
+          return new Promise((resolve4, reject2) => {
             args[arity - 1] = (err, ...cbArgs) => {
               if (err) return reject2(err);
-              resolve3(cbArgs.length > 1 ? cbArgs : cbArgs[0]);
+              resolve4(cbArgs.length > 1 ? cbArgs : cbArgs[0]);
             };
             asyncFn.apply(this, args);
           });
@@ -28672,13 +28629,13 @@ var require_async = __commonJS({
       var applyEachSeries = applyEach$1(mapSeries$1);
       const PROMISE_SYMBOL = /* @__PURE__ */ Symbol("promiseCallback");
       function promiseCallback() {
-        let resolve3, reject2;
+        let resolve4, reject2;
         function callback(err, ...args) {
           if (err) return reject2(err);
-          resolve3(args.length > 1 ? args : args[0]);
+          resolve4(args.length > 1 ? args : args[0]);
         }
         callback[PROMISE_SYMBOL] = new Promise((res, rej) => {
-          resolve3 = res, reject2 = rej;
+          resolve4 = res, reject2 = rej;
         });
         return callback;
       }
@@ -29025,8 +28982,8 @@ var require_async = __commonJS({
             });
           }
           if (rejectOnError || !callback) {
-            return new Promise((resolve3, reject2) => {
-              res = resolve3;
+            return new Promise((resolve4, reject2) => {
+              res = resolve4;
               rej = reject2;
             });
           }
@@ -29065,10 +29022,10 @@ var require_async = __commonJS({
         }
         const eventMethod = (name) => (handler2) => {
           if (!handler2) {
-            return new Promise((resolve3, reject2) => {
+            return new Promise((resolve4, reject2) => {
               once2(name, (err, data) => {
                 if (err) return reject2(err);
-                resolve3(data);
+                resolve4(data);
               });
             });
           }
@@ -30681,8 +30638,8 @@ var require_graceful_fs = __commonJS({
       fs10.createReadStream = createReadStream3;
       fs10.createWriteStream = createWriteStream3;
       var fs$readFile = fs10.readFile;
-      fs10.readFile = readFile4;
-      function readFile4(path8, options, cb) {
+      fs10.readFile = readFile5;
+      function readFile5(path8, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
         return go$readFile(path8, options, cb);
@@ -31260,7 +31217,7 @@ var require_BufferList = __commonJS({
         this.head = this.tail = null;
         this.length = 0;
       };
-      BufferList.prototype.join = function join8(s) {
+      BufferList.prototype.join = function join9(s) {
         if (this.length === 0) return "";
         var p = this.head;
         var ret = "" + p.data;
@@ -33795,8 +33752,8 @@ var require_primordials = __commonJS({
       ArrayPrototypeIndexOf(self2, el) {
         return self2.indexOf(el);
       },
-      ArrayPrototypeJoin(self2, sep4) {
-        return self2.join(sep4);
+      ArrayPrototypeJoin(self2, sep5) {
+        return self2.join(sep5);
       },
       ArrayPrototypeMap(self2, fn) {
         return self2.map(fn);
@@ -34967,25 +34924,25 @@ var require_util10 = __commonJS({
         };
       },
       createDeferredPromise: function() {
-        let resolve3;
+        let resolve4;
         let reject;
         const promise = new Promise((res, rej) => {
-          resolve3 = res;
+          resolve4 = res;
           reject = rej;
         });
         return {
           promise,
-          resolve: resolve3,
+          resolve: resolve4,
           reject
         };
       },
       promisify(fn) {
-        return new Promise((resolve3, reject) => {
+        return new Promise((resolve4, reject) => {
           fn((err, ...args) => {
             if (err) {
               return reject(err);
             }
-            return resolve3(...args);
+            return resolve4(...args);
           });
         });
       },
@@ -35799,7 +35756,7 @@ var require_end_of_stream = __commonJS({
         validateBoolean(opts.cleanup, "cleanup");
         autoCleanup = opts.cleanup;
       }
-      return new Promise2((resolve3, reject) => {
+      return new Promise2((resolve4, reject) => {
         const cleanup = eos(stream5, opts, (err) => {
           if (autoCleanup) {
             cleanup();
@@ -35807,7 +35764,7 @@ var require_end_of_stream = __commonJS({
           if (err) {
             reject(err);
           } else {
-            resolve3();
+            resolve4();
           }
         });
       });
@@ -36974,7 +36931,7 @@ var require_readable3 = __commonJS({
         error2 = this.readableEnded ? null : new AbortError3();
         this.destroy(error2);
       }
-      return new Promise2((resolve3, reject) => eos(this, (err) => err && err !== error2 ? reject(err) : resolve3(null)));
+      return new Promise2((resolve4, reject) => eos(this, (err) => err && err !== error2 ? reject(err) : resolve4(null)));
     };
     Readable7.prototype.push = function(chunk, encoding) {
       return readableAddChunk(this, chunk, encoding, false);
@@ -37518,12 +37475,12 @@ var require_readable3 = __commonJS({
     }
     async function* createAsyncIterator(stream5, options) {
       let callback = nop;
-      function next(resolve3) {
+      function next(resolve4) {
         if (this === stream5) {
           callback();
           callback = nop;
         } else {
-          callback = resolve3;
+          callback = resolve4;
         }
       }
       stream5.on("readable", next);
@@ -38575,7 +38532,7 @@ var require_duplexify = __commonJS({
       );
     };
     function fromAsyncGen(fn) {
-      let { promise, resolve: resolve3 } = createDeferredPromise();
+      let { promise, resolve: resolve4 } = createDeferredPromise();
       const ac = new AbortController2();
       const signal = ac.signal;
       const value = fn(
@@ -38590,7 +38547,7 @@ var require_duplexify = __commonJS({
               throw new AbortError3(void 0, {
                 cause: signal.reason
               });
-            ({ promise, resolve: resolve3 } = createDeferredPromise());
+            ({ promise, resolve: resolve4 } = createDeferredPromise());
             yield chunk;
           }
         })(),
@@ -38601,8 +38558,8 @@ var require_duplexify = __commonJS({
       return {
         value,
         write(chunk, encoding, cb) {
-          const _resolve = resolve3;
-          resolve3 = null;
+          const _resolve = resolve4;
+          resolve4 = null;
           _resolve({
             chunk,
             done: false,
@@ -38610,8 +38567,8 @@ var require_duplexify = __commonJS({
           });
         },
         final(cb) {
-          const _resolve = resolve3;
-          resolve3 = null;
+          const _resolve = resolve4;
+          resolve4 = null;
           _resolve({
             done: true,
             cb
@@ -39062,7 +39019,7 @@ var require_pipeline = __commonJS({
           callback();
         }
       };
-      const wait = () => new Promise2((resolve3, reject) => {
+      const wait = () => new Promise2((resolve4, reject) => {
         if (error2) {
           reject(error2);
         } else {
@@ -39070,7 +39027,7 @@ var require_pipeline = __commonJS({
             if (error2) {
               reject(error2);
             } else {
-              resolve3();
+              resolve4();
             }
           };
         }
@@ -39714,8 +39671,8 @@ var require_operators = __commonJS({
                 next = null;
               }
               if (!done && (queue.length >= highWaterMark || cnt >= concurrency)) {
-                await new Promise2((resolve3) => {
-                  resume = resolve3;
+                await new Promise2((resolve4) => {
+                  resume = resolve4;
                 });
               }
             }
@@ -39749,8 +39706,8 @@ var require_operators = __commonJS({
               queue.shift();
               maybeResume();
             }
-            await new Promise2((resolve3) => {
-              next = resolve3;
+            await new Promise2((resolve4) => {
+              next = resolve4;
             });
           }
         } finally {
@@ -40008,7 +39965,7 @@ var require_promises = __commonJS({
     var { finished } = require_end_of_stream();
     require_stream2();
     function pipeline2(...streams) {
-      return new Promise2((resolve3, reject) => {
+      return new Promise2((resolve4, reject) => {
         let signal;
         let end;
         const lastArg = streams[streams.length - 1];
@@ -40023,7 +39980,7 @@ var require_promises = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve3(value);
+              resolve4(value);
             }
           },
           {
@@ -45199,10 +45156,10 @@ var require_commonjs5 = __commonJS({
        * Return a void Promise that resolves once the stream ends.
        */
       async promise() {
-        return new Promise((resolve3, reject) => {
+        return new Promise((resolve4, reject) => {
           this.on(DESTROYED, () => reject(new Error("stream destroyed")));
           this.on("error", (er) => reject(er));
-          this.on("end", () => resolve3());
+          this.on("end", () => resolve4());
         });
       }
       /**
@@ -45226,7 +45183,7 @@ var require_commonjs5 = __commonJS({
             return Promise.resolve({ done: false, value: res });
           if (this[EOF])
             return stop();
-          let resolve3;
+          let resolve4;
           let reject;
           const onerr = (er) => {
             this.off("data", ondata);
@@ -45240,19 +45197,19 @@ var require_commonjs5 = __commonJS({
             this.off("end", onend);
             this.off(DESTROYED, ondestroy);
             this.pause();
-            resolve3({ value, done: !!this[EOF] });
+            resolve4({ value, done: !!this[EOF] });
           };
           const onend = () => {
             this.off("error", onerr);
             this.off("data", ondata);
             this.off(DESTROYED, ondestroy);
             stop();
-            resolve3({ done: true, value: void 0 });
+            resolve4({ done: true, value: void 0 });
           };
           const ondestroy = () => onerr(new Error("stream destroyed"));
           return new Promise((res2, rej) => {
             reject = rej;
-            resolve3 = res2;
+            resolve4 = res2;
             this.once(DESTROYED, ondestroy);
             this.once("error", onerr);
             this.once("end", onend);
@@ -46268,9 +46225,9 @@ var require_commonjs6 = __commonJS({
         if (this.#asyncReaddirInFlight) {
           await this.#asyncReaddirInFlight;
         } else {
-          let resolve3 = () => {
+          let resolve4 = () => {
           };
-          this.#asyncReaddirInFlight = new Promise((res) => resolve3 = res);
+          this.#asyncReaddirInFlight = new Promise((res) => resolve4 = res);
           try {
             for (const e of await this.#fs.promises.readdir(fullpath, {
               withFileTypes: true
@@ -46283,7 +46240,7 @@ var require_commonjs6 = __commonJS({
             children.provisional = 0;
           }
           this.#asyncReaddirInFlight = void 0;
-          resolve3();
+          resolve4();
         }
         return children.slice(0, children.provisional);
       }
@@ -46516,7 +46473,7 @@ var require_commonjs6 = __commonJS({
        *
        * @internal
        */
-      constructor(cwd = process.cwd(), pathImpl, sep4, { nocase, childrenCacheSize = 16 * 1024, fs: fs9 = defaultFS } = {}) {
+      constructor(cwd = process.cwd(), pathImpl, sep5, { nocase, childrenCacheSize = 16 * 1024, fs: fs9 = defaultFS } = {}) {
         this.#fs = fsFromOption(fs9);
         if (cwd instanceof URL || cwd.startsWith("file://")) {
           cwd = (0, node_url_1.fileURLToPath)(cwd);
@@ -46527,7 +46484,7 @@ var require_commonjs6 = __commonJS({
         this.#resolveCache = new ResolveCache();
         this.#resolvePosixCache = new ResolveCache();
         this.#children = new ChildrenCache(childrenCacheSize);
-        const split = cwdPath.substring(this.rootPath.length).split(sep4);
+        const split = cwdPath.substring(this.rootPath.length).split(sep5);
         if (split.length === 1 && !split[0]) {
           split.pop();
         }
@@ -47370,10 +47327,10 @@ var require_ignore = __commonJS({
       ignored(p) {
         const fullpath = p.fullpath();
         const fullpaths = `${fullpath}/`;
-        const relative2 = p.relative() || ".";
-        const relatives = `${relative2}/`;
+        const relative3 = p.relative() || ".";
+        const relatives = `${relative3}/`;
         for (const m of this.relative) {
-          if (m.match(relative2) || m.match(relatives))
+          if (m.match(relative3) || m.match(relatives))
             return true;
         }
         for (const m of this.absolute) {
@@ -47384,9 +47341,9 @@ var require_ignore = __commonJS({
       }
       childrenIgnored(p) {
         const fullpath = p.fullpath() + "/";
-        const relative2 = (p.relative() || ".") + "/";
+        const relative3 = (p.relative() || ".") + "/";
         for (const m of this.relativeChildren) {
-          if (m.match(relative2))
+          if (m.match(relative3))
             return true;
         }
         for (const m of this.absoluteChildren) {
@@ -49052,11 +49009,11 @@ var require_core = __commonJS({
         this._finalize();
       }
       var self2 = this;
-      return new Promise(function(resolve3, reject) {
+      return new Promise(function(resolve4, reject) {
         var errored;
         self2._module.on("end", function() {
           if (!errored) {
-            resolve3();
+            resolve4();
           }
         });
         self2._module.on("error", function(err) {
@@ -51568,8 +51525,8 @@ var require_streamx = __commonJS({
             return this;
           },
           next() {
-            return new Promise(function(resolve3, reject) {
-              promiseResolve = resolve3;
+            return new Promise(function(resolve4, reject) {
+              promiseResolve = resolve4;
               promiseReject = reject;
               const data = stream5.read();
               if (data !== null) ondata(data);
@@ -51602,11 +51559,11 @@ var require_streamx = __commonJS({
         }
         function destroy2(err) {
           stream5.destroy(err);
-          return new Promise((resolve3, reject) => {
-            if (stream5._duplexState & DESTROYED) return resolve3({ value: void 0, done: true });
+          return new Promise((resolve4, reject) => {
+            if (stream5._duplexState & DESTROYED) return resolve4({ value: void 0, done: true });
             stream5.once("close", function() {
               if (err) reject(err);
-              else resolve3({ value: void 0, done: true });
+              else resolve4({ value: void 0, done: true });
             });
           });
         }
@@ -51650,8 +51607,8 @@ var require_streamx = __commonJS({
         const writes = pending + (ws._duplexState & WRITE_WRITING ? 1 : 0);
         if (writes === 0) return Promise.resolve(true);
         if (state3.drains === null) state3.drains = [];
-        return new Promise((resolve3) => {
-          state3.drains.push({ writes, resolve: resolve3 });
+        return new Promise((resolve4) => {
+          state3.drains.push({ writes, resolve: resolve4 });
         });
       }
       write(data) {
@@ -51756,10 +51713,10 @@ var require_streamx = __commonJS({
       cb(null);
     }
     function pipelinePromise(...streams) {
-      return new Promise((resolve3, reject) => {
+      return new Promise((resolve4, reject) => {
         return pipeline2(...streams, (err) => {
           if (err) return reject(err);
-          resolve3();
+          resolve4();
         });
       });
     }
@@ -52438,16 +52395,16 @@ var require_extract = __commonJS({
           entryCallback = null;
           cb(err);
         }
-        function onnext(resolve3, reject) {
+        function onnext(resolve4, reject) {
           if (error2) {
             return reject(error2);
           }
           if (entryStream) {
-            resolve3({ value: entryStream, done: false });
+            resolve4({ value: entryStream, done: false });
             entryStream = null;
             return;
           }
-          promiseResolve = resolve3;
+          promiseResolve = resolve4;
           promiseReject = reject;
           consumeCallback(null);
           if (extract._finished && promiseResolve) {
@@ -52475,11 +52432,11 @@ var require_extract = __commonJS({
         function destroy2(err) {
           extract.destroy(err);
           consumeCallback(err);
-          return new Promise((resolve3, reject) => {
-            if (extract.destroyed) return resolve3({ value: void 0, done: true });
+          return new Promise((resolve4, reject) => {
+            if (extract.destroyed) return resolve4({ value: void 0, done: true });
             extract.once("close", function() {
               if (err) reject(err);
-              else resolve3({ value: void 0, done: true });
+              else resolve4({ value: void 0, done: true });
             });
           });
         }
@@ -53373,11 +53330,11 @@ var require_lib2 = __commonJS({
     })();
     var __awaiter21 = exports2 && exports2.__awaiter || function(thisArg, _arguments, P, generator) {
       function adopt(value) {
-        return value instanceof P ? value : new P(function(resolve3) {
-          resolve3(value);
+        return value instanceof P ? value : new P(function(resolve4) {
+          resolve4(value);
         });
       }
-      return new (P || (P = Promise))(function(resolve3, reject) {
+      return new (P || (P = Promise))(function(resolve4, reject) {
         function fulfilled(value) {
           try {
             step(generator.next(value));
@@ -53393,7 +53350,7 @@ var require_lib2 = __commonJS({
           }
         }
         function step(result) {
-          result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+          result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
         }
         step((generator = generator.apply(thisArg, _arguments || [])).next());
       });
@@ -53480,26 +53437,26 @@ var require_lib2 = __commonJS({
       }
       readBody() {
         return __awaiter21(this, void 0, void 0, function* () {
-          return new Promise((resolve3) => __awaiter21(this, void 0, void 0, function* () {
+          return new Promise((resolve4) => __awaiter21(this, void 0, void 0, function* () {
             let output = Buffer.alloc(0);
             this.message.on("data", (chunk) => {
               output = Buffer.concat([output, chunk]);
             });
             this.message.on("end", () => {
-              resolve3(output.toString());
+              resolve4(output.toString());
             });
           }));
         });
       }
       readBodyBuffer() {
         return __awaiter21(this, void 0, void 0, function* () {
-          return new Promise((resolve3) => __awaiter21(this, void 0, void 0, function* () {
+          return new Promise((resolve4) => __awaiter21(this, void 0, void 0, function* () {
             const chunks = [];
             this.message.on("data", (chunk) => {
               chunks.push(chunk);
             });
             this.message.on("end", () => {
-              resolve3(Buffer.concat(chunks));
+              resolve4(Buffer.concat(chunks));
             });
           }));
         });
@@ -53707,14 +53664,14 @@ var require_lib2 = __commonJS({
        */
       requestRaw(info2, data) {
         return __awaiter21(this, void 0, void 0, function* () {
-          return new Promise((resolve3, reject) => {
+          return new Promise((resolve4, reject) => {
             function callbackForResult(err, res) {
               if (err) {
                 reject(err);
               } else if (!res) {
                 reject(new Error("Unknown error"));
               } else {
-                resolve3(res);
+                resolve4(res);
               }
             }
             this.requestRawWithCallback(info2, data, callbackForResult);
@@ -53958,12 +53915,12 @@ var require_lib2 = __commonJS({
         return __awaiter21(this, void 0, void 0, function* () {
           retryNumber = Math.min(ExponentialBackoffCeiling2, retryNumber);
           const ms = ExponentialBackoffTimeSlice2 * Math.pow(2, retryNumber);
-          return new Promise((resolve3) => setTimeout(() => resolve3(), ms));
+          return new Promise((resolve4) => setTimeout(() => resolve4(), ms));
         });
       }
       _processResponse(res, options) {
         return __awaiter21(this, void 0, void 0, function* () {
-          return new Promise((resolve3, reject) => __awaiter21(this, void 0, void 0, function* () {
+          return new Promise((resolve4, reject) => __awaiter21(this, void 0, void 0, function* () {
             const statusCode = res.message.statusCode || 0;
             const response = {
               statusCode,
@@ -53971,7 +53928,7 @@ var require_lib2 = __commonJS({
               headers: {}
             };
             if (statusCode === HttpCodes2.NotFound) {
-              resolve3(response);
+              resolve4(response);
             }
             function dateTimeDeserializer(key, value) {
               if (typeof value === "string") {
@@ -54010,7 +53967,7 @@ var require_lib2 = __commonJS({
               err.result = response.result;
               reject(err);
             } else {
-              resolve3(response);
+              resolve4(response);
             }
           }));
         });
@@ -62898,8 +62855,8 @@ var require_light = __commonJS({
           return this.Promise.resolve();
         }
         yieldLoop(t = 0) {
-          return new this.Promise(function(resolve3, reject) {
-            return setTimeout(resolve3, t);
+          return new this.Promise(function(resolve4, reject) {
+            return setTimeout(resolve4, t);
           });
         }
         computePenalty() {
@@ -63110,15 +63067,15 @@ var require_light = __commonJS({
           return this._queue.length === 0;
         }
         async _tryToRun() {
-          var args, cb, error2, reject, resolve3, returned, task;
+          var args, cb, error2, reject, resolve4, returned, task;
           if (this._running < 1 && this._queue.length > 0) {
             this._running++;
-            ({ task, args, resolve: resolve3, reject } = this._queue.shift());
+            ({ task, args, resolve: resolve4, reject } = this._queue.shift());
             cb = await (async function() {
               try {
                 returned = await task(...args);
                 return function() {
-                  return resolve3(returned);
+                  return resolve4(returned);
                 };
               } catch (error1) {
                 error2 = error1;
@@ -63133,13 +63090,13 @@ var require_light = __commonJS({
           }
         }
         schedule(task, ...args) {
-          var promise, reject, resolve3;
-          resolve3 = reject = null;
+          var promise, reject, resolve4;
+          resolve4 = reject = null;
           promise = new this.Promise(function(_resolve, _reject) {
-            resolve3 = _resolve;
+            resolve4 = _resolve;
             return reject = _reject;
           });
-          this._queue.push({ task, args, resolve: resolve3, reject });
+          this._queue.push({ task, args, resolve: resolve4, reject });
           this._tryToRun();
           return promise;
         }
@@ -63540,14 +63497,14 @@ var require_light = __commonJS({
                 counts = this._states.counts;
                 return counts[0] + counts[1] + counts[2] + counts[3] === at;
               };
-              return new this.Promise((resolve3, reject) => {
+              return new this.Promise((resolve4, reject) => {
                 if (finished()) {
-                  return resolve3();
+                  return resolve4();
                 } else {
                   return this.on("done", () => {
                     if (finished()) {
                       this.removeAllListeners("done");
-                      return resolve3();
+                      return resolve4();
                     }
                   });
                 }
@@ -63640,9 +63597,9 @@ var require_light = __commonJS({
               options = parser$5.load(options, this.jobDefaults);
             }
             task = (...args2) => {
-              return new this.Promise(function(resolve3, reject) {
+              return new this.Promise(function(resolve4, reject) {
                 return fn(...args2, function(...args3) {
-                  return (args3[0] != null ? reject : resolve3)(args3);
+                  return (args3[0] != null ? reject : resolve4)(args3);
                 });
               });
             };
@@ -63765,14 +63722,9 @@ var require_light = __commonJS({
 });
 
 // src/main.ts
-<<<<<<< HEAD
-var import_promises5 = require("node:fs/promises");
-var import_node_os2 = require("node:os");
-=======
-var import_promises8 = require("node:fs/promises");
-var import_node_os4 = require("node:os");
->>>>>>> 894f923 (action: reviewed plan (SPEC §14) WIP — src/review.ts (pure: artifact name, upload decision, lookup start, merged PR, plan runs, artifact pick, verdict), src/reviewed.ts (I/O: @actions/artifact upload/download, Octokit lookups), input require-reviewed-plan, docs and examples; unit tables)
-var import_node_path4 = require("node:path");
+var import_promises9 = require("node:fs/promises");
+var import_node_os5 = require("node:os");
+var import_node_path6 = require("node:path");
 
 // node_modules/@actions/core/lib/command.js
 var os = __toESM(require("os"), 1);
@@ -63958,11 +63910,11 @@ var tunnel = __toESM(require_tunnel2(), 1);
 var import_undici = __toESM(require_undici(), 1);
 var __awaiter = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve3) {
-      resolve3(value);
+    return value instanceof P ? value : new P(function(resolve4) {
+      resolve4(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve3, reject) {
+  return new (P || (P = Promise))(function(resolve4, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -63978,7 +63930,7 @@ var __awaiter = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -64051,26 +64003,26 @@ var HttpClientResponse = class {
   }
   readBody() {
     return __awaiter(this, void 0, void 0, function* () {
-      return new Promise((resolve3) => __awaiter(this, void 0, void 0, function* () {
+      return new Promise((resolve4) => __awaiter(this, void 0, void 0, function* () {
         let output = Buffer.alloc(0);
         this.message.on("data", (chunk) => {
           output = Buffer.concat([output, chunk]);
         });
         this.message.on("end", () => {
-          resolve3(output.toString());
+          resolve4(output.toString());
         });
       }));
     });
   }
   readBodyBuffer() {
     return __awaiter(this, void 0, void 0, function* () {
-      return new Promise((resolve3) => __awaiter(this, void 0, void 0, function* () {
+      return new Promise((resolve4) => __awaiter(this, void 0, void 0, function* () {
         const chunks = [];
         this.message.on("data", (chunk) => {
           chunks.push(chunk);
         });
         this.message.on("end", () => {
-          resolve3(Buffer.concat(chunks));
+          resolve4(Buffer.concat(chunks));
         });
       }));
     });
@@ -64273,14 +64225,14 @@ var HttpClient = class {
    */
   requestRaw(info2, data) {
     return __awaiter(this, void 0, void 0, function* () {
-      return new Promise((resolve3, reject) => {
+      return new Promise((resolve4, reject) => {
         function callbackForResult(err, res) {
           if (err) {
             reject(err);
           } else if (!res) {
             reject(new Error("Unknown error"));
           } else {
-            resolve3(res);
+            resolve4(res);
           }
         }
         this.requestRawWithCallback(info2, data, callbackForResult);
@@ -64524,12 +64476,12 @@ var HttpClient = class {
     return __awaiter(this, void 0, void 0, function* () {
       retryNumber = Math.min(ExponentialBackoffCeiling, retryNumber);
       const ms = ExponentialBackoffTimeSlice * Math.pow(2, retryNumber);
-      return new Promise((resolve3) => setTimeout(() => resolve3(), ms));
+      return new Promise((resolve4) => setTimeout(() => resolve4(), ms));
     });
   }
   _processResponse(res, options) {
     return __awaiter(this, void 0, void 0, function* () {
-      return new Promise((resolve3, reject) => __awaiter(this, void 0, void 0, function* () {
+      return new Promise((resolve4, reject) => __awaiter(this, void 0, void 0, function* () {
         const statusCode = res.message.statusCode || 0;
         const response = {
           statusCode,
@@ -64537,7 +64489,7 @@ var HttpClient = class {
           headers: {}
         };
         if (statusCode === HttpCodes.NotFound) {
-          resolve3(response);
+          resolve4(response);
         }
         function dateTimeDeserializer(key, value) {
           if (typeof value === "string") {
@@ -64576,7 +64528,7 @@ var HttpClient = class {
           err.result = response.result;
           reject(err);
         } else {
-          resolve3(response);
+          resolve4(response);
         }
       }));
     });
@@ -64587,11 +64539,11 @@ var lowercaseKeys = (obj) => Object.keys(obj).reduce((c, k) => (c[k.toLowerCase(
 // node_modules/@actions/http-client/lib/auth.js
 var __awaiter2 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve3) {
-      resolve3(value);
+    return value instanceof P ? value : new P(function(resolve4) {
+      resolve4(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve3, reject) {
+  return new (P || (P = Promise))(function(resolve4, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -64607,9 +64559,7 @@ var __awaiter2 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
-<<<<<<< HEAD
-=======
+      result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -64642,11 +64592,11 @@ var import_os = require("os");
 var import_fs = require("fs");
 var __awaiter3 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve3) {
-      resolve3(value);
+    return value instanceof P ? value : new P(function(resolve4) {
+      resolve4(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve3, reject) {
+  return new (P || (P = Promise))(function(resolve4, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -64662,8 +64612,7 @@ var __awaiter3 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
->>>>>>> 894f923 (action: reviewed plan (SPEC §14) WIP — src/review.ts (pure: artifact name, upload decision, lookup start, merged PR, plan runs, artifact pick, verdict), src/reviewed.ts (I/O: @actions/artifact upload/download, Octokit lookups), input require-reviewed-plan, docs and examples; unit tables)
+      result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -64944,11 +64893,11 @@ var fs2 = __toESM(require("fs"), 1);
 var path = __toESM(require("path"), 1);
 var __awaiter4 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve3) {
-      resolve3(value);
+    return value instanceof P ? value : new P(function(resolve4) {
+      resolve4(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve3, reject) {
+  return new (P || (P = Promise))(function(resolve4, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -64964,7 +64913,7 @@ var __awaiter4 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -65077,11 +65026,11 @@ function isUnixExecutable(stats) {
 // node_modules/@actions/io/lib/io.js
 var __awaiter5 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve3) {
-      resolve3(value);
+    return value instanceof P ? value : new P(function(resolve4) {
+      resolve4(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve3, reject) {
+  return new (P || (P = Promise))(function(resolve4, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -65097,7 +65046,7 @@ var __awaiter5 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -65267,11 +65216,11 @@ function copyFile2(srcFile, destFile, force) {
 var import_timers = require("timers");
 var __awaiter6 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve3) {
-      resolve3(value);
+    return value instanceof P ? value : new P(function(resolve4) {
+      resolve4(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve3, reject) {
+  return new (P || (P = Promise))(function(resolve4, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -65287,7 +65236,7 @@ var __awaiter6 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -65506,11 +65455,7 @@ var ToolRunner = class extends events.EventEmitter {
         this.toolPath = path3.resolve(process.cwd(), this.options.cwd || process.cwd(), this.toolPath);
       }
       this.toolPath = yield which(this.toolPath, true);
-<<<<<<< HEAD
-      return new Promise((resolve3, reject) => __awaiter5(this, void 0, void 0, function* () {
-=======
-      return new Promise((resolve3, reject) => __awaiter6(this, void 0, void 0, function* () {
->>>>>>> 894f923 (action: reviewed plan (SPEC §14) WIP — src/review.ts (pure: artifact name, upload decision, lookup start, merged PR, plan runs, artifact pick, verdict), src/reviewed.ts (I/O: @actions/artifact upload/download, Octokit lookups), input require-reviewed-plan, docs and examples; unit tables)
+      return new Promise((resolve4, reject) => __awaiter6(this, void 0, void 0, function* () {
         this._debug(`exec tool: ${this.toolPath}`);
         this._debug("arguments:");
         for (const arg of this.args) {
@@ -65593,7 +65538,7 @@ var ToolRunner = class extends events.EventEmitter {
           if (error2) {
             reject(error2);
           } else {
-            resolve3(exitCode);
+            resolve4(exitCode);
           }
         });
         if (this.options.input) {
@@ -65716,11 +65661,11 @@ var ExecState = class _ExecState extends events.EventEmitter {
 // node_modules/@actions/exec/lib/exec.js
 var __awaiter7 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve3) {
-      resolve3(value);
+    return value instanceof P ? value : new P(function(resolve4) {
+      resolve4(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve3, reject) {
+  return new (P || (P = Promise))(function(resolve4, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -65736,7 +65681,7 @@ var __awaiter7 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -65869,10 +65814,10 @@ var Cancellation = class {
   whenSignalled() {
     const first = this.first;
     if (first !== void 0) return Promise.resolve(first);
-    return new Promise((resolve3) => {
+    return new Promise((resolve4) => {
       const off = this.subscribe((sig) => {
         off();
-        resolve3(sig);
+        resolve4(sig);
       });
     });
   }
@@ -65888,7 +65833,7 @@ function untilCancelled(work, cancellation, onSignal) {
     work.catch(() => void 0);
     return Promise.reject(onSignal(cancellation.signal));
   }
-  return new Promise((resolve3, reject) => {
+  return new Promise((resolve4, reject) => {
     let done = false;
     const off = cancellation.subscribe((sig) => {
       if (done) return;
@@ -65901,7 +65846,7 @@ function untilCancelled(work, cancellation, onSignal) {
         if (done) return;
         done = true;
         off();
-        resolve3(v);
+        resolve4(v);
       },
       (e) => {
         if (done) return;
@@ -66004,7 +65949,7 @@ async function runCli(binary, args, cwd, env, opts = {}) {
   write(`::stop-commands::${marker2}
 `);
   try {
-    return await new Promise((resolve3, reject) => {
+    return await new Promise((resolve4, reject) => {
       let stderrBytes = 0;
       let exited;
       let settled = false;
@@ -66030,7 +65975,7 @@ async function runCli(binary, args, cwd, env, opts = {}) {
           return;
         }
         const { code, signal } = exited;
-        resolve3({ exitCode: Number.isInteger(code) ? code : -1, signal, stderrBytes, ...outcome });
+        resolve4({ exitCode: Number.isInteger(code) ? code : -1, signal, stderrBytes, ...outcome });
       };
       child2.stdout.on("data", (data) => {
         write(data);
@@ -66255,11 +66200,11 @@ var import_assert2 = require("assert");
 // node_modules/@actions/tool-cache/lib/retry-helper.js
 var __awaiter8 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve3) {
-      resolve3(value);
+    return value instanceof P ? value : new P(function(resolve4) {
+      resolve4(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve3, reject) {
+  return new (P || (P = Promise))(function(resolve4, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -66275,7 +66220,7 @@ var __awaiter8 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -66316,12 +66261,8 @@ var RetryHelper = class {
     return Math.floor(Math.random() * (this.maxSeconds - this.minSeconds + 1)) + this.minSeconds;
   }
   sleep(seconds) {
-<<<<<<< HEAD
-    return __awaiter7(this, void 0, void 0, function* () {
-=======
     return __awaiter8(this, void 0, void 0, function* () {
->>>>>>> 894f923 (action: reviewed plan (SPEC §14) WIP — src/review.ts (pure: artifact name, upload decision, lookup start, merged PR, plan runs, artifact pick, verdict), src/reviewed.ts (I/O: @actions/artifact upload/download, Octokit lookups), input require-reviewed-plan, docs and examples; unit tables)
-      return new Promise((resolve3) => setTimeout(resolve3, seconds * 1e3));
+      return new Promise((resolve4) => setTimeout(resolve4, seconds * 1e3));
     });
   }
 };
@@ -66329,11 +66270,11 @@ var RetryHelper = class {
 // node_modules/@actions/tool-cache/lib/tool-cache.js
 var __awaiter9 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve3) {
-      resolve3(value);
+    return value instanceof P ? value : new P(function(resolve4) {
+      resolve4(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve3, reject) {
+  return new (P || (P = Promise))(function(resolve4, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -66349,7 +66290,7 @@ var __awaiter9 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -66822,7 +66763,7 @@ async function planFileExists(path8) {
   }
 }
 function renderMarkdown(binary, planFile, cwd, env, timeoutMs) {
-  return new Promise((resolve3) => {
+  return new Promise((resolve4) => {
     const chunks = [];
     let kept = 0;
     let timedOut = false;
@@ -66845,17 +66786,17 @@ function renderMarkdown(binary, planFile, cwd, env, timeoutMs) {
     child2.stderr.resume();
     child2.on("error", () => {
       clearTimeout(timer);
-      resolve3({ ok: false, reason: "sops-aws-sync show could not be started" });
+      resolve4({ ok: false, reason: "sops-aws-sync show could not be started" });
     });
     child2.on("close", (code, signal) => {
       clearTimeout(timer);
-      if (timedOut) resolve3({ ok: false, reason: `sops-aws-sync show did not finish within ${timeoutMs} ms` });
-      else if (signal !== null) resolve3({ ok: false, reason: `sops-aws-sync show was ended by ${signal}` });
-      else if (code !== 0) resolve3({ ok: false, reason: `sops-aws-sync show exited ${String(code)}` });
+      if (timedOut) resolve4({ ok: false, reason: `sops-aws-sync show did not finish within ${timeoutMs} ms` });
+      else if (signal !== null) resolve4({ ok: false, reason: `sops-aws-sync show was ended by ${signal}` });
+      else if (code !== 0) resolve4({ ok: false, reason: `sops-aws-sync show exited ${String(code)}` });
       else {
         const markdown = Buffer.concat(chunks).toString("utf8");
-        if (markdown.trim() === "") resolve3({ ok: false, reason: "sops-aws-sync show printed nothing" });
-        else resolve3({ ok: true, markdown });
+        if (markdown.trim() === "") resolve4({ ok: false, reason: "sops-aws-sync show printed nothing" });
+        else resolve4({ ok: true, markdown });
       }
     });
   });
@@ -67099,23 +67040,15 @@ function parseDriftIssue(read2, mode, env) {
   }
   return label;
 }
-<<<<<<< HEAD
-function parseInputs(read, env) {
-  const mode = read("mode") || "plan";
+function parseInputs(read2, env) {
+  const mode = read2("mode") || "plan";
   if (mode !== "plan" && mode !== "sync" && mode !== "validate") throw configFailure("Input mode must be plan, sync or validate.");
-  const forkPullRequests = read("fork-pull-requests") || "validate";
+  const forkPullRequests = read2("fork-pull-requests") || "validate";
   if (forkPullRequests !== "validate" && forkPullRequests !== "fail") {
     throw configFailure("Input fork-pull-requests must be validate or fail.");
   }
-  const configFile = singleLine(read, "config-file");
-  const secretPrefix = singleLine(read, "secret-prefix");
-=======
-function parseInputs(read2, env) {
-  const mode = read2("mode") || "plan";
-  if (mode !== "plan" && mode !== "sync") throw configFailure("Input mode must be plan or sync.");
   const configFile = singleLine(read2, "config-file");
   const secretPrefix = singleLine(read2, "secret-prefix");
->>>>>>> 894f923 (action: reviewed plan (SPEC §14) WIP — src/review.ts (pure: artifact name, upload decision, lookup start, merged PR, plan runs, artifact pick, verdict), src/reviewed.ts (I/O: @actions/artifact upload/download, Octokit lookups), input require-reviewed-plan, docs and examples; unit tables)
   if (secretPrefix === "" && configFile === "") {
     throw configFailure("Input secret-prefix is required (or config-file, whose keys or scopes name the prefix).");
   }
@@ -67175,16 +67108,6 @@ function parseInputs(read2, env) {
     verificationTimeout: parseDuration(read2, "verification-timeout"),
     allowEmpty: parseBoolean(read2, "allow-empty"),
     maxDeletions,
-<<<<<<< HEAD
-    kmsKeyId: singleLine(read, "kms-key-id"),
-    description: singleLine(read, "description"),
-    tags: parseTags(read),
-    keyServices: singleLine(read, "key-services"),
-    showResourceNames: parseBoolean(read, "show-resource-names"),
-    pullRequestComment: parseBoolean(read, "pull-request-comment"),
-    driftIssue: parseDriftIssue(read, mode, env),
-    forkPullRequests,
-=======
     kmsKeyId: singleLine(read2, "kms-key-id"),
     description: singleLine(read2, "description"),
     tags: parseTags(read2),
@@ -67192,8 +67115,8 @@ function parseInputs(read2, env) {
     showResourceNames: parseBoolean(read2, "show-resource-names"),
     pullRequestComment: parseBoolean(read2, "pull-request-comment"),
     driftIssue: parseDriftIssue(read2, mode, env),
+    forkPullRequests,
     requireReviewedPlan,
->>>>>>> 894f923 (action: reviewed plan (SPEC §14) WIP — src/review.ts (pure: artifact name, upload decision, lookup start, merged PR, plan runs, artifact pick, verdict), src/reviewed.ts (I/O: @actions/artifact upload/download, Octokit lookups), input require-reviewed-plan, docs and examples; unit tables)
     cliVersion,
     githubToken
   };
@@ -69347,11 +69270,11 @@ function maskSecretUrls(body2) {
 // node_modules/@actions/artifact/lib/internal/shared/artifact-twirp-client.js
 var __awaiter10 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve3) {
-      resolve3(value);
+    return value instanceof P ? value : new P(function(resolve4) {
+      resolve4(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve3, reject) {
+  return new (P || (P = Promise))(function(resolve4, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -69367,7 +69290,7 @@ var __awaiter10 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -69484,7 +69407,7 @@ var ArtifactHttpClient = class {
   }
   sleep(milliseconds) {
     return __awaiter10(this, void 0, void 0, function* () {
-      return new Promise((resolve3) => setTimeout(resolve3, milliseconds));
+      return new Promise((resolve4) => setTimeout(resolve4, milliseconds));
     });
   }
   getExponentialRetryTimeMilliseconds(attempt) {
@@ -70390,9 +70313,9 @@ function isStreamComplete(stream5) {
   if (stream5.readable === false) {
     return Promise.resolve();
   }
-  return new Promise((resolve3) => {
+  return new Promise((resolve4) => {
     const handler2 = () => {
-      resolve3();
+      resolve4();
       stream5.removeListener("close", handler2);
       stream5.removeListener("end", handler2);
       stream5.removeListener("error", handler2);
@@ -70547,8 +70470,8 @@ var NodeHttpClient = class {
       headers: request2.headers.toJSON({ preserveCase: true }),
       ...request2.requestOverrides
     };
-    return new Promise((resolve3, reject) => {
-      const req = isInsecure ? import_node_http.default.request(options, resolve3) : import_node_https.default.request(options, resolve3);
+    return new Promise((resolve4, reject) => {
+      const req = isInsecure ? import_node_http.default.request(options, resolve4) : import_node_https.default.request(options, resolve4);
       req.once("error", (err) => {
         reject(new RestError(err.message, { code: err.code ?? RestError.REQUEST_SEND_ERROR, request: request2 }));
       });
@@ -70632,7 +70555,7 @@ function getDecodedResponseStream(stream5, headers) {
   return stream5;
 }
 function streamToText(stream5) {
-  return new Promise((resolve3, reject) => {
+  return new Promise((resolve4, reject) => {
     const buffer2 = [];
     stream5.on("data", (chunk) => {
       if (Buffer.isBuffer(chunk)) {
@@ -70642,7 +70565,7 @@ function streamToText(stream5) {
       }
     });
     stream5.on("end", () => {
-      resolve3(Buffer.concat(buffer2).toString("utf8"));
+      resolve4(Buffer.concat(buffer2).toString("utf8"));
     });
     stream5.on("error", (e) => {
       if (e && e?.name === "AbortError") {
@@ -70737,7 +70660,7 @@ function calculateRetryDelay(retryAttempt, config) {
 // node_modules/@typespec/ts-http-runtime/dist/esm/util/helpers.js
 var StandardAbortMessage = "The operation was aborted.";
 function delay(delayInMs, value, options) {
-  return new Promise((resolve3, reject) => {
+  return new Promise((resolve4, reject) => {
     let timer = void 0;
     let onAborted = void 0;
     const rejectOnAbort = () => {
@@ -70760,7 +70683,7 @@ function delay(delayInMs, value, options) {
     }
     timer = setTimeout(() => {
       removeListeners();
-      resolve3(value);
+      resolve4(value);
     }, delayInMs);
     if (options?.abortSignal) {
       options.abortSignal.addEventListener("abort", onAborted);
@@ -71563,7 +71486,7 @@ var AbortError2 = class extends Error {
 // node_modules/@azure/core-util/dist/esm/createAbortablePromise.js
 function createAbortablePromise(buildPromise, options) {
   const { cleanupBeforeAbort, abortSignal, abortErrorMsg } = options ?? {};
-  return new Promise((resolve3, reject) => {
+  return new Promise((resolve4, reject) => {
     function rejectOnAbort() {
       reject(new AbortError2(abortErrorMsg ?? "The operation was aborted."));
     }
@@ -71581,7 +71504,7 @@ function createAbortablePromise(buildPromise, options) {
     try {
       buildPromise((x) => {
         removeListeners();
-        resolve3(x);
+        resolve4(x);
       }, (x) => {
         removeListeners();
         reject(x);
@@ -71598,8 +71521,8 @@ var StandardAbortMessage2 = "The delay was aborted.";
 function delay2(timeInMs, options) {
   let token;
   const { abortSignal, abortErrorMsg } = options ?? {};
-  return createAbortablePromise((resolve3) => {
-    token = setTimeout(resolve3, timeInMs);
+  return createAbortablePromise((resolve4) => {
+    token = setTimeout(resolve4, timeInMs);
   }, {
     cleanupBeforeAbort: () => clearTimeout(token),
     abortSignal,
@@ -76850,21 +76773,21 @@ var Matcher = class {
    * @returns {string}
    */
   toString(separator, includeNamespace = true) {
-    const sep4 = separator || this.separator;
-    const isDefault = sep4 === this.separator && includeNamespace === true;
+    const sep5 = separator || this.separator;
+    const isDefault = sep5 === this.separator && includeNamespace === true;
     if (isDefault) {
       if (this._pathStringCache !== null) {
         return this._pathStringCache;
       }
       const result = this.path.map(
         (n) => n.namespace ? `${n.namespace}:${n.tag}` : n.tag
-      ).join(sep4);
+      ).join(sep5);
       this._pathStringCache = result;
       return result;
     }
     return this.path.map(
       (n) => includeNamespace && n.namespace ? `${n.namespace}:${n.tag}` : n.tag
-    ).join(sep4);
+    ).join(sep5);
   }
   /**
    * Get path as array of tag names.
@@ -78383,8 +78306,8 @@ function readStopNodeData(xmlData, tagName, i) {
           const nextLt = xmlData.indexOf("<", i + 1);
           if (nextLt === -1 || nextLt > nextGt) {
             const exp = xmlData.substring(i + 1, nextGt);
-            const sep4 = exp.search(/\s/);
-            const name = sep4 === -1 ? exp : exp.substring(0, sep4);
+            const sep5 = exp.search(/\s/);
+            const name = sep5 === -1 ? exp : exp.substring(0, sep5);
             if (name === tagName && exp[exp.length - 1] !== "/") openTagCount++;
             i = nextGt;
           }
@@ -79687,7 +79610,7 @@ var BufferScheduler = class {
    *
    */
   async do() {
-    return new Promise((resolve3, reject) => {
+    return new Promise((resolve4, reject) => {
       this.readable.on("data", (data) => {
         data = typeof data === "string" ? Buffer.from(data, this.encoding) : data;
         this.appendUnresolvedData(data);
@@ -79715,11 +79638,11 @@ var BufferScheduler = class {
         if (this.isStreamEnd && this.executingOutgoingHandlers === 0) {
           if (this.unresolvedLength > 0 && this.unresolvedLength < this.bufferSize) {
             const buffer2 = this.shiftBufferFromUnresolvedDataArray();
-            this.outgoingHandler(() => buffer2.getReadableStream(), buffer2.size, this.offset).then(resolve3).catch(reject);
+            this.outgoingHandler(() => buffer2.getReadableStream(), buffer2.size, this.offset).then(resolve4).catch(reject);
           } else if (this.unresolvedLength >= this.bufferSize) {
             return;
           } else {
-            resolve3();
+            resolve4();
           }
         }
       });
@@ -79848,8 +79771,8 @@ var NativeCRC64 = (() => {
     NativeCRC642 = NativeCRC642 || {};
     var Module = typeof NativeCRC642 != "undefined" ? NativeCRC642 : {};
     var readyPromiseResolve, readyPromiseReject;
-    Module["ready"] = new Promise(function(resolve3, reject) {
-      readyPromiseResolve = resolve3;
+    Module["ready"] = new Promise(function(resolve4, reject) {
+      readyPromiseResolve = resolve4;
       readyPromiseReject = reject;
     });
     ["_malloc", "_free", "_emscripten_bind_VoidPtr___destroy___0", "_emscripten_bind_Crc64Hash_Crc64Hash_0", "_emscripten_bind_Crc64Hash_OnAppend_2", "_emscripten_bind_Crc64Hash_OnFinal_3", "_emscripten_bind_Crc64Hash___destroy___0", "_fflush", "onRuntimeInitialized"].forEach((prop) => {
@@ -82906,7 +82829,7 @@ function getURLQueries(url2) {
   return queries;
 }
 async function delay3(timeInMs, aborter, abortError) {
-  return new Promise((resolve3, reject) => {
+  return new Promise((resolve4, reject) => {
     let timeout;
     const abortHandler = () => {
       if (timeout !== void 0) {
@@ -82918,7 +82841,7 @@ async function delay3(timeInMs, aborter, abortError) {
       if (aborter !== void 0) {
         aborter.removeEventListener("abort", abortHandler);
       }
-      resolve3();
+      resolve4();
     };
     timeout = setTimeout(resolveHandler, timeInMs);
     if (aborter !== void 0) {
@@ -101012,7 +100935,7 @@ var AvroReadableFromStream = class extends AvroReadable {
       this._position += chunk.length;
       return this.toUint8Array(chunk);
     } else {
-      return new Promise((resolve3, reject) => {
+      return new Promise((resolve4, reject) => {
         const cleanUp = () => {
           this._readable.removeListener("readable", readableCallback);
           this._readable.removeListener("error", rejectCallback);
@@ -101027,7 +100950,7 @@ var AvroReadableFromStream = class extends AvroReadable {
           if (callbackChunk) {
             this._position += callbackChunk.length;
             cleanUp();
-            resolve3(this.toUint8Array(callbackChunk));
+            resolve4(this.toUint8Array(callbackChunk));
           }
         };
         const rejectCallback = () => {
@@ -101673,8 +101596,8 @@ var Poller = class {
     this.stopped = true;
     this.pollProgressCallbacks = [];
     this.operation = operation;
-    this.promise = new Promise((resolve3, reject) => {
-      this.resolve = resolve3;
+    this.promise = new Promise((resolve4, reject) => {
+      this.resolve = resolve4;
       this.reject = reject;
     });
     this.promise.catch(() => {
@@ -102079,8 +102002,8 @@ var Batch = class {
       return Promise.resolve();
     }
     this.parallelExecute();
-    return new Promise((resolve3, reject) => {
-      this.emitter.on("finish", resolve3);
+    return new Promise((resolve4, reject) => {
+      this.emitter.on("finish", resolve4);
       this.emitter.on("error", (error2) => {
         this.state = BatchStates.Error;
         reject(error2);
@@ -102127,12 +102050,12 @@ var import_node_util3 = __toESM(require("node:util"), 1);
 async function streamToBuffer(stream5, buffer2, offset, end, encoding) {
   let pos = 0;
   const count = end - offset;
-  return new Promise((resolve3, reject) => {
+  return new Promise((resolve4, reject) => {
     const timeout = setTimeout(() => reject(new Error(`The operation cannot be completed in timeout.`)), REQUEST_TIMEOUT);
     stream5.on("readable", () => {
       if (pos >= count) {
         clearTimeout(timeout);
-        resolve3();
+        resolve4();
         return;
       }
       let chunk;
@@ -102145,7 +102068,7 @@ async function streamToBuffer(stream5, buffer2, offset, end, encoding) {
         pos += chunkLength;
         if (pos >= count) {
           clearTimeout(timeout);
-          resolve3();
+          resolve4();
           return;
         }
       }
@@ -102155,7 +102078,7 @@ async function streamToBuffer(stream5, buffer2, offset, end, encoding) {
       if (pos < count) {
         reject(new Error(`Stream drains before getting enough data needed. Data read: ${pos}, data need: ${count}`));
       }
-      resolve3();
+      resolve4();
     });
     stream5.on("error", (msg) => {
       clearTimeout(timeout);
@@ -102164,7 +102087,7 @@ async function streamToBuffer(stream5, buffer2, offset, end, encoding) {
   });
 }
 async function readStreamToLocalFile(rs, file) {
-  return new Promise((resolve3, reject) => {
+  return new Promise((resolve4, reject) => {
     const ws = import_node_fs2.default.createWriteStream(file);
     rs.on("error", (err) => {
       reject(err);
@@ -102172,7 +102095,7 @@ async function readStreamToLocalFile(rs, file) {
     ws.on("error", (err) => {
       reject(err);
     });
-    ws.on("close", resolve3);
+    ws.on("close", resolve4);
     rs.pipe(ws);
   });
 }
@@ -103116,7 +103039,7 @@ var BlobClient = class _BlobClient extends StorageClient2 {
    * @returns The SAS URI consisting of the URI to the resource represented by this client, followed by the generated SAS token.
    */
   generateSasUrl(options) {
-    return new Promise((resolve3) => {
+    return new Promise((resolve4) => {
       if (!(this.credential instanceof StorageSharedKeyCredential)) {
         throw new RangeError("Can only generate the SAS when the client is initialized with a shared key credential");
       }
@@ -103127,7 +103050,7 @@ var BlobClient = class _BlobClient extends StorageClient2 {
         versionId: this._versionId,
         ...options
       }, this.credential).toString();
-      resolve3(appendToURLQuery(this.url, sas));
+      resolve4(appendToURLQuery(this.url, sas));
     });
   }
   /**
@@ -103166,7 +103089,7 @@ var BlobClient = class _BlobClient extends StorageClient2 {
    * @returns The SAS URI consisting of the URI to the resource represented by this client, followed by the generated SAS token.
    */
   generateUserDelegationSasUrl(options, userDelegationKey) {
-    return new Promise((resolve3) => {
+    return new Promise((resolve4) => {
       const sas = generateBlobSASQueryParameters({
         containerName: this._containerName,
         blobName: this._name,
@@ -103174,7 +103097,7 @@ var BlobClient = class _BlobClient extends StorageClient2 {
         versionId: this._versionId,
         ...options
       }, userDelegationKey, this.accountName).toString();
-      resolve3(appendToURLQuery(this.url, sas));
+      resolve4(appendToURLQuery(this.url, sas));
     });
   }
   /**
@@ -104918,11 +104841,11 @@ var crypto4 = __toESM(require("crypto"), 1);
 var stream2 = __toESM(require("stream"), 1);
 var __awaiter11 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve3) {
-      resolve3(value);
+    return value instanceof P ? value : new P(function(resolve4) {
+      resolve4(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve3, reject) {
+  return new (P || (P = Promise))(function(resolve4, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -104938,7 +104861,7 @@ var __awaiter11 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -104949,7 +104872,7 @@ function uploadToBlobStorage(authenticatedUploadURL, uploadStream, contentType2)
     let lastProgressTime = Date.now();
     const abortController = new AbortController();
     const chunkTimer = (interval) => __awaiter11(this, void 0, void 0, function* () {
-      return new Promise((resolve3, reject) => {
+      return new Promise((resolve4, reject) => {
         const timer = setInterval(() => {
           if (Date.now() - lastProgressTime > interval) {
             reject(new Error("Upload progress stalled."));
@@ -104957,7 +104880,7 @@ function uploadToBlobStorage(authenticatedUploadURL, uploadStream, contentType2)
         }, interval);
         abortController.signal.addEventListener("abort", () => {
           clearInterval(timer);
-          resolve3();
+          resolve4();
         });
       });
     });
@@ -105019,11 +104942,11 @@ var fs6 = __toESM(require("fs"), 1);
 var import_promises4 = require("fs/promises");
 var __awaiter12 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve3) {
-      resolve3(value);
+    return value instanceof P ? value : new P(function(resolve4) {
+      resolve4(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve3, reject) {
+  return new (P || (P = Promise))(function(resolve4, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -105039,7 +104962,7 @@ var __awaiter12 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -105081,11 +105004,11 @@ function createRawFileUploadStream(filePath) {
 // node_modules/@actions/artifact/lib/internal/upload/zip.js
 var __awaiter13 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve3) {
-      resolve3(value);
+    return value instanceof P ? value : new P(function(resolve4) {
+      resolve4(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve3, reject) {
+  return new (P || (P = Promise))(function(resolve4, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -105101,7 +105024,7 @@ var __awaiter13 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -105230,11 +105153,11 @@ function getMimeType(filePath) {
 // node_modules/@actions/artifact/lib/internal/upload/upload-artifact.js
 var __awaiter14 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve3) {
-      resolve3(value);
+    return value instanceof P ? value : new P(function(resolve4) {
+      resolve4(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve3, reject) {
+  return new (P || (P = Promise))(function(resolve4, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -105250,7 +105173,7 @@ var __awaiter14 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -105395,11 +105318,11 @@ var httpClient = __toESM(require_lib2(), 1);
 var import_undici2 = __toESM(require_undici(), 1);
 var __awaiter15 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve3) {
-      resolve3(value);
+    return value instanceof P ? value : new P(function(resolve4) {
+      resolve4(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve3, reject) {
+  return new (P || (P = Promise))(function(resolve4, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -105415,7 +105338,7 @@ var __awaiter15 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -109510,11 +109433,11 @@ function getOctokit(token, options, ...additionalPlugins) {
 var import_unzip_stream = __toESM(require_unzip(), 1);
 var __awaiter16 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve3) {
-      resolve3(value);
+    return value instanceof P ? value : new P(function(resolve4) {
+      resolve4(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve3, reject) {
+  return new (P || (P = Promise))(function(resolve4, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -109530,7 +109453,7 @@ var __awaiter16 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -109563,7 +109486,7 @@ function streamExtract(url2, directory, skipDecompress) {
       } catch (error2) {
         retryCount++;
         debug(`Failed to download artifact after ${retryCount} retries due to ${error2.message}. Retrying in 5 seconds...`);
-        yield new Promise((resolve3) => setTimeout(resolve3, 5e3));
+        yield new Promise((resolve4) => setTimeout(resolve4, 5e3));
       }
     }
     throw new Error(`Artifact download failed after ${retryCount} retries.`);
@@ -109593,7 +109516,7 @@ function streamExtractExternal(url_1, directory_1) {
     debug(`Content-Type: ${contentType2}, mimeType: ${mimeType}, urlEndsWithZip: ${urlEndsWithZip}, isZip: ${isZip}, skipDecompress: ${skipDecompress}`);
     debug(`Content-Disposition: ${contentDisposition}, fileName: ${fileName}`);
     let sha256Digest = void 0;
-    return new Promise((resolve3, reject) => {
+    return new Promise((resolve4, reject) => {
       const timerFn = () => {
         const timeoutError = new Error(`Blob storage chunk did not respond in ${timeout}ms`);
         response.message.destroy(timeoutError);
@@ -109618,7 +109541,7 @@ function streamExtractExternal(url_1, directory_1) {
           sha256Digest = hashStream.read();
           info(`SHA256 digest of downloaded artifact is ${sha256Digest}`);
         }
-        resolve3({ sha256Digest: `sha256:${sha256Digest}` });
+        resolve4({ sha256Digest: `sha256:${sha256Digest}` });
       };
       if (isZip && !skipDecompress) {
         passThrough.pipe(import_unzip_stream.default.Extract({ path: directory })).on("close", onClose).on("error", onError);
@@ -109849,11 +109772,11 @@ retry.VERSION = VERSION8;
 // node_modules/@actions/artifact/lib/internal/find/get-artifact.js
 var __awaiter17 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve3) {
-      resolve3(value);
+    return value instanceof P ? value : new P(function(resolve4) {
+      resolve4(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve3, reject) {
+  return new (P || (P = Promise))(function(resolve4, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -109869,7 +109792,7 @@ var __awaiter17 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -109952,11 +109875,11 @@ function getArtifactInternal(artifactName) {
 // node_modules/@actions/artifact/lib/internal/delete/delete-artifact.js
 var __awaiter18 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve3) {
-      resolve3(value);
+    return value instanceof P ? value : new P(function(resolve4) {
+      resolve4(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve3, reject) {
+  return new (P || (P = Promise))(function(resolve4, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -109972,7 +109895,7 @@ var __awaiter18 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -110037,11 +109960,11 @@ function deleteArtifactInternal(artifactName) {
 // node_modules/@actions/artifact/lib/internal/find/list-artifacts.js
 var __awaiter19 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve3) {
-      resolve3(value);
+    return value instanceof P ? value : new P(function(resolve4) {
+      resolve4(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve3, reject) {
+  return new (P || (P = Promise))(function(resolve4, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -110057,7 +109980,7 @@ var __awaiter19 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -110174,11 +110097,11 @@ function filterLatest(artifacts) {
 // node_modules/@actions/artifact/lib/internal/client.js
 var __awaiter20 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve3) {
-      resolve3(value);
+    return value instanceof P ? value : new P(function(resolve4) {
+      resolve4(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve3, reject) {
+  return new (P || (P = Promise))(function(resolve4, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -110194,7 +110117,7 @@ var __awaiter20 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -110343,6 +110266,7 @@ function uploadDecision(end) {
     return { upload: false, why: `the plan ended ${end.status}: only a plan that ended drift or converged can be applied` };
   }
   if (!end.planFile) return { upload: false, why: "the CLI wrote no plan file" };
+  if (!end.service) return { upload: false, why: "the runner gives no artifact service (ACTIONS_RUNTIME_TOKEN, ACTIONS_RESULTS_URL)" };
   return { upload: true };
 }
 function lookupStart(f) {
@@ -110591,23 +110515,23 @@ async function reviewedPlan(inputs, env) {
 }
 
 // src/pulls.ts
-var import_node_fs2 = require("node:fs");
-var import_promises4 = require("node:fs/promises");
-var import_node_os = require("node:os");
-var import_node_path3 = require("node:path");
+var import_node_fs3 = require("node:fs");
+var import_promises8 = require("node:fs/promises");
+var import_node_os4 = require("node:os");
+var import_node_path5 = require("node:path");
 
 // src/unplanned.ts
-var import_node_path2 = require("node:path");
+var import_node_path4 = require("node:path");
 var PR_EVENTS3 = /* @__PURE__ */ new Set(["pull_request", "pull_request_target"]);
-function isRecord4(v) {
+function isRecord5(v) {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 function repoOf(side) {
-  if (!isRecord4(side) || !isRecord4(side.repo)) return void 0;
+  if (!isRecord5(side) || !isRecord5(side.repo)) return void 0;
   return { id: side.repo.id, name: side.repo.full_name };
 }
 function pullRequestFacts(eventName, payload) {
-  if (!PR_EVENTS3.has(eventName) || !isRecord4(payload) || !isRecord4(payload.pull_request)) return void 0;
+  if (!PR_EVENTS3.has(eventName) || !isRecord5(payload) || !isRecord5(payload.pull_request)) return void 0;
   const pr = payload.pull_request;
   const n = pr.number;
   if (typeof n !== "number" || !Number.isSafeInteger(n) || n <= 0) return void 0;
@@ -110661,13 +110585,13 @@ function noPlanSentence(reason) {
 }
 var MAX_LISTED_FILES = 3e3;
 function cleanRel(p) {
-  const n = import_node_path2.posix.normalize(p.replace(/\\/g, "/"));
+  const n = import_node_path4.posix.normalize(p.replace(/\\/g, "/"));
   if (n.startsWith("/") || n === ".." || n.startsWith("../")) return "";
   return n === "." ? "." : n.replace(/\/+$/, "");
 }
-function isUnder(path5, root) {
+function isUnder(path8, root) {
   const r = cleanRel(root);
-  const p = cleanRel(path5);
+  const p = cleanRel(path8);
   if (r === "" || p === "") return false;
   return r === "." || p === r || p.startsWith(`${r}/`);
 }
@@ -110727,7 +110651,7 @@ var PullFilesError = class extends Error {
     this.name = "PullFilesError";
   }
 };
-function isRecord5(v) {
+function isRecord6(v) {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 var PER_PAGE = 100;
@@ -110745,12 +110669,12 @@ var GitHubPullFiles = class extends GitHubRest {
     const what = `Listing the files of pull request #${number}`;
     const files = [];
     for (let page = 1; files.length < MAX_LISTED_FILES; page++) {
-      const url = `${this.base}/repos/${repo}/pulls/${number}/files?per_page=${PER_PAGE}&page=${page}`;
-      const res = await this.send(what, () => this.http.get(url, this.headers()), 200);
+      const url2 = `${this.base}/repos/${repo}/pulls/${number}/files?per_page=${PER_PAGE}&page=${page}`;
+      const res = await this.send(what, () => this.http.get(url2, this.headers()), 200);
       const doc = this.json(res.body, what);
       if (!Array.isArray(doc)) throw this.fail(`${what} returned an unexpected document`);
       for (const f of doc) {
-        if (!isRecord5(f) || typeof f.filename !== "string" || f.filename === "") throw this.fail(`${what} returned a file without a name`);
+        if (!isRecord6(f) || typeof f.filename !== "string" || f.filename === "") throw this.fail(`${what} returned a file without a name`);
         files.push(typeof f.previous_filename === "string" ? { filename: f.filename, previousFilename: f.previous_filename } : { filename: f.filename });
       }
       if (doc.length < PER_PAGE) break;
@@ -110775,21 +110699,21 @@ function parseSourceRoots(text) {
   } catch {
     return void 0;
   }
-  if (!isRecord5(doc) || Object.keys(doc).sort().join(",") !== "schema_version,scopes") return void 0;
+  if (!isRecord6(doc) || Object.keys(doc).sort().join(",") !== "schema_version,scopes") return void 0;
   if (doc.schema_version !== SOURCE_ROOTS_SCHEMA || !Array.isArray(doc.scopes) || doc.scopes.length === 0) return void 0;
   const roots = [];
   for (const s of doc.scopes) {
-    if (!isRecord5(s) || Object.keys(s).sort().join(",") !== "name,source_root") return void 0;
+    if (!isRecord6(s) || Object.keys(s).sort().join(",") !== "name,source_root") return void 0;
     if (typeof s.name !== "string" || typeof s.source_root !== "string" || s.source_root === "") return void 0;
     roots.push(s.source_root);
   }
   return roots;
 }
-async function readSourceRoots(path5) {
+async function readSourceRoots(path8) {
   try {
-    const st = await (0, import_promises4.lstat)(path5);
+    const st = await (0, import_promises8.lstat)(path8);
     if (!st.isFile() || st.size > MAX_SOURCE_ROOTS_BYTES) return void 0;
-    return parseSourceRoots(await (0, import_promises4.readFile)(path5, "utf8"));
+    return parseSourceRoots(await (0, import_promises8.readFile)(path8, "utf8"));
   } catch {
     return void 0;
   }
@@ -110799,18 +110723,18 @@ async function readRunFacts(env, mode, forkPolicy) {
   const event = env.GITHUB_EVENT_NAME ?? "";
   if (event.startsWith("pull_request") && (env.GITHUB_EVENT_PATH ?? "") !== "") {
     try {
-      payload = JSON.parse(await (0, import_promises4.readFile)(env.GITHUB_EVENT_PATH ?? "", "utf8"));
+      payload = JSON.parse(await (0, import_promises8.readFile)(env.GITHUB_EVENT_PATH ?? "", "utf8"));
     } catch {
       payload = void 0;
     }
   }
-  const home = env.HOME || (0, import_node_os.homedir)();
-  const shared = [env.AWS_SHARED_CREDENTIALS_FILE || (0, import_node_path3.join)(home, ".aws", "credentials"), env.AWS_CONFIG_FILE || (0, import_node_path3.join)(home, ".aws", "config")];
+  const home = env.HOME || (0, import_node_os4.homedir)();
+  const shared = [env.AWS_SHARED_CREDENTIALS_FILE || (0, import_node_path5.join)(home, ".aws", "credentials"), env.AWS_CONFIG_FILE || (0, import_node_path5.join)(home, ".aws", "config")];
   return {
     mode,
     forkPolicy,
     pullRequest: pullRequestFacts(event, payload),
-    awsReachable: mayReachAws(env, shared.some((p) => (0, import_node_fs2.existsSync)(p)))
+    awsReachable: mayReachAws(env, shared.some((p) => (0, import_node_fs3.existsSync)(p)))
   };
 }
 
@@ -111005,35 +110929,21 @@ function judgeRun(read2, cli, cliVersion, ctx) {
 
 // src/main.ts
 async function privatePaths(env) {
-<<<<<<< HEAD
-  const dir = await (0, import_promises5.mkdtemp)((0, import_node_path4.join)(env.RUNNER_TEMP || (0, import_node_os2.tmpdir)(), "sops-aws-sync-"));
-  await (0, import_promises5.chmod)(dir, 448);
-  return { report: (0, import_node_path4.join)(dir, "report.json"), plan: (0, import_node_path4.join)(dir, "plan.json"), roots: (0, import_node_path4.join)(dir, "source-roots.json") };
-=======
-  const dir = await (0, import_promises8.mkdtemp)((0, import_node_path4.join)(env.RUNNER_TEMP || (0, import_node_os4.tmpdir)(), "sops-aws-sync-"));
-  await (0, import_promises8.chmod)(dir, 448);
-  return { report: (0, import_node_path4.join)(dir, "report.json"), plan: (0, import_node_path4.join)(dir, "plan.json") };
->>>>>>> 894f923 (action: reviewed plan (SPEC §14) WIP — src/review.ts (pure: artifact name, upload decision, lookup start, merged PR, plan runs, artifact pick, verdict), src/reviewed.ts (I/O: @actions/artifact upload/download, Octokit lookups), input require-reviewed-plan, docs and examples; unit tables)
+  const dir = await (0, import_promises9.mkdtemp)((0, import_node_path6.join)(env.RUNNER_TEMP || (0, import_node_os5.tmpdir)(), "sops-aws-sync-"));
+  await (0, import_promises9.chmod)(dir, 448);
+  return { report: (0, import_node_path6.join)(dir, "report.json"), plan: (0, import_node_path6.join)(dir, "plan.json"), roots: (0, import_node_path6.join)(dir, "source-roots.json") };
 }
 async function readReport(path8) {
   let st;
   try {
-<<<<<<< HEAD
-    st = await (0, import_promises5.lstat)(path5);
-=======
-    st = await (0, import_promises8.lstat)(path8);
->>>>>>> 894f923 (action: reviewed plan (SPEC §14) WIP — src/review.ts (pure: artifact name, upload decision, lookup start, merged PR, plan runs, artifact pick, verdict), src/reviewed.ts (I/O: @actions/artifact upload/download, Octokit lookups), input require-reviewed-plan, docs and examples; unit tables)
+    st = await (0, import_promises9.lstat)(path8);
   } catch {
     return { kind: "absent" };
   }
   if (!st.isFile()) return { kind: "broken", reason: "report is not a regular file", regularFile: false };
   if (st.size > MAX_REPORT_BYTES) return { kind: "broken", reason: "report is larger than expected", regularFile: true };
   try {
-<<<<<<< HEAD
-    return { kind: "valid", report: parseReport(await (0, import_promises5.readFile)(path5, "utf8")) };
-=======
-    return { kind: "valid", report: parseReport(await (0, import_promises8.readFile)(path8, "utf8")) };
->>>>>>> 894f923 (action: reviewed plan (SPEC §14) WIP — src/review.ts (pure: artifact name, upload decision, lookup start, merged PR, plan runs, artifact pick, verdict), src/reviewed.ts (I/O: @actions/artifact upload/download, Octokit lookups), input require-reviewed-plan, docs and examples; unit tables)
+    return { kind: "valid", report: parseReport(await (0, import_promises9.readFile)(path8, "utf8")) };
   } catch (e) {
     if (e instanceof ReportError) return { kind: "broken", reason: e.message, regularFile: true };
     throw e;
@@ -111227,7 +111137,6 @@ async function execute(asked, choice, binary, childEnv, cancellation) {
     if (reviewed !== void 0) await summaryLine(reviewed.line);
     throw new ActionFailure(verdict.message, verdict.detail);
   }
-<<<<<<< HEAD
   let failure = verdict.failure;
   let detail;
   if (choice.kind === "no-plan" && failure === void 0 && !cancelled) {
@@ -111243,6 +111152,17 @@ async function execute(asked, choice, binary, childEnv, cancellation) {
     }
   }
   const result = await publishAll(verdict.report, failure);
+  if (reviewed !== void 0) await summaryLine(reviewed.line);
+  if (inputs.mode === "plan" && !cancelled) {
+    const planFile = await planFileExists(paths.plan);
+    await uploadPlan(inputs, env, paths.plan, {
+      event: env.GITHUB_EVENT_NAME ?? "",
+      status: verdict.report.status,
+      exitCode,
+      planFile,
+      service: Boolean(env.ACTIONS_RUNTIME_TOKEN) && Boolean(env.ACTIONS_RESULTS_URL)
+    });
+  }
   if (result !== void 0) throw new ActionFailure(result, result === failure ? detail : void 0);
 }
 function runNotes(choice) {
@@ -111259,17 +111179,8 @@ function runNotes(choice) {
 }
 function repositoryPath(configFile, workspace) {
   if (configFile === "") return "";
-  const rel = (0, import_node_path4.relative)(workspace, (0, import_node_path4.resolve)(workspace, configFile)).split(import_node_path4.sep).join("/");
-  return rel.startsWith("..") || (0, import_node_path4.isAbsolute)(rel) ? "" : rel;
-=======
-  const failure = await publishAll(verdict.report, verdict.failure);
-  if (reviewed !== void 0) await summaryLine(reviewed.line);
-  if (inputs.mode === "plan" && !cancelled) {
-    const planFile = await planFileExists(paths.plan);
-    await uploadPlan(inputs, env, paths.plan, { event: env.GITHUB_EVENT_NAME ?? "", status: verdict.report.status, exitCode, planFile });
-  }
-  if (failure !== void 0) throw new ActionFailure(failure);
->>>>>>> 894f923 (action: reviewed plan (SPEC §14) WIP — src/review.ts (pure: artifact name, upload decision, lookup start, merged PR, plan runs, artifact pick, verdict), src/reviewed.ts (I/O: @actions/artifact upload/download, Octokit lookups), input require-reviewed-plan, docs and examples; unit tables)
+  const rel = (0, import_node_path6.relative)(workspace, (0, import_node_path6.resolve)(workspace, configFile)).split(import_node_path6.sep).join("/");
+  return rel.startsWith("..") || (0, import_node_path6.isAbsolute)(rel) ? "" : rel;
 }
 var EXIT_AFTER_INTERRUPT_MS = 1e3;
 async function run(source = process) {

@@ -63,6 +63,7 @@ export interface Inputs {
    * secrets (validate, the default), or fail at once (fail).
    */
   forkPullRequests: ForkPolicy;
+  /**
    * sync only: fail before the CLI runs when no reviewed plan is found
    * (src/review.ts judgeReview); false runs the sync without one and says
    * so in the job summary.

@@ -401,7 +401,13 @@ async function execute(
   if (reviewed !== undefined) await summaryLine(reviewed.line);
   if (inputs.mode === 'plan' && !cancelled) {
     const planFile = await planFileExists(paths.plan);
-    await uploadPlan(inputs, env, paths.plan, { event: env.GITHUB_EVENT_NAME ?? '', status: verdict.report.status, exitCode, planFile });
+    await uploadPlan(inputs, env, paths.plan, {
+      event: env.GITHUB_EVENT_NAME ?? '',
+      status: verdict.report.status,
+      exitCode,
+      planFile,
+      service: Boolean(env.ACTIONS_RUNTIME_TOKEN) && Boolean(env.ACTIONS_RESULTS_URL),
+    });
   }
   if (result !== undefined) throw new ActionFailure(result, result === failure ? detail : undefined);
 }

@@ -63,13 +63,16 @@ export interface PlanEnd {
   status: string;
   exitCode: number;
   planFile: boolean;
+  /** The runner gives the artifact service (ACTIONS_RUNTIME_TOKEN and ACTIONS_RESULTS_URL set, as GitHub's runners do for every action). */
+  service: boolean;
 }
 
 /**
  * Whether a plan run uploads its plan file as the plan artifact, and why
  * not: only on a pull_request event (the runs a later sync looks at), only
  * a plan that can be applied (status drift or converged, exit 0, or 2 with
- * --detailed-exit-code), and only when the CLI wrote the file.
+ * --detailed-exit-code), only when the CLI wrote the file, and only on a
+ * runner that gives the artifact service.
  */
 export function uploadDecision(end: PlanEnd): { upload: true } | { upload: false; why: string } {
   if (end.event !== 'pull_request') return { upload: false, why: `the run is for a ${end.event || 'unknown'} event, not pull_request` };
@@ -77,6 +80,7 @@ export function uploadDecision(end: PlanEnd): { upload: true } | { upload: false
     return { upload: false, why: `the plan ended ${end.status}: only a plan that ended drift or converged can be applied` };
   }
   if (!end.planFile) return { upload: false, why: 'the CLI wrote no plan file' };
+  if (!end.service) return { upload: false, why: 'the runner gives no artifact service (ACTIONS_RUNTIME_TOKEN, ACTIONS_RESULTS_URL)' };
   return { upload: true };
 }
 

@@ -149,6 +149,8 @@ export class ReleaseServer {
   readonly pullFiles = new Map<string, { filename: string; previous_filename?: string }[]>();
   /** When set, every pull-request files request answers with this HTTP status. */
   pullFilesFault: number | undefined;
+  /** Further endpoints another file's stand-in serves (test/e2e/artifacts.ts); resolves true when it answered. */
+  extra: ((req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean>) | undefined;
   base = '';
 
   constructor(
@@ -324,6 +326,7 @@ export class ReleaseServer {
       res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': bytes.length }).end(bytes);
       return;
     }
+    if (this.extra !== undefined && (await this.extra(req, res, url))) return;
     this.json(res, 404, { message: 'Not Found' });
   }
 
@@ -667,6 +670,7 @@ for a in "$@"; do
     --report-file=*) report=\${a#--report-file=} ;;
     --plan-file=*) plan=\${a#--plan-file=} ;;
     --source-roots-file=*) roots=\${a#--source-roots-file=} ;;
+    --reviewed-plan=*) if [ -n "\${STANDIN_REVIEWED:-}" ]; then cp "\${a#--reviewed-plan=}" "$STANDIN_REVIEWED"; fi ;;
   esac
 done
 printf '%s\\n' "$@" > "$STANDIN_ARGS"

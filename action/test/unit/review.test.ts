@@ -72,16 +72,17 @@ describe('planArtifactName', () => {
 
 describe('uploadDecision', () => {
   it.each([
-    ['pull_request drift exit 0', { event: 'pull_request', status: 'drift', exitCode: 0, planFile: true }, true],
-    ['pull_request drift exit 2 (fail-on-drift)', { event: 'pull_request', status: 'drift', exitCode: 2, planFile: true }, true],
-    ['pull_request converged', { event: 'pull_request', status: 'converged', exitCode: 0, planFile: true }, true],
-    ['invalid plan', { event: 'pull_request', status: 'invalid', exitCode: 3, planFile: true }, false],
-    ['conflict', { event: 'pull_request', status: 'conflict', exitCode: 4, planFile: true }, false],
-    ['observation failed', { event: 'pull_request', status: 'observation-failed', exitCode: 5, planFile: true }, false],
-    ['no plan file', { event: 'pull_request', status: 'drift', exitCode: 0, planFile: false }, false],
-    ['scheduled drift check', { event: 'schedule', status: 'drift', exitCode: 2, planFile: true }, false],
-    ['push', { event: 'push', status: 'drift', exitCode: 0, planFile: true }, false],
-    ['pull_request_target', { event: 'pull_request_target', status: 'drift', exitCode: 0, planFile: true }, false],
+    ['pull_request drift exit 0', { event: 'pull_request', status: 'drift', exitCode: 0, planFile: true, service: true }, true],
+    ['pull_request drift exit 2 (fail-on-drift)', { event: 'pull_request', status: 'drift', exitCode: 2, planFile: true, service: true }, true],
+    ['pull_request converged', { event: 'pull_request', status: 'converged', exitCode: 0, planFile: true, service: true }, true],
+    ['invalid plan', { event: 'pull_request', status: 'invalid', exitCode: 3, planFile: true, service: true }, false],
+    ['conflict', { event: 'pull_request', status: 'conflict', exitCode: 4, planFile: true, service: true }, false],
+    ['observation failed', { event: 'pull_request', status: 'observation-failed', exitCode: 5, planFile: true, service: true }, false],
+    ['no plan file', { event: 'pull_request', status: 'drift', exitCode: 0, planFile: false, service: true }, false],
+    ['scheduled drift check', { event: 'schedule', status: 'drift', exitCode: 2, planFile: true, service: true }, false],
+    ['push', { event: 'push', status: 'drift', exitCode: 0, planFile: true, service: true }, false],
+    ['pull_request_target', { event: 'pull_request_target', status: 'drift', exitCode: 0, planFile: true, service: true }, false],
+    ['no artifact service on the runner', { event: 'pull_request', status: 'drift', exitCode: 0, planFile: true, service: false }, false],
   ])('%s', (_, end, upload) => {
     expect(uploadDecision(end).upload).toBe(upload);
   });
