@@ -21,6 +21,11 @@ const result = await build({
   write: false,
   outfile,
   logLevel: 'warning',
+  // ESM dependencies (@actions/artifact reads its version with
+  // createRequire(import.meta.url)) are bundled as CommonJS, where
+  // import.meta is empty: give them this file's URL.
+  define: { 'import.meta.url': '__bundleUrl' },
+  banner: { js: "const __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
 const text = result.outputFiles[0].text;
 

@@ -1,3 +1,4 @@
+const __bundleUrl = require('node:url').pathToFileURL(__filename).href;
 "use strict";
 var __create = Object.create;
 var __defProp = Object.defineProperty;
@@ -79754,14 +79755,13 @@ var import_node_stream3 = __toESM(require("node:stream"), 1);
 var import_node_module = require("node:module");
 var import_node_path2 = require("node:path");
 var import_node_url = require("node:url");
-var import_meta = {};
 var __isNode__ = typeof process === "object" && typeof process.versions === "object" && typeof process.versions.node === "string";
 var require2;
 var __filename;
 var __dirname2;
 if (__isNode__) {
-  require2 = (0, import_node_module.createRequire)(import_meta.url);
-  __filename = (0, import_node_url.fileURLToPath)(import_meta.url);
+  require2 = (0, import_node_module.createRequire)(__bundleUrl);
+  __filename = (0, import_node_url.fileURLToPath)(__bundleUrl);
   __dirname2 = (0, import_node_path2.dirname)(__filename);
 }
 var NativeCRC64 = (() => {
