@@ -243,3 +243,40 @@ func (ds Diagnostics) ExitCode() int {
 	}
 	return ds[0].ExitCode()
 }
+
+// Record is a Diagnostic as a file writes it: the plan file's
+// {class, summary, next, subject} (SPEC §7.4, docs/results.md), every
+// field a string. Subject is Subject.Name: a document's label (its
+// ordinal, or its path only when resource names are shown), a setting as
+// stderr names it, or "" for the whole run; Summary and Next are the fixed
+// sentences of the Diagnostic. A Record read back from a file is taken as
+// written: its class need not be registered (a file of a later release).
+type Record struct {
+	Class   string `json:"class"`
+	Summary string `json:"summary"`
+	Next    string `json:"next"`
+	Subject string `json:"subject"`
+}
+
+// Record is d as a file writes it (its cause is never written).
+func (d Diagnostic) Record() Record {
+	return Record{Class: d.Class, Summary: d.Summary, Next: d.Next, Subject: d.Subject.Name()}
+}
+
+// Records are ds as a file writes them, in order; never nil (an empty
+// list is written as [], not null).
+func (ds Diagnostics) Records() []Record {
+	out := make([]Record, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, d.Record())
+	}
+	return out
+}
+
+// IsWarning reports whether class is a warning: a class of the warning
+// family ("warning:orphans"), which neither stops nor limits a run. Every
+// other class is an error. Only the token's text is read, so an
+// unregistered class of a file read back is judged the same way.
+func IsWarning(class string) bool {
+	return strings.HasPrefix(class, string(FamilyWarning)+":")
+}

@@ -247,8 +247,9 @@ const (
 	// InProgress when the verification timeout passed (inconclusive).
 	VerifyReplicaInProgress = "verify:replica-in-progress"
 
-	// The planfile:* tokens (SPEC §7.4): internal/planview returns them in
-	// its own errors under short local names (aliases of these).
+	// The planfile:* tokens (SPEC §7.4): internal/planview's *Error carries
+	// these (it defines no token of its own); the command writes the write
+	// failures (PlanFailure).
 	PlanfileUnknownSchema = "planfile:unknown-schema"
 	PlanfileMalformed     = "planfile:malformed"
 	PlanfileUnreadable    = "planfile:unreadable"

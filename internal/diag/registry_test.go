@@ -1,6 +1,8 @@
 package diag
 
 import (
+	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -87,4 +89,48 @@ func TestDiagnosticRendering(t *testing.T) {
 	assert.Equal(t, 3, ds.ExitCode())
 	assert.Equal(t, 130, New(InterruptedSignal, Subject{}).ExitCode())
 	assert.Equal(t, "run interrupted; "+nextRerun, New(InterruptedSignal, Subject{}).Sentence())
+}
+
+// TestRecordIsTheWrittenForm: a Diagnostic is written as its class,
+// summary, next action and subject in one phrase (a document's label with
+// its path only when shown, a setting as stderr names it, "" for the run),
+// the cause never; Records is [] for no diagnostic (the plan file writes
+// an empty list, never null). The JSON keys are the plan file's (SPEC §7.4).
+func TestRecordIsTheWrittenForm(t *testing.T) {
+	hidden := New(DecryptNoKey, Document(4, "secrets/db.sops.json", false)).WithCause(context.Canceled)
+	shown := New(DecryptNoKey, Document(4, "secrets/db.sops.json", true))
+	flag := New(ConfigRequired, Subject{Setting: "secret-prefix", Origin: OriginFlag}).WithSummary("is required")
+	run := New(WarningOrphans, Subject{})
+	assert.Equal(t, Record{Class: DecryptNoKey, Summary: hidden.Summary, Next: hidden.Next, Subject: "resource-0004"}, hidden.Record())
+	assert.Equal(t, "secrets/db.sops.json", shown.Record().Subject)
+	assert.Equal(t, Record{Class: ConfigRequired, Summary: "is required", Next: flag.Next, Subject: "flag --secret-prefix"}, flag.Record())
+	assert.Equal(t, "", run.Record().Subject)
+	assert.Equal(t, []Record{hidden.Record(), run.Record()}, Diagnostics{hidden, run}.Records())
+	require.NotNil(t, Diagnostics(nil).Records())
+	assert.Empty(t, Diagnostics(nil).Records())
+
+	b, err := json.Marshal(flag.Record())
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"class":"config:required","summary":"is required","next":"`+flag.Next+`","subject":"flag --secret-prefix"}`, string(b))
+	b, err = json.Marshal(Diagnostics(nil).Records())
+	require.NoError(t, err)
+	assert.Equal(t, "[]", string(b))
+}
+
+// TestIsWarningIsTheWarningFamily: every registered class is a warning
+// exactly when its family is warning; a class read back from a file is
+// judged by its text alone ("warning" without a reason is no warning).
+func TestIsWarningIsTheWarningFamily(t *testing.T) {
+	warnings := 0
+	for _, e := range Entries() {
+		assert.Equal(t, e.Family == FamilyWarning, IsWarning(e.Class), e.Class)
+		if IsWarning(e.Class) {
+			warnings++
+		}
+	}
+	assert.GreaterOrEqual(t, warnings, 2)
+	assert.True(t, IsWarning("warning:of-a-later-release"))
+	for _, c := range []string{"", "warning", "warnings:x", "decrypt:warning:x"} {
+		assert.False(t, IsWarning(c), c)
+	}
 }

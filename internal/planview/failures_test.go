@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -64,10 +65,10 @@ func TestFailureRecordsAreValidated(t *testing.T) {
 	} {
 		v := Build(fixtures(t)["failed"], model.Redaction{})
 		edit(&v.Scopes[0].Failures[0])
-		assert.Equal(t, ClassMalformed, classOf(v.Validate()), name)
+		assert.Equal(t, diag.PlanfileMalformed, classOf(v.Validate()), name)
 		if b, err := json.Marshal(v); err == nil && name != "iam actions empty" {
 			_, err = Parse(b)
-			assert.Equal(t, ClassMalformed, classOf(err), name+" (read)")
+			assert.Equal(t, diag.PlanfileMalformed, classOf(err), name+" (read)")
 		}
 	}
 	b, err := json.Marshal(good)
@@ -106,5 +107,5 @@ func TestV2FileWithFailuresIsMalformed(t *testing.T) {
     }`, 1)
 	require.NotEqual(t, string(b), bad)
 	_, err = Parse([]byte(bad))
-	assert.Equal(t, ClassMalformed, classOf(err))
+	assert.Equal(t, diag.PlanfileMalformed, classOf(err))
 }

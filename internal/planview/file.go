@@ -14,25 +14,6 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/wirefile"
 )
 
-// Class tokens of plan-file failures (family planfile, SPEC §7.4;
-// docs/results.md): the diag registry's, under short local names.
-const (
-	// ClassUnknownSchema: schema_version is none of v3, v2 and v1 (a file
-	// from another major version of the tool).
-	ClassUnknownSchema = diag.PlanfileUnknownSchema
-	// ClassMalformed: the file breaks its schema (v3, v2 or v1).
-	ClassMalformed = diag.PlanfileMalformed
-	// ClassUnreadable: the file cannot be opened or read, or is larger
-	// than MaxFileBytes.
-	ClassUnreadable = diag.PlanfileUnreadable
-	// ClassNotRegularFile: the path names an existing directory entry that
-	// is not a regular file (a FIFO, a device node, a socket; for
-	// WriteFile also a symbolic link).
-	ClassNotRegularFile = diag.PlanfileNotRegularFile
-	// ClassWriteFailed: WriteFile failed (a *wirefile.WriteError).
-	ClassWriteFailed = diag.PlanfileWriteFailed
-)
-
 // MaxFileBytes caps what ReadFile reads: 64 MiB, far above a plan of
 // 10,000 secrets with names and key paths shown.
 const MaxFileBytes = 64 << 20
@@ -40,8 +21,15 @@ const MaxFileBytes = 64 << 20
 // File is the plan file's kind: its temporary-file pattern and read cap.
 var File = wirefile.File{Temp: ".sops-aws-sync-plan-*.tmp", MaxBytes: MaxFileBytes}
 
-// Error is a plan file that cannot be read or is not a valid v3, v2 or v1 plan.
-// Reason is a fixed sentence of this package: it never quotes the file.
+// Error is a plan file that cannot be read or is not a valid v3, v2 or v1
+// plan. Class is one of the planfile:* tokens of the diag registry (SPEC
+// §7.4; this package defines none of its own): diag.PlanfileUnknownSchema
+// (schema_version is none of v3, v2 and v1: a file of another major
+// version), diag.PlanfileMalformed (the file breaks its schema),
+// diag.PlanfileUnreadable (it cannot be opened or read, or is larger than
+// MaxFileBytes) or diag.PlanfileNotRegularFile (the path names a FIFO, a
+// device node, a socket). Reason is a fixed sentence of this package: it
+// never quotes the file.
 type Error struct {
 	Class  string
 	Reason string
@@ -50,7 +38,7 @@ type Error struct {
 func (e *Error) Error() string { return e.Class + ": " + e.Reason }
 
 func malformed(format string, a ...any) *Error {
-	return &Error{ClassMalformed, fmt.Sprintf(format, a...)}
+	return &Error{diag.PlanfileMalformed, fmt.Sprintf(format, a...)}
 }
 
 var (
@@ -64,7 +52,7 @@ var (
 const DefaultScope = "default"
 
 func unknownSchema() *Error {
-	return &Error{ClassUnknownSchema, "schema_version is none of " + vocab.PlanSchema + ", " + vocab.PlanSchemaV2 + " and " + vocab.PlanSchemaV1}
+	return &Error{diag.PlanfileUnknownSchema, "schema_version is none of " + vocab.PlanSchema + ", " + vocab.PlanSchemaV2 + " and " + vocab.PlanSchemaV1}
 }
 
 // Validate checks the plan-file rules on v, the redaction rule's shape
@@ -263,7 +251,7 @@ func (f FailureView) validate(namesShown bool) error {
 	return nil
 }
 
-func validateDiagnostics(ds []Diagnostic, namesShown bool) error {
+func validateDiagnostics(ds []diag.Record, namesShown bool) error {
 	for i, d := range ds {
 		if d.Class == "" || d.Summary == "" {
 			return fmt.Errorf("diagnostic %d has no class or summary", i)
@@ -389,7 +377,7 @@ func validMetadata(ks []vocab.MetadataKind) bool {
 
 // errWritesV3Only refuses to write a View read from a v1 or v2 file.
 func errWritesV3Only() *Error {
-	return &Error{ClassUnknownSchema, "only " + vocab.PlanSchema + " is written"}
+	return &Error{diag.PlanfileUnknownSchema, "only " + vocab.PlanSchema + " is written"}
 }
 
 // Marshal validates v and returns the plan file: indented JSON with a
@@ -414,11 +402,11 @@ func Marshal(v View) ([]byte, error) {
 // digest_salt, repository_digest, source_tree, settings_digest and
 // fingerprint.
 type viewV2 struct {
-	SchemaVersion string       `json:"schema_version"`
-	GitRevision   string       `json:"git_revision"`
-	NamesShown    bool         `json:"names_shown"`
-	Scopes        []scopeV2    `json:"scopes"`
-	Diagnostics   []Diagnostic `json:"diagnostics"`
+	SchemaVersion string        `json:"schema_version"`
+	GitRevision   string        `json:"git_revision"`
+	NamesShown    bool          `json:"names_shown"`
+	Scopes        []scopeV2     `json:"scopes"`
+	Diagnostics   []diag.Record `json:"diagnostics"`
 }
 
 type scopeV2 struct {
@@ -428,7 +416,7 @@ type scopeV2 struct {
 	Verification vocab.Verification `json:"verification"`
 	Counts       vocab.Counts       `json:"counts"`
 	Operations   []Op               `json:"operations"`
-	Diagnostics  []Diagnostic       `json:"diagnostics"`
+	Diagnostics  []diag.Record      `json:"diagnostics"`
 }
 
 // viewV1 is the plan file before scopes (schema sops-aws-sync/plan/v1,
@@ -436,12 +424,12 @@ type scopeV2 struct {
 // keeps v1's six count keys, whatever vocab.Counts gains later (so an
 // operation of a later action, adopt, never matches a v1 summary).
 type viewV1 struct {
-	SchemaVersion string       `json:"schema_version"`
-	GitRevision   string       `json:"git_revision"`
-	NamesShown    bool         `json:"names_shown"`
-	Operations    []Op         `json:"operations"`
-	Summary       countsV1     `json:"summary"`
-	Diagnostics   []Diagnostic `json:"diagnostics"`
+	SchemaVersion string        `json:"schema_version"`
+	GitRevision   string        `json:"git_revision"`
+	NamesShown    bool          `json:"names_shown"`
+	Operations    []Op          `json:"operations"`
+	Summary       countsV1      `json:"summary"`
+	Diagnostics   []diag.Record `json:"diagnostics"`
 }
 
 // countsV1 are the summary keys of a v1 plan file (the report's counts).
@@ -456,8 +444,8 @@ type countsV1 struct {
 
 // Parse decodes a plan file strictly. First the bytes (wirefile.Check:
 // valid UTF-8, one JSON object, no key twice anywhere, no null); then a
-// schema_version other than v3, v2 or v1 is ClassUnknownSchema (so a newer
-// file is named as such); then that schema's shape exactly
+// schema_version other than v3, v2 or v1 is diag.PlanfileUnknownSchema (so
+// a newer file is named as such); then that schema's shape exactly
 // (wirefile.Decode: every key spelled as the schema spells it, none
 // unknown, none missing but the optional ones of an operation, correct
 // JSON types) and Validate. A v1 file becomes a View of schema v1 with one
@@ -502,7 +490,7 @@ func Parse(data []byte) (View, error) {
 			Scopes: []ScopeView{{Name: DefaultScope, Operations: old.Operations, Diagnostics: old.Diagnostics,
 				Counts: vocab.Counts{Create: c.Create, Update: c.Update, Restore: c.Restore, ScheduleDelete: c.ScheduleDelete,
 					Unchanged: c.Unchanged, Conflicts: c.Conflicts}}},
-			Diagnostics: []Diagnostic{}}
+			Diagnostics: []diag.Record{}}
 	default:
 		return View{}, unknownSchema()
 	}
@@ -525,18 +513,18 @@ func WriteFile(path string, v View) error {
 
 // ReadFile reads and parses the plan file at path (a regular file of at
 // most MaxFileBytes; a FIFO never blocks). Failures are *Error:
-// ClassNotRegularFile, ClassUnreadable, or Parse's classes.
+// diag.PlanfileNotRegularFile, diag.PlanfileUnreadable, or Parse's classes.
 func ReadFile(path string) (View, error) {
 	data, err := File.Read(path)
 	switch {
 	case errors.Is(err, wirefile.ErrNotRegular):
-		return View{}, &Error{ClassNotRegularFile, "the path is not a regular file"}
+		return View{}, &Error{diag.PlanfileNotRegularFile, "the path is not a regular file"}
 	case errors.Is(err, wirefile.ErrTooLarge):
-		return View{}, &Error{ClassUnreadable, "the plan file is larger than 64 MiB"}
+		return View{}, &Error{diag.PlanfileUnreadable, "the plan file is larger than 64 MiB"}
 	case errors.Is(err, wirefile.ErrOpen):
-		return View{}, &Error{ClassUnreadable, "the plan file cannot be opened"}
+		return View{}, &Error{diag.PlanfileUnreadable, "the plan file cannot be opened"}
 	case err != nil:
-		return View{}, &Error{ClassUnreadable, "the plan file cannot be read"}
+		return View{}, &Error{diag.PlanfileUnreadable, "the plan file cannot be read"}
 	}
 	return Parse(data)
 }

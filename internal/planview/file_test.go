@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/wirefile"
@@ -42,7 +43,7 @@ func TestParseRejectsAnUnknownSchemaWithItsClass(t *testing.T) {
 		`{"git_revision":""}`,
 	} {
 		_, err := Parse([]byte(s))
-		assert.Equal(t, ClassUnknownSchema, classOf(err), s)
+		assert.Equal(t, diag.PlanfileUnknownSchema, classOf(err), s)
 	}
 }
 
@@ -113,7 +114,7 @@ func TestParseRejectsSchemaDrift(t *testing.T) {
 	}
 	for name, b := range bad {
 		_, err := Parse(b)
-		assert.Equal(t, ClassMalformed, classOf(err), name)
+		assert.Equal(t, diag.PlanfileMalformed, classOf(err), name)
 	}
 	for _, shown := range []bool{false, true} {
 		_, err := Parse(fileOf(t, shown))
@@ -159,7 +160,7 @@ func TestWriteFileFailuresAreTyped(t *testing.T) {
 	assert.True(t, os.IsNotExist(statErr))
 
 	_, err = ReadFile(filepath.Join(dir, "absent.json"))
-	assert.Equal(t, ClassUnreadable, classOf(err))
+	assert.Equal(t, diag.PlanfileUnreadable, classOf(err))
 }
 
 // TestMetadataKindsOnlyOnUpdates: a plan file lists metadata kinds only on
@@ -203,7 +204,7 @@ func TestRegression_PlanFileReaderIsStrict(t *testing.T) {
 	} {
 		require.NotEqual(t, good, data, name)
 		_, err := Parse([]byte(data))
-		assert.Equal(t, ClassMalformed, classOf(err), "%s: %v", name, err)
+		assert.Equal(t, diag.PlanfileMalformed, classOf(err), "%s: %v", name, err)
 	}
 }
 
@@ -213,9 +214,9 @@ func TestRegression_ReadFileOfAFIFO(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "plan.json")
 	require.NoError(t, syscall.Mkfifo(p, 0o600))
 	_, err := ReadFile(p)
-	assert.Equal(t, ClassNotRegularFile, classOf(err))
+	assert.Equal(t, diag.PlanfileNotRegularFile, classOf(err))
 	_, err = ReadFile("/dev/null")
-	assert.Equal(t, ClassNotRegularFile, classOf(err))
+	assert.Equal(t, diag.PlanfileNotRegularFile, classOf(err))
 }
 
 // TestWholeValuePlanFileRoundTrips: a plan with whole values parses back
@@ -251,7 +252,7 @@ func TestRegression_DiagnosticSubjectNamesADocumentWithNamesHidden(t *testing.T)
 	}
 	for _, s := range []string{"prod/db/password.sops.yaml", "resource-12", "flag -x", "config file key", "resource-0001 prod/db"} {
 		_, err := Parse(withSubject(false, s))
-		assert.Equal(t, ClassMalformed, classOf(err), s)
+		assert.Equal(t, diag.PlanfileMalformed, classOf(err), s)
 	}
 	for _, s := range []string{"", "resource-0007", "resource-unknown", "flag --secret-prefix", "environment variable SOPS_AWS_SYNC_X",
 		"config file", "config file key at line 3", "setting --repository-id"} {
@@ -294,7 +295,7 @@ func TestParseReadsV1AsOneScope(t *testing.T) {
 		assert.Contains(t, text, "\nScope default\n")
 		assert.Contains(t, text, "sops-aws-sync/plan/v1")
 		_, err = Marshal(v)
-		assert.Equal(t, ClassUnknownSchema, classOf(err), "only v3 is written")
+		assert.Equal(t, diag.PlanfileUnknownSchema, classOf(err), "only v3 is written")
 		err = WriteFile(filepath.Join(t.TempDir(), "p.json"), v)
 		var we *wirefile.WriteError
 		assert.True(t, errors.As(err, &we), "only v3 is written")
@@ -321,10 +322,10 @@ func TestParseReadsV2WithoutBindings(t *testing.T) {
 		want.SchemaVersion = vocab.PlanSchemaV2
 		assert.Equal(t, want, v, tc.file)
 		_, err = Marshal(v)
-		assert.Equal(t, ClassUnknownSchema, classOf(err), "only v3 is written")
+		assert.Equal(t, diag.PlanfileUnknownSchema, classOf(err), "only v3 is written")
 		bad := strings.Replace(string(b), `"names_shown"`, `"command": "plan", "names_shown"`, 1)
 		_, err = Parse([]byte(bad))
-		assert.Equal(t, ClassMalformed, classOf(err), "a v3 field in a v2 file")
+		assert.Equal(t, diag.PlanfileMalformed, classOf(err), "a v3 field in a v2 file")
 	}
 	for name, data := range map[string]string{
 		"v1 with scopes": `{"schema_version":"sops-aws-sync/plan/v1","git_revision":"","names_shown":false,"scopes":[],"operations":[],"summary":{"create":0,"update":0,"restore":0,"schedule_delete":0,"unchanged":0,"conflicts":0},"diagnostics":[]}`,
@@ -333,7 +334,7 @@ func TestParseReadsV2WithoutBindings(t *testing.T) {
 		"v1 name hidden": `{"schema_version":"sops-aws-sync/plan/v1","git_revision":"","names_shown":false,"operations":[{"resource":"prod/x","action":"unchanged","reason":"value-equal"}],"summary":{"create":0,"update":0,"restore":0,"schedule_delete":0,"unchanged":1,"conflicts":0},"diagnostics":[]}`,
 	} {
 		_, err := Parse([]byte(data))
-		assert.Equal(t, ClassMalformed, classOf(err), name)
+		assert.Equal(t, diag.PlanfileMalformed, classOf(err), name)
 	}
 }
 
@@ -402,7 +403,7 @@ func TestSeveralScopes(t *testing.T) {
 func TestRegression_UnobservedScopeShownAsInSync(t *testing.T) {
 	const inSync = "No changes: AWS Secrets Manager matches the commit."
 	in := Input{
-		Diagnostics: []Diagnostic{{Class: "credentials:assume-role", Subject: "config file key scopes.denied.role-arn",
+		Diagnostics: diag.Diagnostics{{Class: "credentials:assume-role", Subject: diag.Subject{Setting: "scopes.denied.role-arn", Origin: diag.OriginFile},
 			Summary: "the scope's role-arn could not be assumed", Next: "check the trust policy"}},
 		Scopes: []ScopeInput{
 			{Name: "prod-eu", Region: "eu-west-1", Status: vocab.StatusObservationFailed, Verification: vocab.VerificationNotRun},
@@ -436,7 +437,7 @@ func TestRegression_V1SummaryTakesLaterCountKeys(t *testing.T) {
 		"v1 adopt action": `{"schema_version":"sops-aws-sync/plan/v1","git_revision":"","names_shown":false,"operations":[{"resource":"resource-0001","action":"adopt","reason":"value-equal","keys":{"added":0,"removed":0,"changed":0}}],"summary":{"create":0,"update":0,"adopt":1,"restore":0,"schedule_delete":0,"unchanged":0,"conflicts":0},"diagnostics":[]}`,
 	} {
 		_, err := Parse([]byte(data))
-		assert.Equal(t, ClassMalformed, classOf(err), name)
+		assert.Equal(t, diag.PlanfileMalformed, classOf(err), name)
 	}
 }
 
@@ -459,7 +460,7 @@ func TestRegression_SettingSubjectHidesAName(t *testing.T) {
 		"config file key scopes.prod-eu.prod/payments/db", "config file key scopes.Prod.x", "config file key at line 3 prod/db",
 		"flag --secret-prefix prod/payments/db"} {
 		_, err := Parse(withSubject(s))
-		assert.Equal(t, ClassMalformed, classOf(err), s)
+		assert.Equal(t, diag.PlanfileMalformed, classOf(err), s)
 	}
 	for _, s := range []string{"config file key scopes.prod-eu.role-arn", "config file key scopes[0].name", "config file key scopes[4]",
 		"config file key scopes", "config file key secret-prefx", "config file key at line 12", "flag --tag",
@@ -516,7 +517,7 @@ func TestRegression_PlanFileContradictsItself(t *testing.T) {
 		}),
 	} {
 		_, err := Parse(data)
-		assert.Equal(t, ClassMalformed, classOf(err), "%s: %v", name, err)
+		assert.Equal(t, diag.PlanfileMalformed, classOf(err), "%s: %v", name, err)
 	}
 	for name, data := range map[string][]byte{
 		"restore and its follow-up update": mutate(func(sc map[string]any) {
@@ -558,7 +559,7 @@ func TestRegression_ValidatesPlanFileIsWritableAndNeverReviewable(t *testing.T) 
 	require.NoError(t, err)
 	require.Contains(t, string(raw), `"command": "validate"`)
 	_, err = Parse(bytes.Replace(raw, []byte(`"command": "validate"`), []byte(`"command": "apply"`), 1))
-	assert.Equal(t, ClassMalformed, classOf(err), "an unknown command word stays malformed")
+	assert.Equal(t, diag.PlanfileMalformed, classOf(err), "an unknown command word stays malformed")
 }
 
 // A validate file was rendered under the heading "sops-aws-sync plan",

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/keydiff"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -38,8 +39,8 @@ func binary() *keydiff.Summary { s := keydiff.Binary(); return &s }
 // eu-west-1 with the given status (verification not-run, as a plan's).
 // The plan is bound (SPEC §14): a fixed salt, repository-id, source tree
 // and settings.
-func single(revision string, status vocab.Status, ops []Operation, ds []Diagnostic) Input {
-	return Input{Command: CommandPlan, Salt: fixedSalt, RepositoryID: "example/repo", GitRevision: revision, Diagnostics: []Diagnostic{},
+func single(revision string, status vocab.Status, ops []Operation, ds diag.Diagnostics) Input {
+	return Input{Command: CommandPlan, Salt: fixedSalt, RepositoryID: "example/repo", GitRevision: revision,
 		Scopes: []ScopeInput{{Name: DefaultScope, Region: "eu-west-1", SourceTree: tree, Settings: []byte(`{"secret_prefix":"prod/app/"}`),
 			Status: status, Verification: vocab.VerificationNotRun, Operations: ops, Diagnostics: ds}}}
 }
@@ -91,11 +92,11 @@ func fixtures(t testing.TB) map[string]Input {
 		{Ordinal: 1, Name: "prod/app/taken", Action: vocab.ActionConflict, Conflict: vocab.ConflictOwnership},
 		{Ordinal: 3, Name: "prod/app/same", Action: vocab.ActionUnchanged, Reason: vocab.ReasonValueEqual},
 	}, nil)
-	invalid := single("", vocab.StatusInvalid, nil, []Diagnostic{
-		{Class: "decrypt:no-key", Subject: "resource-0002",
+	invalid := single("", vocab.StatusInvalid, nil, diag.Diagnostics{
+		{Class: "decrypt:no-key", Subject: diag.Subject{Ordinal: 2},
 			Summary: "document resource-0002 cannot be decrypted: no key this runner holds opens it",
 			Next:    "add a recipient this runner holds to the document with sops updatekeys, or give the runner the key"},
-		{Class: "plaintext:duplicate-key", Subject: "resource-0005",
+		{Class: "plaintext:duplicate-key", Subject: diag.Subject{Ordinal: 5},
 			Summary: "document resource-0005: a member name appears twice in one JSON object",
 			Next:    "remove or rename the repeated member in the source document, then re-encrypt it with sops"},
 	})
@@ -105,7 +106,7 @@ func fixtures(t testing.TB) map[string]Input {
 	}, nil)
 	// A converged scope whose documents an older scope also holds (a
 	// renamed prefix): a warning, and still "No changes".
-	orphans := single(rev, vocab.StatusConverged, ops(nochange), []Diagnostic{
+	orphans := single(rev, vocab.StatusConverged, ops(nochange), diag.Diagnostics{
 		{Class: "warning:orphans",
 			Summary: "3 secrets this tool owns in another scope hold documents of this commit; they are not touched",
 			Next:    "if the scope was renamed on purpose, retire the old scope once nothing reads it (docs/recovery.md, retiring an old scope)"},
@@ -125,7 +126,7 @@ func fixtures(t testing.TB) map[string]Input {
 	// Three scopes, two Regions: one drifts (a create and a deletion), one
 	// is converged, one is blocked by a conflict (so the run is conflict);
 	// the ordinals are each scope's own. The run has a warning of its own.
-	scopes := Input{GitRevision: rev, Diagnostics: []Diagnostic{{Class: "warning:orphans",
+	scopes := Input{GitRevision: rev, Diagnostics: diag.Diagnostics{{Class: "warning:orphans",
 		Summary: "2 secrets this tool owns in another scope hold documents of this commit; they are not touched",
 		Next:    "if the scope was renamed on purpose, retire the old scope once nothing reads it (docs/recovery.md, retiring an old scope)"}},
 		Scopes: []ScopeInput{
@@ -159,12 +160,12 @@ func fixtures(t testing.TB) map[string]Input {
 		{Ordinal: 6, Name: "prod/app/tls-key", Action: vocab.ActionAdopt, Reason: vocab.ReasonValueDiffers, Keys: ws()},
 		{Ordinal: 7, Name: "prod/app/owned", Action: vocab.ActionUpdate, Reason: vocab.ReasonValueDiffers,
 			Keys: summary(t, `{"dk_a":"CANARY-a"}`, `{"dk_a":"CANARY-b"}`)},
-	}, []Diagnostic{{Class: "warning:adopt-owned", Subject: "setting --adopt",
+	}, diag.Diagnostics{{Class: "warning:adopt-owned", Subject: diag.Subject{Setting: "adopt"},
 		Summary: "1 adopt entry names a secret this scope already owns; the entry does nothing",
 		Next:    "remove the entry from adopt: the secret is managed like every other owned secret (docs/migration.md)"}})
 	// A configuration rejected before the scopes were known: no scope, the
 	// run's error says why.
-	early := Input{Diagnostics: []Diagnostic{{Class: "config:invalid-value", Subject: "config file key scopes",
+	early := Input{Diagnostics: diag.Diagnostics{{Class: "config:invalid-value", Subject: diag.Subject{Setting: "scopes", Origin: diag.OriginFile},
 		Summary: "config file key scopes: two scopes have one name", Next: "give every scope its own name"}}}
 	// A sync of three scopes that failed (issue 30 item 4): in prod-eu a
 	// create AWS denied (the IAM actions to grant), an update whose
@@ -172,7 +173,7 @@ func fixtures(t testing.TB) map[string]Input {
 	// observation was denied; prod-us verified until the timeout, with a
 	// resource still differing (what differs) and one whose metadata
 	// another writer changed; a fourth scope halted by the first.
-	failed := Input{Command: CommandSync, GitRevision: rev, Diagnostics: []Diagnostic{},
+	failed := Input{Command: CommandSync, GitRevision: rev,
 		Scopes: []ScopeInput{
 			{Name: "prod-eu", Region: "eu-west-1", Status: vocab.StatusApplyFailed, Verification: vocab.VerificationNotRun, Operations: []Operation{
 				{Ordinal: 1, Name: "prod/app/api", Action: vocab.ActionCreate, Reason: vocab.ReasonAbsent, Keys: summary(t, `{"dk_token":"CANARY-tok"}`, "")},
@@ -188,7 +189,7 @@ func fixtures(t testing.TB) map[string]Input {
 					Metadata: []vocab.MetadataKind{vocab.MetadataTags}, ErrorCode: "InternalServiceError", IAMActions: []string{"secretsmanager:TagResource"}},
 			}},
 			{Name: "staging", Region: "us-east-1", Status: vocab.StatusObservationFailed, Verification: vocab.VerificationNotRun,
-				Diagnostics: []Diagnostic{{Class: "observe:failed", Summary: "the scope could not be read from AWS Secrets Manager",
+				Diagnostics: diag.Diagnostics{{Class: "observe:failed", Summary: "the scope could not be read from AWS Secrets Manager",
 					Next: "see the failure record: re-run for a transient fault; for AccessDeniedException grant its IAM actions (docs/iam-policy.md)"}},
 				Failures: []Failure{{Class: "observe:failed", ErrorCode: "AccessDeniedException", IAMActions: []string{"secretsmanager:ListSecrets"}}}},
 			{Name: "prod-us", Region: "us-east-1", Status: vocab.StatusVerificationFailed, Verification: vocab.VerificationFailed, Operations: []Operation{
@@ -205,7 +206,7 @@ func fixtures(t testing.TB) map[string]Input {
 			}},
 			{Name: "dev", Region: "eu-west-1", Status: vocab.StatusApplyFailed, Verification: vocab.VerificationNotRun, Operations: []Operation{
 				{Ordinal: 1, Name: "prod/app/api", Action: vocab.ActionCreate, Reason: vocab.ReasonAbsent, Keys: summary(t, `{"dk_token":"CANARY-tok"}`, "")},
-			}, Diagnostics: []Diagnostic{{Class: "apply:halted", Summary: "halted: scope prod-eu failed; no new operation of this scope was started",
+			}, Diagnostics: diag.Diagnostics{{Class: "apply:halted", Summary: "halted: scope prod-eu failed; no new operation of this scope was started",
 				Next: "fix the failure of the other scope (its log records and diagnostics), then re-run: the plan resumes from the observed state"}}},
 		}}
 	return map[string]Input{"full": full, "conflict": conflict, "invalid": invalid, "nochange": nochange, "orphans": orphans, "whole": whole,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -39,7 +40,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		v, err := Parse(data)
 		if err != nil {
-			require.Contains(t, []string{ClassMalformed, ClassUnknownSchema}, classOf(err), "unclassified error %T %v", err, err)
+			require.Contains(t, []string{diag.PlanfileMalformed, diag.PlanfileUnknownSchema}, classOf(err), "unclassified error %T %v", err, err)
 			return
 		}
 		require.NoError(t, v.Validate(), "accepted an invalid view")
@@ -48,7 +49,7 @@ func FuzzParse(f *testing.F) {
 		if v.SchemaVersion == vocab.PlanSchemaV1 {
 			require.Len(t, v.Scopes, 1, "a v1 file is one scope")
 			_, err := Marshal(v)
-			require.Equal(t, ClassUnknownSchema, classOf(err), "a v1 view is never written")
+			require.Equal(t, diag.PlanfileUnknownSchema, classOf(err), "a v1 view is never written")
 			return
 		}
 		b, err := Marshal(v)

@@ -1,8 +1,6 @@
 package planview
 
 import (
-	"strings"
-
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/keydiff"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
@@ -35,8 +33,10 @@ type Input struct {
 	Scopes []ScopeInput
 	// Diagnostics are the run's own problems, not any one scope's (the
 	// command line, the configuration, Git, the outputs, an interruption),
-	// and its warnings (class "warning:…", IsWarning).
-	Diagnostics []Diagnostic
+	// and its warnings (diag.IsWarning), each with a subject its producer
+	// redacted (diag.Subject: a path only when names are shown). Build
+	// writes each as its diag.Record.
+	Diagnostics diag.Diagnostics
 }
 
 // ScopeInput is the plan data of one scope.
@@ -63,8 +63,8 @@ type ScopeInput struct {
 	// the plan ignores).
 	Operations []Operation
 	// Diagnostics are the problems that stopped or limited this scope, and
-	// its warnings.
-	Diagnostics []Diagnostic
+	// its warnings (as Input.Diagnostics).
+	Diagnostics diag.Diagnostics
 	// Failures are the scope's failure records, in the order the run met
 	// them: each operation that failed, an observation that failed, each
 	// resource still differing at the verification timeout.
@@ -146,31 +146,11 @@ type Observed struct {
 	Metadata []byte
 }
 
-// Diagnostic is one user-facing problem, as the plan file writes it:
-// {class, summary, next, subject}. It mirrors diag.Diagnostic's fields
-// (Class, Summary, Next, Subject); Subject is already redacted by its
-// producer (a model.Redaction label or a setting name), and Summary and
-// Next are the producer's fixed sentences, which never hold a value.
-type Diagnostic struct {
-	Class   string `json:"class"`
-	Summary string `json:"summary"`
-	Next    string `json:"next"`
-	Subject string `json:"subject"`
-}
-
-// WarningClassPrefix begins the class of a warning: a diagnostic of the
-// "warning" family (internal/diag), which neither stops nor limits the run
-// (warning:orphans). Every other class is an error.
-const WarningClassPrefix = string(diag.FamilyWarning) + ":"
-
-// IsWarning reports whether d is a warning rather than an error.
-func IsWarning(d Diagnostic) bool { return strings.HasPrefix(d.Class, WarningClassPrefix) }
-
 // errorCount is how many of ds are errors.
-func errorCount(ds []Diagnostic) int {
+func errorCount(ds []diag.Record) int {
 	n := 0
 	for _, d := range ds {
-		if !IsWarning(d) {
+		if !diag.IsWarning(d.Class) {
 			n++
 		}
 	}

@@ -33,7 +33,7 @@ func (s section) all() []string {
 type part struct {
 	ops    []Op
 	counts vocab.Counts
-	diags  []Diagnostic
+	diags  []diag.Record
 	// failures are the scope's failure records (none for the run's part).
 	failures []FailureView
 	// status is the scope's status ("" for a v1 file, which records none).
@@ -80,10 +80,10 @@ func blocking(p part) []section {
 
 // diagnostics is the section of ds's warnings (warnings) or errors, each
 // line marked with mark: class, subject, summary, and the next action.
-func diagnostics(ds []Diagnostic, title, mark string, warnings bool) section {
+func diagnostics(ds []diag.Record, title, mark string, warnings bool) section {
 	s := section{title: title}
 	for _, d := range ds {
-		if IsWarning(d) != warnings {
+		if diag.IsWarning(d.Class) != warnings {
 			continue
 		}
 		head := mark + q(d.Class)
@@ -103,12 +103,12 @@ func diagnostics(ds []Diagnostic, title, mark string, warnings bool) section {
 // and the AWS error code with the IAM actions the call needs ("grant …"
 // when AWS denied it), then the class's next action once per class that
 // no diagnostic of ds (the scope's, shown above with theirs) has.
-func failures(fs []FailureView, ds []Diagnostic) section {
+func failures(fs []FailureView, ds []diag.Record) section {
 	s := section{title: fmt.Sprintf("Failed (%d):", len(fs))}
 	var classes []string
 	for _, f := range fs {
 		s.lines = append(s.lines, failureLine(f))
-		if !slices.Contains(classes, f.Class) && !slices.ContainsFunc(ds, func(d Diagnostic) bool { return d.Class == f.Class }) {
+		if !slices.Contains(classes, f.Class) && !slices.ContainsFunc(ds, func(d diag.Record) bool { return d.Class == f.Class }) {
 			classes = append(classes, f.Class)
 		}
 	}

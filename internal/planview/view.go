@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"slices"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/keydiff"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
@@ -20,8 +21,8 @@ import (
 // only v3 is ever written.
 type View struct {
 	SchemaVersion string `json:"schema_version"`
-	// Command is the command that wrote the file: "plan", "sync", or ""
-	// when the run ended before it was known.
+	// Command is the command that wrote the file: "plan", "sync",
+	// "validate", or "" when the run ended before it was known.
 	Command string `json:"command"`
 	// DigestSalt is 32 lower-case hex (16 random bytes per file) keying
 	// every digest of the file (HMAC-SHA-256, SPEC §14), or "" when the file
@@ -40,8 +41,9 @@ type View struct {
 	// Diagnostics hold at least one error).
 	Scopes []ScopeView `json:"scopes"`
 	// Diagnostics are the run's own problems (not any one scope's), then
-	// its warnings (IsWarning), in the order the run met them.
-	Diagnostics []Diagnostic `json:"diagnostics"`
+	// its warnings (diag.IsWarning), in the order the run met them, as
+	// diag writes a diagnostic ({class, summary, next, subject}).
+	Diagnostics []diag.Record `json:"diagnostics"`
 }
 
 // ScopeView is one scope of a View.
@@ -67,8 +69,8 @@ type ScopeView struct {
 	// Ordinals are the scope's own: two scopes may both hold resource-0001.
 	Operations []Op `json:"operations"`
 	// Diagnostics are the problems that stopped or limited this scope,
-	// then its warnings, in the order the run met them.
-	Diagnostics []Diagnostic `json:"diagnostics"`
+	// then its warnings, in the order the run met them (diag.Record).
+	Diagnostics []diag.Record `json:"diagnostics"`
 	// Failures are the scope's failure records (an optional key of v3,
 	// absent when there is none and in every file written before it):
 	// each failed operation or observation with its class, AWS error code
@@ -227,7 +229,7 @@ func Build(in Input, r model.Redaction) View {
 		GitRevision:   rev,
 		NamesShown:    r.ShowNames,
 		Scopes:        make([]ScopeView, 0, len(in.Scopes)),
-		Diagnostics:   append([]Diagnostic{}, in.Diagnostics...),
+		Diagnostics:   in.Diagnostics.Records(),
 	}
 	k := keyed(in.Salt)
 	if k != nil {
@@ -254,7 +256,7 @@ func buildScope(in ScopeInput, r model.Redaction, k *key) ScopeView {
 		Verification: in.Verification,
 		SourceTree:   in.SourceTree,
 		Operations:   make([]Op, 0, len(ops)),
-		Diagnostics:  append([]Diagnostic{}, in.Diagnostics...),
+		Diagnostics:  in.Diagnostics.Records(),
 	}
 	if k != nil && in.Settings != nil {
 		s.SettingsDigest = k.digest("settings", in.Settings)

@@ -71,9 +71,9 @@ func reviewOf(reviewed planview.ScopeView, salt []byte, namesShown bool, sc Scop
 		if r.Status == vocab.StatusConverged {
 			return nil
 		}
-		in := planview.Input{Salt: salt, Diagnostics: []planview.Diagnostic{}, Scopes: []planview.ScopeInput{{
+		in := planview.Input{Salt: salt, Scopes: []planview.ScopeInput{{
 			Name: sc.Name, Region: sc.Region, Status: r.Status, Verification: r.Verification,
-			SourceTree: sc.SourceTree, Settings: sc.Settings, Operations: r.Plan, Diagnostics: []planview.Diagnostic{}}}}
+			SourceTree: sc.SourceTree, Settings: sc.Settings, Operations: r.Plan}}}
 		current := planview.Build(in, model.Redaction{ShowNames: namesShown}).Scopes[0]
 		diffs := planview.CompareScope(reviewed, current)
 		label := resourceLabels(r.Plan, namesShown, showNames)

@@ -45,7 +45,7 @@ func Validate(ctx context.Context, src Sources, req Request, c Check) Outcome {
 	var warnings diag.Diagnostics
 	var errs diag.Diagnostics
 	for _, d := range c.Overlap {
-		if diag.FamilyOf(d.Class) == diag.FamilyWarning {
+		if diag.IsWarning(d.Class) {
 			warnings = append(warnings, d)
 		} else {
 			errs = append(errs, d)

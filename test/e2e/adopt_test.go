@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
@@ -151,7 +152,7 @@ func TestAdopt_ThreeHandMadeSecretsAdoptedThenNoOp(t *testing.T) {
 	assert.Equal(t, before, e.mutatingCalls())
 	require.Len(t, v.Scopes, 1)
 	require.Len(t, v.Scopes[0].Diagnostics, 1)
-	assert.Equal(t, planview.Diagnostic{Class: "warning:adopt-owned", Subject: "setting --adopt",
+	assert.Equal(t, diag.Record{Class: "warning:adopt-owned", Subject: "setting --adopt",
 		Summary: "3 adopt entries name secrets this scope already owns; the entries do nothing",
 		Next:    "remove the entry from adopt: the secret is managed like every other owned secret (docs/migration.md)"}, v.Scopes[0].Diagnostics[0])
 }

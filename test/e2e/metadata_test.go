@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
@@ -259,7 +260,7 @@ func TestPrefixChangeWarnsAboutOrphans(t *testing.T) {
 	// it as a warning with the count only; it changes neither the exit code
 	// nor the plan.
 	require.Len(t, view.Scopes[0].Diagnostics, 1)
-	assert.Equal(t, planview.Diagnostic{Class: "warning:orphans",
+	assert.Equal(t, diag.Record{Class: "warning:orphans",
 		Summary: "3 secrets this tool owns in another scope hold documents of this commit; they are not touched",
 		Next:    "if the scope was renamed on purpose, retire the old scope once nothing reads it (docs/recovery.md, retiring an old scope)"},
 		view.Scopes[0].Diagnostics[0])

@@ -204,13 +204,13 @@ func levelOf(s vocab.Status, detailed bool) slog.Level {
 // the run's own when there is one scope) is in that scope's section.
 func (o *outputs) view(e ending) planview.View {
 	r := model.Redaction{ShowNames: o.showNames}
-	in := planview.Input{Command: o.command, Salt: newSalt(), RepositoryID: o.repositoryID, GitRevision: e.revision, Diagnostics: []planview.Diagnostic{}}
+	in := planview.Input{Command: o.command, Salt: newSalt(), RepositoryID: o.repositoryID, GitRevision: e.revision}
 	if e.scopes != nil {
 		for _, s := range e.scopes {
 			in.Scopes = append(in.Scopes, planview.ScopeInput{Name: s.name, Region: s.region, SourceTree: s.tree, Settings: s.settings,
-				Status: s.status, Verification: s.verification, Operations: s.plan, Diagnostics: viewDiags(s.diags), Failures: s.failures})
+				Status: s.status, Verification: s.verification, Operations: s.plan, Diagnostics: s.diags, Failures: s.failures})
 		}
-		in.Diagnostics = append(in.Diagnostics, viewDiags(e.diags)...)
+		in.Diagnostics = append(in.Diagnostics, e.diags...)
 		return planview.Build(in, r)
 	}
 	names := make([]string, len(o.scopes))
@@ -222,12 +222,12 @@ func (o *outputs) view(e ending) planview.View {
 		if name := run.ScopeOf(d, names); name != "" {
 			byScope[name] = append(byScope[name], d)
 		} else {
-			in.Diagnostics = append(in.Diagnostics, viewDiags(diag.Diagnostics{d})...)
+			in.Diagnostics = append(in.Diagnostics, d)
 		}
 	}
 	for _, s := range o.scopes {
 		in.Scopes = append(in.Scopes, planview.ScopeInput{Name: s.Name, Region: s.AWS.Region, Status: e.status,
-			Verification: e.verification, Diagnostics: viewDiags(byScope[s.Name])})
+			Verification: e.verification, Diagnostics: byScope[s.Name]})
 	}
 	return planview.Build(in, r)
 }
@@ -255,15 +255,6 @@ func (o *outputs) reportScopes(e ending) []report.Scope {
 	}
 	for _, s := range o.scopes {
 		out = append(out, report.NewScope(s.Name, s.AWS.Region, e.status, e.verification, vocab.Counts{}))
-	}
-	return out
-}
-
-// viewDiags are ds as the plan view takes them.
-func viewDiags(ds diag.Diagnostics) []planview.Diagnostic {
-	out := make([]planview.Diagnostic, 0, len(ds))
-	for _, d := range ds {
-		out = append(out, planview.Diagnostic{Class: d.Class, Summary: d.Summary, Next: d.Next, Subject: d.Subject.Name()})
 	}
 	return out
 }

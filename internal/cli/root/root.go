@@ -21,7 +21,8 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 )
 
-// NewCmdRoot returns the root command with plan, sync, show and version.
+// NewCmdRoot returns the root command with plan, sync, validate, show and
+// version.
 func NewCmdRoot(f *factory.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sops-aws-sync <command> [flags]",
