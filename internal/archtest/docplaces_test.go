@@ -89,9 +89,9 @@ var (
 )
 
 // placements returns, for each code span of text that names a Go
-// declaration and is placed in files — followed by " (" whose
-// parenthesis names Go files, or by " in " and a Go file — the span and
-// the files named there.
+// declaration and is placed in a file — followed by " (" and a Go file
+// as the parenthesis's first code span, or by " in " and a Go file — the
+// span and the file named there.
 func placements(text string) map[string][][]string {
 	out := map[string][][]string{}
 	for _, loc := range spanAt.FindAllStringSubmatchIndex(text, -1) {
@@ -126,6 +126,12 @@ func placements(text string) map[string][][]string {
 			// Only the parenthesis's own text: a nested one names the
 			// places of other names.
 			where = regexp.MustCompile(`\([^()]*\)`).ReplaceAllString(strings.TrimSuffix(strings.TrimPrefix(where, "("), ")"), "")
+			// The file must open the parenthesis ("(`validate.go`: …)"):
+			// a file named later places the names listed before it.
+			if first := spanAt.FindStringIndex(where); first == nil || !goFileSpan.MatchString(where[first[0]:first[1]]) {
+				continue
+			}
+			where, _, _ = strings.Cut(where, ";") // "(`scopes.go`, `run.go`; …)"
 		case strings.HasPrefix(rest, " in `"):
 			where = rest[len(" in ") : strings.Index(rest[len(" in `"):], "`")+len(" in `")+1]
 		default:
