@@ -14,12 +14,18 @@ import (
 // it to every call it makes (New), so every client an adapter is built
 // over, the CLI's and the tests' alike, sends each call once when the
 // service answers it.
-func KeepConnections(o *secretsmanager.Options) {
-	if o.HTTPClient != nil {
-		if _, ok := o.HTTPClient.(bodyGuard); !ok {
-			o.HTTPClient = bodyGuard{o.HTTPClient}
-		}
+func KeepConnections(o *secretsmanager.Options) { o.HTTPClient = GuardBody(o.HTTPClient) }
+
+// GuardBody wraps c in bodyGuard (once; nil stays nil): KeepConnections
+// for a client of another service (internal/awsps).
+func GuardBody(c aws.HTTPClient) aws.HTTPClient {
+	if c == nil {
+		return nil
 	}
+	if _, ok := c.(bodyGuard); ok {
+		return c
+	}
+	return bodyGuard{c}
 }
 
 // bodyGuard sends each request with its body seen only as an io.ReadCloser.

@@ -34,10 +34,29 @@ const (
 	CodeUnknown          = "UnknownError"
 )
 
-// convert reduces an SDK error to the Port's error contract. parent is the
-// run's context: when it is done the run was cancelled and its error is
-// returned as is.
+// Codes says how one service's error codes read (ConvertError): the codes
+// that may be reported verbatim, the one that means the resource is not
+// there, and the one that means a create met an existing name.
+type Codes struct {
+	Known            map[string]bool
+	NotFound, Exists string
+}
+
+// secretsManagerCodes are Secrets Manager's.
+var secretsManagerCodes = Codes{Known: knownCodes, NotFound: "ResourceNotFoundException", Exists: "ResourceExistsException"}
+
+// convert reduces an SDK error of Secrets Manager to the Port's error
+// contract (ConvertError).
 func convert(parent context.Context, op string, err error) error {
+	return ConvertError(parent, op, err, secretsManagerCodes)
+}
+
+// ConvertError reduces an SDK error to the Port's error contract (SPEC
+// §7.3): a known code verbatim, any other "UnknownError"; a server fault,
+// a timeout or a lost connection ambiguous; a throttle never ambiguous.
+// parent is the run's context: when it is done the run was cancelled and
+// its error is returned as is. Shared by the adapters of both targets.
+func ConvertError(parent context.Context, op string, err error, codes Codes) error {
 	if err == nil {
 		return nil
 	}
@@ -54,7 +73,7 @@ func convert(parent context.Context, op string, err error) error {
 	switch {
 	case errors.As(err, &api):
 		e.Code = api.ErrorCode()
-		if !knownCodes[e.Code] {
+		if !codes.Known[e.Code] {
 			e.Code = CodeUnknown
 		}
 		e.Fault = engine.FaultClient
@@ -69,7 +88,8 @@ func convert(parent context.Context, op string, err error) error {
 			// never ambiguous, safe to resend for every operation.
 			e.Code, e.Fault, e.Ambiguous, e.Throttled = "ThrottlingException", engine.FaultClient, false, true
 		}
-		e.NotFound = e.Code == "ResourceNotFoundException"
+		e.NotFound = e.Code == codes.NotFound
+		e.Exists = e.Code == codes.Exists
 		e.AccessDenied = e.Code == "AccessDeniedException"
 	case errors.As(err, &params):
 		e.Code, e.Fault = CodeClientValidation, engine.FaultClient
@@ -106,6 +126,12 @@ func isThrottled(err error) bool {
 	return errors.As(err, &e) && e.Throttled
 }
 
+// IsThrottled reports whether err is a converted throttle (ConvertError).
+func IsThrottled(err error) bool { return isThrottled(err) }
+
+// IsAnswer reports whether the service answered err (isAnswer).
+func IsAnswer(err error) bool { return isAnswer(err) }
+
 // isAnswer: the service answered (with an error other than a throttle),
 // so the quota admitted the request.
 func isAnswer(err error) bool {
@@ -115,6 +141,9 @@ func isAnswer(err error) bool {
 	}
 	return e.RequestID != "" || (e.Code != CodeTimeout && e.Code != CodeConnection && e.Code != CodeClientValidation)
 }
+
+// NoThrottleRetry is noThrottleRetry for a client of another service.
+func NoThrottleRetry(r aws.Retryer) aws.Retryer { return noThrottleRetry(r) }
 
 // noThrottleRetry makes r treat throttling errors as not retryable, so they
 // reach the adapter (reads) or the engine (writes) at once instead of

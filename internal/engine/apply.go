@@ -269,5 +269,5 @@ const codeResourceExists = "ResourceExistsException"
 // isResourceExists reports a refused create: the secret already exists.
 func isResourceExists(err error) bool {
 	var e *Error
-	return errors.As(err, &e) && e.Code == codeResourceExists
+	return errors.As(err, &e) && (e.Exists || e.Code == codeResourceExists)
 }

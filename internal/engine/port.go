@@ -147,8 +147,12 @@ type Error struct {
 	Fault string
 	// RequestID is the service's request id ("" when no answer came).
 	RequestID string
-	// NotFound: ResourceNotFoundException.
+	// NotFound: the resource is not there (ResourceNotFoundException,
+	// Parameter Store's ParameterNotFound).
 	NotFound bool
+	// Exists: a create met an existing name (ResourceExistsException,
+	// Parameter Store's ParameterAlreadyExists).
+	Exists bool
 	// AccessDenied: the caller may not do this (an observation failure,
 	// never a conflict, SPEC §4.1).
 	AccessDenied bool

@@ -66,7 +66,10 @@ var (
 	}
 	// stepPutValue: PutSecretValue (a new AWSCURRENT version) with the
 	// logical write's token, resent once with the same token while the
-	// value still differs on the same secret.
+	// value still differs on the same secret and its current version is
+	// still the one planning saw (unwritten). Parameter Store's
+	// PutParameter has no token (SPEC §16): there the version rule alone
+	// keeps a resend from replacing another writer's value.
 	stepPutValue = step{
 		call: func(ctx context.Context, r *runner, w *write) error {
 			res, err := r.port.PutValue(ctx, w.arn, w.op.Desired.Value, w.op.Desired.Kind, w.mint(r))
@@ -77,7 +80,7 @@ var (
 		},
 		done: valueThere,
 		resend: func(w *write, s sighting) bool {
-			return s.d.Action == vocab.ActionUpdate && s.obs.ARN == w.arn
+			return s.d.Action == vocab.ActionUpdate && s.obs.ARN == w.arn && unwritten(w, s)
 		},
 	}
 	// stepAdoptTags: an adoption's TagResource with the three ownership
@@ -161,13 +164,14 @@ var (
 		settled: func(s sighting) bool { return !(s.obs.Exists && s.obs.Deleted) },
 	}
 	// stepDelete: DeleteSecret with the recovery window (never
-	// ForceDeleteWithoutRecovery, SPEC §5). No token: never repeated in a
-	// run, accepted only when observed scheduled for deletion.
+	// ForceDeleteWithoutRecovery, SPEC §5), or Parameter Store's
+	// immediate DeleteParameter (SPEC §16). No token: never repeated in a
+	// run, accepted only when observed scheduled for deletion or gone.
 	stepDelete = step{
 		call: func(ctx context.Context, r *runner, w *write) error {
 			return r.port.ScheduleDelete(ctx, w.arn, r.recoveryWindowDays)
 		},
-		done:     func(_ *runner, _ *write, s sighting) bool { return s.obs.Exists && s.obs.Deleted },
+		done:     func(_ *runner, _ *write, s sighting) bool { return !s.obs.Exists || s.obs.Deleted },
 		anyError: true,
 	}
 )
@@ -232,6 +236,12 @@ func stepsOf(op plan.Operation) []step {
 func valueThere(_ *runner, _ *write, s sighting) bool {
 	return s.d.Action == vocab.ActionUnchanged ||
 		s.d.Action == vocab.ActionUpdate && (s.d.Reason == vocab.ReasonMetadata || s.d.Reason == vocab.ReasonReplicas)
+}
+
+// unwritten reports whether s still shows the current version the
+// operation's precondition saw: no write, ours or another's, landed since.
+func unwritten(w *write, s sighting) bool {
+	return slices.Equal(s.obs.CurrentVersionIDs(), w.op.Fingerprint.CurrentVersions)
 }
 
 // sameSecret allows the one resend of an idempotent call while the

@@ -69,6 +69,29 @@ const (
 // DefaultLimits returns the default ceilings.
 func DefaultLimits() Limits { return Limits{Writes: DefaultWrites, Batches: DefaultBatches} }
 
+// Parameter Store's ceilings (SPEC §16), for a parameter-store scope's own
+// controller: PutParameter's default throughput is 3 calls/s, and
+// GetParameter, GetParameters and GetParametersByPath share 40/s (AWS
+// Systems Manager quotas page, "Parameter Store"; the higher-throughput
+// setting is a paid account setting and is not assumed).
+// DescribeParameters and the tag calls have no documented rate: 10/s is
+// assumed [unverified] and the law cuts it on the first throttle.
+// The families map as Writes = PutParameter, DeleteParameter and the tag
+// writes (the engine's write turns), Reads = DescribeParameters of one
+// name and ListTagsForResource, Batches = GetParameters, Lists =
+// DescribeParameters pages.
+const (
+	ParameterStoreWrites  = 3
+	ParameterStoreBatches = 40
+	ParameterStoreReads   = 10
+	ParameterStoreLists   = 10
+)
+
+// ParameterStoreLimits returns Parameter Store's ceilings.
+func ParameterStoreLimits() Limits {
+	return Limits{Writes: ParameterStoreWrites, Reads: ParameterStoreReads, Batches: ParameterStoreBatches, Lists: ParameterStoreLists}
+}
+
 // Control-law constants (see the package doc).
 const (
 	// Backoff multiplies the limit at a cut.

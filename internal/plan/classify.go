@@ -186,6 +186,9 @@ func classifyMeta(rules Rules, want *model.Secret, obs ObservedSecret) (Decision
 	if obs.OwningService != "" {
 		return conflict(vocab.ConflictServiceOwned)
 	}
+	if obs.Shape != "" {
+		return conflict(vocab.ConflictParameterShape)
+	}
 	_, awsOwned := rules.awsOwned(want)
 	if (obs.RotationEnabled || obs.hasPending()) && (!awsOwned || obs.rotationInFlight()) {
 		// With keys owned by AWS, rotation is plannable unless one is in

@@ -70,6 +70,13 @@ type ObservedSecret struct {
 	Versions []Version
 	// Current is the value read for the current version; nil when not read.
 	Current *CurrentValue
+	// Shape is set by a target whose resources come in shapes the tool
+	// does not write (SPEC §16, docs/parameter-store.md): for a Parameter
+	// Store parameter "type" (String or StringList, not SecureString),
+	// "policy" (parameter policies attached) or "data-type" (a data type
+	// other than text); "" for any resource the tool may write. An owned
+	// one is conflict parameter-shape.
+	Shape string
 }
 
 // Version is one labelled version of a secret: its version id and its

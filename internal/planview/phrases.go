@@ -74,6 +74,8 @@ var conflictText = map[vocab.ConflictClass][2]string{
 		"put the key back in AWS (rotate the secret, or write it once by hand), or drop it from aws-owned so the document's value is written"},
 	vocab.ConflictTagLimit: {"the tags this run would add (ownership tags of an adoption, configured tags) would exceed AWS's 50 tags per secret",
 		"remove tags from the secret in AWS (untag-resource) or configure fewer tags, then re-run; or adopt elsewhere: drop the adopt entry and let the document create a secret of another name"},
+	vocab.ConflictParameterShape: {"the Parameter Store parameter is not a plain SecureString: its type is String or StringList, it has parameter policies, or its data type is not text",
+		"find who changed it (a String parameter stores the value unencrypted: rotate the value), then delete the parameter in AWS so the next sync creates it as a SecureString, or remove its policies; docs/parameter-store.md"},
 }
 
 var (

@@ -161,6 +161,12 @@ const (
 	// fail after other secrets, or other scopes, were already written, so
 	// it is found at planning, where it stops the whole run.
 	ConflictTagLimit ConflictClass = "tag-limit"
+	// ConflictParameterShape: an owned Parameter Store parameter is not
+	// the plain SecureString the tool writes (SPEC §16): its type is
+	// String or StringList (someone overwrote it: the value may now be
+	// stored unencrypted), it has parameter policies (an expiration would
+	// delete it), or a data type other than text.
+	ConflictParameterShape ConflictClass = "parameter-shape"
 )
 
 // ConflictClasses lists every class in the order of SPEC §4.1.
@@ -168,6 +174,7 @@ var ConflictClasses = []ConflictClass{
 	ConflictOwnership, ConflictSource, ConflictSourceTag, ConflictServiceOwned,
 	ConflictRotation, ConflictReplication, ConflictReplicaClash, ConflictStaging, ConflictPayload,
 	ConflictAdoptDeleted, ConflictAdoptMismatch, ConflictAWSOwnedMissing, ConflictTagLimit,
+	ConflictParameterShape,
 }
 
 // Counts is the per-action tally of a plan or run: the plan file's

@@ -45,7 +45,7 @@ func TestWireTokensGolden(t *testing.T) {
 			t.Errorf("verification token %q changed, want %q", v, s)
 		}
 	}
-	classes := []string{"ownership", "source", "source-tag", "service-owned", "rotation", "replication", "replica-clash", "staging", "payload", "adopt-deleted", "adopt-mismatch", "aws-owned-missing", "tag-limit"}
+	classes := []string{"ownership", "source", "source-tag", "service-owned", "rotation", "replication", "replica-clash", "staging", "payload", "adopt-deleted", "adopt-mismatch", "aws-owned-missing", "tag-limit", "parameter-shape"}
 	if len(ConflictClasses) != len(classes) {
 		t.Fatalf("conflict classes: %d, want %d", len(ConflictClasses), len(classes))
 	}
