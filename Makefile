@@ -14,7 +14,7 @@ DATE          ?= $(shell git log -1 --format=%cI 2>/dev/null || echo unknown)
 LDFLAGS       := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(DATE)
 export PATH   := $(GOBIN):$(PATH)
 
-.PHONY: all build tools test fmt-check test-go test-action test-action-ci fuzz demo bench bench-scale bench-figures chaos release-snapshot clean
+.PHONY: all build tools test fmt-check test-go test-action test-action-ci fuzz demo bench bench-scale bench-validate bench-figures chaos release-snapshot clean
 
 all: build
 
@@ -124,6 +124,14 @@ bench-scale: tools
 		-sweep $(SCALE_SWEEP) -seq-max-n 10000 -scale-n $(SCALE_N) $(if $(SCALE_BASELINE),-baseline $(SCALE_BASELINE)) \
 		-section bench-scale -out docs/benchmarks.md $(BENCH_ARGS)
 	$(MAKE) bench-figures
+
+## bench-validate: `validate --no-decrypt` and `validate` with the age key over repositories of
+##   VALIDATE_N=1000,10000 documents (no AWS: validate builds no client), VALIDATE_RUNS=3 alternating runs each;
+##   medians into docs/benchmarks.md (block bench-validate). A few minutes (encrypting 11,000 documents).
+VALIDATE_N    ?= 1000,10000
+VALIDATE_RUNS ?= 3
+bench-validate: tools
+	$(GO) run ./bench/cmd/benchvalidate -root $(CURDIR) -n $(VALIDATE_N) -runs $(VALIDATE_RUNS) -out docs/benchmarks.md
 
 ## bench-figures: redraw docs/benchmarks/*.svg from docs/benchmarks/*.json (gonum/plot; bench/cmd/benchplot)
 bench-figures:

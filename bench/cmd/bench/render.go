@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -65,58 +64,6 @@ func hasBenchmarks(dir string) bool {
 	return false
 }
 
-func machine() string {
-	model := "unknown CPU"
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, l := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
-				model = strings.TrimSpace(v)
-				break
-			}
-		}
-	}
-	mem := ""
-	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
-		var kb int64
-		if _, err := fmt.Sscanf(string(b), "MemTotal: %d kB", &kb); err == nil {
-			mem = fmt.Sprintf(", %.0f GiB RAM", float64(kb)/1024/1024)
-		}
-	}
-	kernel := ""
-	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
-		kernel = " " + strings.TrimSpace(string(b))
-	}
-	return fmt.Sprintf("%s, %d CPUs%s; %s%s; %s", model, runtime.NumCPU(), mem, runtime.GOOS, kernel, runtime.Version())
-}
-
-// treeState names the measured source: HEAD and whether the work tree
-// had uncommitted changes.
-func treeState(root string) string {
-	head, err := exec.Command("git", "-C", root, "rev-parse", "--short=12", "HEAD").Output()
-	if err != nil {
-		return "unknown"
-	}
-	st, _ := exec.Command("git", "-C", root, "status", "--porcelain", "--untracked-files=normal", "--", "cmd", "internal", "go.mod", "go.sum").Output()
-	s := "commit " + strings.TrimSpace(string(head))
-	if len(bytes.TrimSpace(st)) > 0 {
-		s += " plus uncommitted changes under cmd/ or internal/ (work in progress of other helpers was measured)"
-	}
-	return s
-}
-
-// loadAvg is the 1-minute load average (/proc/loadavg), "?" when unknown.
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(b))
-	if len(f) == 0 {
-		return "?"
-	}
-	return f[0]
-}
-
 func render(e *env, rows []*harness.Row, verdicts []harness.Verdict, micro []microResult, took time.Duration) string {
 	o := e.o
 	var b strings.Builder
@@ -127,8 +74,8 @@ func render(e *env, rows []*harness.Row, verdicts []harness.Verdict, micro []mic
 		w("## Latest run of `make %s`\n\n", o.section)
 	}
 	w("- Date: %s (the harness ran for %s).\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"), took.Round(time.Second))
-	w("- Machine: %s; load average (1 min) %s at the start, %s at the end — other processes on the machine share its CPUs.\n", machine(), e.loadStart, loadAvg())
-	w("- Tree: %s.\n", treeState(e.o.root))
+	w("- Machine: %s; load average (1 min) %s at the start, %s at the end — other processes on the machine share its CPUs.\n", harness.Machine(), e.loadStart, harness.LoadAvg())
+	w("- Tree: %s.\n", harness.TreeState(e.o.root))
 	w("- CPU is the CLI's own user + system time (every thread; wait4's rusage), also per 1,000 desired documents.\n")
 	w("- Command: `go run ./bench/cmd/bench %s` (`make bench` passes its variables as these flags).\n", strings.Join(os.Args[1:], " "))
 	w("- Conditions: emulator binary with %v latency per call and AWS request quotas on (BatchGetSecretValue and ListSecrets 100/s, CreateSecret and PutSecretValue 50/s, DescribeSecret+GetSecretValue 10,000/s; buckets start full with one second's worth); ", o.latency)

@@ -58,7 +58,7 @@ func run(ctx context.Context, o options) error {
 	}
 	e := &env{
 		o: o, home: filepath.Join(work, "home"), reports: filepath.Join(work, "reports"),
-		model: harness.Model{Latency: o.latency}, loadStart: loadAvg(),
+		model: harness.Model{Latency: o.latency}, loadStart: harness.LoadAvg(),
 		faults: emulator.Faults{
 			Seed: 1, LatencyMS: o.latency.Milliseconds(), Quotas: true, QuotaScale: 1,
 		},
@@ -460,8 +460,8 @@ func defaultLabel() string { return fmt.Sprintf("%d (default)", config.DefaultCo
 // results is the run's machine-readable record (harness.Results).
 func (e *env) results(rows []*harness.Row, verdicts []harness.Verdict, started time.Time) harness.Results {
 	res := harness.Results{
-		Section: e.o.section, Date: started.UTC().Format(time.RFC3339), Machine: machine(), Tree: treeState(e.o.root),
-		Load: e.loadStart + " / " + loadAvg(), Latency: e.o.latency.Seconds(), Verdicts: verdicts,
+		Section: e.o.section, Date: started.UTC().Format(time.RFC3339), Machine: harness.Machine(), Tree: harness.TreeState(e.o.root),
+		Load: e.loadStart + " / " + harness.LoadAvg(), Latency: e.o.latency.Seconds(), Verdicts: verdicts,
 	}
 	for _, r := range rows {
 		if rr, ok := harness.NewResultRow(*r, r.ConcurrencyLabel == defaultLabel()); ok {
