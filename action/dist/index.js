@@ -110308,6 +110308,10 @@ function concludeLookup(pr, looked) {
     why: `no run of pull request #${pr.number} for its head commit holds this scope's plan artifact (the plan job was skipped, stopped before a plan, planned another scope, or ran an Action without the upload)`
   };
 }
+function lookupFailure(reason) {
+  const why = reason.replace(/\.$/, "");
+  return { kind: "none", why: /^[A-Z][a-z]/.test(why) ? why.charAt(0).toLowerCase() + why.slice(1) : why };
+}
 var REQUIRE_NEXT = "Merge the change through a pull request whose plan job ran this Action in plan mode, or, to apply this commit as it is, review `plan` of this commit and run the sync once with require-reviewed-plan: false (a workflow_dispatch run).";
 function judgeReview(outcome, requireReviewed) {
   if (outcome.kind === "found") {
@@ -110501,7 +110505,7 @@ async function reviewedPlan(inputs, env) {
       if (outcome.kind === "found") file = await download(env, inputs.githubToken, owner, repo, outcome);
     } catch (e) {
       const why = e instanceof LookupError ? e.message : e instanceof ActionFailure && e.reason !== void 0 ? e.reason : "the lookup failed unexpectedly";
-      outcome = { kind: "none", why: why.replace(/\.$/, "") };
+      outcome = lookupFailure(why);
       if (!inputs.requireReviewedPlan) warning(Message.reviewLookupWarning);
     }
   }

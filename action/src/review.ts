@@ -202,6 +202,18 @@ export function concludeLookup(pr: PullFact, looked: readonly { run: RunFact; pi
   };
 }
 
+/**
+ * A lookup that could not be made (a request refused, an answer of an
+ * unexpected form, a download that failed or did not match its digest), as
+ * the reason judgeReview puts after "No reviewed plan: ": a leading
+ * capitalised word lowercased (an identifier such as GITHUB_REPOSITORY
+ * kept), a trailing period dropped.
+ */
+export function lookupFailure(reason: string): NoPlan {
+  const why = reason.replace(/\.$/, '');
+  return { kind: 'none', why: /^[A-Z][a-z]/.test(why) ? why.charAt(0).toLowerCase() + why.slice(1) : why };
+}
+
 /** What the step does about the reviewed plan. */
 export type ReviewVerdict =
   | { kind: 'apply'; plan: FoundPlan; line: string }

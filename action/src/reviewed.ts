@@ -25,6 +25,7 @@ import { ActionFailure, Message } from './messages.js';
 import {
   concludeLookup,
   judgeReview,
+  lookupFailure,
   lookupStart,
   MAX_PLAN_BYTES,
   mergedPullRequest,
@@ -260,7 +261,7 @@ export async function reviewedPlan(inputs: Inputs, env: NodeJS.ProcessEnv): Prom
       if (outcome.kind === 'found') file = await download(env, inputs.githubToken, owner, repo, outcome);
     } catch (e) {
       const why = e instanceof LookupError ? e.message : e instanceof ActionFailure && e.reason !== undefined ? e.reason : 'the lookup failed unexpectedly';
-      outcome = { kind: 'none', why: why.replace(/\.$/, '') };
+      outcome = lookupFailure(why);
       if (!inputs.requireReviewedPlan) core.warning(Message.reviewLookupWarning);
     }
   }

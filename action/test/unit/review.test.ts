@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   concludeLookup,
   judgeReview,
+  lookupFailure,
   lookupStart,
   mergedPullRequest,
   pickArtifact,
@@ -183,5 +184,20 @@ describe('judgeReview', () => {
       expect(v.line).toContain('No reviewed plan was applied');
     }
     if (v.kind === 'without') expect(v.line).toMatch(/^No reviewed plan was applied: no pull request was merged .*require-reviewed-plan is false/);
+  });
+});
+
+describe('regression: a failed lookup read "No reviewed plan: The plan artifact …" (a capital mid-sentence)', () => {
+  it('lowercases a leading capitalised word and drops a trailing period', () => {
+    const failed = lookupFailure('The plan artifact of pull request #20 does not match the digest GitHub recorded for it.');
+    expect(failed).toEqual({ kind: 'none', why: 'the plan artifact of pull request #20 does not match the digest GitHub recorded for it' });
+    const verdict = judgeReview(failed, true);
+    expect(verdict.kind === 'fail' ? verdict.reason : '').toMatch(/^No reviewed plan: the plan artifact of pull request #20 does not match/);
+    expect(judgeReview(failed, false).line).toMatch(/^No reviewed plan was applied: the plan artifact /);
+  });
+
+  it('keeps an identifier as it is spelled', () => {
+    expect(lookupFailure('GITHUB_REPOSITORY is not owner/repo').why).toBe('GITHUB_REPOSITORY is not owner/repo');
+    expect(lookupFailure('the lookup failed unexpectedly').why).toBe('the lookup failed unexpectedly');
   });
 });
