@@ -149,7 +149,7 @@ export class ReleaseServer {
   readonly pullFiles = new Map<string, { filename: string; previous_filename?: string }[]>();
   /** When set, every pull-request files request answers with this HTTP status. */
   pullFilesFault: number | undefined;
-  /** Further endpoints another file's stand-in serves (test/e2e/artifacts.ts); resolves true when it answered. */
+  /** Further endpoints another file's stand-in serves (test/e2e/github-stand-in.ts); resolves true when it answered. */
   extra: ((req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean>) | undefined;
   base = '';
 
