@@ -109,10 +109,6 @@ const (
 	// their own or a replica Region, have secret prefixes that can name one
 	// secret (model.PrefixesOverlap).
 	ConfigScopeOverlap = "config:scope-overlap"
-	// ConfigUnsupportedTarget: a scope's target is one this build cannot
-	// write to yet (parameter-store before its adapter exists, SPEC §16);
-	// found before any AWS call, so nothing is written to another service.
-	ConfigUnsupportedTarget = "config:unsupported-target"
 	// ConfigAdoptNotDesired: an adopt entry names a secret that no
 	// document of this commit maps to (SPEC §11); found before any AWS
 	// call.
@@ -363,8 +359,6 @@ var entries = []Entry{
 		"move it to the top level of the config file (docs/configuration.md lists the per-scope settings); nothing was read from Git or AWS"},
 	{ConfigScopeOverlap, FamilyConfig, "two scopes that write in one account and Region (a scope's own Region or one of its replica-regions) have secret prefixes that can name the same secret (one equals the other or lies under it at a '/')",
 		"give each scope of an account and Region its own prefix that does not contain another's, or put the scopes in different accounts or Regions that no replica-regions of the other lists; nothing was read from Git or Secrets Manager"},
-	{ConfigUnsupportedTarget, FamilyConfig, "names a target this version of sops-aws-sync cannot write to yet; nothing was read from or written to AWS",
-		"run this scope with target secrets-manager, or with a version whose docs/parameter-store.md describes the target; validate checks such a scope's documents already"},
 	{ConfigAdoptNotDesired, FamilyConfig, "an adopt entry names a secret that no document of this commit maps to; nothing was read from Secrets Manager",
 		"list in adopt only the full names (secret prefix, then the document path without its .sops suffix) of documents of this commit: add the document or remove the entry, then re-run"},
 	{ConfigAWSOwned, FamilyConfig, "an aws-owned entry does not fit this commit's documents; nothing was written to Secrets Manager",

@@ -13,8 +13,10 @@ import (
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials/stscreds"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/awsps"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/awssm"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
@@ -35,7 +37,10 @@ import (
 //     trail.SessionName(scope), in an aws.CredentialsCache that renews them for
 //     the run; the role is assumed here, once, so that a refused role stops
 //     the run before anything is read;
-//   - every client (Secrets Manager, STS) carries the trail: the SDK
+//   - a scope whose target is parameter-store (SPEC §16) gets the
+//     Systems Manager adapter (awsps) with its own quota bucket (bucket)
+//     and Parameter Store's pace ceilings; the others awssm;
+//   - every client (Secrets Manager, Systems Manager, STS) carries the trail: the SDK
 //     application id naming the tool and the CI run, the tool's version in
 //     the User-Agent (Trail.apply);
 //   - the quota bucket is (account, Region): the account of a role is the
@@ -54,9 +59,7 @@ import (
 //     base account is looked up for that check only when it decides it (a
 //     scope with a role and one without whose prefixes overlap).
 //
-// Errors are diag.Diagnostics, every problem found:
-// config:unsupported-target (a scope whose target has no adapter yet, one
-// per scope, before anything else), aws:config (the shared
+// Errors are diag.Diagnostics, every problem found: aws:config (the shared
 // config or profile cannot be loaded), aws:no-region, config:scope-overlap
 // (one per configured scope involved, in configuration order, exit 3),
 // credentials:caller-identity,
@@ -69,9 +72,6 @@ import (
 func NewPorts(ctx context.Context, trail Trail, scopes, configured []config.Scope) ([]run.ScopePort, error) {
 	if len(scopes) == 0 {
 		return nil, nil
-	}
-	if probs := unsupported(scopes); len(probs) > 0 {
-		return nil, probs
 	}
 	shared := scopes[0].AWS
 	buckets := len(scopes) // an upper bound: the HTTP client is shared by every port
@@ -120,7 +120,7 @@ func NewPorts(ctx context.Context, trail Trail, scopes, configured []config.Scop
 
 	out := make([]run.ScopePort, len(scopes))
 	for i, sc := range scopes {
-		out[i] = run.ScopePort{Name: sc.Name, Region: cfgs[i].Region, Bucket: accounts[i] + "/" + cfgs[i].Region}
+		out[i] = run.ScopePort{Name: sc.Name, Region: cfgs[i].Region, Bucket: bucket(sc, accounts[i], cfgs[i].Region)}
 	}
 	if probs = Overlaps(bucketsOf(all, base.Region, acct)); len(probs) > 0 {
 		return nil, probs
@@ -147,9 +147,21 @@ func NewPorts(ctx context.Context, trail Trail, scopes, configured []config.Scop
 	pacers := map[string]*pace.Controller{}
 	for i, sc := range scopes {
 		p := pacers[out[i].Bucket]
+		ps := sc.AWS.Target == model.TargetParameterStore
 		if p == nil {
-			p = pace.New(pace.SystemClock{}, pace.DefaultLimits())
+			limits := pace.DefaultLimits()
+			if ps {
+				limits = pace.ParameterStoreLimits()
+			}
+			p = pace.New(pace.SystemClock{}, limits)
 			pacers[out[i].Bucket] = p
+		}
+		if ps {
+			m := sc.Engine.Metadata
+			out[i].Port = awsps.New(ssm.NewFromConfig(cfgs[i]), awsps.Options{OperationTimeout: sc.AWS.OperationTimeout, Pace: p,
+				Prefix: sc.Desired.SecretPrefix, ScopeDigest: sc.Identity().Digest(), Tier: sc.AWS.ParameterTier,
+				KMSKeyID: m.KMSKeyID, Description: m.Description})
+			continue
 		}
 		out[i].Port = awssm.New(secretsmanager.NewFromConfig(cfgs[i]),
 			awssm.Options{OperationTimeout: sc.AWS.OperationTimeout, Pace: p})
@@ -157,18 +169,15 @@ func NewPorts(ctx context.Context, trail Trail, scopes, configured []config.Scop
 	return out, nil
 }
 
-// unsupported is one config:unsupported-target per scope whose target
-// has no adapter in this build (parameter-store, SPEC §16, until its
-// adapter lands): refused before the SDK is configured, so such a scope
-// never reaches Secrets Manager's port.
-func unsupported(scopes []config.Scope) diag.Diagnostics {
-	var ds diag.Diagnostics
-	for _, sc := range scopes {
-		if sc.AWS.Target != "" && sc.AWS.Target != model.TargetSecretsManager {
-			ds = append(ds, diag.New(diag.ConfigUnsupportedTarget, settingOf(sc, config.Target)))
-		}
+// bucket is a scope's quota bucket: (account, Region) for Secrets
+// Manager, the same with "/parameter-store" for Parameter Store, whose
+// quotas are its own (SPEC §16): its scopes pace apart from Secrets
+// Manager's and never overlap them (two services, two namespaces).
+func bucket(sc config.Scope, account, region string) string {
+	if sc.AWS.Target == model.TargetParameterStore {
+		return account + "/" + region + "/" + model.TargetParameterStore
 	}
-	return ds
+	return account + "/" + region
 }
 
 // Overlaps is the overlap rule of SPEC §10 over scopes and their ports
@@ -247,7 +256,7 @@ func bucketsOf(scopes []config.Scope, region, acct string) ([]config.Scope, []ru
 			a = model.RoleARNAccount(sc.AWS.RoleARN)
 		}
 		with = append(with, sc)
-		ports = append(ports, run.ScopePort{Name: sc.Name, Region: r, Bucket: a + "/" + r})
+		ports = append(ports, run.ScopePort{Name: sc.Name, Region: r, Bucket: bucket(sc, a, r)})
 	}
 	return with, ports
 }
@@ -259,6 +268,9 @@ func bucketsOf(scopes []config.Scope, region, acct string) ([]config.Scope, []ru
 func shareARegion(a config.Scope, pa run.ScopePort, b config.Scope, pb run.ScopePort) bool {
 	if pa.Bucket == pb.Bucket {
 		return true
+	}
+	if (a.AWS.Target == model.TargetParameterStore) != (b.AWS.Target == model.TargetParameterStore) {
+		return false // two services: the same name in each is two resources
 	}
 	accountA, _, okA := strings.Cut(pa.Bucket, "/")
 	accountB, _, okB := strings.Cut(pb.Bucket, "/")
@@ -427,7 +439,7 @@ func OfflineOverlaps(ctx context.Context, configured []config.Scope) diag.Diagno
 		if sc.AWS.RoleARN != "" {
 			acct = "role:" + model.RoleARNAccount(sc.AWS.RoleARN)
 		}
-		ports[i] = run.ScopePort{Name: sc.Name, Region: r, Bucket: acct + "/" + r}
+		ports[i] = run.ScopePort{Name: sc.Name, Region: r, Bucket: bucket(sc, acct, r)}
 	}
 	overlap := make([]bool, len(configured))
 	unjudged := make([]bool, len(configured))

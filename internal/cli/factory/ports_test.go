@@ -11,12 +11,15 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/awsps"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/awssm"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/emulatortest"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/pace"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/run"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -371,21 +374,30 @@ func TestRegression_STSThatNeverAnswersIsBoundedByTheOperationTimeout(t *testing
 	}
 }
 
-// A parameter-store scope has no adapter in this build: it is refused
-// before the SDK is configured (no STS call, nothing sent anywhere), so it
-// can never be written to Secrets Manager instead; the setting is named.
-func TestNewPorts_UnsupportedTargetIsRefusedBeforeAnyCall(t *testing.T) {
-	srv := stsEmulator(t)
+// A parameter-store scope gets the Systems Manager adapter with its own
+// quota bucket and pace (Parameter Store's ceilings), never Secrets
+// Manager's; the same prefix in the two services of one account and
+// Region is two namespaces, not an overlap.
+func TestNewPorts_ParameterStoreScopeHasItsOwnAdapterAndBucket(t *testing.T) {
+	stsEmulator(t)
 	ps := scope("params", "prod/a", "eu-west-1", roleProd)
 	ps.AWS.Target = model.TargetParameterStore
-	sm := scope("secrets", "prod/b", "eu-west-1", roleProd)
+	sm := scope("secrets", "prod/a", "eu-west-1", roleProd)
 	sm.AWS.Target = model.TargetSecretsManager
-	_, err := NewPorts(context.Background(), Trail{}, []config.Scope{sm, ps}, nil)
+	ports, err := NewPorts(context.Background(), Trail{}, []config.Scope{sm, ps}, nil)
+	require.NoError(t, err)
+	require.Len(t, ports, 2)
+	assert.IsType(t, &awssm.Adapter{}, ports[0].Port)
+	assert.IsType(t, &awsps.Adapter{}, ports[1].Port)
+	assert.NotEqual(t, ports[0].Bucket, ports[1].Bucket)
+	assert.NotSame(t, pacer(t, ports[0].Port), pacer(t, ports[1].Port))
+	assert.InDelta(t, pace.ParameterStoreWrites, ports[1].Port.(*awsps.Adapter).Pace().Limit(pace.Writes), 0.001)
+
+	// Two parameter-store scopes with one prefix in one bucket overlap.
+	ps2 := ps
+	ps2.Name = "params-2"
+	_, err = NewPorts(context.Background(), Trail{}, []config.Scope{ps, ps2}, nil)
 	var ds diag.Diagnostics
 	require.ErrorAs(t, err, &ds)
-	require.Len(t, ds, 1)
-	assert.Equal(t, diag.ConfigUnsupportedTarget, ds[0].Class)
-	assert.Equal(t, "scopes.params.target", ds[0].Subject.Setting)
-	assert.Equal(t, vocab.ExitInvalid, diag.ExitCodeOf(ds[0].Class))
-	assert.Empty(t, srv.Control().Must(t).UserAgents().UserAgents, "no AWS call was made")
+	assert.Equal(t, diag.ConfigScopeOverlap, ds[0].Class)
 }
