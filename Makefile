@@ -14,7 +14,7 @@ DATE          ?= $(shell git log -1 --format=%cI 2>/dev/null || echo unknown)
 LDFLAGS       := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(DATE)
 export PATH   := $(GOBIN):$(PATH)
 
-.PHONY: all build tools test fmt-check test-go test-action test-action-ci fuzz demo bench bench-scale bench-validate bench-figures chaos release-snapshot clean
+.PHONY: all build tools test fmt-check test-go test-action test-action-ci fuzz demo bench bench-scale bench-validate bench-figures chaos release-snapshot image packages clean
 
 all: build
 
@@ -66,6 +66,13 @@ test-action-ci:
 ## release-snapshot: reproducible release binaries + checksums.txt into dist/ (scripts/release.sh)
 release-snapshot:
 	RELEASE_VERSION='$(RELEASE_VERSION)' RELEASE_DIST='$(or $(RELEASE_DIST),dist)' ./scripts/release.sh
+
+## image: the container image from release-snapshot's linux binaries, without Docker: an OCI image
+##   layout in dist/image (one index, linux/amd64 + linux/arm64; prints its digest). Same commit,
+##   same digest (docs/container-image.md). Load it with e.g. `skopeo copy oci:dist/image ...`.
+image: release-snapshot
+	$(GO) run ./scripts/containerimage build -dist '$(or $(RELEASE_DIST),dist)' -out '$(or $(RELEASE_DIST),dist)/image' \
+		-commit "$$(git rev-parse HEAD)" -created "$$(git log -1 --format=%cI HEAD)"
 
 ## --- emulator (internal/emulator, cmd/secretsmanager-emulator; docs/emulator.md) ---
 .PHONY: emulator-run emulator-test emulator-fuzz emulator-bench
