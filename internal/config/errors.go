@@ -41,7 +41,8 @@ func (s Source) String() string {
 	return "default"
 }
 
-func (s Source) origin() diag.Origin {
+// Origin is s as a diagnostic subject's origin (internal/diag).
+func (s Source) Origin() diag.Origin {
 	switch s {
 	case SourceFile:
 		return diag.OriginFile
@@ -63,9 +64,18 @@ type Problem struct {
 	Reason  string
 }
 
+// settingName is the setting p names: its flag or config-key name (an
+// environment variable's name mapped back).
+func (p Problem) settingName() string {
+	if p.Source == SourceEnv {
+		return settingForEnv(p.Setting)
+	}
+	return p.Setting
+}
+
 // Diagnostic is p as the one diagnostic value (internal/diag).
 func (p Problem) Diagnostic() diag.Diagnostic {
-	return diag.New(p.Class, diag.Subject{Setting: p.Setting, Origin: p.Source.origin()}).WithSummary(p.Reason)
+	return diag.New(p.Class, diag.Subject{Setting: p.Setting, Origin: p.Source.Origin()}).WithSummary(p.Reason)
 }
 
 func diagnostics(ps []Problem) diag.Diagnostics {

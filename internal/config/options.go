@@ -58,16 +58,61 @@ type Scope struct {
 	// Listed is true for an entry of the config file's scopes:, false for
 	// the default scope built from the top-level settings.
 	Listed bool
+	// Overrides holds the per-scope settings given for this run only as a
+	// flag or environment variable beside --scope NAME (docs/configuration.md,
+	// one-off overrides), by setting name, with where each came from; nil
+	// when none was.
+	Overrides map[string]Source
 }
 
 // SettingName is how a diagnostic names setting key of this scope: the
-// config-file path scopes.<name>.<key> for a listed scope, the setting's
-// own name for the default scope.
+// flag or variable of a one-off override (Overrides), else the config-file
+// path scopes.<name>.<key> for a listed scope, else the setting's own name
+// for the default scope.
 func (s Scope) SettingName(key string) string {
+	if src, ok := s.Overrides[key]; ok {
+		return settingLabel(key, src)
+	}
 	if s.Listed {
 		return "scopes." + s.Name + "." + key
 	}
 	return key
+}
+
+// SettingSource is where setting key of this scope came from as far as the
+// scope knows: the override's flag or variable, else the file for a listed
+// scope, else SourceDefault (the default scope's source is the run's,
+// Options.Sources).
+func (s Scope) SettingSource(key string) Source {
+	if src, ok := s.Overrides[key]; ok {
+		return src
+	}
+	if s.Listed {
+		return SourceFile
+	}
+	return SourceDefault
+}
+
+// OneOff is the command-line arguments that give flags (per-scope flags,
+// "--allow-empty") to this scope for one run only: flags for the default
+// scope, "--scope NAME " and flags for a scope of the config file's
+// scopes:, where a per-scope flag applies only beside --scope selecting one
+// scope (docs/configuration.md, one-off overrides). The gates' next
+// actions are written with it.
+func (s Scope) OneOff(flags string) string {
+	if s.Listed {
+		return OneOffArgs(s.Name, flags)
+	}
+	return flags
+}
+
+// OneOffArgs is Scope.OneOff for a scope known by its name: listed is the
+// name of a listed scope, "" for the default one.
+func OneOffArgs(listed, flags string) string {
+	if listed == "" {
+		return flags
+	}
+	return "--" + ScopeFilter + " " + listed + " " + flags
 }
 
 // Identity is the scope's ownership identity (SPEC §4): the same value a

@@ -118,35 +118,33 @@ func Resolve(in Input) (Options, error) {
 		delete(vals, k)
 	}
 
-	if file.hasScopes {
+	override := oneScope(in.Flags[ScopeFilter])
+	if file.hasScopes && override == "" {
 		probs = append(probs, ambiguous(vals)...)
 	}
 
-	o := Options{Sources: map[string]Source{}}
-	rejected := map[string]bool{} // settings whose top-level value broke their rule
-	for _, s := range Settings {
-		if s.PlanOnly && in.Command != "plan" {
-			continue
-		}
-		r, ok := vals[s.Name]
-		if !ok {
-			if s.Required && !(file.hasScopes && s.PerScope) {
-				probs = append(probs, Problem{ClassRequired, s.Name, SourceDefault, "is required; give --" + s.Name + ", " + EnvName(s.Name) + " or the config key " + s.Name})
-			}
-			continue
-		}
-		o.Sources[s.Name] = r.source
-		if p, ok := s.set(&o, r.value); !ok {
-			p.Setting = settingLabel(s.Name, r.source)
-			p.Source = r.source
-			probs = append(probs, p)
-			rejected[s.Name] = true
-		}
-	}
+	o, rejected, bp := bindAll(vals, in.Command, file.hasScopes)
+	probs = append(probs, bp...)
 	if file.hasScopes {
-		scopes, sp := resolveScopes(o, file.scopes, vals, rejected)
-		o.Scopes = scopes
+		// With --scope selecting one scope, a per-scope flag or variable is
+		// that scope's value for this run only: every scope is built from
+		// the file and the defaults alone, the selected one with the
+		// overrides on top.
+		base, baseVals, baseRejected, over := o, vals, rejected, oneOff{}
+		if override != "" {
+			over = oneOff{scope: override, rejected: rejected}
+			over.values, baseVals = splitOverrides(vals, file.values)
+			var fp []Problem
+			base, baseRejected, fp = bindAll(baseVals, in.Command, true)
+			for _, p := range fp {
+				if _, hidden := over.values[p.settingName()]; hidden {
+					probs = append(probs, p) // the file's value, hidden by the override at the top level
+				}
+			}
+		}
+		scopes, sp := resolveScopes(base, file.scopes, baseVals, baseRejected, over)
 		probs = append(probs, sp...)
+		o.Scopes = scopes
 	} else {
 		o.Scopes = []Scope{{Name: DefaultScopeName, Desired: o.Desired, Engine: o.Engine, AWS: o.AWS}}
 	}
@@ -162,6 +160,36 @@ func Resolve(in Input) (Options, error) {
 		return o, diagnostics(probs)
 	}
 	return o, nil
+}
+
+// bindAll binds every setting's raw value (vals) into fresh Options, in
+// declaration order; it returns the options, the settings whose value broke
+// their rule, and the problems (a required setting without a value, unless
+// it is per scope and the file lists scopes).
+func bindAll(vals map[string]raw, command string, hasScopes bool) (Options, map[string]bool, []Problem) {
+	var probs []Problem
+	o := Options{Sources: map[string]Source{}}
+	rejected := map[string]bool{} // settings whose top-level value broke their rule
+	for _, s := range Settings {
+		if s.PlanOnly && command != "plan" {
+			continue
+		}
+		r, ok := vals[s.Name]
+		if !ok {
+			if s.Required && !(hasScopes && s.PerScope) {
+				probs = append(probs, Problem{ClassRequired, s.Name, SourceDefault, "is required; give --" + s.Name + ", " + EnvName(s.Name) + " or the config key " + s.Name})
+			}
+			continue
+		}
+		o.Sources[s.Name] = r.source
+		if p, ok := s.set(&o, r.value); !ok {
+			p.Setting = settingLabel(s.Name, r.source)
+			p.Source = r.source
+			probs = append(probs, p)
+			rejected[s.Name] = true
+		}
+	}
+	return o, rejected, probs
 }
 
 func settingLabel(name string, src Source) string {

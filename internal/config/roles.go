@@ -17,7 +17,7 @@ func chooseRoles(scopes []Scope, command string, sources map[string]Source) []Pr
 	for i := range scopes {
 		a := &scopes[i].AWS
 		if a.PlanRoleARN != "" && a.RoleARN != "" && model.RoleARNAccount(a.PlanRoleARN) != model.RoleARNAccount(a.RoleARN) {
-			setting, src := scopes[i].SettingName(PlanRoleARN), SourceFile
+			setting, src := scopes[i].SettingName(PlanRoleARN), scopes[i].SettingSource(PlanRoleARN)
 			if !scopes[i].Listed {
 				src = sources[PlanRoleARN]
 				setting = settingLabel(PlanRoleARN, src)

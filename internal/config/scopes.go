@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
@@ -157,14 +158,28 @@ func ambiguous(vals map[string]raw) []Problem {
 	return probs
 }
 
+// oneOff is the one-off override of a run: the scope --scope NAME selects
+// (exactly one name) and the per-scope settings given as a flag or an
+// environment variable beside the config file's scopes:, by setting name.
+// The zero value overrides nothing.
+type oneOff struct {
+	scope  string
+	values map[string]raw
+	// rejected: overrides whose value broke its rule when the top-level
+	// settings were bound; reported once there and not bound again.
+	rejected map[string]bool
+}
+
 // resolveScopes builds one Scope per usable entry, in file order: the
 // run's Desired, Engine and AWS of o, then every per-scope setting bound
-// again, in declaration order, with the entry's value or else the top-level
-// one (vals, the top-level raw values, defaults included). Binding them
+// again, in declaration order, with the one-off override (for the scope it
+// selects), else the entry's value, else the top-level one (vals, the
+// top-level raw values as the file and the defaults give them). Binding them
 // again lets a rule that reads an earlier setting (replica-regions checks
-// the Region) see the scope's value. A top-level value that broke its rule
-// (rejected) was reported once and is not bound again.
-func resolveScopes(o Options, entries []scopeEntry, vals map[string]raw, rejected map[string]bool) ([]Scope, []Problem) {
+// the Region) see the scope's value, an override's included. A top-level
+// value that broke its rule (rejected) was reported once and is not bound
+// again. A problem of an override names its flag or variable.
+func resolveScopes(o Options, entries []scopeEntry, vals map[string]raw, rejected map[string]bool, over oneOff) ([]Scope, []Problem) {
 	var (
 		out   []Scope
 		probs []Problem
@@ -172,13 +187,25 @@ func resolveScopes(o Options, entries []scopeEntry, vals map[string]raw, rejecte
 	for _, e := range entries {
 		sc := Options{Desired: o.Desired, Engine: o.Engine, AWS: o.AWS}
 		sc.Engine.Metadata.Tags = maps.Clone(o.Engine.Metadata.Tags)
+		selected := e.usable && e.name == over.scope
+		var overrides map[string]Source
 		for _, s := range Settings {
 			if !s.PerScope {
 				continue
 			}
+			label, src := e.label+"."+s.Name, SourceFile
 			v, own := e.values[s.Name]
 			top, inherited := vals[s.Name]
+			r, overridden := over.values[s.Name]
 			switch {
+			case selected && overridden && over.rejected[s.Name]:
+				continue
+			case selected && overridden:
+				v, label, src = r.value, settingLabel(s.Name, r.source), r.source
+				if overrides == nil {
+					overrides = map[string]Source{}
+				}
+				overrides[s.Name] = r.source
 			case own:
 			case inherited && !rejected[s.Name]:
 				v = top.value
@@ -190,12 +217,12 @@ func resolveScopes(o Options, entries []scopeEntry, vals map[string]raw, rejecte
 				continue
 			}
 			if p, ok := s.set(&sc, v); !ok {
-				p.Setting, p.Source = e.label+"."+s.Name, SourceFile
+				p.Setting, p.Source = label, src
 				probs = append(probs, p)
 			}
 		}
 		if e.usable {
-			out = append(out, Scope{Name: e.name, Desired: sc.Desired, Engine: sc.Engine, AWS: sc.AWS, Listed: true})
+			out = append(out, Scope{Name: e.name, Desired: sc.Desired, Engine: sc.Engine, AWS: sc.AWS, Listed: true, Overrides: overrides})
 		}
 	}
 	return out, probs
@@ -214,4 +241,39 @@ func selectScopes(scopes []Scope, names []string, src Source) ([]Scope, []Proble
 		}
 	}
 	return slices.DeleteFunc(slices.Clone(scopes), func(s Scope) bool { return !slices.Contains(names, s.Name) }), probs
+}
+
+// oneScope returns the scope --scope selects when it names exactly one
+// (its raw value holds no comma), else "". Only then may a per-scope flag
+// or variable be given beside scopes: (it is a one-off override of that
+// scope, applyOverrides).
+func oneScope(filter string) string {
+	if filter == "" || strings.Contains(filter, ",") {
+		return ""
+	}
+	return strings.TrimSpace(filter)
+}
+
+// splitOverrides separates the per-scope settings given as a flag or an
+// environment variable (overrides) from vals, and returns vals as the file
+// and the defaults alone give them (base): the file's top-level value, else
+// the default, else none.
+func splitOverrides(vals map[string]raw, file map[string]string) (overrides, base map[string]raw) {
+	overrides, base = map[string]raw{}, maps.Clone(vals)
+	for _, s := range Settings {
+		r, ok := vals[s.Name]
+		if !s.PerScope || !ok || (r.source != SourceFlag && r.source != SourceEnv) {
+			continue
+		}
+		overrides[s.Name] = r
+		switch v, inFile := file[s.Name]; {
+		case inFile:
+			base[s.Name] = raw{v, SourceFile}
+		case s.Default != "":
+			base[s.Name] = raw{s.Default, SourceDefault}
+		default:
+			delete(base, s.Name)
+		}
+	}
+	return overrides, base
 }

@@ -354,3 +354,84 @@ func TestRegression_PlanRoleARNIsPlansRole(t *testing.T) {
 		assert.Contains(t, err.Error(), "config:invalid-value", cmd)
 	}
 }
+
+// TestRegression_OneOffOverrideOfTheSelectedScope: with --scope NAME
+// selecting one scope of scopes:, a per-scope flag or variable is that
+// scope's value for this run (over its entry's and the top-level value);
+// every other configured scope keeps what the file gives it. Without
+// --scope, or with two names, it stays config:scope-ambiguous (the gates'
+// "re-run once with a higher --max-deletions" was refused in config-file
+// mode).
+func TestRegression_OneOffOverrideOfTheSelectedScope(t *testing.T) {
+	in := withFile("sync", estate, map[string]string{ScopeFilter: "prod-eu", MaxDeletions: "9", AllowEmpty: "true"})
+	in.Environ = []string{EnvName(RecoveryWindowDays) + "=8"}
+	o, err := Resolve(in)
+	require.NoError(t, err)
+	require.Len(t, o.Scopes, 1)
+	prod := o.Scopes[0]
+	require.NotNil(t, prod.Engine.MaxDeletions)
+	assert.Equal(t, 9, *prod.Engine.MaxDeletions, "the flag over the entry's max-deletions: 2")
+	assert.True(t, prod.Engine.AllowEmpty)
+	assert.Equal(t, 8, prod.Engine.RecoveryWindowDays, "the variable over the top-level 14")
+	assert.Equal(t, "prod/payments", prod.Desired.SecretPrefix, "the rest from the file")
+	for _, sc := range o.Configured {
+		if sc.Name == "staging" {
+			assert.Equal(t, 7, sc.Engine.RecoveryWindowDays, "another scope keeps the file's value")
+		}
+		if sc.Name == "dev" {
+			assert.Nil(t, sc.Engine.MaxDeletions, "another scope gets no override")
+			assert.Equal(t, 14, sc.Engine.RecoveryWindowDays)
+			assert.False(t, sc.Engine.AllowEmpty)
+		}
+	}
+
+	for _, filter := range []string{"", "prod-eu,dev"} {
+		flags := map[string]string{MaxDeletions: "9"}
+		if filter != "" {
+			flags[ScopeFilter] = filter
+		}
+		d := onlyProblem(t, withFile("sync", estate, flags))
+		assert.Equal(t, ClassScopeAmbiguous, d.Class, filter)
+	}
+	d := onlyProblem(t, withFile("sync", estate, map[string]string{ScopeFilter: "dev", MaxDeletions: "-1"}))
+	assert.Equal(t, "flag --max-deletions", d.Subject.Name(), "an override that breaks its rule names the flag once")
+	assert.Equal(t, map[string]Source{MaxDeletions: SourceFlag, AllowEmpty: SourceFlag, RecoveryWindowDays: SourceEnv}, prod.Overrides)
+	assert.Equal(t, "max-deletions", prod.SettingName(MaxDeletions), "a diagnostic about the scope's limit names the flag")
+	assert.Equal(t, SourceFlag, prod.SettingSource(MaxDeletions))
+	assert.Equal(t, EnvName(RecoveryWindowDays), prod.SettingName(RecoveryWindowDays))
+	assert.Equal(t, "scopes.prod-eu.secret-prefix", prod.SettingName(SecretPrefix))
+}
+
+// TestOneOffOverrideIsBoundInDeclarationOrder: an override is bound where
+// the setting is declared, so a later rule reads it: the entry's
+// replica-regions is checked against the overriding --aws-region (and a
+// problem of that check names the entry's key, the override's Region
+// being the scope's for this run).
+func TestOneOffOverrideIsBoundInDeclarationOrder(t *testing.T) {
+	const file = `repository-id: acme/payments
+scopes:
+  - name: a
+    secret-prefix: a/
+    aws-region: eu-west-1
+    replica-regions: eu-central-1
+  - name: b
+    secret-prefix: b/
+    aws-region: eu-central-1
+`
+	o, err := Resolve(withFile("sync", file, map[string]string{ScopeFilter: "a", AWSRegion: "us-east-1"}))
+	require.NoError(t, err)
+	require.Len(t, o.Scopes, 1)
+	assert.Equal(t, "us-east-1", o.Scopes[0].AWS.Region)
+	for _, sc := range o.Configured {
+		if sc.Name == "b" {
+			assert.Equal(t, "eu-central-1", sc.AWS.Region, "the other scope keeps its Region")
+			assert.Nil(t, sc.Overrides)
+		}
+	}
+	d := onlyProblem(t, withFile("sync", file, map[string]string{ScopeFilter: "a", AWSRegion: "eu-central-1"}))
+	assert.Equal(t, ClassInvalidValue, d.Class)
+	assert.Equal(t, "config file key scopes.a.replica-regions", d.Subject.Name(), "the entry's replicas now list the scope's own Region")
+	d = onlyProblem(t, withFile("sync", file, map[string]string{ScopeFilter: "a", ReplicaRegions: "eu-west-1"}))
+	assert.Equal(t, ClassInvalidValue, d.Class)
+	assert.Equal(t, "flag --replica-regions", d.Subject.Name(), "the override breaks the rule against the entry's Region")
+}

@@ -44,6 +44,11 @@ type Config struct {
 	// configuration's other scopes (SPEC §10), selected by --scope or not:
 	// their secrets are never reported as orphans of this scope.
 	Siblings []string
+	// Listed is the scope's name when it is an entry of the config file's
+	// scopes:, "" for a run without scopes:. The gates' next actions give
+	// the one-off flag in the form that works there (config.OneOffArgs:
+	// "--scope NAME --allow-empty" beside scopes:, "--allow-empty" without).
+	Listed string
 	// ProgressInterval is the least time between two progress records of
 	// a long phase; 0 = DefaultProgressInterval.
 	ProgressInterval time.Duration

@@ -111,3 +111,54 @@ func TestRegression_BlockedSyncCountsNoDeletions(t *testing.T) {
 		})
 	}
 }
+
+// TestGateNextGivesTheFlagsOfThisMode: a gate's next action names the
+// arguments that authorize this plan on a re-run, in the form that works
+// in the run's mode: the flags alone without scopes:, with --scope NAME
+// beside a config file's scopes: (Config.Listed), where a per-scope flag
+// without it is config:scope-ambiguous. The deletion limit's flag carries
+// the planned deletions; the empty-scope gate of a scope also over its
+// limit names both flags, so that the advised re-run passes both gates.
+// The gate's log record gives the same arguments.
+func TestGateNextGivesTheFlagsOfThisMode(t *testing.T) {
+	one := 1
+	for name, c := range map[string]struct {
+		st     model.State
+		max    *int
+		listed string
+		class  string
+		args   string
+	}{
+		"limit, single scope":  {state(doc{"keep", `{"a":1}`}), &one, "", diag.GateMaxDeletions, "--max-deletions 2"},
+		"limit, listed scope":  {state(doc{"keep", `{"a":1}`}), &one, "prod", diag.GateMaxDeletions, "--scope prod --max-deletions 2"},
+		"empty, single scope":  {state(), nil, "", diag.GateEmptyScope, "--allow-empty"},
+		"empty, listed scope":  {state(), nil, "prod", diag.GateEmptyScope, "--scope prod --allow-empty"},
+		"empty over the limit": {state(), &one, "prod", diag.GateEmptyScope, "--scope prod --allow-empty --max-deletions 2"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := newEnv(t)
+			for _, b := range []string{"keep", "x", "y"} {
+				if b != "keep" || len(c.st.Secrets) > 0 {
+					e.seedOwned(t, b, `{"a":1}`)
+				}
+			}
+			cfg := e.cfg(engine.ModePlan, 2)
+			cfg.MaxDeletions, cfg.Listed = c.max, c.listed
+			res := e.run(t, cfg, c.st)
+			if len(res.Diagnostics) != 1 || res.Diagnostics[0].Class != c.class {
+				t.Fatalf("diagnostics = %+v, want %s", res.Diagnostics, c.class)
+			}
+			next := res.Diagnostics[0].Next
+			if !strings.Contains(next, "re-run with "+c.args+",") && !strings.Contains(next, "re-run once with "+c.args+" (") &&
+				!strings.HasSuffix(next, "re-run with "+c.args) {
+				t.Fatalf("next = %q, want it to advise exactly %q", next, c.args)
+			}
+			if allow := strings.Contains(next, "allow-empty: true in its scopes: entry"); allow != (c.listed != "" && c.class == diag.GateEmptyScope) {
+				t.Fatalf("next = %q: the scope entry's allow-empty is offered only to a listed scope's empty gate", next)
+			}
+			if !strings.Contains(e.logs.String(), "with "+c.args+`"`) {
+				t.Fatalf("the gate's record does not give %q:\n%s", c.args, e.logs.String())
+			}
+		})
+	}
+}

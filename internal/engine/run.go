@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
@@ -369,20 +370,52 @@ func (r *runner) gate(p plan.Plan) (vocab.Status, bool) {
 		r.logConflicts(vocab.PhasePlan, p)
 		return vocab.StatusConflict, true
 	case p.EmptyScopeGate:
-		r.ledger.problem(diag.New(diag.GateEmptyScope, diag.Subject{}))
-		r.log.Error("empty desired state would delete the whole scope; pass --allow-empty to authorize",
+		flags := r.authorize(p, "--allow-empty")
+		r.ledger.problem(diag.New(diag.GateEmptyScope, diag.Subject{}).WithNext(emptyScopeNext(flags, r.listed)))
+		r.log.Error("empty desired state would delete the whole scope; to authorize, re-run with "+flags,
 			slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.Int(vocab.FieldCount, p.Counts().ScheduleDelete))
 		return vocab.StatusInvalid, true
 	case r.unfillable(p):
 		return vocab.StatusInvalid, true
 	case p.DeletionLimitGate:
-		r.ledger.problem(diag.New(diag.GateMaxDeletions, diag.Subject{}))
-		r.log.Error(fmt.Sprintf("plan would schedule more deletions than --max-deletions allows (%d); nothing was changed: check the source root and prefix, or raise --max-deletions for this run to authorize them", *r.policy.MaxDeletions),
+		flags := r.authorize(p, "")
+		r.ledger.problem(diag.New(diag.GateMaxDeletions, diag.Subject{}).WithNext(deletionLimitNext(flags)))
+		r.log.Error(fmt.Sprintf("plan would schedule more deletions than --max-deletions allows (%d); nothing was changed: check the source root and prefix, or to authorize them re-run once with %s", *r.policy.MaxDeletions, flags),
 			slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.String(vocab.FieldErrorClass, ClassDeletionLimit),
 			slog.Int(vocab.FieldCount, p.Deletions()))
 		return vocab.StatusInvalid, true
 	}
 	return "", false
+}
+
+// authorize is the command-line arguments that let a re-run of this scope
+// past its gates: flag (may be ""), and --max-deletions with the planned
+// deletions when they are over the limit, in the form that works in this
+// mode (config.OneOffArgs: with --scope NAME beside a config file's scopes:).
+func (r *runner) authorize(p plan.Plan, flag string) string {
+	flags := flag
+	if p.DeletionLimitGate {
+		flags = strings.TrimSpace(flags + " --" + config.MaxDeletions + " " + strconv.Itoa(p.Deletions()))
+	}
+	return config.OneOffArgs(r.listed, flags)
+}
+
+// deletionLimitNext is gate:max-deletions' next action with the arguments
+// that authorize this plan's deletions once (authorize).
+func deletionLimitNext(flags string) string {
+	return "check why the documents are gone (a moved directory, a wrong --source-root, a revert); to authorize them, re-run once with " +
+		flags + " (replica removals count as deletions); keep the lower limit for later runs"
+}
+
+// emptyScopeNext is gate:empty-scope's next action with the arguments that
+// authorize emptying the scope (authorize); a listed scope may instead set
+// allow-empty in its entry.
+func emptyScopeNext(flags, listed string) string {
+	next := "if unintended, restore the documents; to empty the scope, re-run with " + flags
+	if listed != "" {
+		next += ", or set allow-empty: true in its scopes: entry"
+	}
+	return next
 }
 
 func (r *runner) observationFailed(ctx context.Context, err error) vocab.Status {

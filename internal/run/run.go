@@ -210,14 +210,14 @@ func Execute(ctx context.Context, src Sources, req Request) Outcome {
 		// Nothing is read from AWS; the other scopes' documents are still
 		// decrypted, so that every invalid one is reported at once.
 		<-decrypted
-		return rejected(ctx, got, loads, commit)
+		return rejected(ctx, got, loads, commit, scopes)
 	}
 
 	runs := make([]engine.ScopeRun, len(scopes))
 	for i, sc := range scopes {
 		a := loads[i].load.Arrival()
 		runs[i] = engine.ScopeRun{Bucket: ports[i].Bucket, Arrival: a, Port: ports[i].Port, Log: loads[i].log,
-			Config: engine.Config{Mode: req.Mode, Scope: sc.Name, Engine: sc.Engine, Siblings: siblings(req.Options, a.Outline().Scope)}}
+			Config: engine.Config{Mode: req.Mode, Scope: sc.Name, Engine: sc.Engine, Siblings: siblings(req.Options, a.Outline().Scope), Listed: listed(sc)}}
 		if v := req.Reviewed; v != nil {
 			runs[i].Review = reviewOf(v.Scopes[i], v.Salt(), v.NamesShown, got.Scopes[i], req.Options.Output.ShowResourceNames)
 		}
@@ -226,7 +226,7 @@ func Execute(ctx context.Context, src Sources, req Request) Outcome {
 	<-decrypted
 	for _, l := range loads {
 		if l.err != nil {
-			return rejected(ctx, got, loads, commit)
+			return rejected(ctx, got, loads, commit, scopes)
 		}
 	}
 	for i, r := range results {
@@ -279,7 +279,7 @@ func (l *scopeLoad) decrypt(ctx context.Context, clock engine.Clock, c *desired.
 // document of their own too, with every scope's diagnostics logged and
 // reported, and the commit it read (docs/results.md, git_revision),
 // whatever the first observations read meanwhile: nothing was written.
-func rejected(ctx context.Context, got Outcome, loads []*scopeLoad, commit string) Outcome {
+func rejected(ctx context.Context, got Outcome, loads []*scopeLoad, commit string, scopes []config.Scope) Outcome {
 	for _, l := range loads {
 		if err := l.err; err != nil && (ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
 			return interrupted()
@@ -288,11 +288,51 @@ func rejected(ctx context.Context, got Outcome, loads []*scopeLoad, commit strin
 	for i, l := range loads {
 		got.Scopes[i].Result = engine.Result{Status: vocab.StatusInvalid}
 		if l.err != nil {
-			got.Scopes[i].Result = Stopped(logDesired(l.log, l.err)).Run
+			got.Scopes[i].Result = Stopped(logDesired(l.log, adviseRetiring(l.err, scopes[i]))).Run
 		}
 	}
 	got.Revision = commit
 	return got
+}
+
+// listed is the name of sc for the engine's gate advice (engine.Config.Listed):
+// its name when it is an entry of the config file's scopes:, else "".
+func listed(sc config.Scope) string {
+	if sc.Listed {
+		return sc.Name
+	}
+	return ""
+}
+
+// adviseRetiring gives source:missing-root (a source root absent from the
+// commit, as when every document of a retired scope was deleted) the next
+// action that retires scope sc in the form that works in its mode:
+// --allow-empty alone without scopes:, --scope NAME --allow-empty (or
+// allow-empty in its entry) for a listed scope. err is returned as it is
+// when it holds no such diagnostic.
+func adviseRetiring(err error, sc config.Scope) error {
+	var ds diag.Diagnostics
+	if !errors.As(err, &ds) {
+		return err
+	}
+	out := slices.Clone(ds)
+	for i, d := range out {
+		if d.Class == diag.SourceMissingRoot {
+			out[i] = d.WithNext(retiringNext(sc))
+		}
+	}
+	return out
+}
+
+// retiringNext is source:missing-root's next action for scope sc
+// (adviseRetiring).
+func retiringNext(sc config.Scope) string {
+	where := "allow-empty: true in the config file"
+	if sc.Listed {
+		where = "allow-empty: true in its scopes: entry"
+	}
+	return "check --source-root against the committed tree (it is case-sensitive), or use '.' for the whole repository; to retire the scope (every document deleted, so Git dropped the directory), re-run with " +
+		sc.OneOff("--"+config.AllowEmpty) + " (or set " + where + "): a source root absent from the commit is then an empty scope, whose secrets are scheduled for deletion within --max-deletions"
 }
 
 // siblings returns the scope digests of the configuration's scopes other

@@ -78,7 +78,7 @@ func Validate(ctx context.Context, src Sources, req Request, c Check) Outcome {
 	}
 	for _, l := range loads {
 		if l.err != nil {
-			got = rejected(ctx, got, loads, commit)
+			got = rejected(ctx, got, loads, commit, scopes)
 			break
 		}
 	}

@@ -66,7 +66,7 @@ func TestRecovery_RetiringAScopeWhoseDirectoryGitDropped(t *testing.T) {
 	r = f.run(e, runOpts{}, f.args("sync")...)
 	expect(t, r, 3, vocab.StatusInvalid, vocab.VerificationNotRun, &vocab.Counts{})
 	assert.Contains(t, r.Stdout, `"error_class":"source:missing-root"`)
-	assert.Contains(t, r.Stdout, "re-run with allow-empty set")
+	assert.Contains(t, r.Stdout, "re-run with --allow-empty (or set allow-empty: true in the config file)")
 	assert.Equal(t, before, e.mutatingCalls())
 
 	r = f.run(e, runOpts{}, f.args("sync", "--allow-empty")...)

@@ -86,7 +86,7 @@ func TestExit3_ScopesConfigRules(t *testing.T) {
 	assert.Equal(t, "sops-aws-sync-main", e.ctl.Sessions().Sessions[0].SessionName)
 
 	before := e.stats()
-	r = f.run(e, runOpts{Env: env, Config: cfg}, "sync", "--scope", "main", "--secret-prefix", f.Prefix)
+	r = f.run(e, runOpts{Env: env, Config: cfg}, "sync", "--scope", "main,other", "--secret-prefix", f.Prefix)
 	require.Equal(t, 3, r.Code, r.Stderr)
 	assert.Contains(t, r.Stderr, "flag --secret-prefix")
 	assert.Contains(t, r.Stderr, "(config:scope-ambiguous)")

@@ -303,11 +303,12 @@ func roleSetting(a config.AWS) string {
 }
 
 // settingOf is the subject naming setting key of scope sc: the config-file
-// key scopes.<name>.<key> of a listed scope, else the run's setting (no
-// origin: it may have come from a flag, a variable or the file).
+// key scopes.<name>.<key> of a listed scope (or the flag or variable of a
+// one-off override of it), else the run's setting (no origin: it may have
+// come from a flag, a variable or the file).
 func settingOf(sc config.Scope, key string) diag.Subject {
 	if sc.Listed {
-		return diag.Subject{Setting: sc.SettingName(key), Origin: diag.OriginFile}
+		return diag.Subject{Setting: sc.SettingName(key), Origin: sc.SettingSource(key).Origin()}
 	}
 	return diag.Subject{Setting: key}
 }
