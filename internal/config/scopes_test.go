@@ -402,6 +402,25 @@ func TestRegression_OneOffOverrideOfTheSelectedScope(t *testing.T) {
 	assert.Equal(t, "scopes.prod-eu.secret-prefix", prod.SettingName(SecretPrefix))
 }
 
+// TestOneOffOverrideChangesThePlanSettings: a one-off --max-deletions or
+// --allow-empty is in the scope's PlanSettings (what a plan file's
+// settings_digest binds), so a sync given an override its reviewed plan
+// did not have is plan:stale (docs/recovery.md, "One-off overrides and
+// reviewed plans"); the same override gives the same bytes.
+func TestOneOffOverrideChangesThePlanSettings(t *testing.T) {
+	settings := func(flags map[string]string) []byte {
+		flags[ScopeFilter] = "prod-eu"
+		o, err := Resolve(withFile("sync", estate, flags))
+		require.NoError(t, err)
+		require.Len(t, o.Scopes, 1)
+		return o.Scopes[0].PlanSettings()
+	}
+	base := settings(map[string]string{})
+	assert.NotEqual(t, base, settings(map[string]string{MaxDeletions: "9"}))
+	assert.NotEqual(t, base, settings(map[string]string{AllowEmpty: "true"}))
+	assert.Equal(t, settings(map[string]string{MaxDeletions: "9"}), settings(map[string]string{MaxDeletions: "9"}))
+}
+
 // TestOneOffOverrideIsBoundInDeclarationOrder: an override is bound where
 // the setting is declared, so a later rule reads it: the entry's
 // replica-regions is checked against the overriding --aws-region (and a
