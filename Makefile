@@ -67,6 +67,12 @@ test-action-ci:
 release-snapshot:
 	RELEASE_VERSION='$(RELEASE_VERSION)' RELEASE_DIST='$(or $(RELEASE_DIST),dist)' ./scripts/release.sh
 
+## packages: the aqua registry (also mise's) and the Homebrew formula, generated from release-snapshot's
+##   checksums.txt into dist/ (scripts/pkgmeta; docs/package-managers.md). The aqua registry is also
+##   committed as packaging/aqua/registry.yaml: copy dist/aqua-registry.yaml there when platforms change.
+packages: release-snapshot
+	$(GO) run ./scripts/pkgmeta -dist '$(or $(RELEASE_DIST),dist)' -out '$(or $(RELEASE_DIST),dist)'
+
 ## image: the container image from release-snapshot's linux binaries, without Docker: an OCI image
 ##   layout in dist/image (one index, linux/amd64 + linux/arm64; prints its digest). Same commit,
 ##   same digest (docs/container-image.md). Load it with e.g. `skopeo copy oci:dist/image ...`.
