@@ -202,6 +202,15 @@ const (
 	// listing of each scope's source root the GitHub Action reads) could
 	// not be written.
 	ReportSourceRootsWriteFailed = "report:source-roots-write-failed"
+	// ReportChangesWriteFailed: sync's --changes-file could not be
+	// written (the run's writes took effect; the file does not list them).
+	ReportChangesWriteFailed = "report:changes-write-failed"
+	// ReportChangesNotRegularFile: --changes-file names an existing
+	// directory entry that is not a regular file.
+	ReportChangesNotRegularFile = "report:changes-not-regular-file"
+	// ReportChangesSameFile: --changes-file names the file of
+	// --report-file or --plan-file; the changes file is not written.
+	ReportChangesSameFile = "report:changes-same-file"
 
 	// GateMaxDeletions: the plan would schedule more deletions than
 	// --max-deletions allows.
@@ -428,6 +437,12 @@ var entries = []Entry{
 		"give --report-file a path that does not exist yet or is a regular file, then re-run"},
 	{ReportSourceRootsWriteFailed, FamilyReport, "the source-roots file (validate --source-roots-file) could not be written",
 		"give --source-roots-file a path that does not exist yet or is a regular file, in a directory that exists and is writable, then re-run"},
+	{ReportChangesWriteFailed, FamilyReport, "the changes file could not be written; the secrets this sync changed are not listed",
+		"make sure the directory of --changes-file exists and is writable; a re-run finds nothing left to change, so restart every service that reads the scope's secrets (or read this run's \"operation applied\" log records)"},
+	{ReportChangesNotRegularFile, FamilyReport, "--changes-file names an existing FIFO, device, socket or symbolic link, which the changes file would replace",
+		"give --changes-file a path that does not exist yet or is a regular file; if the sync wrote secrets, restart every service that reads the scope's secrets"},
+	{ReportChangesSameFile, FamilyReport, "--changes-file names the same file as --report-file or --plan-file; nothing was read or changed",
+		"give --changes-file its own path, then re-run"},
 
 	{GateMaxDeletions, FamilyGate, "the plan would schedule more deletions than --max-deletions allows; nothing was changed",
 		"check why the documents are gone (a moved directory, a wrong --source-root, a revert); to authorize them, re-run once with --max-deletions COUNT (with a config file that lists scopes, --scope NAME --max-deletions COUNT; replica removals count as deletions)"},

@@ -94,4 +94,29 @@ type Result struct {
 	// (verify:not-converged) and each whose metadata another writer
 	// changed (verify:changed-elsewhere), with what differs.
 	Failures []planview.Failure
+	// Changes are the operations of this run that took effect (sync only;
+	// nil in plan mode and when nothing was written), one per operation,
+	// ordered by name then apply phase (a restore before its follow-up
+	// update): what a redeploy needs (--changes-file, docs/results.md).
+	// They name secrets: only an output the operator asked for carries
+	// them.
+	Changes []Change
+	// StateDigest is the value-free digest of the scope's state as the
+	// observation that proved convergence saw it (StateDigestOf); "" when
+	// the sync did not end converged, and in plan mode.
+	StateDigest string
+}
+
+// Change is one operation of a sync that took effect: its action, the
+// secret's name and full ARN, and the id of the version it wrote ("" for
+// an operation that writes no version: restore, schedule-delete, an update
+// of metadata, tags or replicas alone, an adoption whose value already
+// matched). A create's or update's version id is the ClientRequestToken
+// the write carried, which AWS makes the new version's VersionId
+// (Secrets Manager API reference, PutSecretValue and CreateSecret,
+// ClientRequestToken); once written it is the version's public id.
+type Change struct {
+	Action    vocab.Action
+	Name, ARN string
+	VersionID string
 }

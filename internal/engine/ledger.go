@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
@@ -28,8 +29,13 @@ type ledger struct {
 	names map[string]*entry
 	// nextOrdinal is the next log ordinal for a name that is not desired.
 	nextOrdinal int
-	// applied are the operations that took effect, in completion order.
+	// applied are the operations that took effect, in completion order;
+	// changes the same with the ARN and the version each wrote.
 	applied []plan.Operation
+	changes []Change
+	// digest is StateDigestOf the observation that proved convergence
+	// ("" until one did).
+	digest string
 	// lateConflicts counts conflicts found by apply preconditions, follow-ups
 	// and re-observations after a create met an existing secret (SPEC §4.1
 	// "late": planning found none).
@@ -179,6 +185,33 @@ func (l *ledger) accept(op plan.Operation, arn, version string) {
 		e.seen = append(e.seen, op.MetadataSeen)
 	}
 	l.applied = append(l.applied, op)
+	l.changes = append(l.changes, Change{Action: op.Action, Name: op.Name, ARN: e.arn, VersionID: version})
+}
+
+// proved records the digest of the observation that proved convergence.
+func (l *ledger) proved(digest string) {
+	l.mu.Lock()
+	l.digest = digest
+	l.mu.Unlock()
+}
+
+// changeList is the changes of the run ordered by name, then apply phase
+// (vocab.Phases: a restore before its follow-up update), then completion
+// order; nil when none.
+func (l *ledger) changeList() []Change {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.changes) == 0 {
+		return nil
+	}
+	out := slices.Clone(l.changes)
+	slices.SortStableFunc(out, func(a, b Change) int {
+		if c := strings.Compare(a.Name, b.Name); c != 0 {
+			return c
+		}
+		return slices.Index(vocab.Phases, a.Action) - slices.Index(vocab.Phases, b.Action)
+	})
+	return out
 }
 
 // noteConflict counts one conflict found while applying.
@@ -396,7 +429,11 @@ func observedOf(o plan.Operation) *planview.Observed {
 func (l *ledger) result(status vocab.Status, final plan.Plan) Result {
 	l.mu.Lock()
 	problems, failures := slices.Clone(l.problems), slices.Clone(l.failures)
+	digest := l.digest
 	l.mu.Unlock()
+	if l.mode == ModePlan || status != vocab.StatusConverged {
+		digest = ""
+	}
 	return Result{Status: status, Verification: verificationOf(l.mode, status), Counts: l.counts(final, status),
-		Plan: l.planData(), Diagnostics: problems, Failures: failures}
+		Plan: l.planData(), Diagnostics: problems, Failures: failures, Changes: l.changeList(), StateDigest: digest}
 }

@@ -197,6 +197,7 @@ func (r *runner) prepare(ctx context.Context) (vocab.Status, plan.Plan) {
 	}
 	if len(p.Ops) == 0 && len(p.Waiting) == 0 {
 		// The initial direct observation is the proof (SPEC §6 [beyond]).
+		r.ledger.proved(StateDigestOf(r.want, obs))
 		return vocab.StatusConverged, p
 	}
 	// With no operation but a configured replica that is not InSync, the

@@ -64,6 +64,7 @@ func (r *runner) verify(ctx context.Context) (vocab.Status, plan.Plan) {
 				return r.verified(vocab.StatusVerificationFailed, round, phase, last)
 			}
 			if len(last.Ops) == 0 && len(last.Waiting) == 0 {
+				r.ledger.proved(StateDigestOf(r.want, obs))
 				return r.verified(vocab.StatusConverged, round, phase, last)
 			}
 			if names := r.ledger.changedElsewhere(last, obs, r.policy.Metadata); len(names) > 0 {

@@ -33,6 +33,9 @@ type Options struct {
 	// ReviewedPlan is plan's and sync's --reviewed-plan ("" = none): the
 	// plan file that was reviewed, which the run must equal (SPEC §14).
 	ReviewedPlan string
+	// ChangesFile is sync's --changes-file ("" = none): where the
+	// operations that took effect are listed (internal/changes).
+	ChangesFile string
 }
 
 // spec is what differs between plan and sync.
@@ -70,6 +73,12 @@ func NewCmdPlan(f *factory.Factory, runF func(context.Context, *Options) error) 
 // review approved is named by the job that applies it, never inherited
 // from a variable or a config file that would bind every later run.
 const reviewedPlanFlag = "reviewed-plan"
+
+// changesFileFlag is sync's --changes-file (docs/results.md, the changes
+// file). It is a flag of sync, not a setting: the file names secrets (an
+// ARN holds the name), so only the command line of the job that consumes
+// it asks for it, never a variable or a config file every job inherits.
+const changesFileFlag = "changes-file"
 
 // NewCmdSync returns the sync command; runF as for NewCmdPlan.
 func NewCmdSync(f *factory.Factory, runF func(context.Context, *Options) error) *cobra.Command {
@@ -110,10 +119,11 @@ func newCmd(f *factory.Factory, s spec, runF func(context.Context, *Options) err
 				Environ:      f.Environ(),
 				ReadFile:     f.ReadFile,
 			})
+			changesFile, _ := cmd.Flags().GetString(changesFileFlag) // "" on plan and validate, which lack it
 			if err != nil {
-				return invalidConfig(f, start, resolved, err)
+				return invalidConfig(f, start, resolved, changesFile, err)
 			}
-			opts := &Options{Command: s.name, Mode: s.mode, Config: resolved}
+			opts := &Options{Command: s.name, Mode: s.mode, Config: resolved, ChangesFile: changesFile}
 			if s.name == validateSpec.name {
 				opts.NoDecrypt, _ = cmd.Flags().GetBool(noDecryptFlag)
 				opts.SourceRootsFile, _ = cmd.Flags().GetString(sourceRootsFlag)
@@ -131,6 +141,9 @@ func newCmd(f *factory.Factory, s spec, runF func(context.Context, *Options) err
 	}
 	addFlags(cmd, s.mode == engine.ModePlan)
 	if s.name != validateSpec.name {
+		if s.name == syncSpec.name {
+			cmd.Flags().String(changesFileFlag, "", "write the changes file (JSON: every secret this sync changed, with its ARN, action and new version id, and each scope's state digest) to this path; it names secrets: keep it out of public logs (sync only; a flag, never a variable or config key)")
+		}
 		cmd.Flags().String(reviewedPlanFlag, "", "the plan file of the reviewed plan: apply exactly it or write nothing (sync), or say whether it is still what sync would do (plan); exit 3 plan:stale when the run differs (plan and sync only; a flag, never a variable or config key)")
 	}
 	return cmd

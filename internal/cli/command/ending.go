@@ -64,6 +64,11 @@ type scopeEnding struct {
 	diags        diag.Diagnostics
 	// failures are the scope's failure records (engine.Result.Failures).
 	failures []planview.Failure
+	// changes are the operations of a sync that took effect and digest
+	// the scope's converged state (engine.Result.Changes, StateDigest):
+	// what the changes file lists.
+	changes []engine.Change
+	digest  string
 }
 
 // how is what conclude needs to know of the run besides what the work
@@ -92,7 +97,7 @@ func conclude(got run.Outcome, h how) ending {
 	}
 	for _, s := range got.Scopes {
 		sec := scopeEnding{name: s.Name, region: s.Region, tree: s.SourceTree, settings: s.Settings, status: s.Status, verification: s.Verification,
-			counts: s.Counts, plan: s.Plan, diags: s.Diagnostics, failures: s.Failures}
+			counts: s.Counts, plan: s.Plan, diags: s.Diagnostics, failures: s.Failures, changes: s.Changes, digest: s.StateDigest}
 		sec.status, sec.verification = settle(sec.status, sec.verification, h)
 		e.scopes = append(e.scopes, sec)
 		statuses = append(statuses, sec.status)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/changes"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
@@ -27,6 +28,9 @@ type outputs struct {
 	planFile, report *fileOutput // nil: not asked for
 	// sourceRoots is validate's --source-roots-file (nil: not asked for).
 	sourceRoots *fileOutput
+	// changes is sync's --changes-file (nil: not asked for), written
+	// between the plan file and the report (withChanges).
+	changes *fileOutput
 	// log is the run's logger; nil when nothing may be logged (a usage
 	// error or a rejected configuration: the log settings may be the
 	// invalid ones).
@@ -80,12 +84,45 @@ func newOutputs(version, reportPath, planPath string, showNames bool, log *slog.
 
 func (o *outputs) files() []*fileOutput {
 	var fs []*fileOutput
-	for _, f := range []*fileOutput{o.sourceRoots, o.planFile, o.report} {
+	for _, f := range []*fileOutput{o.sourceRoots, o.planFile, o.changes, o.report} {
 		if f != nil {
 			fs = append(fs, f)
 		}
 	}
 	return fs
+}
+
+// withChanges adds sync's changes file at path ("" = not asked for): every
+// operation of the run that took effect with its ARN and version, and each
+// scope's state digest (internal/changes). Its failure is a report:*
+// class, and like the plan file it is written before the report, so the
+// report and the exit code tell that it failed.
+func (o *outputs) withChanges(version, path string) *outputs {
+	if path == "" {
+		return o
+	}
+	o.changes = &fileOutput{path: path, file: changes.File, done: "changes file written", failure: ChangesFailure,
+		value: func(e ending) wirefile.Value { return changesOf(version, e) }}
+	return o
+}
+
+// changesOf is the changes file of e: the scopes in configuration order,
+// each scope's changes (engine order: name, then apply phase) and its
+// state digest when it converged.
+func changesOf(version string, e ending) changes.Changes {
+	var scopes []changes.Scope
+	var cs []changes.Change
+	for _, s := range e.scopes {
+		digest := s.digest
+		if s.status != vocab.StatusConverged {
+			digest = ""
+		}
+		scopes = append(scopes, changes.Scope{Name: s.name, Region: s.region, Status: s.status, StateDigest: digest})
+		for _, c := range s.changes {
+			cs = append(cs, changes.Change{Scope: s.name, Action: c.Action, Name: c.Name, ARN: c.ARN, VersionID: c.VersionID})
+		}
+	}
+	return changes.New(version, e.revision, e.status, scopes, cs)
 }
 
 // probe proves, before anything is read from Git or AWS, that every file
@@ -98,6 +135,11 @@ func (o *outputs) probe() diag.Diagnostics {
 	if o.planFile != nil && o.report != nil && wirefile.SameTarget(o.planFile.path, o.report.path) {
 		o.planFile.refused = true
 		ds = append(ds, o.logFailure(diag.New(diag.PlanfileSameFile, diag.Subject{}), "probe-target"))
+	}
+	if o.changes != nil && (o.report != nil && wirefile.SameTarget(o.changes.path, o.report.path) ||
+		o.planFile != nil && wirefile.SameTarget(o.changes.path, o.planFile.path)) {
+		o.changes.refused = true
+		ds = append(ds, o.logFailure(diag.New(diag.ReportChangesSameFile, diag.Subject{}), "probe-target"))
 	}
 	for _, f := range o.files() {
 		if f.refused {
@@ -267,6 +309,17 @@ func ReportFailure(err error) diag.Diagnostic {
 		return diag.New(diag.ReportNotRegularFile, diag.Subject{})
 	}
 	return diag.New(diag.ReportWriteFailed, diag.Subject{}).WithSummary("the report file could not be written (step " + wirefile.StepOf(err) + ")")
+}
+
+// ChangesFailure is the diagnostic of a changes-file write or probe
+// error: report:changes-not-regular-file for an existing target that is
+// not a regular file, else report:changes-write-failed naming the failed
+// step; never the path.
+func ChangesFailure(err error) diag.Diagnostic {
+	if errors.Is(err, wirefile.ErrNotRegular) {
+		return diag.New(diag.ReportChangesNotRegularFile, diag.Subject{})
+	}
+	return diag.New(diag.ReportChangesWriteFailed, diag.Subject{}).WithSummary("the changes file could not be written (step " + wirefile.StepOf(err) + ")")
 }
 
 // PlanFailure is the diagnostic of a plan-file write or probe error:

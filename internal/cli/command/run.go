@@ -21,13 +21,13 @@ import (
 // logged (the log settings may be the invalid ones); the diagnostics go to
 // stderr, and the report and the plan file are still written when their
 // own settings resolved.
-func invalidConfig(f *factory.Factory, start time.Time, resolved config.Options, err error) error {
+func invalidConfig(f *factory.Factory, start time.Time, resolved config.Options, changesFile string, err error) error {
 	var ds diag.Diagnostics
 	if !errors.As(err, &ds) {
 		ds = diag.Diagnostics{diag.New(diag.Internal, diag.Subject{})}
 	}
 	out := resolved.Output
-	outs := newOutputs(f.Build.Version, out.ReportFile, out.PlanFile, out.ShowResourceNames, nil, nil)
+	outs := newOutputs(f.Build.Version, out.ReportFile, out.PlanFile, out.ShowResourceNames, nil, nil).withChanges(f.Build.Version, changesFile)
 	ds = append(ds, outs.probe()...)
 	return outs.write(conclude(run.Stopped(ds), how{durationMS: since(f, start)}))
 }
@@ -66,7 +66,7 @@ func resolve(f *factory.Factory, opts *Options) (run.Request, *outputs) {
 	if out.LogFormat == "text" {
 		text = f.IOStreams.Out
 	}
-	outs := newOutputs(f.Build.Version, out.ReportFile, out.PlanFile, out.ShowResourceNames, log, text)
+	outs := newOutputs(f.Build.Version, out.ReportFile, out.PlanFile, out.ShowResourceNames, log, text).withChanges(f.Build.Version, opts.ChangesFile)
 	outs.pointer = opts.Command == "plan"
 	outs.scopes = run.Scopes(opts.Config)
 	outs.command, outs.repositoryID = opts.Command, outs.scopes[0].Desired.RepositoryID
