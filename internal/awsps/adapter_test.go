@@ -276,6 +276,28 @@ func TestAdapter_AmbiguousPutIsReportedNotResent(t *testing.T) {
 	assert.Equal(t, []string{"2"}, o.CurrentVersionIDs(), "the write landed: the re-observation shows the next version")
 }
 
+// TestRegression_SDKRetryResentAnAmbiguousPutParameter: with the client's
+// default retryer (as the CLI builds it), a PutParameter whose answer is
+// lost after it was applied was resent by the SDK, writing a second
+// version (found by the e2e test with the built binary). It is now sent
+// once and reported ambiguous.
+func TestRegression_SDKRetryResentAnAmbiguousPutParameter(t *testing.T) {
+	srv := emulatortest.Start(t)
+	a := awsps.New(srv.SSMClient(t), awsps.Options{Prefix: scope.Prefix, ScopeDigest: scope.Digest(), Tier: model.TierStandard})
+	_, err := a.Create(ctx, engine.CreateRequest{Name: "prod/app/db", Value: []byte("v1"), Tags: scope.Tags("secrets/db.sops.json")})
+	require.NoError(t, err)
+	for _, fault := range []string{"ambiguous-after-apply", "error:InternalServerError"} {
+		srv.SetFaults(t, emulator.Faults{Script: []emulator.ScriptedFault{{Operation: "PutParameter", Nth: 1, Fault: fault}}})
+		before := srv.Stats(t).Calls["PutParameter"]
+		_, err = a.PutValue(ctx, "prod/app/db", []byte("v2"), model.KindText, "")
+		require.Error(t, err, fault)
+		assert.Equal(t, int64(1), srv.Stats(t).Calls["PutParameter"]-before, "%s: sent once", fault)
+	}
+	o, err := a.Describe(ctx, "prod/app/db")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"2"}, o.CurrentVersionIDs(), "one version written, by the call that landed")
+}
+
 // A throttled read is resent after the pace's next turn and succeeds; a
 // throttled write is returned to the engine as Throttled (not executed,
 // never ambiguous).
