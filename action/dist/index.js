@@ -35110,10 +35110,10 @@ var require_validators = __commonJS({
         );
       }
     }
-    var validateOneOf = hideStackFrames((value, name, oneOf) => {
-      if (!ArrayPrototypeIncludes(oneOf, value)) {
+    var validateOneOf = hideStackFrames((value, name, oneOf2) => {
+      if (!ArrayPrototypeIncludes(oneOf2, value)) {
         const allowed = ArrayPrototypeJoin(
-          ArrayPrototypeMap(oneOf, (v) => typeof v === "string" ? `'${v}'` : String2(v)),
+          ArrayPrototypeMap(oneOf2, (v) => typeof v === "string" ? `'${v}'` : String2(v)),
           ", "
         );
         const reason = "must be one of: " + allowed;
@@ -65922,6 +65922,8 @@ function cliArgs(inputs, repositoryPath2, reportFile, planFile) {
   flag("repository-id", inputs.repositoryId);
   flag("source-root", inputs.sourceRoot);
   flag("secret-prefix", inputs.secretPrefix);
+  flag("target", inputs.target);
+  flag("parameter-tier", inputs.parameterTier);
   flag("aws-region", inputs.awsRegion);
   flag("recovery-window-days", inputs.recoveryWindowDays);
   flag("run-timeout", inputs.runTimeout);
@@ -66949,6 +66951,8 @@ var GitHubIssues = class extends GitHubRest {
 };
 
 // src/inputs.ts
+var TARGETS = ["secrets-manager", "parameter-store"];
+var PARAMETER_TIERS = ["standard", "advanced"];
 function envInputReader(env) {
   return (name) => (env[`INPUT_${name.replace(/ /g, "_").toUpperCase()}`] ?? "").trim();
 }
@@ -66992,6 +66996,11 @@ function parseDuration(read2, name) {
   if (!isPositiveGoDuration(raw)) {
     throw configFailure(`Input ${name} must be a Go duration greater than zero, such as 30s or 10m.`);
   }
+  return raw;
+}
+function oneOf(read2, name, values) {
+  const raw = read2(name);
+  if (raw !== "" && !values.includes(raw)) throw configFailure(`Input ${name} must be ${values.join(" or ")}.`);
   return raw;
 }
 function singleLine(read2, name) {
@@ -67099,6 +67108,8 @@ function parseInputs(read2, env) {
     scopes: parseScopes(read2, configFile),
     sourceRoot: singleLine(read2, "source-root"),
     secretPrefix,
+    target: oneOf(read2, "target", TARGETS),
+    parameterTier: oneOf(read2, "parameter-tier", PARAMETER_TIERS),
     revision,
     repositoryId,
     awsRegion: singleLine(read2, "aws-region"),

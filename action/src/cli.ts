@@ -31,6 +31,8 @@ export function cliArgs(inputs: Inputs, repositoryPath: string, reportFile: stri
   flag('repository-id', inputs.repositoryId);
   flag('source-root', inputs.sourceRoot);
   flag('secret-prefix', inputs.secretPrefix);
+  flag('target', inputs.target);
+  flag('parameter-tier', inputs.parameterTier);
   flag('aws-region', inputs.awsRegion);
   flag('recovery-window-days', inputs.recoveryWindowDays);
   flag('run-timeout', inputs.runTimeout);

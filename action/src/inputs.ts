@@ -41,6 +41,16 @@ export interface Inputs {
   allowEmpty: boolean;
   /** Undefined means no deletion limit (the CLI default). */
   maxDeletions: number | undefined;
+  /**
+   * The scope's AWS service (TARGETS): '' means the CLI default
+   * (secrets-manager) or the config file's key.
+   */
+  target: string;
+  /**
+   * Parameter tier of a parameter-store scope (PARAMETER_TIERS): '' means
+   * the CLI default (standard) or the config file's key.
+   */
+  parameterTier: string;
   /** Empty means "not managed" (the CLI leaves the secret's key alone). */
   kmsKeyId: string;
   /** Empty means "not managed". */
@@ -82,6 +92,8 @@ export const INPUT_NAMES = [
   'scopes',
   'source-root',
   'secret-prefix',
+  'target',
+  'parameter-tier',
   'revision',
   'repository-id',
   'aws-region',
@@ -106,6 +118,15 @@ export const INPUT_NAMES = [
 ] as const;
 
 export type InputName = (typeof INPUT_NAMES)[number];
+
+/**
+ * The values of the CLI's target setting (SPEC §16; the wire contract's
+ * choices, internal/vocab/testdata/wire.golden.json, holds the CLI's list).
+ */
+export const TARGETS = ['secrets-manager', 'parameter-store'] as const;
+
+/** The values of the CLI's parameter-tier setting (SPEC §16; wire contract choices). */
+export const PARAMETER_TIERS = ['standard', 'advanced'] as const;
 
 /** Reads one input's raw value ('' when unset). */
 export type InputReader = (name: InputName) => string;
@@ -182,6 +203,13 @@ function parseDuration(read: InputReader, name: InputName): string {
   if (!isPositiveGoDuration(raw)) {
     throw configFailure(`Input ${name} must be a Go duration greater than zero, such as 30s or 10m.`);
   }
+  return raw;
+}
+
+/** An input that is empty (the CLI's default) or one of the values given. */
+function oneOf(read: InputReader, name: InputName, values: readonly string[]): string {
+  const raw = read(name);
+  if (raw !== '' && !values.includes(raw)) throw configFailure(`Input ${name} must be ${values.join(' or ')}.`);
   return raw;
 }
 
@@ -345,6 +373,8 @@ export function parseInputs(read: InputReader, env: NodeJS.ProcessEnv): Inputs {
     scopes: parseScopes(read, configFile),
     sourceRoot: singleLine(read, 'source-root'),
     secretPrefix,
+    target: oneOf(read, 'target', TARGETS),
+    parameterTier: oneOf(read, 'parameter-tier', PARAMETER_TIERS),
     revision,
     repositoryId,
     awsRegion: singleLine(read, 'aws-region'),

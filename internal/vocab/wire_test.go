@@ -13,6 +13,7 @@ import (
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/report"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
@@ -64,6 +65,10 @@ type wireContract struct {
 	// verdict (config.Resolve of --run-timeout); the Action's own check
 	// must agree on each.
 	Durations []durationSample `json:"durations"`
+	// Choices holds, per setting with a fixed list of values that the
+	// Action has an input for, the values config.Resolve accepts (each
+	// checked by asking it; a value outside the list is refused).
+	Choices map[string][]string `json:"choices"`
 	// GitHubCommentLimit and GitHubStepSummaryLimit are the limits the
 	// Markdown rendering is cut to.
 	GitHubCommentLimit     int `json:"github_comment_limit"`
@@ -167,6 +172,7 @@ func buildWireContract(t *testing.T) wireContract {
 		ExitStatuses:           map[string][]string{},
 		StatusExit:             map[string]statusExit{},
 		IntRanges:              map[string]intRange{},
+		Choices:                map[string][]string{},
 		GitHubCommentLimit:     planview.GitHubCommentLimit,
 		GitHubStepSummaryLimit: planview.GitHubStepSummaryLimit,
 	}
@@ -218,6 +224,14 @@ func buildWireContract(t *testing.T) wireContract {
 			t.Fatalf("%s: the accepted values are not one range inside [-999, 999]: %v", name, accepted)
 		}
 		w.IntRanges[name] = intRange{Min: accepted[0], Max: accepted[len(accepted)-1]}
+	}
+	for name, values := range map[string][]string{config.Target: model.Targets, config.ParameterTier: model.Tiers} {
+		for _, v := range append(slices.Clone(values), "other", strings.ToUpper(values[0])) {
+			if resolveWith(name, v) != slices.Contains(values, v) {
+				t.Fatalf("%s=%q: config.Resolve disagrees with the list %v", name, v, values)
+			}
+		}
+		w.Choices[name] = values
 	}
 	for _, v := range durationSamples {
 		w.Durations = append(w.Durations, durationSample{Value: v, Accepted: v != "" && resolveWith(config.RunTimeout, v)})

@@ -122,6 +122,8 @@ describe('parseInputs', () => {
     [{ tags: '=CANARY-no-key' }, 'tags'],
     [{ 'kms-key-id': 'alias/a\nalias/CANARY' }, 'kms-key-id'],
     [{ description: 'two\nCANARY-lines' }, 'description'],
+    [{ target: 'CANARY-ssm' }, 'target'],
+    [{ 'parameter-tier': 'CANARY-intelligent' }, 'parameter-tier'],
   ])('rejects %o naming the input, never its value', (over, name) => {
     const f = rejection(over);
     expect(f.message).toBe(Message.invalid);

@@ -10,7 +10,15 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { cliArgs } from '../../src/cli.js';
-import { INPUT_NAMES, isPositiveGoDuration, parseInputs, type InputName, type Inputs } from '../../src/inputs.js';
+import {
+  INPUT_NAMES,
+  isPositiveGoDuration,
+  PARAMETER_TIERS,
+  parseInputs,
+  TARGETS,
+  type InputName,
+  type Inputs,
+} from '../../src/inputs.js';
 import { COUNT_VIEW, OUTPUT_NAMES } from '../../src/main.js';
 import { COMMENT_LIMIT, STEP_SUMMARY_LIMIT } from '../../src/plan.js';
 import {
@@ -44,6 +52,7 @@ interface WireContract {
   settings: { name: string; kind: string; required?: boolean; flag_only?: boolean; plan_only?: boolean }[];
   int_ranges: Record<string, { min: number; max: number }>;
   durations: { value: string; accepted: boolean }[];
+  choices: Record<string, string[]>;
   github_comment_limit: number;
   github_step_summary_limit: number;
 }
@@ -150,6 +159,8 @@ describe('settings the Action passes (wire.golden.json)', () => {
     'operation-timeout': '30s',
     'verification-timeout': '2m',
     'max-deletions': '3',
+    target: 'parameter-store',
+    'parameter-tier': 'advanced',
     'kms-key-id': 'alias/k',
     description: 'd',
     tags: 'team=platform',
@@ -201,6 +212,24 @@ describe('settings the Action passes (wire.golden.json)', () => {
       expect(accepts({ [input]: String(range.max) }), `${name}=${range.max}`).toBe(true);
       expect(accepts({ [input]: String(range.min - 1) }), `${name}=${range.min - 1}`).toBe(false);
       expect(accepts({ [input]: String(range.max + 1) }), `${name}=${range.max + 1}`).toBe(false);
+    }
+  });
+
+  it('checks each input with a fixed list of values against the CLI list', () => {
+    const ours: Record<string, readonly string[]> = { target: TARGETS, 'parameter-tier': PARAMETER_TIERS };
+    const withInput = Object.keys(wire.choices).filter((n) => (INPUT_NAMES as readonly string[]).includes(n));
+    expect(withInput.sort()).toEqual(Object.keys(ours).sort());
+    for (const name of withInput) {
+      expect(ours[name], name).toEqual(wire.choices[name]);
+      const input = name as InputName;
+      for (const v of wire.choices[name] ?? []) {
+        expect(accepts({ [input]: v }), `${name}=${v}`).toBe(true);
+        expect(cliArgs(parse({ [input]: v }), '/repo', '/tmp/r.json', '/tmp/p.json')).toContain(`--${name}=${v}`);
+      }
+      expect(accepts({ [input]: 'other' }), `${name}=other`).toBe(false);
+      expect(accepts({ [input]: (wire.choices[name]?.[0] ?? '').toUpperCase() }), `${name} upper-cased`).toBe(false);
+      // Empty: the CLI default (or the config file's key), so no flag.
+      expect(cliArgs(parse({}), '/repo', '/tmp/r.json', '/tmp/p.json').some((a) => a.startsWith(`--${name}=`))).toBe(false);
     }
   });
 
