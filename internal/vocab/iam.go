@@ -23,7 +23,13 @@ type iamRow struct {
 // every create of the tool does — the ownership tags —, and
 // secretsmanager:ReplicateSecretToRegions with AddReplicaRegions;
 // BatchGetSecretValue: secretsmanager:GetSecretValue for each secret too),
-// and sts:AssumeRole for the role a scope assumes. KMS permissions of a
+// and sts:AssumeRole for the role a scope assumes. Parameter Store's rows
+// (target parameter-store, SPEC §16) are the operations internal/awsps
+// calls (TestIAMTableCoversTheParameterStoreAdapter parses them out of
+// its source); PutParameter also needs ssm:AddTagsToResource because
+// every create carries the ownership tags (AWS Systems Manager User Guide,
+// "Tagging parameters": creating a parameter with tags needs both; the
+// CloudFormation AWS::SSM::Parameter reference says the same). KMS permissions of a
 // configured key are not here: they are granted in the key's policy and
 // docs/recovery.md names them by their error codes.
 var iamActions = []iamRow{
@@ -40,6 +46,12 @@ var iamActions = []iamRow{
 	{Operation: "DeleteSecret", Actions: []string{"secretsmanager:DeleteSecret"}},
 	{Operation: "ReplicateSecretToRegions", Actions: []string{"secretsmanager:ReplicateSecretToRegions"}},
 	{Operation: "RemoveRegionsFromReplication", Actions: []string{"secretsmanager:RemoveRegionsFromReplication"}},
+	{Operation: "DescribeParameters", Actions: []string{"ssm:DescribeParameters"}},
+	{Operation: "ListTagsForResource", Actions: []string{"ssm:ListTagsForResource"}},
+	{Operation: "GetParameters", Actions: []string{"ssm:GetParameters"}},
+	{Operation: "PutParameter", Actions: []string{"ssm:PutParameter", "ssm:AddTagsToResource"}},
+	{Operation: "AddTagsToResource", Actions: []string{"ssm:AddTagsToResource"}},
+	{Operation: "DeleteParameter", Actions: []string{"ssm:DeleteParameter"}},
 	{Operation: "AssumeRole", Actions: []string{"sts:AssumeRole"}},
 }
 
