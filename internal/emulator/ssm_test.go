@@ -455,3 +455,98 @@ func TestSSM_AmbiguousPutParameter(t *testing.T) {
 		t.Fatalf("faults: %v", st.Faults)
 	}
 }
+
+// The facts of moto's two tests marked verified against AWS
+// (tests/test_ssm/test_ssm.py, docs/emulator.md "Parameter Store"), each
+// name created with and without its leading / and reached by both forms:
+// Get, GetParameters and the ARN agree; a delete by the other form is
+// final and the original name can be created again at once; DeleteParameters
+// by the other form deletes it too.
+func TestSSM_VerifiedLeadingSlashLifecycle(t *testing.T) {
+	for _, name := range []string{"/with-slash", "without-slash"} {
+		for _, stripped := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/stripped=%v", name, stripped), func(t *testing.T) {
+				_, c := startSSM(t)
+				str := func(in *ssm.PutParameterInput) { in.Type = types.ParameterTypeString }
+				mustPut(t, c, name, "value", str)
+				access := strings.TrimPrefix(name, "/")
+				if !stripped {
+					access = "/" + access
+				}
+				if a, b := getValue(t, c, name, false), getValue(t, c, access, false); *a.ARN != *b.ARN {
+					t.Fatalf("ARNs differ: %s %s", *a.ARN, *b.ARN)
+				}
+				gone := func(when string) {
+					t.Helper()
+					out, err := c.GetParameters(ctx, &ssm.GetParametersInput{Names: []string{access}})
+					if err != nil || len(out.Parameters) != 0 {
+						t.Fatalf("%s: GetParameters %+v %v, want no parameter", when, out, err)
+					}
+				}
+				out, err := c.GetParameters(ctx, &ssm.GetParametersInput{Names: []string{access}})
+				if err != nil || len(out.Parameters) != 1 {
+					t.Fatalf("GetParameters by %s: %+v %v", access, out, err)
+				}
+				if _, err := c.DeleteParameter(ctx, &ssm.DeleteParameterInput{Name: aws.String(access)}); err != nil {
+					t.Fatal(err)
+				}
+				gone("after DeleteParameter")
+				if o := mustPut(t, c, name, "value", str); o.Version != 1 {
+					t.Fatalf("re-created at version %d, want 1 (deletion is final, nothing kept)", o.Version)
+				}
+				d, err := c.DeleteParameters(ctx, &ssm.DeleteParametersInput{Names: []string{access}})
+				if err != nil || len(d.DeletedParameters) != 1 || len(d.InvalidParameters) != 0 {
+					t.Fatalf("DeleteParameters by %s: %+v %v", access, d, err)
+				}
+				gone("after DeleteParameters")
+			})
+		}
+	}
+}
+
+// moto's test_list_parameter_tags_created_with_leading_slash (verified):
+// tags written by either form of the name land on one parameter, either
+// form lists both, removing an absent key is no error, and removing by the
+// other form removes.
+func TestSSM_VerifiedTagsByEitherName(t *testing.T) {
+	for _, name := range []string{"/with-slash", "without-slash"} {
+		t.Run(name, func(t *testing.T) {
+			_, c := startSSM(t)
+			mustPut(t, c, name, "value", func(in *ssm.PutParameterInput) { in.Type = types.ParameterTypeString })
+			bare := strings.TrimPrefix(name, "/")
+			slash := "/" + bare
+			rt := types.ResourceTypeForTaggingParameter
+			for _, id := range []string{bare, slash} {
+				if _, err := c.AddTagsToResource(ctx, &ssm.AddTagsToResourceInput{ResourceId: aws.String(id), ResourceType: rt,
+					Tags: []types.Tag{{Key: aws.String("by" + id), Value: aws.String(id)}}}); err != nil {
+					t.Fatalf("AddTagsToResource %s: %v", id, err)
+				}
+			}
+			list := func(id string) int {
+				t.Helper()
+				out, err := c.ListTagsForResource(ctx, &ssm.ListTagsForResourceInput{ResourceId: aws.String(id), ResourceType: rt})
+				if err != nil {
+					t.Fatalf("ListTagsForResource %s: %v", id, err)
+				}
+				return len(out.TagList)
+			}
+			for _, id := range []string{bare, slash} {
+				if n := list(id); n != 2 {
+					t.Fatalf("ListTagsForResource %s: %d tags, want 2", id, n)
+				}
+			}
+			if _, err := c.RemoveTagsFromResource(ctx, &ssm.RemoveTagsFromResourceInput{ResourceId: aws.String(bare), ResourceType: rt, TagKeys: []string{"absent"}}); err != nil {
+				t.Fatalf("removing an absent key: %v", err)
+			}
+			if _, err := c.RemoveTagsFromResource(ctx, &ssm.RemoveTagsFromResourceInput{ResourceId: aws.String(slash), ResourceType: rt, TagKeys: []string{"by" + bare}}); err != nil {
+				t.Fatal(err)
+			}
+			if n := list(bare); n != 1 {
+				t.Fatalf("after removing by %s: %d tags, want 1", slash, n)
+			}
+			if _, err := c.DeleteParameters(ctx, &ssm.DeleteParametersInput{Names: []string{name}}); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
