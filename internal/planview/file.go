@@ -204,6 +204,9 @@ func (s ScopeView) validate(namesShown, v1 bool) error {
 	}) {
 		return errors.New("status converged without verification, but it lists an operation or a conflict")
 	}
+	if s.Target != "" && s.Target != model.TargetParameterStore {
+		return errors.New("target must be absent or parameter-store")
+	}
 	for i, f := range s.Failures {
 		if err := f.validate(namesShown); err != nil {
 			return fmt.Errorf("failure %d: %w", i, err)

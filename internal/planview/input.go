@@ -69,6 +69,9 @@ type ScopeInput struct {
 	// them: each operation that failed, an observation that failed, each
 	// resource still differing at the verification timeout.
 	Failures []Failure
+	// Target is the scope's target (model.Targets; "" is Secrets
+	// Manager): the view records only parameter-store (ScopeView.Target).
+	Target string
 }
 
 // Failure is one failure record of a scope, unredacted (Build labels

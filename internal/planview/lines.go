@@ -38,10 +38,34 @@ type part struct {
 	failures []FailureView
 	// status is the scope's status ("" for a v1 file, which records none).
 	status vocab.Status
+	// immediate: the scope's target is Parameter Store, whose deletions
+	// take effect at once and cannot be undone (SPEC §16).
+	immediate bool
 }
 
 func scopePart(s ScopeView) part {
-	return part{ops: s.Operations, counts: s.Counts, diags: s.Diagnostics, failures: s.Failures, status: s.Status}
+	p := part{ops: s.Operations, counts: s.Counts, diags: s.Diagnostics, failures: s.Failures, status: s.Status,
+		immediate: s.Target == model.TargetParameterStore}
+	if p.immediate {
+		p.ops = slices.Clone(s.Operations)
+		for i := range p.ops {
+			p.ops[i].immediate = p.ops[i].Action == vocab.ActionScheduleDelete
+		}
+	}
+	return p
+}
+
+// immediateLine is the line under a Parameter Store scope's closing line
+// that plans a deletion (SPEC §16): DeleteParameter has no recovery
+// window, so the deletion is immediate and irreversible (Git still holds
+// the value; the parameter's history and labels are gone), and it counts
+// against --max-deletions like any other. "" otherwise.
+func immediateLine(p part) string {
+	if !p.immediate || p.counts.ScheduleDelete == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Parameter Store: %s immediate and cannot be undone (no recovery window; history and labels are lost), counted against --max-deletions.",
+		plural(p.counts.ScheduleDelete, "deletion is", "deletions are"))
 }
 
 // blocking returns the sections shown before the operations: the errors
@@ -223,6 +247,9 @@ func opLines(o Op) []string {
 	}
 	for _, r := range o.ReplicasRemoved {
 		out = append(out, "      - replica "+q(r)+" removed at once (cannot be undone; counts as a deletion)")
+	}
+	if o.immediate {
+		out = append(out, "      deleted at once from Parameter Store (no recovery window: cannot be undone; counts as a deletion)")
 	}
 	if p := o.KeyPaths; p != nil {
 		for _, kp := range []struct {

@@ -117,6 +117,9 @@ func render(v View, limit int) string {
 		if l := verdict(p); l != "" {
 			head += "**" + l + "**\n\n"
 		}
+		if l := immediateLine(p); l != "" {
+			head += "**" + l + "**\n\n"
+		}
 		if l := keptLine(p.ops); l != "" {
 			head += l + "\n\n"
 		}

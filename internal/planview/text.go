@@ -25,6 +25,9 @@ func Text(v View) string {
 			b.WriteString(l + "\n")
 		}
 		b.WriteString(closing(p.counts) + "\n")
+		if l := immediateLine(p); l != "" {
+			b.WriteString(l + "\n")
+		}
 		if l := keptLine(p.ops); l != "" {
 			b.WriteString(l + "\n")
 		}

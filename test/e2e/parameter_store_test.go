@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"errors"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -366,9 +367,10 @@ func TestParameterStore_ThrottledAtReducedQuota(t *testing.T) {
 	t.Logf("PutParameter calls %d, throttled %d", st.Calls["PutParameter"], st.Throttled["PutParameter"])
 }
 
-// TestParameterStore_DeletionGateAndPlanWording: deletions count against
+// TestParameterStore_DeletionGate: deletions count against
 // --max-deletions (over it: gate, nothing deleted); the plan says the
-// deletion is immediate and cannot be undone.
+// deletion is immediate and cannot be undone (plan file, show as text
+// and Markdown).
 func TestParameterStore_DeletionGate(t *testing.T) {
 	f := newFixture(t)
 	e := startEmulator(t)
@@ -379,6 +381,16 @@ func TestParameterStore_DeletionGate(t *testing.T) {
 	f.removeDoc(docs[1].Rel)
 	f.commit("remove two")
 	before := e.psWriteCalls()
+	r, v, raw := f.runPlan(e, psEnv(e), f.psArgs("plan", "--max-deletions", "2")...)
+	expect(t, r, 0, vocab.StatusDrift, vocab.VerificationNotRun, &vocab.Counts{ScheduleDelete: 2, Unchanged: 1})
+	assert.Equal(t, model.TargetParameterStore, v.Scopes[0].Target, "the plan file records the target")
+	for _, format := range []string{"text", "markdown"} {
+		shown, err := exec.Command(cliBin, "show", "--format", format, writeTemp(t, raw)).CombinedOutput()
+		require.NoError(t, err, "%s", shown)
+		assert.Contains(t, string(shown), "Parameter Store: 2 deletions are immediate and cannot be undone", format)
+		assert.Contains(t, string(shown), "counted against --max-deletions", format)
+		assert.Equal(t, 2, strings.Count(string(shown), "deleted at once from Parameter Store"), format)
+	}
 	r = f.run(e, psEnv(e), f.psArgs("sync", "--max-deletions", "1")...)
 	require.NotEqual(t, 0, r.Code)
 	assert.True(t, classIn(t, r, "gate:max-deletions"), r.Stdout)

@@ -247,10 +247,15 @@ func levelOf(s vocab.Status, detailed bool) slog.Level {
 func (o *outputs) view(e ending) planview.View {
 	r := model.Redaction{ShowNames: o.showNames}
 	in := planview.Input{Command: o.command, Salt: newSalt(), RepositoryID: o.repositoryID, GitRevision: e.revision}
+	targets := map[string]string{}
+	for _, s := range o.scopes {
+		targets[s.Name] = s.AWS.Target
+	}
 	if e.scopes != nil {
 		for _, s := range e.scopes {
 			in.Scopes = append(in.Scopes, planview.ScopeInput{Name: s.name, Region: s.region, SourceTree: s.tree, Settings: s.settings,
-				Status: s.status, Verification: s.verification, Operations: s.plan, Diagnostics: s.diags, Failures: s.failures})
+				Status: s.status, Verification: s.verification, Operations: s.plan, Diagnostics: s.diags, Failures: s.failures,
+				Target: targets[s.name]})
 		}
 		in.Diagnostics = append(in.Diagnostics, e.diags...)
 		return planview.Build(in, r)
@@ -269,7 +274,7 @@ func (o *outputs) view(e ending) planview.View {
 	}
 	for _, s := range o.scopes {
 		in.Scopes = append(in.Scopes, planview.ScopeInput{Name: s.Name, Region: s.AWS.Region, Status: e.status,
-			Verification: e.verification, Diagnostics: byScope[s.Name]})
+			Verification: e.verification, Diagnostics: byScope[s.Name], Target: s.AWS.Target})
 	}
 	return planview.Build(in, r)
 }
