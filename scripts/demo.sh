@@ -5,7 +5,10 @@
 # fresh age key and sample JSON / YAML / dotenv documents encrypted by the
 # real sops CLI, then run plan, sync, an out-of-band edit followed by a
 # repairing sync, and a file removal followed by a sync that schedules the
-# deletion — printing each report. Everything is cleaned up on exit.
+# deletion — printing each report. Then the same documents go to Parameter
+# Store (target parameter-store, SPEC §16): plan, sync as SecureString
+# parameters, a converged plan, and a removal that deletes at once.
+# Everything is cleaned up on exit.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -81,7 +84,7 @@ git ls-files | sed 's/^/  /'
 
 # The CLI finds the emulator through the SDK's standard endpoint variable;
 # the credentials are dummies (the emulator does not check signatures).
-export AWS_ENDPOINT_URL_SECRETS_MANAGER="$URL" AWS_REGION=us-east-1 \
+export AWS_ENDPOINT_URL_SECRETS_MANAGER="$URL" AWS_ENDPOINT_URL_SSM="$URL" AWS_REGION=us-east-1 \
 	AWS_ACCESS_KEY_ID=demo AWS_SECRET_ACCESS_KEY=demo AWS_EC2_METADATA_DISABLED=true \
 	AWS_CONFIG_FILE="$WORK/no-aws-config" AWS_SHARED_CREDENTIALS_FILE="$WORK/no-aws-credentials"
 PREFIX="demo/app"
@@ -104,8 +107,20 @@ step() {
 		echo "demo: expected exit code $want, got $code" >&2
 		exit 1
 	fi
-	echo "-- AWS (emulator) now holds:"
-	"$BIN/demotool" show "$URL" "$PREFIX/"
+	show_state
+}
+
+# show_state prints what the emulator holds under the current scope's
+# prefix: secrets, or parameters once TARGET is parameter-store.
+TARGET=secrets-manager
+show_state() {
+	if [[ "$TARGET" == parameter-store ]]; then
+		echo "-- Parameter Store (emulator) now holds:"
+		"$BIN/demotool" show-params "$URL" "/$PREFIX/"
+	else
+		echo "-- AWS (emulator) now holds:"
+		"$BIN/demotool" show "$URL" "$PREFIX/"
+	fi
 }
 
 step "1. plan (read-only): three secrets to create; --detailed-exit-code exits 2 on drift" 2 plan --detailed-exit-code
@@ -120,5 +135,19 @@ step "5. sync repairs the drift: one update back to the committed value" 0 sync
 say "6. a document is removed from the repository and committed"
 git rm -q secrets/mail.sops.env && git commit -q -m "remove mail credentials"
 step "7. sync schedules the deletion (7-day recovery window, never a force delete)" 0 sync --recovery-window-days 7
+
+# Parameter Store: the same listener serves it; a second scope, its own
+# prefix, target parameter-store. Each document becomes one SecureString
+# parameter named "/" + the secret name, in the standard tier, encrypted
+# with AWS's managed key alias/aws/ssm.
+PREFIX="demo/params" TARGET=parameter-store
+COMMON=(--repository "$WORK/repo" --repository-id demo/repo --secret-prefix "$PREFIX" --target parameter-store --log-format text --report-file "$WORK/report.json")
+step "8. Parameter Store: plan the committed documents as SecureString parameters under /$PREFIX" 2 plan --detailed-exit-code
+step "9. sync to Parameter Store: create, then verify by re-observation" 0 sync
+step "10. plan again: converged" 0 plan --detailed-exit-code
+
+say "11. another document is removed and committed"
+git rm -q secrets/payments/gateway.sops.yaml && git commit -q -m "remove the payment gateway key"
+step "12. sync deletes its parameter at once (Parameter Store has no recovery window; counted against --max-deletions)" 0 sync --max-deletions 1
 
 say "done: stopping the emulator and removing $WORK"

@@ -26,7 +26,7 @@ func main() {
 
 func run(args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: demotool keygen FILE | put ENDPOINT NAME VALUE | show ENDPOINT PREFIX")
+		return fmt.Errorf("usage: demotool keygen FILE | put ENDPOINT NAME VALUE | show ENDPOINT PREFIX | show-params ENDPOINT PATH")
 	}
 	switch {
 	case args[0] == "keygen" && len(args) == 2:
@@ -84,6 +84,33 @@ func run(args []string) error {
 				}
 			}
 			fmt.Printf("  %-28s %-24s %d version(s)  AWSCURRENT=%s\n", s.Name, state, len(s.Versions), cur)
+		}
+		return nil
+	case args[0] == "show-params" && len(args) == 3:
+		// The Parameter Store half of the emulator's state: every
+		// parameter whose name starts with PATH (e.g. "/demo/params/").
+		resp, err := http.Get(args[1] + "/_emulator/state")
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		var st struct {
+			Parameters []struct {
+				Name    string `json:"name"`
+				Type    string `json:"type"`
+				Value   string `json:"value"`
+				Version int64  `json:"version"`
+				Tier    string `json:"tier"`
+				KeyID   string `json:"key_id"`
+			} `json:"parameters"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+			return err
+		}
+		for _, p := range st.Parameters {
+			if strings.HasPrefix(p.Name, args[2]) {
+				fmt.Printf("  %-28s %s %s %s  version %d  value=%s\n", p.Name, p.Type, p.Tier, p.KeyID, p.Version, p.Value)
+			}
 		}
 		return nil
 	}
