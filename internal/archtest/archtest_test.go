@@ -39,6 +39,7 @@ var checkedRules = []string{
 	"No package named like the standard library's",
 	"A small planner",
 	"The loader's halves are apart",
+	"No hooks on the way in",
 }
 
 type pkg struct {

@@ -82,7 +82,7 @@ var (
 	goFileSpan = regexp.MustCompile("`((?:[a-z0-9_]+/)*[a-z0-9_]+\\.go)`")
 	// placedName is a name the doc may place in a file: a qualified Go
 	// name (run.Validate, (*Prepared).Apply) or one identifier
-	// (reviewOf, capped).
+	// (scopeReview, capped).
 	// listTail is the rest of a list of code spans after its first.
 	listTail   = regexp.MustCompile("^(?:(?:, | and | / |/)`[^`]+`)*")
 	placedName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
@@ -149,7 +149,7 @@ func placements(text string) map[string][][]string {
 }
 
 // TestArchitectureDocPlacesNamesInTheirFiles: a name the map places in a
-// file — "`run.Validate` (`internal/run/validate.go`)", "`reviewOf` in
+// file — "`run.Validate` (`internal/run/validate.go`)", "`scopeReview` in
 // `internal/run/review.go`", "`factory.Trail` (…; `trail.go`)" — is
 // declared in one of the files named there (a base name: any file of
 // that name). TestArchitectureDocNamesWhatExists holds that the name and

@@ -32,15 +32,22 @@ type ScopeRun struct {
 	// rejected ends invalid with no plan, so nothing is applied in any
 	// scope; the caller reports the rejected documents.
 	Arrival *model.Arrival
-	// Review, when set, is asked once the scope is planned, when no scope
-	// of the run is blocked and before anything is applied anywhere (sync
-	// and plan alike): it is given the scope's Result as planned (status
-	// drift or converged, verification not-run) and returns the
-	// differences from the plan that was reviewed (SPEC §14, plan:stale),
-	// empty when there is none. A scope with differences ends invalid with
-	// them as its diagnostics, each logged; then nothing is applied in any
-	// scope, as when a scope is blocked.
-	Review func(Result) diag.Diagnostics
+	// Reviewed, when set, is the plan that was reviewed (SPEC §14): its
+	// Review is asked once the scope is planned, when no scope of the run
+	// is blocked and before anything is applied anywhere (sync and plan
+	// alike). A scope with differences ends invalid with them as its
+	// diagnostics, each logged; then nothing is applied in any scope, as
+	// when a scope is blocked.
+	Reviewed Reviewer
+}
+
+// Reviewer is the plan a scope's reviewer approved (SPEC §14; run.scopeReview
+// in production).
+type Reviewer interface {
+	// Review is given the scope's Result as planned (status drift or
+	// converged, verification not-run) and returns the differences from the
+	// plan that was reviewed (plan:stale), empty when there is none.
+	Review(planned Result) diag.Diagnostics
 }
 
 // RunScopes runs several scopes as one run (SPEC §10) and returns one
@@ -95,10 +102,10 @@ func RunScopes(ctx context.Context, scopes []ScopeRun, log *slog.Logger) []Resul
 	stale := 0
 	if blocked == 0 {
 		for i, s := range scopes {
-			if s.Review == nil {
+			if s.Reviewed == nil {
 				continue
 			}
-			if ds := s.Review(prepared[i].Result()); len(ds) > 0 {
+			if ds := s.Reviewed.Review(prepared[i].Result()); len(ds) > 0 {
 				prepared[i].refuse(ds)
 				stale++
 			}

@@ -57,37 +57,46 @@ func checkReviewed(log *slog.Logger, v *planview.View, scopes []config.Scope) di
 	return ds
 }
 
-// reviewOf is the engine's Review hook of one scope (engine.ScopeRun.Review):
-// it builds the scope's view as planned with the reviewed file's salt and
-// names setting (so digests and resources compare) and returns one
+// scopeReview is the reviewed plan of one scope as the engine asks it
+// (engine.Reviewer, engine.ScopeRun.Reviewed): the reviewed file's scope,
+// its salt and names setting, the scope as the run resolved it, and the
+// run's own --show-resource-names (a resource is named in a diagnostic
+// only when both the file and the run show names).
+type scopeReview struct {
+	reviewed   planview.ScopeView
+	salt       []byte
+	namesShown bool
+	scope      ScopeOutcome
+	showNames  bool
+}
+
+// Review builds the scope's view as planned with the reviewed file's salt
+// and names setting (so digests and resources compare) and returns one
 // plan:stale diagnostic per difference from the reviewed scope
 // (planview.CompareScope), none when they are equal. A scope planned
 // converged is never stale: it writes nothing, and "the reviewed plan or
 // nothing" holds (docs/results.md, "Applying the reviewed plan").
-// showNames is the run's own --show-resource-names: a resource is named
-// in a diagnostic only when both the file and the run show names.
-func reviewOf(reviewed planview.ScopeView, salt []byte, namesShown bool, sc ScopeOutcome, showNames bool) func(engine.Result) diag.Diagnostics {
-	return func(r engine.Result) diag.Diagnostics {
-		if r.Status == vocab.StatusConverged {
-			return nil
-		}
-		in := planview.Input{Salt: salt, Scopes: []planview.ScopeInput{{
-			Name: sc.Name, Region: sc.Region, Status: r.Status, Verification: r.Verification,
-			SourceTree: sc.SourceTree, Settings: sc.Settings, Operations: r.Plan}}}
-		current := planview.Build(in, model.Redaction{ShowNames: namesShown}).Scopes[0]
-		diffs := planview.CompareScope(reviewed, current)
-		label := resourceLabels(r.Plan, namesShown, showNames)
-		var ds diag.Diagnostics
-		for i, d := range diffs {
-			if i == MaxStaleDiagnostics {
-				ds = append(ds, diag.New(diag.PlanStale, diag.Subject{}).WithSummary("scope "+sc.Name+": "+
-					strconv.Itoa(len(diffs)-i)+" more differences from the reviewed plan; nothing was written"))
-				break
-			}
-			ds = append(ds, diag.New(diag.PlanStale, diag.Subject{}).WithSummary(staleSummary(d, label(d.Resource))))
-		}
-		return ds
+func (v scopeReview) Review(r engine.Result) diag.Diagnostics {
+	if r.Status == vocab.StatusConverged {
+		return nil
 	}
+	sc := v.scope
+	in := planview.Input{Salt: v.salt, Scopes: []planview.ScopeInput{{
+		Name: sc.Name, Region: sc.Region, Status: r.Status, Verification: r.Verification,
+		SourceTree: sc.SourceTree, Settings: sc.Settings, Operations: r.Plan}}}
+	current := planview.Build(in, model.Redaction{ShowNames: v.namesShown}).Scopes[0]
+	diffs := planview.CompareScope(v.reviewed, current)
+	label := resourceLabels(r.Plan, v.namesShown, v.showNames)
+	var ds diag.Diagnostics
+	for i, d := range diffs {
+		if i == MaxStaleDiagnostics {
+			ds = append(ds, diag.New(diag.PlanStale, diag.Subject{}).WithSummary("scope "+sc.Name+": "+
+				strconv.Itoa(len(diffs)-i)+" more differences from the reviewed plan; nothing was written"))
+			break
+		}
+		ds = append(ds, diag.New(diag.PlanStale, diag.Subject{}).WithSummary(staleSummary(d, label(d.Resource))))
+	}
+	return ds
 }
 
 // resourceLabels returns how a diagnostic names a resource of the

@@ -56,21 +56,21 @@ func summaries(t *testing.T, ds diag.Diagnostics) []string {
 	return out
 }
 
-// TestReviewOf_OneStaleDiagnosticPerDifference (SPEC §14): the Review hook
+// TestScopeReview_OneStaleDiagnosticPerDifference (SPEC §14): the Review method
 // of a scope returns nothing when the run's plan is the reviewed one, and
 // one plan:stale diagnostic per difference otherwise, naming the scope,
 // the kind and the resource as the run may show it; a scope planned
 // converged is never stale.
-func TestReviewOf_OneStaleDiagnosticPerDifference(t *testing.T) {
+func TestScopeReview_OneStaleDiagnosticPerDifference(t *testing.T) {
 	const a, b = "p/app/a", "p/app/b"
 	reviewed := reviewScope(createOf(1, a), updateOf(2, b, "v1"))
 	view := reviewedOf(reviewed, false)
 	review := func(now ScopeOutcome, names, showNames bool) []string {
-		return summaries(t, reviewOf(reviewedOf(reviewed, names), reviewSalt, names, now, showNames)(now.Result))
+		return summaries(t, scopeReview{reviewedOf(reviewed, names), reviewSalt, names, now, showNames}.Review(now.Result))
 	}
 	nothing := " nothing was written"
 
-	assert.Empty(t, reviewOf(view, reviewSalt, false, reviewed, false)(reviewed.Result), "the reviewed plan itself")
+	assert.Empty(t, scopeReview{view, reviewSalt, false, reviewed, false}.Review(reviewed.Result), "the reviewed plan itself")
 
 	t.Run("kinds", func(t *testing.T) {
 		for _, c := range []struct {
@@ -100,7 +100,7 @@ func TestReviewOf_OneStaleDiagnosticPerDifference(t *testing.T) {
 	t.Run("converged is never stale", func(t *testing.T) {
 		now := reviewScope()
 		now.Status = vocab.StatusConverged
-		assert.Empty(t, reviewOf(view, reviewSalt, false, now, false)(now.Result))
+		assert.Empty(t, scopeReview{view, reviewSalt, false, now, false}.Review(now.Result))
 	})
 
 	t.Run("names", func(t *testing.T) {

@@ -78,7 +78,7 @@ type Request struct {
 	// §14; --reviewed-plan), already found reviewable (ReviewedPlan): it
 	// must be of this repository-id and these scopes, checked before any
 	// Sources call, and each scope, once planned and before anything is
-	// applied anywhere, must plan what it holds (engine.ScopeRun.Review),
+	// applied anywhere, must plan what it holds (engine.ScopeRun.Reviewed),
 	// else nothing is written (plan:stale).
 	Reviewed *planview.View
 	// Clock times the load ("desired state loaded") and paces its
@@ -219,7 +219,8 @@ func Execute(ctx context.Context, src Sources, req Request) Outcome {
 		runs[i] = engine.ScopeRun{Bucket: ports[i].Bucket, Arrival: a, Port: ports[i].Port, Log: loads[i].log,
 			Config: engine.Config{Mode: req.Mode, Scope: sc.Name, Engine: sc.Engine, Siblings: siblings(req.Options, a.Outline().Scope), Listed: listed(sc)}}
 		if v := req.Reviewed; v != nil {
-			runs[i].Review = reviewOf(v.Scopes[i], v.Salt(), v.NamesShown, got.Scopes[i], req.Options.Output.ShowResourceNames)
+			runs[i].Reviewed = scopeReview{reviewed: v.Scopes[i], salt: v.Salt(), namesShown: v.NamesShown,
+				scope: got.Scopes[i], showNames: req.Options.Output.ShowResourceNames}
 		}
 	}
 	results := engine.RunScopes(ectx, runs, req.Log)

@@ -116,8 +116,8 @@ func newCmd(f *factory.Factory, s spec, runF func(context.Context, *Options) err
 				Command:      s.name,
 				Flags:        flags,
 				RefusedFlags: refused,
-				Environ:      f.Environ(),
-				ReadFile:     f.ReadFile,
+				Environ:      f.Host.Environ(),
+				ReadFile:     f.Host.ReadFile,
 			})
 			changesFile, _ := cmd.Flags().GetString(changesFileFlag) // "" on plan and validate, which lack it
 			if err != nil {

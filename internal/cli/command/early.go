@@ -48,7 +48,7 @@ func EarlyFiles(f *factory.Factory, args []string, ds diag.Diagnostics) error {
 			return v.value
 		}
 		path := ""
-		for _, kv := range f.Environ() {
+		for _, kv := range f.Host.Environ() {
 			if p, ok := strings.CutPrefix(kv, config.EnvName(name)+"="); ok {
 				path = p
 			}

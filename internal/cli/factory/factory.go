@@ -68,10 +68,9 @@ func idleConnections(concurrency int) int {
 type Factory struct {
 	IOStreams IOStreams
 	Build     BuildInfo
-	// Environ returns the environment snapshot ("KEY=value").
-	Environ func() []string
-	// ReadFile reads the --config file.
-	ReadFile func(name string) ([]byte, error)
+	// Host is the process the command runs in: its environment and the
+	// --config file (Process in production).
+	Host Host
 	// Clock is the run's clock: its duration and the loading progress
 	// records (engine.SystemClock).
 	Clock engine.Clock
@@ -86,8 +85,7 @@ func New(b BuildInfo) *Factory {
 	return &Factory{
 		IOStreams: IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr},
 		Build:     b,
-		Environ:   os.Environ,
-		ReadFile:  readSmallFile,
+		Host:      Process{},
 		Clock:     engine.SystemClock{},
 		Sources:   Sources{Trail: TrailOf(os.Environ(), b.Version)},
 	}
@@ -118,6 +116,25 @@ func (Sources) Open(ctx context.Context, o config.Desired) (run.Load, error) {
 	}
 	return l, nil
 }
+
+// Host is what a command reads of the process it runs in, besides its
+// flags.
+type Host interface {
+	// Environ returns the environment snapshot ("KEY=value").
+	Environ() []string
+	// ReadFile reads the --config file; an error is the file system's
+	// (the command reports it as a configuration error).
+	ReadFile(name string) ([]byte, error)
+}
+
+// Process is the production Host: os.Environ and a small regular file.
+type Process struct{}
+
+// Environ is os.Environ.
+func (Process) Environ() []string { return os.Environ() }
+
+// ReadFile is readSmallFile.
+func (Process) ReadFile(name string) ([]byte, error) { return readSmallFile(name) }
 
 // readSmallFile reads at most 1 MiB + 1 byte (the config parser rejects
 // anything larger) of a regular file: a FIFO or a device given to --config

@@ -45,15 +45,20 @@ func newFake(t *testing.T) *fake {
 	fk.src = &runtest.Sources{Port: awssm.New(fk.srv.Client(t), awssm.Options{})}
 	fk.f = factory.New(factory.BuildInfo{Version: "v9.9.9", Commit: "abc", Date: "2026-01-01"})
 	fk.f.IOStreams = factory.IOStreams{In: strings.NewReader(""), Out: &fk.out, ErrOut: &fk.err}
-	fk.f.Environ = func() []string { return fk.env }
-	fk.f.ReadFile = func(name string) ([]byte, error) {
-		if s, ok := fk.files[name]; ok {
-			return []byte(s), nil
-		}
-		return nil, os.ErrNotExist
-	}
+	fk.f.Host = fk
 	fk.f.Sources = fk.src
 	return fk
+}
+
+// Environ and ReadFile make the fake the factory's Host: its environment
+// and config files, as the test sets them.
+func (fk *fake) Environ() []string { return fk.env }
+
+func (fk *fake) ReadFile(name string) ([]byte, error) {
+	if s, ok := fk.files[name]; ok {
+		return []byte(s), nil
+	}
+	return nil, os.ErrNotExist
 }
 
 // loads, ports and engines count the desired states opened, the port
