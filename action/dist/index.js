@@ -66698,259 +66698,8 @@ function legacyDigest(id) {
   );
 }
 
-// src/plan.ts
-var import_node_child_process2 = require("node:child_process");
-var import_promises2 = require("node:fs/promises");
-var STEP_SUMMARY_LIMIT = 1 << 20;
-var COMMENT_LIMIT = 65536;
-var SUMMARY_PLAN_MAX_BYTES = STEP_SUMMARY_LIMIT - 64 * 1024;
-var COMMENT_PLAN_MAX_BYTES = COMMENT_LIMIT - 1024;
-var MAX_SHOW_BYTES = 2 * STEP_SUMMARY_LIMIT;
-var NOTE_RESERVE = 400;
-function planMarker(id) {
-  return `<!-- sops-aws-sync:plan:${scopeDigest(id)} -->`;
-}
-function legacyPlanMarker(id) {
-  return `<!-- sops-aws-sync:plan:${legacyDigest(id)} -->`;
-}
-function truncationNote(missing) {
-  const lines = missing === 1 ? "1 line is" : `${missing} lines are`;
-  return `_Truncated by the sops-aws-sync Action to stay under GitHub's size limit: ${lines} not shown. The plan file (output \`plan-file-path\`) holds every operation; \`sops-aws-sync show PLAN_FILE\` renders it in full._
-`;
-}
-var FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})(.*)$/;
-function advance(state3, line) {
-  if (state3.fence !== void 0) {
-    const m = /^ {0,3}(`+|~+) *$/.exec(line);
-    const closes = m?.[1] !== void 0 && m[1][0] === state3.fence[0] && m[1].length >= state3.fence.length;
-    return closes ? { fence: void 0, details: state3.details } : state3;
-  }
-  const open2 = FENCE_OPEN.exec(line);
-  if (open2?.[1] !== void 0 && !(open2[1][0] === "`" && (open2[2] ?? "").includes("`"))) {
-    return { fence: open2[1], details: state3.details };
-  }
-  const opened = (line.match(/<details[\s>]/gi) ?? []).length;
-  const closed = (line.match(/<\/details\s*>/gi) ?? []).length;
-  return { fence: void 0, details: Math.max(0, state3.details + opened - closed) };
-}
-function closers(state3) {
-  return (state3.fence !== void 0 ? `${state3.fence}
-` : "") + "\n</details>\n".repeat(state3.details) + "\n";
-}
-var byteLength = (s) => Buffer.byteLength(s, "utf8");
-function capMarkdown(markdown, maxBytes) {
-  if (byteLength(markdown) <= maxBytes) return { text: markdown, truncated: false };
-  const lines = markdown.split("\n");
-  let state3 = { fence: void 0, details: 0 };
-  let out = "";
-  let used = 0;
-  let shown = 0;
-  for (const line of lines) {
-    const next = advance(state3, line);
-    const cost = byteLength(line) + 1;
-    if (used + cost + byteLength(closers(next)) + NOTE_RESERVE > maxBytes) break;
-    out += `${line}
-`;
-    used += cost;
-    state3 = next;
-    shown++;
-  }
-  const missing = lines.slice(shown).filter((l) => l.trim() !== "" && !/^ {0,3}(`{3,}|~{3,}) *$/.test(l) && !/^\s*<\/details\s*>\s*$/i.test(l)).length;
-  return { text: out + closers(state3) + truncationNote(missing), truncated: true };
-}
-async function planFileExists(path8) {
-  try {
-    return (await (0, import_promises2.lstat)(path8)).isFile();
-  } catch {
-    return false;
-  }
-}
-function renderMarkdown(binary, planFile, cwd, env, timeoutMs) {
-  return new Promise((resolve4) => {
-    const chunks = [];
-    let kept = 0;
-    let timedOut = false;
-    const child2 = (0, import_node_child_process2.spawn)(binary, ["show", planFile, "--format=markdown"], {
-      cwd,
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-      windowsHide: true
-    });
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child2.kill("SIGKILL");
-    }, timeoutMs);
-    child2.stdout.on("data", (d) => {
-      if (kept >= MAX_SHOW_BYTES) return;
-      const part = d.subarray(0, MAX_SHOW_BYTES - kept);
-      chunks.push(part);
-      kept += part.length;
-    });
-    child2.stderr.resume();
-    child2.on("error", () => {
-      clearTimeout(timer);
-      resolve4({ ok: false, reason: "sops-aws-sync show could not be started" });
-    });
-    child2.on("close", (code, signal) => {
-      clearTimeout(timer);
-      if (timedOut) resolve4({ ok: false, reason: `sops-aws-sync show did not finish within ${timeoutMs} ms` });
-      else if (signal !== null) resolve4({ ok: false, reason: `sops-aws-sync show was ended by ${signal}` });
-      else if (code !== 0) resolve4({ ok: false, reason: `sops-aws-sync show exited ${String(code)}` });
-      else {
-        const markdown = Buffer.concat(chunks).toString("utf8");
-        if (markdown.trim() === "") resolve4({ ok: false, reason: "sops-aws-sync show printed nothing" });
-        else resolve4({ ok: true, markdown });
-      }
-    });
-  });
-}
-
-// src/issue.ts
-var IssueError = class extends Error {
-  constructor(reason) {
-    super(reason);
-    this.name = "IssueError";
-  }
-};
-var DEFAULT_DRIFT_LABEL = "sops-aws-sync-drift";
-var MAX_ISSUE_PAGES = 100;
-function driftMarker(id) {
-  return `<!-- sops-aws-sync:drift:${scopeDigest(id)} -->`;
-}
-function legacyDriftMarker(id) {
-  return `<!-- sops-aws-sync:drift:${legacyDigest(id)} -->`;
-}
-function driftTitle(id) {
-  return `sops-aws-sync: AWS Secrets Manager differs from Git (scope ${scopeDigest(id)})`;
-}
-var DRIFT_NOTE = "_Opened by the sops-aws-sync Action's drift check. It edits this issue when the plan changes and closes it when AWS matches Git again; it finds the issue by its label and the hidden first line, so keep both._";
-function driftBody(marker2, markdown) {
-  return `${marker2}
-${DRIFT_NOTE}
-
-${capMarkdown(markdown, COMMENT_PLAN_MAX_BYTES).text}`;
-}
-function closingComment(commit, runUrl2) {
-  const at = /^[0-9a-f]{40}$/.test(commit) ? `commit \`${commit}\`` : "the planned commit";
-  const run2 = runUrl2 === void 0 ? "" : ` ([run](${runUrl2}))`;
-  return `sops-aws-sync plan found AWS Secrets Manager equal to Git at ${at}: no drift is left, so this issue is closed${run2}.`;
-}
-function runUrl(env) {
-  const repo = env.GITHUB_REPOSITORY ?? "";
-  const id = env.GITHUB_RUN_ID ?? "";
-  let server;
-  try {
-    server = new URL(env.GITHUB_SERVER_URL ?? "");
-  } catch {
-    return void 0;
-  }
-  if (server.protocol !== "https:" || !/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repo) || !/^\d{1,20}$/.test(id)) return void 0;
-  return `${server.origin}/${repo}/actions/runs/${id}`;
-}
-function isDriftIssue(body2, marker2) {
-  return body2 === marker2 || body2.startsWith(`${marker2}
-`) || body2.startsWith(`${marker2}\r
-`);
-}
-function sameBody(a, b) {
-  const norm = (s) => s.replace(/\r\n/g, "\n").trimEnd();
-  return norm(a) === norm(b);
-}
-async function scanDriftIssues(api, repo, label, marker2, legacy) {
-  const identity = await api.identity();
-  const found = [];
-  const old = [];
-  for (let page = 1; ; page++) {
-    if (page > MAX_ISSUE_PAGES) {
-      throw new IssueError(`More than ${MAX_ISSUE_PAGES * 100} issues carry the drift label; the drift issue cannot be told apart safely`);
-    }
-    const { issues, more } = await api.list(repo, label, page);
-    for (const i of issues) {
-      if (!isOwnComment(i.author, identity)) continue;
-      if (isDriftIssue(i.body, marker2)) found.push(i);
-      else if (legacy !== void 0 && isDriftIssue(i.body, legacy)) old.push(i);
-    }
-    if (!more) return { own: found, legacy: old };
-  }
-}
-async function ownIssues(api, repo, label, marker2, legacy) {
-  const found = await scanDriftIssues(api, repo, label, marker2, legacy === marker2 ? void 0 : legacy);
-  return found.own.length > 0 ? found.own : found.legacy;
-}
-async function reportDrift(api, repo, label, marker2, title, body2, legacy) {
-  const own = await ownIssues(api, repo, label, marker2, legacy);
-  const target = own.find((i) => i.open) ?? own[0];
-  if (target === void 0) return { action: "opened", number: await api.create(repo, title, body2, label) };
-  const change = {};
-  if (!sameBody(target.body, body2)) change.body = body2;
-  if (!target.open) change.state = { open: true, reason: "reopened" };
-  if (change.body === void 0 && change.state === void 0) return { action: "unchanged", number: target.number };
-  await api.edit(repo, target.number, change);
-  return { action: target.open ? "edited" : "reopened", number: target.number };
-}
-async function reportConvergence(api, repo, label, marker2, comment, legacy) {
-  const open2 = (await ownIssues(api, repo, label, marker2, legacy)).filter((i) => i.open);
-  if (open2.length === 0) return { action: "none" };
-  for (const i of open2) {
-    await api.comment(repo, i.number, comment);
-    await api.edit(repo, i.number, { state: { open: false, reason: "completed" } });
-  }
-  return { action: "closed", numbers: open2.map((i) => i.number) };
-}
-function isRecord3(v) {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-var GitHubIssues = class extends GitHubRest {
-  fail(reason) {
-    return new IssueError(reason);
-  }
-  async list(repo, label, page) {
-    const what = "Listing the issues with the drift label";
-    const q = `state=all&labels=${encodeURIComponent(label)}&sort=created&direction=asc&per_page=100&page=${page}`;
-    const res = await this.send(what, () => this.http.get(`${this.base}/repos/${repo}/issues?${q}`, this.headers()), 200);
-    const doc = this.json(res.body, what);
-    if (!Array.isArray(doc)) throw this.fail(`${what} returned an unexpected document`);
-    const issues = [];
-    for (const i of doc) {
-      if (!isRecord3(i) || i.pull_request !== void 0 || typeof i.number !== "number") continue;
-      if (i.state !== "open" && i.state !== "closed") continue;
-      const u = isRecord3(i.user) ? i.user : {};
-      const author = { login: typeof u.login === "string" ? u.login : "", bot: u.type === "Bot" };
-      if (author.login === "") continue;
-      issues.push({ number: i.number, open: i.state === "open", body: typeof i.body === "string" ? i.body : "", author });
-    }
-    return { issues, more: /<[^>]*>\s*;\s*rel="?next"?/.test(res.link) };
-  }
-  async create(repo, title, body2, label) {
-    const what = "Opening the drift issue";
-    const payload = JSON.stringify({ title, body: body2, labels: [label] });
-    const res = await this.send(what, () => this.http.post(`${this.base}/repos/${repo}/issues`, payload, this.headers()), 201);
-    const doc = this.json(res.body, what);
-    if (!isRecord3(doc) || typeof doc.number !== "number") throw this.fail(`${what} returned an unexpected document`);
-    const labels = Array.isArray(doc.labels) ? doc.labels : [];
-    const labelled = labels.some((l) => isRecord3(l) ? l.name === label : l === label);
-    if (!labelled) throw this.fail(`${what} gave issue #${doc.number} without the drift label (the token may not set labels)`);
-    return doc.number;
-  }
-  async edit(repo, number, change) {
-    const what = `Editing drift issue #${number}`;
-    const payload = {};
-    if (change.body !== void 0) payload.body = change.body;
-    if (change.state !== void 0) {
-      payload.state = change.state.open ? "open" : "closed";
-      payload.state_reason = change.state.reason;
-    }
-    const url2 = `${this.base}/repos/${repo}/issues/${number}`;
-    await this.send(what, () => this.http.patch(url2, JSON.stringify(payload), this.headers()), 200);
-  }
-  async comment(repo, number, body2) {
-    const what = `Commenting on drift issue #${number}`;
-    const url2 = `${this.base}/repos/${repo}/issues/${number}/comments`;
-    await this.send(what, () => this.http.post(url2, JSON.stringify({ body: body2 }), this.headers()), 201);
-  }
-};
-
 // src/inputs.ts
+var DEFAULT_DRIFT_LABEL = "sops-aws-sync-drift";
 var TARGETS = ["secrets-manager", "parameter-store"];
 var PARAMETER_TIERS = ["standard", "advanced"];
 function envInputReader(env) {
@@ -67135,7 +66884,7 @@ function parseInputs(read2, env) {
 }
 
 // src/install.ts
-var import_promises3 = require("node:fs/promises");
+var import_promises2 = require("node:fs/promises");
 var import_node_path = require("node:path");
 
 // src/attest.ts
@@ -67310,7 +67059,7 @@ async function install(version3, token, env, childEnv) {
     const dir = await cacheFile(downloaded, TOOL_NAME, TOOL_NAME, version3, platform2.cacheArch);
     path8 = (0, import_node_path.join)(dir, TOOL_NAME);
   }
-  await (0, import_promises3.chmod)(path8, 493).catch(() => {
+  await (0, import_promises2.chmod)(path8, 493).catch(() => {
     throw installFailure("The cached CLI binary is missing or not writable.");
   });
   await checkDigest(path8, expected, name);
@@ -67320,7 +67069,7 @@ async function install(version3, token, env, childEnv) {
 }
 
 // src/reviewed.ts
-var import_promises7 = require("node:fs/promises");
+var import_promises6 = require("node:fs/promises");
 var import_node_os3 = require("node:os");
 var import_node_path3 = require("node:path");
 
@@ -104944,13 +104693,13 @@ function uploadToBlobStorage(authenticatedUploadURL, uploadStream, contentType2)
 }
 
 // node_modules/@actions/artifact/lib/internal/upload/zip.js
-var import_promises5 = require("fs/promises");
+var import_promises4 = require("fs/promises");
 var import_archiver = __toESM(require_archiver(), 1);
 
 // node_modules/@actions/artifact/lib/internal/upload/stream.js
 var stream3 = __toESM(require("stream"), 1);
 var fs6 = __toESM(require("fs"), 1);
-var import_promises4 = require("fs/promises");
+var import_promises3 = require("fs/promises");
 var __awaiter12 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
     return value instanceof P ? value : new P(function(resolve4) {
@@ -104997,7 +104746,7 @@ function createRawFileUploadStream(filePath) {
     let sourcePath = filePath;
     const stats = yield fs6.promises.lstat(filePath);
     if (stats.isSymbolicLink()) {
-      sourcePath = yield (0, import_promises4.realpath)(filePath);
+      sourcePath = yield (0, import_promises3.realpath)(filePath);
     }
     const fileStream = fs6.createReadStream(sourcePath, {
       highWaterMark: bufferSize
@@ -105056,7 +104805,7 @@ function createZipUploadStream(uploadSpecification_1) {
       if (file.sourcePath !== null) {
         let sourcePath = file.sourcePath;
         if (file.stats.isSymbolicLink()) {
-          sourcePath = yield (0, import_promises5.realpath)(file.sourcePath);
+          sourcePath = yield (0, import_promises4.realpath)(file.sourcePath);
         }
         zip.file(sourcePath, {
           name: file.destinationPath
@@ -105267,7 +105016,7 @@ function uploadArtifact(name, files, rootDirectory, options) {
 }
 
 // node_modules/@actions/artifact/lib/internal/download/download-artifact.js
-var import_promises6 = __toESM(require("fs/promises"), 1);
+var import_promises5 = __toESM(require("fs/promises"), 1);
 var fsSync = __toESM(require("fs"), 1);
 var crypto5 = __toESM(require("crypto"), 1);
 var stream4 = __toESM(require("stream"), 1);
@@ -109477,7 +109226,7 @@ var scrubQueryParameters = (url2) => {
 function exists2(path8) {
   return __awaiter16(this, void 0, void 0, function* () {
     try {
-      yield import_promises6.default.access(path8);
+      yield import_promises5.default.access(path8);
       return true;
     } catch (error2) {
       if (error2.code === "ENOENT") {
@@ -109652,7 +109401,7 @@ function resolveOrCreateDirectory() {
   return __awaiter16(this, arguments, void 0, function* (downloadPath = getGitHubWorkspaceDir()) {
     if (!(yield exists2(downloadPath))) {
       debug(`Artifact destination folder does not exist, creating: ${downloadPath}`);
-      yield import_promises6.default.mkdir(downloadPath, { recursive: true });
+      yield import_promises5.default.mkdir(downloadPath, { recursive: true });
     } else {
       debug(`Artifact destination folder already exists: ${downloadPath}`);
     }
@@ -110345,12 +110094,12 @@ function judgeReview(outcome, requireReviewed) {
 // src/reviewed.ts
 var LookupError = class extends Error {
 };
-function isRecord4(v) {
+function isRecord3(v) {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 async function privateDir(env, prefix2) {
-  const dir = await (0, import_promises7.mkdtemp)((0, import_node_path3.join)(env.RUNNER_TEMP || (0, import_node_os3.tmpdir)(), prefix2));
-  await (0, import_promises7.chmod)(dir, 448);
+  const dir = await (0, import_promises6.mkdtemp)((0, import_node_path3.join)(env.RUNNER_TEMP || (0, import_node_os3.tmpdir)(), prefix2));
+  await (0, import_promises6.chmod)(dir, 448);
   return dir;
 }
 async function summaryLine(line) {
@@ -110367,7 +110116,7 @@ async function uploadPlan(inputs, env, planPath, end) {
   try {
     const dir = await privateDir(env, "sops-aws-sync-artifact-");
     const file = (0, import_node_path3.join)(dir, PLAN_ARTIFACT_FILE);
-    await (0, import_promises7.copyFile)(planPath, file);
+    await (0, import_promises6.copyFile)(planPath, file);
     const up = await new DefaultArtifactClient().uploadArtifact(name, [file], dir);
     info(`Uploaded the plan file as artifact ${name} (id ${String(up.id)}).`);
     await summaryLine(`Plan artifact: \`${name}\`. A sync of this pull request's merge commit applies this plan or nothing.`);
@@ -110378,16 +110127,16 @@ async function uploadPlan(inputs, env, planPath, end) {
 }
 async function defaultBranch(env) {
   try {
-    const payload = JSON.parse(await (0, import_promises7.readFile)(env.GITHUB_EVENT_PATH ?? "", "utf8"));
-    const repo = isRecord4(payload) ? payload.repository : void 0;
-    const b = isRecord4(repo) ? repo.default_branch : void 0;
+    const payload = JSON.parse(await (0, import_promises6.readFile)(env.GITHUB_EVENT_PATH ?? "", "utf8"));
+    const repo = isRecord3(payload) ? payload.repository : void 0;
+    const b = isRecord3(repo) ? repo.default_branch : void 0;
     return typeof b === "string" ? b : void 0;
   } catch {
     return void 0;
   }
 }
 function requestFailure(what, permission, e) {
-  const status = isRecord4(e) && typeof e.status === "number" ? e.status : void 0;
+  const status = isRecord3(e) && typeof e.status === "number" ? e.status : void 0;
   if (status === void 0) return new LookupError(`${what} could not reach the GitHub API`);
   const hint = status === 401 || status === 403 || status === 404 ? ` (github-token needs ${permission})` : "";
   return new LookupError(`${what} returned HTTP ${status}${hint}`);
@@ -110404,10 +110153,10 @@ async function pullsOf(api, owner, repo, sha) {
   if (!Array.isArray(data)) throw new LookupError("The pull requests of the commit came back in an unexpected form");
   const out = [];
   for (const p of data) {
-    if (!isRecord4(p)) continue;
+    if (!isRecord3(p)) continue;
     const number = num(p.number);
-    const base = isRecord4(p.base) ? str(p.base.ref) : void 0;
-    const head = isRecord4(p.head) ? str(p.head.sha) : void 0;
+    const base = isRecord3(p.base) ? str(p.base.ref) : void 0;
+    const head = isRecord3(p.head) ? str(p.head.sha) : void 0;
     if (number === void 0 || base === void 0 || head === void 0) continue;
     out.push({ number, mergedAt: str(p.merged_at) ?? null, mergeCommitSha: str(p.merge_commit_sha) ?? null, baseRef: base, headSha: head });
   }
@@ -110420,11 +110169,11 @@ async function runsOf(api, owner, repo, headSha) {
   } catch (e) {
     throw requestFailure("The workflow runs of the pull request", "actions: read", e);
   }
-  const runs = isRecord4(data) && Array.isArray(data.workflow_runs) ? data.workflow_runs : void 0;
+  const runs = isRecord3(data) && Array.isArray(data.workflow_runs) ? data.workflow_runs : void 0;
   if (runs === void 0) throw new LookupError("The workflow runs came back in an unexpected form");
   const out = [];
   for (const r of runs) {
-    if (!isRecord4(r)) continue;
+    if (!isRecord3(r)) continue;
     const id = num(r.id);
     if (id === void 0) continue;
     const prs = Array.isArray(r.pull_requests) ? r.pull_requests : [];
@@ -110433,7 +110182,7 @@ async function runsOf(api, owner, repo, headSha) {
       event: str(r.event) ?? "",
       headSha: str(r.head_sha) ?? "",
       status: str(r.status) ?? "",
-      pullRequests: prs.flatMap((p) => isRecord4(p) && num(p.number) !== void 0 ? [num(p.number)] : []),
+      pullRequests: prs.flatMap((p) => isRecord3(p) && num(p.number) !== void 0 ? [num(p.number)] : []),
       createdAt: str(r.created_at) ?? ""
     });
   }
@@ -110446,18 +110195,18 @@ async function artifactsOf(api, owner, repo, runId, name) {
   } catch (e) {
     throw requestFailure(`The artifacts of workflow run ${runId}`, "actions: read", e);
   }
-  const list = isRecord4(data) && Array.isArray(data.artifacts) ? data.artifacts : void 0;
+  const list = isRecord3(data) && Array.isArray(data.artifacts) ? data.artifacts : void 0;
   if (list === void 0) throw new LookupError("The artifacts came back in an unexpected form");
   const out = [];
   for (const a of list) {
-    if (!isRecord4(a)) continue;
+    if (!isRecord3(a)) continue;
     const id = num(a.id);
     if (id === void 0) continue;
     out.push({
       id,
       name: str(a.name) ?? "",
       expired: a.expired === true,
-      runId: isRecord4(a.workflow_run) ? num(a.workflow_run.id) : void 0,
+      runId: isRecord3(a.workflow_run) ? num(a.workflow_run.id) : void 0,
       digest: str(a.digest)
     });
   }
@@ -110489,9 +110238,9 @@ async function download(env, token, owner, repo, plan) {
     throw new LookupError(`The plan artifact of pull request #${plan.pr} could not be downloaded (github-token needs actions: read)`);
   }
   if (mismatch) throw new LookupError(`The plan artifact of pull request #${plan.pr} does not match the digest GitHub recorded for it`);
-  const entries = await (0, import_promises7.readdir)(dir);
+  const entries = await (0, import_promises6.readdir)(dir);
   const file = (0, import_node_path3.join)(dir, PLAN_ARTIFACT_FILE);
-  const st = entries.length === 1 && entries[0] === PLAN_ARTIFACT_FILE ? await (0, import_promises7.lstat)(file) : void 0;
+  const st = entries.length === 1 && entries[0] === PLAN_ARTIFACT_FILE ? await (0, import_promises6.lstat)(file) : void 0;
   if (st === void 0 || !st.isFile() || st.size > MAX_PLAN_BYTES) {
     throw new LookupError(`The plan artifact of pull request #${plan.pr} does not hold exactly one plan file`);
   }
@@ -110528,6 +110277,257 @@ async function reviewedPlan(inputs, env) {
   }
   return { args: verdict.kind === "apply" && file !== void 0 ? [`--reviewed-plan=${file}`] : [], line: verdict.line };
 }
+
+// src/plan.ts
+var import_node_child_process2 = require("node:child_process");
+var import_promises7 = require("node:fs/promises");
+var STEP_SUMMARY_LIMIT = 1 << 20;
+var COMMENT_LIMIT = 65536;
+var SUMMARY_PLAN_MAX_BYTES = STEP_SUMMARY_LIMIT - 64 * 1024;
+var COMMENT_PLAN_MAX_BYTES = COMMENT_LIMIT - 1024;
+var MAX_SHOW_BYTES = 2 * STEP_SUMMARY_LIMIT;
+var NOTE_RESERVE = 400;
+function planMarker(id) {
+  return `<!-- sops-aws-sync:plan:${scopeDigest(id)} -->`;
+}
+function legacyPlanMarker(id) {
+  return `<!-- sops-aws-sync:plan:${legacyDigest(id)} -->`;
+}
+function truncationNote(missing) {
+  const lines = missing === 1 ? "1 line is" : `${missing} lines are`;
+  return `_Truncated by the sops-aws-sync Action to stay under GitHub's size limit: ${lines} not shown. The plan file (output \`plan-file-path\`) holds every operation; \`sops-aws-sync show PLAN_FILE\` renders it in full._
+`;
+}
+var FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})(.*)$/;
+function advance(state3, line) {
+  if (state3.fence !== void 0) {
+    const m = /^ {0,3}(`+|~+) *$/.exec(line);
+    const closes = m?.[1] !== void 0 && m[1][0] === state3.fence[0] && m[1].length >= state3.fence.length;
+    return closes ? { fence: void 0, details: state3.details } : state3;
+  }
+  const open2 = FENCE_OPEN.exec(line);
+  if (open2?.[1] !== void 0 && !(open2[1][0] === "`" && (open2[2] ?? "").includes("`"))) {
+    return { fence: open2[1], details: state3.details };
+  }
+  const opened = (line.match(/<details[\s>]/gi) ?? []).length;
+  const closed = (line.match(/<\/details\s*>/gi) ?? []).length;
+  return { fence: void 0, details: Math.max(0, state3.details + opened - closed) };
+}
+function closers(state3) {
+  return (state3.fence !== void 0 ? `${state3.fence}
+` : "") + "\n</details>\n".repeat(state3.details) + "\n";
+}
+var byteLength = (s) => Buffer.byteLength(s, "utf8");
+function capMarkdown(markdown, maxBytes) {
+  if (byteLength(markdown) <= maxBytes) return { text: markdown, truncated: false };
+  const lines = markdown.split("\n");
+  let state3 = { fence: void 0, details: 0 };
+  let out = "";
+  let used = 0;
+  let shown = 0;
+  for (const line of lines) {
+    const next = advance(state3, line);
+    const cost = byteLength(line) + 1;
+    if (used + cost + byteLength(closers(next)) + NOTE_RESERVE > maxBytes) break;
+    out += `${line}
+`;
+    used += cost;
+    state3 = next;
+    shown++;
+  }
+  const missing = lines.slice(shown).filter((l) => l.trim() !== "" && !/^ {0,3}(`{3,}|~{3,}) *$/.test(l) && !/^\s*<\/details\s*>\s*$/i.test(l)).length;
+  return { text: out + closers(state3) + truncationNote(missing), truncated: true };
+}
+async function planFileExists(path8) {
+  try {
+    return (await (0, import_promises7.lstat)(path8)).isFile();
+  } catch {
+    return false;
+  }
+}
+function renderMarkdown(binary, planFile, cwd, env, timeoutMs) {
+  return new Promise((resolve4) => {
+    const chunks = [];
+    let kept = 0;
+    let timedOut = false;
+    const child2 = (0, import_node_child_process2.spawn)(binary, ["show", planFile, "--format=markdown"], {
+      cwd,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+      windowsHide: true
+    });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child2.kill("SIGKILL");
+    }, timeoutMs);
+    child2.stdout.on("data", (d) => {
+      if (kept >= MAX_SHOW_BYTES) return;
+      const part = d.subarray(0, MAX_SHOW_BYTES - kept);
+      chunks.push(part);
+      kept += part.length;
+    });
+    child2.stderr.resume();
+    child2.on("error", () => {
+      clearTimeout(timer);
+      resolve4({ ok: false, reason: "sops-aws-sync show could not be started" });
+    });
+    child2.on("close", (code, signal) => {
+      clearTimeout(timer);
+      if (timedOut) resolve4({ ok: false, reason: `sops-aws-sync show did not finish within ${timeoutMs} ms` });
+      else if (signal !== null) resolve4({ ok: false, reason: `sops-aws-sync show was ended by ${signal}` });
+      else if (code !== 0) resolve4({ ok: false, reason: `sops-aws-sync show exited ${String(code)}` });
+      else {
+        const markdown = Buffer.concat(chunks).toString("utf8");
+        if (markdown.trim() === "") resolve4({ ok: false, reason: "sops-aws-sync show printed nothing" });
+        else resolve4({ ok: true, markdown });
+      }
+    });
+  });
+}
+
+// src/issue.ts
+var IssueError = class extends Error {
+  constructor(reason) {
+    super(reason);
+    this.name = "IssueError";
+  }
+};
+var MAX_ISSUE_PAGES = 100;
+function driftMarker(id) {
+  return `<!-- sops-aws-sync:drift:${scopeDigest(id)} -->`;
+}
+function legacyDriftMarker(id) {
+  return `<!-- sops-aws-sync:drift:${legacyDigest(id)} -->`;
+}
+function driftTitle(id) {
+  return `sops-aws-sync: AWS Secrets Manager differs from Git (scope ${scopeDigest(id)})`;
+}
+var DRIFT_NOTE = "_Opened by the sops-aws-sync Action's drift check. It edits this issue when the plan changes and closes it when AWS matches Git again; it finds the issue by its label and the hidden first line, so keep both._";
+function driftBody(marker2, markdown) {
+  return `${marker2}
+${DRIFT_NOTE}
+
+${capMarkdown(markdown, COMMENT_PLAN_MAX_BYTES).text}`;
+}
+function closingComment(commit, runUrl2) {
+  const at = /^[0-9a-f]{40}$/.test(commit) ? `commit \`${commit}\`` : "the planned commit";
+  const run2 = runUrl2 === void 0 ? "" : ` ([run](${runUrl2}))`;
+  return `sops-aws-sync plan found AWS Secrets Manager equal to Git at ${at}: no drift is left, so this issue is closed${run2}.`;
+}
+function runUrl(env) {
+  const repo = env.GITHUB_REPOSITORY ?? "";
+  const id = env.GITHUB_RUN_ID ?? "";
+  let server;
+  try {
+    server = new URL(env.GITHUB_SERVER_URL ?? "");
+  } catch {
+    return void 0;
+  }
+  if (server.protocol !== "https:" || !/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repo) || !/^\d{1,20}$/.test(id)) return void 0;
+  return `${server.origin}/${repo}/actions/runs/${id}`;
+}
+function isDriftIssue(body2, marker2) {
+  return body2 === marker2 || body2.startsWith(`${marker2}
+`) || body2.startsWith(`${marker2}\r
+`);
+}
+function sameBody(a, b) {
+  const norm = (s) => s.replace(/\r\n/g, "\n").trimEnd();
+  return norm(a) === norm(b);
+}
+async function scanDriftIssues(api, repo, label, marker2, legacy) {
+  const identity = await api.identity();
+  const found = [];
+  const old = [];
+  for (let page = 1; ; page++) {
+    if (page > MAX_ISSUE_PAGES) {
+      throw new IssueError(`More than ${MAX_ISSUE_PAGES * 100} issues carry the drift label; the drift issue cannot be told apart safely`);
+    }
+    const { issues, more } = await api.list(repo, label, page);
+    for (const i of issues) {
+      if (!isOwnComment(i.author, identity)) continue;
+      if (isDriftIssue(i.body, marker2)) found.push(i);
+      else if (legacy !== void 0 && isDriftIssue(i.body, legacy)) old.push(i);
+    }
+    if (!more) return { own: found, legacy: old };
+  }
+}
+async function ownIssues(api, repo, label, marker2, legacy) {
+  const found = await scanDriftIssues(api, repo, label, marker2, legacy === marker2 ? void 0 : legacy);
+  return found.own.length > 0 ? found.own : found.legacy;
+}
+async function reportDrift(api, repo, label, marker2, title, body2, legacy) {
+  const own = await ownIssues(api, repo, label, marker2, legacy);
+  const target = own.find((i) => i.open) ?? own[0];
+  if (target === void 0) return { action: "opened", number: await api.create(repo, title, body2, label) };
+  const change = {};
+  if (!sameBody(target.body, body2)) change.body = body2;
+  if (!target.open) change.state = { open: true, reason: "reopened" };
+  if (change.body === void 0 && change.state === void 0) return { action: "unchanged", number: target.number };
+  await api.edit(repo, target.number, change);
+  return { action: target.open ? "edited" : "reopened", number: target.number };
+}
+async function reportConvergence(api, repo, label, marker2, comment, legacy) {
+  const open2 = (await ownIssues(api, repo, label, marker2, legacy)).filter((i) => i.open);
+  if (open2.length === 0) return { action: "none" };
+  for (const i of open2) {
+    await api.comment(repo, i.number, comment);
+    await api.edit(repo, i.number, { state: { open: false, reason: "completed" } });
+  }
+  return { action: "closed", numbers: open2.map((i) => i.number) };
+}
+function isRecord4(v) {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+var GitHubIssues = class extends GitHubRest {
+  fail(reason) {
+    return new IssueError(reason);
+  }
+  async list(repo, label, page) {
+    const what = "Listing the issues with the drift label";
+    const q = `state=all&labels=${encodeURIComponent(label)}&sort=created&direction=asc&per_page=100&page=${page}`;
+    const res = await this.send(what, () => this.http.get(`${this.base}/repos/${repo}/issues?${q}`, this.headers()), 200);
+    const doc = this.json(res.body, what);
+    if (!Array.isArray(doc)) throw this.fail(`${what} returned an unexpected document`);
+    const issues = [];
+    for (const i of doc) {
+      if (!isRecord4(i) || i.pull_request !== void 0 || typeof i.number !== "number") continue;
+      if (i.state !== "open" && i.state !== "closed") continue;
+      const u = isRecord4(i.user) ? i.user : {};
+      const author = { login: typeof u.login === "string" ? u.login : "", bot: u.type === "Bot" };
+      if (author.login === "") continue;
+      issues.push({ number: i.number, open: i.state === "open", body: typeof i.body === "string" ? i.body : "", author });
+    }
+    return { issues, more: /<[^>]*>\s*;\s*rel="?next"?/.test(res.link) };
+  }
+  async create(repo, title, body2, label) {
+    const what = "Opening the drift issue";
+    const payload = JSON.stringify({ title, body: body2, labels: [label] });
+    const res = await this.send(what, () => this.http.post(`${this.base}/repos/${repo}/issues`, payload, this.headers()), 201);
+    const doc = this.json(res.body, what);
+    if (!isRecord4(doc) || typeof doc.number !== "number") throw this.fail(`${what} returned an unexpected document`);
+    const labels = Array.isArray(doc.labels) ? doc.labels : [];
+    const labelled = labels.some((l) => isRecord4(l) ? l.name === label : l === label);
+    if (!labelled) throw this.fail(`${what} gave issue #${doc.number} without the drift label (the token may not set labels)`);
+    return doc.number;
+  }
+  async edit(repo, number, change) {
+    const what = `Editing drift issue #${number}`;
+    const payload = {};
+    if (change.body !== void 0) payload.body = change.body;
+    if (change.state !== void 0) {
+      payload.state = change.state.open ? "open" : "closed";
+      payload.state_reason = change.state.reason;
+    }
+    const url2 = `${this.base}/repos/${repo}/issues/${number}`;
+    await this.send(what, () => this.http.patch(url2, JSON.stringify(payload), this.headers()), 200);
+  }
+  async comment(repo, number, body2) {
+    const what = `Commenting on drift issue #${number}`;
+    const url2 = `${this.base}/repos/${repo}/issues/${number}/comments`;
+    await this.send(what, () => this.http.post(url2, JSON.stringify({ body: body2 }), this.headers()), 201);
+  }
+};
 
 // src/pulls.ts
 var import_node_fs3 = require("node:fs");

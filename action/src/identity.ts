@@ -16,7 +16,6 @@
  * AWS_DEFAULT_REGION (what configure-aws-credentials sets).
  */
 import { createHash } from 'node:crypto';
-import type { Inputs } from './inputs.js';
 
 /** The CLI's default source root (--source-root), used when the input is empty and no config file can name another. */
 const DEFAULT_SOURCE_ROOT = 'secrets';
@@ -41,9 +40,23 @@ export interface ScopeIdentity {
   scopes: readonly string[];
 }
 
+/**
+ * The inputs a run's identity is made of, as inputs.ts parses them (an Inputs
+ * is one): declared here so that this pure module imports no other.
+ */
+export interface IdentityInputs {
+  repositoryId: string;
+  sourceRoot: string;
+  secretPrefix: string;
+  awsRegion: string;
+  awsAccountId: string;
+  configFile: string;
+  scopes: readonly string[];
+}
+
 /** The identity of the run the inputs describe, in the job's environment env. */
 export function scopeIdentity(
-  inputs: Pick<Inputs, 'repositoryId' | 'sourceRoot' | 'secretPrefix' | 'awsRegion' | 'awsAccountId' | 'configFile' | 'scopes'>,
+  inputs: IdentityInputs,
   env: NodeJS.ProcessEnv,
 ): ScopeIdentity {
   return {

@@ -1,6 +1,8 @@
-import { DEFAULT_DRIFT_LABEL } from './issue.js';
 import { configFailure } from './messages.js';
 import type { ForkPolicy } from './unplanned.js';
+
+/** The label the Action looks for and sets when drift-issue is `true`. */
+export const DEFAULT_DRIFT_LABEL = 'sops-aws-sync-drift';
 
 /** The Action's inputs after validation (SPEC §8). */
 export interface Inputs {

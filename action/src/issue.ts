@@ -34,9 +34,6 @@ export class IssueError extends Error {
   }
 }
 
-/** The label the Action looks for and sets when drift-issue is `true`. */
-export const DEFAULT_DRIFT_LABEL = 'sops-aws-sync-drift';
-
 /** Pages read at most (100 issues each); beyond them the Action fails rather than risk a second issue. */
 export const MAX_ISSUE_PAGES = 100;
 
