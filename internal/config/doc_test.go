@@ -50,7 +50,7 @@ func TestConfigurationDocMatchesSettings(t *testing.T) {
 // TestEverySettingBindsItsKind: each declaration's bind accepts a value of
 // its Kind (a mismatch would panic at run time) and fills a field.
 func TestEverySettingBindsItsKind(t *testing.T) {
-	sample := map[Kind]string{KindString: "eu-west-1", KindBool: "true", KindInt: "7", KindDuration: "1m", KindSize: "1KiB", KindTags: "team=platform", KindList: "team/app/db", KindAWSOwned: `[{"secret":"db/*","keys":["/password"],"generate":32}]`}
+	sample := map[Kind]string{KindString: "eu-west-1", KindBool: "true", KindInt: "7", KindDuration: "1m", KindSize: "1KiB", KindTags: "team=platform", KindList: "team/app/db", KindCommaList: "us-west-2,eu-central-1", KindAWSOwned: `[{"secret":"db/*","keys":["/password"],"generate":32}]`}
 	for _, s := range Settings {
 		var o Options
 		v := sample[s.Kind]

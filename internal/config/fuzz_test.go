@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
 )
 
 // scopeLabel is how a problem names a part of scopes: (scopes[0].name,
@@ -25,6 +26,8 @@ func FuzzParseConfig(f *testing.F) {
 		"scopes:\n  - name: a\n    secret-prefix: p\n  - name: b\n    tags: {x: y}\n",
 		"scopes: [{name: A}, {name: a, name: b}, 3, {concurrency: 2}]\n", "scopes: {}\nscopes: []\n",
 		"tags: {a: b}\ntag: {c: d}\nscopes:\n  - name: x\n    \"\\x00\": 1\n    role-arn: arn:aws:iam::111111111111:role/r\n",
+		"replica-regions: [us-west-2, 'eu-central-1=alias/a']\nkey-services: age,pgp\nadopt: a/b,c/d\n",
+		"key-services: [age, [pgp]]\nscopes:\n  - name: a\n    replica-regions: ['a,b', '']\n    adopt: []\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -35,6 +38,21 @@ func FuzzParseConfig(f *testing.F) {
 				_, ok := Lookup(p.Setting)
 				require.True(t, ok || validKeyText(p.Setting), "problem quotes text that is no setting-like key: %q", p.Setting)
 			}
+		}
+		// A comma list read from the file is the same raw value as the
+		// YAML sequence of its items (kinds' commaListFor): both forms
+		// reach the setting's parser alike.
+		for k, v := range fc.values {
+			if s, _ := Lookup(k); s.Kind != KindCommaList || strings.ContainsAny(v, "\n\r") || v == "" {
+				continue
+			}
+			seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+			for _, item := range strings.Split(v, ",") {
+				seq.Content = append(seq.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: item})
+			}
+			got, ok := commaListFor(seq)
+			require.True(t, ok, "the items of %q as a sequence are refused", v)
+			require.Equal(t, v, got)
 		}
 		for _, e := range fc.scopes {
 			require.True(t, scopeLabel.MatchString(e.label), "entry label %q", e.label)

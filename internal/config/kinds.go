@@ -22,6 +22,10 @@ type kindSpec struct {
 	// yamlType completes "must be a YAML …" when the config file holds
 	// another node type.
 	yamlType string
+	// itemsForm, when set, is the expected form of a list kind with the
+	// setting's Items in place of %s (Setting.Items; yamlType when the
+	// setting names none).
+	itemsForm string
 	// lines: the raw value is items joined by newlines (line breaks are
 	// not control characters there), and a flag of the kind is given once
 	// per item (Kind.Repeatable).
@@ -94,7 +98,7 @@ var kinds = [kindEnd]kindSpec{
 			return m, Problem{}
 		},
 		fromYAML: tagsFor},
-	KindList: {typeName: "names", yamlType: "sequence of secret names (strings)", lines: true,
+	KindList: {typeName: "names", yamlType: "list of secret names (strings), or a comma-separated string", itemsForm: "list of %s (strings), or a comma-separated string", lines: true,
 		parse: func(_ Setting, v string) (any, Problem) {
 			l := ParseList(v)
 			if len(l) == 0 {
@@ -112,6 +116,41 @@ var kinds = [kindEnd]kindSpec{
 			return l, Problem{}
 		},
 		fromYAML: awsOwnedFor},
+	KindCommaList: {typeName: "list", yamlType: "list of strings, or a comma-separated string", itemsForm: "list of %s, or a comma-separated string",
+		fromYAML: commaListFor},
+}
+
+// expectedYAML is the expected form of s in the config file, completing
+// "must be a YAML …" in a type error: the kind's words, with the setting's
+// Items for a list kind ("list of Region codes (REGION or REGION=KMS_KEY),
+// or a comma-separated string").
+func expectedYAML(s Setting) string {
+	k := kinds[s.Kind]
+	if k.itemsForm != "" && s.Items != "" {
+		return fmt.Sprintf(k.itemsForm, s.Items)
+	}
+	return k.yamlType
+}
+
+// commaListFor accepts a KindCommaList node: a YAML string as it is (the
+// comma-separated form), or a non-empty sequence of strings joined by
+// commas, no entry holding a comma or a line break (the separator of the
+// raw value, which no Region code or key service holds).
+func commaListFor(n *yaml.Node) (string, bool) {
+	if n.Kind == yaml.ScalarNode {
+		return stringFor(n)
+	}
+	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
+		return "", false
+	}
+	items := make([]string, 0, len(n.Content))
+	for _, e := range n.Content {
+		if e.Kind != yaml.ScalarNode || e.Tag != "!!str" || strings.ContainsAny(e.Value, "\n\r,") {
+			return "", false
+		}
+		items = append(items, e.Value)
+	}
+	return strings.Join(items, ","), true
 }
 
 // stringFor accepts a YAML string scalar as it is.

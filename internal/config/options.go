@@ -3,6 +3,7 @@ package config
 import (
 	"time"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
 
@@ -63,12 +64,24 @@ type Scope struct {
 	// one-off overrides), by setting name, with where each came from; nil
 	// when none was.
 	Overrides map[string]Source
+	// Sources is, for the default scope (not Listed), where each of its
+	// settings came from (Options.Sources), so its diagnostics name the
+	// flag, variable or config key; nil for a listed scope.
+	Sources map[string]Source
+}
+
+// SettingSubject is the diagnostic subject naming setting key of this
+// scope where it came from (SettingName, SettingSource): "flag
+// --replica-regions", "environment variable SOPS_AWS_SYNC_REPLICA_REGIONS",
+// "config file key scopes.prod.replica-regions".
+func (s Scope) SettingSubject(key string) diag.Subject {
+	return diag.Subject{Setting: s.SettingName(key), Origin: s.SettingSource(key).Origin()}
 }
 
 // SettingName is how a diagnostic names setting key of this scope: the
 // flag or variable of a one-off override (Overrides), else the config-file
-// path scopes.<name>.<key> for a listed scope, else the setting's own name
-// for the default scope.
+// path scopes.<name>.<key> for a listed scope, else for the default scope
+// the setting's name (its variable's when it came from one).
 func (s Scope) SettingName(key string) string {
 	if src, ok := s.Overrides[key]; ok {
 		return settingLabel(key, src)
@@ -76,19 +89,21 @@ func (s Scope) SettingName(key string) string {
 	if s.Listed {
 		return "scopes." + s.Name + "." + key
 	}
-	return key
+	return settingLabel(key, s.Sources[key])
 }
 
 // SettingSource is where setting key of this scope came from as far as the
 // scope knows: the override's flag or variable, else the file for a listed
-// scope, else SourceDefault (the default scope's source is the run's,
-// Options.Sources).
+// scope, else the default scope's Sources, else SourceDefault.
 func (s Scope) SettingSource(key string) Source {
 	if src, ok := s.Overrides[key]; ok {
 		return src
 	}
 	if s.Listed {
 		return SourceFile
+	}
+	if src, ok := s.Sources[key]; ok {
+		return src
 	}
 	return SourceDefault
 }

@@ -146,7 +146,7 @@ func Resolve(in Input) (Options, error) {
 		probs = append(probs, sp...)
 		o.Scopes = scopes
 	} else {
-		o.Scopes = []Scope{{Name: DefaultScopeName, Desired: o.Desired, Engine: o.Engine, AWS: o.AWS}}
+		o.Scopes = []Scope{{Name: DefaultScopeName, Desired: o.Desired, Engine: o.Engine, AWS: o.AWS, Sources: o.Sources}}
 	}
 	probs = append(probs, chooseRoles(o.Scopes, in.Command, o.Sources)...)
 	chooseRole(&o.AWS, in.Command)
@@ -404,7 +404,7 @@ func parseConfig(data []byte) (fileConfig, []Problem) {
 		}
 		val, ok := scalarFor(s.Kind, v)
 		if !ok {
-			probs = append(probs, Problem{ClassWrongType, key, SourceFile, "must be a YAML " + yamlTypeName(s.Kind)})
+			probs = append(probs, Problem{ClassWrongType, key, SourceFile, "must be a YAML " + expectedYAML(s)})
 			continue
 		}
 		fc.values[key] = val
@@ -482,8 +482,6 @@ func ParseList(v string) []string {
 	return out
 }
 
-func yamlTypeName(k Kind) string { return kinds[k].yamlType }
-
 // scalarFor is the raw value of a config-file node for a setting of kind
 // k, and whether the node is of a type the kind accepts (its row of
 // kinds).
@@ -518,8 +516,12 @@ func tagsFor(n *yaml.Node) (string, bool) {
 // listFor turns a YAML sequence of strings into the raw KindList value
 // (newline-joined, in the file's order). Every entry must be a YAML string
 // without a newline or comma (the separators of the raw value; no secret
-// name holds one).
+// name holds one). A YAML string is accepted as it is: names separated by
+// commas, as the environment variable takes them (ParseList).
 func listFor(n *yaml.Node) (string, bool) {
+	if n.Kind == yaml.ScalarNode {
+		return stringFor(n)
+	}
 	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
 		return "", false
 	}

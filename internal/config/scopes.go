@@ -125,7 +125,7 @@ func parseScopes(v *yaml.Node) ([]scopeEntry, []Problem) {
 				seen[key] = true
 				raw, ok := scalarFor(s.Kind, val)
 				if !ok {
-					probs = append(probs, Problem{ClassWrongType, e.label + "." + key, SourceFile, "must be a YAML " + yamlTypeName(s.Kind)})
+					probs = append(probs, Problem{ClassWrongType, e.label + "." + key, SourceFile, "must be a YAML " + expectedYAML(s)})
 					continue
 				}
 				e.values[key] = raw

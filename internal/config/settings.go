@@ -47,6 +47,13 @@ const (
 	// ([{"secret":"db/*","keys":["/password"],"generate":32}]). The raw
 	// value is that JSON text.
 	KindAWSOwned
+	// KindCommaList is a list whose items are not secret names
+	// (replica-regions, key-services): a flag or environment variable
+	// holding the items separated by commas, or in the config file either
+	// that string or a YAML sequence of strings (one item each, none
+	// holding a comma or a line break). The raw value is the items joined
+	// by commas, so the setting's own parser reads both forms alike.
+	KindCommaList
 
 	// kindEnd counts the kinds: the table kinds has one row per kind.
 	kindEnd
@@ -86,6 +93,10 @@ type Setting struct {
 	// variable (config:scope-ambiguous). Each fills only fields of Desired,
 	// Engine or AWS, the sub-structs every Scope carries.
 	PerScope bool
+	// Items names one item of a list-valued setting (KindList,
+	// KindCommaList) in the expected form of a type error ("Region codes
+	// (REGION or REGION=KMS_KEY)"); "" = the kind's own words.
+	Items string
 	// bind receives the value parsed for Kind (string, bool, int,
 	// time.Duration, or int64 bytes for KindSize), checks the setting's
 	// rule and stores it; the error is the rule's reason, never the value.
@@ -326,7 +337,7 @@ var Settings = []Setting{
 			o.Engine.MaxDeletions = &n
 			return nil
 		}},
-	{Name: ReplicaRegions, PerScope: true, Usage: "replica Regions of owned secrets, comma-separated: REGION or REGION=KMS_KEY (not given = replicas are not managed: any replica is a conflict)",
+	{Name: ReplicaRegions, PerScope: true, Kind: KindCommaList, Items: "Region codes (REGION or REGION=KMS_KEY)", Usage: "replica Regions of owned secrets, comma-separated: REGION or REGION=KMS_KEY (not given = replicas are not managed: any replica is a conflict)",
 		bind: func(o *Options, v any) error {
 			rs, err := model.ParseReplicaRegions(v.(string))
 			if err == nil && o.Engine.Target == model.TargetParameterStore {
@@ -360,13 +371,13 @@ var Settings = []Setting{
 			func(o *Options) *int { return &o.Engine.Concurrency },
 			func(o *Options) *int { return &o.AWS.Concurrency },
 			func(o *Options) *int { return &o.Desired.Concurrency })},
-	{Name: KeyServices, Default: model.DefaultKeyServices, Usage: "SOPS key services decryption may contact, comma-separated: age, pgp, aws-kms[=ARN pattern], aws-kms-role=PATTERN, aws-kms-profile=NAME, vault=URL, gcp-kms[=PATTERN], azure-kv=URL, hckms[=PATTERN]",
+	{Name: KeyServices, Kind: KindCommaList, Items: "key services (age, pgp, aws-kms[=PATTERN], …)", Default: model.DefaultKeyServices, Usage: "SOPS key services decryption may contact, comma-separated: age, pgp, aws-kms[=ARN pattern], aws-kms-role=PATTERN, aws-kms-profile=NAME, vault=URL, gcp-kms[=PATTERN], azure-kv=URL, hckms[=PATTERN]",
 		bind: func(o *Options, v any) error {
 			k, err := model.ParseKeyServices(v.(string))
 			o.Desired.KeyServices = k
 			return err
 		}},
-	{Name: Adopt, PerScope: true, Kind: KindList, Usage: "full name of a secret made outside this tool to take ownership of (the commit's document for it must exist); repeat for more",
+	{Name: Adopt, PerScope: true, Kind: KindList, Items: "secret names", Usage: "full name of a secret made outside this tool to take ownership of (the commit's document for it must exist); repeat for more",
 		bind: into(adoptNames, func(o *Options) *[]string { return &o.Engine.Adopt })},
 	{Name: AdoptRequireMatch, PerScope: true, Kind: KindBool, Default: "false", Usage: "adopt a secret only when its value already equals the document's (else conflict adopt-mismatch)",
 		bind: into[bool](nil, func(o *Options) *bool { return &o.Engine.AdoptRequireMatch })},

@@ -49,6 +49,10 @@ type Config struct {
 	// the one-off flag in the form that works there (config.OneOffArgs:
 	// "--scope NAME --allow-empty" beside scopes:, "--allow-empty" without).
 	Listed string
+	// ReplicasSetting names where the scope's replica-regions came from
+	// (config.Scope.SettingSubject), the subject of config:replica-region;
+	// zero = the setting's name alone.
+	ReplicasSetting diag.Subject
 	// ProgressInterval is the least time between two progress records of
 	// a long phase; 0 = DefaultProgressInterval.
 	ProgressInterval time.Duration

@@ -141,7 +141,11 @@ func (r *runner) prepare(ctx context.Context) (vocab.Status, plan.Plan) {
 	if err := model.CheckReplicaHome(r.policy.Region, r.policy.Replicas); err != nil {
 		// aws-region came from the SDK chain, so config could not check
 		// replica-regions against it.
-		r.ledger.problem(diag.New(diag.ConfigReplicaRegion, diag.Subject{Setting: config.ReplicaRegions}))
+		subject := r.replicasSetting
+		if subject.Setting == "" {
+			subject = diag.Subject{Setting: config.ReplicaRegions}
+		}
+		r.ledger.problem(diag.New(diag.ConfigReplicaRegion, subject))
 		r.log.Error("replica-regions lists the scope's own Region or a Region of another partition; nothing was read",
 			slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.String(vocab.FieldErrorClass, diag.ConfigReplicaRegion))
 		return vocab.StatusInvalid, plan.Plan{}

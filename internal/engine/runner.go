@@ -74,6 +74,8 @@ type rules struct {
 	siblings []string
 	// listed is Config.Listed: how a gate's next action names the scope.
 	listed string
+	// replicasSetting is Config.ReplicasSetting.
+	replicasSetting diag.Subject
 	// awsOwned is the aws-owned setting (SPEC §13) as configured; the
 	// policy's Rules.AWSOwned is what it says about each desired name.
 	awsOwned []model.AWSOwned
@@ -124,7 +126,7 @@ func newRunner(cfg Config, want model.State, arrival *model.Arrival, port Port, 
 				Canonical: canonical.FromJSON, AWSOwned: plan.AWSOwnedSet(want, cfg.AWSOwned)},
 			AllowEmpty: cfg.AllowEmpty, MaxDeletions: cfg.MaxDeletions,
 		},
-		siblings: cfg.Siblings, listed: cfg.Listed, awsOwned: cfg.AWSOwned,
+		siblings: cfg.Siblings, listed: cfg.Listed, replicasSetting: cfg.ReplicasSetting, awsOwned: cfg.AWSOwned,
 		concurrency: cfg.Concurrency, recoveryWindowDays: cfg.RecoveryWindowDays,
 		verificationTimeout: cfg.VerificationTimeout, showNames: cfg.ShowResourceNames,
 		pollInterval: cfg.PollInterval, progressInterval: cfg.ProgressInterval,

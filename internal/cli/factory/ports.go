@@ -302,15 +302,12 @@ func roleSetting(a config.AWS) string {
 	return a.RoleSetting
 }
 
-// settingOf is the subject naming setting key of scope sc: the config-file
-// key scopes.<name>.<key> of a listed scope (or the flag or variable of a
-// one-off override of it), else the run's setting (no origin: it may have
-// come from a flag, a variable or the file).
+// settingOf is the subject naming setting key of scope sc where it came
+// from (config.Scope.SettingSubject): the config-file key
+// scopes.<name>.<key> of a listed scope (or the flag or variable of a
+// one-off override of it), else the default scope's flag, variable or key.
 func settingOf(sc config.Scope, key string) diag.Subject {
-	if sc.Listed {
-		return diag.Subject{Setting: sc.SettingName(key), Origin: sc.SettingSource(key).Origin()}
-	}
-	return diag.Subject{Setting: key}
+	return sc.SettingSubject(key)
 }
 
 // loadBase loads the SDK's default chain with the run's profile, retry
