@@ -145,6 +145,8 @@ func TestRegression_UnencryptedWholeValueIsNotEncrypted(t *testing.T) {
 		{"keystore.sops.bin", append([]byte{0xfe, 0xed, 0xfe, 0xed, 0, 0, 0, 2}, []byte("cleartext-canary")...), canonical.Binary, diag.DecryptNotEncrypted},
 		{"text-brace.sops.txt", []byte("{cleartext-canary"), canonical.Text, diag.DecryptNotEncrypted},
 		{"plain-json.sops.txt", []byte(`{"data":"cleartext-canary"}`), canonical.Text, diag.DecryptNotEncrypted},
+		{"empty.sops.txt", nil, canonical.Text, diag.DecryptNotEncrypted},
+		{"blank.sops.bin", []byte(" \r\n\t\n"), canonical.Binary, diag.DecryptNotEncrypted},
 		{"truncated.sops.txt", enc[:len(enc)/2], canonical.Text, diag.DecryptMalformed},
 		{"truncated.sops.bin", enc[:len(enc)-3], canonical.Binary, diag.DecryptMalformed},
 	} {
