@@ -159,3 +159,39 @@ func TestNoTimeoutSetsNoBound(t *testing.T) {
 		t.Fatalf("after the bound: err %v", ctx.Err())
 	}
 }
+
+// TestAgeIdentitiesOutliveTheKeyFileOnceTheyDecrypted: a Decryptor loads an
+// age recipient's identities once and keeps them after their first
+// successful decryption, so a later document of the same recipient still
+// decrypts when SOPS_AGE_KEY_FILE no longer names the key (the file is read
+// once per load, not once per document); a new Decryptor reads the variable
+// again and fails.
+func TestAgeIdentitiesOutliveTheKeyFileOnceTheyDecrypted(t *testing.T) {
+	d := New(t.Context(), Options{KeyServices: defaultAllow})
+	if _, e := d.Decrypt(fixture(t, cur+"/good.sops.json"), model.JSON); e != nil {
+		t.Fatalf("first document: %v", e)
+	}
+	t.Setenv(sopsage.SopsAgeKeyFileEnv, filepath.Join(t.TempDir(), "absent"))
+	if _, e := d.Decrypt(fixture(t, cur+"/good.sops.yaml"), model.YAML); e != nil {
+		t.Fatalf("same Decryptor, key file gone: %v, want the remembered identities to decrypt", e)
+	}
+	if _, e := New(t.Context(), Options{KeyServices: defaultAllow}).Decrypt(fixture(t, cur+"/good.sops.yaml"), model.YAML); e == nil {
+		t.Fatal("a new Decryptor decrypted without a key file")
+	}
+}
+
+// TestAgeFailureIsNotRemembered: a document that no identity opened (the
+// key file missing) does not stop the same Decryptor from decrypting the
+// next one once the key is there: only a success is remembered.
+func TestAgeFailureIsNotRemembered(t *testing.T) {
+	key := os.Getenv(sopsage.SopsAgeKeyFileEnv)
+	t.Setenv(sopsage.SopsAgeKeyFileEnv, filepath.Join(t.TempDir(), "absent"))
+	d := New(t.Context(), Options{KeyServices: defaultAllow})
+	if _, e := d.Decrypt(fixture(t, cur+"/good.sops.json"), model.JSON); e == nil {
+		t.Fatal("decrypted without a key")
+	}
+	t.Setenv(sopsage.SopsAgeKeyFileEnv, key)
+	if _, e := d.Decrypt(fixture(t, cur+"/good.sops.yaml"), model.YAML); e != nil {
+		t.Fatalf("key back: %v", e)
+	}
+}
