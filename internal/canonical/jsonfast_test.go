@@ -55,6 +55,24 @@ var fastCases = []struct {
 	{`{"a":"` + "\x01" + `"}`, false},
 	{`{"a":[1,2`, false},
 	{`{"a":"x\q"}`, false},
+	{`{"a b":"c d ~"}`, true},          // a space is not a control character
+	{`{"a":"\"\\\/\b\f\n\r\t"}`, true}, // every one-character escape
+	{`{"a":1E5,"b":-0,"c":0.5E-2,"d":10}`, true},
+	// Input that ends inside a value: every index stays in bounds.
+	{`{`, false},
+	{`{"a`, false},
+	{`{"a"`, false},
+	{`{"a":`, false},
+	{`{"a":[`, false},
+	{`{"a":[1,`, false},
+	{`{"a":"x\`, false},
+	{`{"a":0`, false},
+	{`{"a":-`, false},
+	{`{"a":1.`, false},
+	{`{"a":1e`, false},
+	{`{"a":1e+`, false},
+	{`{"a":tr`, false},
+	{`{"a":true`, false},
 	{strings.Repeat(`{"a":`, MaxDepth) + `1` + strings.Repeat(`}`, MaxDepth), true},
 	{strings.Repeat(`{"a":`, MaxDepth+1) + `1` + strings.Repeat(`}`, MaxDepth+1), false},
 	{strings.Repeat(`[`, MaxDepth) + `]`, false}, // not an object
