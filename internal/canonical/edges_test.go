@@ -28,3 +28,24 @@ func TestExponentDigitsCap(t *testing.T) {
 		}
 	}
 }
+
+// TestSurrogateEscapesAtEveryHexDigitEdge: a \u escape names a UTF-16
+// surrogate whatever the case of its hex digits, across the whole high
+// (D800–DBFF) and low (DC00–DFFF) ranges; a high one followed by a low one
+// is one character (U+10000–U+10FFFF) and is accepted, any other use of
+// either is not a Unicode character (RFC 8259 §7, SPEC §3.3).
+func TestSurrogateEscapesAtEveryHexDigitEdge(t *testing.T) {
+	for _, ok := range []string{`\ud800\udc00`, `\udbff\udfff`, `\uDBFF\uDFFF`, `\ud83d\ude00`, `\uD83D\uDE00`,
+		`\ud9aF\udcA0`, `\u00e9`, `\uD7FF`, `\uE000`, `\uffff`, `x\u0041y`} {
+		if _, err := Canonicalize(JSON, []byte(`{"a":"`+ok+`"}`)); err != nil {
+			t.Errorf("%s refused: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{`\ud800`, `\ud900`, `\uda00`, `\uDAFF`, `\udbff`, `\uDBFF`, `\udc00`, `\udfff`, `\uDFFF`,
+		`\ud800x`, `\ud800\n`, `\ud800\u0041`, `\ud800\ud800`, `\udc00\ud800`} {
+		_, err := Canonicalize(JSON, []byte(`{"a":"`+bad+`"}`))
+		if ce, ok := err.(*Error); !ok || ce.Class != ClassNotUTF8 {
+			t.Errorf("%s: got %v, want %s", bad, err, ClassNotUTF8)
+		}
+	}
+}
