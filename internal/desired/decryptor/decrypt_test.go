@@ -140,7 +140,7 @@ func FuzzDecryptSOPS(f *testing.F) {
 
 // TestSizeCapIsInclusive: a document of exactly --max-encrypted-bytes is
 // decrypted, one byte more is source:too-large (not parsed), and 0 sets no
-// bound.
+// bound; Check (validate --no-decrypt) draws the same line.
 func TestSizeCapIsInclusive(t *testing.T) {
 	doc := fixture(t, cur+"/good.sops.json")
 	for _, c := range []struct {
@@ -151,7 +151,11 @@ func TestSizeCapIsInclusive(t *testing.T) {
 		{int64(len(doc)) - 1, diag.SourceTooLarge},
 		{0, ""},
 	} {
-		plain, e := New(t.Context(), Options{MaxEncryptedBytes: c.max, KeyServices: defaultAllow}).Decrypt(doc, model.JSON)
+		d := New(t.Context(), Options{MaxEncryptedBytes: c.max, KeyServices: defaultAllow})
+		if e := d.Check(doc, model.JSON); (c.want == "") != (e == nil) || e != nil && e.Class != c.want {
+			t.Errorf("Check, max %d for %d bytes: %v, want %q", c.max, len(doc), e, c.want)
+		}
+		plain, e := d.Decrypt(doc, model.JSON)
 		switch {
 		case c.want == "" && (e != nil || len(plain) == 0):
 			t.Errorf("max %d for %d bytes: %v, want the plaintext", c.max, len(doc), e)

@@ -1,6 +1,9 @@
 package decryptor
 
 import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/getsops/sops/v3"
@@ -141,5 +144,40 @@ func TestRegression_AzureKeyNameLeavesItsKey(t *testing.T) {
 		if _, dropped := allowedKeys(g, allow); dropped != 0 {
 			t.Errorf("name %q version %q: dropped", c.name, c.version)
 		}
+	}
+}
+
+// TestNoKeySaysWhenTheListDroppedKeys: a document the run's age key cannot
+// open is decrypt:no-key; when --key-services also dropped a key of the
+// document (here its AWS KMS key), the summary says so, since allowing
+// that service is then a possible fix, and without a dropped key it does
+// not.
+func TestNoKeySaysWhenTheListDroppedKeys(t *testing.T) {
+	t.Setenv(sopsage.SopsAgeKeyFileEnv, mustAbs(t, filepath.Join(testdata, "keys", "age-other.txt")))
+	onlyAge, err := model.ParseKeyServices("age")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(fixture(t, cur+"/good.sops.json"), &doc); err != nil {
+		t.Fatal(err)
+	}
+	plain, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc["sops"].(map[string]any)["kms"] = []any{map[string]any{"arn": "arn:aws:kms:eu-west-2:111122223333:key/6a3c1d52-4c8e-4a51-9d0e-2f7b8e1c5a90",
+		"enc": "AQID", "created_at": "2026-11-30T13:39:02Z", "aws_profile": ""}}
+	withKMS, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const dropped = "not contacted"
+	d := New(t.Context(), Options{KeyServices: onlyAge})
+	if _, e := d.Decrypt(withKMS, model.JSON); e == nil || e.Class != diag.DecryptNoKey || !strings.Contains(e.Summary, dropped) {
+		t.Fatalf("KMS key dropped: got %v, want %s saying a key was %s", e, diag.DecryptNoKey, dropped)
+	}
+	if _, e := d.Decrypt(plain, model.JSON); e == nil || e.Class != diag.DecryptNoKey || strings.Contains(e.Summary, dropped) {
+		t.Fatalf("nothing dropped: got %v, want %s without %q", e, diag.DecryptNoKey, dropped)
 	}
 }

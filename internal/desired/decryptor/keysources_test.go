@@ -60,7 +60,9 @@ func TestAllowedKeysCountsEveryDroppedKey(t *testing.T) {
 
 // TestKeyFileDiagnosis: SOPS_AGE_KEY_FILE naming nothing, or a directory,
 // is decrypt:key-file with the reason (never the path); unset, or naming a
-// readable file (even an empty one), is no diagnosis.
+// readable file (even an empty one), is no diagnosis; a path that cannot be
+// examined (a file used as a directory) or a file that opens but cannot be
+// read is diagnosed too.
 func TestKeyFileDiagnosis(t *testing.T) {
 	dir := t.TempDir()
 	emptyFile := filepath.Join(dir, "empty.txt")
@@ -82,6 +84,10 @@ func TestKeyFileDiagnosis(t *testing.T) {
 		{name: "directory", path: dir, want: "directory"},
 		{name: "empty file", path: emptyFile},
 		{name: "key file", path: keyFile},
+		{name: "a file as a directory", path: filepath.Join(emptyFile, "keys.txt"), want: "cannot be examined"},
+		// Linux: /proc/self/mem opens and stats as a regular file, and
+		// reading its offset 0 fails (EIO): opened but unreadable.
+		{name: "opens but cannot be read", path: "/proc/self/mem", want: "cannot be read"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Setenv(sopsage.SopsAgeKeyFileEnv, c.path)
@@ -193,5 +199,24 @@ func TestAgeFailureIsNotRemembered(t *testing.T) {
 	t.Setenv(sopsage.SopsAgeKeyFileEnv, key)
 	if _, e := d.Decrypt(fixture(t, cur+"/good.sops.yaml"), model.YAML); e != nil {
 		t.Fatalf("key back: %v", e)
+	}
+}
+
+// TestKeyServiceCallsEndWithTheDecryptorsContext: a key-service call's
+// context is the Decryptor's: once that ends, every call ends, with or
+// without a bound of its own.
+func TestKeyServiceCallsEndWithTheDecryptorsContext(t *testing.T) {
+	for _, bound := range []time.Duration{0, time.Hour} {
+		ctx, cancel := context.WithCancel(t.Context())
+		d := New(ctx, Options{KeyServiceTimeout: bound, KeyServices: defaultAllow})
+		call, end := d.src.callContext()
+		if call.Err() != nil {
+			t.Fatalf("bound %v: the call ended before the Decryptor's context", bound)
+		}
+		cancel()
+		if call.Err() == nil {
+			t.Errorf("bound %v: the Decryptor's context ended, the call did not", bound)
+		}
+		end()
 	}
 }
