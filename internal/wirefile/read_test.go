@@ -41,6 +41,12 @@ func TestRead(t *testing.T) {
 	assert.ErrorIs(t, err, ErrOpen)
 	assert.NotContains(t, err.Error(), dir)
 
+	exact := filepath.Join(dir, "exact")
+	require.NoError(t, os.WriteFile(exact, []byte(strings.Repeat("x", 1024)), 0o600))
+	b, err = testFile.Read(exact)
+	require.NoError(t, err, "a file of exactly MaxBytes is read")
+	assert.Len(t, b, 1024)
+
 	big := filepath.Join(dir, "big")
 	require.NoError(t, os.WriteFile(big, []byte(strings.Repeat("x", 1025)), 0o600))
 	_, err = testFile.Read(big)
