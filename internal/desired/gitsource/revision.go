@@ -68,7 +68,9 @@ type Commit struct {
 
 // Resolve resolves rev once to a commit (SPEC §2.1), exactly as
 // `git rev-parse` does (the order above). Errors are git:revision; an
-// ambiguous short SHA has its own next action.
+// ambiguous short SHA has its own next action. One deviation bounds the
+// recursion over a hostile --revision: at most 64 nested suffixes
+// (^{…}, ~N, ^N) below the base name; git has no such bound.
 func (repo *Repository) Resolve(rev string) (Commit, *diag.Diagnostic) {
 	bad := problem(diag.GitRevision, "", "")
 	if !namesCommit(rev) {

@@ -174,3 +174,19 @@ func TestShortSHAInAlternates(t *testing.T) {
 		}
 	}
 }
+
+// TestNestedSuffixesAreBoundedAt64: a revision nests at most 64 suffixes
+// below its base name (Resolve's one deviation from git, which has no
+// bound): 64 resolve as git resolves them, 65 are git:revision.
+func TestNestedSuffixesAreBoundedAt64(t *testing.T) {
+	dir, head := newRepo(t, map[string]string{"a.txt": "a"})
+	repo := open(t, dir)
+	for _, suffix := range []string{"^{}", "~0", "^0"} {
+		got, e := repo.Resolve("HEAD" + strings.Repeat(suffix, 64))
+		if e != nil || got.Hash != head {
+			t.Errorf("64 × %s: %s (%v), want %s", suffix, got.Hash, e, head)
+		}
+		_, e = repo.Resolve("HEAD" + strings.Repeat(suffix, 65))
+		wantClass(t, "65 × "+suffix, e, diag.GitRevision)
+	}
+}
