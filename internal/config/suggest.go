@@ -22,11 +22,24 @@ func unknownReason(name string, suggest bool) string {
 // (at least 1, at most 3); "" when none is that close. Ties go to the
 // setting declared first.
 func nearestSetting(name string) string {
+	names := make([]string, len(Settings))
+	for i, s := range Settings {
+		names[i] = s.Name
+	}
+	return Nearest(name, names)
+}
+
+// Nearest is the name of names closest to name by Levenshtein distance,
+// when that distance is at most a third of name's length (at least 1, at
+// most 3) and not 0; "" when none is that close. Ties go to the earlier
+// name. The rule of every "did you mean" (config keys, variables, the
+// flags of a command).
+func Nearest(name string, names []string) string {
 	limit := min(max(len(name)/3, 1), 3)
 	best, bestD := "", limit+1
-	for _, s := range Settings {
-		if d := editDistance(name, s.Name); d < bestD {
-			best, bestD = s.Name, d
+	for _, n := range names {
+		if d := editDistance(name, n); d > 0 && d < bestD {
+			best, bestD = n, d
 		}
 	}
 	return best

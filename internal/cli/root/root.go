@@ -18,6 +18,7 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/factory"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/show"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/version"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 )
 
@@ -69,11 +70,11 @@ func usage(class, summary string) error {
 // flagError turns a pflag parse error into a usage diagnostic that names at
 // most the flag (a word of lower-case letters, digits and dashes), never a
 // value.
-func flagError(_ *cobra.Command, err error) error {
+func flagError(cmd *cobra.Command, err error) error {
 	msg := err.Error()
 	if m := flagNameRE.FindStringSubmatch(msg); m != nil {
 		if m[1] == "unknown flag" {
-			return usage(diag.UsageUnknownFlag, "unknown flag "+m[2])
+			return usage(diag.UsageUnknownFlag, "unknown flag "+m[2]+nearestFlag(cmd, strings.TrimPrefix(m[2], "--")))
 		}
 		return usage(diag.UsageFlagArgument, "flag "+m[2]+" needs a value")
 	}
@@ -84,6 +85,25 @@ func flagError(_ *cobra.Command, err error) error {
 		return usage(diag.UsageFlagArgument, "")
 	}
 	return usage(diag.UsageBadFlag, "")
+}
+
+// nearestFlag is "; did you mean --NAME?" for the flag of cmd nearest to
+// name (config.Nearest: the rule of the config keys' suggestion), "" when
+// none is close or cmd is unknown.
+func nearestFlag(cmd *cobra.Command, name string) string {
+	if cmd == nil {
+		return ""
+	}
+	var names []string
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden {
+			names = append(names, f.Name)
+		}
+	})
+	if n := config.Nearest(name, names); n != "" {
+		return "; did you mean --" + n + "?"
+	}
+	return ""
 }
 
 // commandWord returns the word cobra takes as the command: the first

@@ -400,3 +400,21 @@ func TestUnwritableReportFileFoundBeforeAWS(t *testing.T) {
 		assert.NotContains(t, e.Name(), ".sops-aws-sync-report-", "the probe removes its temporary file")
 	}
 }
+
+// TestRegression_UnknownFlagSuggestsTheNearest (issue 30 §6): a mistyped
+// flag names the nearest flag of the command, as an unknown config key
+// does; a flag of another command (--detailed-exit-code on sync) and a
+// word near none get no suggestion.
+func TestRegression_UnknownFlagSuggestsTheNearest(t *testing.T) {
+	for args, want := range map[string]string{
+		"plan --replicas-regions us-west-2": "unknown flag --replicas-regions; did you mean --replica-regions? (usage:unknown-flag)",
+		"sync --max-deletion 3":             "unknown flag --max-deletion; did you mean --max-deletions? (usage:unknown-flag)",
+		"sync --detailed-exit-code":         "unknown flag --detailed-exit-code (usage:unknown-flag)",
+		"plan --zzzzzzzz":                   "unknown flag --zzzzzzzz (usage:unknown-flag)",
+	} {
+		fk := newFake(t)
+		assert.Equal(t, 3, fk.exec(context.Background(), strings.Fields(args)...), args)
+		assert.Contains(t, fk.err.String(), want, args)
+		assert.Zero(t, fk.loads()+fk.ports()+fk.engines(), args)
+	}
+}
