@@ -10,13 +10,20 @@ import type { Inputs } from './inputs.js';
 
 /**
  * The CLI arguments for the validated inputs; one flag per set input, plus
- * the report file and the plan file (--plan-file) the Action reads.
+ * the report file and the plan file (--plan-file) the Action reads, and
+ * with the input changes (sync) the changes file (--changes-file).
  * With config-file, --config and --scope are passed and the boolean inputs
  * only when true: a flag overrides the file's key (SPEC §2.1), and one of a
  * per-scope key while the file has scopes: is refused (SPEC §10), so the
  * Action's own defaults must not reach the CLI as flags.
  */
-export function cliArgs(inputs: Inputs, repositoryPath: string, reportFile: string, planFile: string): string[] {
+export function cliArgs(
+  inputs: Inputs,
+  repositoryPath: string,
+  reportFile: string,
+  planFile: string,
+  changesFile = '',
+): string[] {
   const args: string[] = [inputs.mode];
   const flag = (name: string, value: string | number | undefined): void => {
     if (value !== undefined && value !== '') args.push(`--${name}=${value}`);
@@ -48,6 +55,8 @@ export function cliArgs(inputs: Inputs, repositoryPath: string, reportFile: stri
   flag('log-format', 'json');
   flag('report-file', reportFile);
   flag('plan-file', planFile);
+  // sync's --changes-file: a flag of sync, not a setting (it names secrets).
+  if (inputs.changes && inputs.mode === 'sync') flag('changes-file', changesFile);
   if (detailedExitCode(inputs)) args.push('--detailed-exit-code');
   return args;
 }

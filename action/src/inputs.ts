@@ -81,6 +81,11 @@ export interface Inputs {
    * so in the job summary.
    */
   requireReviewedPlan: boolean;
+  /**
+   * sync only: ask the CLI for its changes file and set the outputs changed
+   * and state-digests from it (they name secrets; never printed).
+   */
+  changes: boolean;
   /** Exact semantic version without a leading "v", e.g. 1.2.3. */
   cliVersion: string;
   githubToken: string;
@@ -115,6 +120,7 @@ export const INPUT_NAMES = [
   'drift-issue',
   'fork-pull-requests',
   'require-reviewed-plan',
+  'changes',
   'cli-version',
   'github-token',
 ] as const;
@@ -278,6 +284,13 @@ const PR_EVENTS = new Set(['pull_request', 'pull_request_target']);
  * about drift of the branch), with GITHUB_REPOSITORY naming the repository
  * the issue lives in.
  */
+/** Input changes: a boolean, true only with mode sync (plan changes nothing). */
+function parseChangesInput(read: InputReader, mode: Inputs['mode']): boolean {
+  const on = parseBoolean(read, 'changes');
+  if (on && mode !== 'sync') throw configFailure('Input changes is only for mode sync: a plan changes nothing.');
+  return on;
+}
+
 function parseDriftIssue(read: InputReader, mode: Inputs['mode'], env: NodeJS.ProcessEnv): string | undefined {
   const raw = read('drift-issue');
   if (raw === '' || FALSE.has(raw)) return undefined;
@@ -396,6 +409,7 @@ export function parseInputs(read: InputReader, env: NodeJS.ProcessEnv): Inputs {
     driftIssue: parseDriftIssue(read, mode, env),
     forkPullRequests,
     requireReviewedPlan,
+    changes: parseChangesInput(read, mode),
     cliVersion,
     githubToken,
   };

@@ -29,7 +29,8 @@ import {
   runUrl,
   type IssueOutcome,
 } from './issue.js';
-import { ActionFailure, Message, type FixedMessage } from './messages.js';
+import { readChanges } from './changes.js';
+import { ActionFailure, Message, skewFailure, type FixedMessage } from './messages.js';
 import {
   capMarkdown,
   COMMENT_PLAN_MAX_BYTES,
@@ -70,10 +71,36 @@ export const OUTPUT_NAMES = [
 ] as const;
 
 /** The report and plan file paths in a fresh private (0700) directory under RUNNER_TEMP. */
-async function privatePaths(env: NodeJS.ProcessEnv): Promise<{ report: string; plan: string; roots: string }> {
+async function privatePaths(env: NodeJS.ProcessEnv): Promise<{ report: string; plan: string; roots: string; changes: string }> {
   const dir = await mkdtemp(join(env.RUNNER_TEMP || tmpdir(), 'sops-aws-sync-'));
   await chmod(dir, 0o700);
-  return { report: join(dir, 'report.json'), plan: join(dir, 'plan.json'), roots: join(dir, 'source-roots.json') };
+  return {
+    report: join(dir, 'report.json'),
+    plan: join(dir, 'plan.json'),
+    roots: join(dir, 'source-roots.json'),
+    changes: join(dir, 'changes.json'),
+  };
+}
+
+/**
+ * With the input changes: sets the outputs changed (the changes as a JSON
+ * array) and state-digests (a JSON object, scope → digest) from the CLI's
+ * changes file. The content is never logged: a missing or broken file is
+ * one fixed warning and a reason line, and the outputs stay unset. Returns
+ * false then: a run that otherwise passed fails the step (execute), since
+ * a redeploy keyed on the outputs would silently miss what changed.
+ */
+async function publishChanges(inputs: Inputs, path: string): Promise<boolean> {
+  if (!inputs.changes) return true;
+  const read = await readChanges(path);
+  if (read.kind === 'valid') {
+    core.setOutput('changed', read.outputs.changed);
+    core.setOutput('state-digests', read.outputs.stateDigests);
+    return true;
+  }
+  core.warning(Message.changesWarning);
+  core.info(read.kind === 'absent' ? 'sops-aws-sync wrote no changes file.' : `${read.reason}.`);
+  return false;
 }
 
 
@@ -95,8 +122,8 @@ async function readReport(path: string): Promise<ReportRead> {
   }
 }
 
-/** Outputs set from a valid report (plan-file-path is set apart, when the file exists). */
-type ReportOutput = Exclude<(typeof OUTPUT_NAMES)[number], 'plan-file-path' | 'planned'>;
+/** Outputs set from a valid report (plan-file-path, planned, changed and state-digests are set apart). */
+type ReportOutput = Exclude<(typeof OUTPUT_NAMES)[number], 'plan-file-path' | 'planned' | 'changed' | 'state-digests'>;
 
 /**
  * Each report count: its output and its row in the job summary. Typed by
@@ -320,7 +347,7 @@ async function execute(
   // A run without a plan runs validate (src/unplanned.ts): its summary,
   // cross-check and arguments are validate's.
   const inputs: Inputs = choice.kind === 'no-plan' ? { ...asked, mode: 'validate' } : asked;
-  const args = cliArgs(inputs, workspace, reportPath, paths.plan);
+  const args = cliArgs(inputs, workspace, reportPath, paths.plan, paths.changes);
   if (choice.kind === 'no-plan' || (choice.kind === 'validate' && choice.noDecrypt)) args.push('--no-decrypt');
   if (choice.kind === 'no-plan') args.push(`--source-roots-file=${paths.roots}`);
   const notes = runNotes(choice);
@@ -347,6 +374,8 @@ async function execute(
     core.setOutput('redacted-report-path', reportPath);
   }
   if (await planFileExists(paths.plan)) core.setOutput('plan-file-path', paths.plan);
+  // Whatever the verdict: a sync that failed midway still changed what it lists.
+  const changesRead = await publishChanges(inputs, paths.changes);
 
   // The summary and the comment carry the plan only beside a report the
   // Action accepted; the comment is skipped after a cancellation (the
@@ -410,6 +439,7 @@ async function execute(
     });
   }
   if (result !== undefined) throw new ActionFailure(result, result === failure ? detail : undefined);
+  if (!changesRead) throw skewFailure('Input changes is true but sops-aws-sync left no valid changes file after a successful run.');
 }
 
 /** The summary's notes for a run that computes no plan (none for plan and sync). */

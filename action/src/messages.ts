@@ -24,6 +24,7 @@ export const Message = {
   noReviewedPlan: 'sops-aws-sync found no reviewed plan to apply',
   planUploadWarning: 'sops-aws-sync could not upload the plan file as an artifact',
   reviewLookupWarning: 'sops-aws-sync could not look up the reviewed plan',
+  changesWarning: 'sops-aws-sync left no valid changes file; the outputs changed and state-digests are not set',
 } as const;
 
 export type FixedMessage = (typeof Message)[keyof typeof Message];

@@ -296,6 +296,82 @@ describe('Action with a stand-in CLI release', () => {
     expect(r.outputs.status).toBeUndefined();
   });
 
+  describe('input changes (sync --changes-file)', () => {
+    const arn = 'arn:aws:secretsmanager:eu-west-1:111111111111:secret:apps/prod/db-AbCdEf';
+    const digest = `sha256:${'ab'.repeat(32)}`;
+    const changesJson = (changes: unknown[], status = 'converged', stateDigest = digest) =>
+      JSON.stringify({
+        schema_version: 'sops-aws-sync/changes/v1',
+        tool_version: STANDIN,
+        git_revision: '',
+        status,
+        changes,
+        scopes: [{ name: 'default', region: 'eu-west-1', status, state_digest: stateDigest }],
+      });
+    const created = { scope: 'default', action: 'create', name: 'apps/prod/db', arn, version_id: 'v-marker-0123456789abcdef0123456789' };
+    const deleted = { scope: 'default', action: 'schedule-delete', name: 'apps/prod/old', arn: arn.replace('db-AbCdEf', 'old-GhIjKl'), version_id: '' };
+
+    it('passes --changes-file in the private directory and sets changed and state-digests, printing none of it', async () => {
+      const r = await runner.runAction({
+        inputs: inputs({ mode: 'sync', changes: 'true' }),
+        env: standIn(0, rep({ status: 'converged', verification: 'converged' }, { create: 1, schedule_delete: 1 }), {
+          STANDIN_CHANGES: changesJson([created, deleted]),
+        }),
+      });
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      const args = (await readFile(standInArgs, 'utf8')).trim().split('\n');
+      const file = args.find((a) => a.startsWith('--changes-file='))?.slice('--changes-file='.length) ?? '';
+      expect(file.startsWith(r.runnerTemp)).toBe(true);
+      expect(JSON.parse(r.outputs.changed ?? '')).toEqual([created, deleted]);
+      expect(JSON.parse(r.outputs['state-digests'] ?? '')).toEqual({ default: digest });
+      for (const secret of [arn, 'apps/prod/db', 'v-marker', digest]) {
+        expect(r.stdout + r.stderr, 'never in the log').not.toContain(secret);
+        expect(r.summary, 'never in the job summary').not.toContain(secret);
+      }
+    });
+
+    it('a converged no-op run: changed is [] and the digest is still given', async () => {
+      const r = await runner.runAction({
+        inputs: inputs({ mode: 'sync', changes: 'true' }),
+        env: standIn(0, rep({ status: 'converged', verification: 'converged' }, { unchanged: 2 }), { STANDIN_CHANGES: changesJson([]) }),
+      });
+      expect(r.code, r.stdout).toBe(0);
+      expect(r.outputs.changed).toBe('[]');
+      expect(JSON.parse(r.outputs['state-digests'] ?? '')).toEqual({ default: digest });
+    });
+
+    it('a failed sync still publishes what took effect; a scope that did not converge has no digest', async () => {
+      const r = await runner.runAction({
+        inputs: inputs({ mode: 'sync', changes: 'true' }),
+        env: standIn(5, rep({ status: 'apply-failed' }, { create: 1 }), { STANDIN_CHANGES: changesJson([created], 'apply-failed', '') }),
+      });
+      expectFailure(r, MSG.apply);
+      expect(JSON.parse(r.outputs.changed ?? '')).toEqual([created]);
+      expect(r.outputs['state-digests']).toBe('{}');
+    });
+
+    it('without the input: no --changes-file and no outputs', async () => {
+      const r = await runner.runAction({
+        inputs: inputs({ mode: 'sync' }),
+        env: standIn(0, rep({ status: 'converged', verification: 'converged' }), { STANDIN_CHANGES: changesJson([created]) }),
+      });
+      expect(r.code).toBe(0);
+      expect(await readFile(standInArgs, 'utf8')).not.toContain('--changes-file');
+      expect(r.outputs.changed).toBeUndefined();
+      expect(r.outputs['state-digests']).toBeUndefined();
+    });
+
+    it('asked for but not written after a successful run: the step fails (a redeploy would miss what changed)', async () => {
+      const r = await runner.runAction({
+        inputs: inputs({ mode: 'sync', changes: 'true' }),
+        env: standIn(0, rep({ status: 'converged', verification: 'converged' })),
+      });
+      expectFailure(r, MSG.skew);
+      expect(annotations(r.stdout)).toContain('::warning::sops-aws-sync left no valid changes file; the outputs changed and state-digests are not set');
+      expect(r.outputs.changed).toBeUndefined();
+    });
+  });
+
   it('treats a missing report after exit 3 as the documented report-write failure', async () => {
     const r = await runner.runAction({ inputs: inputs(), env: standIn(3, undefined) });
     expectFailure(r, MSG.invalid);

@@ -665,12 +665,14 @@ fi
 report=
 plan=
 roots=
+changes=
 for a in "$@"; do
   case "$a" in
     --report-file=*) report=\${a#--report-file=} ;;
     --plan-file=*) plan=\${a#--plan-file=} ;;
     --source-roots-file=*) roots=\${a#--source-roots-file=} ;;
     --reviewed-plan=*) if [ -n "\${STANDIN_REVIEWED:-}" ]; then cp "\${a#--reviewed-plan=}" "$STANDIN_REVIEWED"; fi ;;
+    --changes-file=*) changes=\${a#--changes-file=} ;;
   esac
 done
 printf '%s\\n' "$@" > "$STANDIN_ARGS"
@@ -683,6 +685,7 @@ finish() {
   if [ -n "\${STANDIN_REPORT:-}" ] && [ -n "$report" ]; then printf '%s' "$STANDIN_REPORT" > "$report"; fi
   if [ -n "\${STANDIN_PLAN:-}" ] && [ -n "$plan" ]; then (umask 077; printf '%s' "$STANDIN_PLAN" > "$plan"); fi
   if [ -n "\${STANDIN_SOURCE_ROOTS:-}" ] && [ -n "$roots" ]; then printf '%s' "$STANDIN_SOURCE_ROOTS" > "$roots"; fi
+  if [ -n "\${STANDIN_CHANGES:-}" ] && [ -n "$changes" ]; then (umask 077; printf '%s' "$STANDIN_CHANGES" > "$changes"); fi
   exit "\${STANDIN_EXIT:-0}"
 }
 # STANDIN_BLOCK: wait for a signal instead of finishing at once. "trap":

@@ -1,0 +1,63 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseChanges, ChangesError } from '../../src/changes.js';
+import { cliArgs } from '../../src/cli.js';
+import { parseInputs, type InputName } from '../../src/inputs.js';
+import { ActionFailure } from '../../src/messages.js';
+
+// The CLI's own golden file (internal/changes/testdata): the Action reads
+// exactly what the CLI writes.
+const golden = readFileSync(join(__dirname, '../../../internal/changes/testdata/changes.golden.json'), 'utf8');
+
+function inputs(over: Partial<Record<InputName, string>> = {}) {
+  const all: Partial<Record<InputName, string>> = { 'secret-prefix': 'apps/prod', 'cli-version': '1.2.3', 'github-token': 't', ...over };
+  return parseInputs((n) => all[n] ?? '', { GITHUB_SHA: 'f'.repeat(40), GITHUB_REPOSITORY: 'acme/infra' });
+}
+
+describe('parseChanges', () => {
+  it("reads the CLI's golden changes file: changed is its changes array, state-digests its converged scopes", () => {
+    const doc = JSON.parse(golden) as { changes: unknown[]; scopes: { name: string; state_digest: string }[] };
+    const out = parseChanges(golden);
+    expect(JSON.parse(out.changed)).toEqual(doc.changes);
+    expect(JSON.parse(out.stateDigests)).toEqual(Object.fromEntries(doc.scopes.map((s) => [s.name, s.state_digest])));
+  });
+
+  it.each([
+    ['not JSON', '{'],
+    ['another schema', golden.replace('changes/v1', 'changes/v2')],
+    ['an extra key', golden.replace('"status"', '"value": "x", "status"')],
+    ['a change without its arn', golden.replace(/"arn": "[^"]*",\n/, '')],
+    ['an action that is no operation', golden.replace('"action": "create"', '"action": "unchanged"')],
+    ['an ARN of another service', golden.replace('arn:aws:secretsmanager:eu-west-1:111111111111:secret:prod/app/api', 'arn:aws:ssm:eu-west-1:111111111111:parameter/x')],
+    ['a digest of another form', golden.replace(/sha256:ab+/, 'md5:00')],
+  ])('refuses %s without quoting the file', (_name, text) => {
+    let err: unknown;
+    try {
+      parseChanges(text);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ChangesError);
+    expect((err as Error).message).not.toContain('prod/app');
+  });
+});
+
+describe('input changes', () => {
+  it('passes --changes-file only for sync with the input', () => {
+    expect(cliArgs(inputs({ mode: 'sync', changes: 'true' }), '/ws', '/r.json', '/p.json', '/c.json')).toContain('--changes-file=/c.json');
+    expect(cliArgs(inputs({ mode: 'sync' }), '/ws', '/r.json', '/p.json', '/c.json').join(' ')).not.toContain('--changes-file');
+  });
+
+  it('is refused with mode plan (a plan changes nothing)', () => {
+    let err: unknown;
+    try {
+      inputs({ mode: 'plan', changes: 'true' });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ActionFailure);
+    expect((err as ActionFailure).reason).toMatch(/only for mode sync/);
+    expect(inputs({ mode: 'plan', changes: 'false' }).changes).toBe(false);
+  });
+});
