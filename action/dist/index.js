@@ -30639,8 +30639,8 @@ var require_graceful_fs = __commonJS({
       fs10.createReadStream = createReadStream3;
       fs10.createWriteStream = createWriteStream3;
       var fs$readFile = fs10.readFile;
-      fs10.readFile = readFile5;
-      function readFile5(path8, options, cb) {
+      fs10.readFile = readFile6;
+      function readFile6(path8, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
         return go$readFile(path8, options, cb);
@@ -31098,10 +31098,10 @@ var require_util9 = __commonJS({
       return objectToString(re) === "[object RegExp]";
     }
     exports2.isRegExp = isRegExp;
-    function isObject2(arg) {
+    function isObject3(arg) {
       return typeof arg === "object" && arg !== null;
     }
-    exports2.isObject = isObject2;
+    exports2.isObject = isObject3;
     function isDate(d) {
       return objectToString(d) === "[object Date]";
     }
@@ -33147,11 +33147,11 @@ var require_baseGetTag = __commonJS({
 // node_modules/lodash/isObject.js
 var require_isObject = __commonJS({
   "node_modules/lodash/isObject.js"(exports2, module2) {
-    function isObject2(value) {
+    function isObject3(value) {
       var type = typeof value;
       return value != null && (type == "object" || type == "function");
     }
-    module2.exports = isObject2;
+    module2.exports = isObject3;
   }
 });
 
@@ -33159,13 +33159,13 @@ var require_isObject = __commonJS({
 var require_isFunction = __commonJS({
   "node_modules/lodash/isFunction.js"(exports2, module2) {
     var baseGetTag = require_baseGetTag();
-    var isObject2 = require_isObject();
+    var isObject3 = require_isObject();
     var asyncTag = "[object AsyncFunction]";
     var funcTag = "[object Function]";
     var genTag = "[object GeneratorFunction]";
     var proxyTag = "[object Proxy]";
     function isFunction(value) {
-      if (!isObject2(value)) {
+      if (!isObject3(value)) {
         return false;
       }
       var tag = baseGetTag(value);
@@ -33226,7 +33226,7 @@ var require_baseIsNative = __commonJS({
   "node_modules/lodash/_baseIsNative.js"(exports2, module2) {
     var isFunction = require_isFunction();
     var isMasked = require_isMasked();
-    var isObject2 = require_isObject();
+    var isObject3 = require_isObject();
     var toSource = require_toSource();
     var reRegExpChar = /[\\^$.*+?()[\]{}|]/g;
     var reIsHostCtor = /^\[object .+?Constructor\]$/;
@@ -33238,7 +33238,7 @@ var require_baseIsNative = __commonJS({
       "^" + funcToString.call(hasOwnProperty).replace(reRegExpChar, "\\$&").replace(/hasOwnProperty|(function).*?(?=\\\()| for .+?(?=\\\])/g, "$1.*?") + "$"
     );
     function baseIsNative(value) {
-      if (!isObject2(value) || isMasked(value)) {
+      if (!isObject3(value) || isMasked(value)) {
         return false;
       }
       var pattern = isFunction(value) ? reIsNative : reIsHostCtor;
@@ -33406,9 +33406,9 @@ var require_isIterateeCall = __commonJS({
     var eq = require_eq2();
     var isArrayLike = require_isArrayLike();
     var isIndex = require_isIndex();
-    var isObject2 = require_isObject();
+    var isObject3 = require_isObject();
     function isIterateeCall(value, index, object) {
-      if (!isObject2(object)) {
+      if (!isObject3(object)) {
         return false;
       }
       var type = typeof index;
@@ -33653,13 +33653,13 @@ var require_nativeKeysIn = __commonJS({
 // node_modules/lodash/_baseKeysIn.js
 var require_baseKeysIn = __commonJS({
   "node_modules/lodash/_baseKeysIn.js"(exports2, module2) {
-    var isObject2 = require_isObject();
+    var isObject3 = require_isObject();
     var isPrototype = require_isPrototype();
     var nativeKeysIn = require_nativeKeysIn();
     var objectProto = Object.prototype;
     var hasOwnProperty = objectProto.hasOwnProperty;
     function baseKeysIn(object) {
-      if (!isObject2(object)) {
+      if (!isObject3(object)) {
         return nativeKeysIn(object);
       }
       var isProto = isPrototype(object), result = [];
@@ -34536,7 +34536,7 @@ var require_event_target_shim = __commonJS({
     var CAPTURE = 1;
     var BUBBLE = 2;
     var ATTRIBUTE = 3;
-    function isObject2(x) {
+    function isObject3(x) {
       return x !== null && typeof x === "object";
     }
     function getListeners(eventTarget) {
@@ -34562,7 +34562,7 @@ var require_event_target_shim = __commonJS({
           return null;
         },
         set(listener) {
-          if (typeof listener !== "function" && !isObject2(listener)) {
+          if (typeof listener !== "function" && !isObject3(listener)) {
             listener = null;
           }
           const listeners = getListeners(this);
@@ -34653,11 +34653,11 @@ var require_event_target_shim = __commonJS({
         if (listener == null) {
           return;
         }
-        if (typeof listener !== "function" && !isObject2(listener)) {
+        if (typeof listener !== "function" && !isObject3(listener)) {
           throw new TypeError("'listener' should be a function or an object.");
         }
         const listeners = getListeners(this);
-        const optionsIsObj = isObject2(options);
+        const optionsIsObj = isObject3(options);
         const capture = optionsIsObj ? Boolean(options.capture) : Boolean(options);
         const listenerType = capture ? CAPTURE : BUBBLE;
         const newNode = {
@@ -34694,7 +34694,7 @@ var require_event_target_shim = __commonJS({
           return;
         }
         const listeners = getListeners(this);
-        const capture = isObject2(options) ? Boolean(options.capture) : Boolean(options);
+        const capture = isObject3(options) ? Boolean(options.capture) : Boolean(options);
         const listenerType = capture ? CAPTURE : BUBBLE;
         let prev = null;
         let node = listeners.get(eventName);
@@ -55451,12 +55451,12 @@ var require_implementation2 = __commonJS({
         }
       };
       keysShim = function keys(object) {
-        var isObject2 = object !== null && typeof object === "object";
+        var isObject3 = object !== null && typeof object === "object";
         var isFunction = toStr.call(object) === "[object Function]";
         var isArguments = isArgs(object);
-        var isString = isObject2 && toStr.call(object) === "[object String]";
+        var isString = isObject3 && toStr.call(object) === "[object String]";
         var theKeys = [];
-        if (!isObject2 && !isFunction && !isArguments) {
+        if (!isObject3 && !isFunction && !isArguments) {
           throw new TypeError("Object.keys called on a non-object");
         }
         var skipProto = hasProtoEnumBug && isFunction;
@@ -56507,7 +56507,7 @@ var require_isPropertyKey = __commonJS({
 var require_isObject2 = __commonJS({
   "node_modules/es-object-atoms/isObject.js"(exports2, module2) {
     "use strict";
-    module2.exports = function isObject2(x) {
+    module2.exports = function isObject3(x) {
       return !!x && (typeof x === "function" || typeof x === "object");
     };
   }
@@ -56520,9 +56520,9 @@ var require_Get = __commonJS({
     var $TypeError = require_type();
     var inspect2 = require_object_inspect();
     var isPropertyKey = require_isPropertyKey();
-    var isObject2 = require_isObject2();
+    var isObject3 = require_isObject2();
     module2.exports = function Get(O, P) {
-      if (!isObject2(O)) {
+      if (!isObject3(O)) {
         throw new $TypeError("Assertion failed: Type(O) is not Object");
       }
       if (!isPropertyKey(P)) {
@@ -56668,10 +56668,10 @@ var require_HasOwnProperty = __commonJS({
     "use strict";
     var $TypeError = require_type();
     var hasOwn = require_hasown();
-    var isObject2 = require_isObject2();
+    var isObject3 = require_isObject2();
     var isPropertyKey = require_isPropertyKey();
     module2.exports = function HasOwnProperty(O, P) {
-      if (!isObject2(O)) {
+      if (!isObject3(O)) {
         throw new $TypeError("Assertion failed: `O` must be an Object");
       }
       if (!isPropertyKey(P)) {
@@ -57124,7 +57124,7 @@ var require_Set2 = __commonJS({
   "node_modules/es-abstract/2025/Set.js"(exports2, module2) {
     "use strict";
     var $TypeError = require_type();
-    var isObject2 = require_isObject2();
+    var isObject3 = require_isObject2();
     var isPropertyKey = require_isPropertyKey();
     var SameValue = require_SameValue();
     var noThrowOnStrictViolation = (function() {
@@ -57136,7 +57136,7 @@ var require_Set2 = __commonJS({
       }
     })();
     module2.exports = function Set2(O, P, V, Throw) {
-      if (!isObject2(O)) {
+      if (!isObject3(O)) {
         throw new $TypeError("Assertion failed: `O` must be an Object");
       }
       if (!isPropertyKey(P)) {
@@ -58679,11 +58679,11 @@ var require_ToPropertyDescriptor = __commonJS({
     "use strict";
     var hasOwn = require_hasown();
     var $TypeError = require_type();
-    var isObject2 = require_isObject2();
+    var isObject3 = require_isObject2();
     var IsCallable = require_IsCallable();
     var ToBoolean = require_ToBoolean();
     module2.exports = function ToPropertyDescriptor(Obj) {
-      if (!isObject2(Obj)) {
+      if (!isObject3(Obj)) {
         throw new $TypeError("ToPropertyDescriptor requires an object");
       }
       var desc = {};
@@ -58726,7 +58726,7 @@ var require_DefinePropertyOrThrow = __commonJS({
   "node_modules/es-abstract/2025/DefinePropertyOrThrow.js"(exports2, module2) {
     "use strict";
     var $TypeError = require_type();
-    var isObject2 = require_isObject2();
+    var isObject3 = require_isObject2();
     var isPropertyDescriptor = require_property_descriptor();
     var DefineOwnProperty = require_DefineOwnProperty();
     var FromPropertyDescriptor = require_FromPropertyDescriptor();
@@ -58735,7 +58735,7 @@ var require_DefinePropertyOrThrow = __commonJS({
     var SameValue = require_SameValue();
     var ToPropertyDescriptor = require_ToPropertyDescriptor();
     module2.exports = function DefinePropertyOrThrow(O, P, desc) {
-      if (!isObject2(O)) {
+      if (!isObject3(O)) {
         throw new $TypeError("Assertion failed: Type(O) is not Object");
       }
       if (!isPropertyKey(P)) {
@@ -58803,17 +58803,17 @@ var require_SpeciesConstructor = __commonJS({
     var GetIntrinsic = require_get_intrinsic();
     var $species = GetIntrinsic("%Symbol.species%", true);
     var $TypeError = require_type();
-    var isObject2 = require_isObject2();
+    var isObject3 = require_isObject2();
     var IsConstructor = require_IsConstructor();
     module2.exports = function SpeciesConstructor(O, defaultConstructor) {
-      if (!isObject2(O)) {
+      if (!isObject3(O)) {
         throw new $TypeError("Assertion failed: Type(O) is not Object");
       }
       var C = O.constructor;
       if (typeof C === "undefined") {
         return defaultConstructor;
       }
-      if (!isObject2(C)) {
+      if (!isObject3(C)) {
         throw new $TypeError("O.constructor is not an Object");
       }
       var S = $species ? C[$species] : void 0;
@@ -59634,13 +59634,13 @@ var require_implementation5 = __commonJS({
     "use strict";
     var GetIntrinsic = require_get_intrinsic();
     var IsCallable = require_IsCallable2();
-    var isObject2 = require_isObject3();
+    var isObject3 = require_isObject3();
     var whichBuiltinType = require_which_builtin_type();
     var $TypeError = require_type();
     var gPO = require_get_proto();
     var $Object = require_es_object_atoms();
     module2.exports = function getPrototypeOf(O) {
-      if (!isObject2(O)) {
+      if (!isObject3(O)) {
         throw new $TypeError("Reflect.getPrototypeOf called on non-object");
       }
       if (gPO) {
@@ -59968,7 +59968,7 @@ var require_ValidateTypedArray = __commonJS({
   "node_modules/es-abstract/2025/ValidateTypedArray.js"(exports2, module2) {
     "use strict";
     var $TypeError = require_type();
-    var isObject2 = require_isObject2();
+    var isObject3 = require_isObject2();
     var IsTypedArrayOutOfBounds = require_IsTypedArrayOutOfBounds();
     var MakeTypedArrayWithBufferWitnessRecord = require_MakeTypedArrayWithBufferWitnessRecord();
     var isTypedArray = require_is_typed_array();
@@ -59976,7 +59976,7 @@ var require_ValidateTypedArray = __commonJS({
       if (order !== "SEQ-CST" && order !== "UNORDERED") {
         throw new $TypeError("Assertion failed: `order` must be ~SEQ-CST~ or ~UNORDERED~");
       }
-      if (!isObject2(O)) {
+      if (!isObject3(O)) {
         throw new $TypeError("Assertion failed: `O` must be an Object");
       }
       if (!isTypedArray(O)) {
@@ -63723,7 +63723,7 @@ var require_light = __commonJS({
 });
 
 // src/main.ts
-var import_promises9 = require("node:fs/promises");
+var import_promises10 = require("node:fs/promises");
 var import_node_os5 = require("node:os");
 var import_node_path6 = require("node:path");
 
@@ -65907,7 +65907,7 @@ function supervise(child2, cancellation, opts) {
 // src/cli.ts
 var import_node_crypto = require("node:crypto");
 var import_node_child_process = require("node:child_process");
-function cliArgs(inputs, repositoryPath2, reportFile, planFile) {
+function cliArgs(inputs, repositoryPath2, reportFile, planFile, changesFile = "") {
   const args = [inputs.mode];
   const flag = (name, value) => {
     if (value !== void 0 && value !== "") args.push(`--${name}=${value}`);
@@ -65939,6 +65939,7 @@ function cliArgs(inputs, repositoryPath2, reportFile, planFile) {
   flag("log-format", "json");
   flag("report-file", reportFile);
   flag("plan-file", planFile);
+  if (inputs.changes && inputs.mode === "sync") flag("changes-file", changesFile);
   if (detailedExitCode(inputs)) args.push("--detailed-exit-code");
   return args;
 }
@@ -66517,7 +66518,8 @@ var Message = {
   driftIssueWarning: "sops-aws-sync could not update the drift issue",
   noReviewedPlan: "sops-aws-sync found no reviewed plan to apply",
   planUploadWarning: "sops-aws-sync could not upload the plan file as an artifact",
-  reviewLookupWarning: "sops-aws-sync could not look up the reviewed plan"
+  reviewLookupWarning: "sops-aws-sync could not look up the reviewed plan",
+  changesWarning: "sops-aws-sync left no valid changes file; the outputs changed and state-digests are not set"
 };
 var ActionFailure = class extends Error {
   reason;
@@ -66535,6 +66537,9 @@ function installFailure(reason) {
 }
 function checksumFailure(reason) {
   return new ActionFailure(Message.checksum, reason);
+}
+function skewFailure(reason) {
+  return new ActionFailure(Message.skew, reason);
 }
 
 // src/github.ts
@@ -66783,6 +66788,11 @@ function parseScopes(read2, configFile) {
   return names;
 }
 var PR_EVENTS2 = /* @__PURE__ */ new Set(["pull_request", "pull_request_target"]);
+function parseChangesInput(read2, mode) {
+  const on = parseBoolean(read2, "changes");
+  if (on && mode !== "sync") throw configFailure("Input changes is only for mode sync: a plan changes nothing.");
+  return on;
+}
 function parseDriftIssue(read2, mode, env) {
   const raw = read2("drift-issue");
   if (raw === "" || FALSE.has(raw)) return void 0;
@@ -66878,6 +66888,7 @@ function parseInputs(read2, env) {
     driftIssue: parseDriftIssue(read2, mode, env),
     forkPullRequests,
     requireReviewedPlan,
+    changes: parseChangesInput(read2, mode),
     cliVersion,
     githubToken
   };
@@ -105779,8 +105790,8 @@ var stringifyIteratively = (rootValue, replacer, spaceParam) => {
   const isFunctionReplacer = typeof replacer === "function";
   const propertyList = Array.isArray(replacer) ? new Set(replacer.map(String)) : null;
   const prepareVal = (parent, key, val) => {
-    const isObject2 = val !== null && typeof val === "object";
-    const hasToJSON = isObject2 && typeof val.toJSON === "function";
+    const isObject3 = val !== null && typeof val === "object";
+    const hasToJSON = isObject3 && typeof val.toJSON === "function";
     if (hasToJSON) {
       val = val.toJSON(key);
     }
@@ -110529,9 +110540,72 @@ var GitHubIssues = class extends GitHubRest {
   }
 };
 
+// src/changes.ts
+var import_promises8 = require("node:fs/promises");
+var CHANGES_SCHEMA = "sops-aws-sync/changes/v1";
+var MAX_CHANGES_BYTES = 16 * 1024 * 1024;
+var ChangesError = class extends Error {
+};
+var CHANGE_KEYS = ["scope", "action", "name", "arn", "version_id"];
+var SCOPE_KEYS = ["name", "region", "status", "state_digest"];
+var TOP_KEYS = ["schema_version", "tool_version", "git_revision", "status", "changes", "scopes"];
+var ACTIONS = /* @__PURE__ */ new Set(["restore", "create", "adopt", "update", "schedule-delete"]);
+var isObject2 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+function exactKeys(v, keys, what) {
+  const got = Object.keys(v);
+  if (got.length !== keys.length || !keys.every((k) => got.includes(k))) throw new ChangesError(`${what} does not have exactly the v1 keys`);
+}
+function parseChanges(text) {
+  let doc;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    throw new ChangesError("changes file is not JSON");
+  }
+  if (!isObject2(doc)) throw new ChangesError("changes file is not a JSON object");
+  exactKeys(doc, TOP_KEYS, "changes file");
+  if (doc.schema_version !== CHANGES_SCHEMA) throw new ChangesError("changes file has an unknown schema_version");
+  if (!Array.isArray(doc.changes) || !Array.isArray(doc.scopes)) throw new ChangesError("changes and scopes must be lists");
+  const changed = doc.changes.map((c) => {
+    if (!isObject2(c)) throw new ChangesError("a change is not an object");
+    exactKeys(c, CHANGE_KEYS, "a change");
+    for (const k of CHANGE_KEYS) if (typeof c[k] !== "string") throw new ChangesError(`a change's ${k} is not a string`);
+    const ch = c;
+    if (!ACTIONS.has(ch.action)) throw new ChangesError("a change's action is not an operation");
+    if (!/^arn:[a-z-]+:secretsmanager:[a-z0-9-]+:\d{12}:secret:/.test(ch.arn)) throw new ChangesError("a change's arn is not a Secrets Manager ARN");
+    return { scope: ch.scope, action: ch.action, name: ch.name, arn: ch.arn, version_id: ch.version_id };
+  });
+  const digests = {};
+  for (const s of doc.scopes) {
+    if (!isObject2(s)) throw new ChangesError("a scope is not an object");
+    exactKeys(s, SCOPE_KEYS, "a scope");
+    if (typeof s.name !== "string" || typeof s.state_digest !== "string") throw new ChangesError("a scope's name or digest is not a string");
+    if (s.state_digest === "") continue;
+    if (!/^sha256:[0-9a-f]{64}$/.test(s.state_digest)) throw new ChangesError("a state digest is not sha256:<64 hex>");
+    digests[s.name] = s.state_digest;
+  }
+  return { changed: JSON.stringify(changed), stateDigests: JSON.stringify(digests) };
+}
+async function readChanges(path8) {
+  let st;
+  try {
+    st = await (0, import_promises8.lstat)(path8);
+  } catch {
+    return { kind: "absent" };
+  }
+  if (!st.isFile()) return { kind: "broken", reason: "changes file is not a regular file" };
+  if (st.size > MAX_CHANGES_BYTES) return { kind: "broken", reason: "changes file is larger than expected" };
+  try {
+    return { kind: "valid", outputs: parseChanges(await (0, import_promises8.readFile)(path8, "utf8")) };
+  } catch (e) {
+    if (e instanceof ChangesError) return { kind: "broken", reason: e.message };
+    throw e;
+  }
+}
+
 // src/pulls.ts
 var import_node_fs3 = require("node:fs");
-var import_promises8 = require("node:fs/promises");
+var import_promises9 = require("node:fs/promises");
 var import_node_os4 = require("node:os");
 var import_node_path5 = require("node:path");
 
@@ -110726,9 +110800,9 @@ function parseSourceRoots(text) {
 }
 async function readSourceRoots(path8) {
   try {
-    const st = await (0, import_promises8.lstat)(path8);
+    const st = await (0, import_promises9.lstat)(path8);
     if (!st.isFile() || st.size > MAX_SOURCE_ROOTS_BYTES) return void 0;
-    return parseSourceRoots(await (0, import_promises8.readFile)(path8, "utf8"));
+    return parseSourceRoots(await (0, import_promises9.readFile)(path8, "utf8"));
   } catch {
     return void 0;
   }
@@ -110738,7 +110812,7 @@ async function readRunFacts(env, mode, forkPolicy) {
   const event = env.GITHUB_EVENT_NAME ?? "";
   if (event.startsWith("pull_request") && (env.GITHUB_EVENT_PATH ?? "") !== "") {
     try {
-      payload = JSON.parse(await (0, import_promises8.readFile)(env.GITHUB_EVENT_PATH ?? "", "utf8"));
+      payload = JSON.parse(await (0, import_promises9.readFile)(env.GITHUB_EVENT_PATH ?? "", "utf8"));
     } catch {
       payload = void 0;
     }
@@ -110780,7 +110854,7 @@ var REPORT_KEYS = [
   "scopes"
 ];
 var OPTIONAL_REPORT_KEYS = ["scopes"];
-var SCOPE_KEYS = ["name", "region", "status", "verification", "counts"];
+var SCOPE_KEYS2 = ["name", "region", "status", "verification", "counts"];
 var ReportError = class extends Error {
   constructor(reason) {
     super(reason);
@@ -110810,7 +110884,7 @@ function checkScopes(scopes) {
   if (!Array.isArray(scopes) || scopes.length === 0) throw new ReportError("report scopes is not a non-empty array");
   const seen = /* @__PURE__ */ new Set();
   for (const s of scopes) {
-    if (!isPlainObject3(s) || !sameKeys(s, SCOPE_KEYS)) throw new ReportError("report scope keys differ from schema v1");
+    if (!isPlainObject3(s) || !sameKeys(s, SCOPE_KEYS2)) throw new ReportError("report scope keys differ from schema v1");
     if (typeof s.name !== "string" || !/^[a-z0-9-]{1,32}$/.test(s.name) || seen.has(s.name)) {
       throw new ReportError("report scope name is malformed or repeated");
     }
@@ -110944,21 +111018,38 @@ function judgeRun(read2, cli, cliVersion, ctx) {
 
 // src/main.ts
 async function privatePaths(env) {
-  const dir = await (0, import_promises9.mkdtemp)((0, import_node_path6.join)(env.RUNNER_TEMP || (0, import_node_os5.tmpdir)(), "sops-aws-sync-"));
-  await (0, import_promises9.chmod)(dir, 448);
-  return { report: (0, import_node_path6.join)(dir, "report.json"), plan: (0, import_node_path6.join)(dir, "plan.json"), roots: (0, import_node_path6.join)(dir, "source-roots.json") };
+  const dir = await (0, import_promises10.mkdtemp)((0, import_node_path6.join)(env.RUNNER_TEMP || (0, import_node_os5.tmpdir)(), "sops-aws-sync-"));
+  await (0, import_promises10.chmod)(dir, 448);
+  return {
+    report: (0, import_node_path6.join)(dir, "report.json"),
+    plan: (0, import_node_path6.join)(dir, "plan.json"),
+    roots: (0, import_node_path6.join)(dir, "source-roots.json"),
+    changes: (0, import_node_path6.join)(dir, "changes.json")
+  };
+}
+async function publishChanges(inputs, path8) {
+  if (!inputs.changes) return true;
+  const read2 = await readChanges(path8);
+  if (read2.kind === "valid") {
+    setOutput("changed", read2.outputs.changed);
+    setOutput("state-digests", read2.outputs.stateDigests);
+    return true;
+  }
+  warning(Message.changesWarning);
+  info(read2.kind === "absent" ? "sops-aws-sync wrote no changes file." : `${read2.reason}.`);
+  return false;
 }
 async function readReport(path8) {
   let st;
   try {
-    st = await (0, import_promises9.lstat)(path8);
+    st = await (0, import_promises10.lstat)(path8);
   } catch {
     return { kind: "absent" };
   }
   if (!st.isFile()) return { kind: "broken", reason: "report is not a regular file", regularFile: false };
   if (st.size > MAX_REPORT_BYTES) return { kind: "broken", reason: "report is larger than expected", regularFile: true };
   try {
-    return { kind: "valid", report: parseReport(await (0, import_promises9.readFile)(path8, "utf8")) };
+    return { kind: "valid", report: parseReport(await (0, import_promises10.readFile)(path8, "utf8")) };
   } catch (e) {
     if (e instanceof ReportError) return { kind: "broken", reason: e.message, regularFile: true };
     throw e;
@@ -111101,7 +111192,7 @@ async function execute(asked, choice, binary, childEnv, cancellation) {
   const reportPath = paths.report;
   const workspace = env.GITHUB_WORKSPACE || process.cwd();
   const inputs = choice.kind === "no-plan" ? { ...asked, mode: "validate" } : asked;
-  const args = cliArgs(inputs, workspace, reportPath, paths.plan);
+  const args = cliArgs(inputs, workspace, reportPath, paths.plan, paths.changes);
   if (choice.kind === "no-plan" || choice.kind === "validate" && choice.noDecrypt) args.push("--no-decrypt");
   if (choice.kind === "no-plan") args.push(`--source-roots-file=${paths.roots}`);
   const notes = runNotes(choice);
@@ -111126,6 +111217,7 @@ async function execute(asked, choice, binary, childEnv, cancellation) {
     setOutput("redacted-report-path", reportPath);
   }
   if (await planFileExists(paths.plan)) setOutput("plan-file-path", paths.plan);
+  const changesRead = await publishChanges(inputs, paths.changes);
   const cancelled = cli.forwarded !== void 0;
   const publishAll = async (accepted, failure2) => {
     const markdown = await planMarkdown(binary, paths.plan, workspace, childEnv, cancelled);
@@ -111179,6 +111271,7 @@ async function execute(asked, choice, binary, childEnv, cancellation) {
     });
   }
   if (result !== void 0) throw new ActionFailure(result, result === failure ? detail : void 0);
+  if (!changesRead) throw skewFailure("Input changes is true but sops-aws-sync left no valid changes file after a successful run.");
 }
 function runNotes(choice) {
   switch (choice.kind) {
