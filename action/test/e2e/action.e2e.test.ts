@@ -309,22 +309,23 @@ describe('Action with a stand-in CLI release', () => {
         scopes: [{ name: 'default', region: 'eu-west-1', status, state_digest: stateDigest }],
       });
     const created = { scope: 'default', action: 'create', name: 'apps/prod/db', arn, version_id: 'v-marker-0123456789abcdef0123456789' };
+    const updated = { scope: 'default', action: 'update', name: 'apps/prod/api', arn: arn.replace('db-AbCdEf', 'api-MnOpQr'), version_id: 'v-marker-update-0123456789abcdef01' };
     const deleted = { scope: 'default', action: 'schedule-delete', name: 'apps/prod/old', arn: arn.replace('db-AbCdEf', 'old-GhIjKl'), version_id: '' };
 
-    it('passes --changes-file in the private directory and sets changed and state-digests, printing none of it', async () => {
+    it('create, update and delete: passes --changes-file in the private directory and sets changed and state-digests, printing none of it', async () => {
       const r = await runner.runAction({
         inputs: inputs({ mode: 'sync', changes: 'true' }),
-        env: standIn(0, rep({ status: 'converged', verification: 'converged' }, { create: 1, schedule_delete: 1 }), {
-          STANDIN_CHANGES: changesJson([created, deleted]),
+        env: standIn(0, rep({ status: 'converged', verification: 'converged' }, { create: 1, update: 1, schedule_delete: 1 }), {
+          STANDIN_CHANGES: changesJson([created, updated, deleted]),
         }),
       });
       expect(r.code, r.stdout + r.stderr).toBe(0);
       const args = (await readFile(standInArgs, 'utf8')).trim().split('\n');
       const file = args.find((a) => a.startsWith('--changes-file='))?.slice('--changes-file='.length) ?? '';
       expect(file.startsWith(r.runnerTemp)).toBe(true);
-      expect(JSON.parse(r.outputs.changed ?? '')).toEqual([created, deleted]);
+      expect(JSON.parse(r.outputs.changed ?? '')).toEqual([created, updated, deleted]);
       expect(JSON.parse(r.outputs['state-digests'] ?? '')).toEqual({ default: digest });
-      for (const secret of [arn, 'apps/prod/db', 'v-marker', digest]) {
+      for (const secret of [arn, updated.arn, deleted.arn, 'apps/prod/db', 'apps/prod/api', 'apps/prod/old', 'v-marker', digest]) {
         expect(r.stdout + r.stderr, 'never in the log').not.toContain(secret);
         expect(r.summary, 'never in the job summary').not.toContain(secret);
       }
