@@ -68,6 +68,8 @@ export const OUTPUT_NAMES = [
   'redacted-report-path',
   'plan-file-path',
   'planned',
+  'changed',
+  'state-digests',
 ] as const;
 
 /** The report and plan file paths in a fresh private (0700) directory under RUNNER_TEMP. */
