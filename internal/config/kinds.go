@@ -136,7 +136,12 @@ func expectedYAML(s Setting) string {
 // comma-separated form), or a non-empty sequence of strings joined by
 // commas, no entry holding a comma or a line break (the separator of the
 // raw value, which no Region code or key service holds).
-func commaListFor(n *yaml.Node) (string, bool) {
+func commaListFor(n *yaml.Node) (string, bool) { return sequenceFor(n, ",") }
+
+// sequenceFor accepts a YAML string as it is, or a non-empty sequence of
+// YAML strings joined by sep, no entry holding a comma or a line break (the
+// separators of the raw values of KindCommaList and KindList).
+func sequenceFor(n *yaml.Node, sep string) (string, bool) {
 	if n.Kind == yaml.ScalarNode {
 		return stringFor(n)
 	}
@@ -150,7 +155,7 @@ func commaListFor(n *yaml.Node) (string, bool) {
 		}
 		items = append(items, e.Value)
 	}
-	return strings.Join(items, ","), true
+	return strings.Join(items, sep), true
 }
 
 // stringFor accepts a YAML string scalar as it is.

@@ -518,19 +518,4 @@ func tagsFor(n *yaml.Node) (string, bool) {
 // without a newline or comma (the separators of the raw value; no secret
 // name holds one). A YAML string is accepted as it is: names separated by
 // commas, as the environment variable takes them (ParseList).
-func listFor(n *yaml.Node) (string, bool) {
-	if n.Kind == yaml.ScalarNode {
-		return stringFor(n)
-	}
-	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
-		return "", false
-	}
-	items := make([]string, 0, len(n.Content))
-	for _, e := range n.Content {
-		if e.Kind != yaml.ScalarNode || e.Tag != "!!str" || strings.ContainsAny(e.Value, "\n\r,") {
-			return "", false
-		}
-		items = append(items, e.Value)
-	}
-	return strings.Join(items, "\n"), true
-}
+func listFor(n *yaml.Node) (string, bool) { return sequenceFor(n, "\n") }
