@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -34,6 +35,20 @@ func TestWriteFailureNamesTheStepNotThePath(t *testing.T) {
 	require.True(t, errors.As(err, &e))
 	assert.Equal(t, "create", e.Step)
 	assert.NotContains(t, err.Error(), "missing-dir")
+}
+
+// TestFailedWriteLeavesNoTemporaryFile: a step that fails after the
+// temporary file exists (here the rename, to a name longer than the file
+// system's 255-byte limit, which the target check lets through) removes the
+// temporary file again; the directory is as it was.
+func TestFailedWriteLeavesNoTemporaryFile(t *testing.T) {
+	dir := t.TempDir()
+	long := filepath.Join(dir, strings.Repeat("n", 300))
+	err := testFile.Write(long, []byte("x"))
+	assert.Equal(t, "rename", StepOf(err))
+	entries, rerr := os.ReadDir(dir)
+	require.NoError(t, rerr)
+	assert.Empty(t, entries)
 }
 
 // mkfifo makes a FIFO at p (Linux and macOS, the release platforms).
@@ -134,6 +149,8 @@ func TestSameTarget(t *testing.T) {
 		{"x.json", filepath.Join(dir, "x.json")},
 		{"d/x.json", "dl/x.json"},
 		{"h1", "h2"},
+		// A directory not made yet: only the absolute forms can tell.
+		{"missing/x.json", filepath.Join(dir, "missing", "x.json")},
 	}
 	for _, p := range same {
 		assert.True(t, SameTarget(p[0], p[1]), "%v", p)
