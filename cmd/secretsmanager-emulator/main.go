@@ -1,5 +1,6 @@
 // Command secretsmanager-emulator serves a local AWS Secrets Manager with
-// fault injection (see docs/emulator.md).
+// fault injection, and Parameter Store and STS on the same listener (see
+// docs/emulator.md).
 package main
 
 import (

@@ -181,11 +181,13 @@ func (d declarations) resolves(q string) bool {
 	return false
 }
 
-// external are the names of AWS's API the doc spells like Go names
-// (operations, replication statuses): not declarations of ours.
+// external are the names of AWS's API (operations, parameters,
+// replication statuses) and of the Go runtime's environment the doc spells
+// like Go names: not declarations of ours.
 var external = map[string]bool{
 	"AssumeRole": true, "AssumeRoleWithWebIdentity": true, "GetCallerIdentity": true,
-	"DescribeSecret": true, "InProgress": true, "InSync": true,
+	"DescribeSecret": true, "InProgress": true, "InSync": true, "KmsKeyId": true,
+	"GOGC": true, "GOMEMLIMIT": true,
 }
 
 // actionDeclares reports whether the Action's TypeScript (action/src)

@@ -1,4 +1,5 @@
-// Package config resolves the options of `plan` and `sync` (SPEC §2.1) from
+// Package config resolves the options of `plan`, `sync` and `validate`
+// (SPEC §2.1), per scope when the config file lists scopes (SPEC §10), from
 // four sources in a fixed precedence: an explicitly given command-line flag,
 // then the environment variable SOPS_AWS_SYNC_<FLAG> (upper-case, "-" → "_"),
 // then the key of the same name in the YAML file named by --config, then the

@@ -11,7 +11,11 @@
 // (model.Arrival); Loading.Decrypt is the second step, which publishes each
 // value in the Arrival and finishes it (docs/reconciliation.md,
 // "Decryption beside the first observation"). A Cache lets the loads of a
-// run's scopes decrypt a shared blob once.
+// run's scopes decrypt a shared blob once. Loading.Check is validate's
+// second step without a key (the structural checks of SOPS's metadata).
+// A scope whose target is parameter-store gets that target's rules too
+// (parameterstore.go: the parameter name, no binary document, the tier's
+// size).
 //
 // The load composes two halves that know nothing of each other: the Git source
 // (internal/desired/gitsource: open, resolve, list, structural checks,
@@ -24,7 +28,8 @@
 //   - A load either finishes its Arrival with every desired secret,
 //     validated, or with an error; it never yields a partial state (the
 //     Arrival refuses one: model.ErrIncomplete). Nothing here talks to AWS Secrets
-//     Manager, so a failure leaves AWS untouched by construction.
+//     Manager or Parameter Store, so a failure leaves AWS untouched by
+//     construction.
 //   - Errors are diag.Diagnostics with a stable class token, the document's
 //     ordinal, the path only when resource names may be shown, and a next
 //     action. No plaintext, ciphertext, key material or SOPS/go-git error

@@ -1,7 +1,12 @@
-// Package engine reconciles one scope of AWS Secrets Manager with a desired
-// state: observe (through Port), classify, plan (package plan, pure),
-// apply with fingerprint preconditions and idempotency tokens, and verify by
-// re-observation (SPEC §4–6). docs/reconciliation.md describes the design.
+// Package engine reconciles one scope of AWS Secrets Manager (or of
+// Parameter Store: the Port hides which) with a desired state: observe
+// (through Port), classify, plan (package plan, pure), apply with
+// fingerprint preconditions and idempotency tokens, and verify by
+// re-observation (SPEC §4–6). RunScopes runs several scopes as one run
+// (SPEC §10): every scope planned, and checked against a reviewed plan
+// (Reviewer, SPEC §14), before any is applied. Every write goes through
+// one driver (write.go) over the rows of steps.go.
+// docs/reconciliation.md describes the design.
 //
 // Invariants:
 //   - Nothing is mutated when the plan has a conflict or the empty-scope

@@ -2,6 +2,9 @@
 // leaf paths of its value an update adds, removes and changes, as RFC 6901
 // JSON Pointers (SPEC §7.4: the plan file's key-level summary). It never returns a value, a length, a
 // hash or any other fingerprint of a value: only pointers and counts.
+// merge.go holds the pure rules of keys owned by AWS (SPEC §13): Merge
+// carries the live values of those keys into the desired value, Lacking
+// and Fill find and fill the ones a new secret must be given.
 //
 // Invariants:
 //   - Diff is a pure function of (canonical desired value, observed

@@ -4,7 +4,11 @@
 // rule and the document suffix table, SPEC §2.1 and §3), ownership (the
 // scope, its digest, the source digest and the three reserved tags,
 // SPEC §4), and the redaction view that decides how a resource is named in
-// logs, diagnostics and views (SPEC §7.3).
+// logs, diagnostics and views (SPEC §7.3). It also holds the rules the
+// settings, the loader and the planner share (metadata, replica Regions,
+// keys owned by AWS, key services, targets and Parameter Store's names and
+// tiers) and the values hand-off between the loader and the engine
+// (Arrival, whose rules are on the type).
 //
 // Invariants:
 //   - Each rule has exactly one definition, here; config, the loader, the

@@ -1,7 +1,8 @@
 // Package pace is the run's client-side rate control: one adaptive limit
-// per Secrets Manager quota family (writes, describe/get, batch get, list),
-// shared by every worker of a run, that backs off when AWS throttles and
-// recovers on success.
+// per quota family (writes, reads, batch reads, lists), shared by every
+// worker of a run, that backs off when AWS throttles and recovers on
+// success; the ceilings are Secrets Manager's (DefaultLimits) or Parameter
+// Store's (ParameterStoreLimits).
 //
 // AWS's request quotas are per account and Region, shared with every other
 // client there (other CI jobs, other scopes of this tool, applications), so

@@ -1,8 +1,11 @@
 // Package planview turns plan data into what a reviewer reads: the view
 // model, which is also the content of the plan file (schema
-// sops-aws-sync/plan/v2: one section per scope, SPEC §7.4 and §10; v1
-// files are still read, as one scope), and its text (terminal) and
-// Markdown (job summary, pull request) renderings, one section per scope.
+// sops-aws-sync/plan/v3: one section per scope, SPEC §7.4 and §10, each
+// bound to its source tree, settings and observations by digests, SPEC
+// §14; v2 and v1 files are still read, v1 as one scope), its text
+// (terminal) and Markdown (job summary, pull request) renderings, one
+// section per scope, and the comparison of a reviewed plan with a run's
+// own (Compare, pure).
 //
 // Invariants:
 //   - Redaction happens once, in Build: it turns Input (plain plan data,

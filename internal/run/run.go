@@ -55,12 +55,12 @@ type ScopePort struct {
 	// the SDK chain's.
 	Region string
 	// Bucket is an opaque key of the scope's quota bucket, (account,
-	// Region): ports with equal keys share one pace (internal/pace) and
+	// Region, and the target when it is Parameter Store): ports with equal keys share one pace (internal/pace) and
 	// AWS's request quotas. It holds the account id: never print or log
 	// it.
 	Bucket string
-	// Port is the Secrets Manager port of the scope, calling AWS with the
-	// scope's credentials; it paces its calls with its bucket's
+	// Port is the port of the scope's target (Secrets Manager, or
+	// Parameter Store), calling AWS with the scope's credentials; it paces its calls with its bucket's
 	// controller (engine.Paced).
 	Port engine.Port
 }

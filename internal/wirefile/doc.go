@@ -1,9 +1,10 @@
 // Package wirefile is the one home of the tool's wire files (the report,
-// schema sops-aws-sync/report/v1, and the plan file, schema
-// sops-aws-sync/plan/v2, SPEC §7.2 and §7.4): how they are written, probed,
-// read and decoded. A package that owns a schema (internal/report,
-// internal/planview) declares a File and its Go types; everything about
-// bytes on disk is here.
+// schema sops-aws-sync/report/v1, the plan file, schema
+// sops-aws-sync/plan/v3, SPEC §7.2 and §7.4, and the changes file, schema
+// sops-aws-sync/changes/v1): how they are written, probed, read and
+// decoded. A package that owns a schema (internal/report,
+// internal/planview, internal/changes) declares a File and its Go types;
+// everything about bytes on disk is here.
 //
 // Invariants:
 //   - Write is atomic: the new file is created as a temporary file in the

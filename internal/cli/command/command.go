@@ -17,7 +17,7 @@ import (
 // Options are the resolved, typed options of one plan or sync, as RunE
 // hands them to runF or to the run.
 type Options struct {
-	// Command is "plan" or "sync".
+	// Command is "plan", "sync" or "validate".
 	Command string
 	// Mode is Command's engine mode.
 	Mode engine.Mode

@@ -1,20 +1,22 @@
-// Package command is `plan` and `sync`: one constructor each (NewCmdPlan,
-// NewCmdSync, in the GitHub CLI's NewCmdX(f, runF) shape) over one shared
-// definition. Every setting of SPEC §2.1 is a cobra flag holding only its
+// Package command is `plan`, `sync` and `validate`: one constructor each
+// (NewCmdPlan, NewCmdSync, NewCmdValidate, in the GitHub CLI's
+// NewCmdX(f, runF) shape) over one shared definition. Every setting of SPEC §2.1 is a cobra flag holding only its
 // raw text; RunE resolves flags, environment and config file into the typed
 // Options (config.Resolve) and hands them to runF (tests) or to
-// reconcile, which reads resolve → execute → conclude → write: resolve the
-// logger, the outputs (each output proves itself writable) and the run's
-// request; execute the run (run.Execute over the factory's Sources: the
-// AWS ports, the revision, the desired state, the engine); conclude its
-// Outcome into an ending; and write the ending.
+// reconcile (validate: validate), which reads resolve → execute →
+// conclude → write: resolve the logger, the outputs (each output proves
+// itself writable) and the run's request; execute the run (run.Execute
+// over the factory's Sources: the AWS ports, the revision, the desired
+// state, the engine; validate: run.Validate, which never asks for a
+// port); conclude its Outcome into an ending; and write the ending.
 //
-// The end of every plan or sync — a usage error (EarlyFiles), a rejected
+// The end of every plan, sync or validate — a usage error (EarlyFiles), a rejected
 // configuration, a refused output, a rejected AWS set-up or desired state,
 // a real run, an interruption — is one value, an ending, built by one
 // function (conclude) and written by one set of outputs (outputs.go): the
 // plan file (planview.Build over the engine's Result.Plan and the run's
-// diagnostics), the report, the final "run finished" record, and with
+// diagnostics), the report, sync's changes file (--changes-file),
+// validate's source-roots file, the final "run finished" record, and with
 // --log-format text planview.Text after the log.
 //
 // Invariants:

@@ -1,6 +1,6 @@
 // Package show is the `show PLAN_FILE` command: it renders a saved plan
 // file (schema sops-aws-sync/plan/v3, or v2 or v1 from an older release, written
-// by plan or sync with --plan-file) as text or Markdown, one section per
+// by plan, sync or validate with --plan-file) as text or Markdown, one section per
 // scope (a v1 file is one scope named default). It reads only that file:
 // no configuration, no Git, no AWS, no credentials.
 //

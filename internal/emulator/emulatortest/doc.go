@@ -1,8 +1,9 @@
 // Package emulatortest is the test support of the Secrets Manager emulator:
 //
 //   - Start serves an emulator in-process for a Go test (an httptest server
-//     on 127.0.0.1, closed by t.Cleanup) and Server.Client gives the real
-//     aws-sdk-go-v2 client pointed at it;
+//     on 127.0.0.1, closed by t.Cleanup) and Server.Client (Secrets
+//     Manager) and Server.SSMClient (Parameter Store) give the real
+//     aws-sdk-go-v2 clients pointed at it;
 //   - StartProcess runs the built emulator binary on a free loopback port,
 //     for the tests and tools that drive built binaries (test/e2e,
 //     test/chaos, bench);
