@@ -120,7 +120,8 @@ func TestAdapter_Lifecycle(t *testing.T) {
 }
 
 // GetCurrentValues reads ten names a call (GetParameters' limit), each by
-// its version; a version that is gone is Missing.
+// its version; a version that is gone is Missing; exactly ten names are
+// one call and no names no call.
 func TestAdapter_ValuesByTen(t *testing.T) {
 	f := start(t)
 	var reqs []engine.ValueRequest
@@ -136,8 +137,21 @@ func TestAdapter_ValuesByTen(t *testing.T) {
 	assert.Equal(t, int64(3), f.srv.Stats(t).Calls["GetParameters"]-before, "24 names in 3 calls")
 	for i, r := range reqs[:23] {
 		assert.Equal(t, "v-"+r.Name, string(vs[i].String))
+		assert.Equal(t, "1", vs[i].VersionID)
+		assert.False(t, vs[i].StageMismatch, "the version asked for is the version read")
 	}
 	assert.True(t, vs[23].Missing)
+
+	// The bound is exact: ten names are one call, none is no call.
+	before = f.srv.Stats(t).Calls["GetParameters"]
+	vs, err = f.a.GetCurrentValues(ctx, reqs[:10])
+	require.NoError(t, err)
+	assert.Len(t, vs, 10)
+	assert.Equal(t, int64(1), f.srv.Stats(t).Calls["GetParameters"]-before, "10 names in 1 call")
+	vs, err = f.a.GetCurrentValues(ctx, nil)
+	require.NoError(t, err)
+	assert.Empty(t, vs)
+	assert.Equal(t, int64(1), f.srv.Stats(t).Calls["GetParameters"]-before, "no names, no call")
 }
 
 // Discovery lists the prefix's hierarchy by tag filter: this scope's
@@ -244,6 +258,10 @@ func TestAdapter_MetadataKeyAndTier(t *testing.T) {
 	assert.Equal(t, "new words", p.Description)
 	assert.Equal(t, "v1", p.Value)
 	assert.Equal(t, int64(2), p.Version)
+	assert.Equal(t, "Standard", p.Tier)
+	_, err = f.a.PutValue(ctx, "prod/app/db", []byte("v1"), model.KindText, "")
+	require.NoError(t, err)
+	assert.Equal(t, "Standard", f.param(t, "/prod/app/db").Tier, "a standard scope's value write names no tier")
 
 	// A parameter someone made Advanced stays Advanced through a standard
 	// scope's write.
@@ -257,6 +275,12 @@ func TestAdapter_MetadataKeyAndTier(t *testing.T) {
 	adv := start(t, func(o *awsps.Options) { o.Tier = model.TierAdvanced })
 	adv.create(t, "prod/app/big", "v")
 	assert.Equal(t, "Advanced", adv.param(t, "/prod/app/big").Tier)
+	_, err = adv.ssm.PutParameter(ctx, &ssm.PutParameterInput{Name: aws.String("/prod/app/small"), Value: aws.String("v1"),
+		Type: types.ParameterTypeSecureString, Tier: types.ParameterTierStandard})
+	require.NoError(t, err)
+	_, err = adv.a.PutValue(ctx, "prod/app/small", []byte("v2"), model.KindText, "")
+	require.NoError(t, err)
+	assert.Equal(t, "Advanced", adv.param(t, "/prod/app/small").Tier, "an advanced scope's value write names the tier")
 }
 
 // A PutParameter whose answer is lost is ambiguous (the engine then
