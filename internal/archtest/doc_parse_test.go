@@ -17,7 +17,8 @@ type architecture struct {
 	// layers is the block, top to bottom; each layer is its package paths
 	// relative to the module.
 	layers [][]string
-	// outside holds the paths named in the "Outside the layers" paragraph.
+	// outside holds the paths of the module's trees named in the "Outside
+	// the layers" paragraph (internal/emulator, bench, scripts/mutation).
 	outside []string
 	// rules maps a rule's bold title (without its final ".") to its text.
 	rules map[string]string
@@ -27,6 +28,8 @@ type architecture struct {
 
 var (
 	ruleLine = regexp.MustCompile(`^- \*\*([^*]+?)\.\*\* (.*)$`)
+	// treePath is a path of the module's Go trees as the doc names it.
+	treePath = regexp.MustCompile(`^(internal|cmd|test|bench|scripts)(/[a-z0-9_.-]+)*$`)
 	codeSpan = regexp.MustCompile("`([^`]+)`")
 	// a layer line: paths separated by ", ", then two or more spaces (or
 	// the end of the line), then the description.
@@ -84,7 +87,7 @@ func parseArchitecture(doc string) (architecture, error) {
 	for _, p := range paragraphs {
 		if strings.HasPrefix(strings.TrimSpace(p), "Outside the layers:") {
 			for _, m := range codeSpan.FindAllStringSubmatch(p, -1) {
-				if strings.HasPrefix(m[1], "internal/") {
+				if treePath.MatchString(m[1]) {
 					a.outside = append(a.outside, m[1])
 				}
 			}

@@ -152,7 +152,12 @@ var (
 	// start (awaitValues). The doc's settings and wire words are lower
 	// case with dashes or underscores.
 	goName   = regexp.MustCompile(`^([A-Z][A-Za-z0-9]*|[a-z][a-z0-9]*[A-Z][A-Za-z0-9]*)$`)
-	repoPath = regexp.MustCompile(`^(internal|cmd|test|bench|docs|scripts|action)/[A-Za-z0-9_./-]+$`)
+	repoPath = regexp.MustCompile(`^(internal|cmd|test|bench|docs|scripts|action|packaging|\.github|\.ci)/[A-Za-z0-9_./-]+$`)
+	// makeTargets is a make command the doc names (`make image`, `make
+	// test-action-ci`).
+	makeTargets = regexp.MustCompile(`^make( [a-z][a-z0-9-]*)+$`)
+	// makeRule is a rule line of the Makefile: its targets before ":".
+	makeRule = regexp.MustCompile(`(?m)^([a-z][a-z0-9 -]*):`)
 	fileName = regexp.MustCompile(`^[A-Za-z0-9_.-]+\.(go|ts|yml|yaml|md|json|golden)$`)
 )
 
@@ -220,16 +225,40 @@ func actionDeclares(t *testing.T, name string) bool {
 // unqualified name only Go spells so (Outline, awaitValues) is declared
 // by the product, is a name of AWS's API (external) or is declared by the
 // Action's TypeScript, so a rename or a removal that leaves the map stale
-// fails here. (Unqualified all-lower-case words are not checked: the doc
-// also names settings and wire words that way.)
+// fails here. A `make TARGET` span names a target of the Makefile, and a
+// qualified name in the layer block resolves too. (Unqualified
+// all-lower-case words are not checked: the doc also names settings and
+// wire words that way.)
 func TestArchitectureDocNamesWhatExists(t *testing.T) {
 	b, err := os.ReadFile(archDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d := moduleDeclarations(t)
-	// The fenced blocks (the layer block) are not code spans.
-	text := regexp.MustCompile("(?s)```.*?```").ReplaceAllString(string(b), "")
+	// The fenced blocks (the layer block) are not code spans; their
+	// qualified names (run.Execute, model.Arrival) are checked as the
+	// package comments' are.
+	fenced := regexp.MustCompile("(?s)```.*?```")
+	for _, block := range fenced.FindAllString(string(b), -1) {
+		for _, m := range docQualified.FindAllStringSubmatch(block, -1) {
+			name := strings.TrimRight(m[1], ".")
+			head := name[:strings.Index(name, ".")]
+			if _, ours := d.packages[head]; ours && !fileName.MatchString(name) && !d.resolves(name) {
+				t.Errorf("the layer block of docs/architecture.md names %s, which the code does not declare", name)
+			}
+		}
+	}
+	text := fenced.ReplaceAllString(string(b), "")
+	mk, err := os.ReadFile("../../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	targets := map[string]bool{}
+	for _, m := range makeRule.FindAllStringSubmatch(string(mk), -1) {
+		for _, tg := range strings.Fields(m[1]) {
+			targets[tg] = true
+		}
+	}
 	files := map[string]bool{}
 	err = filepath.WalkDir("../..", func(path string, e fs.DirEntry, err error) error {
 		if err != nil {
@@ -247,6 +276,13 @@ func TestArchitectureDocNamesWhatExists(t *testing.T) {
 	for _, m := range codeSpan.FindAllStringSubmatch(text, -1) {
 		span := m[1]
 		switch {
+		case makeTargets.MatchString(span):
+			for _, tg := range strings.Fields(span)[1:] {
+				if !targets[tg] {
+					t.Errorf("docs/architecture.md names `%s`, but the Makefile has no target %s", span, tg)
+				}
+			}
+			continue
 		case repoPath.MatchString(span):
 			if _, err := os.Stat(filepath.Join("../..", span)); err != nil {
 				t.Errorf("docs/architecture.md names %s, which does not exist", span)
@@ -349,6 +385,33 @@ func TestPackageDocsNameWhatExists(t *testing.T) {
 			if _, err := os.Stat(filepath.Join("../..", m[1])); err != nil {
 				t.Errorf("the package comment of %s names %s, which does not exist", dir, m[1])
 			}
+		}
+	}
+}
+
+// TestArchitectureDocNamesEveryActionModule: every module of the Action's
+// source (action/src/*.ts) is named in docs/architecture.md, so the row
+// of the Action's modules (one concern each) keeps up with a new module.
+func TestArchitectureDocNamesEveryActionModule(t *testing.T) {
+	b, err := os.ReadFile(archDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := map[string]bool{}
+	text := regexp.MustCompile("(?s)```.*?```").ReplaceAllString(string(b), "")
+	for _, m := range codeSpan.FindAllStringSubmatch(text, -1) {
+		named[filepath.Base(m[1])] = true
+	}
+	modules, err := filepath.Glob("../../action/src/*.ts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(modules) < 10 {
+		t.Fatalf("found only %d modules in action/src: the glob missed the source tree", len(modules))
+	}
+	for _, m := range modules {
+		if !named[filepath.Base(m)] {
+			t.Errorf("docs/architecture.md does not name action/src/%s: give it its place in the row of the Action's modules", filepath.Base(m))
 		}
 	}
 }
