@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 )
 
 // declarations are the names the module's Go code declares (product and
@@ -156,6 +158,10 @@ var (
 	// makeTargets is a make command the doc names (`make image`, `make
 	// test-action-ci`).
 	makeTargets = regexp.MustCompile(`^make( [a-z][a-z0-9-]*)+$`)
+	// classToken is a diagnostic class as the docs spell it
+	// (plan:stale); classIn finds one in prose.
+	classToken = regexp.MustCompile(`^([a-z]+):([a-z0-9]+(?:-[a-z0-9]+)*)$`)
+	classIn    = regexp.MustCompile(`\b([a-z]+):([a-z0-9]+(?:-[a-z0-9]+)*)\b`)
 	// makeRule is a rule line of the Makefile: its targets before ":".
 	makeRule = regexp.MustCompile(`(?m)^([a-z][a-z0-9 -]*):`)
 	fileName = regexp.MustCompile(`^[A-Za-z0-9_.-]+\.(go|ts|yml|yaml|md|json|golden)$`)
@@ -185,6 +191,16 @@ func (d declarations) resolves(q string) bool {
 	}
 	return false
 }
+
+// families are the diag registry's class families: a span "family:what"
+// names a class token.
+var families = func() map[string]bool {
+	out := map[string]bool{}
+	for _, f := range diag.Families {
+		out[string(f)] = true
+	}
+	return out
+}()
 
 // external are the names of AWS's API (operations, parameters,
 // replication statuses) and of the Go runtime's environment the doc spells
@@ -275,6 +291,12 @@ func TestArchitectureDocNamesWhatExists(t *testing.T) {
 	}
 	for _, m := range codeSpan.FindAllStringSubmatch(text, -1) {
 		span := m[1]
+		if m := classToken.FindStringSubmatch(span); m != nil && families[m[1]] {
+			if _, ok := diag.Lookup(span); !ok {
+				t.Errorf("docs/architecture.md names the class %s, which the diag registry does not hold", span)
+			}
+			continue
+		}
 		switch {
 		case makeTargets.MatchString(span):
 			for _, tg := range strings.Fields(span)[1:] {
@@ -379,6 +401,11 @@ func TestPackageDocsNameWhatExists(t *testing.T) {
 			}
 			if !d.resolves(name) {
 				t.Errorf("the package comment of %s names %s, which the code does not declare", dir, name)
+			}
+		}
+		for _, m := range classIn.FindAllStringSubmatch(text, -1) {
+			if _, ok := diag.Lookup(m[0]); families[m[1]] && !ok {
+				t.Errorf("the package comment of %s names the class %s, which the diag registry does not hold", dir, m[0])
 			}
 		}
 		for _, m := range docPath.FindAllStringSubmatch(text, -1) {
