@@ -326,15 +326,15 @@ func TestVerification_FixedPollBoundedByTimeout(t *testing.T) {
 
 // TestVerificationTimeoutBoundsFirstObservation: --verification-timeout
 // bounds the whole verification, its first observation included. With
-// every call taking at least 400 ms and a 100 ms timeout, the first
+// every call taking at least 200 ms and a 50 ms timeout, the first
 // verification round cannot finish in time, so the outcome is
 // inconclusive, never a "converged" proven after the deadline (SPEC §6).
 // Deterministic: it relies only on the emulator's latency lower bound.
 func TestVerificationTimeoutBoundsFirstObservation(t *testing.T) {
 	e := newEnv(t)
-	e.srv.SetFaults(t, emulator.Faults{Seed: 1, LatencyMS: 400})
+	e.srv.SetFaults(t, emulator.Faults{Seed: 1, LatencyMS: 200})
 	cfg := e.cfg(engine.ModeSync, config.DefaultConcurrency)
-	cfg.VerificationTimeout = 100 * time.Millisecond
+	cfg.VerificationTimeout = 50 * time.Millisecond
 	res := e.run(t, cfg, state(doc{"db", `{"v":1}`}))
 	wantResult(t, res, vocab.StatusVerificationInconclusive, vocab.VerificationInconclusive, vocab.Counts{Create: 1})
 	if got := vocab.ExitCode(res.Status, false); got != 6 {

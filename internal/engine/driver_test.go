@@ -176,6 +176,7 @@ func TestDriver_EveryBranchOfEveryStep(t *testing.T) {
 
 func driverCase(t *testing.T, c stepCase, b driverBranch) {
 	e := newEnv(t, noSDKRetry)
+	e.port = steppedAdapter(e.client) // the turn after a throttle's cut passes at once
 	cfg, st := c.setup(t, e)
 	wantStatus, wantCalls := b.want(c)
 	ctx, cancel := context.WithCancel(context.Background())

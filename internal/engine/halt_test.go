@@ -39,13 +39,17 @@ func TestRegression_VerificationFindingHaltsOtherScopes(t *testing.T) {
 			t.Run(tc.name+"/other scope in bucket "+bucket, func(t *testing.T) {
 				e := newEnv(t)
 				e.srv.SetFaults(t, tc.faults)
+				// The verification timeout passes on the engine's clock,
+				// not in real time (the replica's lag is on the
+				// emulator's: an hour, it stays InProgress).
+				clock := &stepClock{now: time.Unix(1_700_000_000, 0)}
 				one := scopeDef{"one", "a", []doc{{"db", `{"v":1}`}}}
 				run := func(two scopeDef) []engine.Result {
 					log := slog.New(slog.NewJSONHandler(e.logs, nil))
 					var runs []engine.ScopeRun
 					for _, d := range []scopeDef{one, two} {
 						cfg := e.cfg(engine.ModeSync, 4)
-						cfg.VerificationTimeout = tc.timeout
+						cfg.VerificationTimeout, cfg.Clock, cfg.PollInterval = tc.timeout, clock, 250*time.Millisecond
 						if d.name == "one" {
 							cfg.Replicas = twoReplicas
 						}

@@ -235,3 +235,14 @@ func newAdapter(c *secretsmanager.Client, limits ...pace.Limits) engine.Port {
 	}
 	return awssm.New(c, awssm.Options{OperationTimeout: 10 * time.Second, Pace: pace.New(pace.SystemClock{}, l)})
 }
+
+// steppedAdapter is the real adapter over c whose pace runs on a
+// stepClock: a wait for a turn (after a throttle cut the write limit, a
+// turn may be seconds away) passes at once, so a test that counts calls
+// after throttles spends no real time waiting. The pacing itself (the cut,
+// the waits it orders) is the same; pace's own tests and
+// TestWritePacing_StaysUnderQuota hold it against the real clock.
+func steppedAdapter(c *secretsmanager.Client) engine.Port {
+	p := pace.New(&stepClock{now: time.Unix(1_700_000_000, 0)}, testLimits)
+	return awssm.New(c, awssm.Options{OperationTimeout: 10 * time.Second, Pace: p})
+}

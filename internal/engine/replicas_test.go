@@ -123,7 +123,9 @@ func TestReplicas_InProgressAtTimeoutIsInconclusive(t *testing.T) {
 	e := newEnv(t)
 	e.srv.SetFaults(t, emulator.Faults{ReplicationLagMS: 3_600_000})
 	cfg := e.replicaCfg(engine.ModeSync, 4, twoReplicas)
-	cfg.VerificationTimeout = time.Second
+	// The timeout passes on the engine's clock (the lag, an hour, on the
+	// emulator's).
+	cfg.VerificationTimeout, cfg.Clock = time.Second, &stepClock{now: time.Unix(1_700_000_000, 0)}
 	res := e.run(t, cfg, state(doc{"db", `{"v":1}`}))
 	wantResult(t, res, vocab.StatusVerificationInconclusive, vocab.VerificationInconclusive, vocab.Counts{Create: 1})
 	if !hasClass(res, diag.VerifyReplicaInProgress) {
@@ -482,7 +484,7 @@ func TestRegression_FailedReplicaIsDrift(t *testing.T) {
 	e2 := newEnv(t)
 	e2.srv.SetFaults(t, emulator.Faults{ReplicationLagMS: 3_600_000})
 	cfg := e2.replicaCfg(engine.ModeSync, 4, twoReplicas)
-	cfg.VerificationTimeout = time.Second
+	cfg.VerificationTimeout, cfg.Clock = time.Second, &stepClock{now: time.Unix(1_700_000_000, 0)}
 	e2.run(t, cfg, st)
 	res = e2.run(t, e2.replicaCfg(engine.ModePlan, 4, twoReplicas), st)
 	wantResult(t, res, vocab.StatusConverged, vocab.VerificationNotRun, vocab.Counts{Unchanged: 2})

@@ -25,6 +25,7 @@ func TestThrottlingAnd5xxBursts_Retried(t *testing.T) {
 		e.seedOwned(t, "upd2", `{"v":0}`)
 		e.seedOwned(t, "gone", `{}`)
 		e.del(t, e.seedOwned(t, "back", `{"v":1}`))
+		e.port = steppedAdapter(e.client)
 		const thr, ise = "error:ThrottlingException:Rate exceeded", "error:InternalServiceError"
 		var s []emulator.ScriptedFault
 		s = append(s, script("ListSecrets", thr, 1)...)
@@ -65,6 +66,7 @@ func TestThrottledWritesAreResentAfterANewPrecondition(t *testing.T) {
 		e.seedOwned(t, "upd", `{"v":0}`)
 		e.seedOwned(t, "gone", `{}`)
 		e.del(t, e.seedOwned(t, "back", `{"v":1}`))
+		e.port = steppedAdapter(e.client)
 		const thr = "error:ThrottlingException:Rate exceeded"
 		var s []emulator.ScriptedFault
 		s = append(s, script("CreateSecret", thr, 1, 2, 3)...) // the SDK gave up after 3 attempts
