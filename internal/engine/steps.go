@@ -69,13 +69,12 @@ var (
 	// value still differs on the same secret and its current version is
 	// still the one planning saw (unwritten). Parameter Store's
 	// PutParameter has no token (SPEC §16): there the version rule alone
-	// keeps a resend from replacing another writer's value.
+	// keeps a resend from replacing another writer's value. The call goes
+	// to w.arn, the full ARN the precondition observed, so the target stays
+	// that ARN: PutSecretValue answers the same one, PutParameter none.
 	stepPutValue = step{
 		call: func(ctx context.Context, r *runner, w *write) error {
-			res, err := r.port.PutValue(ctx, w.arn, w.op.Desired.Value, w.op.Desired.Kind, w.mint(r))
-			if err == nil && res.ARN != "" {
-				w.arn = res.ARN
-			}
+			_, err := r.port.PutValue(ctx, w.arn, w.op.Desired.Value, w.op.Desired.Kind, w.mint(r))
 			return err
 		},
 		done: valueThere,
