@@ -1,0 +1,252 @@
+#!/bin/sh
+# sops-aws-sync in GitLab CI: the script of the CI/CD component's jobs
+# (templates/sops-aws-sync/template.yml embeds this file verbatim;
+# docs/gitlab-ci.md). POSIX sh: runs under dash, busybox sh and bash.
+#
+# In:  GL_SOPS_AWS_SYNC_* (the component's inputs, set by the template) and
+#      GitLab's predefined CI_* variables.
+# Out: the CLI's JSON log records on stdout (the job log), the redacted
+#      report, plan file and Markdown plan in $GL_SOPS_AWS_SYNC_OUT (job
+#      artifacts), on a merge request the plan as one merge request note.
+# Exit: the CLI's exit code (docs/results.md: 0 converged, 2 drift with
+#      plan, 3 invalid, 4 conflict, 5 apply or observation failed,
+#      6 verification failed, 130 interrupted); 1 when this script refuses
+#      to run or a fork's merge request changes secrets unplanned.
+#
+# Never printed: a value, the ID token, the note token, the plan's
+# Markdown or the CLI's stderr (read by nobody, like the GitHub Action's).
+set -u
+umask 077
+
+say() { printf 'sops-aws-sync-gitlab: %s\n' "$*"; }
+refuse() { say "$1"; exit 1; }
+
+# The tokens leave the environment before anything else runs: no child
+# process (the CLI, curl, git) inherits them.
+id_token=${GL_SOPS_AWS_SYNC_ID_TOKEN:-}
+note_token=${GL_SOPS_AWS_SYNC_NOTE_TOKEN:-}
+unset GL_SOPS_AWS_SYNC_ID_TOKEN GL_SOPS_AWS_SYNC_NOTE_TOKEN
+
+mode=${GL_SOPS_AWS_SYNC_MODE:-}
+cli=${GL_SOPS_AWS_SYNC_CLI:-sops-aws-sync}
+region=${GL_SOPS_AWS_SYNC_AWS_REGION:-}
+config=${GL_SOPS_AWS_SYNC_CONFIG_FILE:-}
+repo_id=${GL_SOPS_AWS_SYNC_REPOSITORY_ID:-}
+out=${GL_SOPS_AWS_SYNC_OUT:-${CI_PROJECT_DIR:-.}/.sops-aws-sync}
+sha=${CI_COMMIT_SHA:-}
+event=${CI_PIPELINE_SOURCE:-}
+
+case $mode in
+plan | sync) ;;
+*) refuse "GL_SOPS_AWS_SYNC_MODE must be plan or sync" ;;
+esac
+case $sha in
+'' | *[!0-9a-f]*) refuse "CI_COMMIT_SHA is not a commit SHA" ;;
+esac
+command -v "$cli" >/dev/null 2>&1 || refuse "the job's image has no $cli on PATH (docs/gitlab-ci.md, the image)"
+if [ "$mode" = sync ]; then
+	# A sync writes AWS: only from a branch pipeline, never a merge request's.
+	[ "$event" != merge_request_event ] || refuse "sync never runs in a merge request pipeline"
+	[ -n "${CI_COMMIT_BRANCH:-}" ] || refuse "sync runs only in a branch pipeline (CI_COMMIT_BRANCH is empty)"
+fi
+if [ -z "$repo_id" ] && [ -z "$config" ]; then
+	repo_id=${CI_PROJECT_PATH:-}
+	[ -n "$repo_id" ] || refuse "no repository-id input and no CI_PROJECT_PATH"
+fi
+
+tmp=$(mktemp -d) || refuse "cannot create a private temporary directory"
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$out" && chmod 700 "$out" || refuse "cannot create the output directory"
+rm -f "$out/report.json" "$out/plan.json" "$out/plan.md"
+
+# digits N: true when N is 1-19 ASCII digits (a GitLab id).
+digits() {
+	case $1 in '' | *[!0-9]*) return 1 ;; esac
+	[ ${#1} -le 19 ]
+}
+
+# A merge request from a fork gets no plan: its pipeline has no AWS
+# access worth the name and its change is untrusted.
+fork=false
+if [ "$event" = merge_request_event ] && [ "${CI_MERGE_REQUEST_SOURCE_PROJECT_ID:-}" != "${CI_MERGE_REQUEST_PROJECT_ID:-x}" ]; then
+	fork=true
+fi
+[ "$mode" = plan ] || [ "$fork" = false ] || refuse "sync never runs for a fork's merge request"
+
+# The flags every command shares; each only when its input is set.
+set -- --repository "${CI_PROJECT_DIR:-.}" --revision "$sha"
+[ -z "$repo_id" ] || set -- "$@" "--repository-id=$repo_id"
+[ -z "$config" ] || set -- "$@" "--config=$config"
+[ -z "${GL_SOPS_AWS_SYNC_SCOPES:-}" ] || set -- "$@" "--scope=$GL_SOPS_AWS_SYNC_SCOPES"
+[ -z "${GL_SOPS_AWS_SYNC_SOURCE_ROOT:-}" ] || set -- "$@" "--source-root=$GL_SOPS_AWS_SYNC_SOURCE_ROOT"
+[ -z "${GL_SOPS_AWS_SYNC_SECRET_PREFIX:-}" ] || set -- "$@" "--secret-prefix=$GL_SOPS_AWS_SYNC_SECRET_PREFIX"
+# With a config file the Region is each scope's: a flag would be refused.
+[ -z "$region" ] || [ -n "$config" ] || set -- "$@" "--aws-region=$region"
+set -- "$@" --log-format=json "--report-file=$out/report.json" "--plan-file=$out/plan.json"
+
+if [ "$fork" = true ]; then
+	say "merge request from a fork: no plan is computed; running validate --no-decrypt (no key, no AWS)"
+	# Nothing of the job's environment but PATH and HOME: no key, no
+	# credential, no setting the fork's project chose.
+	env -i PATH="$PATH" HOME="${HOME:-/tmp}" "$cli" validate "$@" --no-decrypt \
+		"--source-roots-file=$tmp/roots.json" </dev/null 2>"$tmp/stderr"
+	rc=$?
+	[ ! -s "$tmp/stderr" ] || say "warning: sops-aws-sync wrote a diagnostic to stderr (not shown)"
+	if [ "$rc" -ne 0 ]; then
+		say "sops-aws-sync rejected the configuration or desired state (exit $rc): docs/recovery.md#exit-3--invalid"
+		exit "$rc"
+	fi
+	base=${CI_MERGE_REQUEST_DIFF_BASE_SHA:-}
+	command -v jq >/dev/null 2>&1 || refuse "jq is needed to judge a fork's merge request; it changes secrets unless shown otherwise"
+	case $base in
+	'' | *[!0-9a-f]*) refuse "CI_MERGE_REQUEST_DIFF_BASE_SHA is not a commit SHA: the merge request's files cannot be listed" ;;
+	esac
+	jq -r '.scopes[].source_root' "$tmp/roots.json" >"$tmp/roots" 2>/dev/null || refuse "the source roots file cannot be read"
+	[ -z "$config" ] || printf '%s\n' "$config" >>"$tmp/roots"
+	git -C "${CI_PROJECT_DIR:-.}" diff --no-renames --name-only "$base" "$sha" >"$tmp/files" 2>/dev/null ||
+		refuse "the merge request's files cannot be listed (the base commit is not in the clone: set GIT_DEPTH: 0)"
+	while IFS= read -r f; do
+		case $f in \"*) refuse "sops-aws-sync computed no plan for a merge request that changes secrets; a maintainer must plan it from a branch" ;; esac
+		while IFS= read -r r; do
+			case $r in
+			. | "$f") hit=true ;;
+			*) case $f in "$r"/*) hit=true ;; *) hit=false ;; esac ;;
+			esac
+			[ "$hit" = false ] || refuse "sops-aws-sync computed no plan for a merge request that changes secrets; a maintainer must plan it from a branch"
+		done <"$tmp/roots"
+	done <"$tmp/files"
+	say "no plan was computed (a fork's merge request) and it changes no file the scopes read"
+	exit 0
+fi
+
+# AWS by OIDC: the job's ID token goes to a private file for the SDK's
+# default chain (AssumeRoleWithWebIdentity with AWS_ROLE_ARN). plan may
+# use a read-only role of its own.
+role=${GL_SOPS_AWS_SYNC_ROLE_ARN:-}
+if [ "$mode" = plan ] && [ -n "${GL_SOPS_AWS_SYNC_PLAN_ROLE_ARN:-}" ]; then
+	role=$GL_SOPS_AWS_SYNC_PLAN_ROLE_ARN
+fi
+if [ -n "$role" ]; then
+	[ -n "$id_token" ] || refuse "oidc-role-arn is set but the job has no ID token (id_tokens: GL_SOPS_AWS_SYNC_ID_TOKEN)"
+	printf '%s' "$id_token" >"$tmp/web-identity-token"
+	AWS_WEB_IDENTITY_TOKEN_FILE=$tmp/web-identity-token
+	AWS_ROLE_ARN=$role
+	# The session name CloudTrail shows: the tool and the run, never a secret.
+	AWS_ROLE_SESSION_NAME=sops-aws-sync
+	if digits "${CI_PIPELINE_ID:-}" && digits "${CI_JOB_ID:-}"; then
+		AWS_ROLE_SESSION_NAME=sops-aws-sync@gl-$CI_PIPELINE_ID-$CI_JOB_ID
+	fi
+	export AWS_WEB_IDENTITY_TOKEN_FILE AWS_ROLE_ARN AWS_ROLE_SESSION_NAME
+fi
+id_token=
+[ -z "$region" ] || export AWS_REGION="$region"
+
+set -- "$mode" "$@"
+[ "$mode" != plan ] || set -- "$@" --detailed-exit-code
+[ "${GL_SOPS_AWS_SYNC_SHOW_RESOURCE_NAMES:-false}" != true ] || set -- "$@" --show-resource-names=true
+[ -z "${GL_SOPS_AWS_SYNC_MAX_DELETIONS:-}" ] || set -- "$@" "--max-deletions=$GL_SOPS_AWS_SYNC_MAX_DELETIONS"
+
+say "running sops-aws-sync $mode of commit $sha"
+"$cli" "$@" </dev/null 2>"$tmp/stderr"
+rc=$?
+[ ! -s "$tmp/stderr" ] || say "warning: sops-aws-sync wrote a diagnostic to stderr (not shown)"
+
+# The job's outcome is the CLI's exit code; one line says what it means
+# and where the recovery guide starts.
+case $rc in
+0) say "done (exit 0)" ;;
+2) say "sops-aws-sync plan detected drift (exit 2): merging changes AWS; the plan is in the merge request note and the artifacts" ;;
+3) say "sops-aws-sync rejected the configuration or desired state (exit 3): docs/recovery.md#exit-3--invalid" ;;
+4) say "sops-aws-sync found an ownership or observed-state conflict (exit 4): docs/recovery.md#exit-4--conflict" ;;
+5) say "sops-aws-sync apply did not complete safely (exit 5): docs/recovery.md#exit-5--apply-failed-or-observation-failed" ;;
+6) say "sops-aws-sync verification did not converge (exit 6): docs/recovery.md#exit-6--verification-failed-or-verification-inconclusive" ;;
+130) say "sops-aws-sync was interrupted (exit 130): docs/recovery.md#exit-130--interrupted" ;;
+*) say "sops-aws-sync ended with exit $rc, which it never returns: a version skew or a crash; see the report artifact" ;;
+esac
+
+# The plan in Markdown, rendered by the CLI itself from its plan file.
+if [ -f "$out/plan.json" ] && "$cli" show "$out/plan.json" --format=markdown --max-bytes=990000 >"$out/plan.md" 2>/dev/null && [ -s "$out/plan.md" ]; then
+	:
+else
+	rm -f "$out/plan.md"
+	[ ! -f "$out/plan.json" ] || say "warning: sops-aws-sync could not render its plan file"
+fi
+
+# note_fail REASON: the note is not the job's result: a warning and the reason.
+note_fail() {
+	say "warning: sops-aws-sync could not post the plan note on the merge request: $1"
+	return 1
+}
+
+# curl_api METHOD URL BODY_FILE OUT_FILE: the HTTP status, the token only
+# from its file (never an argument), no redirect followed.
+curl_api() {
+	if [ -n "$3" ]; then
+		curl -sS --max-time 30 -X "$1" -H @"$tmp/auth" -H 'Content-Type: application/json' \
+			--data-binary @"$3" -D "$tmp/headers" -o "$4" -w '%{http_code}' "$2" 2>/dev/null
+	else
+		curl -sS --max-time 30 -X "$1" -H @"$tmp/auth" -D "$tmp/headers" -o "$4" -w '%{http_code}' "$2" 2>/dev/null
+	fi
+}
+
+# post_note: edits the oldest note of this run's marker that the token's
+# own user wrote, or creates one; never another user's note.
+post_note() {
+	for tool in curl jq sha256sum; do
+		command -v "$tool" >/dev/null 2>&1 || note_fail "the job's image has no $tool" || return 1
+	done
+	api=${CI_API_V4_URL:-}
+	case ${CI_PROJECT_ID:-}/${CI_MERGE_REQUEST_IID:-} in
+	*[!0-9/]* | /* | */) note_fail "CI_PROJECT_ID or CI_MERGE_REQUEST_IID is not a number"; return 1 ;;
+	esac
+	[ -n "$api" ] || { note_fail "CI_API_V4_URL is empty"; return 1; }
+	notes=$api/projects/$CI_PROJECT_ID/merge_requests/$CI_MERGE_REQUEST_IID/notes
+	# The marker: what the run writes to, hashed so that no prefix, role or
+	# account shows in the note.
+	digest=$(jq -cn --arg repo "$repo_id" --arg root "${GL_SOPS_AWS_SYNC_SOURCE_ROOT:-}" \
+		--arg prefix "${GL_SOPS_AWS_SYNC_SECRET_PREFIX:-}" --arg region "$region" --arg role "$role" \
+		--arg config "$config" --arg scopes "${GL_SOPS_AWS_SYNC_SCOPES:-}" \
+		'["sops-aws-sync/gitlab-scope/v1",$repo,$root,$prefix,$region,$role,$config,$scopes]' | sha256sum | cut -c1-16)
+	marker="<!-- sops-aws-sync:plan:$digest -->"
+	code=$(curl_api GET "$api/user" "" "$tmp/user.json")
+	[ "$code" = 200 ] || { note_fail "reading the token's user returned HTTP $code"; return 1; }
+	me=$(jq -r '.id // empty' "$tmp/user.json" 2>/dev/null)
+	digits "$me" || { note_fail "the token's user has no id"; return 1; }
+	found=
+	page=1
+	while [ "$page" -le 100 ]; do
+		code=$(curl_api GET "$notes?sort=asc&order_by=created_at&per_page=100&page=$page" "" "$tmp/notes.json")
+		[ "$code" = 200 ] || { note_fail "listing the merge request's notes returned HTTP $code"; return 1; }
+		found=$(jq -r --arg m "$marker" --argjson me "$me" \
+			'[.[] | select(.author.id == $me and .system != true and ((.body // "") as $b | $b == $m or ($b | startswith($m + "\n"))))][0].id // empty' \
+			"$tmp/notes.json" 2>/dev/null) || { note_fail "the notes list is not JSON"; return 1; }
+		[ -z "$found" ] || break
+		next=$(tr -d '\r' <"$tmp/headers" | sed -n 's/^[Xx]-[Nn]ext-[Pp]age: *//p')
+		[ -n "$next" ] || break
+		page=$((page + 1))
+	done
+	{ printf '%s\n' "$marker"; cat "$out/plan.md"; } >"$tmp/body.md"
+	jq -n --rawfile b "$tmp/body.md" '{body: $b}' >"$tmp/request.json" || { note_fail "the note body cannot be encoded"; return 1; }
+	if digits "$found"; then
+		code=$(curl_api PUT "$notes/$found" "$tmp/request.json" "$tmp/answer.json")
+		[ "$code" = 200 ] || { note_fail "editing the note returned HTTP $code"; return 1; }
+		say "plan note updated on merge request !$CI_MERGE_REQUEST_IID"
+	else
+		code=$(curl_api POST "$notes" "$tmp/request.json" "$tmp/answer.json")
+		[ "$code" = 201 ] || { note_fail "creating the note returned HTTP $code"; return 1; }
+		say "plan note created on merge request !$CI_MERGE_REQUEST_IID"
+	fi
+}
+
+if [ "$mode" = plan ] && [ "$event" = merge_request_event ] && [ "${GL_SOPS_AWS_SYNC_NOTE:-true}" = true ]; then
+	if [ ! -f "$out/plan.md" ]; then
+		say "no rendered plan: no merge request note"
+	elif [ -z "$note_token" ]; then
+		say "no merge request note: GL_SOPS_AWS_SYNC_NOTE_TOKEN is not set (docs/gitlab-ci.md)"
+	else
+		printf 'PRIVATE-TOKEN: %s\n' "$note_token" >"$tmp/auth"
+		post_note || :
+	fi
+fi
+note_token=
+exit "$rc"
