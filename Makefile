@@ -14,7 +14,7 @@ DATE          ?= $(shell git log -1 --format=%cI 2>/dev/null || echo unknown)
 LDFLAGS       := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(DATE)
 export PATH   := $(GOBIN):$(PATH)
 
-.PHONY: all build tools test fmt-check test-go test-action test-action-ci fuzz demo bench bench-scale bench-validate bench-figures chaos release-snapshot image packages clean
+.PHONY: all build tools test fmt-check test-go test-action test-action-ci test-gitlab-schema fuzz demo bench bench-scale bench-validate bench-figures chaos release-snapshot image packages clean
 
 all: build
 
@@ -62,6 +62,11 @@ test-action: tools
 test-action-ci:
 	cd action && npm ci --no-audit --no-fund && npm run lint && npm run check-dist && \
 		npx vitest run test/unit && npx vitest run test/e2e -t 'stand-in CLI release|release script'
+
+## test-gitlab-schema: the GitLab CI/CD component (templates/sops-aws-sync/template.yml) against
+##   GitLab's CI JSON schema as the gitlab-ci-local npm package bundles it (docs/gitlab-ci.md)
+test-gitlab-schema:
+	cd scripts/gitlabschema && npm ci --no-audit --no-fund && npm run -s check
 
 ## release-snapshot: reproducible release binaries + checksums.txt into dist/ (scripts/release.sh)
 release-snapshot:

@@ -131,10 +131,12 @@ if [ -n "$role" ]; then
 	printf '%s' "$id_token" >"$tmp/web-identity-token"
 	AWS_WEB_IDENTITY_TOKEN_FILE=$tmp/web-identity-token
 	AWS_ROLE_ARN=$role
-	# The session name CloudTrail shows: the tool and the run, never a secret.
-	AWS_ROLE_SESSION_NAME=sops-aws-sync
+	# The session name CloudTrail shows: the tool and the run, never a
+	# secret; it starts sops-aws-sync- like every session the tool names,
+	# and fits STS's 64 characters (two ids of 19 digits make 62).
+	AWS_ROLE_SESSION_NAME=sops-aws-sync-oidc
 	if digits "${CI_PIPELINE_ID:-}" && digits "${CI_JOB_ID:-}"; then
-		AWS_ROLE_SESSION_NAME=sops-aws-sync@gl-$CI_PIPELINE_ID-$CI_JOB_ID
+		AWS_ROLE_SESSION_NAME=sops-aws-sync-oidc@gl-$CI_PIPELINE_ID-$CI_JOB_ID
 	fi
 	export AWS_WEB_IDENTITY_TOKEN_FILE AWS_ROLE_ARN AWS_ROLE_SESSION_NAME
 fi

@@ -493,9 +493,7 @@ func newGitLabHarness(t *testing.T) *glHarness {
 	// the runner may pick, and curl, jq, sha256sum for the note.
 	for _, tool := range []string{"sh", "bash", "curl", "jq", "sha256sum"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s not found on PATH (.ci/run installs it)", tool)
-			}
+			require.NotEqual(t, "true", os.Getenv("CI"), "%s not found on PATH (.ci/run installs it)", tool)
 			t.Skipf("%s not found on PATH", tool)
 		}
 	}
@@ -745,7 +743,7 @@ func TestGitLab_MergeRequestPlanNoteThenDefaultBranchSync(t *testing.T) {
 	assert.Equal(t, "AssumeRoleWithWebIdentity", sessions[0].Action)
 	assert.Equal(t, glPlanRole, sessions[0].RoleARN, "plan assumes the plan role")
 	assert.Equal(t, glSubFeature, sessions[0].Caller)
-	assert.Equal(t, "sops-aws-sync@gl-501-9001", sessions[0].SessionName)
+	assert.Equal(t, "sops-aws-sync-oidc@gl-501-9001", sessions[0].SessionName)
 	h.gl.mu.Lock()
 	require.Len(t, h.gl.notes, 1)
 	ours := h.gl.notes[0].ID
@@ -804,7 +802,7 @@ func TestGitLab_MergeRequestPlanNoteThenDefaultBranchSync(t *testing.T) {
 	require.Len(t, sessions, 3, "one session per job")
 	assert.Equal(t, glSyncRole, sessions[2].RoleARN, "sync assumes the sync role")
 	assert.Equal(t, glSubMain, sessions[2].Caller)
-	assert.Equal(t, "sops-aws-sync@gl-503-9003", sessions[2].SessionName)
+	assert.Equal(t, "sops-aws-sync-oidc@gl-503-9003", sessions[2].SessionName)
 	for _, ua := range h.e.ctl.UserAgents().UserAgents {
 		if ua.Operation == "CreateSecret" {
 			assert.Contains(t, strings.Fields(ua.UserAgent), "app/sops-aws-sync-gl-503-9003")
