@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -153,11 +154,17 @@ var (
 	// starts with a capital (Outline, RunScopes) or has one after a lower-case
 	// start (awaitValues). The doc's settings and wire words are lower
 	// case with dashes or underscores.
-	goName   = regexp.MustCompile(`^([A-Z][A-Za-z0-9]*|[a-z][a-z0-9]*[A-Z][A-Za-z0-9]*)$`)
-	repoPath = regexp.MustCompile(`^(internal|cmd|test|bench|docs|scripts|action|packaging|\.github|\.ci)/[A-Za-z0-9_./-]+$`)
+	goName = regexp.MustCompile(`^([A-Z][A-Za-z0-9]*|[a-z][a-z0-9]*[A-Z][A-Za-z0-9]*)$`)
+	// constName is a TypeScript constant of the Action (COUNT_KEYS,
+	// DEFAULT_DRIFT_LABEL).
+	constName = regexp.MustCompile(`^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$`)
+	repoPath  = regexp.MustCompile(`^(internal|cmd|test|bench|docs|scripts|action|packaging|\.github|\.ci)/[A-Za-z0-9_./-]+$`)
 	// makeTargets is a make command the doc names (`make image`, `make
 	// test-action-ci`).
 	makeTargets = regexp.MustCompile(`^make( [a-z][a-z0-9-]*)+$`)
+	// flagSpan is a command-line flag as the doc names it (--scope NAME,
+	// -rotations): its name.
+	flagSpan = regexp.MustCompile(`^--?([a-z][a-z0-9-]*)(?: [A-Z_]+)?$`)
 	// classToken is a diagnostic class as the docs spell it
 	// (plan:stale); classIn finds one in prose.
 	classToken = regexp.MustCompile(`^([a-z]+):([a-z0-9]+(?:-[a-z0-9]+)*)$`)
@@ -265,6 +272,7 @@ func TestArchitectureDocNamesWhatExists(t *testing.T) {
 		}
 	}
 	text := fenced.ReplaceAllString(string(b), "")
+	flagNames := stringLiterals(t)
 	mk, err := os.ReadFile("../../Makefile")
 	if err != nil {
 		t.Fatal(err)
@@ -294,6 +302,12 @@ func TestArchitectureDocNamesWhatExists(t *testing.T) {
 		if m := classToken.FindStringSubmatch(span); m != nil && families[m[1]] {
 			if _, ok := diag.Lookup(span); !ok {
 				t.Errorf("docs/architecture.md names the class %s, which the diag registry does not hold", span)
+			}
+			continue
+		}
+		if m := flagSpan.FindStringSubmatch(span); m != nil {
+			if !flagNames[m[1]] {
+				t.Errorf("docs/architecture.md names the flag %s, which no Go code of the module declares (no string literal %q)", span, m[1])
 			}
 			continue
 		}
@@ -331,6 +345,10 @@ func TestArchitectureDocNamesWhatExists(t *testing.T) {
 		case testName.MatchString(name):
 			if !d.tests[name] {
 				t.Errorf("docs/architecture.md names the test %s, which the code does not declare", span)
+			}
+		case constName.MatchString(name):
+			if !actionDeclares(t, name) {
+				t.Errorf("docs/architecture.md names %s, which the Action's source does not declare", span)
 			}
 		case goName.MatchString(name):
 			if !d.all[name] && !external[name] && !actionDeclares(t, name) {
@@ -441,4 +459,41 @@ func TestArchitectureDocNamesEveryActionModule(t *testing.T) {
 			t.Errorf("docs/architecture.md does not name action/src/%s: give it its place in the row of the Action's modules", filepath.Base(m))
 		}
 	}
+}
+
+// stringLiterals returns the contents of the string literals of the
+// module's Go files (tests included: go test's own flags, such as
+// -update, are declared there): a flag is declared by its name's literal.
+func stringLiterals(t *testing.T) map[string]bool {
+	t.Helper()
+	out := map[string]bool{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir("../..", func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() && (e.Name() == "node_modules" || e.Name() == "testdata" || strings.HasPrefix(e.Name(), ".")) && path != "../.." {
+			return filepath.SkipDir
+		}
+		if e.IsDir() || !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+				if v, err := strconv.Unquote(lit.Value); err == nil {
+					out[v] = true
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
