@@ -1,10 +1,3 @@
-// Package awsps is the adapter implementing engine.Port over an
-// aws-sdk-go-v2 AWS Systems Manager client: a scope whose target is
-// parameter-store (SPEC §16) keeps each document as one SecureString
-// parameter of Parameter Store. It maps Parameter Store's API onto what
-// the port names in common with Secrets Manager (a stored value, its
-// version, its tags, a deletion), docs/parameter-store.md says where the
-// two differ.
 package awsps
 
 import (
