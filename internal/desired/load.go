@@ -146,7 +146,7 @@ func Open(ctx context.Context, opts config.Desired) (*Loading, error) {
 		secrets[i] = docs[k].secret()
 		position[k] = i
 	}
-	scope := model.Scope{RepositoryID: opts.RepositoryID, SourceRoot: opts.SourceRoot, Prefix: opts.SecretPrefix}
+	scope := model.Scope{RepositoryID: opts.RepositoryID, SourceRoot: opts.SourceRoot, Prefix: opts.SecretPrefix, Target: opts.Target}
 	outline := model.State{Commit: commit.Hash, SourceTree: tree, Scope: scope, Secrets: secrets}
 	return &Loading{opts: opts, repo: repo, docs: docs, arrival: model.NewArrival(outline), position: position}, nil
 }

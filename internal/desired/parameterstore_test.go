@@ -94,3 +94,26 @@ func TestParameterStore_NameRuleAndBinaryBeforeDecryption(t *testing.T) {
 		t.Fatalf("secrets-manager takes every one of them: %v", err)
 	}
 }
+
+// TestRegression_ParameterStoreScopeTagLostTheTarget: the loader built
+// the desired state's scope without its target, so a parameter-store
+// scope planned, tagged and judged ownership with the Secrets Manager
+// digest while the adapter listed by the Parameter Store one (config's
+// Identity): a parameter an earlier run tagged with the scope's own
+// digest (SPEC §16: the target is part of the scope tag) was an ownership
+// conflict. Found by the chaos campaign's Parameter Store draw (seed 1,
+// scenario 0).
+func TestRegression_ParameterStoreScopeTagLostTheTarget(t *testing.T) {
+	dir, _ := newRepo(t, map[string][]byte{"secrets/app.sops.json": sopsJSON(t, `{"k":"v"}`)})
+	opts := psOptions(dir, model.TierStandard)
+	st, err := Load(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := model.Scope{RepositoryID: opts.RepositoryID, SourceRoot: opts.SourceRoot, Prefix: opts.SecretPrefix, Target: model.TargetParameterStore}
+	sm := want
+	sm.Target = ""
+	if st.Scope.Target != model.TargetParameterStore || st.Scope.Digest() != want.Digest() || st.Scope.Digest() == sm.Digest() {
+		t.Fatalf("desired scope %+v: digest %s, want the parameter-store digest %s (not %s)", st.Scope, st.Scope.Digest(), want.Digest(), sm.Digest())
+	}
+}

@@ -90,6 +90,12 @@ type Summary struct {
 	// Rotations counts the rotation scenarios played (SPEC §13), RotationSyncs
 	// their syncs; their violations are in Violations.
 	Rotations, RotationSyncs int
+	// The Parameter Store draw (Outcome's PS figures summed): PSScenarios
+	// counts the scenarios with a Parameter Store scope, PSRuns their CLI
+	// runs, PSViolations the violations found in them.
+	PSScenarios, PSRuns, PSViolations          int
+	PSKillPlans, PSKills, PSDrifts             int
+	PSCalls, PSThrottled, PSScripted, PSParams int64
 }
 
 // Failed reports whether the campaign must fail.
@@ -223,6 +229,18 @@ func RunCampaign(cfg Config) (*Summary, error) {
 				sum.Siblings["draw:"+k] += n
 			}
 			sum.AssumeRoles += o.AssumeRoles
+		}
+		if o.PS {
+			sum.PSScenarios++
+			sum.PSRuns += o.Runs
+			sum.PSViolations += len(o.Violations)
+			sum.PSKillPlans += o.PSKillPlans
+			sum.PSKills += o.PSKills
+			sum.PSDrifts += o.PSDrifts
+			sum.PSCalls += o.PSCalls
+			sum.PSThrottled += o.PSThrottled
+			sum.PSScripted += o.PSScripted
+			sum.PSParams += o.PSParams
 		}
 		sum.HandMade += o.HandMade
 		sum.Adopted += o.Adopted

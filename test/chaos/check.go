@@ -55,6 +55,11 @@ type Evidence struct {
 	BeforePurge, AfterPurge *emulator.StateDump
 	// STS are the STS requests of multi-scope runs (STSRecorder).
 	STS []STSCall
+	// PSDrifts are the out-of-band changes made to parameters between
+	// runs; PSFinal the parameters as the SDK's SSM client reads them
+	// after the last run (Parameter Store scenarios only).
+	PSDrifts []AppliedDrift
+	PSFinal  []PSObserved
 }
 
 // AppliedDrift is a Drift made before run Run (1-based); Applied is false
@@ -136,6 +141,7 @@ func Check(ev Evidence) []Violation {
 	vs = append(vs, checkCalls(p)...)
 	vs = append(vs, checkState(p)...)
 	vs = append(vs, checkScopes(ev)...)
+	vs = append(vs, checkParameterStore(ev)...)
 	return vs
 }
 
@@ -221,7 +227,7 @@ func checkRuns(ev Evidence) []Violation {
 		case vocab.StatusInvalid:
 			// The one valid reason: --max-deletions blocked the plan, which
 			// then changed nothing (SPEC §5, §12).
-			if rr.Run.MaxDeletions == nil || mutations[n] > 0 {
+			if (rr.Run.MaxDeletions == nil && !psLimited(ev.Scenario, i)) || mutations[n] > 0 {
 				add(n, "unexpected-invalid", "a valid desired state and configuration were rejected")
 			}
 		case vocab.StatusConflict:

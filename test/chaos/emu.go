@@ -51,17 +51,27 @@ func (e *Emu) Call(op string, in, out any) error {
 	if err != nil {
 		return err
 	}
-	return e.post(op, b, out)
+	return e.post("secretsmanager."+op, b, out)
 }
 
-// post sends body as op's awsJson1_1 request; an error answer is an
-// *APIError (wrapped with op).
+// CallSSM sends one Parameter Store request (X-Amz-Target AmazonSSM.<op>)
+// to the emulator, as Call does for Secrets Manager.
+func (e *Emu) CallSSM(op string, in, out any) error {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	return e.post("AmazonSSM."+op, b, out)
+}
+
+// post sends body as the awsJson1_1 request of target (X-Amz-Target); an
+// error answer is an *APIError (wrapped with the target).
 func (e *Emu) post(op string, body []byte, out any) error {
 	req, err := http.NewRequest(http.MethodPost, e.URL+"/", bytes.NewReader(body))
 	if err != nil {
 		return err
 	}
-	req.Header.Set("X-Amz-Target", "secretsmanager."+op)
+	req.Header.Set("X-Amz-Target", op)
 	req.Header.Set("Content-Type", "application/x-amz-json-1.1")
 	resp, err := e.hc.Do(req)
 	if err != nil {

@@ -48,6 +48,10 @@ type GenOptions struct {
 	// Scopes makes ScopesShare of the scenarios one scope of two to four
 	// in one config file (drawScopes; SPEC §10). Its own random stream.
 	Scopes bool
+	// ParameterStore makes PSShare of the scenarios run a Parameter Store
+	// scope beside their own (drawParameterStore; SPEC §16). Its own
+	// random stream.
+	ParameterStore bool
 }
 
 // AdoptShare is the chance that a scenario seeds hand-made secrets to adopt
@@ -78,7 +82,7 @@ const (
 const QuotaShare = 0.5
 
 // DefaultGenOptions are the campaign's defaults.
-var DefaultGenOptions = GenOptions{KillShare: 0.4, DotenvShare: 0.1, Quotas: true, Metadata: true, Whole: true, Replicas: true, Adopt: true, Scopes: true}
+var DefaultGenOptions = GenOptions{KillShare: 0.4, DotenvShare: 0.1, Quotas: true, Metadata: true, Whole: true, Replicas: true, Adopt: true, Scopes: true, ParameterStore: true}
 
 // entry is a logical document while a history is generated.
 type entry struct {
@@ -187,6 +191,11 @@ func Generate(seed uint64, index int, opt GenOptions) (*Scenario, error) {
 	}
 	if opt.Scopes {
 		if err := drawScopes(rand.New(rand.NewPCG(seed^0x73636f706573, uint64(index))), s); err != nil {
+			return nil, err
+		}
+	}
+	if opt.ParameterStore {
+		if err := drawParameterStore(rand.New(rand.NewPCG(seed^0x7073746f7265, uint64(index))), s, opt.Quotas); err != nil {
 			return nil, err
 		}
 	}

@@ -133,5 +133,5 @@ func (n *Noise) Stop() {
 // quota throttled it.
 func (e *Emu) malformed(op string) bool {
 	var ae *APIError
-	return errors.As(e.post(op, []byte("{"), nil), &ae) && ae.Type == "ThrottlingException"
+	return errors.As(e.post("secretsmanager."+op, []byte("{"), nil), &ae) && ae.Type == "ThrottlingException"
 }

@@ -44,6 +44,14 @@ type Call struct {
 	// ForceOverwrite is ForceOverwriteReplicaSecret.
 	AddRegions, RemoveRegions []string
 	ForceOverwrite            bool
+	// Service is "ssm" for a Parameter Store request (X-Amz-Target
+	// AmazonSSM.*), "" for Secrets Manager. Names are the parameter names
+	// of GetParameters and DeleteParameters; Overwrite is PutParameter's
+	// Overwrite; Type its Type.
+	Service   string
+	Names     []string
+	Overwrite bool
+	Type      string
 }
 
 // Mutating reports whether op changes state.
@@ -53,6 +61,17 @@ func Mutating(op string) bool {
 		"TagResource", "UntagResource", "UpdateSecretVersionStage", "RotateSecret", "CancelRotateSecret",
 		"RemoveRegionsFromReplication", "ReplicateSecretToRegions", "StopReplicationToReplica",
 		"PutResourcePolicy", "DeleteResourcePolicy":
+		return true
+	}
+	return MutatingSSM(op)
+}
+
+// MutatingSSM reports whether the Parameter Store operation op changes
+// state (SSM API reference: writes, deletions, tags, labels).
+func MutatingSSM(op string) bool {
+	switch op {
+	case "PutParameter", "DeleteParameter", "DeleteParameters", "AddTagsToResource", "RemoveTagsFromResource",
+		"LabelParameterVersion", "UnlabelParameterVersion":
 		return true
 	}
 	return false
@@ -178,6 +197,12 @@ type reqFields struct {
 	} `json:"AddReplicaRegions"`
 	RemoveReplicaRegions        []string `json:"RemoveReplicaRegions"`
 	ForceOverwriteReplicaSecret bool     `json:"ForceOverwriteReplicaSecret"`
+	// Parameter Store's fields.
+	ResourceID string   `json:"ResourceId"`
+	Names      []string `json:"Names"`
+	Overwrite  *bool    `json:"Overwrite"`
+	Type       string   `json:"Type"`
+	TagKeys    []string `json:"TagKeys"`
 }
 
 // signedRegion is the Region of a SigV4 Authorization header's credential
@@ -240,6 +265,17 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var f reqFields
 	_ = json.Unmarshal(body, &f)
 	c := Call{Op: op, Target: f.SecretID, Token: f.ClientRequestToken, HasValue: f.SecretString != nil || f.SecretBinary != nil}
+	if ssmOp, ok := strings.CutPrefix(op, "AmazonSSM."); ok {
+		c = Call{Op: ssmOp, Service: "ssm", Target: f.Name, Names: f.Names, Type: f.Type}
+		if c.Target == "" {
+			c.Target = f.ResourceID
+		}
+		if f.Overwrite != nil {
+			c.Overwrite = *f.Overwrite
+		}
+		c.TagKeys = append(c.TagKeys, f.TagKeys...) // RemoveTagsFromResource
+		op = ssmOp
+	}
 	for _, t := range f.Tags {
 		c.TagKeys = append(c.TagKeys, t.Key)
 	}
@@ -268,6 +304,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c.Run, ours = n, n == p.run
 	}
 	mut := Mutating(op)
+	if k := p.kill; k != nil && k.Service != "" {
+		mut = mut && c.Service == k.Service // a kill plan aimed at one service counts its writes alone
+	}
 	if ours {
 		p.nCalls++
 		if mut {

@@ -77,6 +77,16 @@ type Outcome struct {
 	Artifacts string
 	// Err is a harness failure (the scenario could not be played).
 	Err error
+	// The Parameter Store draw: PS is set when the scenario has a
+	// Parameter Store scope; PSCalls counts the SSM calls its runs made
+	// (the proxy's record), PSThrottled those the emulator throttled,
+	// PSScripted the scripted SSM faults, PSKillPlans and PSKills the
+	// kill plans aimed at SSM writes and those that fired, PSDrifts the
+	// out-of-band changes applied, PSParams the parameters the final
+	// revision desires.
+	PS                                         bool
+	PSCalls, PSThrottled, PSScripted, PSParams int64
+	PSKillPlans, PSKills, PSDrifts             int
 }
 
 // Failed reports whether the scenario broke an invariant, leaked, or could
@@ -179,6 +189,9 @@ func (p *Player) Play(s *Scenario) (o Outcome) {
 	}
 	for _, b := range s.Siblings {
 		o.SiblingKinds = append(o.SiblingKinds, b.Kind)
+		if b.PS() {
+			continue // its draws are the Parameter Store figures
+		}
 		if o.SiblingDraws == nil {
 			o.SiblingDraws = map[string]int{}
 		}
@@ -195,6 +208,7 @@ func (p *Player) Play(s *Scenario) (o Outcome) {
 			}
 		}
 		o.HandMade, o.Adopted = adoptions(s, ev.Post)
+		psOutcome(s, ev, &o)
 		o.Violations = Check(*ev)
 		o.Leaks = ScanRuns(ev.Runs, p.needles(s, ev), nameNeedles(s), s.ShowResourceNames)
 	}
@@ -276,6 +290,9 @@ func (p *Player) play(s *Scenario, dir string, o *Outcome) (*Evidence, error) {
 		if err := p.Emu.Seed(b.Pre); err != nil {
 			return nil, err
 		}
+		if err := p.Emu.SeedPS(b.PSPre); err != nil {
+			return nil, err
+		}
 	}
 	ev := &Evidence{Scenario: s}
 	if ev.Pre, err = p.Emu.State(ctx); err != nil {
@@ -295,11 +312,20 @@ func (p *Player) play(s *Scenario, dir string, o *Outcome) (*Evidence, error) {
 				o.FaultKinds["out-of-band-"+d.Kind]++
 			}
 		}
+		if b, ok := psSibling(s); ok {
+			for _, d := range b.PSDrift[i] {
+				ad := AppliedDrift{Drift: d, Run: i + 1, Applied: p.Emu.ApplyPSDrift(d) == nil}
+				ev.PSDrifts = append(ev.PSDrifts, ad)
+				if ad.Applied {
+					o.PSDrifts++
+				}
+			}
+		}
 		if err := p.Emu.SetFaults(ctx, run.Faults); err != nil {
 			return ev, err
 		}
 		if q := run.Quotas; q != nil {
-			if err := p.Emu.SetQuotas(ctx, emulator.Quotas{Quotas: true, QuotaScale: q.Scale}); err != nil {
+			if err := p.Emu.SetQuotas(ctx, emulator.Quotas{Quotas: true, QuotaScale: q.Scale, QuotaScales: q.SSMScales}); err != nil {
 				return ev, err
 			}
 			o.QuotaRuns++
@@ -378,6 +404,12 @@ func (p *Player) play(s *Scenario, dir string, o *Outcome) (*Evidence, error) {
 			if rr.Killed {
 				o.Kills++
 			}
+			if run.Kill.Service == "ssm" {
+				o.PSKillPlans++
+				if rr.Killed {
+					o.PSKills++
+				}
+			}
 		}
 		if !run.Final {
 			for _, k := range faultKinds(run.Faults) {
@@ -394,6 +426,11 @@ func (p *Player) play(s *Scenario, dir string, o *Outcome) (*Evidence, error) {
 	ev.STS = p.sts.Take()
 	if ev.Post, err = p.Emu.State(ctx); err != nil {
 		return ev, err
+	}
+	if _, ok := psSibling(s); ok {
+		if ev.PSFinal, err = p.Emu.ReadParameters(ctx); err != nil {
+			return ev, fmt.Errorf("failed to read the parameters with the SSM client: %w", err)
+		}
 	}
 	if o.Stats, err = p.Emu.Stats(ctx); err != nil {
 		return ev, err
@@ -472,7 +509,7 @@ func (p *Player) runCLI(s *Scenario, i int, run Run, dir, repoDir string, shas [
 		// Every per-scope setting goes into the config file (a per-scope
 		// flag beside scopes: is exit 3).
 		cfg := filepath.Join(dir, fmt.Sprintf("config-%d.yaml", i+1))
-		if err := os.WriteFile(cfg, scopesConfig(s, run), 0o600); err != nil {
+		if err := os.WriteFile(cfg, scopesConfig(s, i), 0o600); err != nil {
 			return RunResult{}, err
 		}
 		args = append(args, "--config", cfg)
@@ -524,6 +561,7 @@ func (p *Player) runCLI(s *Scenario, i int, run Run, dir, repoDir string, shas [
 		"HOME=" + home,
 		"PATH=/usr/local/bin:/usr/bin:/bin",
 		"AWS_ENDPOINT_URL_SECRETS_MANAGER=" + p.Proxy.URL,
+		"AWS_ENDPOINT_URL_SSM=" + p.Proxy.URL,
 		"AWS_SDK_UA_APP_ID=" + RunAppID(i+1),
 		"AWS_ACCESS_KEY_ID=" + p.cred[0],
 		"AWS_SECRET_ACCESS_KEY=" + p.cred[1],
@@ -576,7 +614,7 @@ func (p *Player) runCLI(s *Scenario, i int, run Run, dir, repoDir string, shas [
 	var quotaErr error
 	if q := run.Quotas; q != nil && q.ChangeAtCall > 0 {
 		p.Proxy.OnCall(q.ChangeAtCall, func() {
-			quotaErr = p.Emu.SetQuotas(context.Background(), emulator.Quotas{Quotas: true, QuotaScale: q.ChangeTo})
+			quotaErr = p.Emu.SetQuotas(context.Background(), emulator.Quotas{Quotas: true, QuotaScale: q.ChangeTo, QuotaScales: q.SSMScales})
 			quotaChanged = quotaErr == nil
 			if quotaChanged && noise != nil {
 				noise.SetScale(q.ChangeTo)
@@ -677,6 +715,9 @@ func (p *Player) needles(s *Scenario, ev *Evidence) []Needle {
 			for _, v := range sec.Versions {
 				n = append(n, Needle{Kind: "token", Text: v.VersionID})
 			}
+		}
+		for _, pd := range d.Parameters {
+			n = append(n, Needle{Kind: "arn", Text: pd.ARN})
 		}
 	}
 	return n

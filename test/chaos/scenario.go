@@ -119,11 +119,17 @@ type KillPlan struct {
 	Mode    string
 	Nth     int
 	DelayMS int
+	// Service, when "ssm", makes the mutation modes count Parameter Store
+	// writes alone (the Parameter Store draw aims its kills at them).
+	Service string
 }
 
 func (k KillPlan) String() string {
 	if k.Mode == "delay" {
 		return fmt.Sprintf("delay:%dms", k.DelayMS)
+	}
+	if k.Service != "" {
+		return fmt.Sprintf("%s-%s:%d", k.Service, k.Mode, k.Nth)
 	}
 	return fmt.Sprintf("%s:%d", k.Mode, k.Nth)
 }
@@ -165,6 +171,11 @@ type QuotaPlan struct {
 	ChangeAtCall int
 	ChangeTo     float64
 	Share        float64
+	// SSMScales, when set, scales Parameter Store's quota families alone
+	// (emulator.Quotas.QuotaScales, keyed by one operation of each
+	// family), through the whole run: the Parameter Store draw's reduced
+	// quotas.
+	SSMScales map[string]float64
 }
 
 func (q QuotaPlan) String() string {
@@ -174,6 +185,9 @@ func (q QuotaPlan) String() string {
 	}
 	if q.Share > 0 {
 		s += fmt.Sprintf(" others:%.0f%%", q.Share*100)
+	}
+	if len(q.SSMScales) > 0 {
+		s += fmt.Sprintf(" ssm:%.2f", q.SSMScales["PutParameter"])
 	}
 	return s
 }

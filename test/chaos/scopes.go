@@ -66,19 +66,45 @@ type Sibling struct {
 	Adopt    []string
 	Whole    int
 	Drifted  int
+	// The Parameter Store draw (drawParameterStore; Kind "parameter-store",
+	// Scope.Target model.TargetParameterStore): Tags and MaxDeletions are
+	// its tag and max-deletions per run (index = Scenario.Runs; nil =
+	// none), PSPre the parameters seeded before the first run, PSDrift the
+	// out-of-band changes made before run index i.
+	Tags         []map[string]string
+	MaxDeletions []*int
+	PSPre        []PSParam
+	PSDrift      map[int][]Drift
+}
+
+// PS reports whether the sibling targets Parameter Store.
+func (b Sibling) PS() bool { return b.Scope.Target == model.TargetParameterStore }
+
+// ResourceName is the resource name of document path: the secret name, with one
+// leading "/" for Parameter Store (SPEC §16).
+func (b Sibling) ResourceName(path string) string {
+	if b.PS() {
+		return "/" + SecretName(b.Scope, path)
+	}
+	return SecretName(b.Scope, path)
 }
 
 // Desired returns name → document of revision rev.
 func (b Sibling) Desired(rev int) map[string]Doc {
 	out := map[string]Doc{}
 	for _, d := range b.Docs[rev] {
-		out[SecretName(b.Scope, d.Path)] = d
+		out[b.ResourceName(d.Path)] = d
 	}
 	return out
 }
 
 // owns reports whether name is in the sibling's namespace.
-func (b Sibling) owns(name string) bool { return strings.HasPrefix(name, b.Scope.Prefix+"/") }
+func (b Sibling) owns(name string) bool {
+	if b.PS() {
+		return strings.HasPrefix(name, "/"+b.Scope.Prefix+"/")
+	}
+	return strings.HasPrefix(name, b.Scope.Prefix+"/")
+}
 
 // drawScopes makes ScopesShare of the scenarios one scope of two to four
 // (SPEC §10): one to three siblings, each with one to three JSON documents
@@ -223,9 +249,10 @@ func drawSiblingEstate(r *rand.Rand, s *Scenario, b *Sibling, adopted int, stems
 	}
 }
 
-// scopesConfig is the config file of run run of s when s has siblings:
+// scopesConfig is the config file of run i (0-based) of s when s has siblings:
 // every per-scope setting (SPEC §10) under its scope, the primary first.
-func scopesConfig(s *Scenario, run Run) []byte {
+func scopesConfig(s *Scenario, i int) []byte {
+	run := s.Runs[i]
 	q := func(v string) string { b, _ := json.Marshal(v); return string(b) }
 	var b strings.Builder
 	fmt.Fprintf(&b, "repository-id: %s\nscopes:\n", q(s.Scope.RepositoryID))
@@ -258,6 +285,10 @@ func scopesConfig(s *Scenario, run Run) []byte {
 		}
 	}
 	for _, sb := range s.Siblings {
+		if sb.PS() {
+			psConfig(&b, sb, i)
+			continue
+		}
 		fmt.Fprintf(&b, "  - name: %s\n    source-root: %s\n    secret-prefix: %s\n    aws-region: %s\n    recovery-window-days: %d\n",
 			sb.Name, q(sb.Scope.SourceRoot), q(sb.Scope.Prefix), sb.Region, s.RecoveryWindowDays)
 		if sb.RoleARN != "" {
@@ -370,6 +401,9 @@ func project(ev Evidence) Evidence {
 	}
 	p.Calls = nil
 	for _, c := range ev.Calls {
+		if c.Service == "ssm" {
+			continue // Parameter Store: only a sibling targets it (checkParameterStore)
+		}
 		t := c.Target
 		if n, ok := arns[t]; ok {
 			t = n
@@ -513,6 +547,9 @@ func checkScopes(ev Evidence) []Violation {
 		}
 	}
 	for _, b := range s.Siblings {
+		if b.PS() {
+			continue // checkParameterStore
+		}
 		want := b.Desired(final)
 		seen := map[string]bool{}
 		for _, sd := range ev.Post.Secrets {

@@ -59,6 +59,9 @@ func (s *Summary) Markdown() string {
 		s.ScopeScenarios, s.Siblings["shared"], s.Siblings["region"], SiblingRegion, s.Siblings["account"], s.AssumeRoles,
 		s.Siblings["draw:replicas"], s.Siblings["draw:whole"], s.Siblings["draw:adopt"], s.Siblings["draw:drift"])
 
+	p("Parameter Store (SPEC §16): %d scenarios ran a Parameter Store scope beside a Secrets Manager one (mixed-target runs, all or nothing), %d CLI runs; the proxy saw %d Parameter Store calls, the emulator throttled %d of them at reduced Parameter Store quotas; %d scripted faults on Parameter Store calls (lost responses in both directions, errors); %d kill plans at a Parameter Store write, %d SIGKILLs fired; %d out-of-band changes by another writer; %d parameters desired at the end, read back with the SDK's SSM client; %d violations in these scenarios.\n\n",
+		s.PSScenarios, s.PSRuns, s.PSCalls, s.PSThrottled, s.PSScripted, s.PSKillPlans, s.PSKills, s.PSDrifts, s.PSParams, s.PSViolations)
+
 	p("Faults injected, by kind (emulator counters, `GET /_emulator/stats`, summed over scenarios):\n\n")
 	p("| fault | count |\n|---|---:|\n")
 	for _, k := range sortedKeys(s.Faults) {
