@@ -34,6 +34,7 @@ func run() int {
 	flag.BoolVar(&cfg.Gen.Adopt, "adopt", cfg.Gen.Adopt, "seed secrets made by hand under desired names in 40% of the scenarios and name them in adopt on every run whose revision maps to them (SPEC §11)")
 	flag.BoolVar(&cfg.Gen.Scopes, "scopes", cfg.Gen.Scopes, "run 30% of the scenarios as one scope of two to four in one config file, in shared and separate buckets (SPEC §10)")
 	flag.BoolVar(&cfg.Gen.Replicas, "replicas", cfg.Gen.Replicas, "configure replica-regions in 30% of the scenarios, Regions changing between runs, some owned secrets seeded with replicas, some runs with a replication lag or --max-deletions (SPEC §12)")
+	flag.BoolVar(&cfg.Gen.ParameterStore, "ps", cfg.Gen.ParameterStore, "run a target parameter-store scope beside 20% of the scenarios (mixed-target runs), with SSM faults, kills, reduced quotas and another writer (SPEC §16)")
 	flag.IntVar(&cfg.Rotations, "rotations", 4, "rotation scenarios (SPEC §13: a secret whose /password AWS owns, rotation steps interleaved with syncs under ambiguous writes) played after the others")
 	flag.StringVar(&cfg.WorkDir, "work", "", "scratch directory (default: a new temp dir, removed at the end)")
 	flag.StringVar(&cfg.Artifacts, "artifacts", "bin/chaos/failures", "where failing scenarios are kept")
