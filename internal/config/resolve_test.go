@@ -195,6 +195,20 @@ func TestDetailedExitCodeOnlyOnPlan(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, o.Run.DetailedExitCode)
 
+	// Without the flag, plan has the setting at its default and another
+	// command has no such setting at all.
+	in = base()
+	in.Command = "plan"
+	o, err = Resolve(in)
+	require.NoError(t, err)
+	assert.False(t, o.Run.DetailedExitCode)
+	src, ok := o.Sources[DetailedExitCode]
+	assert.True(t, ok && src == SourceDefault, "plan: the default")
+	in = base()
+	o, err = Resolve(in)
+	require.NoError(t, err)
+	assert.NotContains(t, o.Sources, DetailedExitCode, "%s: no such setting", in.Command)
+
 	in = base()
 	in.Environ = []string{"SOPS_AWS_SYNC_DETAILED_EXIT_CODE=true"}
 	_, err = Resolve(in)
