@@ -312,10 +312,11 @@ func TestInheritedSettingsAreCheckedPerScope(t *testing.T) {
 // what is not read and where; an anchor alone is fine.
 func TestRegression_YAMLAliasReportedAsWrongType(t *testing.T) {
 	for name, body := range map[string]string{
-		"alias of a string": "repository-id: r\nsource-root: &root secrets/prod\nscopes:\n  - name: a\n    secret-prefix: p/a\n    source-root: *root\n",
-		"alias of tags":     "repository-id: r\ntags: &t {team: x}\nscopes:\n  - name: a\n    secret-prefix: p/a\n    tags: *t\n",
-		"merge key":         "repository-id: r\nscopes:\n  - &a\n    name: a\n    secret-prefix: p/a\n  - <<: *a\n    name: b\n    secret-prefix: p/b\n",
-		"top-level alias":   "repository-id: &id r\nsecret-prefix: *id\n",
+		"alias of a string":   "repository-id: r\nsource-root: &root secrets/prod\nscopes:\n  - name: a\n    secret-prefix: p/a\n    source-root: *root\n",
+		"alias of tags":       "repository-id: r\ntags: &t {team: x}\nscopes:\n  - name: a\n    secret-prefix: p/a\n    tags: *t\n",
+		"merge key":           "repository-id: r\nscopes:\n  - &a\n    name: a\n    secret-prefix: p/a\n  - <<: *a\n    name: b\n    secret-prefix: p/b\n",
+		"top-level alias":     "repository-id: &id r\nsecret-prefix: *id\n",
+		"merge key, no alias": "repository-id: r\nscopes:\n  - <<: {secret-prefix: p/a}\n    name: a\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			// As for every config:file problem, the file's settings are not
