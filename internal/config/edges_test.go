@@ -65,3 +65,58 @@ func TestConfigFileSizeCapIsInclusive(t *testing.T) {
 	require.Len(t, ps, 1)
 	assert.Contains(t, ps[0].Reason, "is larger than")
 }
+
+// TestSettingLengthAndSizeEdges: --repository-id takes up to 256 bytes
+// (257 refused); --max-encrypted-bytes takes 1 byte (0 refused).
+func TestSettingLengthAndSizeEdges(t *testing.T) {
+	for _, c := range []struct {
+		flag, value string
+		ok          bool
+	}{
+		{RepositoryID, strings.Repeat("r", 256), true},
+		{RepositoryID, strings.Repeat("r", 257), false},
+		{MaxEncryptedBytes, "1", true},
+		{MaxEncryptedBytes, "0", false},
+		{MaxEncryptedBytes, "0KiB", false},
+	} {
+		in := base()
+		in.Flags[c.flag] = c.value
+		o, err := Resolve(in)
+		if !c.ok {
+			d := onlyProblem(t, in)
+			assert.Equal(t, ClassInvalidValue, d.Class, "%s=%.8s…", c.flag, c.value)
+			continue
+		}
+		require.NoError(t, err, "%s=%.8s…", c.flag, c.value)
+		if c.flag == RepositoryID {
+			assert.Equal(t, c.value, o.Desired.RepositoryID)
+		} else {
+			assert.Equal(t, int64(1), o.Desired.MaxEncryptedBytes)
+		}
+	}
+}
+
+// TestNearestLimitIsAThirdOfTheName: "did you mean" offers a name within
+// a third of the typed name's length (at least 1, at most 3) and no
+// further; an exact match is no suggestion; a tie goes to the earlier name.
+func TestNearestLimitIsAThirdOfTheName(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		names []string
+		want  string
+	}{
+		{"ab", []string{"xy", "ax"}, "ax"},                   // limit 1
+		{"ab", []string{"xy"}, ""},                           // 2 > 1
+		{"abcdef", []string{"abcdxy"}, "abcdxy"},             // limit 2
+		{"abcdef", []string{"abcxyz"}, ""},                   // 3 > 2
+		{"abcdefghi", []string{"abcdefxyz"}, "abcdefxyz"},    // limit 3
+		{"abcdefghi", []string{"abcdewxyz"}, ""},             // 4 > 3
+		{"abcdefghijklmno", []string{"abcdefghijkwxyz"}, ""}, // limit stays 3
+		{"abcdefghijklmno", []string{"abcdefghijklxyz"}, "abcdefghijklxyz"},
+		{"abc", []string{"abc", "abd"}, "abd"},     // 0 is no typo
+		{"abcd", []string{"abcx", "abcy"}, "abcx"}, // the earlier of a tie
+		{"abcd", []string{"abxy", "abcy"}, "abcy"}, // the nearer, wherever it is
+	} {
+		assert.Equal(t, c.want, Nearest(c.name, c.names), "%q in %q", c.name, c.names)
+	}
+}
