@@ -188,3 +188,32 @@ func TestIsLFSPointerSizeBound(t *testing.T) {
 		t.Fatal("1024 bytes is never a pointer")
 	}
 }
+
+// TestCheckSizesABorrowedBlob: a document whose blob the clone borrows
+// (git clone --shared: objects/info/alternates, where the object header's
+// fast path does not reach) is sized like any other: at the cap it
+// passes, one byte over it is source:too-large, before it is read.
+func TestCheckSizesABorrowedBlob(t *testing.T) {
+	body := `{"a":"` + strings.Repeat("x", 90) + `"}`
+	origin, _ := newRepo(t, map[string]string{"big.sops.json": body})
+	leaf := filepath.Join(t.TempDir(), "leaf")
+	gitRun(t, origin, "clone", "-q", "--shared", origin, leaf)
+	repo := open(t, leaf)
+	c, e := repo.Resolve("HEAD")
+	if e != nil {
+		t.Fatal(e)
+	}
+	docs, e := repo.List(t.Context(), c, ".", MissingRootFails)
+	if e != nil || len(docs) != 1 {
+		t.Fatalf("List: %v, %d documents", e, len(docs))
+	}
+	size := int64(len(body))
+	if e, _ := repo.Check(docs[0], size); e != nil {
+		t.Errorf("at the cap: %v", e)
+	}
+	e, stop := repo.Check(docs[0], size-1)
+	wantClass(t, "one byte over the cap", e, diag.SourceTooLarge)
+	if stop {
+		t.Error("a document over the cap stopped the repository")
+	}
+}
