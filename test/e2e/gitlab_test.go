@@ -483,6 +483,7 @@ type glHarness struct {
 	noteToken  string
 	tokenSig   string
 	ciDir      string
+	envDir     string // the environments the CLI ran with (cliEnvs)
 	defaultsIn map[string]string
 }
 
@@ -513,6 +514,11 @@ func newGitLabHarness(t *testing.T) *glHarness {
 		ciDir:     t.TempDir(),
 	}
 	h.gl = newGitLabStandIn(t, h.noteToken)
+	// The job's CLI: a wrapper that records the environment each run of
+	// the real binary gets, then execs it.
+	h.envDir = t.TempDir()
+	wrapper := filepath.Join(h.ciDir, "sops-aws-sync")
+	require.NoError(t, os.WriteFile(wrapper, []byte("#!/bin/sh\nenv >\""+h.envDir+"/env.$$\"\nexec "+cliBin+" \"$@\"\n"), 0o700))
 	h.defaultsIn = map[string]string{
 		"image":              "registry.example/sops-aws-sync@sha256:" + strings.Repeat("0", 64),
 		"aws-region":         glRegion,
@@ -520,7 +526,7 @@ func newGitLabHarness(t *testing.T) *glHarness {
 		"oidc-plan-role-arn": glPlanRole,
 		"secret-prefix":      f.Prefix,
 		"repository-id":      f.RepoID,
-		"cli":                cliBin,
+		"cli":                filepath.Join(h.ciDir, "sops-aws-sync"),
 	}
 	return h
 }
@@ -650,6 +656,25 @@ func (h *glHarness) run(p glPipeline) glRun {
 	return r
 }
 
+// cliEnvs are the environments of the CLI's runs so far, one map each.
+func (h *glHarness) cliEnvs() []map[string]string {
+	files, err := filepath.Glob(filepath.Join(h.envDir, "env.*"))
+	require.NoError(h.t, err)
+	var out []map[string]string
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		require.NoError(h.t, err)
+		m := map[string]string{}
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, "="); ok {
+				m[k] = v
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
 // scan fails the test when a canary is in the job's log, its artifacts,
 // or anything sent to the GitLab API: plaintext values, the age key, the
 // ID token's signature, the note token, secret names and the prefix (no
@@ -677,6 +702,13 @@ func (h *glHarness) scan(r glRun) {
 			if c != "" {
 				require.NotContains(t, text, c, "canary in the %s", where)
 			}
+		}
+	}
+	// No token reaches the CLI's environment (the script removes both first).
+	for _, env := range h.cliEnvs() {
+		for k, v := range env {
+			assert.NotContains(t, v, h.noteToken, "the note token in the CLI's %s", k)
+			assert.NotContains(t, v, h.tokenSig, "the ID token in the CLI's %s", k)
 		}
 	}
 	// The log holds the CLI's JSON records and the script's own lines, nothing else.
@@ -708,6 +740,9 @@ func TestGitLab_MergeRequestPlanNoteThenDefaultBranchSync(t *testing.T) {
 	h := newGitLabHarness(t)
 	docs := h.f.standardDocs()
 	sha := h.f.git("rev-parse", "HEAD")
+	// A later commit on the branch: the job runs the pipeline's commit, not HEAD.
+	h.f.addDoc("later", ".sops.json", `{"k": "CANARY-later-`+token(4)+`"}`)
+	h.f.commit("later")
 
 	// 1. The merge request pipeline: plan, drift, one new note.
 	r := h.run(glPipeline{Job: "plan", Event: "merge_request_event", SHA: sha, Sub: glSubFeature, Shell: "sh", PipelineID: "501", JobID: "9001"})
@@ -844,7 +879,8 @@ func TestGitLab_ConflictFailsTheJobWithExit4(t *testing.T) {
 // TestGitLab_ForkMergeRequestComputesNoPlan: a merge request from a fork
 // runs validate --no-decrypt with nothing of the job's environment: no
 // AWS call, no STS session, no note; one that changes a file under the
-// source root fails (exit 1), one that changes none passes. The sync job
+// source root fails (exit 1), one that changes none passes unless the
+// source root is the whole repository. The sync job
 // refuses a merge request pipeline whatever its rules say.
 func TestGitLab_ForkMergeRequestComputesNoPlan(t *testing.T) {
 	h := newGitLabHarness(t)
@@ -861,6 +897,12 @@ func TestGitLab_ForkMergeRequestComputesNoPlan(t *testing.T) {
 	assert.Contains(t, r.Stdout, "no plan is computed")
 	assert.Contains(t, r.Stdout, "changes no file the scopes read")
 
+	// With the whole repository as source root, any file is a document's.
+	r = h.run(glPipeline{Job: "plan", Event: "merge_request_event", SHA: docsOnly, BaseSHA: base, Fork: true, Sub: glSubFeature, Shell: "sh", PipelineID: "704", JobID: "9204",
+		Inputs: map[string]string{"source-root": "."}})
+	require.Equal(t, 1, r.Code, "stdout:\n%s", r.Stdout)
+	assert.Contains(t, r.Stdout, "changes secrets")
+
 	r = h.run(glPipeline{Job: "plan", Event: "merge_request_event", SHA: secretsChange, BaseSHA: base, Fork: true, Sub: glSubFeature, Shell: "bash", PipelineID: "702", JobID: "9202"})
 	require.Equal(t, 1, r.Code, "stdout:\n%s", r.Stdout)
 	assert.Contains(t, r.Stdout, "sops-aws-sync computed no plan for a merge request that changes secrets; a maintainer must plan it from a branch")
@@ -873,5 +915,12 @@ func TestGitLab_ForkMergeRequestComputesNoPlan(t *testing.T) {
 		assert.Zero(t, n, "no AWS call: %s", op)
 	}
 	assert.Empty(t, h.e.ctl.Sessions().Sessions, "no STS session")
+	envs := h.cliEnvs()
+	require.Len(t, envs, 3, "validate ran three times; the refused sync never ran the CLI")
+	for _, env := range envs {
+		for k := range env {
+			assert.Contains(t, []string{"PATH", "HOME", "PWD"}, k, "a fork's validate gets nothing of the job's environment")
+		}
+	}
 	assert.Empty(t, h.gl.requests(), "no note")
 }
