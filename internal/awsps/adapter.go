@@ -67,7 +67,10 @@ type Adapter struct {
 	putOpts  []func(*ssm.Options) // callOpts and sendOnce
 }
 
-var _ engine.Port = (*Adapter)(nil)
+var (
+	_ engine.Port     = (*Adapter)(nil)
+	_ engine.Surveyor = (*Adapter)(nil)
+)
 
 // New returns an adapter over c: every call's HTTP client guarded as
 // awssm.KeepConnections does, throttles left to the adapter (reads) and
@@ -231,11 +234,14 @@ func (a *Adapter) ListCandidates(ctx context.Context, scopeDigest string) ([]eng
 	}
 	var out []engine.Candidate
 	mine := map[string]bool{}
-	err := a.describe(ctx, pace.Lists, append(a.pathFilter(), filter("tag:"+model.TagScope, "", own)), func(m types.ParameterMetadata) bool {
+	proved := map[string]string{model.TagManagedBy: model.ManagedByValue, model.TagScope: own}
+	err := a.describe(ctx, pace.Lists, append(a.pathFilter(), filter("tag:"+model.TagScope, "", own),
+		filter("tag:"+model.TagManagedBy, "", model.ManagedByValue)), func(m types.ParameterMetadata) bool {
 		name := aws.ToString(m.Name)
 		mine[name] = true
+		listed := a.observed(&m, maps.Clone(proved))
 		out = append(out, engine.Candidate{Name: a.secretName(name), ARN: aws.ToString(m.ARN),
-			Tags: map[string]string{model.TagScope: own}})
+			Tags: map[string]string{model.TagScope: own}, Listed: &listed})
 		return true
 	})
 	if err != nil || scopeDigest != "" {
@@ -308,16 +314,35 @@ func (a *Adapter) Describe(ctx context.Context, id string) (plan.ObservedSecret,
 	if err != nil || !found {
 		return plan.ObservedSecret{}, err
 	}
+	return a.observed(meta, tags), nil
+}
+
+// observed is what DescribeParameters' entry m shows, with tags.
+func (a *Adapter) observed(m *types.ParameterMetadata, tags map[string]string) plan.ObservedSecret {
 	return plan.ObservedSecret{
 		Exists:      true,
-		ARN:         strings.Clone(aws.ToString(meta.ARN)),
-		Name:        a.secretName(name),
+		ARN:         strings.Clone(aws.ToString(m.ARN)),
+		Name:        a.secretName(aws.ToString(m.Name)),
 		Tags:        tags,
-		KMSKeyID:    strings.Clone(aws.ToString(meta.KeyId)),
-		Description: strings.Clone(aws.ToString(meta.Description)),
-		Versions:    []plan.Version{{ID: version(meta.Version), Stages: []string{plan.StageCurrent}}},
-		Shape:       shape(meta),
-	}, nil
+		KMSKeyID:    strings.Clone(aws.ToString(m.KeyId)),
+		Description: strings.Clone(aws.ToString(m.Description)),
+		Versions:    []plan.Version{{ID: version(m.Version), Stages: []string{plan.StageCurrent}}},
+		Shape:       shape(m),
+	}
+}
+
+// Present implements engine.Surveyor: DescribeParameters pages under the
+// prefix's hierarchy with no tag filter, every name there (engine names).
+// A page examines up to 50 parameters whatever the filters, so this costs
+// what the scope's listing costs when the prefix holds mostly this
+// scope's parameters, and far less than one call per name.
+func (a *Adapter) Present(ctx context.Context) (map[string]bool, error) {
+	out := map[string]bool{}
+	err := a.describe(ctx, pace.Lists, a.pathFilter(), func(m types.ParameterMetadata) bool {
+		out[a.secretName(aws.ToString(m.Name))] = true
+		return true
+	})
+	return out, err
 }
 
 func version(v int64) string { return strconv.FormatInt(v, 10) }

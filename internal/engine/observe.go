@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -40,6 +41,7 @@ type observation map[string]plan.ObservedSecret
 // about this scope's entries outside the prefix (inScope).
 func (r *runner) observe(ctx context.Context, phase string, extra []string, list listing) (observation, []Candidate, error) {
 	o := &observer{r: r, ctx: ctx, sem: make(chan struct{}, r.concurrency), out: observation{}, scheduled: map[string]bool{}}
+	survey, _ := r.port.(Surveyor)
 	if r.arrival != nil {
 		// The desired values may still be decrypting: when they arrive, the
 		// values this observation has read are shared with them at once
@@ -80,6 +82,11 @@ func (r *runner) observe(ctx context.Context, phase string, extra []string, list
 	o.prog = r.startProgress(phase, "", len(known))
 	var deferred []string
 	for _, n := range known {
+		if survey != nil {
+			// Described, if at all, once discovery has shown what its
+			// listing settles (survey).
+			continue
+		}
 		if id := r.ledger.arn(n); id != "" {
 			o.describe(n, id)
 		} else if model.SuffixLooksLikeARN(n) {
@@ -108,11 +115,16 @@ func (r *runner) observe(ctx context.Context, phase string, extra []string, list
 			}
 		}
 		o.prog.grow(fresh)
+		if survey != nil {
+			o.survey(survey, cands, known)
+		}
 		for _, n := range deferred {
 			o.describe(n, cmp.Or(listed[n], n))
 		}
 		for _, c := range cands {
-			o.describe(c.Name, c.ARN)
+			if survey == nil {
+				o.describe(c.Name, c.ARN)
+			}
 		}
 	}
 	// The listed entries (names, ARNs, tags) are not needed once their
@@ -126,7 +138,107 @@ func (r *runner) observe(ctx context.Context, phase string, extra []string, list
 	if o.err != nil {
 		return nil, nil, firstErr(ctx, o.err)
 	}
+	r.unconfirmed = o.listed
+	if r.arrival == nil || list != listManaged {
+		// The desired values are whole (only the first observation runs
+		// while they arrive; prepare confirms its names then).
+		if err := r.confirm(ctx, o.out); err != nil {
+			return nil, nil, err
+		}
+	}
 	return o.out, others, nil
+}
+
+// survey settles what a Surveyor's discovery listed (cands, this scope's
+// entries under the prefix) and the known names it did not list. A listed
+// entry of a desired name is taken as the listing answered it, with the
+// desired document's source tag until confirm checks the name's decision;
+// any other listed entry is described. The known names the listing did not
+// show are described one by one, or, when there are more of them than the
+// listing had pages (a listing page holds up to 50 entries), told absent
+// or present by one listing of every name under the prefix (Present), and
+// only the present ones described.
+func (o *observer) survey(sv Surveyor, cands []Candidate, known []string) {
+	listed := make(map[string]bool, len(cands))
+	for _, c := range cands {
+		listed[c.Name] = true
+		want := o.r.byName[c.Name]
+		if c.Listed == nil || !c.Listed.Exists || want == nil {
+			o.describe(c.Name, c.ARN)
+			continue
+		}
+		obs := *c.Listed
+		obs.Tags = maps.Clone(obs.Tags)
+		if obs.Tags == nil {
+			obs.Tags = map[string]string{}
+		}
+		obs.Tags[model.TagSource] = want.SourceDigest
+		o.take(c.Name, obs, true)
+	}
+	var unlisted []string
+	for _, n := range known {
+		if !listed[n] {
+			unlisted = append(unlisted, n)
+		}
+	}
+	if len(unlisted) <= len(cands)/50+1 {
+		for _, n := range unlisted {
+			o.describe(n, n)
+		}
+		return
+	}
+	o.sem <- struct{}{}
+	present, err := sv.Present(o.ctx)
+	<-o.sem
+	if err != nil {
+		o.fail(err)
+		return
+	}
+	for _, n := range unlisted {
+		if present[n] {
+			o.describe(n, n)
+		} else {
+			o.take(n, plan.ObservedSecret{}, false)
+		}
+	}
+}
+
+// confirm describes directly (describeOne) each name the last
+// observation took from a Surveyor's listing (r.unconfirmed) whose
+// decision, with the desired value, is anything but unchanged, and puts
+// that observation in obs instead: the listing cannot show the source tag
+// (nor a tag the configuration adds), so only a name found unchanged keeps
+// the listed observation, and every name a plan may write or report as a
+// conflict is judged from a direct observation (docs/parameter-store.md).
+// The desired values must be whole.
+func (r *runner) confirm(ctx context.Context, obs observation) error {
+	names := r.unconfirmed
+	r.unconfirmed = nil
+	var (
+		mu    sync.Mutex
+		first error
+	)
+	each(len(names), r.concurrency, func(i int) bool {
+		n := names[i]
+		mu.Lock()
+		o := obs[n]
+		mu.Unlock()
+		if plan.Classify(r.policy.Rules, r.byName[n], o).Action == vocab.ActionUnchanged {
+			return true
+		}
+		d, err := r.describeOne(ctx, n)
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			if first == nil {
+				first = err
+			}
+			return false
+		}
+		obs[n] = d
+		return true
+	})
+	return first
 }
 
 // listing says what discovery lists.
@@ -271,6 +383,7 @@ type observer struct {
 	out       observation
 	scheduled map[string]bool
 	pending   []string // described names waiting for a value batch
+	listed    []string // names taken from a Surveyor's listing (confirm)
 	err       error
 }
 
@@ -290,10 +403,23 @@ func (o *observer) stopped() bool {
 
 // describe observes name (by id) once per observation. It blocks while
 // Concurrency calls are in flight.
-func (o *observer) describe(name, id string) {
+func (o *observer) describe(name, id string) { o.observeName(name, id, nil, false) }
+
+// take records obs, what a Surveyor's listing showed of name (or its
+// absence), as describe records what Describe answers, without a call;
+// listed marks it for confirm.
+func (o *observer) take(name string, obs plan.ObservedSecret, listed bool) {
+	o.observeName(name, name, &obs, listed)
+}
+
+// observeName is describe, or take when given is not nil.
+func (o *observer) observeName(name, id string, given *plan.ObservedSecret, listed bool) {
 	o.mu.Lock()
 	dup := o.scheduled[name]
 	o.scheduled[name] = true
+	if !dup && listed {
+		o.listed = append(o.listed, name)
+	}
 	o.mu.Unlock()
 	if dup || o.stopped() {
 		return
@@ -309,8 +435,16 @@ func (o *observer) describe(name, id string) {
 		if o.stopped() {
 			return
 		}
-		obs, err := o.r.port.Describe(o.ctx, id)
-		if err == nil && !obs.Exists && id != name {
+		var (
+			obs plan.ObservedSecret
+			err error
+		)
+		if given != nil {
+			obs = *given
+		} else {
+			obs, err = o.r.port.Describe(o.ctx, id)
+		}
+		if given == nil && err == nil && !obs.Exists && id != name {
 			// The listed or remembered ARN is gone (the list lags); the
 			// name may belong to a newer secret.
 			obs, err = o.r.port.Describe(o.ctx, name)

@@ -26,6 +26,26 @@ type Candidate struct {
 	// whose primary is in another Region is never a candidate there
 	// (SPEC §12).
 	PrimaryRegion string
+	// Listed is the entry's observation as the listing answered it, set
+	// only by a Surveyor (nil otherwise): the metadata the same API
+	// answers for one name, with Tags holding only what the listing's
+	// filters proved (the managed-by and scope tags), never the source
+	// tag. The observer takes it instead of describing the name and
+	// describes the name after all when the name's decision is anything
+	// but unchanged (observe.go, confirm).
+	Listed *plan.ObservedSecret
+}
+
+// Surveyor is a Port whose discovery listing carries each entry's
+// metadata (Parameter Store: DescribeParameters answers a page of 50 with
+// what it answers for one name; SPEC §16, observation in the fewest calls
+// the API allows): the observer waits for discovery and describes only
+// the names the listing does not settle, instead of one Describe per name.
+type Surveyor interface {
+	// Present lists every name under the scope's prefix whatever its tags
+	// (one listing), so that the desired names discovery did not list are
+	// told absent or present without one call per name.
+	Present(ctx context.Context) (map[string]bool, error)
 }
 
 // ValueRequest asks for the current value of one secret.

@@ -175,6 +175,11 @@ func (r *runner) prepare(ctx context.Context) (vocab.Status, plan.Plan) {
 	case a.err != nil:
 		return vocab.StatusInvalid, plan.Plan{}
 	}
+	if err == nil && r.arrival != nil {
+		// The names the first observation took from a listing, now that
+		// the values are whole (observe.go, confirm).
+		err = r.confirm(octx, obs)
+	}
 	if err != nil {
 		return r.observationFailed(ctx, err), plan.Plan{}
 	}

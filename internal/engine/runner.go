@@ -40,6 +40,10 @@ type runner struct {
 	// owned by AWS were generated for it (SPEC §13): every attempt of the
 	// create sends the same value. Only ever sent to AWS.
 	generated sync.Map
+	// unconfirmed are the names the first observation took from a
+	// Surveyor's listing while the desired values were still arriving:
+	// prepare confirms them (confirm) once the values are whole.
+	unconfirmed []string
 }
 
 // deps are what a run talks to: AWS, the log, time, randomness and the
