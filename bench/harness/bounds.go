@@ -202,6 +202,9 @@ func (m Model) LowerBound(s Scenario) (time.Duration, string) {
 		return b, f + " (one Region's; the Regions in parallel)"
 	}
 	m.Quotas = s.Quotas
+	if s.Kind.ParameterStore() {
+		return m.psBound(s)
+	}
 	n, c := s.N, s.Concurrency
 	switch s.Kind {
 	case NoopPlan, NoopSync:
@@ -239,6 +242,9 @@ func ExpectedCalls(s Scenario) Calls {
 		// The account of the base credentials, for the quota buckets.
 		out["GetCallerIdentity"] = 1
 		return out
+	}
+	if s.Kind.ParameterStore() {
+		return psExpected(s)
 	}
 	obs := func(names, listed, values int) Calls {
 		c := Calls{"ListSecrets": int64(max(1, ceilDiv(listed, ListPageSize))), "DescribeSecret": int64(names)}

@@ -49,6 +49,9 @@ type CorpusSpec struct {
 	// Seed makes the generated values reproducible; documents of one seed
 	// differ from each other.
 	Seed uint64
+	// Target is the scope's target ("" = Secrets Manager): part of the
+	// scope digest, so of the tags a seeded secret or parameter carries.
+	Target string
 }
 
 const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
@@ -61,7 +64,7 @@ func NewCorpus(spec CorpusSpec) (Corpus, error) {
 	if spec.N < 0 || spec.ValueBytes < 128 {
 		return Corpus{}, fmt.Errorf("corpus: N must be >= 0 and ValueBytes >= 128")
 	}
-	sc := model.Scope{RepositoryID: spec.RepositoryID, SourceRoot: cleanRoot(spec.SourceRoot), Prefix: cleanPrefix(spec.Prefix)}
+	sc := model.Scope{RepositoryID: spec.RepositoryID, SourceRoot: cleanRoot(spec.SourceRoot), Prefix: cleanPrefix(spec.Prefix), Target: spec.Target}
 	rng := rand.New(rand.NewPCG(spec.Seed, 0x62656e6368))
 	c := Corpus{Scope: sc, Docs: make([]Doc, spec.N)}
 	for i := range spec.N {

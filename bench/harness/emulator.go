@@ -63,7 +63,9 @@ func (d Delta) Sent() Calls {
 // Mutations sums the mutating operations in c.
 func (c Calls) Mutations() int64 {
 	var t int64
-	for _, op := range []string{"CreateSecret", "PutSecretValue", "UpdateSecret", "DeleteSecret", "RestoreSecret", "TagResource", "UntagResource", "UpdateSecretVersionStage"} {
+	for _, op := range []string{"CreateSecret", "PutSecretValue", "UpdateSecret", "DeleteSecret", "RestoreSecret", "TagResource", "UntagResource", "UpdateSecretVersionStage",
+		// Parameter Store's (SPEC §16).
+		"PutParameter", "DeleteParameter", "DeleteParameters", "AddTagsToResource", "RemoveTagsFromResource", "LabelParameterVersion", "UnlabelParameterVersion"} {
 		t += c[op]
 	}
 	return t

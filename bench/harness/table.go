@@ -185,6 +185,9 @@ type Targets struct {
 	// current one in the same run (-baseline); nil when none was asked
 	// for.
 	BeforeAfter *BeforeAfter
+	// PS are the Parameter Store rows (row group ps), each judged on its
+	// own bound (issue 35); empty when not run.
+	PS []*Row
 }
 
 // The scale rows' limits.
@@ -301,7 +304,7 @@ func Judge(t Targets) []Verdict {
 		v.Detail = fmt.Sprintf("largest peak over the N = %d runs: %.0f MiB", peakN, float64(peak)/1024)
 	}
 	out = append(out, v)
-	return out
+	return append(out, judgePS(t.PS)...)
 }
 
 // judgeScale evaluates the scale rows' targets: the no-op sync at the large N

@@ -238,7 +238,7 @@ func (a *Adapter) ListCandidates(ctx context.Context, scopeDigest string) ([]eng
 	err := a.describe(ctx, pace.Lists, append(a.pathFilter(), filter("tag:"+model.TagScope, "", own),
 		filter("tag:"+model.TagManagedBy, "", model.ManagedByValue)), func(m types.ParameterMetadata) bool {
 		name := aws.ToString(m.Name)
-		mine[name] = true
+		mine[a.secretName(name)] = true
 		listed := a.observed(&m, maps.Clone(proved))
 		out = append(out, engine.Candidate{Name: a.secretName(name), ARN: aws.ToString(m.ARN),
 			Tags: map[string]string{model.TagScope: own}, Listed: &listed})
@@ -247,9 +247,25 @@ func (a *Adapter) ListCandidates(ctx context.Context, scopeDigest string) ([]eng
 	if err != nil || scopeDigest != "" {
 		return out, err
 	}
+	others, err := a.others(ctx, mine)
+	return append(out, others...), err
+}
+
+// Others implements engine.Surveyor: the managed parameters under the
+// prefix's hierarchy that are not this scope's (Options.ScopeDigest),
+// each with its tags.
+func (a *Adapter) Others(ctx context.Context, own map[string]bool) ([]engine.Candidate, error) {
+	return a.others(ctx, own)
+}
+
+// others lists the managed parameters under the prefix (filtered on the
+// managed-by tag) and reads the tags of those whose engine name is not in
+// mine: the filter cannot tell another scope's.
+func (a *Adapter) others(ctx context.Context, mine map[string]bool) ([]engine.Candidate, error) {
+	var out []engine.Candidate
 	var others []types.ParameterMetadata
-	err = a.describe(ctx, pace.Lists, append(a.pathFilter(), filter("tag:"+model.TagManagedBy, "", model.ManagedByValue)), func(m types.ParameterMetadata) bool {
-		if !mine[aws.ToString(m.Name)] {
+	err := a.describe(ctx, pace.Lists, append(a.pathFilter(), filter("tag:"+model.TagManagedBy, "", model.ManagedByValue)), func(m types.ParameterMetadata) bool {
+		if !mine[a.secretName(aws.ToString(m.Name))] {
 			others = append(others, m)
 		}
 		return true

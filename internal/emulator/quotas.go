@@ -136,3 +136,9 @@ func (e *Emulator) Quotas() Quotas {
 	defer e.mu.Unlock()
 	return e.faults.quotas()
 }
+
+// QuotaRate is AWS's request quota of op's family that the emulator
+// enforces with quotas on, in requests per second at scale 1 (0 when op
+// has none). The benchmark's bounds read it, so they assume the rates the
+// emulator enforces and no other copy of them (bench/harness).
+func QuotaRate(op string) float64 { return quotaFamilies[op].rate }

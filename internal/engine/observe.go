@@ -61,7 +61,7 @@ func (r *runner) observe(ctx context.Context, phase string, extra []string, list
 		// sequential (SPEC §2.1).
 		o.sem <- struct{}{}
 		defer func() { <-o.sem }()
-		if list == listManaged {
+		if list == listManaged && survey == nil {
 			var all []Candidate
 			all, listErr = r.port.ListCandidates(ctx, "")
 			cands, others = splitScopes(r.primaries(all), r.digest())
@@ -69,6 +69,25 @@ func (r *runner) observe(ctx context.Context, phase string, extra []string, list
 		}
 		cands, listErr = r.port.ListCandidates(ctx, r.digest())
 		cands = r.primaries(cands)
+		if list == listManaged && survey != nil && listErr == nil {
+			// The scope's own entries feed the observation at once; the
+			// other scopes' (the orphan check) are listed beside it.
+			own := make(map[string]bool, len(cands))
+			for _, c := range cands {
+				own[c.Name] = true
+			}
+			o.others.Add(1)
+			go func() {
+				defer o.others.Done()
+				o.sem <- struct{}{}
+				defer func() { <-o.sem }()
+				if all, err := survey.Others(ctx, own); err != nil {
+					o.fail(err)
+				} else {
+					_, others = splitScopes(r.primaries(all), r.digest())
+				}
+			}()
+		}
 	}()
 
 	known := make([]string, 0, len(r.byName)+len(extra))
@@ -135,6 +154,7 @@ func (r *runner) observe(ctx context.Context, phase string, extra []string, list
 	o.describes.Wait()
 	o.flush()
 	o.reads.Wait()
+	o.others.Wait()
 	if o.err != nil {
 		return nil, nil, firstErr(ctx, o.err)
 	}
@@ -378,6 +398,8 @@ type observer struct {
 	prog *progress
 
 	describes, reads sync.WaitGroup
+	// others is a Surveyor's listing of other scopes' entries (observe).
+	others sync.WaitGroup
 
 	mu        sync.Mutex
 	out       observation

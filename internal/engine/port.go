@@ -46,6 +46,12 @@ type Surveyor interface {
 	// (one listing), so that the desired names discovery did not list are
 	// told absent or present without one call per name.
 	Present(ctx context.Context) (map[string]bool, error)
+	// Others lists the entries under the prefix that the tool manages,
+	// less the names in own (this scope's, as ListCandidates with the
+	// scope digest returned them), with their tags: ListCandidates("")
+	// less own, listed apart so that the orphan check runs beside the
+	// observation of the scope's own entries.
+	Others(ctx context.Context, own map[string]bool) ([]Candidate, error)
 }
 
 // ValueRequest asks for the current value of one secret.

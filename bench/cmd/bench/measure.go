@@ -78,6 +78,9 @@ func (e *env) measureBin(ctx context.Context, bin, who string, kind harness.Kind
 		}
 		scope = []string{"--config", cfg}
 	}
+	if kind.ParameterStore() {
+		scope = append(scope, "--target", "parameter-store")
+	}
 	args := append(append([]string{mode, "--repository", e.repo.Dir, "--revision", e.repo.Commit}, scope...),
 		"--report-file", reportFile, "--log-format", "json", "--run-timeout", "60m",
 		// One re-observation of 10,000 secrets at --concurrency 1 takes
@@ -93,7 +96,8 @@ func (e *env) measureBin(ctx context.Context, bin, who string, kind harness.Kind
 		"PATH=" + os.Getenv("PATH"), "HOME=" + e.home, "TMPDIR=" + os.TempDir(),
 		"SOPS_AGE_KEY_FILE=" + e.keyFile,
 		"AWS_ACCESS_KEY_ID=AKIDBENCH", "AWS_SECRET_ACCESS_KEY=bench-secret",
-		"AWS_ENDPOINT_URL_SECRETS_MANAGER=" + e.emuURL, "AWS_ENDPOINT_URL_STS=" + e.emuURL, "AWS_EC2_METADATA_DISABLED=true",
+		"AWS_ENDPOINT_URL_SECRETS_MANAGER=" + e.emuURL, "AWS_ENDPOINT_URL_STS=" + e.emuURL, "AWS_ENDPOINT_URL_SSM=" + e.emuURL,
+		"AWS_EC2_METADATA_DISABLED=true",
 	}
 	env = append(env, e.o.cliEnv...)
 	if waited := harness.WaitQuiet(15*time.Second, e.emuPid, 0); waited > time.Second {
@@ -165,7 +169,7 @@ func check(sc harness.Scenario, exit int, status string, k vocab.Counts, d harne
 	}
 	mut := d.Calls.Mutations()
 	switch sc.Kind {
-	case harness.NoopPlan, harness.NoopSync:
+	case harness.NoopPlan, harness.NoopSync, harness.PSNoopSync:
 		if mut != 0 {
 			p = append(p, fmt.Sprintf("%d mutating calls in a no-op run", mut))
 		}
@@ -176,7 +180,7 @@ func check(sc harness.Scenario, exit int, status string, k vocab.Counts, d harne
 		if k.Update != sc.M {
 			p = append(p, fmt.Sprintf("updated %d ≠ %d", k.Update, sc.M))
 		}
-	case harness.Create:
+	case harness.Create, harness.PSCreate:
 		if want := sc.N * sc.PerRun(); k.Create != want {
 			p = append(p, fmt.Sprintf("created %d ≠ %d", k.Create, want))
 		}

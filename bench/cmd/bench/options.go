@@ -56,6 +56,11 @@ type options struct {
 	baseline string
 	// baselinePairs is how many (baseline, current) pairs run.
 	baselinePairs int
+	// psSizes are the N of the Parameter Store no-op syncs and psCreateN
+	// the parameters its first sync creates (row group ps, issue 35; not
+	// run unless -only names it: `make bench-ps`).
+	psSizes   []int
+	psCreateN int
 }
 
 // rowGroups are the groups of rows -skip and -only select: the no-op plan
@@ -64,7 +69,7 @@ type options struct {
 // for both of those), and the scale rows at -scale-n (not run by
 // default: `make bench-scale` selects them), and the first sync in
 // -regions Regions in one run beside the same in one Region.
-var rowGroups = []string{"noop", "sweep", "changed", "create", "quota-create", "quota-noop", "scale", "regions"}
+var rowGroups = []string{"noop", "sweep", "changed", "create", "quota-create", "quota-noop", "scale", "regions", "ps"}
 
 // sectionName is what -section accepts: it becomes a marker and a file name.
 var sectionName = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
@@ -125,7 +130,9 @@ func parseFlags(args []string) (options, error) {
 	fs.BoolVar(&o.micro, "micro", true, "also run the Go micro-benchmarks (desired-state decryption, emulator overhead; with -only the default is false)")
 	fs.IntVar(&o.asDefault, "as-default", 0, "measure the default-concurrency runs with --concurrency N instead (to evaluate a candidate default)")
 	fs.BoolVar(&o.quick, "quick", false, "small sizes for a fast check (minutes, not half an hour)")
-	var cliEnv, skip, only string
+	var cliEnv, skip, only, psSizes string
+	fs.StringVar(&psSizes, "ps-n", "1000,10000", "comma-separated N of the Parameter Store no-op syncs (row group ps)")
+	fs.IntVar(&o.psCreateN, "ps-create-n", 2000, "parameters the Parameter Store first sync creates (row group ps; 0 = none)")
 	fs.StringVar(&cliEnv, "cli-env", "", "comma-separated KEY=VALUE added to every CLI run's environment (for experiments such as GOGC=200; recorded in the output)")
 	fs.StringVar(&skip, "skip", "", "comma-separated row groups not to run: noop, sweep, changed, create, quota-create, quota-noop, quota (= both quota rows), scale (skipped unless -only names it); the targets they decide become unknown")
 	fs.StringVar(&only, "only", "", "comma-separated row groups to run, alone (same names as -skip), e.g. -only quota for issue 15's reduced-quota rows")
@@ -158,8 +165,10 @@ func parseFlags(args []string) (options, error) {
 		return o, err
 	}
 	if only == "" {
-		// The scale rows take about 25 minutes: only -only scale runs them.
+		// The scale rows take about 25 minutes, the Parameter Store rows
+		// about 15: only -only scale or -only ps runs them.
 		o.skip["scale"] = true
+		o.skip["ps"] = true
 	}
 	if only != "" {
 		// A partial run must not replace the whole generated section of
@@ -208,6 +217,12 @@ func parseFlags(args []string) (options, error) {
 	def(&sweepNs, "1000,10000", "1000")
 	if o.sizes, err = intList(sizes); err != nil || len(o.sizes) == 0 {
 		return o, fmt.Errorf("-n: want a list of positive integers")
+	}
+	if o.psSizes, err = intList(psSizes); err != nil {
+		return o, fmt.Errorf("-ps-n: %v", err)
+	}
+	if o.psCreateN < 0 {
+		return o, fmt.Errorf("-ps-create-n must be >= 0")
 	}
 	if o.sweep, err = intList(sweep); err != nil {
 		return o, fmt.Errorf("-sweep: %v", err)

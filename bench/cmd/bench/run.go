@@ -15,6 +15,7 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/emulatortest"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
 
 // env is the state of one harness run.
@@ -85,7 +86,7 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 
-	corpora, create, err := e.makeRepo(work)
+	corpora, create, psCorpora, err := e.makeRepo(work)
 	if err != nil {
 		return err
 	}
@@ -270,6 +271,29 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 
+	if o.runs("ps") {
+		// Parameter Store (issue 35): the no-op sync at each -ps-n over a
+		// prefix seeded with exactly its parameters, then the first sync
+		// creating -ps-create-n into an empty one; default concurrency.
+		for _, c := range psCorpora {
+			kind := harness.PSNoopSync
+			if c.Scope.SourceRoot == psCreateRoot(o.psCreateN) {
+				kind = harness.PSCreate
+				if err := e.emptyScope(ctx); err != nil {
+					return err
+				}
+			} else if err := e.seedPS(ctx, c); err != nil {
+				return err
+			}
+			r, err := e.measure(ctx, kind, c, 0, emulator.Quotas{})
+			if err != nil {
+				return err
+			}
+			rows = append(rows, r)
+			tg.PS = append(tg.PS, r)
+		}
+	}
+
 	if e.ba.Asked() && e.ba.Baseline.Err == "" && e.ba.N == 0 {
 		e.ba.Skipped = fmt.Sprintf("no corpus at the largest -n %d (row groups noop and sweep not selected there)", largest)
 	}
@@ -319,21 +343,25 @@ func (e *env) beforeAfter(ctx context.Context, c harness.Corpus) error {
 	return nil
 }
 
+// psCreateRoot is the source root of the Parameter Store create corpus.
+func psCreateRoot(n int) string { return "pscreate" + strconv.Itoa(n) }
+
 // makeRepo generates the corpora (one per distinct N, plus the create
-// corpus), encrypts them in process, commits them, and checks a sample
-// with the real sops CLI.
-func (e *env) makeRepo(work string) (map[int]harness.Corpus, harness.Corpus, error) {
+// corpus, plus the Parameter Store corpora: one per -ps-n, then the
+// create one), encrypts them in process, commits them, and checks a
+// sample with the real sops CLI.
+func (e *env) makeRepo(work string) (map[int]harness.Corpus, harness.Corpus, []harness.Corpus, error) {
 	o := e.o
 	key, err := harness.NewAgeKey()
 	if err != nil {
-		return nil, harness.Corpus{}, err
+		return nil, harness.Corpus{}, nil, err
 	}
 	e.keyFile = filepath.Join(work, "age", "keys.txt")
 	if err := os.MkdirAll(filepath.Dir(e.keyFile), 0o700); err != nil {
-		return nil, harness.Corpus{}, err
+		return nil, harness.Corpus{}, nil, err
 	}
 	if err := os.WriteFile(e.keyFile, []byte("# benchmark key\n"+key.Identity+"\n"), 0o600); err != nil {
-		return nil, harness.Corpus{}, err
+		return nil, harness.Corpus{}, nil, err
 	}
 	// Only the corpora the selected rows read.
 	var ns []int
@@ -362,7 +390,7 @@ func (e *env) makeRepo(work string) (map[int]harness.Corpus, harness.Corpus, err
 			N: n, ValueBytes: o.valueBytes, Seed: uint64(n),
 		})
 		if err != nil {
-			return nil, harness.Corpus{}, err
+			return nil, harness.Corpus{}, nil, err
 		}
 		corpora[n] = c
 		all = append(all, c)
@@ -373,9 +401,28 @@ func (e *env) makeRepo(work string) (map[int]harness.Corpus, harness.Corpus, err
 			RepositoryID: "bench/repo", SourceRoot: "create" + strconv.Itoa(o.createN), Prefix: "bench/create" + strconv.Itoa(o.createN),
 			N: o.createN, ValueBytes: o.valueBytes, Seed: 7,
 		}); err != nil {
-			return nil, harness.Corpus{}, err
+			return nil, harness.Corpus{}, nil, err
 		}
 		all = append(all, create)
+	}
+	var ps []harness.Corpus
+	if o.runs("ps") {
+		specs := []harness.CorpusSpec{}
+		for _, n := range o.psSizes {
+			specs = append(specs, harness.CorpusSpec{SourceRoot: "ps" + strconv.Itoa(n), Prefix: "bench/ps" + strconv.Itoa(n), N: n, Seed: uint64(n) + 35})
+		}
+		if o.psCreateN > 0 {
+			specs = append(specs, harness.CorpusSpec{SourceRoot: psCreateRoot(o.psCreateN), Prefix: "bench/" + psCreateRoot(o.psCreateN), N: o.psCreateN, Seed: 3500})
+		}
+		for _, sp := range specs {
+			sp.RepositoryID, sp.ValueBytes, sp.Target = "bench/repo", o.valueBytes, model.TargetParameterStore
+			c, err := harness.NewCorpus(sp)
+			if err != nil {
+				return nil, harness.Corpus{}, nil, err
+			}
+			ps = append(ps, c)
+			all = append(all, c)
+		}
 	}
 	var cipher [][][]byte
 	total := 0
@@ -383,27 +430,44 @@ func (e *env) makeRepo(work string) (map[int]harness.Corpus, harness.Corpus, err
 	for _, c := range all {
 		ct, err := harness.EncryptAll(c.Docs, key.Recipient)
 		if err != nil {
-			return nil, harness.Corpus{}, err
+			return nil, harness.Corpus{}, nil, err
 		}
 		cipher = append(cipher, ct)
 		total += len(c.Docs)
 	}
 	logf("encrypted %d documents in process (sops library, age) in %v", total, time.Since(t0).Round(time.Millisecond))
 	if e.repo, err = harness.WriteRepo(filepath.Join(work, "git"), all, cipher); err != nil {
-		return nil, harness.Corpus{}, err
+		return nil, harness.Corpus{}, nil, err
 	}
 	logf("committed them: %s", e.repo.Commit)
 	checked := 0
 	for i, c := range all {
 		for _, j := range []int{0, len(c.Docs) / 2, len(c.Docs) - 1} {
 			if err := harness.VerifyWithSOPS(cipher[i][j], c.Docs[j].Value, e.keyFile, e.home); err != nil {
-				return nil, harness.Corpus{}, fmt.Errorf("document %s: %w", c.Docs[j].Path, err)
+				return nil, harness.Corpus{}, nil, fmt.Errorf("document %s: %w", c.Docs[j].Path, err)
 			}
 			checked++
 		}
 	}
 	logf("the sops CLI decrypted a sample of %d documents to the expected canonical values", checked)
-	return corpora, create, nil
+	return corpora, create, ps, nil
+}
+
+// seedPS makes the emulator hold exactly c's parameters with faults off,
+// then restores the measurement conditions.
+func (e *env) seedPS(ctx context.Context, c harness.Corpus) error {
+	if err := e.ctl.SetFaults(ctx, emulator.Faults{Seed: 1}); err != nil {
+		return err
+	}
+	t0 := time.Now()
+	if err := e.ctl.Reset(ctx); err != nil {
+		return err
+	}
+	if err := harness.SeedParameters(ctx, harness.NewSSMClient(e.emuURL), c); err != nil {
+		return err
+	}
+	logf("seeded %d owned parameters in %v", len(c.Docs), time.Since(t0).Round(time.Millisecond))
+	return e.ctl.SetFaults(ctx, e.faults)
 }
 
 // seed makes the emulator hold exactly c's secrets (all values current,
