@@ -14,7 +14,7 @@ DATE          ?= $(shell git log -1 --format=%cI 2>/dev/null || echo unknown)
 LDFLAGS       := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(DATE)
 export PATH   := $(GOBIN):$(PATH)
 
-.PHONY: all build tools test fmt-check test-go test-action test-action-ci test-gitlab-schema fuzz demo bench bench-scale bench-validate bench-figures chaos release-snapshot image packages clean
+.PHONY: all build tools test fmt-check test-go test-action test-action-ci test-gitlab-schema fuzz demo bench bench-scale bench-ps bench-validate bench-figures chaos release-snapshot image packages clean
 
 all: build
 
@@ -142,6 +142,16 @@ bench-scale: tools
 		-sweep $(SCALE_SWEEP) -seq-max-n 10000 -scale-n $(SCALE_N) $(if $(SCALE_BASELINE),-baseline $(SCALE_BASELINE)) \
 		-section bench-scale -out docs/benchmarks.md $(BENCH_ARGS)
 	$(MAKE) bench-figures
+
+## bench-ps: issue 35's Parameter Store rows in one run (~15 min): the no-op sync at PS_N=1000,10000 parameters and the
+##   first sync creating PS_CREATE_N=2000 (paced at PutParameter's 3/s: about 11 minutes), default concurrency, 20 ms per
+##   call, the emulator's Parameter Store quotas; results into docs/benchmarks.md (block bench-ps) and
+##   docs/benchmarks/bench-ps.json. Not part of CI.
+PS_N        ?= 1000,10000
+PS_CREATE_N ?= 2000
+bench-ps: tools
+	$(GO) run ./bench/cmd/bench -root $(CURDIR) -only ps -ps-n $(PS_N) -ps-create-n $(PS_CREATE_N) \
+		-section bench-ps -out docs/benchmarks.md $(BENCH_ARGS)
 
 ## bench-validate: `validate --no-decrypt` and `validate` with the age key over repositories of
 ##   VALIDATE_N=1000,10000 documents (no AWS: validate builds no client), VALIDATE_RUNS=3 alternating runs each;
