@@ -356,3 +356,20 @@ func TestAdapter_OwnPace(t *testing.T) {
 	assert.InDelta(t, 3, f.a.Pace().Limit(pace.Writes), 0.001)
 	assert.InDelta(t, 40, f.a.Pace().Limit(pace.Batches), 0.001)
 }
+
+// TestPaceCeilingsAreTheEmulatorsQuotas: the pace ceilings of a Parameter
+// Store bucket are the quotas the emulator enforces (AWS's default
+// throughput: PutParameter 3/s, GetParameters 40/s shared with
+// GetParameter and GetParametersByPath; DescribeParameters and the tag
+// calls 10/s, unverified), so the benchmark's bounds (bench/harness, which
+// read emulator.QuotaRate) and the client's pacing cannot drift apart.
+func TestPaceCeilingsAreTheEmulatorsQuotas(t *testing.T) {
+	l := pace.ParameterStoreLimits()
+	assert.Equal(t, emulator.QuotaRate("PutParameter"), l.Writes)
+	assert.Equal(t, emulator.QuotaRate("GetParameters"), l.Batches)
+	assert.Equal(t, emulator.QuotaRate("DescribeParameters"), l.Lists)
+	assert.Equal(t, emulator.QuotaRate("DescribeParameters"), l.Reads)
+	assert.Equal(t, emulator.QuotaRate("ListTagsForResource"), l.Reads)
+	assert.Equal(t, 3.0, l.Writes)
+	assert.Equal(t, 40.0, l.Batches)
+}
