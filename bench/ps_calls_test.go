@@ -23,7 +23,7 @@ import (
 const ciPSN = 60
 
 // TestRegression_ParameterStoreNoopDescribedEveryName keeps the Parameter
-// Store rows of `make bench-ps` (issue 35) working, with their exact call
+// Store rows of `make bench-ps` working, with their exact call
 // budgets: a no-op sync of ciPSN parameters is the scope's listing and the
 // orphan check's listing (2 × ⌈N/50⌉ DescribeParameters) and ⌈N/10⌉
 // GetParameters, nothing else. Before the observation took the listing's

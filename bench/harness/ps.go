@@ -19,7 +19,7 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
 
-// Parameter Store rows (issue 35, SPEC §16). The quotas are the ones the
+// Parameter Store rows (SPEC §16). The quotas are the ones the
 // emulator enforces (emulator.QuotaRate: AWS's documented default
 // throughput, PutParameter 3/s and 40/s shared by GetParameter,
 // GetParameters and GetParametersByPath; DescribeParameters 10/s, which
@@ -171,7 +171,8 @@ func SeedParameters(ctx context.Context, c *ssm.Client, corpus Corpus) error {
 	})
 }
 
-// psLimit is the ratio the Parameter Store rows must stay within (issue 35).
+// psLimit is the ratio to its bound a Parameter Store row must stay within
+// (docs/benchmarks.md, "Parameter Store rows").
 const psLimit = 1.3
 
 // judgePS is one verdict per Parameter Store row: within 1.3× of its

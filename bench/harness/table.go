@@ -186,7 +186,7 @@ type Targets struct {
 	// for.
 	BeforeAfter *BeforeAfter
 	// PS are the Parameter Store rows (row group ps), each judged on its
-	// own bound (issue 35); empty when not run.
+	// own bound; empty when not run.
 	PS []*Row
 }
 

@@ -57,7 +57,7 @@ type options struct {
 	// baselinePairs is how many (baseline, current) pairs run.
 	baselinePairs int
 	// psSizes are the N of the Parameter Store no-op syncs and psCreateN
-	// the parameters its first sync creates (row group ps, issue 35; not
+	// the parameters its first sync creates (row group ps; not
 	// run unless -only names it: `make bench-ps`).
 	psSizes   []int
 	psCreateN int

@@ -272,7 +272,7 @@ func run(ctx context.Context, o options) error {
 	}
 
 	if o.runs("ps") {
-		// Parameter Store (issue 35): the no-op sync at each -ps-n over a
+		// Parameter Store (SPEC §16): the no-op sync at each -ps-n over a
 		// prefix seeded with exactly its parameters, then the first sync
 		// creating -ps-create-n into an empty one; default concurrency.
 		for _, c := range psCorpora {
