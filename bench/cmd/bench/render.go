@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sops-aws-sync/sops-aws-sync/bench/harness"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 )
 
 type microResult struct {
@@ -78,6 +79,29 @@ func render(e *env, rows []*harness.Row, verdicts []harness.Verdict, micro []mic
 	w("- Tree: %s.\n", harness.TreeState(e.o.root))
 	w("- CPU is the CLI's own user + system time (every thread; wait4's rusage), also per 1,000 desired documents.\n")
 	w("- Command: `go run ./bench/cmd/bench %s` (`make bench` passes its variables as these flags).\n", strings.Join(os.Args[1:], " "))
+	psOnly := len(rows) > 0 && !slices.ContainsFunc(rows, func(r *harness.Row) bool { return !r.Scenario.Kind.ParameterStore() })
+	if psOnly {
+		renderPSHead(w, o)
+		var ps []harness.Verdict
+		for _, v := range verdicts {
+			if strings.Contains(v.Target, "Parameter Store") {
+				ps = append(ps, v)
+			}
+		}
+		w("### Targets (Parameter Store rows)\n\n%s\n", harness.VerdictTable(ps))
+		if o.jsonOut != "" {
+			w("The figures of this run are in `%s`.\n\n", relTo(o.root, o.jsonOut))
+		}
+		var all []harness.Row
+		for _, r := range rows {
+			all = append(all, *r)
+		}
+		w("### Runs\n\n%s\n", harness.Table(all))
+		w("Lower bounds (L = %v per call, C = --concurrency; decryption and process start-up excluded; the formulas are derived above, \"Parameter Store rows\"): ", o.latency)
+		w("obs₂(N) = max(2P·L, steady(2P, Qd), ⌈G/C⌉·L, steady(G, Qg)) for a no-op sync, 3·L + put(N) + obs₁(N) for a first sync, with P = ⌈N/50⌉, G = ⌈N/10⌉ and steady(k, Q) = (k − 1)/Q + L.\n\n")
+		renderDetails(w, rows)
+		return b.String()
+	}
 	w("- Conditions: emulator binary with %v latency per call and AWS request quotas on (BatchGetSecretValue and ListSecrets 100/s, CreateSecret and PutSecretValue 50/s, DescribeSecret+GetSecretValue 10,000/s; buckets start full with one second's worth); ", o.latency)
 	w("values of about %d bytes (canonical JSON), one age-encrypted SOPS JSON document per secret, all in one commit.\n", o.valueBytes)
 	w("- Reduced-quota rows (issue 15, row groups quota-create and quota-noop): the same conditions with the named quotas scaled (every one by -quota-scale %g, or only DescribeSecret + GetSecretValue by -describe-quota-scale %g), as another client sharing the account's quota would leave them; their bounds use the scaled rates.\n", o.quotaScale, o.describeScale)
@@ -141,6 +165,26 @@ func render(e *env, rows []*harness.Row, verdicts []harness.Verdict, micro []mic
 		w("\n")
 	}
 
+	renderDetails(w, rows)
+	if len(micro) > 0 {
+		w("### Go micro-benchmarks\n\n")
+		for _, m := range micro {
+			w("`go test -run '^$' -bench . -benchmem %s`:\n\n```\n%s\n```\n\n", m.Pkg, m.Output)
+		}
+	}
+	return b.String()
+}
+
+// renderPSHead is the conditions of a run of the Parameter Store rows alone.
+func renderPSHead(w func(string, ...any), o options) {
+	w("- Conditions: emulator binary with %v latency per call and its Parameter Store quotas on (PutParameter %g/s; GetParameter, GetParameters and GetParametersByPath %g/s together; DescribeParameters %g/s [unverified]), the tool's pace ceilings the same; ",
+		o.latency, emulator.QuotaRate("PutParameter"), emulator.QuotaRate("GetParameters"), emulator.QuotaRate("DescribeParameters"))
+	w("values of about %d bytes (canonical JSON), one age-encrypted SOPS JSON document per parameter, all in one commit; the no-op rows' parameters seeded directly (faults off), the first sync's prefix empty.\n", o.valueBytes)
+	w("- Each run: `sops-aws-sync sync --target parameter-store --repository R --revision SHA --repository-id bench/repo --source-root psN --secret-prefix bench/psN --aws-region us-east-1 --report-file F --log-format json --run-timeout 60m --verification-timeout 30m` with `SOPS_AGE_KEY_FILE` and `AWS_ENDPOINT_URL_SSM` set, default concurrency; calls are the emulator's `/_emulator/stats` difference around the run; peak RSS is the child's own `VmHWM` sampled every 50 ms.\n\n")
+}
+
+// renderDetails is the section "Per-run details".
+func renderDetails(w func(string, ...any), rows []*harness.Row) {
 	w("### Per-run details\n\nAnswered calls (throttled attempts removed) compared with the documented algorithm, and the durations the CLI logged (`phase/msg`: ms).\n\n")
 	for _, r := range rows {
 		if r.Skipped != "" {
@@ -165,13 +209,6 @@ func render(e *env, rows []*harness.Row, verdicts []harness.Verdict, micro []mic
 		w("\n")
 	}
 	w("\n")
-	if len(micro) > 0 {
-		w("### Go micro-benchmarks\n\n")
-		for _, m := range micro {
-			w("`go test -run '^$' -bench . -benchmem %s`:\n\n```\n%s\n```\n\n", m.Pkg, m.Output)
-		}
-	}
-	return b.String()
 }
 
 // relTo is path relative to root when it is inside it.
