@@ -158,7 +158,7 @@ var (
 	// constName is a TypeScript constant of the Action (COUNT_KEYS,
 	// DEFAULT_DRIFT_LABEL).
 	constName = regexp.MustCompile(`^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$`)
-	repoPath  = regexp.MustCompile(`^(internal|cmd|test|bench|docs|scripts|action|packaging|\.github|\.ci)/[A-Za-z0-9_./-]+$`)
+	repoPath  = regexp.MustCompile(`^(internal|cmd|test|bench|docs|scripts|action|packaging|templates|\.github|\.ci)/[A-Za-z0-9_./-]+$`)
 	// makeTargets is a make command the doc names (`make image`, `make
 	// test-action-ci`).
 	makeTargets = regexp.MustCompile(`^make( [a-z][a-z0-9-]*)+$`)
