@@ -43,6 +43,15 @@ var stepCases = []stepCase{
 			e.seedOwned(t, "x", `{"v":0}`)
 			return e.cfg(engine.ModeSync, 1), state(doc{"x", `{"v":1}`})
 		}},
+	// The value as the first of several calls: once it landed, a
+	// re-observation shows only the metadata left to do (valueThere).
+	{step: "put value before metadata", op: "PutSecretValue", resend: true, first: true, counts: vocab.Counts{Update: 1},
+		setup: func(t *testing.T, e *env) (engine.Config, model.State) {
+			e.seedOwned(t, "x", `{"v":0}`)
+			cfg := e.cfg(engine.ModeSync, 1)
+			cfg.Metadata = model.Metadata{Description: "payments"}
+			return cfg, state(doc{"x", `{"v":1}`})
+		}},
 	{step: "adoption tags", op: "TagResource", resend: true, first: true, counts: vocab.Counts{Adopt: 1},
 		setup: func(t *testing.T, e *env) (engine.Config, model.State) {
 			e.seed(t, nameOf("x"), aws.String(`{"v":1}`), nil, nil)
