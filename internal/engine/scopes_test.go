@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
@@ -278,16 +279,23 @@ func (h *heldCreates) Create(ctx context.Context, req engine.CreateRequest) (eng
 }
 
 // watch is a log handler that closes seen at the first record whose
-// message is msg, and drops every record.
+// message is msg (and that carries attr, when set), and drops every
+// record.
 type watch struct {
 	msg  string
+	attr slog.Attr
 	seen chan struct{}
 	once *sync.Once
 }
 
 func (w watch) Enabled(context.Context, slog.Level) bool { return true }
 func (w watch) Handle(_ context.Context, r slog.Record) error {
-	if r.Message == w.msg {
+	has := w.attr.Key == ""
+	r.Attrs(func(a slog.Attr) bool {
+		has = has || a.Equal(w.attr)
+		return !has
+	})
+	if r.Message == w.msg && has {
 		w.once.Do(func() { close(w.seen) })
 	}
 	return nil
@@ -321,4 +329,58 @@ func TestRunScopes_FailureHaltsOtherBuckets(t *testing.T) {
 	if n := e.calls(t)["CreateSecret"]; n != 1 {
 		t.Errorf("CreateSecret calls = %d, want 1 (the one in flight)", n)
 	}
+}
+
+// TestRunScopes_FailureHaltsOtherBucketsWhileItsPhaseRuns: the halt rises
+// as the failed operation returns, not when its scope's phase is over: no
+// new operation starts anywhere after a failure even while the failing
+// scope still has an operation in flight (SPEC §10). Scope one (bucket a,
+// concurrency 2) creates x and y: x fails once scope two's first create is
+// in flight, y is held until scope two's phase is over. Scope two (bucket
+// b) holds its first create until scope one has counted x done (its apply
+// progress record, logged after the failure is settled): that create
+// finishes, the next two never start. The only halt that can stop them is
+// the one x raised, since y keeps scope one's phase open.
+func TestRunScopes_FailureHaltsOtherBucketsWhileItsPhaseRuns(t *testing.T) {
+	e := newEnv(t)
+	entered, counted, twoOver := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	one := scopeDef{"one", "a", []doc{{"x", `{}`}, {"y", `{}`}}}
+	two := scopeDef{"two", "b", []doc{{"a", `{}`}, {"b", `{}`}, {"c", `{}`}}}
+	cfgOne := e.cfg(engine.ModeSync, 2)
+	cfgOne.ProgressInterval = time.Nanosecond // a progress record for every operation done
+	cfgTwo := e.cfg(engine.ModeSync, 1)
+	runs := []engine.ScopeRun{
+		{Bucket: one.bucket, Config: cfgOne, Want: one.state(),
+			Port: splitCreates{Port: newAdapter(e.client), fail: one.secretName("x"), failAfter: entered, hold: twoOver},
+			Log:  slog.New(watch{msg: "progress", attr: slog.String(vocab.FieldPhase, vocab.PhaseApply), seen: counted, once: &sync.Once{}})},
+		{Bucket: two.bucket, Config: cfgTwo, Want: two.state(), Port: &heldCreates{Port: newAdapter(e.client), entered: entered, release: counted},
+			Log: slog.New(watch{msg: "phase applied", seen: twoOver, once: &sync.Once{}})},
+	}
+	got := engine.RunScopes(context.Background(), runs, nil)
+	wantResult(t, got[0], vocab.StatusApplyFailed, vocab.VerificationNotRun, vocab.Counts{Create: 1})
+	wantResult(t, got[1], vocab.StatusApplyFailed, vocab.VerificationNotRun, vocab.Counts{Create: 1})
+	if ds := got[1].Diagnostics; len(ds) != 1 || ds[0].Class != diag.ApplyHalted {
+		t.Errorf("scope two's diagnostics = %+v, want apply:halted", ds)
+	}
+	if n := e.calls(t)["CreateSecret"]; n != 2 {
+		t.Errorf("CreateSecret calls = %d, want 2 (scope one's y and scope two's first, both in flight)", n)
+	}
+}
+
+// splitCreates is a port whose create of fail fails closed (AccessDenied,
+// without reaching AWS) once failAfter is closed, and whose every other
+// create waits for hold before it goes to AWS.
+type splitCreates struct {
+	engine.Port
+	fail            string
+	failAfter, hold <-chan struct{}
+}
+
+func (s splitCreates) Create(ctx context.Context, req engine.CreateRequest) (engine.WriteResult, error) {
+	if req.Name == s.fail {
+		<-s.failAfter
+		return engine.WriteResult{}, &engine.Error{Operation: "CreateSecret", Code: "AccessDeniedException", Fault: "client", AccessDenied: true}
+	}
+	<-s.hold
+	return s.Port.Create(ctx, req)
 }
