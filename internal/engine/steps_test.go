@@ -16,7 +16,8 @@ import (
 // internal/engine/steps.go), in the documented order, and no other write:
 // an update sends its value, then UpdateSecret, TagResource, the replicas
 // to add and to remove, each only when planning found it needed; an
-// adoption tags first and never makes an update's TagResource; a deletion
+// adoption tags first and never makes an update's TagResource; a restore's
+// follow-up sends the value only when the value differs; a deletion
 // removes its replicas first.
 func TestDriver_EachOperationMakesItsStepsInOrder(t *testing.T) {
 	payments := model.Metadata{Description: "payments", Tags: map[string]string{"team": "payments"}}
@@ -77,6 +78,16 @@ func TestDriver_EachOperationMakesItsStepsInOrder(t *testing.T) {
 			e.del(t, e.seedOwned(t, "x", `{"v":0}`))
 			return e.cfg(engine.ModeSync, 1), state(doc{"x", `{"v":1}`})
 		}, vocab.Counts{Restore: 1, Update: 1}, []string{"RestoreSecret", "PutSecretValue"}},
+		{"restore, then a follow-up of the description alone", func(t *testing.T, e *env) (engine.Config, model.State) {
+			e.del(t, e.seedOwned(t, "x", `{"v":1}`))
+			cfg := e.cfg(engine.ModeSync, 1)
+			cfg.Metadata = model.Metadata{Description: "payments"}
+			return cfg, state(doc{"x", `{"v":1}`})
+		}, vocab.Counts{Restore: 1, Update: 1}, []string{"RestoreSecret", "UpdateSecret"}},
+		{"restore, then a follow-up of the replicas alone", func(t *testing.T, e *env) (engine.Config, model.State) {
+			e.del(t, e.seedOwned(t, "x", `{"v":1}`))
+			return e.replicaCfg(engine.ModeSync, 1, twoReplicas[:1]), state(doc{"x", `{"v":1}`})
+		}, vocab.Counts{Restore: 1, Update: 1}, []string{"RestoreSecret", "ReplicateSecretToRegions"}},
 		{"schedule-delete", func(t *testing.T, e *env) (engine.Config, model.State) {
 			e.seedOwned(t, "keep", `{}`)
 			e.seedOwned(t, "x", `{"v":1}`)
