@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -99,4 +100,45 @@ type thawClock struct {
 func (c *thawClock) After(d time.Duration) <-chan time.Time {
 	c.once.Do(c.thaw)
 	return c.SystemClock.After(d)
+}
+
+// TestApplyRunsConcurrencyOperationsAtOnce: the apply of a phase runs up
+// to --concurrency operations at once (SPEC §2.1), not one after the
+// other: at --concurrency 2 the two creates are in flight together. Each
+// create waits at a barrier until the other has arrived; run one after
+// the other, the first would wait alone, and the bound (far above any
+// real wait) ends it and fails the test instead of hanging.
+func TestApplyRunsConcurrencyOperationsAtOnce(t *testing.T) {
+	e := newEnv(t)
+	b := &barrierCreates{Port: e.port, at: 2, all: make(chan struct{})}
+	wantResult(t, e.runPort(t, e.cfg(engine.ModeSync, 2), state(doc{"x", `{}`}, doc{"y", `{}`}), b),
+		vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Create: 2})
+	if b.alone.Load() {
+		t.Fatal("a create waited alone: the phase's two operations were not in flight at once")
+	}
+}
+
+// barrierCreates holds each create until at creates have arrived (or a
+// bound of 30 s passed, recorded in alone).
+type barrierCreates struct {
+	engine.Port
+	at    int
+	mu    sync.Mutex
+	n     int
+	all   chan struct{}
+	alone atomic.Bool
+}
+
+func (b *barrierCreates) Create(ctx context.Context, req engine.CreateRequest) (engine.WriteResult, error) {
+	b.mu.Lock()
+	if b.n++; b.n == b.at {
+		close(b.all)
+	}
+	b.mu.Unlock()
+	select {
+	case <-b.all:
+	case <-time.After(30 * time.Second):
+		b.alone.Store(true)
+	}
+	return b.Port.Create(ctx, req)
 }
