@@ -4,12 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/awssm"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/pace"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -216,3 +220,40 @@ func TestLogs_FixedVocabularyAndNoSecrets(t *testing.T) {
 		})
 	}
 }
+
+// TestAnsweredWriteErrorCountsAsAdmitted: the write pace learns from every
+// answer, not only from successes: a write refused with an error AWS
+// answered (a request id, not ambiguous) was admitted by the quota, so
+// after a throttle cut the limit, that answer to a turn that had to wait
+// raises it again (pace.Recovery), as a success would.
+func TestAnsweredWriteErrorCountsAsAdmitted(t *testing.T) {
+	e := newEnv(t, noSDKRetry)
+	e.seedOwned(t, "x", `{"v":0}`)
+	pc := pace.New(&stepClock{now: time.Unix(1_700_000_000, 0)}, testLimits)
+	p := &limitPort{Port: awssm.New(e.client, awssm.Options{OperationTimeout: 10 * time.Second, Pace: pc}), pace: pc}
+	e.srv.SetFaults(t, emulator.Faults{Script: append(script("PutSecretValue", "error:ThrottlingException:Rate exceeded", 1),
+		script("PutSecretValue", "error:InvalidParameterException", 2)...)})
+	wantResult(t, e.runPort(t, e.cfg(engine.ModeSync, 1), state(doc{"x", `{"v":1}`}), p), vocab.StatusApplyFailed, vocab.VerificationNotRun, vocab.Counts{})
+	cut, after := p.atSecond, pc.Limit(pace.Writes)
+	if math.IsInf(cut, 1) || after <= cut {
+		t.Fatalf("write limit %v after the throttle's cut, %v after the answered error: want it raised", cut, after)
+	}
+}
+
+// limitPort records the write limit as the second PutValue goes out.
+type limitPort struct {
+	engine.Port
+	pace     *pace.Controller
+	puts     int
+	atSecond float64
+}
+
+func (p *limitPort) PutValue(ctx context.Context, id string, value []byte, kind model.ValueKind, token string) (engine.WriteResult, error) {
+	if p.puts++; p.puts == 2 {
+		p.atSecond = p.pace.Limit(pace.Writes)
+	}
+	return p.Port.PutValue(ctx, id, value, kind, token)
+}
+
+// Pace is the adapter's controller: the engine takes its write turns from it.
+func (p *limitPort) Pace() *pace.Controller { return p.pace }
