@@ -56,7 +56,9 @@ fi
 
 tmp=$(mktemp -d) || refuse "cannot create a private temporary directory"
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$out" && chmod 700 "$out" || refuse "cannot create the output directory"
+if ! mkdir -p "$out" || ! chmod 700 "$out"; then
+	refuse "cannot create the output directory"
+fi
 rm -f "$out/report.json" "$out/plan.json" "$out/plan.md"
 
 # digits N: true when N is 1-19 ASCII digits (a GitLab id).
