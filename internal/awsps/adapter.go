@@ -228,6 +228,19 @@ func (a *Adapter) pathFilter() []types.ParameterStringFilter {
 // (another scope's, rare) have their tags read, one ListTagsForResource
 // each: the filter cannot tell their scope and source.
 func (a *Adapter) ListCandidates(ctx context.Context, scopeDigest string) ([]engine.Candidate, error) {
+	return a.list(ctx, scopeDigest, nil)
+}
+
+// ListScope implements engine.Surveyor: ListCandidates with the scope's
+// own digest (Options.ScopeDigest), each entry handed to each as its page
+// arrives.
+func (a *Adapter) ListScope(ctx context.Context, each func(engine.Candidate)) ([]engine.Candidate, error) {
+	return a.list(ctx, a.opt.ScopeDigest, each)
+}
+
+// list is ListCandidates, handing this scope's entries to each (nil: none)
+// as their pages arrive.
+func (a *Adapter) list(ctx context.Context, scopeDigest string, each func(engine.Candidate)) ([]engine.Candidate, error) {
 	own := scopeDigest
 	if own == "" {
 		own = a.opt.ScopeDigest
@@ -240,8 +253,12 @@ func (a *Adapter) ListCandidates(ctx context.Context, scopeDigest string) ([]eng
 		name := aws.ToString(m.Name)
 		mine[a.secretName(name)] = true
 		listed := a.observed(&m, maps.Clone(proved))
-		out = append(out, engine.Candidate{Name: a.secretName(name), ARN: aws.ToString(m.ARN),
-			Tags: map[string]string{model.TagScope: own}, Listed: &listed})
+		c := engine.Candidate{Name: a.secretName(name), ARN: aws.ToString(m.ARN),
+			Tags: map[string]string{model.TagScope: own}, Listed: &listed}
+		out = append(out, c)
+		if each != nil {
+			each(c)
+		}
 		return true
 	})
 	if err != nil || scopeDigest != "" {

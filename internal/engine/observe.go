@@ -54,6 +54,15 @@ func (r *runner) observe(ctx context.Context, phase string, extra []string, list
 		listErr       error
 		listDone      = make(chan struct{})
 	)
+	known := make([]string, 0, len(r.byName)+len(extra))
+	for n := range r.byName {
+		known = append(known, n)
+	}
+	known = append(known, extra...)
+	slices.Sort(known)
+	known = slices.Compact(known)
+	r.ledger.labelNew(known)
+	o.prog = r.startProgress(phase, "", len(known))
 	go func() {
 		defer close(listDone)
 		// Discovery holds one of the Concurrency slots for all its pages:
@@ -67,7 +76,18 @@ func (r *runner) observe(ctx context.Context, phase string, extra []string, list
 			cands, others = splitScopes(r.primaries(all), r.digest())
 			return
 		}
-		cands, listErr = r.port.ListCandidates(ctx, r.digest())
+		if survey != nil {
+			// Each listed entry of a desired name is taken as its page
+			// arrives, so the value reads run beside the listing's
+			// remaining pages.
+			cands, listErr = survey.ListScope(ctx, func(c Candidate) {
+				if o.settledByListing(c) {
+					o.takeListed(c)
+				}
+			})
+		} else {
+			cands, listErr = r.port.ListCandidates(ctx, r.digest())
+		}
 		cands = r.primaries(cands)
 		if list == listManaged && survey != nil && listErr == nil {
 			// The scope's own entries feed the observation at once; the
@@ -90,15 +110,6 @@ func (r *runner) observe(ctx context.Context, phase string, extra []string, list
 		}
 	}()
 
-	known := make([]string, 0, len(r.byName)+len(extra))
-	for n := range r.byName {
-		known = append(known, n)
-	}
-	known = append(known, extra...)
-	slices.Sort(known)
-	known = slices.Compact(known)
-	r.ledger.labelNew(known)
-	o.prog = r.startProgress(phase, "", len(known))
 	var deferred []string
 	for _, n := range known {
 		if survey != nil {
@@ -182,18 +193,11 @@ func (o *observer) survey(sv Surveyor, cands []Candidate, known []string) {
 	listed := make(map[string]bool, len(cands))
 	for _, c := range cands {
 		listed[c.Name] = true
-		want := o.r.byName[c.Name]
-		if c.Listed == nil || !c.Listed.Exists || want == nil {
+		if !o.settledByListing(c) {
 			o.describe(c.Name, c.ARN)
 			continue
 		}
-		obs := *c.Listed
-		obs.Tags = maps.Clone(obs.Tags)
-		if obs.Tags == nil {
-			obs.Tags = map[string]string{}
-		}
-		obs.Tags[model.TagSource] = want.SourceDigest
-		o.take(c.Name, obs, true)
+		o.takeListed(c) // once: taken as its page arrived
 	}
 	var unlisted []string
 	for _, n := range known {
@@ -221,6 +225,26 @@ func (o *observer) survey(sv Surveyor, cands []Candidate, known []string) {
 			o.take(n, plan.ObservedSecret{}, false)
 		}
 	}
+}
+
+// settledByListing reports whether c, a Surveyor's entry, is taken as
+// listed: an entry with its observation, of a desired name under the
+// prefix (SPEC §9), not a replica of a secret elsewhere.
+func (o *observer) settledByListing(c Candidate) bool {
+	return c.Listed != nil && c.Listed.Exists && o.r.byName[c.Name] != nil &&
+		strings.HasPrefix(c.Name, o.r.want.Scope.Prefix+"/") && !plan.ReplicaOfElsewhere(o.r.policy.Region, c.PrimaryRegion)
+}
+
+// takeListed takes c's listed observation with the desired document's
+// source tag, until confirm checks the name's decision.
+func (o *observer) takeListed(c Candidate) {
+	obs := *c.Listed
+	obs.Tags = maps.Clone(obs.Tags)
+	if obs.Tags == nil {
+		obs.Tags = map[string]string{}
+	}
+	obs.Tags[model.TagSource] = o.r.byName[c.Name].SourceDigest
+	o.take(c.Name, obs, true)
 }
 
 // confirm describes directly (describeOne) each name the last
@@ -446,14 +470,25 @@ func (o *observer) observeName(name, id string, given *plan.ObservedSecret, list
 	if dup || o.stopped() {
 		return
 	}
-	o.sem <- struct{}{}
+	// A taken observation makes no call, so holds no slot: the listing
+	// that hands it over holds one (with --concurrency 1, the only one).
+	slot := given == nil
+	if slot {
+		o.sem <- struct{}{}
+	}
 	o.describes.Add(1)
 	go func() {
 		// The unit is counted (and the clock read) while it still holds its
 		// slot: released first, the next describe could start and move the
 		// clock before this unit's completion time is read, and a record
 		// due at the interval would slip to the next unit or be lost.
-		defer func() { o.prog.add(1); <-o.sem; o.describes.Done() }()
+		defer func() {
+			o.prog.add(1)
+			if slot {
+				<-o.sem
+			}
+			o.describes.Done()
+		}()
 		if o.stopped() {
 			return
 		}

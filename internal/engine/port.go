@@ -46,6 +46,10 @@ type Surveyor interface {
 	// (one listing), so that the desired names discovery did not list are
 	// told absent or present without one call per name.
 	Present(ctx context.Context) (map[string]bool, error)
+	// ListScope is ListCandidates with this scope's digest that hands
+	// each entry to each as its page arrives (from the calling goroutine,
+	// in order), then returns them all.
+	ListScope(ctx context.Context, each func(Candidate)) ([]Candidate, error)
 	// Others lists the entries under the prefix that the tool manages,
 	// less the names in own (this scope's, as ListCandidates with the
 	// scope digest returned them), with their tags: ListCandidates("")
