@@ -114,6 +114,7 @@ func TestResolveMatchesGitRevParse(t *testing.T) {
 		"nosuch", "nosuch~1", "HEAD~99999", "HEAD~x", "HEAD^x", "abc", "ffffffffffffffffffffffffffffffffffffffff", "",
 		"../config", "heads/../../HEAD", "refs//heads/main", ".git/HEAD", "ORIG_HEAD", "config",
 		"HEAD^{unknown}", "}", "^{}", "~1",
+		"HEAD~9", "HEAD~19", "v1~9", "HEAD^{}~9", // a count ending in 9, the top of the digit range
 	}
 	check := func(label string) {
 		repo := open(t, dir)
