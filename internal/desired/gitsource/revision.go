@@ -192,7 +192,7 @@ func (r *Repository) resolveName(name string, committish bool) (plumbing.Hash, e
 			return ref.Hash(), nil
 		}
 	}
-	if m := describeName.FindStringSubmatch(name); m != nil && len(m[1]) >= minAbbrev && len(m[1]) < 40 {
+	if m := describeName.FindStringSubmatch(name); m != nil && len(m[1]) >= minAbbrev && len(m[1]) <= 40 {
 		if h, err := r.uniquePrefix(m[1], true); err == nil || errors.Is(err, errRevAmbiguous) {
 			return h, err
 		}

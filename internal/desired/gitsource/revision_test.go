@@ -106,7 +106,7 @@ func TestResolveMatchesGitRevParse(t *testing.T) {
 		"nested", "nested^{}", "nested~2", "nested^{commit}", "lightweight", "treetag", "treetag^{}", "treetag~1",
 		"blobtag", "blobtag^{}", "blobtag^{commit}",
 		"origin/main", "origin", "remotes/origin/main", "origin/main~2", describe, strings.ToUpper(describe[len(describe)-8:]),
-		"junk-g" + head[:7], "junk-g" + head[:3], "junk-g" + side[:8] + "~1",
+		"junk-g" + head[:7], "junk-g" + head[:3], "junk-g" + head[:4], "junk-g" + head, "junk-g" + side[:8] + "~1",
 		head[:7], head[:4], strings.ToUpper(head[:10]), head, strings.ToUpper(head), shas[0][:9] + "~0", head[:39],
 		"HEAD^{/commit 1499}", "HEAD^{/^commit 12$}", "HEAD~1^{/!-commit}", "HEAD^{/!!nothing}", "HEAD^{/!x}",
 		"HEAD^{/(}", "v1^{/commit 9}", "HEAD^{/on side}", "HEAD^{/}",
@@ -189,5 +189,20 @@ func TestNestedSuffixesAreBoundedAt64(t *testing.T) {
 		}
 		_, e = repo.Resolve("HEAD" + strings.Repeat(suffix, 65))
 		wantClass(t, "65 × "+suffix, e, diag.GitRevision)
+	}
+}
+
+// TestRegression_DescribeSuffixWithTheFullSHA: a describe-style name whose
+// -g suffix is the full 40-digit SHA ("v1-0-g<sha>") resolves as git
+// rev-parse resolves it; before, only 4 to 39 digits were taken.
+func TestRegression_DescribeSuffixWithTheFullSHA(t *testing.T) {
+	dir, head := newRepo(t, map[string]string{"a.txt": "a"})
+	repo := open(t, dir)
+	rev := "junk-g" + head
+	if want := revParse(t, dir, rev); want != head {
+		t.Fatalf("premise: git resolves %s to %s, got %q", rev, head, want)
+	}
+	if got, e := repo.Resolve(rev); e != nil || got.Hash != head {
+		t.Errorf("Resolve(%s) = %s (%v), want %s", rev, got.Hash, e, head)
 	}
 }
