@@ -68,9 +68,10 @@ type Commit struct {
 
 // Resolve resolves rev once to a commit (SPEC §2.1), exactly as
 // `git rev-parse` does (the order above). Errors are git:revision; an
-// ambiguous short SHA has its own next action. One deviation bounds the
-// recursion over a hostile --revision: at most 64 nested suffixes
-// (^{…}, ~N, ^N) below the base name; git has no such bound.
+// ambiguous short SHA has its own next action. Two deviations bound
+// hostile input: at most 64 nested suffixes (^{…}, ~N, ^N) below the base
+// name of --revision, and at most 63 nested annotated tags peeled
+// (peelTags); git has neither bound.
 func (repo *Repository) Resolve(rev string) (Commit, *diag.Diagnostic) {
 	bad := problem(diag.GitRevision, "", "")
 	if !namesCommit(rev) {
@@ -303,7 +304,10 @@ func (r *Repository) isCommitish(h plumbing.Hash) bool {
 	return err == nil
 }
 
-// peelTags follows annotated tags until an object that is not a tag.
+// peelTags follows annotated tags until an object that is not a tag,
+// through at most 63 tags (64 steps, the last reaching the object): a
+// longer chain is errRevNotFound, a bound against a hostile repository
+// that git does not have (TestTagChainsArePeeledUpTo63Deep).
 func (r *Repository) peelTags(h plumbing.Hash) (plumbing.Hash, error) {
 	for i := 0; i < 64; i++ {
 		obj, err := r.Storer.EncodedObject(plumbing.AnyObject, h)

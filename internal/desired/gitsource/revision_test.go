@@ -206,3 +206,24 @@ func TestRegression_DescribeSuffixWithTheFullSHA(t *testing.T) {
 		t.Errorf("Resolve(%s) = %s (%v), want %s", rev, got.Hash, e, head)
 	}
 }
+
+// TestTagChainsArePeeledUpTo63Deep: an annotated tag of an annotated tag
+// … of a commit is peeled through at most 63 tags (peelTags' 64 steps,
+// the last of which must reach the commit); a chain of 64 is
+// git:revision, a bound against a hostile repository that git does not
+// have.
+func TestTagChainsArePeeledUpTo63Deep(t *testing.T) {
+	dir, head := newRepo(t, map[string]string{"a.txt": "a"})
+	prev := "HEAD"
+	for i := 1; i <= 64; i++ {
+		name := fmt.Sprintf("t%d", i)
+		gitRun(t, dir, "tag", "-a", "-m", name, name, prev)
+		prev = name
+	}
+	repo := open(t, dir)
+	if got, e := repo.Resolve("t63"); e != nil || got.Hash != head {
+		t.Errorf("63 tags: %s (%v), want %s", got.Hash, e, head)
+	}
+	_, e := repo.Resolve("t64")
+	wantClass(t, "64 tags", e, diag.GitRevision)
+}
