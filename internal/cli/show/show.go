@@ -55,7 +55,7 @@ func NewCmdShow(f *factory.Factory, runF func(context.Context, *Options) error) 
 	cmd := &cobra.Command{
 		Use:   "show PLAN_FILE",
 		Short: "Render a saved plan file (--plan-file) as text or Markdown",
-		Long: "Render a plan file written by plan or sync with --plan-file, for a terminal (text) or a job\n" +
+		Long: "Render a plan file written by plan, sync or validate with --plan-file, for a terminal (text) or a job\n" +
 			"summary or pull-request comment (markdown). Reads only the file: no Git, no AWS, no credentials.",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
