@@ -3,6 +3,9 @@ package engine_test
 import (
 	"context"
 	"log/slog"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -84,4 +87,93 @@ func TestRegression_VerificationFindingHaltsOtherScopes(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestRegression_InterruptReportedAsHalted: in a run of several scopes an
+// interruption (the run's context cancelled) raises the shared halt, and
+// the driver checked the halt before the context, so another scope's next
+// operation ended apply:halted ("halted: scope one failed") instead of
+// interrupted: the report named a failure in scope one that never
+// happened. When the context is done the outcome is interrupted, whatever
+// the halt says; a real failure still halts the others as apply:halted.
+//
+// Scope one (bucket a) creates x; its create waits until scope two's first
+// create is in flight, then either the run is cancelled (that create sees
+// the cancelled context) or it fails closed. Scope two (bucket b, creates
+// a, b, c one at a time) holds its first create until scope one's phase is
+// over (the halt is up); that create finishes (in flight, detached from
+// the cancellation), and b and c are never started.
+func TestRegression_InterruptReportedAsHalted(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		interrupt bool
+		oneStatus vocab.Status
+		twoStatus vocab.Status
+		twoClass  string // the diagnostic scope two carries ("" none)
+	}{
+		{"interrupted", true, vocab.StatusInterrupted, vocab.StatusInterrupted, ""},
+		{"failed", false, vocab.StatusApplyFailed, vocab.StatusApplyFailed, diag.ApplyHalted},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			entered, over := make(chan struct{}), make(chan struct{})
+			one := scopeDef{"one", "a", []doc{{"x", `{}`}}}
+			two := scopeDef{"two", "b", []doc{{"a", `{}`}, {"b", `{}`}, {"c", `{}`}}}
+			cfgOne, cfgTwo := e.cfg(engine.ModeSync, 1), e.cfg(engine.ModeSync, 1)
+			cfgOne.Scope, cfgTwo.Scope = "one", "two"
+			var portOne engine.Port = failingCreates{Port: newAdapter(e.client), after: entered}
+			if tc.interrupt {
+				portOne = cancellingCreates{Port: newAdapter(e.client), after: entered, cancel: cancel}
+			}
+			runs := []engine.ScopeRun{
+				{Bucket: one.bucket, Config: cfgOne, Want: one.state(), Port: portOne,
+					Log: slog.New(watch{msg: "phase applied", seen: over, once: &sync.Once{}})},
+				{Bucket: two.bucket, Config: cfgTwo, Want: two.state(),
+					Port: &heldCreates{Port: detachedCreates{Port: newAdapter(e.client)}, entered: entered, release: over},
+					Log:  slog.New(slog.DiscardHandler)},
+			}
+			got := engine.RunScopes(ctx, runs, nil)
+			if got[0].Status != tc.oneStatus {
+				t.Errorf("scope one's status = %s, want %s", got[0].Status, tc.oneStatus)
+			}
+			wantResult(t, got[1], tc.twoStatus, vocab.VerificationNotRun, vocab.Counts{Create: 1})
+			var classes []string
+			for _, d := range got[1].Diagnostics {
+				classes = append(classes, d.Class)
+			}
+			if want := []string{tc.twoClass}; tc.twoClass == "" && len(classes) != 0 || tc.twoClass != "" && !slices.Equal(classes, want) {
+				t.Errorf("scope two's diagnostics = %v, want %q", classes, tc.twoClass)
+			}
+			if tc.twoClass != "" && !strings.Contains(got[1].Diagnostics[0].Sentence(), "scope one failed") {
+				t.Errorf("scope two's apply:halted = %q, want it to name scope one", got[1].Diagnostics[0].Sentence())
+			}
+			if n := e.calls(t)["CreateSecret"]; n != 1 {
+				t.Errorf("CreateSecret calls = %d, want 1 (scope two's first, in flight)", n)
+			}
+		})
+	}
+}
+
+// cancellingCreates is a port whose create waits for after, then cancels
+// the run and goes to AWS with the cancelled context.
+type cancellingCreates struct {
+	engine.Port
+	after  <-chan struct{}
+	cancel context.CancelFunc
+}
+
+func (c cancellingCreates) Create(ctx context.Context, req engine.CreateRequest) (engine.WriteResult, error) {
+	<-c.after
+	c.cancel()
+	return c.Port.Create(ctx, req)
+}
+
+// detachedCreates is a port whose creates ignore the run's cancellation:
+// an operation in flight when the run is interrupted that still lands.
+type detachedCreates struct{ engine.Port }
+
+func (d detachedCreates) Create(ctx context.Context, req engine.CreateRequest) (engine.WriteResult, error) {
+	return d.Port.Create(context.WithoutCancel(ctx), req)
 }
