@@ -62,7 +62,8 @@ type Reviewer interface {
 // bucket's scopes in order, sharing one halt: after any failure (a scope
 // that ends other than converged, or an operation that fails) no new
 // operation starts in any scope; operations in flight finish, and a scope
-// with operations left ends apply-failed with apply:halted. Every scope
+// with operations left ends apply-failed with apply:halted (interrupted
+// instead when the run's context is done: interrupted wins). Every scope
 // whose apply finished is verified (Prepared.Apply).
 //
 // log takes the run's own records (no scope field); it may be nil.

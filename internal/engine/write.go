@@ -96,7 +96,8 @@ func (w *write) accept(r *runner) {
 // write (the rows say what differs: steps.go).
 //
 //  1. Precondition: while nothing of the operation may have taken effect,
-//     the run's halt is checked, a turn of the write pace taken (first, so
+//     the run's halt is checked (a halt in a run whose context is done
+//     is an interruption), a turn of the write pace taken (first, so
 //     the observation is right before the call), and the name observed:
 //     the fingerprint planning took must hold (a new conflict ends the
 //     operation as a conflict, a create whose secret already holds the
@@ -154,8 +155,15 @@ func (r *runner) drive(ctx context.Context, w *write) outcome {
 		if look {
 			if !w.sent {
 				// A throttled call was not executed, so a halt stops its
-				// resend too.
+				// resend too. A run that was cancelled is interrupted,
+				// whatever the halt says: an interruption raises the halt
+				// too, and it is no scope's failure. The context is read
+				// after the halt, so a halt raised by an interruption
+				// always finds it done.
 				if r.halt.up() {
+					if ctx.Err() != nil {
+						return outInterrupted
+					}
 					return outHalted
 				}
 				t, werr := r.pacer.Wait(ctx, pace.Writes)
