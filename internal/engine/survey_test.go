@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
@@ -24,6 +26,8 @@ import (
 type surveyPort struct {
 	engine.Port
 	client *secretsmanager.Client
+
+	othersErr error // what Others answers instead of listing, when set
 
 	mu        sync.Mutex
 	describes []string
@@ -55,6 +59,9 @@ func (s *surveyPort) ListScope(ctx context.Context, each func(engine.Candidate))
 }
 
 func (s *surveyPort) Others(ctx context.Context, own map[string]bool) ([]engine.Candidate, error) {
+	if s.othersErr != nil {
+		return nil, s.othersErr
+	}
 	all, err := s.Port.ListCandidates(ctx, "")
 	if err != nil {
 		return nil, err
@@ -206,4 +213,38 @@ func TestSurveyor_UnlistedPresentNameIsDescribedAndNotOverwritten(t *testing.T) 
 	if d, p := sp.counted(); len(d) != 1 || d[0] != nameOf("n2") || p != 1 {
 		t.Fatalf("describes %v and %d Present listings, want [%s] and 1", d, p, nameOf("n2"))
 	}
+}
+
+// The first observation lists every managed secret, with a Surveyor or
+// without: a secret another scope owns whose source is a document of this
+// commit (left by a change of --repository-id) is warned about as an
+// orphan and never touched; a listing of the other scopes that fails
+// fails the observation.
+func TestOrphanOfAnotherScopeIsWarnedAboutByTheFirstObservation(t *testing.T) {
+	old := model.Scope{RepositoryID: "acme/old", SourceRoot: testScope.SourceRoot, Prefix: testScope.Prefix}
+	for _, surveyor := range []bool{false, true} {
+		t.Run(map[bool]string{false: "Port", true: "Surveyor"}[surveyor], func(t *testing.T) {
+			e := newEnv(t)
+			e.seed(t, nameOf("x"), aws.String("old"), nil, old.Tags(pathOf("a")))
+			var p engine.Port = e.port
+			if surveyor {
+				p = &surveyPort{Port: e.port, client: e.client}
+			}
+			res := e.runPort(t, e.cfg(engine.ModePlan, 2), state(doc{"a", "1"}), p)
+			if res.Counts != (vocab.Counts{Create: 1}) {
+				t.Fatalf("counts = %+v, want 1 create", res.Counts)
+			}
+			if !slices.ContainsFunc(res.Diagnostics, func(d diag.Diagnostic) bool { return d.Class == diag.WarningOrphans }) {
+				t.Fatalf("diagnostics %+v: want %s", res.Diagnostics, diag.WarningOrphans)
+			}
+		})
+	}
+	t.Run("Surveyor's listing of other scopes fails", func(t *testing.T) {
+		e := newEnv(t)
+		p := &surveyPort{Port: e.port, client: e.client, othersErr: &engine.Error{Operation: "DescribeParameters", Code: "InternalServerError", Fault: engine.FaultServer}}
+		res := e.runPort(t, e.cfg(engine.ModePlan, 2), state(doc{"a", "1"}), p)
+		if res.Status != vocab.StatusObservationFailed {
+			t.Fatalf("status %s, want %s", res.Status, vocab.StatusObservationFailed)
+		}
+	})
 }
