@@ -28,6 +28,10 @@ type surveyPort struct {
 	client *secretsmanager.Client
 
 	othersErr error // what Others answers instead of listing, when set
+	// describeErr is what the observer's Describe of an id containing
+	// failName answers, when set.
+	failName    string
+	describeErr error
 
 	mu        sync.Mutex
 	describes []string
@@ -38,6 +42,9 @@ func (s *surveyPort) Describe(ctx context.Context, id string) (plan.ObservedSecr
 	s.mu.Lock()
 	s.describes = append(s.describes, id)
 	s.mu.Unlock()
+	if s.describeErr != nil && strings.Contains(id, s.failName) {
+		return plan.ObservedSecret{}, s.describeErr
+	}
 	return s.Port.Describe(ctx, id)
 }
 
@@ -243,6 +250,33 @@ func TestOrphanOfAnotherScopeIsWarnedAboutByTheFirstObservation(t *testing.T) {
 		e := newEnv(t)
 		p := &surveyPort{Port: e.port, client: e.client, othersErr: &engine.Error{Operation: "DescribeParameters", Code: "InternalServerError", Fault: engine.FaultServer}}
 		res := e.runPort(t, e.cfg(engine.ModePlan, 2), state(doc{"a", "1"}), p)
+		if res.Status != vocab.StatusObservationFailed {
+			t.Fatalf("status %s, want %s", res.Status, vocab.StatusObservationFailed)
+		}
+	})
+}
+
+// The listing cannot show the source tag, so a listed entry of this scope
+// is judged from a direct describe whenever the listing alone would write
+// it: a secret of this scope whose source tag names another document is a
+// conflict (judged from the describe), not an update; a describe that
+// fails fails the observation.
+func TestSurveyor_ConfirmJudgesFromTheDirectDescribe(t *testing.T) {
+	t.Run("source tag of another document", func(t *testing.T) {
+		e := newEnv(t)
+		e.seed(t, nameOf("b"), aws.String("x"), nil, testScope.Tags(pathOf("other")))
+		sp := &surveyPort{Port: e.port, client: e.client}
+		res := e.runPort(t, e.cfg(engine.ModePlan, 2), state(doc{"b", "2"}), sp)
+		if res.Counts != (vocab.Counts{Conflicts: 1}) {
+			t.Fatalf("counts = %+v, want 1 conflict", res.Counts)
+		}
+	})
+	t.Run("describe fails", func(t *testing.T) {
+		e := newEnv(t)
+		e.sync(t, 2, state(doc{"b", "1"}))
+		sp := &surveyPort{Port: e.port, client: e.client, failName: nameOf("b"),
+			describeErr: &engine.Error{Operation: "DescribeParameters", Code: "InternalServerError", Fault: engine.FaultServer}}
+		res := e.runPort(t, e.cfg(engine.ModePlan, 2), state(doc{"b", "2"}), sp)
 		if res.Status != vocab.StatusObservationFailed {
 			t.Fatalf("status %s, want %s", res.Status, vocab.StatusObservationFailed)
 		}
