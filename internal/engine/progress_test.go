@@ -94,3 +94,41 @@ func (c *readCountingClock) Now() time.Time {
 	c.reads.Add(1)
 	return c.stepClock.Now()
 }
+
+// TestProgress_TotalGrowsByTheNamesOnlyDiscoveryFound: the plan phase's
+// total is the desired names plus the names discovery listed that are not
+// desired (grown once the listing is done), so a record taken after the
+// listing counts them: 2 desired and 2 owned-but-undesired names are 4
+// units, and the record after the third 4 s describe says 3 of 4.
+func TestProgress_TotalGrowsByTheNamesOnlyDiscoveryFound(t *testing.T) {
+	e := newEnv(t)
+	e.seedOwned(t, "gone1", "x")
+	e.seedOwned(t, "gone2", "y")
+	e.seedOwned(t, "keep1", "1")
+	e.seedOwned(t, "keep2", "2")
+	clk := &stepClock{now: time.Unix(1_700_000_000, 0)}
+	slow := &hookPort{Port: e.port, beforeDesc: func(int, string) { clk.After(4 * time.Second) }}
+	cfg := e.cfg(engine.ModePlan, 1)
+	cfg.Clock = clk
+	res := e.runPort(t, cfg, state(doc{"keep1", "1"}, doc{"keep2", "2"}), slow)
+	if res.Counts != (vocab.Counts{ScheduleDelete: 2, Unchanged: 2}) {
+		t.Fatalf("counts = %+v, want 2 schedule-deletes and 2 unchanged", res.Counts)
+	}
+	records := 0
+	for _, line := range strings.Split(strings.TrimSpace(e.logs.String()), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatal(err)
+		}
+		if rec["msg"] != "progress" || rec[vocab.FieldPhase] != vocab.PhasePlan {
+			continue
+		}
+		records++
+		if done, total := rec[vocab.FieldDone].(float64), rec[vocab.FieldTotal].(float64); total != 4 || done != 3 {
+			t.Fatalf("plan progress done/total = %v/%v, want 3/4: %s", done, total, line)
+		}
+	}
+	if records != 1 {
+		t.Fatalf("%d plan progress records, want 1 (after 12 s of 16):\n%s", records, e.logs.String())
+	}
+}
