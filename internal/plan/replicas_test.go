@@ -149,3 +149,23 @@ func TestReplicaTargets(t *testing.T) {
 		t.Errorf("not desired: %v", got)
 	}
 }
+
+// TestBuild_NoReplicaWaitForASecretBeingDeleted: Waiting lists only the
+// replicas of desired secrets (plan.Plan.Waiting); an owned secret no
+// document maps to is scheduled for deletion with its replicas removed,
+// so a failed or in-progress replica of it is not waited for.
+func TestBuild_NoReplicaWaitForASecretBeingDeleted(t *testing.T) {
+	w := want("app/db", "secrets/db.sops.json", `{"a":1}`)
+	st := model.State{Scope: testScope, Secrets: []model.Secret{*w}}
+	db := withReplicas(owned("app/db", "secrets/db.sops.json", `{"a":1}`), "us-east-1", "eu-west-1", "us-west-2")
+	old := withReplicas(owned("app/old", "secrets/old.sops.json", ""), "us-east-1", "eu-west-1", "us-west-2")
+	old.Replicas[0].Status = model.ReplicaFailed
+	old.Replicas[1].Status = model.ReplicaInProgress
+	p := plan.Build(st, map[string]plan.ObservedSecret{"app/db": db, "app/old": old}, plan.Policy{Rules: replicaRules()})
+	if len(p.Ops) != 1 || p.Ops[0].Name != "app/old" || p.Ops[0].Action != vocab.ActionScheduleDelete {
+		t.Fatalf("ops %v, want one schedule-delete of app/old", p.Ops)
+	}
+	if len(p.Waiting) != 0 {
+		t.Fatalf("Waiting = %v, want none (app/old is being deleted, app/db's replicas are in sync)", p.Waiting)
+	}
+}
