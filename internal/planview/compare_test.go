@@ -193,3 +193,45 @@ func TestReviewable(t *testing.T) {
 		assert.NotEmpty(t, Reviewable(w), name)
 	}
 }
+
+// TestCompare_ScopesDifferenceNamesTheFirstScopeThatDiffers: when the
+// scope lists differ, the one difference names the first scope (in file
+// order) where they part: the reviewed one, or the current one when the
+// reviewed list ended there (SPEC §14: the refusal says which scope).
+func TestCompare_ScopesDifferenceNamesTheFirstScopeThatDiffers(t *testing.T) {
+	view := func(names ...string) View {
+		v := View{}
+		for _, n := range names {
+			v.Scopes = append(v.Scopes, ScopeView{Name: n})
+		}
+		return v
+	}
+	for _, tc := range []struct {
+		reviewed, current []string
+		want              string
+	}{
+		{[]string{"a", "b", "c"}, []string{"a", "x", "c"}, "b"},
+		{[]string{"a", "b"}, []string{"a", "b", "c"}, "c"},
+		{[]string{"a", "b", "c"}, []string{"a", "b"}, "c"},
+		{[]string{"a"}, []string{"b"}, "a"},
+		{nil, []string{"z"}, "z"},
+	} {
+		got := Compare(view(tc.reviewed...), view(tc.current...))
+		assert.Equal(t, []Difference{{Scope: tc.want, Kind: DiffScopes}}, got, "reviewed %v, current %v", tc.reviewed, tc.current)
+	}
+}
+
+// TestCompareScope_ReplicasAndKeyPathsAreCompared: an entry that differs
+// only in the replica Regions it adds, or only in the key paths it
+// names, is a changed entry; the same lists, empty or absent, are not.
+func TestCompareScope_ReplicasAndKeyPathsAreCompared(t *testing.T) {
+	scope := func(o Op) ScopeView {
+		o.Resource, o.Action = "app/db", vocab.ActionUpdate
+		return ScopeView{Name: "main", Operations: []Op{o}}
+	}
+	changed := []Difference{{Scope: "main", Kind: DiffChanged, Resource: "app/db"}}
+	assert.Equal(t, changed, CompareScope(scope(Op{ReplicasAdded: []string{"eu-west-1"}}), scope(Op{ReplicasAdded: []string{"us-west-2"}})))
+	assert.Equal(t, changed, CompareScope(scope(Op{KeyPaths: &KeyPaths{Added: []string{"a"}}}), scope(Op{KeyPaths: &KeyPaths{Added: []string{"b"}}})))
+	assert.Empty(t, CompareScope(scope(Op{ReplicasAdded: []string{}}), scope(Op{})))
+	assert.Empty(t, CompareScope(scope(Op{KeyPaths: &KeyPaths{Added: nil}}), scope(Op{KeyPaths: &KeyPaths{Added: []string{}}})))
+}
