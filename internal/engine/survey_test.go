@@ -241,8 +241,15 @@ func TestOrphanOfAnotherScopeIsWarnedAboutByTheFirstObservation(t *testing.T) {
 			if res.Counts != (vocab.Counts{Create: 1}) {
 				t.Fatalf("counts = %+v, want 1 create", res.Counts)
 			}
-			if !slices.ContainsFunc(res.Diagnostics, func(d diag.Diagnostic) bool { return d.Class == diag.WarningOrphans }) {
+			i := slices.IndexFunc(res.Diagnostics, func(d diag.Diagnostic) bool { return d.Class == diag.WarningOrphans })
+			if i < 0 {
 				t.Fatalf("diagnostics %+v: want %s", res.Diagnostics, diag.WarningOrphans)
+			}
+			if got := res.Diagnostics[i].Summary; !strings.HasPrefix(got, "1 secret this tool owns in another scope holds a document") {
+				t.Fatalf("orphan summary %q: want the singular", got)
+			}
+			if strings.Contains(e.logs.String(), "outside the secret prefix") {
+				t.Fatalf("a run with no entry outside the prefix warned about one:\n%s", e.logs.String())
 			}
 		})
 	}
@@ -281,4 +288,27 @@ func TestSurveyor_ConfirmJudgesFromTheDirectDescribe(t *testing.T) {
 			t.Fatalf("status %s, want %s", res.Status, vocab.StatusObservationFailed)
 		}
 	})
+}
+
+// shortValues answers one value fewer than asked for: a batch answered
+// short fails the observation (a server fault), it is never read past
+// its end or planned from.
+type shortValues struct{ engine.Port }
+
+func (s shortValues) GetCurrentValues(ctx context.Context, reqs []engine.ValueRequest) ([]plan.CurrentValue, error) {
+	vs, err := s.Port.GetCurrentValues(ctx, reqs)
+	if err != nil || len(vs) == 0 {
+		return vs, err
+	}
+	return vs[:len(vs)-1], nil
+}
+
+func TestValueBatchAnsweredShortFailsTheObservation(t *testing.T) {
+	e := newEnv(t)
+	st := state(doc{"a", "1"}, doc{"b", "2"})
+	e.sync(t, 2, st)
+	res := e.runPort(t, e.cfg(engine.ModePlan, 2), st, shortValues{e.port})
+	if res.Status != vocab.StatusObservationFailed {
+		t.Fatalf("status %s, want %s", res.Status, vocab.StatusObservationFailed)
+	}
 }
