@@ -5,13 +5,11 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"net/http"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 	"github.com/aws/aws-sdk-go-v2/service/ssm/types"
 
@@ -134,13 +132,11 @@ func PerParameter(c Calls, n int) string {
 
 // NewSSMClient is NewClient's Systems Manager counterpart.
 func NewSSMClient(url string) *ssm.Client {
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConnsPerHost = SeedConcurrency
 	return ssm.New(ssm.Options{
-		Region:       "us-east-1",
-		Credentials:  credentials.NewStaticCredentialsProvider("AKIDBENCH", "bench-secret", ""),
+		Region:       benchRegion,
+		Credentials:  benchCredentials,
 		BaseEndpoint: aws.String(url),
-		HTTPClient:   &http.Client{Transport: tr, Timeout: 60 * time.Second},
+		HTTPClient:   seedHTTPClient(),
 	})
 }
 

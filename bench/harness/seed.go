@@ -22,14 +22,26 @@ const SeedConcurrency = 32
 // emulator at url (static credentials, us-east-1), with a connection pool
 // sized for SeedConcurrency.
 func NewClient(url string) *secretsmanager.Client {
+	return secretsmanager.New(secretsmanager.Options{
+		Region:       benchRegion,
+		Credentials:  benchCredentials,
+		BaseEndpoint: aws.String(url),
+		HTTPClient:   seedHTTPClient(),
+	})
+}
+
+// benchRegion and benchCredentials are what every client of the harness
+// signs with: the emulator checks the signature's shape, not the key.
+const benchRegion = "us-east-1"
+
+var benchCredentials = credentials.NewStaticCredentialsProvider("AKIDBENCH", "bench-secret", "")
+
+// seedHTTPClient is the HTTP client of the harness's SDK clients: a
+// connection pool sized for SeedConcurrency, 60 s per request.
+func seedHTTPClient() *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = SeedConcurrency
-	return secretsmanager.New(secretsmanager.Options{
-		Region:       "us-east-1",
-		Credentials:  credentials.NewStaticCredentialsProvider("AKIDBENCH", "bench-secret", ""),
-		BaseEndpoint: aws.String(url),
-		HTTPClient:   &http.Client{Transport: tr, Timeout: 60 * time.Second},
-	})
+	return &http.Client{Transport: tr, Timeout: 60 * time.Second}
 }
 
 // Seed creates one owned secret per document of c with exactly what the CLI
