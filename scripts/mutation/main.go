@@ -9,7 +9,8 @@
 // Usage:
 //
 //	go run ./scripts/mutation [-workers N] [-timeout-coefficient N] [-out DIR]
-//	    [-gremlins PATH] [-report] [-exclude REGEXP]... PKG...
+//	    [-gremlins PATH] [-report] [-exclude REGEXP]...
+//	    [-overlay [-quick PATTERN] [-mutant-timeout D] [-not-covered]] PKG...
 //
 // PKG is a package directory relative to internal/ (`pace`,
 // `desired/decryptor`) or a path (`./internal/pace`). With -report nothing
@@ -19,7 +20,9 @@
 // -timeout-coefficient is gremlins' --timeout-coefficient: a mutant's test
 // run may take that many times the unmutated run's time before it counts as
 // TIMED OUT. gremlins' own default is tight for a loaded shared machine,
-// where a slow run is not a hanging mutant; 10 by default here.
+// where a slow run is not a hanging mutant; 10 by default here. -overlay
+// takes gremlins' list of mutants and judges each through `go test
+// -overlay` instead (overlay.go), for packages too slow for gremlins' loop.
 package main
 
 import (
@@ -33,6 +36,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 )
 
 type multi []string
@@ -54,6 +58,10 @@ func run(args []string, stdout io.Writer) error {
 	out := fs.String("out", "bin/mutation", "directory of the per-package JSON results and logs")
 	gremlins := fs.String("gremlins", "gremlins", "the gremlins binary")
 	reportOnly := fs.Bool("report", false, "print the table from the results in -out without running")
+	overlay := fs.Bool("overlay", false, "apply gremlins' --dry-run mutants through go test -overlay instead of gremlins' own loop (overlay.go)")
+	quick := fs.String("quick", "", "with -overlay: a go test -run pattern tried before the whole package")
+	mutantTimeout := fs.Duration("mutant-timeout", 10*time.Minute, "with -overlay: go test -timeout of one mutant's run")
+	notCovered := fs.Bool("not-covered", false, "with -overlay: run the NOT COVERED mutants too")
 	var exclude multi
 	fs.Var(&exclude, "exclude", "regexp of files to leave out (gremlins --exclude-files); repeatable")
 	if err := fs.Parse(args); err != nil {
@@ -73,6 +81,13 @@ func run(args []string, stdout io.Writer) error {
 	}
 	if !*reportOnly {
 		for _, p := range pkgs {
+			if *overlay {
+				opt := overlayOptions{workers: *workers, quick: *quick, timeout: *mutantTimeout, notCovered: *notCovered}
+				if err := runOverlay(*gremlins, opt, exclude, p, *out, stdout); err != nil {
+					return fmt.Errorf("%s: %w", p, err)
+				}
+				continue
+			}
 			if err := unleash(*gremlins, *workers, *coefficient, exclude, p, *out, stdout); err != nil {
 				return fmt.Errorf("%s: %w", p, err)
 			}
