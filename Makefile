@@ -211,6 +211,7 @@ chaos: tools build
 ##   last results without running; MUTATION_ARGS='-exclude REGEXP' leaves files out (measure by files).
 ##   MUTATION_TIMEOUT_COEFFICIENT is gremlins' --timeout-coefficient (default 10: on a loaded shared
 ##   machine a slow test run is not a hanging mutant, so TIMED OUT stays meaningful).
+##   MUTATION_ARGS=-overlay judges the mutants through go test -overlay instead (slow packages: engine).
 GREMLINS_VERSION ?= v0.6.0
 MUTATION_WORKERS ?= 1
 MUTATION_TIMEOUT_COEFFICIENT ?= 10
