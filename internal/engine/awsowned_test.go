@@ -96,3 +96,44 @@ func TestCryptoGenerator(t *testing.T) {
 		seen[v] = true
 	}
 }
+
+// Every character of [A-Za-z0-9] is drawn alike: of 620,000 characters
+// each of the 62 appears about 10,000 times (a binomial standard deviation
+// of about 99; the bounds are ten of them). A source that favoured one
+// character by a quarter (bytes up to 248 kept: 248 mod 62 is 'A' once
+// more) or drew from part of the alphabet would be outside them.
+func TestCryptoGenerator_EveryCharacterEquallyLikely(t *testing.T) {
+	const n = 620_000
+	v := engine.CryptoGenerator{}.Generate(n)
+	if len(v) != n {
+		t.Fatalf("generated %d characters, want %d", len(v), n)
+	}
+	counts := map[rune]int{}
+	for _, c := range v {
+		counts[c]++
+	}
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	if len(counts) != len(alphabet) {
+		t.Errorf("%d distinct characters, want the %d of [A-Za-z0-9]", len(counts), len(alphabet))
+	}
+	for _, c := range alphabet {
+		if got := counts[c]; got < 9_000 || got > 11_000 {
+			t.Errorf("%q drawn %d times of %d, want 10,000 ± 1,000", c, got, n)
+		}
+	}
+}
+
+// A create that generates a missing key stores the whole value in its
+// canonical form (RFC 8785, SPEC §13), as every other write does: a
+// document's string holding U+2028 is written as the character itself,
+// never as the escape Go's JSON encoder would give.
+func TestAWSOwned_GeneratedValueIsStoredCanonical(t *testing.T) {
+	e := newEnv(t)
+	cfg := awsOwnedCfg(e, engine.ModeSync, model.AWSOwned{Secret: "db", Keys: []string{"/password"}, Generate: 4})
+	cfg.Generator = &countingGen{}
+	res := e.runPort(t, cfg, state(doc{"db", "{\"host\":\"a\u2028b\"}"}), e.port)
+	wantResult(t, res, vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Create: 1})
+	if got, want := current(e.secret(t, nameOf("db"))), "{\"host\":\"a\u2028b\",\"password\":\"GGGG\"}"; got != want {
+		t.Errorf("stored %q, want the canonical %q", got, want)
+	}
+}

@@ -1,0 +1,87 @@
+package engine_test
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+// reviewer is a reviewed plan that answers with fixed differences and
+// remembers the status it was shown.
+type reviewer struct {
+	differences diag.Diagnostics
+	shown       []vocab.Status
+}
+
+func (r *reviewer) Review(planned engine.Result) diag.Diagnostics {
+	r.shown = append(r.shown, planned.Status)
+	return r.differences
+}
+
+// runReviewed runs defs as one sync, scope i reviewed by reviews[i] (nil:
+// no reviewed plan).
+func (e *env) runReviewed(t *testing.T, reviews []*reviewer, defs ...scopeDef) []engine.Result {
+	t.Helper()
+	log := slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	var runs []engine.ScopeRun
+	for i, d := range defs {
+		cfg := e.cfg(engine.ModeSync, 2)
+		cfg.Scope = d.name
+		run := engine.ScopeRun{Bucket: d.bucket, Config: cfg, Want: d.state(),
+			Port: newAdapter(e.client), Log: log.With(slog.String(vocab.FieldScope, d.name))}
+		if reviews[i] != nil {
+			run.Reviewed = reviews[i]
+		}
+		runs = append(runs, run)
+	}
+	return engine.RunScopes(context.Background(), runs, log)
+}
+
+// A scope whose plan differs from its reviewed plan ends invalid with the
+// differences (plan:stale), and nothing is applied in any scope: the other
+// scope, whose create waited, stays drift and says which scope stopped it
+// (SPEC §14, §10). A reviewed plan with no difference lets every scope
+// apply, and it is shown the scope as planned (drift), before any write.
+func TestRunScopes_StaleReviewedPlanStopsEveryScope(t *testing.T) {
+	defs := []scopeDef{
+		{"one", "a", []doc{{"x", `{"a":1}`}}},
+		{"two", "b", []doc{{"x", `{"c":3}`}}},
+	}
+	t.Run("stale", func(t *testing.T) {
+		e := newEnv(t)
+		stale := &reviewer{differences: diag.Diagnostics{diag.New(diag.PlanStale, diag.Subject{}).WithSummary("the plan differs from the reviewed plan")}}
+		got := e.runReviewed(t, []*reviewer{nil, stale}, defs...)
+		if got[1].Status != vocab.StatusInvalid || !slices.ContainsFunc(got[1].Diagnostics, func(d diag.Diagnostic) bool { return d.Class == diag.PlanStale }) {
+			t.Errorf("the stale scope: status %s, diagnostics %+v; want invalid with plan:stale", got[1].Status, got[1].Diagnostics)
+		}
+		wantResult(t, got[0], vocab.StatusDrift, vocab.VerificationNotRun, vocab.Counts{})
+		if ds := got[0].Diagnostics; len(ds) != 1 || ds[0].Class != diag.WarningNotApplied || !strings.HasPrefix(ds[0].Summary, "not applied: scope two") {
+			t.Errorf("the waiting scope's diagnostics = %+v, want warning:not-applied naming scope two", ds)
+		}
+		for _, d := range defs {
+			if n := e.writesUnder(t, d.scope().Prefix); n != 0 {
+				t.Errorf("scope %s: %d versions written, want none", d.name, n)
+			}
+		}
+		if !slices.Equal(stale.shown, []vocab.Status{vocab.StatusDrift}) {
+			t.Errorf("the reviewed plan was shown %v, want the planned scope once (drift)", stale.shown)
+		}
+	})
+	t.Run("the same", func(t *testing.T) {
+		e := newEnv(t)
+		same := &reviewer{}
+		got := e.runReviewed(t, []*reviewer{nil, same}, defs...)
+		for i := range defs {
+			wantResult(t, got[i], vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Create: 1})
+		}
+		if !slices.Equal(same.shown, []vocab.Status{vocab.StatusDrift}) {
+			t.Errorf("the reviewed plan was shown %v, want the planned scope once (drift)", same.shown)
+		}
+	})
+}
