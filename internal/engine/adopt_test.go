@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -115,6 +116,19 @@ func TestAdopt_ThreeHandMadeSecrets(t *testing.T) {
 		}
 		if !hasDiag(e.run(t, cfg, st), diag.WarningAdoptOwned) {
 			t.Error("entries naming owned secrets must be warned about")
+		}
+		// The warning counts the entries: three here, one below.
+		for _, c := range []struct {
+			names []string
+			want  string
+		}{
+			{[]string{"equal", "differs", "extra"}, "3 adopt entries name secrets this scope already owns; the entries do nothing"},
+			{[]string{"equal"}, "1 adopt entry names a secret this scope already owns; the entry does nothing"},
+		} {
+			res := e.run(t, e.adoptCfg(engine.ModeSync, conc, false, c.names...), st)
+			if !slices.ContainsFunc(res.Diagnostics, func(d diag.Diagnostic) bool { return d.Class == diag.WarningAdoptOwned && d.Summary == c.want }) {
+				t.Errorf("%d owned entries: diagnostics %+v, want the summary %q", len(c.names), res.Diagnostics, c.want)
+			}
 		}
 	})
 }

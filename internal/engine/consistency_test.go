@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
@@ -345,4 +346,70 @@ func TestVerificationTimeoutBoundsFirstObservation(t *testing.T) {
 	if got := current(e.secret(t, nameOf("db"))); got != `{"v":1}` {
 		t.Fatalf("app/db = %q", got)
 	}
+}
+
+// waitClock is a stepClock that records every wait asked of it; a wait of
+// zero or less still moves time by a second, so a run that asks for one
+// ends (and the test sees what it asked).
+type waitClock struct {
+	stepClock
+	asked []time.Duration
+}
+
+func (c *waitClock) After(d time.Duration) <-chan time.Time {
+	c.mu.Lock()
+	c.asked = append(c.asked, d)
+	c.mu.Unlock()
+	if d <= 0 {
+		d = time.Second
+	}
+	return c.stepClock.After(d)
+}
+
+// TestVerification_PollIntervalZeroIsTheDefault: Config.PollInterval 0
+// polls every DefaultPollInterval (250 ms, SPEC §6); a set interval is
+// used as it is.
+func TestVerification_PollIntervalZeroIsTheDefault(t *testing.T) {
+	for _, c := range []struct {
+		set, want time.Duration
+	}{{0, engine.DefaultPollInterval}, {100 * time.Millisecond, 100 * time.Millisecond}} {
+		e := newEnv(t)
+		e.seedOwned(t, "a", `{"v":0}`)
+		p := &stalePort{Port: e.port, desc: map[string]plan.ObservedSecret{}, values: map[string]plan.CurrentValue{}, frozen: map[string]bool{}}
+		cfg := e.cfg(engine.ModeSync, 1)
+		clock := &waitClock{stepClock: stepClock{now: time.Unix(1_700_000_000, 0)}}
+		cfg.Clock = clock
+		cfg.PollInterval, cfg.VerificationTimeout = c.set, time.Second
+		wantResult(t, e.runPort(t, cfg, state(doc{"a", `{"v":1}`}), p), vocab.StatusVerificationInconclusive, vocab.VerificationInconclusive, vocab.Counts{Update: 1})
+		if len(clock.asked) == 0 {
+			t.Fatalf("PollInterval %v: verification never waited", c.set)
+		}
+		for _, d := range clock.asked {
+			if d != c.want {
+				t.Fatalf("PollInterval %v: waits %v, want each %v", c.set, clock.asked, c.want)
+			}
+		}
+	}
+}
+
+// TestListLag_ListedARNGoneIsDescribedByName: the listing (5 s behind)
+// still shows a secret of the scope that no document names, which was
+// then deleted for good and made again under the same name (a new ARN).
+// Describing the listed ARN finds nothing, so the name is described: the
+// secret made again is found and planned for deletion like any orphan,
+// not taken as gone.
+func TestListLag_ListedARNGoneIsDescribedByName(t *testing.T) {
+	e := newEnv(t)
+	e.srv.SetFaults(t, emulator.Faults{ListLagMS: 5000})
+	e.seedOwned(t, "a", `{"v":1}`)
+	old := e.seedOwned(t, "orphan", `{"v":1}`)
+	e.srv.AdvanceClock(t, 6*time.Second) // the seeds are old enough to be listed
+	if _, err := e.client.DeleteSecret(context.Background(), &secretsmanager.DeleteSecretInput{
+		SecretId: aws.String(old), ForceDeleteWithoutRecovery: aws.Bool(true)}); err != nil {
+		t.Fatal(err)
+	}
+	if again := e.seedOwned(t, "orphan", `{"v":2}`); again == old {
+		t.Fatalf("the secret made again has the old ARN %s", old)
+	}
+	wantResult(t, e.plan(t, 2, state(doc{"a", `{"v":1}`})), vocab.StatusDrift, vocab.VerificationNotRun, vocab.Counts{Unchanged: 1, ScheduleDelete: 1})
 }

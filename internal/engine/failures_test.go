@@ -105,6 +105,9 @@ func TestRegression_VerificationTimeoutNamesEachResourceStillDiffering(t *testin
 		res := e.runPort(t, cfg, st, p)
 		wantResult(t, res, vocab.StatusVerificationInconclusive, vocab.VerificationInconclusive, vocab.Counts{Update: 1})
 		wantDiffers(t, res)
+		if hasDiag(res, diag.VerifyReplicaInProgress) {
+			t.Errorf("a lagging value with no replica reads as a replica in progress: %+v", res.Diagnostics)
+		}
 	})
 }
 

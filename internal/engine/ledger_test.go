@@ -46,6 +46,13 @@ func TestLedger_LabelsDesiredByOrdinalOthersAfterInNameOrder(t *testing.T) {
 	if got := l.label("app/x"); got != "resource-0007" {
 		t.Errorf("label after learnARN = %s, want resource-0007", got)
 	}
+	// A name whose ARN was learnt first is still labelled with the
+	// observation's names, in name order.
+	l.learnARN("app/w", "arn:w")
+	l.labelNew([]string{"app/x2", "app/w"})
+	if w, x2 := l.label("app/w"), l.label("app/x2"); w != "resource-0008" || x2 != "resource-0009" {
+		t.Errorf("labels app/w %s, app/x2 %s; want resource-0008 and resource-0009 (name order, the learnt ARN no exception)", w, x2)
+	}
 	if shown := newLedger(ledgerState(), true, ModeSync); shown.label("app/a") != "app/a" {
 		t.Errorf("with names shown the label is the name")
 	}

@@ -205,6 +205,10 @@ func TestRegression_MetadataChangedElsewhereDuringSync(t *testing.T) {
 		if len(res.Diagnostics) != 1 || res.Diagnostics[0].Class != diag.VerifyChangedElsewhere {
 			t.Fatalf("diagnostics = %+v, want %s", res.Diagnostics, diag.VerifyChangedElsewhere)
 		}
+		// The plan file's failure record of the operation says so too.
+		if fs := res.Failures; len(fs) != 1 || fs[0].Class != diag.VerifyChangedElsewhere || fs[0].Action != vocab.ActionUpdate {
+			t.Fatalf("failures = %+v, want the update's, class %s", fs, diag.VerifyChangedElsewhere)
+		}
 		logs := e.logs.String()
 		if !strings.Contains(logs, `"verification":"failed","count":1,`) {
 			t.Fatalf("want verification to stop at its first round:\n%s", logs)

@@ -317,6 +317,16 @@ func TestReplicas_OwnRegionListedIsInvalid(t *testing.T) {
 	if res.Status != vocab.StatusInvalid || !hasClass(res, diag.ConfigReplicaRegion) {
 		t.Fatalf("result %+v", res)
 	}
+	// The diagnostic names the setting: replica-regions when the caller
+	// did not say where it came from, the caller's subject when it did.
+	if ds := res.Diagnostics; len(ds) != 1 || ds[0].Subject.Setting != "replica-regions" {
+		t.Errorf("diagnostics %+v, want one naming the setting replica-regions", ds)
+	}
+	cfg := e.replicaCfg(engine.ModeSync, 4, []model.Replica{{Region: "us-east-1"}})
+	cfg.ReplicasSetting = diag.Subject{Setting: "scopes", Origin: diag.OriginFile}
+	if ds := e.run(t, cfg, state(doc{"db", `{}`})).Diagnostics; len(ds) != 1 || ds[0].Subject != cfg.ReplicasSetting {
+		t.Errorf("diagnostics %+v, want one naming the caller's subject %+v", ds, cfg.ReplicasSetting)
+	}
 	if after := e.calls(t); after["ListSecrets"] != before["ListSecrets"] || after["DescribeSecret"] != before["DescribeSecret"] {
 		t.Fatal("the run read AWS")
 	}

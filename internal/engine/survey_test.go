@@ -287,6 +287,11 @@ func TestSurveyor_ConfirmJudgesFromTheDirectDescribe(t *testing.T) {
 		if res.Status != vocab.StatusObservationFailed {
 			t.Fatalf("status %s, want %s", res.Status, vocab.StatusObservationFailed)
 		}
+		// An operation with no IAM actions in the table (vocab.IAMActions)
+		// gets no iam_actions field, never an empty one.
+		if strings.Contains(e.logs.String(), `"iam_actions":""`) {
+			t.Fatalf("an empty iam_actions field was logged:\n%s", e.logs)
+		}
 	})
 }
 

@@ -10,7 +10,7 @@
 //
 //	go run ./scripts/mutation [-workers N] [-timeout-coefficient N] [-out DIR]
 //	    [-gremlins PATH] [-report] [-exclude REGEXP]...
-//	    [-overlay [-quick PATTERN] [-mutant-timeout D] [-not-covered]] PKG...
+//	    [-overlay [-quick PATTERN] [-only REGEXP] [-mutant-timeout D] [-not-covered]] PKG...
 //
 // PKG is a package directory relative to internal/ (`pace`,
 // `desired/decryptor`) or a path (`./internal/pace`). With -report nothing
@@ -34,6 +34,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -62,6 +63,7 @@ func run(args []string, stdout io.Writer) error {
 	quick := fs.String("quick", "", "with -overlay: a go test -run pattern tried before the whole package")
 	mutantTimeout := fs.Duration("mutant-timeout", 10*time.Minute, "with -overlay: go test -timeout of one mutant's run")
 	notCovered := fs.Bool("not-covered", false, "with -overlay: run the NOT COVERED mutants too")
+	only := fs.String("only", "", "with -overlay: run only the mutants whose file:line:col this regexp matches (the others keep gremlins' listing status)")
 	var exclude multi
 	fs.Var(&exclude, "exclude", "regexp of files to leave out (gremlins --exclude-files); repeatable")
 	if err := fs.Parse(args); err != nil {
@@ -83,6 +85,13 @@ func run(args []string, stdout io.Writer) error {
 		for _, p := range pkgs {
 			if *overlay {
 				opt := overlayOptions{workers: *workers, quick: *quick, timeout: *mutantTimeout, notCovered: *notCovered}
+				if *only != "" {
+					re, err := regexp.Compile(*only)
+					if err != nil {
+						return fmt.Errorf("-only: %w", err)
+					}
+					opt.only = re
+				}
 				if err := runOverlay(*gremlins, opt, exclude, p, *out, stdout); err != nil {
 					return fmt.Errorf("%s: %w", p, err)
 				}

@@ -75,9 +75,10 @@ func mutate(src []byte, kind string, line, col int) ([]byte, error) {
 // overlayOptions are the -overlay mode's settings.
 type overlayOptions struct {
 	workers    int
-	quick      string        // -run pattern tried first; "" runs the whole package at once
-	timeout    time.Duration // go test -timeout of one mutant's run (a hang is TIMED OUT)
-	notCovered bool          // run the NOT COVERED mutants too (their outcome replaces the status)
+	quick      string         // -run pattern tried first; "" runs the whole package at once
+	timeout    time.Duration  // go test -timeout of one mutant's run (a hang is TIMED OUT)
+	notCovered bool           // run the NOT COVERED mutants too (their outcome replaces the status)
+	only       *regexp.Regexp // when set, only the mutants whose "file:line:col" it matches are run
 }
 
 // runOverlay measures pkg by overlays and writes the JSON result where
@@ -115,6 +116,9 @@ func runOverlay(bin string, opt overlayOptions, exclude []string, pkg, out strin
 	var jobs []job
 	for fi, f := range list.Files {
 		for mi, m := range f.Mutations {
+			if opt.only != nil && !opt.only.MatchString(fmt.Sprintf("%s:%d:%d", f.Name, m.Line, m.Column)) {
+				continue
+			}
 			if m.Status == "RUNNABLE" || (opt.notCovered && m.Status == "NOT COVERED") {
 				jobs = append(jobs, job{fi, mi})
 			}
