@@ -579,3 +579,45 @@ func TestRegression_ValidateFileIsNotRenderedAsAPlan(t *testing.T) {
 		assert.True(t, strings.HasPrefix(Text(v), "sops-aws-sync plan "), c)
 	}
 }
+
+// TestAWSOwnedKeptIsRefusedOnAConflict: a plan file counts the keys AWS
+// owns (aws_owned_kept, SPEC §13) on the operations the plan writes or
+// keeps, never on a conflict, whose secret the plan does not touch
+// (docs/results.md). A file whose unchanged entry carries a count reads
+// back with it; one whose conflict entry carries a count is
+// planfile:malformed, and so is a negative count.
+func TestAWSOwnedKeptIsRefusedOnAConflict(t *testing.T) {
+	base := Build(fixtures(t)["conflict"], model.Redaction{})
+	require.NoError(t, base.Validate())
+	withKept := func(a vocab.Action, n int) View {
+		v := base
+		v.Scopes = slices.Clone(base.Scopes)
+		s := &v.Scopes[0]
+		s.Operations = slices.Clone(s.Operations)
+		i := slices.IndexFunc(s.Operations, func(o Op) bool { return o.Action == a })
+		require.GreaterOrEqual(t, i, 0, "the fixture has a %s", a)
+		s.Operations[i].AWSOwnedKept = n
+		return v
+	}
+
+	b, err := Marshal(withKept(vocab.ActionUnchanged, 2))
+	require.NoError(t, err)
+	back, err := Parse(b)
+	require.NoError(t, err)
+	assert.Equal(t, 2, Kept(back.Scopes[0].Operations))
+
+	for name, v := range map[string]View{
+		"on a conflict": withKept(vocab.ActionConflict, 1),
+		"negative":      withKept(vocab.ActionUnchanged, -1),
+	} {
+		assert.Error(t, v.Validate(), name)
+	}
+	// The same refusal from the file: the count moved to the conflict entry.
+	good := string(b)
+	require.Equal(t, 1, strings.Count(good, `"aws_owned_kept": 2`))
+	bad := strings.Replace(good, `"aws_owned_kept": 2`, `"aws_owned_kept": 0`, 1)
+	bad = strings.Replace(bad, `"action": "conflict",`, `"action": "conflict", "aws_owned_kept": 2,`, 1)
+	require.Contains(t, bad, `"action": "conflict", "aws_owned_kept": 2,`)
+	_, err = Parse([]byte(bad))
+	assert.Equal(t, diag.PlanfileMalformed, classOf(err), "%v", err)
+}
