@@ -413,3 +413,40 @@ func TestListLag_ListedARNGoneIsDescribedByName(t *testing.T) {
 	}
 	wantResult(t, e.plan(t, 2, state(doc{"a", `{"v":1}`})), vocab.StatusDrift, vocab.VerificationNotRun, vocab.Counts{Unchanged: 1, ScheduleDelete: 1})
 }
+
+// TestPreconditionFailsWhenTheNameOfAGoneSecretCannotBeDescribed: between
+// planning and the write, the planned secret is deleted for good and made
+// again under its name (a new ARN); the precondition finds the planned ARN
+// gone and describes the name, and that describe is refused (access
+// denied). The operation fails closed: nothing is written to the secret
+// made again.
+func TestPreconditionFailsWhenTheNameOfAGoneSecretCannotBeDescribed(t *testing.T) {
+	e := newEnv(t)
+	e.seedOwned(t, "a", `{"v":0}`)
+	var once sync.Once
+	h := &hookPort{Port: e.port, beforeDesc: func(n int, id string) {
+		if n == 2 { // the precondition, by the ARN the plan observed
+			once.Do(func() {
+				if _, err := e.client.DeleteSecret(context.Background(), &secretsmanager.DeleteSecretInput{
+					SecretId: aws.String(id), ForceDeleteWithoutRecovery: aws.Bool(true)}); err != nil {
+					t.Error(err)
+				}
+				e.seedOwned(t, "a", `{"v":0}`)
+				// DescribeSecret 1 is the planned ARN's (gone), 2 the name's.
+				e.srv.SetFaults(t, emulator.Faults{Script: script("DescribeSecret", "error:AccessDeniedException", 2)})
+			})
+		}
+	}}
+	before := e.calls(t)
+	res := e.runPort(t, e.cfg(engine.ModeSync, 1), state(doc{"a", `{"v":1}`}), h)
+	if res.Status != vocab.StatusApplyFailed {
+		t.Fatalf("result = %+v, want %s", res, vocab.StatusApplyFailed)
+	}
+	// The only mutating calls are the other actor's delete and create.
+	if n := mutations(before, e.calls(t)); n != 2 {
+		t.Fatalf("%d mutating calls, want only the other actor's 2", n)
+	}
+	if v := current(e.secret(t, nameOf("a"))); v != `{"v":0}` {
+		t.Fatalf("app/a holds %q, want the value of the secret made again", v)
+	}
+}

@@ -1,11 +1,16 @@
 package engine
 
 import (
+	"context"
+	"fmt"
+	"sync"
 	"testing"
 	"unsafe"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
 // An observed value equal to the desired one is held once: it then points
@@ -69,6 +74,99 @@ func TestShareEqualValue_ValuesReadBeforeTheDesiredValuesAreSharedOnArrival(t *t
 	r.fill(whole)
 	if unsafe.SliceData(o.out["app/a"].Current.String) != unsafe.SliceData(whole.Secrets[0].Value) {
 		t.Fatal("a value read before the desired values arrived kept its own copy")
+	}
+}
+
+// ownedPort answers for a scope whose every desired secret exists, owned
+// and converged: Describe shows the scope's tags and one current version,
+// GetCurrentValues the value values holds for the name (new bytes on each
+// read), ListCandidates nothing. beforeRead, when set, runs at the start of
+// each value read with its number (from 1). Other calls are not made.
+type ownedPort struct {
+	Port
+	scope  model.Scope
+	paths  map[string]string
+	values map[string]string
+
+	mu         sync.Mutex
+	reads      int
+	beforeRead func(n int)
+}
+
+func (p *ownedPort) Region() string { return "us-east-1" }
+
+func (p *ownedPort) ListCandidates(context.Context, string) ([]Candidate, error) { return nil, nil }
+
+func (p *ownedPort) Describe(_ context.Context, id string) (plan.ObservedSecret, error) {
+	return plan.ObservedSecret{Exists: true, ARN: "arn:aws:secretsmanager:us-east-1:123456789012:secret:" + id + "-AbCdEf", Name: id,
+		Tags: p.scope.Tags(p.paths[id]), Versions: []plan.Version{{ID: "v1", Stages: []string{plan.StageCurrent}}}}, nil
+}
+
+func (p *ownedPort) GetCurrentValues(_ context.Context, reqs []ValueRequest) ([]plan.CurrentValue, error) {
+	p.mu.Lock()
+	p.reads++
+	n, f := p.reads, p.beforeRead
+	p.mu.Unlock()
+	if f != nil {
+		f(n)
+	}
+	vs := make([]plan.CurrentValue, len(reqs))
+	for i, r := range reqs {
+		vs[i] = plan.CurrentValue{VersionID: "v1", HasString: true, String: []byte(p.values[r.Name])}
+	}
+	return vs, nil
+}
+
+// The first observation, running while the documents decrypt, shares the
+// values it has read with the desired values as soon as these arrive, not
+// only when it ends: with MaxValueBatch+1 converged secrets and one call
+// in flight at a time, the first value batch is read (and kept) before the
+// values arrive, which is before the second batch starts; every value the
+// observation returns then points at its desired value's bytes.
+func TestFirstObservation_SharesValuesReadBeforeTheDesiredValuesArrive(t *testing.T) {
+	scope := model.Scope{RepositoryID: "acme/app", SourceRoot: "secrets", Prefix: "app"}
+	port := &ownedPort{scope: scope, paths: map[string]string{}, values: map[string]string{}}
+	outline := model.State{Scope: scope}
+	for i := range MaxValueBatch + 1 {
+		name, path := fmt.Sprintf("app/s%02d", i), fmt.Sprintf("secrets/s%02d.sops.json", i)
+		outline.Secrets = append(outline.Secrets, model.Secret{Name: name, Path: path, SourceDigest: model.SourceDigest(path), Ordinal: i + 1})
+		port.paths[name], port.values[name] = path, fmt.Sprintf(`{"k":%d}`, i)
+	}
+	arrival := model.NewArrival(outline)
+	desired := make([][]byte, len(outline.Secrets))
+	for i, s := range outline.Secrets {
+		desired[i] = []byte(port.values[s.Name])
+	}
+	r := newRunner(Config{Engine: config.Engine{Concurrency: 1}}, model.State{}, arrival, port, nil, nil)
+	ctx := context.Background()
+	arrived := r.awaitValues(ctx, func() {})
+	port.beforeRead = func(n int) {
+		if n != 2 {
+			return
+		}
+		// The values arrive between the two batches (the first one's
+		// values are kept: its read held the only slot until then).
+		for i, v := range desired {
+			arrival.Publish(i, v)
+		}
+		arrival.Finish(nil)
+		<-arrived.done
+	}
+	obs, _, err := r.observe(ctx, vocab.PhasePlan, nil, listManaged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if port.reads != 2 {
+		t.Fatalf("%d value reads, want 2 (a full batch, then the one name left)", port.reads)
+	}
+	for i, s := range outline.Secrets {
+		c := obs[s.Name].Current
+		if c == nil || string(c.String) != string(desired[i]) {
+			t.Fatalf("%s: observed value %+v, want %s", s.Name, c, desired[i])
+		}
+		if unsafe.SliceData(c.String) != unsafe.SliceData(desired[i]) {
+			t.Errorf("%s: the value read kept its own copy after the desired values arrived", s.Name)
+		}
 	}
 }
 
