@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"strings"
@@ -278,21 +279,28 @@ func TestSurveyor_ConfirmJudgesFromTheDirectDescribe(t *testing.T) {
 			t.Fatalf("counts = %+v, want 1 conflict", res.Counts)
 		}
 	})
-	t.Run("describe fails", func(t *testing.T) {
-		e := newEnv(t)
-		e.sync(t, 2, state(doc{"b", "1"}))
-		sp := &surveyPort{Port: e.port, client: e.client, failName: nameOf("b"),
-			describeErr: &engine.Error{Operation: "DescribeParameters", Code: "InternalServerError", Fault: engine.FaultServer}}
-		res := e.runPort(t, e.cfg(engine.ModePlan, 2), state(doc{"b", "2"}), sp)
-		if res.Status != vocab.StatusObservationFailed {
-			t.Fatalf("status %s, want %s", res.Status, vocab.StatusObservationFailed)
-		}
-		// An operation with no IAM actions in the table (vocab.IAMActions)
-		// gets no iam_actions field, never an empty one.
-		if strings.Contains(e.logs.String(), `"iam_actions":""`) {
-			t.Fatalf("an empty iam_actions field was logged:\n%s", e.logs)
-		}
-	})
+	for _, operation := range []string{"DescribeParameters", ""} {
+		t.Run("describe fails: "+cmp.Or(operation, "operation not named"), func(t *testing.T) {
+			e := newEnv(t)
+			e.sync(t, 2, state(doc{"b", "1"}))
+			sp := &surveyPort{Port: e.port, client: e.client, failName: nameOf("b"),
+				describeErr: &engine.Error{Operation: operation, Code: "InternalServerError", Fault: engine.FaultServer}}
+			res := e.runPort(t, e.cfg(engine.ModePlan, 2), state(doc{"b", "2"}), sp)
+			if res.Status != vocab.StatusObservationFailed {
+				t.Fatalf("status %s, want %s", res.Status, vocab.StatusObservationFailed)
+			}
+			// The record names the IAM actions the call needs (vocab.IAMActions);
+			// an operation with none in the table gets no iam_actions field,
+			// never an empty one.
+			want := `"iam_actions":"ssm:DescribeParameters"`
+			if operation == "" {
+				want = `"request_id":""}`
+			}
+			if !strings.Contains(e.logs.String(), `"msg":"observation failed"`) || !strings.Contains(e.logs.String(), want) {
+				t.Fatalf("the observation failure's record lacks %s:\n%s", want, e.logs)
+			}
+		})
+	}
 }
 
 // shortValues answers one value fewer than asked for: a batch answered
