@@ -272,10 +272,12 @@ func (r *Repository) uniquePrefix(prefix string, committish bool) (plumbing.Hash
 }
 
 // alternateObjectDirs lists the object directories named by
-// objects/info/alternates of objectsDir, recursively (at most five levels,
-// as git), absolute or relative to objectsDir; '#' lines are comments.
+// objects/info/alternates of objectsDir, recursively, absolute or relative
+// to objectsDir; '#' lines are comments. As git, the alternates files are
+// read at depths 0 to 5 (depth is 0 for the repository's own), so an
+// object directory up to six alternates away is listed, none further.
 func alternateObjectDirs(objectsDir string, depth int) []string {
-	if objectsDir == "" || depth >= 5 {
+	if objectsDir == "" || depth > 5 {
 		return nil
 	}
 	b, err := os.ReadFile(filepath.Join(objectsDir, "info", "alternates"))
