@@ -46,10 +46,19 @@ const alphanumerics = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01234
 
 // Generate implements Generator.
 func (CryptoGenerator) Generate(n int) string {
+	return generate(n, rand.Read) // crypto/rand.Read never fails (Go ≥ 1.24)
+}
+
+// generate draws n characters of alphanumerics from the bytes read fills,
+// 64 at a time, reading no more blocks than it needs: each byte below 248
+// (4 × 62) is the character at its value mod 62, bytes 248..255 are
+// skipped, and the bytes of the last block after the n-th character are
+// unused. read's error is not looked at (crypto/rand.Read has none).
+func generate(n int, read func([]byte) (int, error)) string {
 	out := make([]byte, 0, n)
 	var buf [64]byte
 	for len(out) < n {
-		_, _ = rand.Read(buf[:]) // crypto/rand.Read never fails (Go ≥ 1.24)
+		_, _ = read(buf[:])
 		for _, b := range buf {
 			if b < 248 && len(out) < n { // 248 = 4 × 62
 				out = append(out, alphanumerics[int(b)%len(alphanumerics)])
