@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
@@ -46,4 +47,17 @@ func TestBuild_AWSOwnedKeptOnWritesOnly(t *testing.T) {
 	}
 	assert.Equal(t, map[vocab.Action]int{vocab.ActionUpdate: 2, vocab.ActionConflict: 0}, kept)
 	assert.Equal(t, 2, Kept(ops))
+}
+
+// TestBuild_EmptyMetadataListIsNoMetadata: an update whose metadata list
+// is empty (not nil) is written as an update of no metadata kind: the plan
+// file is valid and its operation has no "metadata" list.
+func TestBuild_EmptyMetadataListIsNoMetadata(t *testing.T) {
+	in := single(rev, vocab.StatusDrift, []Operation{
+		{Ordinal: 1, Name: "prod/app/a", Action: vocab.ActionUpdate, Reason: vocab.ReasonValueDiffers, Metadata: []vocab.MetadataKind{},
+			Keys: summary(t, `{"dk_a":"CANARY-a"}`, `{"dk_a":"CANARY-b"}`)},
+	}, nil)
+	b, err := Marshal(Build(in, model.Redaction{}))
+	require.NoError(t, err)
+	assert.NotContains(t, string(b), `"metadata": [`)
 }
