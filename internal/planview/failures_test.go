@@ -109,3 +109,29 @@ func TestV2FileWithFailuresIsMalformed(t *testing.T) {
 	_, err = Parse([]byte(bad))
 	assert.Equal(t, diag.PlanfileMalformed, classOf(err))
 }
+
+// TestFailureLineHasOnlyTheDetailItKnows: a record with nothing to add
+// (an observation that failed without an error code, a resource still
+// differing with no operation of this run) is its mark, subject and class
+// alone, no ": " after the class; an access denial whose IAM actions are
+// not known names the error code and no "grant".
+func TestFailureLineHasOnlyTheDetailItKnows(t *testing.T) {
+	in := Input{Command: CommandSync, GitRevision: rev, Scopes: []ScopeInput{
+		{Name: "staging", Region: "us-east-1", Status: vocab.StatusObservationFailed, Verification: vocab.VerificationNotRun,
+			Failures: []Failure{{Class: diag.ObserveFailed}}},
+		{Name: "prod", Region: "eu-west-1", Status: vocab.StatusVerificationFailed, Verification: vocab.VerificationFailed,
+			Failures: []Failure{{Ordinal: 1, Name: "prod/app/db", Class: diag.VerifyNotConverged}}},
+		{Name: "dev", Region: "eu-west-1", Status: vocab.StatusObservationFailed, Verification: vocab.VerificationNotRun,
+			Failures: []Failure{{Class: diag.ObserveFailed, ErrorCode: "AccessDeniedException"}}},
+	}}
+	v := Build(in, model.Redaction{ShowNames: true})
+	require.NoError(t, v.Validate())
+	txt := Text(v)
+	for _, want := range []string{
+		"  x observation failed (observe:failed)\n",
+		"  ? prod/app/db still differs (verify:not-converged)\n",
+		"  x observation failed (observe:failed): AccessDeniedException\n",
+	} {
+		assert.Contains(t, txt, want)
+	}
+}

@@ -1,6 +1,7 @@
 package planview
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -197,4 +198,58 @@ func TestMarkdownCappedHoldsWithManyScopes(t *testing.T) {
 		assert.True(t, strings.HasPrefix(full, got[:strings.Index(got, "| scope |")]), "the header is kept whole")
 	}
 	assert.Contains(t, MarkdownCapped(v, GitHubCommentLimit-100), "#### Scope `scope-1` ·", "scope sections follow the table while they fit")
+}
+
+// TestMarkdownCappedNoteCountsTheLinesNotShown: the note of a cut says
+// exactly how many lines of the plan's blocks are missing: the lines of
+// the fenced blocks of the whole comment less those of the cut one, at
+// three limits that each cut inside the operations block (some of its
+// lines written).
+func TestMarkdownCappedNoteCountsTheLinesNotShown(t *testing.T) {
+	in := single("", vocab.StatusDrift, nil, nil)
+	for i := range 300 {
+		in.Scopes[0].Operations = append(in.Scopes[0].Operations, Operation{Ordinal: i + 1, Name: "s" + itoa(i), Action: vocab.ActionRestore,
+			Reason: vocab.ReasonScheduledForDeletion})
+	}
+	v := Build(in, model.Redaction{})
+	blockLines := func(md string) int {
+		n, in := 0, false
+		for _, l := range strings.Split(md, "\n") {
+			switch {
+			case strings.HasPrefix(l, "```"):
+				in = !in
+			case in && l != "":
+				n++
+			}
+		}
+		return n
+	}
+	all := blockLines(Markdown(v))
+	require.Greater(t, all, 300)
+	for _, limit := range []int{2048, 4096, 8000} {
+		got := MarkdownCapped(v, limit)
+		shown := blockLines(got)
+		require.Less(t, shown, all, "limit %d must cut", limit)
+		assert.Contains(t, got, fmt.Sprintf("_Truncated to stay under GitHub's size limit: %d lines are not shown.", all-shown), "limit %d", limit)
+	}
+}
+
+// TestMarkdownCappedHoldsAtEveryLimitWithAHugeFence: with a fence of 3,001
+// backticks, longer than the 400 bytes kept for the note, the cap holds at
+// limits every 97 bytes from 2,048 to 20,000: a cut that falls on a block's
+// opening line must count both of its fences.
+func TestMarkdownCappedHoldsAtEveryLimitWithAHugeFence(t *testing.T) {
+	key := strings.Repeat("`", 3000)
+	in := single("", vocab.StatusDrift, nil, nil)
+	for i := range 40 {
+		in.Scopes[0].Operations = append(in.Scopes[0].Operations, Operation{Ordinal: i + 1, Name: "prod/app/s" + itoa(i), Action: vocab.ActionCreate,
+			Reason: vocab.ReasonAbsent, Keys: summary(t, `{"`+key+`":1,"b":2}`, "")})
+	}
+	v := Build(in, model.Redaction{ShowNames: true})
+	for limit := 2048; limit <= 20000; limit += 97 {
+		got := MarkdownCapped(v, limit)
+		if len(got) >= limit {
+			t.Fatalf("limit %d: %d bytes", limit, len(got))
+		}
+	}
 }
