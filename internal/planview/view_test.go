@@ -155,13 +155,7 @@ func TestRenderKnowsTheShowFormats(t *testing.T) {
 // TestMarkdownCappedHoldsWithAHugeFence: a desired key made of backticks
 // makes the fence long; the cap still holds and every fence is closed.
 func TestMarkdownCappedHoldsWithAHugeFence(t *testing.T) {
-	key := strings.Repeat("`", 3000)
-	in := single("", vocab.StatusDrift, nil, nil)
-	for i := range 200 {
-		in.Scopes[0].Operations = append(in.Scopes[0].Operations, Operation{Ordinal: i + 1, Name: "prod/app/s" + itoa(i), Action: vocab.ActionCreate,
-			Reason: vocab.ReasonAbsent, Keys: summary(t, `{"`+key+`":1,"b":2}`, "")})
-	}
-	v := Build(in, model.Redaction{ShowNames: true})
+	v := hugeFencePlan(t, 200)
 	for _, limit := range []int{2048, 8000, GitHubCommentLimit} {
 		got := MarkdownCapped(v, limit)
 		assert.Less(t, len(got), limit)
@@ -239,14 +233,21 @@ func TestMarkdownCappedNoteCountsTheLinesNotShown(t *testing.T) {
 // limits every 97 bytes from 2,048 to 20,000: a cut that falls on a block's
 // opening line must count both of its fences.
 func TestMarkdownCappedHoldsAtEveryLimitWithAHugeFence(t *testing.T) {
-	key := strings.Repeat("`", 3000)
-	in := single("", vocab.StatusDrift, nil, nil)
-	for i := range 40 {
-		in.Scopes[0].Operations = append(in.Scopes[0].Operations, Operation{Ordinal: i + 1, Name: "prod/app/s" + itoa(i), Action: vocab.ActionCreate,
-			Reason: vocab.ReasonAbsent, Keys: summary(t, `{"`+key+`":1,"b":2}`, "")})
-	}
-	v := Build(in, model.Redaction{ShowNames: true})
+	v := hugeFencePlan(t, 40)
 	for limit := 2048; limit <= 20000; limit += 97 {
 		require.Less(t, len(MarkdownCapped(v, limit)), limit, "limit %d", limit)
 	}
+}
+
+// hugeFencePlan is a plan of n creates whose documents each have a key of
+// 3,000 backticks, so its Markdown fences are 3,001 backticks long; names
+// shown.
+func hugeFencePlan(t *testing.T, n int) View {
+	key := strings.Repeat("`", 3000)
+	in := single("", vocab.StatusDrift, nil, nil)
+	for i := range n {
+		in.Scopes[0].Operations = append(in.Scopes[0].Operations, Operation{Ordinal: i + 1, Name: "prod/app/s" + itoa(i), Action: vocab.ActionCreate,
+			Reason: vocab.ReasonAbsent, Keys: summary(t, `{"`+key+`":1,"b":2}`, "")})
+	}
+	return Build(in, model.Redaction{ShowNames: true})
 }
