@@ -78,3 +78,19 @@ func FuzzValidateParameterName(f *testing.F) {
 		}
 	})
 }
+
+// TestMaxParameterNameBytesIsTheDocumentedFigure: 949 bytes, derived in
+// MaxParameterNameBytes' comment from PutParameter's limit of 1,011
+// characters on a name with its full ARN (AWS API reference, PutParameter,
+// Name): a name of 949 bytes is valid, one of 950 too long.
+func TestMaxParameterNameBytesIsTheDocumentedFigure(t *testing.T) {
+	if MaxParameterNameBytes != 949 {
+		t.Fatalf("MaxParameterNameBytes = %d, want 949", MaxParameterNameBytes)
+	}
+	if err := ValidateParameterName("/" + strings.Repeat("n", 948)); err != nil {
+		t.Errorf("a 949-byte name: %v", err)
+	}
+	if err := ValidateParameterName("/" + strings.Repeat("n", 949)); !errors.Is(err, ErrParameterTooLong) {
+		t.Errorf("a 950-byte name: %v, want %v", err, ErrParameterTooLong)
+	}
+}

@@ -51,3 +51,14 @@ func TestCheckReplicaHome(t *testing.T) {
 		t.Error("a replica in another partition accepted")
 	}
 }
+
+// TestReplicaRegionsOf: the Regions in the replicas' order; none is nil.
+func TestReplicaRegionsOf(t *testing.T) {
+	got := ReplicaRegionsOf([]Replica{{Region: "us-west-2"}, {Region: "eu-west-1"}})
+	if !reflect.DeepEqual(got, []string{"us-west-2", "eu-west-1"}) {
+		t.Errorf("ReplicaRegionsOf = %v, want [us-west-2 eu-west-1]", got)
+	}
+	if got := ReplicaRegionsOf(nil); got != nil {
+		t.Errorf("ReplicaRegionsOf(nil) = %v, want nil", got)
+	}
+}
