@@ -120,3 +120,21 @@ func TestNearestLimitIsAThirdOfTheName(t *testing.T) {
 		assert.Equal(t, c.want, Nearest(c.name, c.names), "%q in %q", c.name, c.names)
 	}
 }
+
+// TestDefaults_EveryDeclaredDefaultIsSetRequiredOnesEmpty: Defaults holds
+// each declared default (--repository ".", --revision HEAD, source-root
+// "secrets") and leaves a setting without one empty (repository-id).
+func TestDefaults_EveryDeclaredDefaultIsSetRequiredOnesEmpty(t *testing.T) {
+	o := Defaults()
+	assert.Equal(t, ".", o.Desired.RepoPath)
+	assert.Equal(t, "HEAD", o.Desired.Revision)
+	assert.Equal(t, "secrets", o.Desired.SourceRoot)
+	assert.Empty(t, o.Desired.RepositoryID)
+}
+
+// TestOneOffArgs: the flags of a one-off run of a listed scope start with
+// --scope NAME; the default scope's are the flags alone.
+func TestOneOffArgs(t *testing.T) {
+	assert.Equal(t, "--allow-deletions", OneOffArgs("", "--allow-deletions"))
+	assert.Equal(t, "--scope prod-eu --allow-deletions", OneOffArgs("prod-eu", "--allow-deletions"))
+}

@@ -114,3 +114,17 @@ func TestUnfillable(t *testing.T) {
 		t.Fatalf("unfillable %v, want [app/a]", got)
 	}
 }
+
+// TestAWSOwnedSet: each desired secret an entry matches under the
+// state's prefix maps to that entry; none matching is nil.
+func TestAWSOwnedSet(t *testing.T) {
+	want := model.State{Scope: model.Scope{Prefix: "app"}, Secrets: []model.Secret{{Name: "app/db/main"}, {Name: "app/db/replica"}, {Name: "app/api"}}}
+	db := model.AWSOwned{Secret: "db/*", Keys: []string{"/password"}}
+	got := plan.AWSOwnedSet(want, []model.AWSOwned{db})
+	if len(got) != 2 || got["app/db/main"].Secret != "db/*" || got["app/db/replica"].Secret != "db/*" {
+		t.Errorf("AWSOwnedSet = %v, want app/db/main and app/db/replica mapped to db/*", got)
+	}
+	if got := plan.AWSOwnedSet(want, []model.AWSOwned{{Secret: "cache", Keys: []string{"/k"}}}); got != nil {
+		t.Errorf("no match: %v, want nil", got)
+	}
+}

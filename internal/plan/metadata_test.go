@@ -281,3 +281,25 @@ func TestForeignMetadata(t *testing.T) {
 		t.Errorf("an absent secret shows no metadata")
 	}
 }
+
+// TestForeignMetadata_KMSKey: a configured KMS key not visible yet (the
+// secret still shows the key planning saw) is lag; a third key is another
+// writer's.
+func TestForeignMetadata_KMSKey(t *testing.T) {
+	const key = "arn:aws:kms:eu-west-1:123456789012:key/"
+	m := model.Metadata{KMSKeyID: key + "ours"}
+	with := func(kms string) plan.ObservedSecret {
+		o := owned("app/db", "secrets/db.sops.json", `{}`)
+		o.KMSKeyID = kms
+		return o
+	}
+	seen := plan.SeenMetadata(m, with(key+"old"))
+	if seen.KMSKeyID != key+"old" {
+		t.Fatalf("seen = %+v", seen)
+	}
+	for kms, foreign := range map[string]bool{key + "ours": false, key + "old": false, key + "theirs": true} {
+		if got := plan.ForeignMetadata(m, with(kms), seen); got != foreign {
+			t.Errorf("%s: ForeignMetadata = %v, want %v", kms, got, foreign)
+		}
+	}
+}
