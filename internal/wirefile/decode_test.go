@@ -171,3 +171,24 @@ func TestRegression_DashCommaTagIsFieldNamedDash(t *testing.T) {
 	require.ErrorAs(t, Decode([]byte(`{"name":"n"}`), &d), &de, "the field has no omitempty: it is required")
 	assert.Equal(t, "missing key -", de.Reason)
 }
+
+// TestDecodeHoldsAMapsValuesToTheirType: a map's values are decoded
+// with the map's element type, as strictly as struct fields: a field name
+// in another case or an unknown field inside a map[string]struct value is
+// refused (encoding/json alone accepts both), a number where
+// map[string]string wants a string too.
+func TestDecodeHoldsAMapsValuesToTheirType(t *testing.T) {
+	type withMap struct {
+		M map[string]inner `json:"m"`
+	}
+	var w withMap
+	require.NoError(t, Decode([]byte(`{"m":{"k":{"a":1,"b":2}}}`), &w))
+	assert.Equal(t, inner{1, 2}, w.M["k"])
+	var de *DecodeError
+	for _, data := range []string{`{"m":{"k":{"A":1,"b":2}}}`, `{"m":{"k":{"a":1,"b":2,"c":3}}}`} {
+		var w withMap
+		assert.ErrorAs(t, Decode([]byte(data), &w), &de, data)
+	}
+	var s sample
+	assert.ErrorAs(t, Decode([]byte(`{"name":"x","inner":{"a":1,"b":2},"list":[],"tags":{"k":1}}`), &s), &de)
+}

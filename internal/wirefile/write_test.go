@@ -160,3 +160,38 @@ func TestSameTarget(t *testing.T) {
 		assert.False(t, SameTarget(p[0], p[1]), "%v", p)
 	}
 }
+
+// failingValue fails Validate with err, or, when err is nil, encodes with
+// an error (a channel is not JSON).
+type failingValue struct {
+	err error
+	C   chan int `json:"c"`
+}
+
+func (v failingValue) Validate() error { return v.err }
+
+// TestMarshalFailureNamesItsStep: a value that fails Validate is a
+// *WriteError of step validate, one that cannot be encoded of step encode;
+// WriteJSON returns the same error and writes nothing.
+func TestMarshalFailureNamesItsStep(t *testing.T) {
+	invalid := failingValue{err: errors.New("CANARY invalid")}
+	_, err := Marshal(invalid)
+	assert.Equal(t, "validate", StepOf(err))
+	_, err = Marshal(failingValue{C: make(chan int)})
+	assert.Equal(t, "encode", StepOf(err))
+
+	path := filepath.Join(t.TempDir(), "out.json")
+	err = testFile.WriteJSON(path, invalid)
+	assert.Equal(t, "validate", StepOf(err))
+	_, statErr := os.Stat(path)
+	assert.True(t, errors.Is(statErr, os.ErrNotExist), "nothing written")
+}
+
+// TestDirOf: the directory a file is synced through: "." for a bare name,
+// "/" for a file directly under the root, the part before the last "/"
+// otherwise (".." kept, unlike filepath.Dir).
+func TestDirOf(t *testing.T) {
+	for path, want := range map[string]string{"plan.json": ".", "/plan.json": "/", "a/plan.json": "a", "missing/../r": "missing/..", "/a/b": "/a"} {
+		assert.Equal(t, want, dirOf(path), path)
+	}
+}
