@@ -212,7 +212,9 @@ func TestAdapter_LeadingSlashPrefix(t *testing.T) {
 }
 
 // A parameter that is not a plain SecureString has a Shape (conflict
-// parameter-shape when owned): String, StringList, a policy.
+// parameter-shape when owned): String, StringList, a policy, a data type
+// other than text (aws:ssm:integration); a SecureString of data type text
+// has none.
 func TestAdapter_Shape(t *testing.T) {
 	f := start(t)
 	tags := func() []types.Tag {
@@ -236,7 +238,10 @@ func TestAdapter_Shape(t *testing.T) {
 		in.Tier = types.ParameterTierAdvanced
 		in.Policies = aws.String(`[{"Type":"Expiration","Version":"1.0","Attributes":{"Timestamp":"2030-01-01T00:00:00.000Z"}}]`)
 	})
-	for name, want := range map[string]string{"prod/app/plain": "type", "prod/app/list": "type", "prod/app/expiring": "policy"} {
+	put("/prod/app/integration", types.ParameterTypeSecureString, func(in *ssm.PutParameterInput) { in.DataType = aws.String("aws:ssm:integration") })
+	put("/prod/app/text", types.ParameterTypeSecureString, func(in *ssm.PutParameterInput) { in.DataType = aws.String("text") })
+	for name, want := range map[string]string{"prod/app/plain": "type", "prod/app/list": "type", "prod/app/expiring": "policy",
+		"prod/app/integration": "data-type", "prod/app/text": ""} {
 		o, err := f.a.Describe(ctx, name)
 		require.NoError(t, err)
 		assert.Equal(t, want, o.Shape, name)
@@ -347,6 +352,26 @@ func TestAdapter_Throttling(t *testing.T) {
 	assert.True(t, e.Throttled)
 	assert.False(t, e.Ambiguous)
 	assert.Equal(t, "v1", f.param(t, "/prod/app/db").Value)
+}
+
+// A parameter whose tags cannot be read for a reason other than its
+// being gone fails the describe with that error (AccessDeniedException);
+// one ListTagsForResource calls gone (InvalidResourceId: deleted between
+// the two reads) is no parameter.
+func TestAdapter_TagsReadFailureIsNotAbsence(t *testing.T) {
+	f := start(t)
+	f.create(t, "prod/app/db", "v1")
+	f.srv.SetFaults(t, emulator.Faults{Script: []emulator.ScriptedFault{
+		{Operation: "ListTagsForResource", Nth: 1, Fault: "error:AccessDeniedException:denied"},
+		{Operation: "ListTagsForResource", Nth: 2, Fault: "error:InvalidResourceId:gone"},
+	}})
+	_, err := f.a.Describe(ctx, "prod/app/db")
+	var e *engine.Error
+	require.True(t, errors.As(err, &e), "%v", err)
+	assert.Equal(t, "AccessDeniedException", e.Code)
+	o, err := f.a.Describe(ctx, "prod/app/db")
+	require.NoError(t, err)
+	assert.False(t, o.Exists, "gone between the describe and the tags")
 }
 
 // The pace's ceilings are Parameter Store's own (3 writes/s, 40 value
