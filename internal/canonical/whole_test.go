@@ -43,6 +43,13 @@ func TestWholeValues(t *testing.T) {
 		if !errors.As(err, &ce) || ce.Class != c.class {
 			t.Errorf("%v: got %v, want %s", c.f, err, c.class)
 		}
+		// Whole, the check alone (the decryptor's), refuses alike.
+		if err := Whole(c.f, c.in); !errors.As(err, &ce) || ce.Class != c.class {
+			t.Errorf("Whole %v: got %v, want %s", c.f, err, c.class)
+		}
+	}
+	if err := Whole(Text, pem); err != nil {
+		t.Errorf("Whole of a PEM: %v", err)
 	}
 }
 
