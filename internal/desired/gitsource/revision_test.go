@@ -227,3 +227,32 @@ func TestTagChainsArePeeledUpTo63Deep(t *testing.T) {
 	_, e := repo.Resolve("t64")
 	wantClass(t, "64 tags", e, diag.GitRevision)
 }
+
+// TestResolveTreeReadsAStagedTree: ResolveTree takes the full id of a tree
+// no commit holds yet (`git write-tree` of the index, in either letter
+// case) and lists what is staged; a commit's SHA resolves as Resolve does;
+// 40 hex digits naming no object are git:revision.
+func TestResolveTreeReadsAStagedTree(t *testing.T) {
+	dir, sha := newRepo(t, map[string]string{"secrets/a.sops.json": "{}"})
+	if err := os.WriteFile(filepath.Join(dir, "secrets", "b.sops.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitRun(t, dir, "add", "-A")
+	tree := gitRun(t, dir, "write-tree")
+	repo := open(t, dir)
+	for _, rev := range []string{tree, strings.ToUpper(tree)} {
+		c, e := repo.ResolveTree(rev)
+		if e != nil || c.Hash != tree {
+			t.Fatalf("ResolveTree(%s) = %+v, %v; want the tree %s", rev, c, e, tree)
+		}
+		if got := listed(t, repo, c, "secrets"); strings.Join(got, ",") != "secrets/a.sops.json a.sops.json,secrets/b.sops.json b.sops.json" {
+			t.Errorf("the staged tree lists %v", got)
+		}
+	}
+	if c, e := repo.ResolveTree(sha); e != nil || c.Hash != sha {
+		t.Errorf("ResolveTree(commit) = %+v, %v; want the commit %s", c, e, sha)
+	}
+	if _, e := repo.ResolveTree(strings.Repeat("ab", 20)); e == nil || e.Class != diag.GitRevision {
+		t.Errorf("40 hex digits naming no object: %v, want %s", e, diag.GitRevision)
+	}
+}

@@ -217,3 +217,37 @@ func TestCheckSizesABorrowedBlob(t *testing.T) {
 		t.Error("a document over the cap stopped the repository")
 	}
 }
+
+// TestRootTreeIsGitsTreeOfTheRoot: RootTree is the id git prints for
+// COMMIT:ROOT ("." the commit's tree); a root that does not exist is the
+// empty tree's id with MissingRootIsEmpty and source:missing-root without;
+// a root that is a file is source:missing-root either way.
+func TestRootTreeIsGitsTreeOfTheRoot(t *testing.T) {
+	dir, sha := newRepo(t, map[string]string{"secrets/a/b.sops.json": "{}", "secrets/c.sops.json": "{}", "file": "x"})
+	repo := open(t, dir)
+	c, e := repo.Resolve("HEAD")
+	if e != nil {
+		t.Fatal(e)
+	}
+	for root, want := range map[string]string{".": gitRun(t, dir, "rev-parse", sha+"^{tree}"), "secrets": gitRun(t, dir, "rev-parse", sha+":secrets"),
+		"secrets/a": gitRun(t, dir, "rev-parse", sha+":secrets/a")} {
+		if got, e := repo.RootTree(c, root, MissingRootFails); e != nil || got != want {
+			t.Errorf("RootTree(%s) = %s, %v; want %s", root, got, e, want)
+		}
+	}
+	const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+	if got, e := repo.RootTree(c, "absent", MissingRootIsEmpty); e != nil || got != emptyTree {
+		t.Errorf("an absent root with MissingRootIsEmpty: %s, %v; want the empty tree", got, e)
+	}
+	for _, missing := range []MissingRoot{MissingRootFails, MissingRootIsEmpty} {
+		root := "file"
+		if missing == MissingRootFails {
+			if _, e := repo.RootTree(c, "absent", missing); e == nil || e.Class != diag.SourceMissingRoot {
+				t.Errorf("an absent root: %v, want %s", e, diag.SourceMissingRoot)
+			}
+		}
+		if _, e := repo.RootTree(c, root, missing); e == nil || e.Class != diag.SourceMissingRoot {
+			t.Errorf("a root that is a file (%d): %v, want %s", missing, e, diag.SourceMissingRoot)
+		}
+	}
+}
