@@ -374,6 +374,26 @@ func TestAdapter_TagsReadFailureIsNotAbsence(t *testing.T) {
 	assert.False(t, o.Exists, "gone between the describe and the tags")
 }
 
+// A throttled read cuts the reads' limit, and the answered reads that
+// follow (each after waiting for its turn at the cut limit) raise it again
+// by the pace's Recovery: answers count as admitted (pace.Succeeded).
+func TestAdapter_AnsweredReadsRaiseTheCutLimit(t *testing.T) {
+	f := start(t)
+	f.create(t, "prod/app/db", "v1")
+	f.srv.SetFaults(t, emulator.Faults{Script: []emulator.ScriptedFault{
+		{Operation: "ListTagsForResource", Nth: 1, Fault: "error:ThrottlingException:Rate exceeded"},
+	}})
+	_, err := f.a.Describe(ctx, "prod/app/db")
+	require.NoError(t, err)
+	after := f.a.Pace().Limit(pace.Reads)
+	require.Less(t, after, pace.ParameterStoreLimits().Reads, "the throttle cut the limit")
+	for range 3 {
+		_, err := f.a.Describe(ctx, "prod/app/db")
+		require.NoError(t, err)
+	}
+	assert.Greater(t, f.a.Pace().Limit(pace.Reads), after, "answered reads raise the cut limit")
+}
+
 // The pace's ceilings are Parameter Store's own (3 writes/s, 40 value
 // reads/s), never Secrets Manager's.
 func TestAdapter_OwnPace(t *testing.T) {
