@@ -325,6 +325,28 @@ func TestVerification_FixedPollBoundedByTimeout(t *testing.T) {
 	}
 }
 
+// TestVerification_AnotherWritersValueAtTheDeadlineFails: a value that is
+// neither the commit's nor the one planning saw (another writer's, right
+// after this run's put) still showing when every verification round has
+// completed and the clock passed the timeout is a real mismatch: failed,
+// with the resource named (verify:not-converged), never the inconclusive
+// of lag. The rounds run on an injected clock, so the deadline is met
+// between two rounds, never mid-observation.
+func TestVerification_AnotherWritersValueAtTheDeadlineFails(t *testing.T) {
+	e := newEnv(t)
+	e.seedOwned(t, "a", `{"v":0}`)
+	var once sync.Once
+	spy := &putSpy{Port: e.port, after: func() { once.Do(func() { e.put(t, nameOf("a"), `{"v":"writer"}`) }) }}
+	cfg := e.cfg(engine.ModeSync, 1)
+	cfg.Clock = &stepClock{now: time.Unix(1_700_000_000, 0)}
+	cfg.PollInterval, cfg.VerificationTimeout = 250*time.Millisecond, time.Second
+	res := e.runPort(t, cfg, state(doc{"a", `{"v":1}`}), spy)
+	wantResult(t, res, vocab.StatusVerificationFailed, vocab.VerificationFailed, vocab.Counts{Update: 1})
+	if !strings.Contains(e.logs.String(), `"error_class":"verify:not-converged"`) {
+		t.Errorf("no record names the resource:\n%s", e.logs)
+	}
+}
+
 // TestVerificationTimeoutBoundsFirstObservation: --verification-timeout
 // bounds the whole verification, its first observation included. With
 // every call taking at least 200 ms and a 50 ms timeout, the first
