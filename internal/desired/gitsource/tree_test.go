@@ -239,15 +239,12 @@ func TestRootTreeIsGitsTreeOfTheRoot(t *testing.T) {
 	if got, e := repo.RootTree(c, "absent", MissingRootIsEmpty); e != nil || got != emptyTree {
 		t.Errorf("an absent root with MissingRootIsEmpty: %s, %v; want the empty tree", got, e)
 	}
-	for _, missing := range []MissingRoot{MissingRootFails, MissingRootIsEmpty} {
-		root := "file"
-		if missing == MissingRootFails {
-			if _, e := repo.RootTree(c, "absent", missing); e == nil || e.Class != diag.SourceMissingRoot {
-				t.Errorf("an absent root: %v, want %s", e, diag.SourceMissingRoot)
-			}
-		}
-		if _, e := repo.RootTree(c, root, missing); e == nil || e.Class != diag.SourceMissingRoot {
-			t.Errorf("a root that is a file (%d): %v, want %s", missing, e, diag.SourceMissingRoot)
+	for _, r := range []struct {
+		root    string
+		missing MissingRoot
+	}{{"absent", MissingRootFails}, {"file", MissingRootFails}, {"file", MissingRootIsEmpty}} {
+		if _, e := repo.RootTree(c, r.root, r.missing); e == nil || e.Class != diag.SourceMissingRoot {
+			t.Errorf("RootTree(%s, %d): %v, want %s", r.root, r.missing, e, diag.SourceMissingRoot)
 		}
 	}
 }
