@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"io"
 	"math"
 	"net/http"
@@ -387,8 +388,8 @@ func serveSettings[T any](w http.ResponseWriter, r *http.Request, get func() T, 
 // readControl decodes a strict JSON body (unknown fields are errors, so a
 // typo never silently does nothing).
 func readControl(w http.ResponseWriter, r *http.Request, v any) bool {
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
-	if err != nil || len(body) > maxBody {
+	body, err := io.ReadAll(io.LimitReader(r.Body, core.MaxBody+1))
+	if err != nil || len(body) > core.MaxBody {
 		writeControlError(w, http.StatusBadRequest, "cannot read the request body (at most 1 MiB)")
 		return false
 	}

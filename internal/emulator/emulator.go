@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"encoding/json"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"io"
 	"log/slog"
 	"maps"
@@ -9,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -19,8 +19,6 @@ import (
 const (
 	DefaultRegion    = "us-east-1"
 	DefaultAccountID = "123456789012"
-	// maxBody caps a request body: a 65,536-byte binary is ~87 KiB in base64.
-	maxBody = 1 << 20
 )
 
 // Emulator is an in-memory AWS Secrets Manager. It is an http.Handler that
@@ -222,16 +220,16 @@ func (e *Emulator) serveAPI(w http.ResponseWriter, r *http.Request) {
 // operation, the HTTP status (0 when the connection was closed without a
 // response), the error code if any, and the injected fault kind if any.
 func (e *Emulator) handleAPI(w http.ResponseWriter, r *http.Request) (op string, status int, code, fault string) {
-	fail := func(err *apiError) (string, int, string, string) {
-		writeAPIError(w, err)
-		return op, err.status, err.code, fault
+	fail := func(err *core.Error) (string, int, string, string) {
+		core.WriteError(w, err)
+		return op, err.Status, err.Code, fault
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	body, err := io.ReadAll(io.LimitReader(r.Body, core.MaxBody+1))
 	if err != nil {
-		return fail(errf("SerializationException", "failed to read the request body"))
+		return fail(core.Errf("SerializationException", "failed to read the request body"))
 	}
-	if len(body) > maxBody {
-		return fail(errf("SerializationException", "the request body is larger than %d bytes", maxBody))
+	if len(body) > core.MaxBody {
+		return fail(core.Errf("SerializationException", "the request body is larger than %d bytes", core.MaxBody))
 	}
 	if isSTS(r) {
 		return e.serveSTS(w, r, body)
@@ -240,7 +238,7 @@ func (e *Emulator) handleAPI(w http.ResponseWriter, r *http.Request) (op string,
 	if r.Method != http.MethodPost || h == nil {
 		e.countUnknown()
 		op = "Unknown"
-		return fail(errf("UnknownOperationException", "the emulator does not serve this request; send POST with X-Amz-Target: secretsmanager.<Operation> or AmazonSSM.<Operation>"))
+		return fail(core.Errf("UnknownOperationException", "the emulator does not serve this request; send POST with X-Amz-Target: secretsmanager.<Operation> or AmazonSSM.<Operation>"))
 	}
 
 	e.mu.Lock()
@@ -250,7 +248,7 @@ func (e *Emulator) handleAPI(w http.ResponseWriter, r *http.Request) (op string,
 		e.countUnrouted(op)
 		return fail(aerr)
 	}
-	plan := e.admit(p, op, sdkAttempt(r.Header))
+	plan := e.admit(p, op, core.SDKAttempt(r.Header))
 	fault = plan.name()
 	if plan.delay > 0 {
 		t := time.NewTimer(plan.delay)
@@ -263,14 +261,14 @@ func (e *Emulator) handleAPI(w http.ResponseWriter, r *http.Request) (op string,
 	}
 	switch plan.kind {
 	case faultAmbiguousBefore:
-		abort(w)
+		core.Abort(w)
 		return op, 0, "", fault
 	case faultError:
 		return fail(plan.err)
 	}
 	out, aerr := h(&call{Emulator: e, part: p}, body)
 	if plan.kind == faultAmbiguousAfter {
-		abort(w)
+		core.Abort(w)
 		return op, 0, "", fault
 	}
 	if aerr != nil {
@@ -278,9 +276,9 @@ func (e *Emulator) handleAPI(w http.ResponseWriter, r *http.Request) (op string,
 	}
 	b, merr := json.Marshal(out)
 	if merr != nil {
-		return fail(errf("InternalServiceError", msgInternal))
+		return fail(core.Errf("InternalServiceError", core.MsgInternal))
 	}
-	writeAPI(w, http.StatusOK, b)
+	core.WriteAPI(w, http.StatusOK, b)
 	return op, http.StatusOK, "", fault
 }
 
@@ -288,7 +286,7 @@ func (e *Emulator) handleAPI(w http.ResponseWriter, r *http.Request) (op string,
 // handler: "secretsmanager.<Operation>" for Secrets Manager,
 // "AmazonSSM.<Operation>" for Parameter Store (the two services' model
 // target prefixes). The handler is nil for anything else.
-func lookupOperation(target string) (string, opFunc) {
+func lookupOperation(target string) (string, core.Handler[*call]) {
 	if op, ok := strings.CutPrefix(target, "secretsmanager."); ok {
 		return op, operations[op]
 	}
@@ -296,21 +294,6 @@ func lookupOperation(target string) (string, opFunc) {
 		return op, ssmOperations[op]
 	}
 	return target, nil
-}
-
-// sdkAttempt is the attempt number an AWS SDK put in its Amz-Sdk-Request
-// header ("attempt=2; max=3": the SDK's second try of one call); 1 when the
-// header is absent or unreadable. aws-sdk-go-v2 sets it in its retry
-// middleware (aws/retry), as the other AWS SDKs do.
-func sdkAttempt(h http.Header) int {
-	for part := range strings.SplitSeq(h.Get("Amz-Sdk-Request"), ";") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(part), "attempt="); ok {
-			if n, err := strconv.Atoi(v); err == nil && n > 1 {
-				return n
-			}
-		}
-	}
-	return 1
 }
 
 func (e *Emulator) countUnknown() {
@@ -327,76 +310,29 @@ func (e *Emulator) countUnrouted(op string) {
 	e.mu.Unlock()
 }
 
-// abort closes the connection without an HTTP response, so the client
-// cannot tell whether the request was applied.
-func abort(w http.ResponseWriter) {
-	if hj, ok := w.(http.Hijacker); ok {
-		if conn, _, err := hj.Hijack(); err == nil {
-			_ = conn.Close()
-			return
-		}
-	}
-	panic(http.ErrAbortHandler)
-}
-
-func writeAPIError(w http.ResponseWriter, e *apiError) {
-	writeAPI(w, e.status, encodeError(e))
-}
-
-func writeAPI(w http.ResponseWriter, status int, body []byte) {
-	h := w.Header()
-	h.Set("Content-Type", amzJSON)
-	h.Set("X-Amzn-Requestid", newRequestID())
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
-}
-
-// decodeBody decodes a JSON object request body; an empty body is {}.
-func decodeBody(body []byte, v any) *apiError {
-	if len(strings.TrimSpace(string(body))) == 0 {
-		return nil
-	}
-	if err := json.Unmarshal(body, v); err != nil {
-		return errf("SerializationException", "the request body is not a valid JSON object for this operation")
-	}
-	return nil
-}
-
-type opFunc func(e *call, body []byte) (any, *apiError)
-
-func op[T any](f func(*call, *T) (any, *apiError)) opFunc {
-	return func(e *call, body []byte) (any, *apiError) {
-		in := new(T)
-		if err := decodeBody(body, in); err != nil {
-			return nil, err
-		}
-		return f(e, in)
-	}
-}
-
 // operations maps each served X-Amz-Target operation to its handler.
-var operations map[string]opFunc
+var operations map[string]core.Handler[*call]
 
 func init() {
-	operations = map[string]opFunc{
-		"CreateSecret":                 op((*call).createSecret),
-		"PutSecretValue":               op((*call).putSecretValue),
-		"UpdateSecret":                 op((*call).updateSecret),
-		"DescribeSecret":               op((*call).describeSecret),
-		"GetSecretValue":               op((*call).getSecretValue),
-		"BatchGetSecretValue":          op((*call).batchGetSecretValue),
-		"ListSecrets":                  op((*call).listSecrets),
-		"ListSecretVersionIds":         op((*call).listSecretVersionIDs),
-		"DeleteSecret":                 op((*call).deleteSecret),
-		"RestoreSecret":                op((*call).restoreSecret),
-		"TagResource":                  op((*call).tagResource),
-		"UntagResource":                op((*call).untagResource),
-		"UpdateSecretVersionStage":     op((*call).updateSecretVersionStage),
-		"ReplicateSecretToRegions":     op((*call).replicateSecretToRegions),
-		"RemoveRegionsFromReplication": op((*call).removeRegionsFromReplication),
-		"PutResourcePolicy":            op((*call).putResourcePolicy),
-		"GetResourcePolicy":            op((*call).getResourcePolicy),
-		"DeleteResourcePolicy":         op((*call).deleteResourcePolicy),
+	operations = map[string]core.Handler[*call]{
+		"CreateSecret":                 core.Op((*call).createSecret),
+		"PutSecretValue":               core.Op((*call).putSecretValue),
+		"UpdateSecret":                 core.Op((*call).updateSecret),
+		"DescribeSecret":               core.Op((*call).describeSecret),
+		"GetSecretValue":               core.Op((*call).getSecretValue),
+		"BatchGetSecretValue":          core.Op((*call).batchGetSecretValue),
+		"ListSecrets":                  core.Op((*call).listSecrets),
+		"ListSecretVersionIds":         core.Op((*call).listSecretVersionIDs),
+		"DeleteSecret":                 core.Op((*call).deleteSecret),
+		"RestoreSecret":                core.Op((*call).restoreSecret),
+		"TagResource":                  core.Op((*call).tagResource),
+		"UntagResource":                core.Op((*call).untagResource),
+		"UpdateSecretVersionStage":     core.Op((*call).updateSecretVersionStage),
+		"ReplicateSecretToRegions":     core.Op((*call).replicateSecretToRegions),
+		"RemoveRegionsFromReplication": core.Op((*call).removeRegionsFromReplication),
+		"PutResourcePolicy":            core.Op((*call).putResourcePolicy),
+		"GetResourcePolicy":            core.Op((*call).getResourcePolicy),
+		"DeleteResourcePolicy":         core.Op((*call).deleteResourcePolicy),
 	}
 }
 

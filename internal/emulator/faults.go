@@ -2,12 +2,12 @@ package emulator
 
 import (
 	"fmt"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 )
 
@@ -29,7 +29,7 @@ const (
 type callPlan struct {
 	delay     time.Duration
 	kind      faultKind
-	err       *apiError
+	err       *core.Error
 	throttled bool // err is the quota's ThrottlingException
 }
 
@@ -39,7 +39,7 @@ func (p callPlan) name() string {
 	case p.throttled:
 		return "throttled"
 	case p.kind == faultError:
-		return "error:" + p.err.code
+		return "error:" + p.err.Code
 	case p.kind == faultAmbiguousAfter:
 		return kindAfter
 	case p.kind == faultAmbiguousBefore:
@@ -205,17 +205,17 @@ func parseScriptFault(s string) (callPlan, error) {
 	if msg == "" {
 		msg = defaultMessage(code)
 	}
-	return callPlan{kind: faultError, err: errf(code, "%s", msg)}, nil
+	return callPlan{kind: faultError, err: core.Errf(code, "%s", msg)}, nil
 }
 
 func defaultMessage(code string) string {
 	switch code {
 	case "ThrottlingException":
-		return msgRateExceeded
+		return core.MsgRateExceeded
 	case "ResourceNotFoundException":
 		return msgNotFound
 	case "InternalServiceError", "InternalServerError":
-		return msgInternal
+		return core.MsgInternal
 	case "LimitExceededException":
 		return "The request failed because it would exceed one of the Secrets Manager quotas."
 	case "AccessDeniedException":
@@ -302,7 +302,7 @@ func (e *Emulator) admit(p *part, op string, attempt int) callPlan {
 	}
 	for _, a := range f.Denied {
 		if denied, _ := deniedOperation(a); denied == op {
-			plan.kind, plan.err = faultError, errf("AccessDeniedException",
+			plan.kind, plan.err = faultError, core.Errf("AccessDeniedException",
 				"User is not authorized to perform: %s because no identity-based policy allows the %s action", a, a)
 			e.countFault(plan)
 			return plan
@@ -312,14 +312,14 @@ func (e *Emulator) admit(p *part, op string, attempt int) callPlan {
 		now := e.now()
 		if b := e.bucketFor(p, op, now); b != nil && !b.take(now) {
 			e.stats.Throttled[op]++
-			plan.kind, plan.err, plan.throttled = faultError, errf("ThrottlingException", msgRateExceeded), true
+			plan.kind, plan.err, plan.throttled = faultError, core.Errf("ThrottlingException", core.MsgRateExceeded), true
 			return plan
 		}
 	}
 	if f.ErrorRate > 0 && e.faultRNG.Float64() < f.ErrorRate {
-		plan.kind, plan.err = faultError, errf("InternalServiceError", msgInternal)
+		plan.kind, plan.err = faultError, core.Errf("InternalServiceError", core.MsgInternal)
 		if isSSMOp(op) {
-			plan.err = errf("InternalServerError", msgInternal)
+			plan.err = core.Errf("InternalServerError", core.MsgInternal)
 		}
 		e.countFault(plan)
 		return plan
@@ -344,7 +344,7 @@ func (e *Emulator) admit(p *part, op string, attempt int) callPlan {
 func (e *Emulator) countFault(p callPlan) {
 	switch p.kind {
 	case faultError:
-		e.stats.Faults["error:"+p.err.code]++
+		e.stats.Faults["error:"+p.err.Code]++
 	case faultAmbiguousAfter:
 		e.stats.Faults[kindAfter]++
 	case faultAmbiguousBefore:
@@ -371,11 +371,4 @@ func (e *Emulator) newVersionID() string {
 	hi = hi&^0xf000 | 0x4000
 	lo = lo&^(0xc<<60) | 0x8<<60
 	return fmt.Sprintf("%08x-%04x-%04x-%04x-%012x", hi>>32, (hi>>16)&0xffff, hi&0xffff, lo>>48, lo&0xffffffffffff)
-}
-
-var requestCounter atomic.Uint64
-
-func newRequestID() string {
-	n := requestCounter.Add(1)
-	return fmt.Sprintf("e0000000-0000-4000-8000-%012x", n&0xffffffffffff)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -54,7 +55,7 @@ func FuzzServeAPI(f *testing.F) {
 		op := ops[int(opIdx)%len(ops)]
 		req := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body))
 		req.Header.Set("X-Amz-Target", "secretsmanager."+op)
-		req.Header.Set("Content-Type", amzJSON)
+		req.Header.Set("Content-Type", core.AmzJSON)
 		if opIdx >= 128 { // signed for a replica Region: reads and refused writes there
 			req.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential=AKIAFUZZEXAMPLE00001/20260101/eu-west-1/secretsmanager/aws4_request, SignedHeaders=host, Signature=00")
 		}

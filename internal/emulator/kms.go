@@ -3,6 +3,7 @@ package emulator
 import (
 	"errors"
 	"fmt"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"net/http"
 	"slices"
 	"strings"
@@ -194,15 +195,15 @@ func isDigits(s string) bool {
 
 // validKMSKeyIDForm checks KmsKeyId without the registry: length (model
 // KmsKeyIdType 0..2048) and one of the four forms; "" means the default key.
-func validKMSKeyIDForm(kms *string) *apiError {
+func validKMSKeyIDForm(kms *string) *core.Error {
 	if kms == nil || *kms == "" {
 		return nil
 	}
 	if utf8.RuneCountInString(*kms) > maxKmsKeyIDLen {
-		return errTooLong("kmsKeyId", maxKmsKeyIDLen)
+		return core.ErrTooLong("kmsKeyId", maxKmsKeyIDLen)
 	}
 	if _, ok := parseKMSRef(*kms); !ok {
-		return errf("InvalidParameterException", msgKMSInvalidKeyID)
+		return core.Errf("InvalidParameterException", msgKMSInvalidKeyID)
 	}
 	return nil
 }
@@ -218,25 +219,25 @@ func (e *call) kmsAliasARN(alias string) string {
 // resolveKMS resolves a KmsKeyId to a key id of the registry ("" means the
 // default key). The caller holds e.mu. An unknown key, or an ARN of another
 // Region or account (not modelled), is InvalidParameterException.
-func (e *call) resolveKMS(s string) (string, *apiError) {
+func (e *call) resolveKMS(s string) (string, *core.Error) {
 	if s == "" {
 		return defaultKMSKeyID, nil
 	}
 	ref, ok := parseKMSRef(s)
 	if !ok {
-		return "", errf("InvalidParameterException", msgKMSInvalidKeyID)
+		return "", core.Errf("InvalidParameterException", msgKMSInvalidKeyID)
 	}
 	foreign := ref.arn && (ref.region != e.region || ref.account != e.account)
 	if ref.alias != "" {
 		id, known := e.kms.aliases[ref.alias]
 		if !known || foreign {
-			return "", errf("InvalidParameterException", "The operation failed because of an invalid KMS key: Alias %s is not found.", e.kmsAliasARN(ref.alias))
+			return "", core.Errf("InvalidParameterException", "The operation failed because of an invalid KMS key: Alias %s is not found.", e.kmsAliasARN(ref.alias))
 		}
 		return id, nil
 	}
 	id := ref.keyID // key ids are matched exactly (KMS's are lower case)
 	if _, known := e.kms.keys[id]; !known || foreign {
-		return "", errf("InvalidParameterException", "The operation failed because of an invalid KMS key: Key '%s' does not exist", e.kmsKeyARN(ref.keyID))
+		return "", core.Errf("InvalidParameterException", "The operation failed because of an invalid KMS key: Key '%s' does not exist", e.kmsKeyARN(ref.keyID))
 	}
 	return id, nil
 }
@@ -262,23 +263,23 @@ func (e *call) kmsState(id string) string {
 	return ""
 }
 
-func (e *Emulator) kmsFailure(state string, encrypt bool) *apiError {
-	var err *apiError
+func (e *Emulator) kmsFailure(state string, encrypt bool) *core.Error {
+	var err *core.Error
 	switch {
 	case state == KMSAccessDenied:
-		err = errf("AccessDeniedException", msgKMSAccessDenied)
+		err = core.Errf("AccessDeniedException", msgKMSAccessDenied)
 	case encrypt:
-		err = errf("EncryptionFailure", msgEncryptFailure)
+		err = core.Errf("EncryptionFailure", msgEncryptFailure)
 	default:
-		err = errf("DecryptionFailure", msgDecryptFailure)
+		err = core.Errf("DecryptionFailure", msgDecryptFailure)
 	}
-	e.stats.Faults["error:"+err.code]++
+	e.stats.Faults["error:"+err.Code]++
 	return err
 }
 
 // encryptWith reports whether a new value can be encrypted under key id
 // (kms:GenerateDataKey), as the error AWS answers when it cannot.
-func (e *call) encryptWith(id string) *apiError {
+func (e *call) encryptWith(id string) *core.Error {
 	if st := e.kmsState(id); st != "" {
 		return e.kmsFailure(st, true)
 	}
@@ -289,7 +290,7 @@ func (e *call) encryptWith(id string) *apiError {
 // encrypted it (after a key change the labelled versions carry both the
 // previous and the new key). When none is usable the newest key's state
 // chooses the error.
-func (e *call) decrypt(v *version) *apiError {
+func (e *call) decrypt(v *version) *core.Error {
 	last := ""
 	for _, id := range v.keys {
 		st := e.kmsState(id)

@@ -3,6 +3,7 @@ package emulator
 import (
 	"encoding/base64"
 	"fmt"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"slices"
 	"sort"
 	"strconv"
@@ -33,28 +34,28 @@ func validFilterValue(v string) bool {
 	return true
 }
 
-func compileFilters(in []wireFilter) ([]filter, *apiError) {
+func compileFilters(in []wireFilter) ([]filter, *core.Error) {
 	if len(in) > 10 {
-		return nil, errConstraint("filters", "Member must have length less than or equal to 10")
+		return nil, core.ErrConstraint("filters", "Member must have length less than or equal to 10")
 	}
 	out := make([]filter, 0, len(in))
 	for _, f := range in {
 		if f.Key == nil {
-			return nil, errf("InvalidParameterException", "Invalid filter key")
+			return nil, core.Errf("InvalidParameterException", "Invalid filter key")
 		}
 		if !slices.Contains(filterKeys, *f.Key) {
-			return nil, errConstraint("filters.member.key", "Member must satisfy enum value set: ["+strings.Join(filterKeys, ", ")+"]")
+			return nil, core.ErrConstraint("filters.member.key", "Member must satisfy enum value set: ["+strings.Join(filterKeys, ", ")+"]")
 		}
 		if len(f.Values) == 0 {
-			return nil, errf("InvalidParameterException", "Invalid filter values for key: %s", *f.Key)
+			return nil, core.Errf("InvalidParameterException", "Invalid filter values for key: %s", *f.Key)
 		}
 		if len(f.Values) > 10 {
-			return nil, errConstraint("filters.member.values", "Member must have length less than or equal to 10")
+			return nil, core.ErrConstraint("filters.member.values", "Member must have length less than or equal to 10")
 		}
 		c := filter{key: *f.Key}
 		for _, v := range f.Values {
 			if len(v) > 512 || !validFilterValue(v) {
-				return nil, errConstraint("filters.member.values.member", `Member must have length less than or equal to 512 and satisfy regular expression pattern: ^\!?[a-zA-Z0-9 :_@\/\+\=\.\-\!]*$`)
+				return nil, core.ErrConstraint("filters.member.values.member", `Member must have length less than or equal to 512 and satisfy regular expression pattern: ^\!?[a-zA-Z0-9 :_@\/\+\=\.\-\!]*$`)
 			}
 			if neg, ok := strings.CutPrefix(v, "!"); ok {
 				c.neg = append(c.neg, neg)
@@ -339,7 +340,7 @@ func (e *call) page(q listQuery, now time.Time, lag time.Duration) ([]listHit, s
 	return hits, ""
 }
 
-func parseListQuery(filters []wireFilter, sortBy, order, token *string, maxResults *int64, maxPage int64) (listQuery, *apiError) {
+func parseListQuery(filters []wireFilter, sortBy, order, token *string, maxResults *int64, maxPage int64) (listQuery, *core.Error) {
 	q := listQuery{sortBy: "created-date", order: "asc", max: int(maxPage)}
 	fs, err := compileFilters(filters)
 	if err != nil {
@@ -351,7 +352,7 @@ func parseListQuery(filters []wireFilter, sortBy, order, token *string, maxResul
 		case "created-date", "last-accessed-date", "last-changed-date", "name":
 			q.sortBy = *sortBy
 		default:
-			return q, errConstraint("sortBy", "Member must satisfy enum value set: [created-date, last-accessed-date, last-changed-date, name]")
+			return q, core.ErrConstraint("sortBy", "Member must satisfy enum value set: [created-date, last-accessed-date, last-changed-date, name]")
 		}
 	}
 	if order != nil {
@@ -359,7 +360,7 @@ func parseListQuery(filters []wireFilter, sortBy, order, token *string, maxResul
 		case "asc", "desc":
 			q.order = *order
 		default:
-			return q, errConstraint("sortOrder", "Member must satisfy enum value set: [asc, desc]")
+			return q, core.ErrConstraint("sortOrder", "Member must satisfy enum value set: [asc, desc]")
 		}
 	}
 	if err := validMaxResults(maxResults, maxPage); err != nil {
@@ -371,14 +372,14 @@ func parseListQuery(filters []wireFilter, sortBy, order, token *string, maxResul
 	if token != nil {
 		t, ok := decodeListToken(*token)
 		if !ok || t.sortBy != q.sortBy || t.order != q.order {
-			return q, errf("InvalidNextTokenException", "The NextToken value is invalid.")
+			return q, core.Errf("InvalidNextTokenException", "The NextToken value is invalid.")
 		}
 		q.token = &t
 	}
 	return q, nil
 }
 
-func (e *call) listSecrets(in *listSecretsIn) (any, *apiError) {
+func (e *call) listSecrets(in *listSecretsIn) (any, *core.Error) {
 	q, aerr := parseListQuery(in.Filters, in.SortBy, in.SortOrder, in.NextToken, in.MaxResults, 100)
 	if aerr != nil {
 		return nil, aerr
@@ -396,17 +397,17 @@ func (e *call) listSecrets(in *listSecretsIn) (any, *apiError) {
 	return out, nil
 }
 
-func (e *call) batchGetSecretValue(in *batchGetIn) (any, *apiError) {
+func (e *call) batchGetSecretValue(in *batchGetIn) (any, *core.Error) {
 	if (in.SecretIDList != nil) == (in.Filters != nil) {
-		return nil, errf("InvalidParameterException", "Either 'SecretIdList' or 'Filters' must be provided, but not both.")
+		return nil, core.Errf("InvalidParameterException", "Either 'SecretIdList' or 'Filters' must be provided, but not both.")
 	}
 	if in.MaxResults != nil && in.Filters == nil {
-		return nil, errf("InvalidParameterException", "'Filters' not specified. 'Filters' must also be specified when 'MaxResults' is provided.")
+		return nil, core.Errf("InvalidParameterException", "'Filters' not specified. 'Filters' must also be specified when 'MaxResults' is provided.")
 	}
 	out := batchGetOut{SecretValues: []secretValueOut{}}
 	if in.SecretIDList != nil {
 		if len(in.SecretIDList) < 1 || len(in.SecretIDList) > 20 {
-			return nil, errConstraint("secretIdList", "Member must have length between 1 and 20")
+			return nil, core.ErrConstraint("secretIdList", "Member must have length between 1 and 20")
 		}
 		now, _ := e.begin()
 		defer e.mu.Unlock()
@@ -423,7 +424,7 @@ func (e *call) batchGetSecretValue(in *batchGetIn) (any, *apiError) {
 					continue
 				}
 			}
-			out.Errors = append(out.Errors, batchErrorOut{SecretID: id, ErrorCode: aerr.code, Message: aerr.msg})
+			out.Errors = append(out.Errors, batchErrorOut{SecretID: id, ErrorCode: aerr.Code, Message: aerr.Message})
 		}
 		return out, nil
 	}
@@ -451,7 +452,7 @@ func (e *call) batchGetSecretValue(in *batchGetIn) (any, *apiError) {
 			verr = e.decrypt(v)
 		}
 		if verr != nil {
-			out.Errors = append(out.Errors, batchErrorOut{SecretID: id, ErrorCode: verr.code, Message: verr.msg})
+			out.Errors = append(out.Errors, batchErrorOut{SecretID: id, ErrorCode: verr.Code, Message: verr.Message})
 			continue
 		}
 		h.r.lastAccessed = day(now)

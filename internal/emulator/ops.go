@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"fmt"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"slices"
 	"strings"
 	"time"
@@ -31,7 +32,7 @@ func (e *call) arn(name string) string {
 // getWritable is get for an operation that changes the secret: a replica
 // is read-only, so one is refused with errReplicaReadOnly (the API
 // reference's replica rules, moto's tests for the message).
-func (e *call) getWritable(id string, activeOnly bool) (*record, *secret, *apiError) {
+func (e *call) getWritable(id string, activeOnly bool) (*record, *secret, *core.Error) {
 	r, s, aerr := e.get(id, activeOnly)
 	if aerr != nil {
 		return nil, nil, aerr
@@ -42,7 +43,7 @@ func (e *call) getWritable(id string, activeOnly bool) (*record, *secret, *apiEr
 	return r, s, nil
 }
 
-func (e *call) get(id string, activeOnly bool) (*record, *secret, *apiError) {
+func (e *call) get(id string, activeOnly bool) (*record, *secret, *core.Error) {
 	r := e.st.lookup(id)
 	if r == nil || r.cur() == nil {
 		return nil, nil, errNotFound()
@@ -54,8 +55,8 @@ func (e *call) get(id string, activeOnly bool) (*record, *secret, *apiError) {
 	return r, s, nil
 }
 
-func errTokenInUse(tok, arn string) *apiError {
-	return errf("ResourceExistsException", "You can't use ClientRequestToken %s because that value is already in use for a version of secret %s.", tok, arn)
+func errTokenInUse(tok, arn string) *core.Error {
+	return core.Errf("ResourceExistsException", "You can't use ClientRequestToken %s because that value is already in use for a version of secret %s.", tok, arn)
 }
 
 // newVersion makes a version encrypted under the KMS key id keyID.
@@ -84,9 +85,9 @@ func trimVersions(s *secret, now time.Time) {
 
 // createSecret: reference §1 CreateSecret, §2 tokens. A name scheduled for
 // deletion is InvalidRequestException (never ResourceExistsException).
-func (e *call) createSecret(in *createSecretIn) (any, *apiError) {
+func (e *call) createSecret(in *createSecretIn) (any, *core.Error) {
 	if in.Name == nil {
-		return nil, errMissing("name")
+		return nil, core.ErrMissing("name")
 	}
 	if err := validName(*in.Name); err != nil {
 		return nil, err
@@ -119,7 +120,7 @@ func (e *call) createSecret(in *createSecretIn) (any, *apiError) {
 	if r := e.st.byName[name]; r != nil {
 		s := r.cur()
 		if s.pending() {
-			return nil, errf("InvalidRequestException", msgCreateScheduled)
+			return nil, core.Errf("InvalidRequestException", msgCreateScheduled)
 		}
 		if in.ClientRequestToken != nil {
 			if v := s.version(*in.ClientRequestToken); v != nil {
@@ -129,11 +130,11 @@ func (e *call) createSecret(in *createSecretIn) (any, *apiError) {
 				return nil, errTokenInUse(*in.ClientRequestToken, s.arn)
 			}
 		}
-		return nil, errf("ResourceExistsException", "The operation failed because the secret %s already exists.", name)
+		return nil, core.Errf("ResourceExistsException", "The operation failed because the secret %s already exists.", name)
 	}
 	keyID := defaultKMSKeyID
 	if in.KmsKeyID != nil {
-		var aerr *apiError
+		var aerr *core.Error
 		if keyID, aerr = e.resolveKMS(*in.KmsKeyID); aerr != nil {
 			return nil, aerr
 		}
@@ -216,12 +217,12 @@ func validRegion(r string) bool {
 
 // putSecretValue: reference §1 PutSecretValue, §2, §3. Never creates a
 // secret; a token is required; VersionStages moves only the listed labels.
-func (e *call) putSecretValue(in *putSecretValueIn) (any, *apiError) {
+func (e *call) putSecretValue(in *putSecretValueIn) (any, *core.Error) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}
 	if in.ClientRequestToken == nil {
-		return nil, errf("InvalidRequestException", msgNeedToken)
+		return nil, core.Errf("InvalidRequestException", msgNeedToken)
 	}
 	if err := validToken(in.ClientRequestToken); err != nil {
 		return nil, err
@@ -275,7 +276,7 @@ func (e *call) putSecretValue(in *putSecretValueIn) (any, *apiError) {
 
 // updateSecret: reference §1 UpdateSecret. Metadata-only updates create no
 // version; a value moves AWSCURRENT like PutSecretValue without stages.
-func (e *call) updateSecret(in *updateSecretIn) (any, *apiError) {
+func (e *call) updateSecret(in *updateSecretIn) (any, *core.Error) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package emulator
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"slices"
 	"strings"
 	"time"
@@ -15,19 +16,19 @@ import (
 // deleteSecret: reference §1 DeleteSecret. Window 7-30 days (default 30),
 // exclusive with ForceDeleteWithoutRecovery, which purges at once and
 // succeeds for a missing secret; a second scheduling is InvalidRequest.
-func (e *call) deleteSecret(in *deleteSecretIn) (any, *apiError) {
+func (e *call) deleteSecret(in *deleteSecretIn) (any, *core.Error) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}
 	force := in.ForceDeleteWithoutRecovery != nil && *in.ForceDeleteWithoutRecovery
 	if force && in.RecoveryWindowInDays != nil {
-		return nil, errf("InvalidParameterException", "You can't use ForceDeleteWithoutRecovery in conjunction with RecoveryWindowInDays.")
+		return nil, core.Errf("InvalidParameterException", "You can't use ForceDeleteWithoutRecovery in conjunction with RecoveryWindowInDays.")
 	}
 	days := int64(30)
 	if in.RecoveryWindowInDays != nil {
 		days = *in.RecoveryWindowInDays
 		if days < 7 || days > 30 {
-			return nil, errf("InvalidParameterException", "The RecoveryWindowInDays value must be between 7 and 30 days (inclusive).")
+			return nil, core.Errf("InvalidParameterException", "The RecoveryWindowInDays value must be between 7 and 30 days (inclusive).")
 		}
 	}
 	now, lag := e.begin()
@@ -35,7 +36,7 @@ func (e *call) deleteSecret(in *deleteSecretIn) (any, *apiError) {
 	r := e.st.lookup(*in.SecretID)
 	if r == nil || r.cur() == nil {
 		if force { // AWS does not answer ResourceNotFoundException here.
-			return deleteOut{ARN: fmt.Sprintf("arn:aws:secretsmanager:%s:%s:secret:%s", e.region, e.account, *in.SecretID), Name: *in.SecretID, DeletionDate: ep(now)}, nil
+			return deleteOut{ARN: fmt.Sprintf("arn:aws:secretsmanager:%s:%s:secret:%s", e.region, e.account, *in.SecretID), Name: *in.SecretID, DeletionDate: core.Ep(now)}, nil
 		}
 		return nil, errNotFound()
 	}
@@ -46,12 +47,12 @@ func (e *call) deleteSecret(in *deleteSecretIn) (any, *apiError) {
 	if len(s.replicas) > 0 {
 		// DeleteSecret reference: a primary with replicas cannot be
 		// deleted; code and message as moto's tests have them.
-		return nil, errf("InvalidParameterException", "You can't delete secret %s that still has replica regions [%s]", s.arn, strings.Join(s.replicaRegions(), ", "))
+		return nil, core.Errf("InvalidParameterException", "You can't delete secret %s that still has replica regions [%s]", s.arn, strings.Join(s.replicaRegions(), ", "))
 	}
 	if force {
 		e.st.commit(r, nil, now, lag)
 		e.st.compact(now, lag)
-		return deleteOut{ARN: s.arn, Name: s.name, DeletionDate: ep(now)}, nil
+		return deleteOut{ARN: s.arn, Name: s.name, DeletionDate: core.Ep(now)}, nil
 	}
 	if s.pending() {
 		return nil, errMarked()
@@ -61,12 +62,12 @@ func (e *call) deleteSecret(in *deleteSecretIn) (any, *apiError) {
 	n.deletionDate = now.Add(time.Duration(days) * 24 * time.Hour)
 	e.commitPrimary(r, n, now, lag)
 	e.st.schedulePurge(r, n.deletionDate)
-	return deleteOut{ARN: n.arn, Name: n.name, DeletionDate: ep(n.deletionDate)}, nil
+	return deleteOut{ARN: n.arn, Name: n.name, DeletionDate: core.Ep(n.deletionDate)}, nil
 }
 
 // restoreSecret: reference §1 RestoreSecret; a no-op on an active secret
 // [unverified choice].
-func (e *call) restoreSecret(in *secretIDIn) (any, *apiError) {
+func (e *call) restoreSecret(in *secretIDIn) (any, *core.Error) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}
@@ -89,12 +90,12 @@ type emptyOut struct{}
 
 // tagResource: reference §1 TagResource; an existing key gets the new
 // value; enforces 50 tags and the aws: prefix; refused while scheduled.
-func (e *call) tagResource(in *tagResourceIn) (any, *apiError) {
+func (e *call) tagResource(in *tagResourceIn) (any, *core.Error) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}
 	if in.Tags == nil {
-		return nil, errMissing("tags")
+		return nil, core.ErrMissing("tags")
 	}
 	add, aerr := validTags(in.Tags)
 	if aerr != nil {
@@ -117,12 +118,12 @@ func (e *call) tagResource(in *tagResourceIn) (any, *apiError) {
 
 // untagResource: reference §1 UntagResource; idempotent; refused while
 // scheduled.
-func (e *call) untagResource(in *untagResourceIn) (any, *apiError) {
+func (e *call) untagResource(in *untagResourceIn) (any, *core.Error) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}
 	if in.TagKeys == nil {
-		return nil, errMissing("tagKeys")
+		return nil, core.ErrMissing("tagKeys")
 	}
 	for _, k := range in.TagKeys {
 		if err := validTagKey(k, "tagKeys.member"); err != nil {
@@ -144,19 +145,19 @@ func (e *call) untagResource(in *untagResourceIn) (any, *apiError) {
 
 // updateSecretVersionStage: reference §3. Moving a label held elsewhere
 // needs RemoveFromVersionId naming the holder; AWSCURRENT drags AWSPREVIOUS.
-func (e *call) updateSecretVersionStage(in *updateStageIn) (any, *apiError) {
+func (e *call) updateSecretVersionStage(in *updateStageIn) (any, *core.Error) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}
 	if in.VersionStage == nil {
-		return nil, errMissing("versionStage")
+		return nil, core.ErrMissing("versionStage")
 	}
 	stage := *in.VersionStage
 	if len(stage) < 1 || len(stage) > maxStageLen {
-		return nil, errConstraint("versionStage", "Member must have length between 1 and 256")
+		return nil, core.ErrConstraint("versionStage", "Member must have length between 1 and 256")
 	}
 	if in.RemoveFromVersionID == nil && in.MoveToVersionID == nil {
-		return nil, errf("InvalidParameterException", "You must specify RemoveFromVersionId, MoveToVersionId, or both.")
+		return nil, core.Errf("InvalidParameterException", "You must specify RemoveFromVersionId, MoveToVersionId, or both.")
 	}
 	now, lag := e.begin()
 	defer e.mu.Unlock()
@@ -169,14 +170,14 @@ func (e *call) updateSecretVersionStage(in *updateStageIn) (any, *apiError) {
 	if in.MoveToVersionID != nil {
 		to := *in.MoveToVersionID
 		if s.version(to) == nil {
-			return nil, errf("ResourceNotFoundException", "Secrets Manager can't find the specified secret value for VersionId: %s", to)
+			return nil, core.Errf("ResourceNotFoundException", "Secrets Manager can't find the specified secret value for VersionId: %s", to)
 		}
 		if holder != "" && holder != to {
 			if in.RemoveFromVersionID == nil {
-				return nil, errf("InvalidParameterException", "The parameter RemoveFromVersionId can't be empty. Staging label %s is currently attached to version %s, so you must explicitly reference that version in RemoveFromVersionId.", stage, holder)
+				return nil, core.Errf("InvalidParameterException", "The parameter RemoveFromVersionId can't be empty. Staging label %s is currently attached to version %s, so you must explicitly reference that version in RemoveFromVersionId.", stage, holder)
 			}
 			if *in.RemoveFromVersionID != holder {
-				return nil, errf("InvalidParameterException", "Staging label %s is currently attached to version %s, not to version %s.", stage, holder, *in.RemoveFromVersionID)
+				return nil, core.Errf("InvalidParameterException", "Staging label %s is currently attached to version %s, not to version %s.", stage, holder, *in.RemoveFromVersionID)
 			}
 		}
 		if stage == "AWSCURRENT" {
@@ -188,10 +189,10 @@ func (e *call) updateSecretVersionStage(in *updateStageIn) (any, *apiError) {
 	} else {
 		from := *in.RemoveFromVersionID
 		if holder != from {
-			return nil, errf("InvalidParameterException", "Staging label %s is not attached to version %s.", stage, from)
+			return nil, core.Errf("InvalidParameterException", "Staging label %s is not attached to version %s.", stage, from)
 		}
 		if stage == "AWSCURRENT" {
-			return nil, errf("InvalidParameterException", "You can't remove the staging label AWSCURRENT without moving it to another version with MoveToVersionId.")
+			return nil, core.Errf("InvalidParameterException", "You can't remove the staging label AWSCURRENT without moving it to another version with MoveToVersionId.")
 		}
 		n.removeLabel(stage)
 	}
@@ -208,19 +209,19 @@ const maxPolicyLen = 20480
 // its grammar, BlockPublicPolicy and PublicPolicyException are not
 // modelled. Replicated to the secret's replicas; refused on a replica
 // (moto's tests).
-func (e *call) putResourcePolicy(in *putPolicyIn) (any, *apiError) {
+func (e *call) putResourcePolicy(in *putPolicyIn) (any, *core.Error) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}
 	if in.ResourcePolicy == nil {
-		return nil, errMissing("resourcePolicy")
+		return nil, core.ErrMissing("resourcePolicy")
 	}
 	if n := utf8.RuneCountInString(*in.ResourcePolicy); n < 1 || n > maxPolicyLen {
-		return nil, errConstraint("resourcePolicy", fmt.Sprintf("Member must have length between 1 and %d", maxPolicyLen))
+		return nil, core.ErrConstraint("resourcePolicy", fmt.Sprintf("Member must have length between 1 and %d", maxPolicyLen))
 	}
 	var doc map[string]any
 	if json.Unmarshal([]byte(*in.ResourcePolicy), &doc) != nil {
-		return nil, errf("MalformedPolicyDocumentException", "The resource policy is not a JSON policy document.")
+		return nil, core.Errf("MalformedPolicyDocumentException", "The resource policy is not a JSON policy document.")
 	}
 	now, lag := e.begin()
 	defer e.mu.Unlock()
@@ -237,7 +238,7 @@ func (e *call) putResourcePolicy(in *putPolicyIn) (any, *apiError) {
 
 // getResourcePolicy: API reference GetResourcePolicy; ResourcePolicy is
 // left out when the secret has none. Refused on a replica (moto's tests).
-func (e *call) getResourcePolicy(in *secretIDIn) (any, *apiError) {
+func (e *call) getResourcePolicy(in *secretIDIn) (any, *core.Error) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}
@@ -252,7 +253,7 @@ func (e *call) getResourcePolicy(in *secretIDIn) (any, *apiError) {
 
 // deleteResourcePolicy: API reference DeleteResourcePolicy; succeeds when
 // there is none. Refused on a replica (moto's tests).
-func (e *call) deleteResourcePolicy(in *secretIDIn) (any, *apiError) {
+func (e *call) deleteResourcePolicy(in *secretIDIn) (any, *core.Error) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}

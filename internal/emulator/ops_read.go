@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"fmt"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"slices"
 	"time"
 )
@@ -15,11 +16,11 @@ func (e *call) meta(s *secret, r *record) secretMeta {
 		Name:             s.name,
 		Description:      s.description,
 		KmsKeyID:         s.kmsKeyID,
-		LastChangedDate:  ep(s.lastChanged),
-		LastAccessedDate: ep(r.lastAccessed),
-		DeletedDate:      ep(s.deletedDate),
+		LastChangedDate:  core.Ep(s.lastChanged),
+		LastAccessedDate: core.Ep(r.lastAccessed),
+		DeletedDate:      core.Ep(s.deletedDate),
 		OwningService:    s.owningService,
-		CreatedDate:      ep(s.created),
+		CreatedDate:      core.Ep(s.created),
 		PrimaryRegion:    s.primaryRegion,
 	}
 	if s.rotationSet { // AWS leaves RotationEnabled out until rotation was configured
@@ -28,12 +29,12 @@ func (e *call) meta(s *secret, r *record) secretMeta {
 		m.RotationLambdaARN = fmt.Sprintf("arn:aws:lambda:%s:%s:function:emulator-rotation", e.region, e.account)
 		m.RotationRules = &rotationRules{AutomaticallyAfterDays: rotationDays}
 		if enabled {
-			m.NextRotationDate = ep(nextRotation(s))
+			m.NextRotationDate = core.Ep(nextRotation(s))
 		}
 	}
-	m.LastRotatedDate = ep(s.lastRotated)
+	m.LastRotatedDate = core.Ep(s.lastRotated)
 	for _, t := range s.tags {
-		m.Tags = append(m.Tags, outTag{Key: t.key, Value: t.value})
+		m.Tags = append(m.Tags, core.TagOut{Key: t.key, Value: t.value})
 	}
 	now := e.now()
 	for _, rs := range s.replicas {
@@ -44,7 +45,7 @@ func (e *call) meta(s *secret, r *record) secretMeta {
 
 // describeSecret: reference §1, §4. Answers for a secret scheduled for
 // deletion too (with DeletedDate).
-func (e *call) describeSecret(in *secretIDIn) (any, *apiError) {
+func (e *call) describeSecret(in *secretIDIn) (any, *core.Error) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}
@@ -58,15 +59,15 @@ func (e *call) describeSecret(in *secretIDIn) (any, *apiError) {
 }
 
 // resolveVersion picks the version GetSecretValue reads (reference §1).
-func resolveVersion(s *secret, versionID, stage *string) (*version, *apiError) {
+func resolveVersion(s *secret, versionID, stage *string) (*version, *core.Error) {
 	switch {
 	case versionID != nil:
 		v := s.version(*versionID)
 		if v == nil {
-			return nil, errf("ResourceNotFoundException", "Secrets Manager can't find the specified secret value for VersionId: %s", *versionID)
+			return nil, core.Errf("ResourceNotFoundException", "Secrets Manager can't find the specified secret value for VersionId: %s", *versionID)
 		}
 		if stage != nil && !slices.Contains(s.stages[v.id], *stage) {
-			return nil, errf("InvalidRequestException", "You provided a VersionStage that is not associated to the provided VersionId.")
+			return nil, core.Errf("InvalidRequestException", "You provided a VersionStage that is not associated to the provided VersionId.")
 		}
 		return v, nil
 	default:
@@ -76,7 +77,7 @@ func resolveVersion(s *secret, versionID, stage *string) (*version, *apiError) {
 		}
 		id := s.holder(label)
 		if id == "" {
-			return nil, errf("ResourceNotFoundException", "Secrets Manager can't find the specified secret value for staging label: %s", label)
+			return nil, core.Errf("ResourceNotFoundException", "Secrets Manager can't find the specified secret value for staging label: %s", label)
 		}
 		return s.version(id), nil
 	}
@@ -92,21 +93,21 @@ func valueOut(s *secret, v *version) secretValueOut {
 		SecretString:  v.str,
 		SecretBinary:  v.bin,
 		VersionStages: slices.Clone(s.stages[v.id]),
-		CreatedDate:   ep(v.created),
+		CreatedDate:   core.Ep(v.created),
 	}
 }
 
 // getSecretValue: reference §1 GetSecretValue; refuses a secret scheduled
 // for deletion; sets LastAccessedDate at day resolution.
-func (e *call) getSecretValue(in *getSecretValueIn) (any, *apiError) {
+func (e *call) getSecretValue(in *getSecretValueIn) (any, *core.Error) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}
 	if in.VersionID != nil && (len(*in.VersionID) < minTokenLen || len(*in.VersionID) > maxTokenLen) {
-		return nil, errConstraint("versionId", "Member must have length between 32 and 64")
+		return nil, core.ErrConstraint("versionId", "Member must have length between 32 and 64")
 	}
 	if in.VersionStage != nil && (len(*in.VersionStage) < 1 || len(*in.VersionStage) > maxStageLen) {
-		return nil, errConstraint("versionStage", "Member must have length between 1 and 256")
+		return nil, core.ErrConstraint("versionStage", "Member must have length between 1 and 256")
 	}
 	now, _ := e.begin()
 	defer e.mu.Unlock()
@@ -127,7 +128,7 @@ func (e *call) getSecretValue(in *getSecretValueIn) (any, *apiError) {
 
 // listSecretVersionIDs: reference §1 ListSecretVersionIds, newest first;
 // deprecated versions only with IncludeDeprecated. Works while scheduled.
-func (e *call) listSecretVersionIDs(in *listVersionIDsIn) (any, *apiError) {
+func (e *call) listSecretVersionIDs(in *listVersionIDsIn) (any, *core.Error) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}
@@ -138,7 +139,7 @@ func (e *call) listSecretVersionIDs(in *listVersionIDsIn) (any, *apiError) {
 	if in.NextToken != nil {
 		n, ok := decodeOffsetToken(*in.NextToken)
 		if !ok {
-			return nil, errf("InvalidNextTokenException", "The NextToken value is invalid.")
+			return nil, core.Errf("InvalidNextTokenException", "The NextToken value is invalid.")
 		}
 		start = n
 	}
@@ -167,7 +168,7 @@ func (e *call) listSecretVersionIDs(in *listVersionIDsIn) (any, *apiError) {
 				out.NextToken = encodeOffsetToken(idx)
 				break
 			}
-			out.Versions = append(out.Versions, versionEntryOut{VersionID: v.id, VersionStages: slices.Clone(labels), CreatedDate: ep(v.created), KmsKeyIDs: keyIDsOut(v)})
+			out.Versions = append(out.Versions, versionEntryOut{VersionID: v.id, VersionStages: slices.Clone(labels), CreatedDate: core.Ep(v.created), KmsKeyIDs: keyIDsOut(v)})
 		}
 		idx++
 	}

@@ -3,6 +3,7 @@ package emulator
 import (
 	"crypto/sha256"
 	"fmt"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"maps"
 	"net/http"
 	"regexp"
@@ -65,33 +66,6 @@ func (e *Emulator) resetParts() {
 	e.parts = map[partKey]*part{}
 	e.partOrder = nil
 	e.partFor(e.defAccount, e.defRegion)
-}
-
-// sigScope is the SigV4 credential scope of a request.
-type sigScope struct {
-	accessKey, region, service string
-}
-
-// parseSigScope reads the credential scope from the Authorization header
-// (or a presigned URL's X-Amz-Credential). ok is false when the request
-// carries none or it is malformed.
-func parseSigScope(r *http.Request) (sigScope, bool) {
-	cred := r.URL.Query().Get("X-Amz-Credential")
-	if a := r.Header.Get("Authorization"); a != "" {
-		i := strings.Index(a, "Credential=")
-		if i < 0 {
-			return sigScope{}, false
-		}
-		cred = a[i+len("Credential="):]
-		if j := strings.IndexAny(cred, ", "); j >= 0 {
-			cred = cred[:j]
-		}
-	}
-	f := strings.Split(cred, "/")
-	if len(f) != 5 || f[0] == "" || f[4] != "aws4_request" {
-		return sigScope{}, false
-	}
-	return sigScope{accessKey: f[0], region: f[2], service: f[3]}, true
 }
 
 var accountRE = regexp.MustCompile(`^[0-9]{12}$`)
@@ -211,16 +185,16 @@ func (e *Emulator) longTermPrincipal(key string) principal {
 // route picks the partition that serves an API request: the Region of its
 // credential scope (the default Region without one) and the account of its
 // access key. e.mu is held.
-func (e *Emulator) route(r *http.Request) (*part, *apiError) {
-	sc, ok := parseSigScope(r)
+func (e *Emulator) route(r *http.Request) (*part, *core.Error) {
+	sc, ok := core.ParseSigScope(r)
 	if !ok {
 		return e.partFor(e.defAccount, e.defRegion), nil
 	}
-	region := sc.region
+	region := sc.Region
 	if !validRegion(region) {
 		region = e.defRegion
 	}
-	who, aerr := e.identify(sc.accessKey, r.Header.Get("X-Amz-Security-Token"))
+	who, aerr := e.identify(sc.AccessKey, r.Header.Get("X-Amz-Security-Token"))
 	if aerr != nil {
 		return nil, aerr
 	}
@@ -231,13 +205,13 @@ func (e *Emulator) route(r *http.Request) (*part, *apiError) {
 // temporary credentials the emulator's STS issued (refused once expired on
 // the emulator clock, or with another session token), else a long-term
 // key's. e.mu is held.
-func (e *Emulator) identify(key, token string) (principal, *apiError) {
+func (e *Emulator) identify(key, token string) (principal, *core.Error) {
 	if s := e.sessions[key]; s != nil {
 		if token != s.token {
-			return principal{}, errf("UnrecognizedClientException", "The security token included in the request is invalid.")
+			return principal{}, core.Errf("UnrecognizedClientException", "The security token included in the request is invalid.")
 		}
 		if !e.now().Before(s.Expiration) {
-			return principal{}, errf("ExpiredTokenException", "The security token included in the request is expired")
+			return principal{}, core.Errf("ExpiredTokenException", "The security token included in the request is expired")
 		}
 		return principal{account: s.Account, arn: s.arn(), userID: s.userXML().AssumedRoleID}, nil
 	}

@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"fmt"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"slices"
 	"strings"
 	"time"
@@ -116,7 +117,9 @@ func (e *Emulator) replicationLag() time.Duration {
 	return time.Duration(e.faults.ReplicationLagMS) * time.Millisecond
 }
 
-func errReplicaReadOnly() *apiError { return errf("InvalidParameterException", msgReplicaReadOnly) }
+func errReplicaReadOnly() *core.Error {
+	return core.Errf("InvalidParameterException", msgReplicaReadOnly)
+}
 
 // replicaARN is the primary's ARN in region (same account and suffix).
 func replicaARN(primaryARN, primaryRegion, region string) string {
@@ -230,17 +233,17 @@ func isReplicaOf(r *record, primaryRegion string) bool {
 // for CreateSecret) and refuses the secret's own Region and duplicates. A
 // list present but empty (`"AddReplicaRegions":[]`) breaks the minimum, as
 // in AWS; an absent one (nil) is CreateSecret's "no replicas".
-func parseReplicaRegions(in []replicaRegionIn, own string) ([]replicaState, *apiError) {
+func parseReplicaRegions(in []replicaRegionIn, own string) ([]replicaState, *core.Error) {
 	if in != nil && len(in) == 0 {
-		return nil, errTooShort("addReplicaRegions", 1)
+		return nil, core.ErrTooShort("addReplicaRegions", 1)
 	}
 	var out []replicaState
 	for _, rr := range in {
 		if rr.Region == nil || !validRegion(*rr.Region) || *rr.Region == own {
-			return nil, errf("InvalidParameterException", msgInvalidReplicaRegion)
+			return nil, core.Errf("InvalidParameterException", msgInvalidReplicaRegion)
 		}
 		if slices.ContainsFunc(out, func(r replicaState) bool { return r.region == *rr.Region }) {
-			return nil, errf("InvalidParameterException", msgInvalidReplicaRegion)
+			return nil, core.Errf("InvalidParameterException", msgInvalidReplicaRegion)
 		}
 		if err := validKMSKeyIDForm(rr.KmsKeyID); err != nil {
 			return nil, err
@@ -257,15 +260,15 @@ func parseReplicaRegions(in []replicaRegionIn, own string) ([]replicaState, *api
 // replicateSecretToRegions: API reference ReplicateSecretToRegions. A
 // Region already replicated (and not failed) is left as it is; a failed one
 // is replicated again. Answers the status of the Regions asked for.
-func (e *call) replicateSecretToRegions(in *replicateIn) (any, *apiError) {
+func (e *call) replicateSecretToRegions(in *replicateIn) (any, *core.Error) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}
 	if len(in.AddReplicaRegions) == 0 {
 		if in.AddReplicaRegions == nil {
-			return nil, errMissing("addReplicaRegions")
+			return nil, core.ErrMissing("addReplicaRegions")
 		}
-		return nil, errTooShort("addReplicaRegions", 1)
+		return nil, core.ErrTooShort("addReplicaRegions", 1)
 	}
 	now, _ := e.begin()
 	defer e.mu.Unlock()
@@ -303,15 +306,15 @@ func (e *call) replicateSecretToRegions(in *replicateIn) (any, *apiError) {
 // The replicas are deleted at once; a Region that is not a replica is
 // ignored (moto: removing again is not an error). Answers the remaining
 // replicas' status.
-func (e *call) removeRegionsFromReplication(in *removeRegionsIn) (any, *apiError) {
+func (e *call) removeRegionsFromReplication(in *removeRegionsIn) (any, *core.Error) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}
 	if len(in.RemoveReplicaRegions) == 0 {
 		if in.RemoveReplicaRegions == nil {
-			return nil, errMissing("removeReplicaRegions")
+			return nil, core.ErrMissing("removeReplicaRegions")
 		}
-		return nil, errTooShort("removeReplicaRegions", 1)
+		return nil, core.ErrTooShort("removeReplicaRegions", 1)
 	}
 	now, lag := e.begin()
 	defer e.mu.Unlock()
@@ -321,7 +324,7 @@ func (e *call) removeRegionsFromReplication(in *removeRegionsIn) (any, *apiError
 	}
 	for _, reg := range in.RemoveReplicaRegions {
 		if !validRegion(reg) {
-			return nil, errf("InvalidParameterException", msgInvalidReplicaRegion)
+			return nil, core.Errf("InvalidParameterException", msgInvalidReplicaRegion)
 		}
 	}
 	n := s.clone()

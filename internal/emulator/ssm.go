@@ -3,6 +3,7 @@ package emulator
 import (
 	"encoding/base64"
 	"fmt"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"regexp"
 	"slices"
 	"strings"
@@ -162,41 +163,41 @@ const (
 
 // ssmName checks a parameter name for a write and returns it with the
 // surrounding spaces the service removes.
-func (e *call) ssmName(raw *string) (string, *apiError) {
+func (e *call) ssmName(raw *string) (string, *core.Error) {
 	if raw == nil {
-		return "", errMissing("name")
+		return "", core.ErrMissing("name")
 	}
 	name := strings.TrimSpace(*raw)
 	switch {
 	case name == "":
-		return "", errTooShort("name", 1)
+		return "", core.ErrTooShort("name", 1)
 	case utf8.RuneCountInString(name) > ssmMaxNameLen:
-		return "", errTooLong("name", ssmMaxNameLen)
+		return "", core.ErrTooLong("name", ssmMaxNameLen)
 	case strings.HasPrefix(name, "arn:"):
-		return "", errf("ValidationException", "Parameter name: can't be an ARN; use the parameter name itself.") // [unverified]
+		return "", core.Errf("ValidationException", "Parameter name: can't be an ARN; use the parameter name itself.") // [unverified]
 	}
 	first, _, _ := strings.Cut(ssmKey(name), "/")
 	lower := strings.ToLower(first)
 	if strings.HasPrefix(lower, "aws") || strings.HasPrefix(lower, "ssm") {
 		if strings.HasPrefix(name, "/") && strings.Contains(name[1:], "/") {
 			if strings.HasPrefix(lower, "aws") {
-				return "", errf("AccessDeniedException", "No access to reserved parameter name: %s.", name)
+				return "", core.Errf("AccessDeniedException", "No access to reserved parameter name: %s.", name)
 			}
-			return "", errf("ValidationException", msgSSMPathPrefix)
+			return "", core.Errf("ValidationException", msgSSMPathPrefix)
 		}
-		return "", errf("ValidationException", msgSSMPrefix)
+		return "", core.Errf("ValidationException", msgSSMPrefix)
 	}
 	if !ssmNameRE.MatchString(name) || strings.Contains(name, "//") || strings.HasSuffix(name, "/") {
-		return "", errf("ValidationException", "Parameter name: %s is not valid. It can consist of letters, numbers and the symbols .-_, with / between the levels of a hierarchy.", name) // [unverified]
+		return "", core.Errf("ValidationException", "Parameter name: %s is not valid. It can consist of letters, numbers and the symbols .-_, with / between the levels of a hierarchy.", name) // [unverified]
 	}
 	if strings.Contains(ssmKey(name), "/") && !strings.HasPrefix(name, "/") {
-		return "", errf("ValidationException", "Parameter name must be a fully qualified name: a name in a hierarchy starts with /.") // [unverified]
+		return "", core.Errf("ValidationException", "Parameter name must be a fully qualified name: a name in a hierarchy starts with /.") // [unverified]
 	}
 	if strings.Count(name, "/") > ssmMaxDepth {
-		return "", errf("HierarchyLevelLimitExceededException", "A hierarchy can have a maximum of 15 levels.")
+		return "", core.Errf("HierarchyLevelLimitExceededException", "A hierarchy can have a maximum of 15 levels.")
 	}
 	if n := len("arn:aws:ssm:"+e.region+":"+e.account+":parameter/") + len(ssmKey(name)); n > ssmMaxUserNameLen {
-		return "", errf("ValidationException", "Parameter name: the name with the ARN's leading part is %d characters; the limit is %d.", n, ssmMaxUserNameLen) // [unverified]
+		return "", core.Errf("ValidationException", "Parameter name: the name with the ARN's leading part is %d characters; the limit is %d.", n, ssmMaxUserNameLen) // [unverified]
 	}
 	return name, nil
 }
@@ -215,17 +216,17 @@ func ssmLookupName(s string) (name, selector string) {
 // resolveSSMKey resolves a KeyId for a SecureString: "" and alias/aws/ssm (or
 // its ARN) are the AWS managed key; anything else must be a key of the KMS
 // registry. The caller holds e.mu.
-func (e *call) resolveSSMKey(id string) (string, *apiError) {
+func (e *call) resolveSSMKey(id string) (string, *core.Error) {
 	if id == "" || id == SSMDefaultKMSAlias || id == e.kmsAliasARN(SSMDefaultKMSAlias) {
 		return ssmDefaultKeyID, nil
 	}
 	kid, aerr := e.resolveKMS(id)
 	if aerr != nil {
-		return "", errf("InvalidKeyId", "The KMS key %s is not valid for this account and Region.", id) // [unverified wording]
+		return "", core.Errf("InvalidKeyId", "The KMS key %s is not valid for this account and Region.", id) // [unverified wording]
 	}
 	if st := e.kmsState(kid); st != "" {
 		e.stats.Faults["error:InvalidKeyId"]++
-		return "", errf("InvalidKeyId", "The KMS key %s is %s.", id, st) // [unverified wording]
+		return "", core.Errf("InvalidKeyId", "The KMS key %s is %s.", id, st) // [unverified wording]
 	}
 	return kid, nil
 }
@@ -238,23 +239,18 @@ func ssmCiphertext(p *parameter, v *paramVersion) string {
 // Wire shapes (the SSM service model). Output members without a value are
 // left out.
 
-type ssmTag struct {
-	Key   *string `json:"Key"`
-	Value *string `json:"Value"`
-}
-
 type putParameterIn struct {
-	Name           *string  `json:"Name"`
-	Description    *string  `json:"Description"`
-	Value          *string  `json:"Value"`
-	Type           *string  `json:"Type"`
-	KeyID          *string  `json:"KeyId"`
-	Overwrite      *bool    `json:"Overwrite"`
-	AllowedPattern *string  `json:"AllowedPattern"`
-	Tags           []ssmTag `json:"Tags"`
-	Tier           *string  `json:"Tier"`
-	Policies       *string  `json:"Policies"`
-	DataType       *string  `json:"DataType"`
+	Name           *string    `json:"Name"`
+	Description    *string    `json:"Description"`
+	Value          *string    `json:"Value"`
+	Type           *string    `json:"Type"`
+	KeyID          *string    `json:"KeyId"`
+	Overwrite      *bool      `json:"Overwrite"`
+	AllowedPattern *string    `json:"AllowedPattern"`
+	Tags           []core.Tag `json:"Tags"`
+	Tier           *string    `json:"Tier"`
+	Policies       *string    `json:"Policies"`
+	DataType       *string    `json:"DataType"`
 }
 
 type putParameterOut struct {
@@ -273,14 +269,14 @@ type getParametersIn struct {
 }
 
 type parameterOut struct {
-	Name             string `json:"Name"`
-	Type             string `json:"Type"`
-	Value            string `json:"Value"`
-	Version          int64  `json:"Version"`
-	Selector         string `json:"Selector,omitempty"`
-	LastModifiedDate *epoch `json:"LastModifiedDate,omitempty"`
-	ARN              string `json:"ARN"`
-	DataType         string `json:"DataType,omitempty"`
+	Name             string      `json:"Name"`
+	Type             string      `json:"Type"`
+	Value            string      `json:"Value"`
+	Version          int64       `json:"Version"`
+	Selector         string      `json:"Selector,omitempty"`
+	LastModifiedDate *core.Epoch `json:"LastModifiedDate,omitempty"`
+	ARN              string      `json:"ARN"`
+	DataType         string      `json:"DataType,omitempty"`
 }
 
 type getParameterOut struct {
@@ -317,7 +313,7 @@ type parameterMetaOut struct {
 	ARN              string         `json:"ARN"`
 	Type             string         `json:"Type"`
 	KeyID            string         `json:"KeyId,omitempty"`
-	LastModifiedDate *epoch         `json:"LastModifiedDate,omitempty"`
+	LastModifiedDate *core.Epoch    `json:"LastModifiedDate,omitempty"`
 	LastModifiedUser string         `json:"LastModifiedUser,omitempty"`
 	Description      string         `json:"Description,omitempty"`
 	AllowedPattern   string         `json:"AllowedPattern,omitempty"`
@@ -360,14 +356,14 @@ type deleteParametersOut struct {
 }
 
 type ssmResourceIn struct {
-	ResourceType *string  `json:"ResourceType"`
-	ResourceID   *string  `json:"ResourceId"`
-	Tags         []ssmTag `json:"Tags"`
-	TagKeys      []string `json:"TagKeys"`
+	ResourceType *string    `json:"ResourceType"`
+	ResourceID   *string    `json:"ResourceId"`
+	Tags         []core.Tag `json:"Tags"`
+	TagKeys      []string   `json:"TagKeys"`
 }
 
 type listTagsOut struct {
-	TagList []outTag `json:"TagList"`
+	TagList []core.TagOut `json:"TagList"`
 }
 
 type labelIn struct {
@@ -392,7 +388,7 @@ type historyEntryOut struct {
 	Name             string         `json:"Name"`
 	Type             string         `json:"Type"`
 	KeyID            string         `json:"KeyId,omitempty"`
-	LastModifiedDate *epoch         `json:"LastModifiedDate,omitempty"`
+	LastModifiedDate *core.Epoch    `json:"LastModifiedDate,omitempty"`
 	LastModifiedUser string         `json:"LastModifiedUser,omitempty"`
 	Description      string         `json:"Description,omitempty"`
 	Value            string         `json:"Value"`
@@ -410,22 +406,22 @@ type historyOut struct {
 }
 
 // ssmOperations maps each served "AmazonSSM." operation to its handler.
-var ssmOperations map[string]opFunc
+var ssmOperations map[string]core.Handler[*call]
 
 func init() {
-	ssmOperations = map[string]opFunc{
-		"PutParameter":           op((*call).putParameter),
-		"GetParameter":           op((*call).getParameter),
-		"GetParameters":          op((*call).getParameters),
-		"GetParametersByPath":    op((*call).getParametersByPath),
-		"DescribeParameters":     op((*call).describeParameters),
-		"DeleteParameter":        op((*call).deleteParameter),
-		"DeleteParameters":       op((*call).deleteParameters),
-		"AddTagsToResource":      op((*call).addTagsToResource),
-		"RemoveTagsFromResource": op((*call).removeTagsFromResource),
-		"ListTagsForResource":    op((*call).listTagsForResource),
-		"LabelParameterVersion":  op((*call).labelParameterVersion),
-		"GetParameterHistory":    op((*call).getParameterHistory),
+	ssmOperations = map[string]core.Handler[*call]{
+		"PutParameter":           core.Op((*call).putParameter),
+		"GetParameter":           core.Op((*call).getParameter),
+		"GetParameters":          core.Op((*call).getParameters),
+		"GetParametersByPath":    core.Op((*call).getParametersByPath),
+		"DescribeParameters":     core.Op((*call).describeParameters),
+		"DeleteParameter":        core.Op((*call).deleteParameter),
+		"DeleteParameters":       core.Op((*call).deleteParameters),
+		"AddTagsToResource":      core.Op((*call).addTagsToResource),
+		"RemoveTagsFromResource": core.Op((*call).removeTagsFromResource),
+		"ListTagsForResource":    core.Op((*call).listTagsForResource),
+		"LabelParameterVersion":  core.Op((*call).labelParameterVersion),
+		"GetParameterHistory":    core.Op((*call).getParameterHistory),
 	}
 	for _, name := range []string{"PutParameter", "DeleteParameter", "DeleteParameters", "AddTagsToResource", "RemoveTagsFromResource", "LabelParameterVersion"} {
 		mutating[name] = true

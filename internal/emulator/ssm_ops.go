@@ -3,6 +3,7 @@ package emulator
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"regexp"
 	"slices"
 	"strconv"
@@ -24,63 +25,59 @@ var (
 	ssmLabelRE = regexp.MustCompile(`^[a-zA-Z0-9_.\-]+$`)
 )
 
-func errEnum(member, value string, set []string) *apiError {
-	return errf("ValidationException", "1 validation error detected: Value '%s' at '%s' failed to satisfy constraint: Member must satisfy enum value set: [%s]", value, member, strings.Join(set, ", "))
+func errParamNotFound(name string) *core.Error {
+	return core.Errf("ParameterNotFound", "Parameter %s not found.", name)
 }
 
-func errParamNotFound(name string) *apiError {
-	return errf("ParameterNotFound", "Parameter %s not found.", name)
+func errVersionNotFound(n int64, name string) *core.Error {
+	return core.Errf("ParameterVersionNotFound", "Systems Manager could not find version %d of %s. Verify the version and try again.", n, name)
 }
 
-func errVersionNotFound(n int64, name string) *apiError {
-	return errf("ParameterVersionNotFound", "Systems Manager could not find version %d of %s. Verify the version and try again.", n, name)
-}
-
-func errMaxValue(member string, got int64, max int, quoted bool) *apiError {
+func errMaxValue(member string, got int64, max int, quoted bool) *core.Error {
 	v := strconv.FormatInt(got, 10)
 	if quoted {
 		v = "'" + v + "'"
 	}
-	return errf("ValidationException", "1 validation error detected: Value %s at '%s' failed to satisfy constraint: Member must have value less than or equal to %d", v, member, max)
+	return core.Errf("ValidationException", "1 validation error detected: Value %s at '%s' failed to satisfy constraint: Member must have value less than or equal to %d", v, member, max)
 }
 
 // ssmTags checks a request's tags: key 1..128 and value 0..256 characters
 // of the model's pattern, no key under aws:, at most 50, no key twice.
-func ssmTags(in []ssmTag) ([]outTag, *apiError) {
+func ssmTags(in []core.Tag) ([]core.TagOut, *core.Error) {
 	if len(in) > ssmMaxTags {
-		return nil, errf("TooManyTagsError", "The Targets parameter includes too many tags. Remove one or more tags and try the command again.")
+		return nil, core.Errf("TooManyTagsError", "The Targets parameter includes too many tags. Remove one or more tags and try the command again.")
 	}
-	out := make([]outTag, 0, len(in))
+	out := make([]core.TagOut, 0, len(in))
 	seen := map[string]bool{}
 	for _, t := range in {
 		if t.Key == nil {
-			return nil, errMissing("tags.member.key")
+			return nil, core.ErrMissing("tags.member.key")
 		}
 		if t.Value == nil {
-			return nil, errMissing("tags.member.value")
+			return nil, core.ErrMissing("tags.member.value")
 		}
 		k, v := *t.Key, *t.Value
 		switch {
 		case utf8.RuneCountInString(k) < 1:
-			return nil, errTooShort("tags.member.key", 1)
+			return nil, core.ErrTooShort("tags.member.key", 1)
 		case utf8.RuneCountInString(k) > 128:
-			return nil, errTooLong("tags.member.key", 128)
+			return nil, core.ErrTooLong("tags.member.key", 128)
 		case utf8.RuneCountInString(v) > 256:
-			return nil, errTooLong("tags.member.value", 256)
+			return nil, core.ErrTooLong("tags.member.value", 256)
 		case !ssmTagRE.MatchString(k) || !ssmTagRE.MatchString(v):
-			return nil, errConstraint("tags.member", `Member must satisfy regular expression pattern: ^([\p{L}\p{Z}\p{N}_.:/=+\-@]*)$`)
+			return nil, core.ErrConstraint("tags.member", `Member must satisfy regular expression pattern: ^([\p{L}\p{Z}\p{N}_.:/=+\-@]*)$`)
 		case strings.HasPrefix(strings.ToLower(k), "aws:"):
-			return nil, errf("InvalidParameterValueException", "Tag keys can't start with aws: (reserved for AWS use).") // [unverified]
+			return nil, core.Errf("InvalidParameterValueException", "Tag keys can't start with aws: (reserved for AWS use).") // [unverified]
 		case seen[k]:
-			return nil, errf("ValidationException", "Duplicate tag key %s in the request.", k) // [unverified]
+			return nil, core.Errf("ValidationException", "Duplicate tag key %s in the request.", k) // [unverified]
 		}
 		seen[k] = true
-		out = append(out, outTag{Key: k, Value: v})
+		out = append(out, core.TagOut{Key: k, Value: v})
 	}
 	return out, nil
 }
 
-func (p *parameter) setTags(tags []outTag) {
+func (p *parameter) setTags(tags []core.TagOut) {
 	if p.tags == nil {
 		p.tags = map[string]string{}
 	}
@@ -97,33 +94,33 @@ type putRequest struct {
 	name, value, typ, tier, keyID, description, pattern, policies, dataType string
 	overwrite                                                               bool
 	hasKey, hasDescription, hasPattern, hasPolicies                         bool
-	tags                                                                    []outTag
+	tags                                                                    []core.TagOut
 }
 
-func checkPut(in *putParameterIn) (putRequest, *apiError) {
+func checkPut(in *putParameterIn) (putRequest, *core.Error) {
 	var r putRequest
 	if in.Value == nil {
-		return r, errMissing("value")
+		return r, core.ErrMissing("value")
 	}
 	r.value = *in.Value
 	if r.value == "" {
-		return r, errf("ValidationException", "1 validation error detected: Value '' at 'value' failed to satisfy constraint: Member must have length greater than or equal to 1.")
+		return r, core.Errf("ValidationException", "1 validation error detected: Value '' at 'value' failed to satisfy constraint: Member must have length greater than or equal to 1.")
 	}
 	if in.Type != nil {
 		if !slices.Contains(ssmTypes, *in.Type) {
-			return r, errEnum("type", *in.Type, ssmTypes)
+			return r, core.ErrEnum("type", *in.Type, ssmTypes)
 		}
 		r.typ = *in.Type
 	}
 	if in.Tier != nil {
 		if !slices.Contains(ssmTiers, *in.Tier) {
-			return r, errEnum("tier", *in.Tier, ssmTiers)
+			return r, core.ErrEnum("tier", *in.Tier, ssmTiers)
 		}
 		r.tier = *in.Tier
 	}
 	r.overwrite = in.Overwrite != nil && *in.Overwrite
 	if r.overwrite && len(in.Tags) > 0 {
-		return r, errf("ValidationException", "Invalid request: tags and overwrite can't be used together. To create a parameter with tags, please remove overwrite flag. To update tags for an existing parameter, please use AddTagsToResource or RemoveTagsFromResource.")
+		return r, core.Errf("ValidationException", "Invalid request: tags and overwrite can't be used together. To create a parameter with tags, please remove overwrite flag. To update tags for an existing parameter, please use AddTagsToResource or RemoveTagsFromResource.")
 	}
 	tags, aerr := ssmTags(in.Tags)
 	if aerr != nil {
@@ -132,13 +129,13 @@ func checkPut(in *putParameterIn) (putRequest, *apiError) {
 	r.tags = tags
 	if in.Description != nil {
 		if utf8.RuneCountInString(*in.Description) > ssmMaxDescription {
-			return r, errTooLong("description", ssmMaxDescription)
+			return r, core.ErrTooLong("description", ssmMaxDescription)
 		}
 		r.description, r.hasDescription = *in.Description, true
 	}
 	if in.KeyID != nil {
 		if *in.KeyID == "" || utf8.RuneCountInString(*in.KeyID) > 256 {
-			return r, errConstraint("keyId", "Member must have length less than or equal to 256, Member must have length greater than or equal to 1")
+			return r, core.ErrConstraint("keyId", "Member must have length less than or equal to 256, Member must have length greater than or equal to 1")
 		}
 		r.keyID, r.hasKey = *in.KeyID, true
 	}
@@ -148,23 +145,23 @@ func checkPut(in *putParameterIn) (putRequest, *apiError) {
 		case "text", "aws:ec2:image", "aws:ssm:integration":
 			r.dataType = *in.DataType
 		default:
-			return r, errf("ValidationException", "The following data type is not supported: %s (Data type names are all lowercase.)", *in.DataType)
+			return r, core.Errf("ValidationException", "The following data type is not supported: %s (Data type names are all lowercase.)", *in.DataType)
 		}
 	}
 	if in.AllowedPattern != nil && *in.AllowedPattern != "" {
 		re, err := regexp.Compile(*in.AllowedPattern)
 		if err != nil {
-			return r, errf("InvalidAllowedPatternException", "The allowed pattern is not a valid regular expression.") // [unverified]
+			return r, core.Errf("InvalidAllowedPatternException", "The allowed pattern is not a valid regular expression.") // [unverified]
 		}
 		if !re.MatchString(r.value) {
-			return r, errf("ParameterPatternMismatchException", "Parameter value, cannot be validated against allowedPattern: %s", *in.AllowedPattern)
+			return r, core.Errf("ParameterPatternMismatchException", "Parameter value, cannot be validated against allowedPattern: %s", *in.AllowedPattern)
 		}
 		r.pattern, r.hasPattern = *in.AllowedPattern, true
 	}
 	if in.Policies != nil && *in.Policies != "" {
 		var pol []map[string]any
 		if err := json.Unmarshal([]byte(*in.Policies), &pol); err != nil {
-			return r, errf("InvalidPolicyTypeException", "The policies are not a JSON array of parameter policies.") // [unverified]
+			return r, core.Errf("InvalidPolicyTypeException", "The policies are not a JSON array of parameter policies.") // [unverified]
 		}
 		r.policies, r.hasPolicies = *in.Policies, true
 	}
@@ -191,7 +188,7 @@ func tierFor(asked string, cur *paramVersion, size int, policies bool) string {
 	return tierStandard
 }
 
-func (e *call) putParameter(in *putParameterIn) (any, *apiError) {
+func (e *call) putParameter(in *putParameterIn) (any, *core.Error) {
 	name, aerr := e.ssmName(in.Name)
 	if aerr != nil {
 		return nil, aerr
@@ -207,21 +204,21 @@ func (e *call) putParameter(in *putParameterIn) (any, *apiError) {
 	var cur *paramVersion
 	if p != nil {
 		if !r.overwrite {
-			return nil, errf("ParameterAlreadyExists", msgSSMExists)
+			return nil, core.Errf("ParameterAlreadyExists", msgSSMExists)
 		}
 		cur = p.latest()
 	}
 	typ := r.typ
 	switch {
 	case typ == "" && cur == nil:
-		return nil, errf("ValidationException", "A parameter type is required when you create a parameter.") // [unverified]
+		return nil, core.Errf("ValidationException", "A parameter type is required when you create a parameter.") // [unverified]
 	case typ == "":
 		typ = cur.typ
 	case cur != nil && typ != cur.typ && strings.HasPrefix(name, "/"):
-		return nil, errf("HierarchyTypeMismatchException", "Parameter Store does not support changing a parameter type in a hierarchy. For example, you can't change a parameter from a String type to a SecureString type. You must create a new, unique parameter.")
+		return nil, core.Errf("HierarchyTypeMismatchException", "Parameter Store does not support changing a parameter type in a hierarchy. For example, you can't change a parameter from a String type to a SecureString type. You must create a new, unique parameter.")
 	}
 	if r.hasKey && typ != ssmSecureString {
-		return nil, errf("ValidationException", "KeyId is only valid for a SecureString parameter.") // [unverified]
+		return nil, core.Errf("ValidationException", "KeyId is only valid for a SecureString parameter.") // [unverified]
 	}
 	policies := r.policies
 	if !r.hasPolicies && cur != nil {
@@ -229,10 +226,10 @@ func (e *call) putParameter(in *putParameterIn) (any, *apiError) {
 	}
 	tier := tierFor(r.tier, cur, len(r.value), policies != "")
 	if cur != nil && cur.tier == tierAdvanced && tier == tierStandard {
-		return nil, errf("ValidationException", "This parameter uses the advanced-parameter tier. You can't downgrade a parameter from the advanced-parameter tier to the standard-parameter tier. If necessary, you can delete the advanced parameter and recreate it as a standard parameter.") // [unverified wording]
+		return nil, core.Errf("ValidationException", "This parameter uses the advanced-parameter tier. You can't downgrade a parameter from the advanced-parameter tier to the standard-parameter tier. If necessary, you can delete the advanced parameter and recreate it as a standard parameter.") // [unverified wording]
 	}
 	if policies != "" && tier != tierAdvanced {
-		return nil, errf("IncompatiblePolicyException", "Parameter policies are supported only by the advanced-parameter tier.") // [unverified wording]
+		return nil, core.Errf("IncompatiblePolicyException", "Parameter policies are supported only by the advanced-parameter tier.") // [unverified wording]
 	}
 	limit := ssmStandardValueMax
 	if tier == tierAdvanced {
@@ -240,12 +237,12 @@ func (e *call) putParameter(in *putParameterIn) (any, *apiError) {
 	}
 	if len(r.value) > limit {
 		if tier == tierStandard {
-			return nil, errf("ValidationException", "Standard tier parameters support a maximum parameter value of 4096 characters. To create a larger parameter value, upgrade the parameter to use the advanced-parameter tier.") // [unverified wording]
+			return nil, core.Errf("ValidationException", "Standard tier parameters support a maximum parameter value of 4096 characters. To create a larger parameter value, upgrade the parameter to use the advanced-parameter tier.") // [unverified wording]
 		}
-		return nil, errConstraint("value", fmt.Sprintf("Member must have length less than or equal to %d", ssmAdvancedValueMax))
+		return nil, core.ErrConstraint("value", fmt.Sprintf("Member must have length less than or equal to %d", ssmAdvancedValueMax))
 	}
 	if (cur == nil || cur.tier != tier) && st.count(tier) >= e.ssmCountLimit(tier) {
-		return nil, errf("ParameterLimitExceeded", "You have exceeded the number of parameters for this AWS account. Delete unused parameters and try again.")
+		return nil, core.Errf("ParameterLimitExceeded", "You have exceeded the number of parameters for this AWS account. Delete unused parameters and try again.")
 	}
 	keyID := ""
 	if typ == ssmSecureString {
@@ -272,7 +269,7 @@ func (e *call) putParameter(in *putParameterIn) (any, *apiError) {
 		}
 		if len(p.versions) >= ssmMaxVersions {
 			if len(p.versions[0].labels) > 0 {
-				return nil, errf("ParameterMaxVersionLimitExceeded", "You attempted to create a new version of %s by calling the PutParameter API with the overwrite flag. Version %d, the oldest version, can't be deleted because it has a label associated with it. Move the label to another version of the parameter, and try again.", name, p.versions[0].version)
+				return nil, core.Errf("ParameterMaxVersionLimitExceeded", "You attempted to create a new version of %s by calling the PutParameter API with the overwrite flag. Version %d, the oldest version, can't be deleted because it has a label associated with it. Move the label to another version of the parameter, and try again.", name, p.versions[0].version)
 			}
 			p.versions = slices.Delete(p.versions, 0, 1)
 		}
@@ -299,7 +296,7 @@ func (e *call) ssmCountLimit(tier string) int {
 
 // find resolves a read's name (with its selector) to a parameter and a
 // version. The caller holds e.mu.
-func (e *call) find(raw string) (*parameter, *paramVersion, *apiError) {
+func (e *call) find(raw string) (*parameter, *paramVersion, *core.Error) {
 	name, sel := ssmLookupName(raw)
 	p := e.ssm.byKey[ssmKey(name)]
 	if p == nil {
@@ -323,10 +320,10 @@ func (e *call) find(raw string) (*parameter, *paramVersion, *apiError) {
 // paramOut is a parameter's version as GetParameter(s) and
 // GetParametersByPath return it; a SecureString read without decryption
 // shows the stand-in ciphertext. A decryption under an unusable key fails.
-func (e *call) paramOut(p *parameter, v *paramVersion, sel string, decrypt bool) (parameterOut, *apiError) {
+func (e *call) paramOut(p *parameter, v *paramVersion, sel string, decrypt bool) (parameterOut, *core.Error) {
 	out := parameterOut{
 		Name: p.name, Type: v.typ, Value: v.value, Version: v.version, Selector: sel,
-		LastModifiedDate: ep(v.modified), ARN: e.paramARN(p), DataType: v.dataType,
+		LastModifiedDate: core.Ep(v.modified), ARN: e.paramARN(p), DataType: v.dataType,
 	}
 	if v.typ == ssmSecureString {
 		if !decrypt {
@@ -338,9 +335,9 @@ func (e *call) paramOut(p *parameter, v *paramVersion, sel string, decrypt bool)
 	return out, nil
 }
 
-func (e *call) getParameter(in *getParameterIn) (any, *apiError) {
+func (e *call) getParameter(in *getParameterIn) (any, *core.Error) {
 	if in.Name == nil {
-		return nil, errMissing("name")
+		return nil, core.ErrMissing("name")
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -359,17 +356,17 @@ func (e *call) getParameter(in *getParameterIn) (any, *apiError) {
 	return getParameterOut{Parameter: out}, nil
 }
 
-func checkNames(names []string) *apiError {
+func checkNames(names []string) *core.Error {
 	if len(names) == 0 {
-		return errTooShort("names", 1)
+		return core.ErrTooShort("names", 1)
 	}
 	if len(names) > ssmMaxNames {
-		return errf("ValidationException", "1 validation error detected: Value '[%s]' at 'names' failed to satisfy constraint: Member must have length less than or equal to 10.", strings.Join(names, ", "))
+		return core.Errf("ValidationException", "1 validation error detected: Value '[%s]' at 'names' failed to satisfy constraint: Member must have length less than or equal to 10.", strings.Join(names, ", "))
 	}
 	return nil
 }
 
-func (e *call) getParameters(in *getParametersIn) (any, *apiError) {
+func (e *call) getParameters(in *getParametersIn) (any, *core.Error) {
 	if aerr := checkNames(in.Names); aerr != nil {
 		return nil, aerr
 	}
@@ -384,7 +381,7 @@ func (e *call) getParameters(in *getParametersIn) (any, *apiError) {
 		seen[n] = true
 		p, v, aerr := e.find(n)
 		if aerr != nil {
-			if aerr.code == "ParameterNotFound" || aerr.code == "ParameterVersionNotFound" {
+			if aerr.Code == "ParameterNotFound" || aerr.Code == "ParameterVersionNotFound" {
 				out.InvalidParameters = append(out.InvalidParameters, n)
 				continue
 			}
@@ -403,9 +400,9 @@ func (e *call) getParameters(in *getParametersIn) (any, *apiError) {
 	return out, nil
 }
 
-func (e *call) deleteParameter(in *deleteParameterIn) (any, *apiError) {
+func (e *call) deleteParameter(in *deleteParameterIn) (any, *core.Error) {
 	if in.Name == nil {
-		return nil, errMissing("name")
+		return nil, core.ErrMissing("name")
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -417,7 +414,7 @@ func (e *call) deleteParameter(in *deleteParameterIn) (any, *apiError) {
 	return struct{}{}, nil
 }
 
-func (e *call) deleteParameters(in *deleteParametersIn) (any, *apiError) {
+func (e *call) deleteParameters(in *deleteParametersIn) (any, *core.Error) {
 	if aerr := checkNames(in.Names); aerr != nil {
 		return nil, aerr
 	}
@@ -440,31 +437,31 @@ var ssmResourceTypes = []string{"Document", "ManagedInstance", "MaintenanceWindo
 
 // tagged resolves a tagging request's resource: only parameters are
 // modelled. The caller holds e.mu.
-func (e *call) tagged(in *ssmResourceIn) (*parameter, *apiError) {
+func (e *call) tagged(in *ssmResourceIn) (*parameter, *core.Error) {
 	switch {
 	case in.ResourceType == nil:
-		return nil, errMissing("resourceType")
+		return nil, core.ErrMissing("resourceType")
 	case in.ResourceID == nil:
-		return nil, errMissing("resourceId")
+		return nil, core.ErrMissing("resourceId")
 	case !slices.Contains(ssmResourceTypes, *in.ResourceType):
-		return nil, errEnum("resourceType", *in.ResourceType, ssmResourceTypes)
+		return nil, core.ErrEnum("resourceType", *in.ResourceType, ssmResourceTypes)
 	case *in.ResourceType != "Parameter":
-		return nil, errf("InvalidResourceType", "The emulator tags parameters only.")
+		return nil, core.Errf("InvalidResourceType", "The emulator tags parameters only.")
 	}
 	p := e.ssm.byKey[ssmKey(strings.TrimSpace(*in.ResourceID))]
 	if p == nil {
-		return nil, errf("InvalidResourceId", "The resource ID \"%s\" is not valid. Verify the ID and try again.", *in.ResourceID)
+		return nil, core.Errf("InvalidResourceId", "The resource ID \"%s\" is not valid. Verify the ID and try again.", *in.ResourceID)
 	}
 	return p, nil
 }
 
-func (e *call) addTagsToResource(in *ssmResourceIn) (any, *apiError) {
+func (e *call) addTagsToResource(in *ssmResourceIn) (any, *core.Error) {
 	tags, aerr := ssmTags(in.Tags)
 	if aerr != nil {
 		return nil, aerr
 	}
 	if len(tags) == 0 {
-		return nil, errTooShort("tags", 1)
+		return nil, core.ErrTooShort("tags", 1)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -479,15 +476,15 @@ func (e *call) addTagsToResource(in *ssmResourceIn) (any, *apiError) {
 		}
 	}
 	if n > ssmMaxTags {
-		return nil, errf("TooManyTagsError", "The Targets parameter includes too many tags. Remove one or more tags and try the command again.")
+		return nil, core.Errf("TooManyTagsError", "The Targets parameter includes too many tags. Remove one or more tags and try the command again.")
 	}
 	p.setTags(tags)
 	return struct{}{}, nil
 }
 
-func (e *call) removeTagsFromResource(in *ssmResourceIn) (any, *apiError) {
+func (e *call) removeTagsFromResource(in *ssmResourceIn) (any, *core.Error) {
 	if len(in.TagKeys) == 0 {
-		return nil, errTooShort("tagKeys", 1)
+		return nil, core.ErrTooShort("tagKeys", 1)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -504,15 +501,15 @@ func (e *call) removeTagsFromResource(in *ssmResourceIn) (any, *apiError) {
 	return struct{}{}, nil
 }
 
-func (p *parameter) tagList() []outTag {
-	out := make([]outTag, 0, len(p.tags))
+func (p *parameter) tagList() []core.TagOut {
+	out := make([]core.TagOut, 0, len(p.tags))
 	for _, k := range p.tagOrder {
-		out = append(out, outTag{Key: k, Value: p.tags[k]})
+		out = append(out, core.TagOut{Key: k, Value: p.tags[k]})
 	}
 	return out
 }
 
-func (e *call) listTagsForResource(in *ssmResourceIn) (any, *apiError) {
+func (e *call) listTagsForResource(in *ssmResourceIn) (any, *core.Error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	p, aerr := e.tagged(in)
@@ -531,19 +528,19 @@ func validLabel(l string) bool {
 		!strings.HasPrefix(low, "aws") && !strings.HasPrefix(low, "ssm")
 }
 
-func (e *call) labelParameterVersion(in *labelIn) (any, *apiError) {
+func (e *call) labelParameterVersion(in *labelIn) (any, *core.Error) {
 	if in.Name == nil {
-		return nil, errMissing("name")
+		return nil, core.ErrMissing("name")
 	}
 	if len(in.Labels) == 0 {
-		return nil, errTooShort("labels", 1)
+		return nil, core.ErrTooShort("labels", 1)
 	}
 	if len(in.Labels) > ssmMaxLabels {
-		return nil, errTooLong("labels", ssmMaxLabels)
+		return nil, core.ErrTooLong("labels", ssmMaxLabels)
 	}
 	for _, l := range in.Labels {
 		if l == "" || utf8.RuneCountInString(l) > 100 {
-			return nil, errf("ValidationException", "1 validation error detected: Value '[%s]' at 'labels' failed to satisfy constraint: Member must satisfy constraint: [Member must have length less than or equal to 100, Member must have length greater than or equal to 1]", strings.Join(in.Labels, ", "))
+			return nil, core.Errf("ValidationException", "1 validation error detected: Value '[%s]' at 'labels' failed to satisfy constraint: Member must satisfy constraint: [Member must have length less than or equal to 100, Member must have length greater than or equal to 1]", strings.Join(in.Labels, ", "))
 		}
 	}
 	e.mu.Lock()
@@ -569,7 +566,7 @@ func (e *call) labelParameterVersion(in *labelIn) (any, *apiError) {
 		}
 	}
 	if len(v.labels)+len(add) > ssmMaxLabels {
-		return nil, errf("ParameterVersionLabelLimitExceeded", "A parameter version can have maximum 10 labels.Move one or more labels to another version and try again.")
+		return nil, core.Errf("ParameterVersionLabelLimitExceeded", "A parameter version can have maximum 10 labels.Move one or more labels to another version and try again.")
 	}
 	for _, l := range add {
 		for _, o := range p.versions {
@@ -594,17 +591,17 @@ func policiesOut(text string) []policyOutSSM {
 	return out
 }
 
-func (e *call) getParameterHistory(in *historyIn) (any, *apiError) {
+func (e *call) getParameterHistory(in *historyIn) (any, *core.Error) {
 	if in.Name == nil {
-		return nil, errMissing("name")
+		return nil, core.ErrMissing("name")
 	}
 	max := int64(ssmHistoryMax)
 	if in.MaxResults != nil {
 		if *in.MaxResults > ssmHistoryMax {
-			return nil, errf("ValidationException", "1 validation error detected: Value '%d' at 'maxResults' failed to satisfy constraint: Member must have value less than or equal to 50.", *in.MaxResults)
+			return nil, core.Errf("ValidationException", "1 validation error detected: Value '%d' at 'maxResults' failed to satisfy constraint: Member must have value less than or equal to 50.", *in.MaxResults)
 		}
 		if *in.MaxResults < 1 {
-			return nil, errConstraint("maxResults", "Member must have value greater than or equal to 1")
+			return nil, core.ErrConstraint("maxResults", "Member must have value greater than or equal to 1")
 		}
 		max = *in.MaxResults
 	}
@@ -619,7 +616,7 @@ func (e *call) getParameterHistory(in *historyIn) (any, *apiError) {
 	if in.NextToken != nil && *in.NextToken != "" {
 		n, err := strconv.Atoi(strings.TrimPrefix(*in.NextToken, "h:"))
 		if err != nil || !strings.HasPrefix(*in.NextToken, "h:") || n < 0 || n > len(p.versions) {
-			return nil, errf("InvalidNextToken", "The specified token isn't valid.")
+			return nil, core.Errf("InvalidNextToken", "The specified token isn't valid.")
 		}
 		start = n
 	}
@@ -628,7 +625,7 @@ func (e *call) getParameterHistory(in *historyIn) (any, *apiError) {
 	decrypt := in.WithDecryption != nil && *in.WithDecryption
 	for _, v := range p.versions[start:end] {
 		h := historyEntryOut{
-			Name: p.name, Type: v.typ, KeyID: v.keyID, LastModifiedDate: ep(v.modified), LastModifiedUser: v.user,
+			Name: p.name, Type: v.typ, KeyID: v.keyID, LastModifiedDate: core.Ep(v.modified), LastModifiedUser: v.user,
 			Description: v.description, Value: v.value, AllowedPattern: v.pattern, Version: v.version,
 			Labels: slices.Clone(v.labels), Tier: v.tier, Policies: policiesOut(v.policies), DataType: v.dataType,
 		}

@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"encoding/base64"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"regexp"
 	"slices"
 	"strings"
@@ -29,7 +30,7 @@ type paramFilter struct {
 
 // checkFilters validates ParameterFilters for DescribeParameters (byPath
 // false) or GetParametersByPath (byPath true); messages are moto's.
-func checkFilters(in []paramFilterIn, byPath bool) ([]paramFilter, *apiError) {
+func checkFilters(in []paramFilterIn, byPath bool) ([]paramFilter, *core.Error) {
 	var problems []string
 	for _, f := range in {
 		switch {
@@ -54,10 +55,10 @@ func checkFilters(in []paramFilterIn, byPath bool) ([]paramFilter, *apiError) {
 		}
 	}
 	if len(problems) == 1 {
-		return nil, errf("ValidationException", "1 validation error detected: %s", problems[0])
+		return nil, core.Errf("ValidationException", "1 validation error detected: %s", problems[0])
 	}
 	if len(problems) > 1 {
-		return nil, errf("ValidationException", "%d validation errors detected: %s", len(problems), strings.Join(problems, "; "))
+		return nil, core.Errf("ValidationException", "%d validation errors detected: %s", len(problems), strings.Join(problems, "; "))
 	}
 	out := make([]paramFilter, 0, len(in))
 	seen := map[string]bool{}
@@ -65,17 +66,17 @@ func checkFilters(in []paramFilterIn, byPath bool) ([]paramFilter, *apiError) {
 		key := *f.Key
 		isTag := strings.HasPrefix(key, "tag:")
 		if byPath && key != "Type" && key != "KeyId" && key != "Label" {
-			return nil, errf("InvalidFilterKey", "The following filter key is not valid: %s. Valid filter keys include: [Type, KeyId].", key)
+			return nil, core.Errf("InvalidFilterKey", "The following filter key is not valid: %s. Valid filter keys include: [Type, KeyId].", key)
 		}
 		if !byPath && key == "Label" {
-			return nil, errf("InvalidFilterKey", "The following filter key is not valid: Label. Valid filter keys include: [Path, Name, Type, KeyId, Tier]")
+			return nil, core.Errf("InvalidFilterKey", "The following filter key is not valid: Label. Valid filter keys include: [Path, Name, Type, KeyId, Tier]")
 		}
 		if seen[key] {
-			return nil, errf("InvalidFilterKey", "The following filter is duplicated in the request: %s. A request can contain only one occurrence of a specific filter.", key)
+			return nil, core.Errf("InvalidFilterKey", "The following filter is duplicated in the request: %s. A request can contain only one occurrence of a specific filter.", key)
 		}
 		seen[key] = true
 		if len(f.Values) == 0 && !isTag {
-			return nil, errf("InvalidFilterValue", "The following filter values are missing : null for filter key %s", key)
+			return nil, core.Errf("InvalidFilterValue", "The following filter values are missing : null for filter key %s", key)
 		}
 		opt := "Equals"
 		if f.Option != nil && *f.Option != "" {
@@ -94,7 +95,7 @@ func checkFilters(in []paramFilterIn, byPath bool) ([]paramFilter, *apiError) {
 			valid = []string{"Equals"}
 		}
 		if !slices.Contains(valid, opt) {
-			return nil, errf("InvalidFilterOption", "The following filter option is not valid: %s. Valid options include: [%s]", opt, strings.Join(valid, ", "))
+			return nil, core.Errf("InvalidFilterOption", "The following filter option is not valid: %s. Valid options include: [%s]", opt, strings.Join(valid, ", "))
 		}
 		for _, v := range f.Values {
 			switch key {
@@ -102,18 +103,18 @@ func checkFilters(in []paramFilterIn, byPath bool) ([]paramFilter, *apiError) {
 				first, _, _ := strings.Cut(strings.TrimPrefix(v, "/"), "/")
 				low := strings.ToLower(first)
 				if strings.HasPrefix(low, "aws") || strings.HasPrefix(low, "ssm") {
-					return nil, errf("ValidationException", `Filters for common parameters can't be prefixed with "aws" or "ssm" (case-insensitive).`)
+					return nil, core.Errf("ValidationException", `Filters for common parameters can't be prefixed with "aws" or "ssm" (case-insensitive).`)
 				}
 				if !strings.HasPrefix(v, "/") {
-					return nil, errf("InvalidFilterValue", "The parameter doesn't meet the parameter name requirements. The parameter name must begin with a forward slash \"/\". It can't be prefixed with \"aws\" or \"ssm\" (case-insensitive). It must use only letters, numbers, or the following symbols: . (period), - (hyphen), _ (underscore). Special characters are not allowed. All sub-paths, if specified, must use the forward slash symbol \"/\". Valid example: /get/parameters2-/by1./path0_.")
+					return nil, core.Errf("InvalidFilterValue", "The parameter doesn't meet the parameter name requirements. The parameter name must begin with a forward slash \"/\". It can't be prefixed with \"aws\" or \"ssm\" (case-insensitive). It must use only letters, numbers, or the following symbols: . (period), - (hyphen), _ (underscore). Special characters are not allowed. All sub-paths, if specified, must use the forward slash symbol \"/\". Valid example: /get/parameters2-/by1./path0_.")
 				}
 			case "Tier":
 				if !slices.Contains(ssmTiers, v) {
-					return nil, errf("InvalidFilterValue", "The following filter value is not valid: %s. Valid values include: [Standard, Advanced, Intelligent-Tiering]", v)
+					return nil, core.Errf("InvalidFilterValue", "The following filter value is not valid: %s. Valid values include: [Standard, Advanced, Intelligent-Tiering]", v)
 				}
 			case "Type":
 				if !slices.Contains(ssmTypes, v) {
-					return nil, errf("InvalidFilterValue", "The following filter value is not valid: %s. Valid values include: [SecureString, StringList, String]", v)
+					return nil, core.Errf("InvalidFilterValue", "The following filter value is not valid: %s. Valid values include: [SecureString, StringList, String]", v)
 				}
 			}
 		}
@@ -183,20 +184,20 @@ func encodeSSMToken(key string) string {
 	return base64.RawURLEncoding.EncodeToString([]byte("ssm1:" + key))
 }
 
-func decodeSSMToken(tok *string) (string, bool, *apiError) {
+func decodeSSMToken(tok *string) (string, bool, *core.Error) {
 	if tok == nil || *tok == "" {
 		return "", false, nil
 	}
 	b, err := base64.RawURLEncoding.DecodeString(*tok)
 	if err != nil || !strings.HasPrefix(string(b), "ssm1:") {
-		return "", false, errf("InvalidNextToken", "The specified token isn't valid.")
+		return "", false, core.Errf("InvalidNextToken", "The specified token isn't valid.")
 	}
 	return strings.TrimPrefix(string(b), "ssm1:"), true, nil
 }
 
 // page returns the window of candidate keys a page examines (from the
 // token on, at most max) and the token of the next page ("" at the end).
-func (e *call) paramPage(candidate func(*parameter) bool, tok *string, max int) ([]*parameter, string, *apiError) {
+func (e *call) paramPage(candidate func(*parameter) bool, tok *string, max int) ([]*parameter, string, *core.Error) {
 	from, has, aerr := decodeSSMToken(tok)
 	if aerr != nil {
 		return nil, "", aerr
@@ -218,7 +219,7 @@ func (e *call) paramPage(candidate func(*parameter) bool, tok *string, max int) 
 	return window, "", nil
 }
 
-func maxResults(in *int64, limit int, quoted bool) (int, *apiError) {
+func maxResults(in *int64, limit int, quoted bool) (int, *core.Error) {
 	if in == nil {
 		return min(ssmDefaultPage, limit), nil
 	}
@@ -226,19 +227,19 @@ func maxResults(in *int64, limit int, quoted bool) (int, *apiError) {
 		return 0, errMaxValue("maxResults", *in, limit, quoted)
 	}
 	if *in < 1 {
-		return 0, errConstraint("maxResults", "Member must have value greater than or equal to 1")
+		return 0, core.ErrConstraint("maxResults", "Member must have value greater than or equal to 1")
 	}
 	return int(*in), nil
 }
 
-func (e *call) describeParameters(in *describeParametersIn) (any, *apiError) {
+func (e *call) describeParameters(in *describeParametersIn) (any, *core.Error) {
 	if len(in.Filters) > 0 && len(in.ParameterFilters) > 0 {
-		return nil, errf("ValidationException", "You can use either Filters or ParameterFilters in a single request.")
+		return nil, core.Errf("ValidationException", "You can use either Filters or ParameterFilters in a single request.")
 	}
 	raw := in.ParameterFilters
 	for _, f := range in.Filters { // the older ParametersFilter: Name, Type, KeyId, matched exactly
 		if f.Key == nil || (*f.Key != "Name" && *f.Key != "Type" && *f.Key != "KeyId") {
-			return nil, errf("ValidationException", "1 validation error detected: Value at 'filters.member.key' failed to satisfy constraint: Member must satisfy enum value set: [Name, Type, KeyId]")
+			return nil, core.Errf("ValidationException", "1 validation error detected: Value at 'filters.member.key' failed to satisfy constraint: Member must satisfy enum value set: [Name, Type, KeyId]")
 		}
 		raw = append(raw, paramFilterIn{Key: f.Key, Values: f.Values})
 	}
@@ -272,7 +273,7 @@ func (e *call) describeParameters(in *describeParametersIn) (any, *apiError) {
 		}
 		v := p.latest()
 		out.Parameters = append(out.Parameters, parameterMetaOut{
-			Name: p.name, ARN: e.paramARN(p), Type: v.typ, KeyID: v.keyID, LastModifiedDate: ep(v.modified),
+			Name: p.name, ARN: e.paramARN(p), Type: v.typ, KeyID: v.keyID, LastModifiedDate: core.Ep(v.modified),
 			LastModifiedUser: v.user, Description: v.description, AllowedPattern: v.pattern, Version: v.version,
 			Tier: v.tier, Policies: policiesOut(v.policies), DataType: v.dataType,
 		})
@@ -280,13 +281,13 @@ func (e *call) describeParameters(in *describeParametersIn) (any, *apiError) {
 	return out, nil
 }
 
-func (e *call) getParametersByPath(in *getByPathIn) (any, *apiError) {
+func (e *call) getParametersByPath(in *getByPathIn) (any, *core.Error) {
 	if in.Path == nil {
-		return nil, errMissing("path")
+		return nil, core.ErrMissing("path")
 	}
 	path := *in.Path
 	if !strings.HasPrefix(path, "/") || (path != "/" && !ssmNameRE.MatchString(path)) || utf8.RuneCountInString(path) > ssmMaxNameLen {
-		return nil, errf("ValidationException", "The parameter doesn't meet the parameter name requirements. The parameter name must begin with a forward slash \"/\". It can't be prefixed with \"aws\" or \"ssm\" (case-insensitive). It must use only letters, numbers, or the following symbols: . (period), - (hyphen), _ (underscore). Special characters are not allowed. All sub-paths, if specified, must use the forward slash symbol \"/\". Valid example: /get/parameters2-/by1./path0_.")
+		return nil, core.Errf("ValidationException", "The parameter doesn't meet the parameter name requirements. The parameter name must begin with a forward slash \"/\". It can't be prefixed with \"aws\" or \"ssm\" (case-insensitive). It must use only letters, numbers, or the following symbols: . (period), - (hyphen), _ (underscore). Special characters are not allowed. All sub-paths, if specified, must use the forward slash symbol \"/\". Valid example: /get/parameters2-/by1./path0_.")
 	}
 	fs, aerr := checkFilters(in.ParameterFilters, true)
 	if aerr != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -202,8 +203,8 @@ func isSTS(r *http.Request) bool {
 	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
 		return true
 	}
-	sc, ok := parseSigScope(r)
-	return ok && sc.service == "sts"
+	sc, ok := core.ParseSigScope(r)
+	return ok && sc.Service == "sts"
 }
 
 // serveSTS answers one STS request and reports it like handleAPI.
@@ -227,7 +228,7 @@ func (e *Emulator) serveSTS(w http.ResponseWriter, r *http.Request, body []byte)
 	}
 	e.mu.Lock()
 	e.stats.Calls[op]++
-	if sdkAttempt(r.Header) > 1 {
+	if core.SDKAttempt(r.Header) > 1 {
 		e.stats.Retries[op]++
 	}
 	hang := slices.Contains(e.faults.STSHang, op)
@@ -263,7 +264,7 @@ func (e *Emulator) serveSTS(w http.ResponseWriter, r *http.Request, body []byte)
 
 func writeSTS(w http.ResponseWriter, status int, b []byte) {
 	w.Header().Set("Content-Type", "text/xml")
-	w.Header().Set("X-Amzn-Requestid", newRequestID())
+	w.Header().Set("X-Amzn-Requestid", core.NewRequestID())
 	w.WriteHeader(status)
 	_, _ = w.Write([]byte(xml.Header))
 	_, _ = w.Write(b)
@@ -273,25 +274,25 @@ func writeSTSError(w http.ResponseWriter, e *stsError) {
 	var x stsErrorXML
 	x.XMLNS = stsXMLNS
 	x.Error.Type, x.Error.Code, x.Error.Message = e.typ, e.code, e.msg
-	x.RequestID = newRequestID()
+	x.RequestID = core.NewRequestID()
 	b, _ := xml.Marshal(x)
 	writeSTS(w, e.status, b)
 }
 
 // caller resolves the principal of a signed STS request. e.mu is held.
 func (e *Emulator) stsCaller(r *http.Request) (principal, *session, *stsError) {
-	sc, ok := parseSigScope(r)
+	sc, ok := core.ParseSigScope(r)
 	if !ok {
 		return principal{}, nil, stsErr(http.StatusForbidden, "MissingAuthenticationToken", "Request is missing Authentication Token")
 	}
-	s := e.sessions[sc.accessKey]
-	who, aerr := e.identify(sc.accessKey, r.Header.Get("X-Amz-Security-Token"))
+	s := e.sessions[sc.AccessKey]
+	who, aerr := e.identify(sc.AccessKey, r.Header.Get("X-Amz-Security-Token"))
 	if aerr != nil {
 		code := "InvalidClientTokenId"
-		if aerr.code == "ExpiredTokenException" {
+		if aerr.Code == "ExpiredTokenException" {
 			code = "ExpiredToken"
 		}
-		return principal{}, nil, stsErr(http.StatusForbidden, code, "%s", aerr.msg)
+		return principal{}, nil, stsErr(http.StatusForbidden, code, "%s", aerr.Message)
 	}
 	return who, s, nil
 }
@@ -306,7 +307,7 @@ func (e *Emulator) getCallerIdentity(r *http.Request) (any, *stsError) {
 	var out getCallerIdentityResponseXML
 	out.XMLNS = stsXMLNS
 	out.Result.Arn, out.Result.UserID, out.Result.Account = who.arn, who.userID, who.account
-	out.ResponseMetadata.RequestID = newRequestID()
+	out.ResponseMetadata.RequestID = core.NewRequestID()
 	return out, nil
 }
 
@@ -423,7 +424,7 @@ func (e *Emulator) assumeRole(r *http.Request, form url.Values) (any, *stsError)
 	out.XMLNS = stsXMLNS
 	out.Result.Credentials = s.credentialsXML()
 	out.Result.AssumedRoleUser = s.userXML()
-	out.ResponseMetadata.RequestID = newRequestID()
+	out.ResponseMetadata.RequestID = core.NewRequestID()
 	return out, nil
 }
 
@@ -519,7 +520,7 @@ func (e *Emulator) assumeRoleWithWebIdentity(form url.Values) (any, *stsError) {
 	out.Result.SubjectFromWebIdentityToken = claims.Sub
 	out.Result.Provider = claims.Iss
 	out.Result.Audience = claims.audience()
-	out.ResponseMetadata.RequestID = newRequestID()
+	out.ResponseMetadata.RequestID = core.NewRequestID()
 	return out, nil
 }
 

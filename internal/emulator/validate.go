@@ -3,6 +3,7 @@ package emulator
 import (
 	"bytes"
 	"fmt"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"strings"
 	"unicode/utf8"
 )
@@ -24,78 +25,66 @@ const (
 	maxVersions       = 100
 )
 
-func errMissing(member string) *apiError {
-	return errf("ValidationException", "1 validation error detected: Value null at '%s' failed to satisfy constraint: Member must not be null", member)
-}
-
-func errTooLong(member string, max int) *apiError {
-	return errConstraint(member, fmt.Sprintf("Member must have length less than or equal to %d", max))
-}
-
-func errTooShort(member string, min int) *apiError {
-	return errConstraint(member, fmt.Sprintf("Member must have length greater than or equal to %d", min))
-}
-
-func validName(name string) *apiError {
+func validName(name string) *core.Error {
 	if len(name) == 0 {
-		return errTooShort("name", 1)
+		return core.ErrTooShort("name", 1)
 	}
 	if len(name) > maxNameLen {
-		return errTooLong("name", maxNameLen)
+		return core.ErrTooLong("name", maxNameLen)
 	}
 	for i := 0; i < len(name); i++ {
 		c := name[i]
 		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("/_+=.@-!", c) >= 0 {
 			continue
 		}
-		return errf("ValidationException", msgInvalidName)
+		return core.Errf("ValidationException", msgInvalidName)
 	}
 	return nil
 }
 
-func validSecretID(id *string) *apiError {
+func validSecretID(id *string) *core.Error {
 	if id == nil {
-		return errMissing("secretId")
+		return core.ErrMissing("secretId")
 	}
 	if len(*id) == 0 {
-		return errTooShort("secretId", 1)
+		return core.ErrTooShort("secretId", 1)
 	}
 	if len(*id) > 2048 {
-		return errTooLong("secretId", 2048)
+		return core.ErrTooLong("secretId", 2048)
 	}
 	return nil
 }
 
-func validToken(tok *string) *apiError {
+func validToken(tok *string) *core.Error {
 	if tok != nil && (len(*tok) < minTokenLen || len(*tok) > maxTokenLen) {
-		return errf("InvalidParameterException", msgTokenLength)
+		return core.Errf("InvalidParameterException", msgTokenLength)
 	}
 	return nil
 }
 
 // validValue checks the string/binary pair: at most one, each 1..65,536
 // bytes. need requires exactly one.
-func validValue(str *string, bin []byte, need bool) *apiError {
+func validValue(str *string, bin []byte, need bool) *core.Error {
 	if str != nil && bin != nil {
-		return errf("InvalidParameterException", msgBothValues)
+		return core.Errf("InvalidParameterException", msgBothValues)
 	}
 	if need && str == nil && bin == nil {
-		return errf("InvalidRequestException", msgNeedValue)
+		return core.Errf("InvalidRequestException", msgNeedValue)
 	}
 	if str != nil {
 		if len(*str) == 0 {
-			return errTooShort("secretString", 1)
+			return core.ErrTooShort("secretString", 1)
 		}
 		if len(*str) > maxValueLen {
-			return errTooLong("secretString", maxValueLen)
+			return core.ErrTooLong("secretString", maxValueLen)
 		}
 	}
 	if bin != nil {
 		if len(bin) == 0 {
-			return errTooShort("secretBinary", 1)
+			return core.ErrTooShort("secretBinary", 1)
 		}
 		if len(bin) > maxValueLen {
-			return errTooLong("secretBinary", maxValueLen)
+			return core.ErrTooLong("secretBinary", maxValueLen)
 		}
 	}
 	return nil
@@ -104,9 +93,9 @@ func validValue(str *string, bin []byte, need bool) *apiError {
 // validDescKms checks Description (at most 2,048 characters; the model
 // measures strings in characters, not bytes) and the form of KmsKeyId
 // (kms.go); whether the key exists needs the registry and is checked later.
-func validDescKms(desc, kms *string) *apiError {
+func validDescKms(desc, kms *string) *core.Error {
 	if desc != nil && utf8.RuneCountInString(*desc) > maxDescriptionLen {
-		return errTooLong("description", maxDescriptionLen)
+		return core.ErrTooLong("description", maxDescriptionLen)
 	}
 	return validKMSKeyIDForm(kms)
 }
@@ -121,30 +110,30 @@ const (
 
 func reservedTagKey(k string) bool { return len(k) >= 4 && strings.EqualFold(k[:4], "aws:") }
 
-func validTagKey(k, member string) *apiError {
+func validTagKey(k, member string) *core.Error {
 	n := utf8.RuneCountInString(k)
 	if n == 0 {
-		return errTooShort(member, 1)
+		return core.ErrTooShort(member, 1)
 	}
 	if n > maxTagKeyLen {
-		return errTooLong(member, maxTagKeyLen)
+		return core.ErrTooLong(member, maxTagKeyLen)
 	}
 	if reservedTagKey(k) {
-		return errf("InvalidParameterException", msgReservedTag)
+		return core.Errf("InvalidParameterException", msgReservedTag)
 	}
 	return nil
 }
 
 // validTags checks a request's tag list. A key given twice keeps its last
 // value (mergeTags).
-func validTags(tags []wireTag) ([]tag, *apiError) {
+func validTags(tags []core.Tag) ([]tag, *core.Error) {
 	if len(tags) > maxTags {
-		return nil, errf("InvalidParameterException", msgTooManyTags)
+		return nil, core.Errf("InvalidParameterException", msgTooManyTags)
 	}
 	out := make([]tag, 0, len(tags))
 	for _, t := range tags {
 		if t.Key == nil {
-			return nil, errMissing("tags.member.key")
+			return nil, core.ErrMissing("tags.member.key")
 		}
 		k := *t.Key
 		v := ""
@@ -155,7 +144,7 @@ func validTags(tags []wireTag) ([]tag, *apiError) {
 			return nil, err
 		}
 		if utf8.RuneCountInString(v) > maxTagValueLen {
-			return nil, errTooLong("tags.member.value", maxTagValueLen)
+			return nil, core.ErrTooLong("tags.member.value", maxTagValueLen)
 		}
 		out = append(out, tag{k, v})
 	}
@@ -164,7 +153,7 @@ func validTags(tags []wireTag) ([]tag, *apiError) {
 
 // mergeTags applies add to have (an existing key's value is replaced) and
 // enforces the 50-tag limit.
-func mergeTags(have, add []tag) ([]tag, *apiError) {
+func mergeTags(have, add []tag) ([]tag, *core.Error) {
 	out := have
 	for _, t := range add {
 		replaced := false
@@ -186,24 +175,24 @@ func mergeTags(have, add []tag) ([]tag, *apiError) {
 		}
 	}
 	if n > maxTags {
-		return nil, errf("InvalidParameterException", msgTooManyTags)
+		return nil, core.Errf("InvalidParameterException", msgTooManyTags)
 	}
 	return out, nil
 }
 
-func validStages(stages []string) *apiError {
+func validStages(stages []string) *core.Error {
 	if stages == nil {
 		return nil
 	}
 	if len(stages) == 0 {
-		return errTooShort("versionStages", 1)
+		return core.ErrTooShort("versionStages", 1)
 	}
 	if len(stages) > maxStages {
-		return errTooLong("versionStages", maxStages)
+		return core.ErrTooLong("versionStages", maxStages)
 	}
 	for _, s := range stages {
 		if len(s) == 0 || len(s) > maxStageLen {
-			return errConstraint("versionStages.member", "Member must have length between 1 and 256")
+			return core.ErrConstraint("versionStages.member", "Member must have length between 1 and 256")
 		}
 	}
 	return nil
@@ -221,15 +210,15 @@ func sameValue(v *version, str *string, bin []byte) bool {
 	return bytes.Equal(v.bin, bin)
 }
 
-func validMaxResults(mr *int64, max int64) *apiError {
+func validMaxResults(mr *int64, max int64) *core.Error {
 	if mr == nil {
 		return nil
 	}
 	if *mr < 1 {
-		return errConstraint("maxResults", "Member must have value greater than or equal to 1")
+		return core.ErrConstraint("maxResults", "Member must have value greater than or equal to 1")
 	}
 	if *mr > max {
-		return errConstraint("maxResults", fmt.Sprintf("Member must have value less than or equal to %d", max))
+		return core.ErrConstraint("maxResults", fmt.Sprintf("Member must have value less than or equal to %d", max))
 	}
 	return nil
 }

@@ -1,10 +1,7 @@
 package emulator
 
 import (
-	"encoding/json"
-	"fmt"
-	"net/http"
-	"time"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 )
 
 // Wire shapes of the awsJson1_1 protocol (reference §7). Every member is
@@ -12,78 +9,20 @@ import (
 // shapes leave out empty fields ("Secrets Manager only returns fields that
 // have a value").
 
-const amzJSON = "application/x-amz-json-1.1"
-
-// epoch is a timestamp as epoch seconds with millisecond precision, encoded
-// as a plain JSON number (reference §7.5: a quoted string fails the SDK's
-// decoder). encoding/json writes such floats without an exponent.
-type epoch float64
-
-func ep(t time.Time) *epoch {
-	if t.IsZero() {
-		return nil
-	}
-	e := epoch(float64(t.UnixMilli()) / 1000)
-	return &e
-}
-
-// apiError is an error answer: HTTP status, error code (__type) and Message.
-type apiError struct {
-	status int
-	code   string
-	msg    string
-}
-
-func (e *apiError) Error() string { return e.code + ": " + e.msg }
-
-func errf(code, format string, args ...any) *apiError {
-	status := http.StatusBadRequest
-	if code == "InternalServiceError" || code == "InternalServerError" { // Secrets Manager's, SSM's
-		status = http.StatusInternalServerError
-	}
-	return &apiError{status: status, code: code, msg: fmt.Sprintf(format, args...)}
-}
-
 // Exact AWS messages (reference §1 "Deleted-secret and state messages").
 const (
 	msgNotFound          = "Secrets Manager can't find the specified secret."
 	msgMarkedForDeletion = "You can't perform this operation on the secret because it was marked for deletion."
 	msgCreateScheduled   = "You can't create this secret because a secret with this name is already scheduled for deletion."
-	msgRateExceeded      = "Rate exceeded"
 	msgInvalidName       = "Invalid name. Must be a valid name containing alphanumeric characters, or any of the following: -/_+=.@!"
 	msgTokenLength       = "ClientRequestToken must be 32-64 characters long."
 	msgNeedToken         = "You must provide a ClientRequestToken value. We recommend a UUID-type value."
 	msgNeedValue         = "You must provide either SecretString or SecretBinary."
 	msgBothValues        = "You can't specify both a binary secret value and a string secret value in the same secret."
-	msgInternal          = "An error occurred on the server side."
 )
 
-func errNotFound() *apiError { return errf("ResourceNotFoundException", msgNotFound) }
-func errMarked() *apiError   { return errf("InvalidRequestException", msgMarkedForDeletion) }
-
-// errConstraint is the service's model-validation answer (ValidationException
-// in the Coral "1 validation error detected" form) [unverified wording].
-func errConstraint(member, constraint string) *apiError {
-	return errf("ValidationException", "1 validation error detected: Value at '%s' failed to satisfy constraint: %s", member, constraint)
-}
-
-func encodeError(e *apiError) []byte {
-	b, _ := json.Marshal(struct {
-		Type    string `json:"__type"`
-		Message string `json:"Message"`
-	}{e.code, e.msg})
-	return b
-}
-
-type wireTag struct {
-	Key   *string `json:"Key"`
-	Value *string `json:"Value"`
-}
-
-type outTag struct {
-	Key   string `json:"Key"`
-	Value string `json:"Value"`
-}
+func errNotFound() *core.Error { return core.Errf("ResourceNotFoundException", msgNotFound) }
+func errMarked() *core.Error   { return core.Errf("InvalidRequestException", msgMarkedForDeletion) }
 
 type wireFilter struct {
 	Key    *string  `json:"Key"`
@@ -97,7 +36,7 @@ type createSecretIn struct {
 	KmsKeyID                    *string           `json:"KmsKeyId"`
 	SecretBinary                []byte            `json:"SecretBinary"`
 	SecretString                *string           `json:"SecretString"`
-	Tags                        []wireTag         `json:"Tags"`
+	Tags                        []core.Tag        `json:"Tags"`
 	AddReplicaRegions           []replicaRegionIn `json:"AddReplicaRegions"`
 	ForceOverwriteReplicaSecret bool              `json:"ForceOverwriteReplicaSecret"`
 	Type                        *string           `json:"Type"`
@@ -162,8 +101,8 @@ type deleteSecretIn struct {
 }
 
 type tagResourceIn struct {
-	SecretID *string   `json:"SecretId"`
-	Tags     []wireTag `json:"Tags"`
+	SecretID *string    `json:"SecretId"`
+	Tags     []core.Tag `json:"Tags"`
 }
 
 type untagResourceIn struct {
@@ -234,14 +173,14 @@ type secretMeta struct {
 	RotationEnabled   *bool               `json:"RotationEnabled,omitempty"`
 	RotationLambdaARN string              `json:"RotationLambdaARN,omitempty"`
 	RotationRules     *rotationRules      `json:"RotationRules,omitempty"`
-	LastRotatedDate   *epoch              `json:"LastRotatedDate,omitempty"`
-	NextRotationDate  *epoch              `json:"NextRotationDate,omitempty"`
-	LastChangedDate   *epoch              `json:"LastChangedDate,omitempty"`
-	LastAccessedDate  *epoch              `json:"LastAccessedDate,omitempty"`
-	DeletedDate       *epoch              `json:"DeletedDate,omitempty"`
-	Tags              []outTag            `json:"Tags,omitempty"`
+	LastRotatedDate   *core.Epoch         `json:"LastRotatedDate,omitempty"`
+	NextRotationDate  *core.Epoch         `json:"NextRotationDate,omitempty"`
+	LastChangedDate   *core.Epoch         `json:"LastChangedDate,omitempty"`
+	LastAccessedDate  *core.Epoch         `json:"LastAccessedDate,omitempty"`
+	DeletedDate       *core.Epoch         `json:"DeletedDate,omitempty"`
+	Tags              []core.TagOut       `json:"Tags,omitempty"`
 	OwningService     string              `json:"OwningService,omitempty"`
-	CreatedDate       *epoch              `json:"CreatedDate,omitempty"`
+	CreatedDate       *core.Epoch         `json:"CreatedDate,omitempty"`
 	PrimaryRegion     string              `json:"PrimaryRegion,omitempty"`
 	ReplicationStatus []replicationStatus `json:"ReplicationStatus,omitempty"`
 }
@@ -262,13 +201,13 @@ type listSecretsOut struct {
 }
 
 type secretValueOut struct {
-	ARN           string   `json:"ARN"`
-	Name          string   `json:"Name"`
-	VersionID     string   `json:"VersionId"`
-	SecretBinary  []byte   `json:"SecretBinary,omitempty"`
-	SecretString  *string  `json:"SecretString,omitempty"`
-	VersionStages []string `json:"VersionStages,omitempty"`
-	CreatedDate   *epoch   `json:"CreatedDate,omitempty"`
+	ARN           string      `json:"ARN"`
+	Name          string      `json:"Name"`
+	VersionID     string      `json:"VersionId"`
+	SecretBinary  []byte      `json:"SecretBinary,omitempty"`
+	SecretString  *string     `json:"SecretString,omitempty"`
+	VersionStages []string    `json:"VersionStages,omitempty"`
+	CreatedDate   *core.Epoch `json:"CreatedDate,omitempty"`
 }
 
 type batchErrorOut struct {
@@ -292,17 +231,17 @@ type arnNameVersionOut struct {
 }
 
 type deleteOut struct {
-	ARN          string `json:"ARN"`
-	Name         string `json:"Name"`
-	DeletionDate *epoch `json:"DeletionDate,omitempty"`
+	ARN          string      `json:"ARN"`
+	Name         string      `json:"Name"`
+	DeletionDate *core.Epoch `json:"DeletionDate,omitempty"`
 }
 
 type versionEntryOut struct {
-	VersionID        string   `json:"VersionId"`
-	VersionStages    []string `json:"VersionStages,omitempty"`
-	LastAccessedDate *epoch   `json:"LastAccessedDate,omitempty"`
-	CreatedDate      *epoch   `json:"CreatedDate,omitempty"`
-	KmsKeyIDs        []string `json:"KmsKeyIds,omitempty"`
+	VersionID        string      `json:"VersionId"`
+	VersionStages    []string    `json:"VersionStages,omitempty"`
+	LastAccessedDate *core.Epoch `json:"LastAccessedDate,omitempty"`
+	CreatedDate      *core.Epoch `json:"CreatedDate,omitempty"`
+	KmsKeyIDs        []string    `json:"KmsKeyIds,omitempty"`
 }
 
 type listVersionIDsOut struct {
