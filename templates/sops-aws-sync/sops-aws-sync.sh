@@ -67,6 +67,54 @@ digits() {
 	[ ${#1} -le 19 ]
 }
 
+# clean P: P's "/"-separated segments without the empty and "." ones, each
+# ".." dropping the segment before it, a leading "/" kept; ".." when a
+# relative P climbs above where it starts. Lexical, as git names a path.
+clean() {
+	cl_lead='' cl_out='' cl_rest=$1/
+	case $1 in /*) cl_lead=/ ;; esac
+	while [ -n "$cl_rest" ]; do
+		cl_seg=${cl_rest%%/*}
+		cl_rest=${cl_rest#*/}
+		case $cl_seg in
+		'' | .) ;;
+		..)
+			case $cl_out in
+			'') [ -n "$cl_lead" ] || {
+				printf '..\n'
+				return 0
+			} ;;
+			*/*) cl_out=${cl_out%/*} ;;
+			*) cl_out='' ;;
+			esac
+			;;
+		*) cl_out=${cl_out:+$cl_out/}$cl_seg ;;
+		esac
+	done
+	printf '%s%s\n' "$cl_lead" "$cl_out"
+}
+
+# repopath P: the config-file input P (relative to the repository, or an
+# absolute path under CI_PROJECT_DIR) as git diff --name-only prints that
+# file: ./ci/sync.yaml, ci//sync.yaml and ci/./sync.yaml are all
+# ci/sync.yaml. Empty when P names no file of the repository (outside it,
+# or its root), which no merge request can change.
+repopath() {
+	rp_path=$(clean "$1")
+	case $rp_path in
+	/*)
+		rp_root=$(clean "${CI_PROJECT_DIR:-$(pwd)}")
+		case $rp_root in /*) ;; *) rp_root=$(clean "$(pwd)/$rp_root") ;; esac
+		case $rp_path in
+		"$rp_root"/*) rp_path=${rp_path#"$rp_root"/} ;;
+		*) rp_path='' ;;
+		esac
+		;;
+	..) rp_path='' ;;
+	esac
+	printf '%s\n' "$rp_path"
+}
+
 # A merge request from a fork gets no plan: its pipeline has no AWS
 # access worth the name and its change is untrusted.
 fork=false
@@ -104,7 +152,12 @@ if [ "$fork" = true ]; then
 	'' | *[!0-9a-f]*) refuse "CI_MERGE_REQUEST_DIFF_BASE_SHA is not a commit SHA: the merge request's files cannot be listed" ;;
 	esac
 	jq -r '.scopes[].source_root' "$tmp/roots.json" >"$tmp/roots" 2>/dev/null || refuse "the source roots file cannot be read"
-	[ -z "$config" ] || printf '%s\n' "$config" >>"$tmp/roots"
+	# The config file as git names it: the input's own spelling
+	# (./ci/sync.yaml) never equals a listed file (ci/sync.yaml).
+	if [ -n "$config" ]; then
+		config_path=$(repopath "$config")
+		[ -z "$config_path" ] || printf '%s\n' "$config_path" >>"$tmp/roots"
+	fi
 	git -C "${CI_PROJECT_DIR:-.}" diff --no-renames --name-only "$base" "$sha" >"$tmp/files" 2>/dev/null ||
 		refuse "the merge request's files cannot be listed (the base commit is not in the clone: set GIT_DEPTH: 0)"
 	while IFS= read -r f; do

@@ -924,3 +924,43 @@ func TestGitLab_ForkMergeRequestComputesNoPlan(t *testing.T) {
 	}
 	assert.Empty(t, h.gl.requests(), "no note")
 }
+
+// TestGitLab_Regression_ForkEditOfTheConfigFileSpelledAnotherWay: a fork's
+// merge request that changes only the config file is a change of what the
+// scopes read, whatever spelling of that file the config-file input uses:
+// git lists ci/sync.yaml, and the input may say ./ci/sync.yaml,
+// ci//sync.yaml, ci/./sync.yaml or the absolute path in CI_PROJECT_DIR.
+// The job compared the input with git's names as strings, so every
+// spelling but git's own let the edit pass as "changes no file the scopes
+// read" (exit 0). A merge request that leaves the file alone still passes
+// under such a spelling.
+func TestGitLab_Regression_ForkEditOfTheConfigFileSpelledAnotherWay(t *testing.T) {
+	h := newGitLabHarness(t)
+	h.f.standardDocs()
+	config := filepath.Join(h.f.Repo, "ci", "sync.yaml")
+	require.NoError(t, os.MkdirAll(filepath.Dir(config), 0o700))
+	require.NoError(t, os.WriteFile(config, []byte("max-deletions: 3\n"), 0o600))
+	base := h.f.commit("a config file")
+	require.NoError(t, os.WriteFile(filepath.Join(h.f.Repo, "README.md"), []byte("docs\n"), 0o600))
+	docsOnly := h.f.commit("docs only")
+	require.NoError(t, os.WriteFile(config, []byte("max-deletions: 1000\n"), 0o600))
+	configEdit := h.f.commit("a fork's config edit")
+	require.Equal(t, "ci/sync.yaml", h.f.git("diff", "--no-renames", "--name-only", docsOnly, configEdit))
+
+	for i, spelling := range []string{"ci/sync.yaml", "./ci/sync.yaml", "ci//sync.yaml", "ci/./sync.yaml", h.f.Repo + "/./ci/sync.yaml"} {
+		in := map[string]string{"config-file": spelling}
+		r := h.run(glPipeline{Job: "plan", Event: "merge_request_event", SHA: configEdit, BaseSHA: docsOnly, Fork: true, Sub: glSubFeature, Shell: "sh",
+			PipelineID: fmt.Sprint(710 + i), JobID: fmt.Sprint(9210 + i), Inputs: in})
+		assert.Equal(t, 1, r.Code, "config-file %q: stdout:\n%s", spelling, r.Stdout)
+		assert.Contains(t, r.Stdout, "sops-aws-sync computed no plan for a merge request that changes secrets", "config-file %q", spelling)
+
+		r = h.run(glPipeline{Job: "plan", Event: "merge_request_event", SHA: docsOnly, BaseSHA: base, Fork: true, Sub: glSubFeature, Shell: "bash",
+			PipelineID: fmt.Sprint(720 + i), JobID: fmt.Sprint(9220 + i), Inputs: in})
+		assert.Equal(t, 0, r.Code, "config-file %q, the file unchanged: stdout:\n%s", spelling, r.Stdout)
+		assert.Contains(t, r.Stdout, "changes no file the scopes read", "config-file %q", spelling)
+	}
+	for op, n := range h.e.stats().Calls {
+		assert.Zero(t, n, "no AWS call: %s", op)
+	}
+	assert.Empty(t, h.gl.requests(), "no note")
+}

@@ -111,6 +111,18 @@ describe('secretsChanges and isUnder', () => {
     expect(secretsChanges(files, ['other'], '')).toEqual([]);
     expect(secretsChanges([{ filename: 'x/./../sops-aws-sync.yaml' }], ['other'], './sops-aws-sync.yaml')).toEqual(['x/./../sops-aws-sync.yaml']);
   });
+
+  // The GitLab component compared the config-file input with Git's names as
+  // strings (./ci/sync.yaml never matched ci/sync.yaml); the Action compares
+  // clean paths (main.ts's repositoryPath, then cleanRel): every spelling of
+  // the one file matches the name GitHub lists, and a neighbour does not.
+  it.each(['ci/sync.yaml', './ci/sync.yaml', 'ci//sync.yaml', 'ci/./sync.yaml', 'ci/x/../sync.yaml', 'ci/sync.yaml/'])(
+    'finds the config file ci/sync.yaml given as %s',
+    (configFile) => {
+      const files: ChangedFile[] = [{ filename: 'ci/sync.yaml' }, { filename: 'ci/sync.yaml.bak' }, { filename: 'README.md' }];
+      expect(secretsChanges(files, ['secrets'], configFile)).toEqual(['ci/sync.yaml']);
+    },
+  );
 });
 
 describe('judgeNoPlan: never passes as if a plan had been reviewed', () => {
