@@ -2,8 +2,8 @@ import { EventEmitter } from 'node:events';
 import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { Cancellation } from '../../src/cancel.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Cancellation, LATE_SIGNAL_GRACE_MS } from '../../src/cancel.js';
 import { cliArgs, detailedExitCode, runCli, type CliResult } from '../../src/cli.js';
 import { parseInputs, type InputName } from '../../src/inputs.js';
 
@@ -149,7 +149,22 @@ describe('cliArgs', () => {
   });
 });
 
+// runCli's timers (the grace period after a forwarded signal, the wait for
+// stdout and stderr to close after the CLI exited) run on a fake clock in
+// these tests: each fires only when a test advances the clock, never because
+// a loaded machine was slow (docs/testing.md, "No test waits for the machine").
+function fakeClock(): void {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+}
+
 describe('runCli', () => {
+  fakeClock();
+
   it('runs without a shell, forwards stdout inside stop-commands, counts and drops stderr', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cli-'));
     const bin = join(dir, 'fake cli');
@@ -183,6 +198,8 @@ describe('runCli', () => {
 });
 
 describe('runCli forwards cancellation to the real child process', () => {
+  fakeClock();
+
   /**
    * Starts a stand-in CLI (a Node script, one process, nothing left behind)
    * under runCli with a signal source the test drives. The script records
@@ -239,11 +256,30 @@ describe('runCli forwards cancellation to the real child process', () => {
   });
 
   it('sends SIGKILL to a CLI that ignores the signal once the grace period ends', async () => {
-    const run = start(`for (const s of ['SIGINT', 'SIGTERM']) process.on(s, () => record(s));`, 100);
+    const run = start(`for (const s of ['SIGINT', 'SIGTERM']) process.on(s, () => { record(s); console.log('GOT-' + s); });`, 100);
     await run.waitFor('READY');
     run.emitter.emit('SIGINT');
+    // The CLI handled the signal before the grace period ends on the clock.
+    await run.waitFor('GOT-SIGINT');
+    vi.advanceTimersByTime(100);
     const res = await run.result;
     expect(res).toMatchObject({ exitCode: -1, signal: 'SIGKILL', forwarded: 'SIGINT', killed: true });
+    expect(run.signals()).toBe('SIGINT\n');
+  });
+
+  it('regression: a CLI slower to handle the signal than the grace period\'s figure (a loaded machine) is not killed first', async () => {
+    // The handler takes 300 ms of wall time against a 100 ms grace: with a
+    // real timer the SIGKILL came first and the signal was never recorded.
+    const run = start(
+      `for (const s of ['SIGINT', 'SIGTERM']) process.on(s, () => { const end = Date.now() + 300; while (Date.now() < end); record(s); console.log('GOT-' + s); });`,
+      100,
+    );
+    await run.waitFor('READY');
+    run.emitter.emit('SIGINT');
+    await run.waitFor('GOT-SIGINT');
+    vi.advanceTimersByTime(100);
+    const res = await run.result;
+    expect(res).toMatchObject({ signal: 'SIGKILL', forwarded: 'SIGINT', killed: true });
     expect(run.signals()).toBe('SIGINT\n');
   });
 
@@ -255,8 +291,9 @@ describe('runCli forwards cancellation to the real child process', () => {
     run.emitter.emit('SIGINT');
     await run.waitFor('GOT-SIGINT');
     run.emitter.emit('SIGTERM');
+    vi.advanceTimersByTime(LATE_SIGNAL_GRACE_MS);
     const res = await run.result;
-    // Killed after the late grace (1 s), not the 60 s grace; SIGTERM never reached it.
+    // Killed after the late grace (1 s on the clock), not the 60 s grace; SIGTERM never reached it.
     expect(res).toMatchObject({ signal: 'SIGKILL', forwarded: 'SIGINT', killed: true });
     expect(run.signals()).toBe('SIGINT\n');
   });
