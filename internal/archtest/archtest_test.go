@@ -36,6 +36,7 @@ var checkedRules = []string{
 	"No I/O library in the core",
 	"Standard library only",
 	"The emulator is apart",
+	"The emulator's services are apart",
 	"Every package has a layer",
 	"No package named like the standard library's",
 	"A small planner",
@@ -226,6 +227,54 @@ func TestEmulatorIsApart(t *testing.T) {
 		for _, imp := range p.Imports {
 			if to, ok := strings.CutPrefix(imp, module+"/"); ok && within(to, named[:1]) {
 				t.Errorf("%s imports the emulator (%s); only tests, chaos, bench and %s may", rel, to, strings.Join(named[1:], ", "))
+			}
+		}
+	}
+}
+
+// TestEmulatorServicesAreApart: the emulator's service packages import
+// neither each other nor the emulator that composes them, the core they
+// share imports none of them, and every package under internal/emulator/
+// is the core, a service the rule names, or one of the rule's exceptions
+// (so a new service package is named there, and checked).
+func TestEmulatorServicesAreApart(t *testing.T) {
+	named := packagesIn(readArchitecture(t).rule(t, "The emulator's services are apart"))
+	const composer = "internal/emulator"
+	var core string
+	var services, others []string
+	for _, p := range named {
+		switch {
+		case !strings.HasPrefix(p, composer+"/"):
+		case core == "":
+			core = p
+		case strings.HasSuffix(p, "/emulatortest") || strings.HasSuffix(p, "/emulatorcmd"):
+			others = append(others, p)
+		default:
+			services = append(services, p)
+		}
+	}
+	if core == "" || len(services) == 0 || !slices.Contains(named, composer) {
+		t.Fatalf("the rule must name the core first, then the service packages and `%s`: %v", composer, named)
+	}
+	pkgs := listPackages(t)
+	for _, p := range append([]string{core}, services...) {
+		if _, ok := pkgs[p]; !ok {
+			t.Errorf("the rule names %s, which is not a package of the module", p)
+		}
+	}
+	for rel := range pkgs {
+		if strings.HasPrefix(rel, composer+"/") && rel != core && !within(rel, services) && !within(rel, others) {
+			t.Errorf("%s is under %s/ but neither its core nor a service the rule names: name it in docs/architecture.md", rel, composer)
+		}
+	}
+	for _, from := range append([]string{core}, services...) {
+		for _, d := range pkgs[from].Deps {
+			to, ok := strings.CutPrefix(d, module+"/")
+			if !ok || within(to, []string{from}) {
+				continue // not ours, or the package itself and its own
+			}
+			if to == composer || within(to, others) || within(to, services) {
+				t.Errorf("%s depends on %s; a service reaches another only through %s, and the core knows no service", from, to, core)
 			}
 		}
 	}

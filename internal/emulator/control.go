@@ -6,13 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"io"
 	"math"
 	"net/http"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 )
 
 // The control API under /_emulator/ (docs/emulator.md): JSON in, JSON out; bad input
@@ -27,7 +28,7 @@ func (e *Emulator) State() StateDump {
 	for _, p := range e.partOrder {
 		p.st.sweep(now, lag)
 		e.dumpPart(p, &d)
-		d.Parameters = append(d.Parameters, (&call{Emulator: e, part: p}).dumpParams()...)
+		d.Parameters = append(d.Parameters, e.ssmCall(p).Dump()...)
 	}
 	return d
 }

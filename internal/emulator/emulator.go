@@ -2,7 +2,6 @@ package emulator
 
 import (
 	"encoding/json"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"io"
 	"log/slog"
 	"maps"
@@ -13,6 +12,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/ssm"
 )
 
 // Defaults for New.
@@ -266,7 +268,7 @@ func (e *Emulator) handleAPI(w http.ResponseWriter, r *http.Request) (op string,
 	case faultError:
 		return fail(plan.err)
 	}
-	out, aerr := h(&call{Emulator: e, part: p}, body)
+	out, aerr := h(e, p, body)
 	if plan.kind == faultAmbiguousAfter {
 		core.Abort(w)
 		return op, 0, "", fault
@@ -286,15 +288,28 @@ func (e *Emulator) handleAPI(w http.ResponseWriter, r *http.Request) (op string,
 // handler: "secretsmanager.<Operation>" for Secrets Manager,
 // "AmazonSSM.<Operation>" for Parameter Store (the two services' model
 // target prefixes). The handler is nil for anything else.
-func lookupOperation(target string) (string, core.Handler[*call]) {
+func lookupOperation(target string) (string, handler) {
 	if op, ok := strings.CutPrefix(target, "secretsmanager."); ok {
-		return op, operations[op]
+		h := operations[op]
+		if h == nil {
+			return op, nil
+		}
+		return op, func(e *Emulator, p *part, body []byte) (any, *core.Error) {
+			return h(&call{Emulator: e, part: p}, body)
+		}
 	}
-	if op, ok := strings.CutPrefix(target, "AmazonSSM."); ok {
-		return op, ssmOperations[op]
+	if op, ok := strings.CutPrefix(target, ssm.Target); ok {
+		h := ssm.Handler(op)
+		if h == nil {
+			return op, nil
+		}
+		return op, func(e *Emulator, p *part, body []byte) (any, *core.Error) { return h(e.ssmCall(p), body) }
 	}
 	return target, nil
 }
+
+// handler answers one API request of an operation in partition p.
+type handler func(e *Emulator, p *part, body []byte) (any, *core.Error)
 
 func (e *Emulator) countUnknown() {
 	e.mu.Lock()

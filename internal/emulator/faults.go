@@ -2,13 +2,15 @@ package emulator
 
 import (
 	"fmt"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/ssm"
 )
 
 type faultKind int
@@ -54,49 +56,31 @@ func (p callPlan) name() string {
 // quotaFamilies are AWS's request quotas per operation family, requests per
 // second (reference §5; the issue's table). Operations that share a family
 // share one bucket. Rows the reference could not confirm are marked.
-var quotaFamilies = map[string]struct {
-	family string
-	rate   float64
-}{
-	"DescribeSecret":           {"DescribeSecret+GetSecretValue", 10000},
-	"GetSecretValue":           {"DescribeSecret+GetSecretValue", 10000},
-	"BatchGetSecretValue":      {"BatchGetSecretValue", 100},
-	"ListSecrets":              {"ListSecrets", 100},
-	"ListSecretVersionIds":     {"ListSecretVersionIds", 50}, // [unverified]
-	"CreateSecret":             {"CreateSecret", 50},
-	"PutSecretValue":           {"PutSecretValue+UpdateSecret+UpdateSecretVersionStage", 50},
-	"UpdateSecret":             {"PutSecretValue+UpdateSecret+UpdateSecretVersionStage", 50},
-	"UpdateSecretVersionStage": {"PutSecretValue+UpdateSecret+UpdateSecretVersionStage", 50},
+var quotaFamilies = map[string]core.Quota{
+	"DescribeSecret":           {Family: "DescribeSecret+GetSecretValue", Rate: 10000},
+	"GetSecretValue":           {Family: "DescribeSecret+GetSecretValue", Rate: 10000},
+	"BatchGetSecretValue":      {Family: "BatchGetSecretValue", Rate: 100},
+	"ListSecrets":              {Family: "ListSecrets", Rate: 100},
+	"ListSecretVersionIds":     {Family: "ListSecretVersionIds", Rate: 50}, // [unverified]
+	"CreateSecret":             {Family: "CreateSecret", Rate: 50},
+	"PutSecretValue":           {Family: "PutSecretValue+UpdateSecret+UpdateSecretVersionStage", Rate: 50},
+	"UpdateSecret":             {Family: "PutSecretValue+UpdateSecret+UpdateSecretVersionStage", Rate: 50},
+	"UpdateSecretVersionStage": {Family: "PutSecretValue+UpdateSecret+UpdateSecretVersionStage", Rate: 50},
 	// The quotas page puts the replication operations in the same family.
-	"ReplicateSecretToRegions":     {"PutSecretValue+UpdateSecret+UpdateSecretVersionStage", 50},
-	"RemoveRegionsFromReplication": {"PutSecretValue+UpdateSecret+UpdateSecretVersionStage", 50},
+	"ReplicateSecretToRegions":     {Family: "PutSecretValue+UpdateSecret+UpdateSecretVersionStage", Rate: 50},
+	"RemoveRegionsFromReplication": {Family: "PutSecretValue+UpdateSecret+UpdateSecretVersionStage", Rate: 50},
 	// Resource-policy operations share one quota (reference §5).
-	"PutResourcePolicy":    {"ResourcePolicy", 50},
-	"GetResourcePolicy":    {"ResourcePolicy", 50},
-	"DeleteResourcePolicy": {"ResourcePolicy", 50},
-	"DeleteSecret":         {"DeleteSecret", 50},
-	"RestoreSecret":        {"RestoreSecret", 50},
-	"TagResource":          {"TagResource+UntagResource", 50},
-	"UntagResource":        {"TagResource+UntagResource", 50},
+	"PutResourcePolicy":    {Family: "ResourcePolicy", Rate: 50},
+	"GetResourcePolicy":    {Family: "ResourcePolicy", Rate: 50},
+	"DeleteResourcePolicy": {Family: "ResourcePolicy", Rate: 50},
+	"DeleteSecret":         {Family: "DeleteSecret", Rate: 50},
+	"RestoreSecret":        {Family: "RestoreSecret", Rate: 50},
+	"TagResource":          {Family: "TagResource+UntagResource", Rate: 50},
+	"UntagResource":        {Family: "TagResource+UntagResource", Rate: 50},
+}
 
-	// Parameter Store (docs/emulator.md, "Parameter Store"). The default
-	// throughput of GetParameter, GetParameters and GetParametersByPath is
-	// one shared quota of 40 per second (user guide "Changing Parameter
-	// Store throughput" and the Systems Manager quotas page); PutParameter's
-	// default throughput is 3 per second (quotas page). The others are not
-	// on the quotas page: the emulator's choice [unverified].
-	"GetParameter":           {"ssm:GetParameter+GetParameters+GetParametersByPath", 40},
-	"GetParameters":          {"ssm:GetParameter+GetParameters+GetParametersByPath", 40},
-	"GetParametersByPath":    {"ssm:GetParameter+GetParameters+GetParametersByPath", 40},
-	"PutParameter":           {"ssm:PutParameter", 3},
-	"DescribeParameters":     {"ssm:DescribeParameters", 10},
-	"GetParameterHistory":    {"ssm:GetParameterHistory", 10},
-	"DeleteParameter":        {"ssm:DeleteParameter+DeleteParameters", 10},
-	"DeleteParameters":       {"ssm:DeleteParameter+DeleteParameters", 10},
-	"AddTagsToResource":      {"ssm:AddTagsToResource+RemoveTagsFromResource+ListTagsForResource", 10},
-	"RemoveTagsFromResource": {"ssm:AddTagsToResource+RemoveTagsFromResource+ListTagsForResource", 10},
-	"ListTagsForResource":    {"ssm:AddTagsToResource+RemoveTagsFromResource+ListTagsForResource", 10},
-	"LabelParameterVersion":  {"ssm:LabelParameterVersion", 10},
+func init() {
+	maps.Copy(quotaFamilies, ssm.Quotas)
 }
 
 // bucket is a token bucket: it holds at most burst tokens, refills at rate
@@ -160,7 +144,7 @@ func ValidateFaults(f Faults) error {
 		}
 	}
 	for i, s := range f.Script {
-		if operations[s.Operation] == nil && ssmOperations[s.Operation] == nil {
+		if operations[s.Operation] == nil && !ssm.Serves(s.Operation) {
 			return fmt.Errorf("script[%d].operation %q is not a served operation", i, s.Operation)
 		}
 		if s.Nth < 1 {
@@ -180,7 +164,7 @@ func deniedOperation(a string) (string, bool) {
 	if op, ok := strings.CutPrefix(a, "secretsmanager:"); ok && operations[op] != nil {
 		return op, true
 	}
-	if op, ok := strings.CutPrefix(a, "ssm:"); ok && ssmOperations[op] != nil {
+	if op, ok := strings.CutPrefix(a, ssm.IAMPrefix); ok && ssm.Serves(op) {
 		return op, true
 	}
 	return "", false
@@ -318,13 +302,13 @@ func (e *Emulator) admit(p *part, op string, attempt int) callPlan {
 	}
 	if f.ErrorRate > 0 && e.faultRNG.Float64() < f.ErrorRate {
 		plan.kind, plan.err = faultError, core.Errf("InternalServiceError", core.MsgInternal)
-		if isSSMOp(op) {
+		if ssm.Serves(op) {
 			plan.err = core.Errf("InternalServerError", core.MsgInternal)
 		}
 		e.countFault(plan)
 		return plan
 	}
-	if f.AmbiguousRate > 0 && mutating[op] && e.faultRNG.Float64() < f.AmbiguousRate {
+	if f.AmbiguousRate > 0 && (mutating[op] || ssm.Mutating(op)) && e.faultRNG.Float64() < f.AmbiguousRate {
 		switch f.AmbiguousKind {
 		case "after-apply":
 			plan.kind = faultAmbiguousAfter

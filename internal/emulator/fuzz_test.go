@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 )
 
 // FuzzServeAPI feeds arbitrary bodies to every operation (and to an unknown

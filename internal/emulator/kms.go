@@ -3,11 +3,12 @@ package emulator
 import (
 	"errors"
 	"fmt"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"net/http"
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 )
 
 // KMS keys, for --kms-key-id. The emulator keeps a small registry of KMS keys and

@@ -3,12 +3,13 @@ package emulator
 import (
 	"encoding/base64"
 	"fmt"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 )
 
 // ListSecrets and BatchGetSecretValue-by-filter (reference §1). With list

@@ -2,10 +2,11 @@ package emulator
 
 import (
 	"fmt"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 )
 
 // Operation handlers. Each validates its input without the lock, then takes

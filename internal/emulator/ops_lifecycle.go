@@ -3,11 +3,12 @@ package emulator
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 )
 
 // Lifecycle and metadata operations: DeleteSecret, RestoreSecret,

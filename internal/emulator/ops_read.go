@@ -2,9 +2,10 @@ package emulator
 
 import (
 	"fmt"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"slices"
 	"time"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 )
 
 // Read operations: DescribeSecret, GetSecretValue, ListSecretVersionIds.

@@ -3,12 +3,14 @@ package emulator
 import (
 	"crypto/sha256"
 	"fmt"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"maps"
 	"net/http"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/ssm"
 )
 
 // Accounts and Regions. AWS keeps one Secrets Manager per (account,
@@ -28,7 +30,7 @@ import (
 type part struct {
 	account, region string
 	st              *store
-	ssm             *paramStore // its Parameter Store parameters (ssm.go)
+	ssm             *ssm.Store // its Parameter Store parameters
 	buckets         map[string]*bucket
 	calls           map[string]int64 // API calls served here, by operation
 }
@@ -50,7 +52,7 @@ func (e *Emulator) partFor(account, region string) *part {
 	if p := e.parts[k]; p != nil {
 		return p
 	}
-	p := &part{account: account, region: region, st: newStore(), ssm: newParamStore(), buckets: map[string]*bucket{}, calls: map[string]int64{}}
+	p := &part{account: account, region: region, st: newStore(), ssm: ssm.NewStore(), buckets: map[string]*bucket{}, calls: map[string]int64{}}
 	e.parts[k] = p
 	e.partOrder = append(e.partOrder, p)
 	return p

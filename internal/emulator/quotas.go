@@ -54,10 +54,10 @@ func validateQuotas(q Quotas) error {
 		if !(s > 0) || math.IsInf(s, 0) {
 			return fmt.Errorf("quota_scales[%q] must be a finite number > 0", op)
 		}
-		if other, ok := byFamily[fam.family]; ok && q.QuotaScales[other] != s {
-			return fmt.Errorf("quota_scales: %q and %q share the quota %s and must have one scale", other, op, fam.family)
+		if other, ok := byFamily[fam.Family]; ok && q.QuotaScales[other] != s {
+			return fmt.Errorf("quota_scales: %q and %q share the quota %s and must have one scale", other, op, fam.Family)
 		}
-		byFamily[fam.family] = op
+		byFamily[fam.Family] = op
 	}
 	return nil
 }
@@ -65,7 +65,7 @@ func validateQuotas(q Quotas) error {
 // familyScale is the scale of the quota family fam under f.
 func (f *Faults) familyScale(fam string) float64 {
 	for op, s := range f.QuotaScales {
-		if quotaFamilies[op].family == fam {
+		if quotaFamilies[op].Family == fam {
 			return s
 		}
 	}
@@ -78,8 +78,8 @@ func (f *Faults) familyScale(fam string) float64 {
 // familyRate is the requests per second of family fam under f.
 func (f *Faults) familyRate(fam string) float64 {
 	for _, q := range quotaFamilies {
-		if q.family == fam {
-			return q.rate * f.familyScale(fam)
+		if q.Family == fam {
+			return q.Rate * f.familyScale(fam)
 		}
 	}
 	return 0
@@ -93,12 +93,12 @@ func (e *Emulator) bucketFor(p *part, op string, now time.Time) *bucket {
 	if !ok {
 		return nil
 	}
-	b := p.buckets[q.family]
+	b := p.buckets[q.Family]
 	if b == nil {
-		rate := q.rate * e.faults.familyScale(q.family)
+		rate := q.Rate * e.faults.familyScale(q.Family)
 		burst := math.Max(1, rate) // one second's worth [unverified]
 		b = &bucket{rate: rate, burst: burst, tokens: burst, last: now}
-		p.buckets[q.family] = b
+		p.buckets[q.Family] = b
 	}
 	return b
 }
@@ -141,4 +141,4 @@ func (e *Emulator) Quotas() Quotas {
 // enforces with quotas on, in requests per second at scale 1 (0 when op
 // has none). The benchmark's bounds read it, so they assume the rates the
 // emulator enforces and no other copy of them (bench/harness).
-func QuotaRate(op string) float64 { return quotaFamilies[op].rate }
+func QuotaRate(op string) float64 { return quotaFamilies[op].Rate }

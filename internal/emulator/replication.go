@@ -2,10 +2,11 @@ package emulator
 
 import (
 	"fmt"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 )
 
 // Replication (multi-Region secrets). A primary secret records its

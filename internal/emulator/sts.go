@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -13,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 )
 
 // STS on the same listener (the SDK's AWS_ENDPOINT_URL_STS): AssumeRole,

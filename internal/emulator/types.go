@@ -1,6 +1,10 @@
 package emulator
 
-import "time"
+import (
+	"time"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/ssm"
+)
 
 // StateDump is the whole live state, as served by GET /_emulator/state.
 // Secrets appear in creation order; values are included (this is a test
@@ -16,22 +20,7 @@ type StateDump struct {
 
 // ParameterDump is one Parameter Store parameter in a StateDump: its
 // latest version (the value in clear) and its tags.
-type ParameterDump struct {
-	Account     string            `json:"account"`
-	Region      string            `json:"region"`
-	Name        string            `json:"name"`
-	ARN         string            `json:"arn"`
-	Type        string            `json:"type"`
-	Value       string            `json:"value"`
-	Version     int64             `json:"version"`
-	Versions    int               `json:"versions"` // versions kept (at most 100)
-	Tier        string            `json:"tier"`
-	KeyID       string            `json:"key_id,omitempty"`
-	Description string            `json:"description,omitempty"`
-	Policies    string            `json:"policies,omitempty"`
-	Labels      map[string]int64  `json:"labels,omitempty"` // label → version
-	Tags        map[string]string `json:"tags"`
-}
+type ParameterDump = ssm.ParameterDump
 
 // SecretDump is one secret in a StateDump.
 type SecretDump struct {

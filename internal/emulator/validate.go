@@ -3,9 +3,10 @@ package emulator
 import (
 	"bytes"
 	"fmt"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 )
 
 // Limits the emulator enforces itself; the SDK validates only required-ness

@@ -30,97 +30,97 @@ type wireFilter struct {
 }
 
 type createSecretIn struct {
-	Name                        *string           `json:"Name"`
-	ClientRequestToken          *string           `json:"ClientRequestToken"`
-	Description                 *string           `json:"Description"`
-	KmsKeyID                    *string           `json:"KmsKeyId"`
-	SecretBinary                []byte            `json:"SecretBinary"`
-	SecretString                *string           `json:"SecretString"`
-	Tags                        []core.Tag        `json:"Tags"`
-	AddReplicaRegions           []replicaRegionIn `json:"AddReplicaRegions"`
-	ForceOverwriteReplicaSecret bool              `json:"ForceOverwriteReplicaSecret"`
-	Type                        *string           `json:"Type"`
+	Name                        *string
+	ClientRequestToken          *string
+	Description                 *string
+	KmsKeyID                    *string
+	SecretBinary                []byte
+	SecretString                *string
+	Tags                        []core.Tag
+	AddReplicaRegions           []replicaRegionIn
+	ForceOverwriteReplicaSecret bool
+	Type                        *string
 }
 
 type putSecretValueIn struct {
-	SecretID           *string  `json:"SecretId"`
-	ClientRequestToken *string  `json:"ClientRequestToken"`
-	SecretBinary       []byte   `json:"SecretBinary"`
-	SecretString       *string  `json:"SecretString"`
-	VersionStages      []string `json:"VersionStages"`
-	RotationToken      *string  `json:"RotationToken"`
+	SecretID           *string
+	ClientRequestToken *string
+	SecretBinary       []byte
+	SecretString       *string
+	VersionStages      []string
+	RotationToken      *string
 }
 
 type updateSecretIn struct {
-	SecretID           *string `json:"SecretId"`
-	ClientRequestToken *string `json:"ClientRequestToken"`
-	Description        *string `json:"Description"`
-	KmsKeyID           *string `json:"KmsKeyId"`
-	SecretBinary       []byte  `json:"SecretBinary"`
-	SecretString       *string `json:"SecretString"`
-	Type               *string `json:"Type"`
+	SecretID           *string
+	ClientRequestToken *string
+	Description        *string
+	KmsKeyID           *string
+	SecretBinary       []byte
+	SecretString       *string
+	Type               *string
 }
 
 type secretIDIn struct {
-	SecretID *string `json:"SecretId"`
+	SecretID *string
 }
 
 type getSecretValueIn struct {
-	SecretID     *string `json:"SecretId"`
-	VersionID    *string `json:"VersionId"`
-	VersionStage *string `json:"VersionStage"`
+	SecretID     *string
+	VersionID    *string
+	VersionStage *string
 }
 
 type batchGetIn struct {
-	SecretIDList []string     `json:"SecretIdList"`
-	Filters      []wireFilter `json:"Filters"`
-	MaxResults   *int64       `json:"MaxResults"`
-	NextToken    *string      `json:"NextToken"`
+	SecretIDList []string
+	Filters      []wireFilter
+	MaxResults   *int64
+	NextToken    *string
 }
 
 type listSecretsIn struct {
-	IncludePlannedDeletion *bool        `json:"IncludePlannedDeletion"`
-	MaxResults             *int64       `json:"MaxResults"`
-	NextToken              *string      `json:"NextToken"`
-	Filters                []wireFilter `json:"Filters"`
-	SortOrder              *string      `json:"SortOrder"`
-	SortBy                 *string      `json:"SortBy"`
+	IncludePlannedDeletion *bool
+	MaxResults             *int64
+	NextToken              *string
+	Filters                []wireFilter
+	SortOrder              *string
+	SortBy                 *string
 }
 
 type listVersionIDsIn struct {
-	SecretID          *string `json:"SecretId"`
-	MaxResults        *int64  `json:"MaxResults"`
-	NextToken         *string `json:"NextToken"`
-	IncludeDeprecated *bool   `json:"IncludeDeprecated"`
+	SecretID          *string
+	MaxResults        *int64
+	NextToken         *string
+	IncludeDeprecated *bool
 }
 
 type deleteSecretIn struct {
-	SecretID                   *string `json:"SecretId"`
-	RecoveryWindowInDays       *int64  `json:"RecoveryWindowInDays"`
-	ForceDeleteWithoutRecovery *bool   `json:"ForceDeleteWithoutRecovery"`
+	SecretID                   *string
+	RecoveryWindowInDays       *int64
+	ForceDeleteWithoutRecovery *bool
 }
 
 type tagResourceIn struct {
-	SecretID *string    `json:"SecretId"`
-	Tags     []core.Tag `json:"Tags"`
+	SecretID *string
+	Tags     []core.Tag
 }
 
 type untagResourceIn struct {
-	SecretID *string  `json:"SecretId"`
-	TagKeys  []string `json:"TagKeys"`
+	SecretID *string
+	TagKeys  []string
 }
 
 type updateStageIn struct {
-	SecretID            *string `json:"SecretId"`
-	VersionStage        *string `json:"VersionStage"`
-	RemoveFromVersionID *string `json:"RemoveFromVersionId"`
-	MoveToVersionID     *string `json:"MoveToVersionId"`
+	SecretID            *string
+	VersionStage        *string
+	RemoveFromVersionID *string
+	MoveToVersionID     *string
 }
 
 type putPolicyIn struct {
-	SecretID          *string `json:"SecretId"`
-	ResourcePolicy    *string `json:"ResourcePolicy"`
-	BlockPublicPolicy *bool   `json:"BlockPublicPolicy"`
+	SecretID          *string
+	ResourcePolicy    *string
+	BlockPublicPolicy *bool
 }
 
 type policyOut struct {
@@ -130,19 +130,19 @@ type policyOut struct {
 }
 
 type replicaRegionIn struct {
-	Region   *string `json:"Region"`
-	KmsKeyID *string `json:"KmsKeyId"`
+	Region   *string
+	KmsKeyID *string
 }
 
 type replicateIn struct {
-	SecretID                    *string           `json:"SecretId"`
-	AddReplicaRegions           []replicaRegionIn `json:"AddReplicaRegions"`
-	ForceOverwriteReplicaSecret bool              `json:"ForceOverwriteReplicaSecret"`
+	SecretID                    *string
+	AddReplicaRegions           []replicaRegionIn
+	ForceOverwriteReplicaSecret bool
 }
 
 type removeRegionsIn struct {
-	SecretID             *string  `json:"SecretId"`
-	RemoveReplicaRegions []string `json:"RemoveReplicaRegions"`
+	SecretID             *string
+	RemoveReplicaRegions []string
 }
 
 type replicationOut struct {

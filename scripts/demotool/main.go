@@ -1,13 +1,13 @@
 // Command demotool is the helper of scripts/demo.sh: it makes an age key,
 // plays an out-of-band writer with the real AWS SDK, and prints the
-// emulator's view of a prefix. It is a demo aid, not part of the product.
+// emulator's view of a prefix (read through emulatortest.Control, the one
+// typed client of the control API). It is a demo aid, not part of the
+// product.
 package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"strings"
 
@@ -15,6 +15,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/emulatortest"
 )
 
 func main() {
@@ -49,22 +51,8 @@ func run(args []string) error {
 		})
 		return err
 	case args[0] == "show" && len(args) == 3:
-		resp, err := http.Get(args[1] + "/_emulator/state")
+		st, err := emulatortest.Control{URL: args[1]}.State(context.Background())
 		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
-		var st struct {
-			Secrets []struct {
-				Name        string  `json:"name"`
-				DeletedDate *string `json:"deleted_date"`
-				Versions    []struct {
-					Stages       []string `json:"stages"`
-					SecretString *string  `json:"secret_string"`
-				} `json:"versions"`
-			} `json:"secrets"`
-		}
-		if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
 			return err
 		}
 		for _, s := range st.Secrets {
@@ -89,22 +77,8 @@ func run(args []string) error {
 	case args[0] == "show-params" && len(args) == 3:
 		// The Parameter Store half of the emulator's state: every
 		// parameter whose name starts with PATH (e.g. "/demo/params/").
-		resp, err := http.Get(args[1] + "/_emulator/state")
+		st, err := emulatortest.Control{URL: args[1]}.State(context.Background())
 		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
-		var st struct {
-			Parameters []struct {
-				Name    string `json:"name"`
-				Type    string `json:"type"`
-				Value   string `json:"value"`
-				Version int64  `json:"version"`
-				Tier    string `json:"tier"`
-				KeyID   string `json:"key_id"`
-			} `json:"parameters"`
-		}
-		if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
 			return err
 		}
 		for _, p := range st.Parameters {

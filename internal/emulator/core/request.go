@@ -10,6 +10,12 @@ import (
 // Decode decodes a request body into an operation's input shape v (a
 // pointer to a struct); an empty body is {}. Anything else that is not a
 // JSON object of v's members is a SerializationException.
+//
+// An input shape's fields are named as the service model names its
+// members, without json tags: encoding/json matches a member to the field
+// of the same name, case-insensitively (KmsKeyId fills KmsKeyID), which is
+// what a tag repeating the name would do. Output shapes keep their tags
+// (the exact member name, omitempty).
 func Decode(body []byte, v any) *Error {
 	if len(strings.TrimSpace(string(body))) == 0 {
 		return nil

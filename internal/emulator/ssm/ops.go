@@ -1,14 +1,15 @@
-package emulator
+package ssm
 
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 )
 
 // Parameter Store operations that write or read one parameter. Each
@@ -188,7 +189,7 @@ func tierFor(asked string, cur *paramVersion, size int, policies bool) string {
 	return tierStandard
 }
 
-func (e *call) putParameter(in *putParameterIn) (any, *core.Error) {
+func (e *Call) putParameter(in *putParameterIn) (any, *core.Error) {
 	name, aerr := e.ssmName(in.Name)
 	if aerr != nil {
 		return nil, aerr
@@ -197,8 +198,8 @@ func (e *call) putParameter(in *putParameterIn) (any, *core.Error) {
 	if aerr != nil {
 		return nil, aerr
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	e.Lock()
+	defer e.Unlock()
 	st := e.ssm
 	p := st.byKey[ssmKey(name)]
 	var cur *paramVersion
@@ -246,7 +247,7 @@ func (e *call) putParameter(in *putParameterIn) (any, *core.Error) {
 	}
 	keyID := ""
 	if typ == ssmSecureString {
-		keyID = SSMDefaultKMSAlias
+		keyID = DefaultKMSAlias
 		if r.hasKey {
 			keyID = r.keyID
 		}
@@ -257,7 +258,7 @@ func (e *call) putParameter(in *putParameterIn) (any, *core.Error) {
 	v := &paramVersion{
 		version: 1, typ: typ, value: r.value, keyID: keyID, tier: tier, policies: policies,
 		dataType: r.dataType, description: r.description, pattern: r.pattern,
-		modified: e.now(), user: e.ssmUser(),
+		modified: e.Now(), user: e.ssmUser(),
 	}
 	if cur != nil {
 		v.version = cur.version + 1
@@ -284,8 +285,8 @@ func (e *call) putParameter(in *putParameterIn) (any, *core.Error) {
 
 // ssmCountLimit is the number of parameters of a tier an account may have
 // in a Region; Faults.SSMParameterLimit lowers both for tests.
-func (e *call) ssmCountLimit(tier string) int {
-	if n := e.faults.SSMParameterLimit; n > 0 {
+func (e *Call) ssmCountLimit(tier string) int {
+	if n := e.ParameterLimit(); n > 0 {
 		return n
 	}
 	if tier == tierAdvanced {
@@ -295,8 +296,8 @@ func (e *call) ssmCountLimit(tier string) int {
 }
 
 // find resolves a read's name (with its selector) to a parameter and a
-// version. The caller holds e.mu.
-func (e *call) find(raw string) (*parameter, *paramVersion, *core.Error) {
+// version. The caller holds the lock.
+func (e *Call) find(raw string) (*parameter, *paramVersion, *core.Error) {
 	name, sel := ssmLookupName(raw)
 	p := e.ssm.byKey[ssmKey(name)]
 	if p == nil {
@@ -320,7 +321,7 @@ func (e *call) find(raw string) (*parameter, *paramVersion, *core.Error) {
 // paramOut is a parameter's version as GetParameter(s) and
 // GetParametersByPath return it; a SecureString read without decryption
 // shows the stand-in ciphertext. A decryption under an unusable key fails.
-func (e *call) paramOut(p *parameter, v *paramVersion, sel string, decrypt bool) (parameterOut, *core.Error) {
+func (e *Call) paramOut(p *parameter, v *paramVersion, sel string, decrypt bool) (parameterOut, *core.Error) {
 	out := parameterOut{
 		Name: p.name, Type: v.typ, Value: v.value, Version: v.version, Selector: sel,
 		LastModifiedDate: core.Ep(v.modified), ARN: e.paramARN(p), DataType: v.dataType,
@@ -335,12 +336,12 @@ func (e *call) paramOut(p *parameter, v *paramVersion, sel string, decrypt bool)
 	return out, nil
 }
 
-func (e *call) getParameter(in *getParameterIn) (any, *core.Error) {
+func (e *Call) getParameter(in *getParameterIn) (any, *core.Error) {
 	if in.Name == nil {
 		return nil, core.ErrMissing("name")
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	e.Lock()
+	defer e.Unlock()
 	p, v, aerr := e.find(*in.Name)
 	if aerr != nil {
 		return nil, aerr
@@ -366,12 +367,12 @@ func checkNames(names []string) *core.Error {
 	return nil
 }
 
-func (e *call) getParameters(in *getParametersIn) (any, *core.Error) {
+func (e *Call) getParameters(in *getParametersIn) (any, *core.Error) {
 	if aerr := checkNames(in.Names); aerr != nil {
 		return nil, aerr
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	e.Lock()
+	defer e.Unlock()
 	out := getParametersOut{Parameters: []parameterOut{}, InvalidParameters: []string{}}
 	seen := map[string]bool{}
 	for _, n := range in.Names {
@@ -400,12 +401,12 @@ func (e *call) getParameters(in *getParametersIn) (any, *core.Error) {
 	return out, nil
 }
 
-func (e *call) deleteParameter(in *deleteParameterIn) (any, *core.Error) {
+func (e *Call) deleteParameter(in *deleteParameterIn) (any, *core.Error) {
 	if in.Name == nil {
 		return nil, core.ErrMissing("name")
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	e.Lock()
+	defer e.Unlock()
 	k := ssmKey(strings.TrimSpace(*in.Name))
 	if e.ssm.byKey[k] == nil {
 		return nil, errParamNotFound(*in.Name)
@@ -414,12 +415,12 @@ func (e *call) deleteParameter(in *deleteParameterIn) (any, *core.Error) {
 	return struct{}{}, nil
 }
 
-func (e *call) deleteParameters(in *deleteParametersIn) (any, *core.Error) {
+func (e *Call) deleteParameters(in *deleteParametersIn) (any, *core.Error) {
 	if aerr := checkNames(in.Names); aerr != nil {
 		return nil, aerr
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	e.Lock()
+	defer e.Unlock()
 	out := deleteParametersOut{DeletedParameters: []string{}, InvalidParameters: []string{}}
 	for _, n := range in.Names {
 		k := ssmKey(strings.TrimSpace(n))
@@ -436,8 +437,8 @@ func (e *call) deleteParameters(in *deleteParametersIn) (any, *core.Error) {
 var ssmResourceTypes = []string{"Document", "ManagedInstance", "MaintenanceWindow", "Parameter", "PatchBaseline", "OpsItem", "OpsMetadata", "Automation", "Association"}
 
 // tagged resolves a tagging request's resource: only parameters are
-// modelled. The caller holds e.mu.
-func (e *call) tagged(in *ssmResourceIn) (*parameter, *core.Error) {
+// modelled. The caller holds the lock.
+func (e *Call) tagged(in *ssmResourceIn) (*parameter, *core.Error) {
 	switch {
 	case in.ResourceType == nil:
 		return nil, core.ErrMissing("resourceType")
@@ -455,7 +456,7 @@ func (e *call) tagged(in *ssmResourceIn) (*parameter, *core.Error) {
 	return p, nil
 }
 
-func (e *call) addTagsToResource(in *ssmResourceIn) (any, *core.Error) {
+func (e *Call) addTagsToResource(in *ssmResourceIn) (any, *core.Error) {
 	tags, aerr := ssmTags(in.Tags)
 	if aerr != nil {
 		return nil, aerr
@@ -463,8 +464,8 @@ func (e *call) addTagsToResource(in *ssmResourceIn) (any, *core.Error) {
 	if len(tags) == 0 {
 		return nil, core.ErrTooShort("tags", 1)
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	e.Lock()
+	defer e.Unlock()
 	p, aerr := e.tagged(in)
 	if aerr != nil {
 		return nil, aerr
@@ -482,12 +483,12 @@ func (e *call) addTagsToResource(in *ssmResourceIn) (any, *core.Error) {
 	return struct{}{}, nil
 }
 
-func (e *call) removeTagsFromResource(in *ssmResourceIn) (any, *core.Error) {
+func (e *Call) removeTagsFromResource(in *ssmResourceIn) (any, *core.Error) {
 	if len(in.TagKeys) == 0 {
 		return nil, core.ErrTooShort("tagKeys", 1)
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	e.Lock()
+	defer e.Unlock()
 	p, aerr := e.tagged(in)
 	if aerr != nil {
 		return nil, aerr
@@ -509,9 +510,9 @@ func (p *parameter) tagList() []core.TagOut {
 	return out
 }
 
-func (e *call) listTagsForResource(in *ssmResourceIn) (any, *core.Error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+func (e *Call) listTagsForResource(in *ssmResourceIn) (any, *core.Error) {
+	e.Lock()
+	defer e.Unlock()
 	p, aerr := e.tagged(in)
 	if aerr != nil {
 		return nil, aerr
@@ -528,7 +529,7 @@ func validLabel(l string) bool {
 		!strings.HasPrefix(low, "aws") && !strings.HasPrefix(low, "ssm")
 }
 
-func (e *call) labelParameterVersion(in *labelIn) (any, *core.Error) {
+func (e *Call) labelParameterVersion(in *labelIn) (any, *core.Error) {
 	if in.Name == nil {
 		return nil, core.ErrMissing("name")
 	}
@@ -543,8 +544,8 @@ func (e *call) labelParameterVersion(in *labelIn) (any, *core.Error) {
 			return nil, core.Errf("ValidationException", "1 validation error detected: Value '[%s]' at 'labels' failed to satisfy constraint: Member must satisfy constraint: [Member must have length less than or equal to 100, Member must have length greater than or equal to 1]", strings.Join(in.Labels, ", "))
 		}
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	e.Lock()
+	defer e.Unlock()
 	name := strings.TrimSpace(*in.Name)
 	p := e.ssm.byKey[ssmKey(name)]
 	if p == nil {
@@ -591,7 +592,7 @@ func policiesOut(text string) []policyOutSSM {
 	return out
 }
 
-func (e *call) getParameterHistory(in *historyIn) (any, *core.Error) {
+func (e *Call) getParameterHistory(in *historyIn) (any, *core.Error) {
 	if in.Name == nil {
 		return nil, core.ErrMissing("name")
 	}
@@ -605,8 +606,8 @@ func (e *call) getParameterHistory(in *historyIn) (any, *core.Error) {
 		}
 		max = *in.MaxResults
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	e.Lock()
+	defer e.Unlock()
 	name := strings.TrimSpace(*in.Name)
 	p := e.ssm.byKey[ssmKey(name)]
 	if p == nil {

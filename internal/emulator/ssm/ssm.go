@@ -1,26 +1,16 @@
-package emulator
+package ssm
 
 import (
 	"encoding/base64"
 	"fmt"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
-)
 
-// AWS Systems Manager Parameter Store, served on the same listener as
-// Secrets Manager: requests whose X-Amz-Target is "AmazonSSM.<Operation>"
-// (awsJson1_1, the SSM service model's protocol). Every (account, Region)
-// has its own parameters, as it has its own secrets (partition.go). The
-// facts modelled (operations, error codes, limits, messages) come from the
-// SSM API reference and the tests of moto's tests/test_ssm, the two marked
-// as verified against AWS first; docs/emulator.md ("Parameter Store") lists
-// them, the choices made where neither says, and what is not modelled.
-// Values are not encrypted: a SecureString read without decryption returns
-// an opaque stand-in, never the value.
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
+)
 
 // Limits of Parameter Store (API reference PutParameter; user guide
 // "Managing parameter tiers").
@@ -43,9 +33,9 @@ const (
 	ssmAdvancedCount    = 100000
 )
 
-// SSMDefaultKMSAlias is the alias of the AWS managed key Parameter Store
+// DefaultKMSAlias is the alias of the AWS managed key Parameter Store
 // encrypts a SecureString with when PutParameter names no KeyId.
-const SSMDefaultKMSAlias = "alias/aws/ssm"
+const DefaultKMSAlias = "alias/aws/ssm"
 
 // ssmDefaultKeyID is the key id of the emulator's aws/ssm key. It is not in
 // the KMS registry (GET /_emulator/kms lists the Secrets Manager key and the
@@ -108,12 +98,13 @@ func (p *parameter) labelled(l string) *paramVersion {
 	return nil
 }
 
-// paramStore is one partition's parameters by key (ssmKey).
-type paramStore struct {
+// Store is one partition's parameters by key (ssmKey).
+type Store struct {
 	byKey map[string]*parameter
 }
 
-func newParamStore() *paramStore { return &paramStore{byKey: map[string]*parameter{}} }
+// NewStore returns an empty Store.
+func NewStore() *Store { return &Store{byKey: map[string]*parameter{}} }
 
 // ssmKey is the identity of a name: one leading "/" does not count, so
 // "x" and "/x" name one parameter (moto's test_parameter_lifecycle_with_
@@ -121,7 +112,7 @@ func newParamStore() *paramStore { return &paramStore{byKey: map[string]*paramet
 func ssmKey(name string) string { return strings.TrimPrefix(name, "/") }
 
 // sortedKeys returns the store's keys in name order.
-func (s *paramStore) sortedKeys() []string {
+func (s *Store) sortedKeys() []string {
 	keys := make([]string, 0, len(s.byKey))
 	for k := range s.byKey {
 		keys = append(keys, k)
@@ -130,7 +121,7 @@ func (s *paramStore) sortedKeys() []string {
 	return keys
 }
 
-func (s *paramStore) count(tier string) int {
+func (s *Store) count(tier string) int {
 	n := 0
 	for _, p := range s.byKey {
 		if p.latest().tier == tier {
@@ -140,13 +131,13 @@ func (s *paramStore) count(tier string) int {
 	return n
 }
 
-func (e *call) paramARN(p *parameter) string {
+func (e *Call) paramARN(p *parameter) string {
 	return fmt.Sprintf("arn:aws:ssm:%s:%s:parameter/%s", e.region, e.account, ssmKey(p.name))
 }
 
 // ssmUser is the LastModifiedUser of a write: the partition's account as an
 // IAM user (the emulator does not carry the caller's principal this far).
-func (e *call) ssmUser() string { return "arn:aws:iam::" + e.account + ":user/emulator" }
+func (e *Call) ssmUser() string { return "arn:aws:iam::" + e.account + ":user/emulator" }
 
 // Name rules (API reference PutParameter, "Naming Constraints"): letters,
 // digits, _ . - and / for hierarchies; no "aws" or "ssm" prefix (case
@@ -163,7 +154,7 @@ const (
 
 // ssmName checks a parameter name for a write and returns it with the
 // surrounding spaces the service removes.
-func (e *call) ssmName(raw *string) (string, *core.Error) {
+func (e *Call) ssmName(raw *string) (string, *core.Error) {
 	if raw == nil {
 		return "", core.ErrMissing("name")
 	}
@@ -215,9 +206,9 @@ func ssmLookupName(s string) (name, selector string) {
 
 // resolveSSMKey resolves a KeyId for a SecureString: "" and alias/aws/ssm (or
 // its ARN) are the AWS managed key; anything else must be a key of the KMS
-// registry. The caller holds e.mu.
-func (e *call) resolveSSMKey(id string) (string, *core.Error) {
-	if id == "" || id == SSMDefaultKMSAlias || id == e.kmsAliasARN(SSMDefaultKMSAlias) {
+// registry. The caller holds the lock.
+func (e *Call) resolveSSMKey(id string) (string, *core.Error) {
+	if id == "" || id == DefaultKMSAlias || id == e.kmsAliasARN(DefaultKMSAlias) {
 		return ssmDefaultKeyID, nil
 	}
 	kid, aerr := e.resolveKMS(id)
@@ -225,7 +216,7 @@ func (e *call) resolveSSMKey(id string) (string, *core.Error) {
 		return "", core.Errf("InvalidKeyId", "The KMS key %s is not valid for this account and Region.", id) // [unverified wording]
 	}
 	if st := e.kmsState(kid); st != "" {
-		e.stats.Faults["error:InvalidKeyId"]++
+		e.CountFault("error:InvalidKeyId")
 		return "", core.Errf("InvalidKeyId", "The KMS key %s is %s.", id, st) // [unverified wording]
 	}
 	return kid, nil
@@ -240,17 +231,17 @@ func ssmCiphertext(p *parameter, v *paramVersion) string {
 // left out.
 
 type putParameterIn struct {
-	Name           *string    `json:"Name"`
-	Description    *string    `json:"Description"`
-	Value          *string    `json:"Value"`
-	Type           *string    `json:"Type"`
-	KeyID          *string    `json:"KeyId"`
-	Overwrite      *bool      `json:"Overwrite"`
-	AllowedPattern *string    `json:"AllowedPattern"`
-	Tags           []core.Tag `json:"Tags"`
-	Tier           *string    `json:"Tier"`
-	Policies       *string    `json:"Policies"`
-	DataType       *string    `json:"DataType"`
+	Name           *string
+	Description    *string
+	Value          *string
+	Type           *string
+	KeyID          *string
+	Overwrite      *bool
+	AllowedPattern *string
+	Tags           []core.Tag
+	Tier           *string
+	Policies       *string
+	DataType       *string
 }
 
 type putParameterOut struct {
@@ -259,13 +250,13 @@ type putParameterOut struct {
 }
 
 type getParameterIn struct {
-	Name           *string `json:"Name"`
-	WithDecryption *bool   `json:"WithDecryption"`
+	Name           *string
+	WithDecryption *bool
 }
 
 type getParametersIn struct {
-	Names          []string `json:"Names"`
-	WithDecryption *bool    `json:"WithDecryption"`
+	Names          []string
+	WithDecryption *bool
 }
 
 type parameterOut struct {
@@ -289,17 +280,17 @@ type getParametersOut struct {
 }
 
 type paramFilterIn struct {
-	Key    *string  `json:"Key"`
-	Option *string  `json:"Option"`
-	Values []string `json:"Values"`
+	Key    *string
+	Option *string
+	Values []string
 }
 
 type describeParametersIn struct {
-	Filters          []paramFilterIn `json:"Filters"`
-	ParameterFilters []paramFilterIn `json:"ParameterFilters"`
-	MaxResults       *int64          `json:"MaxResults"`
-	NextToken        *string         `json:"NextToken"`
-	Shared           *bool           `json:"Shared"`
+	Filters          []paramFilterIn
+	ParameterFilters []paramFilterIn
+	MaxResults       *int64
+	NextToken        *string
+	Shared           *bool
 }
 
 type policyOutSSM struct {
@@ -329,12 +320,12 @@ type describeParametersOut struct {
 }
 
 type getByPathIn struct {
-	Path             *string         `json:"Path"`
-	Recursive        *bool           `json:"Recursive"`
-	ParameterFilters []paramFilterIn `json:"ParameterFilters"`
-	WithDecryption   *bool           `json:"WithDecryption"`
-	MaxResults       *int64          `json:"MaxResults"`
-	NextToken        *string         `json:"NextToken"`
+	Path             *string
+	Recursive        *bool
+	ParameterFilters []paramFilterIn
+	WithDecryption   *bool
+	MaxResults       *int64
+	NextToken        *string
 }
 
 type getByPathOut struct {
@@ -343,11 +334,11 @@ type getByPathOut struct {
 }
 
 type deleteParameterIn struct {
-	Name *string `json:"Name"`
+	Name *string
 }
 
 type deleteParametersIn struct {
-	Names []string `json:"Names"`
+	Names []string
 }
 
 type deleteParametersOut struct {
@@ -356,10 +347,10 @@ type deleteParametersOut struct {
 }
 
 type ssmResourceIn struct {
-	ResourceType *string    `json:"ResourceType"`
-	ResourceID   *string    `json:"ResourceId"`
-	Tags         []core.Tag `json:"Tags"`
-	TagKeys      []string   `json:"TagKeys"`
+	ResourceType *string
+	ResourceID   *string
+	Tags         []core.Tag
+	TagKeys      []string
 }
 
 type listTagsOut struct {
@@ -367,9 +358,9 @@ type listTagsOut struct {
 }
 
 type labelIn struct {
-	Name             *string  `json:"Name"`
-	ParameterVersion *int64   `json:"ParameterVersion"`
-	Labels           []string `json:"Labels"`
+	Name             *string
+	ParameterVersion *int64
+	Labels           []string
 }
 
 type labelOut struct {
@@ -378,10 +369,10 @@ type labelOut struct {
 }
 
 type historyIn struct {
-	Name           *string `json:"Name"`
-	WithDecryption *bool   `json:"WithDecryption"`
-	MaxResults     *int64  `json:"MaxResults"`
-	NextToken      *string `json:"NextToken"`
+	Name           *string
+	WithDecryption *bool
+	MaxResults     *int64
+	NextToken      *string
 }
 
 type historyEntryOut struct {
@@ -405,44 +396,134 @@ type historyOut struct {
 	NextToken  string            `json:"NextToken,omitempty"`
 }
 
-// ssmOperations maps each served "AmazonSSM." operation to its handler.
-var ssmOperations map[string]core.Handler[*call]
-
-func init() {
-	ssmOperations = map[string]core.Handler[*call]{
-		"PutParameter":           core.Op((*call).putParameter),
-		"GetParameter":           core.Op((*call).getParameter),
-		"GetParameters":          core.Op((*call).getParameters),
-		"GetParametersByPath":    core.Op((*call).getParametersByPath),
-		"DescribeParameters":     core.Op((*call).describeParameters),
-		"DeleteParameter":        core.Op((*call).deleteParameter),
-		"DeleteParameters":       core.Op((*call).deleteParameters),
-		"AddTagsToResource":      core.Op((*call).addTagsToResource),
-		"RemoveTagsFromResource": core.Op((*call).removeTagsFromResource),
-		"ListTagsForResource":    core.Op((*call).listTagsForResource),
-		"LabelParameterVersion":  core.Op((*call).labelParameterVersion),
-		"GetParameterHistory":    core.Op((*call).getParameterHistory),
-	}
-	for _, name := range []string{"PutParameter", "DeleteParameter", "DeleteParameters", "AddTagsToResource", "RemoveTagsFromResource", "LabelParameterVersion"} {
-		mutating[name] = true
-	}
+// operations maps each served "AmazonSSM." operation to its handler.
+var operations = map[string]core.Handler[*Call]{
+	"PutParameter":           core.Op((*Call).putParameter),
+	"GetParameter":           core.Op((*Call).getParameter),
+	"GetParameters":          core.Op((*Call).getParameters),
+	"GetParametersByPath":    core.Op((*Call).getParametersByPath),
+	"DescribeParameters":     core.Op((*Call).describeParameters),
+	"DeleteParameter":        core.Op((*Call).deleteParameter),
+	"DeleteParameters":       core.Op((*Call).deleteParameters),
+	"AddTagsToResource":      core.Op((*Call).addTagsToResource),
+	"RemoveTagsFromResource": core.Op((*Call).removeTagsFromResource),
+	"ListTagsForResource":    core.Op((*Call).listTagsForResource),
+	"LabelParameterVersion":  core.Op((*Call).labelParameterVersion),
+	"GetParameterHistory":    core.Op((*Call).getParameterHistory),
 }
 
-// SSMOperations returns the names of the served Parameter Store operations.
-func SSMOperations() []string {
-	names := make([]string, 0, len(ssmOperations))
-	for k := range ssmOperations {
+// mutating are the operations that change state (the emulator's ambiguous
+// faults apply only to these).
+var mutating = map[string]bool{
+	"PutParameter": true, "DeleteParameter": true, "DeleteParameters": true,
+	"AddTagsToResource": true, "RemoveTagsFromResource": true, "LabelParameterVersion": true,
+}
+
+// Target is the X-Amz-Target prefix of Parameter Store's operations (the
+// SSM service model's target prefix), IAMPrefix the prefix of their IAM
+// actions.
+const (
+	Target    = "AmazonSSM."
+	IAMPrefix = "ssm:"
+)
+
+// Handler is the handler of operation op, nil when op is not served.
+func Handler(op string) core.Handler[*Call] { return operations[op] }
+
+// Operations returns the names of the served operations, sorted.
+func Operations() []string {
+	names := make([]string, 0, len(operations))
+	for k := range operations {
 		names = append(names, k)
 	}
 	slices.Sort(names)
 	return names
 }
 
-// isSSMOp reports whether op is a Parameter Store operation.
-func isSSMOp(op string) bool { return ssmOperations[op] != nil }
+// Serves reports whether op is a Parameter Store operation.
+func Serves(op string) bool { return operations[op] != nil }
 
-// dumpParams is the partition's parameters for a StateDump. e.mu is held.
-func (e *call) dumpParams() []ParameterDump {
+// Mutating reports whether op changes state.
+func Mutating(op string) bool { return mutating[op] }
+
+// Quotas are Parameter Store's request quotas by operation (docs/emulator.md,
+// "Parameter Store"). The default throughput of GetParameter, GetParameters
+// and GetParametersByPath is one shared quota of 40 per second (user guide
+// "Changing Parameter Store throughput" and the Systems Manager quotas
+// page); PutParameter's default throughput is 3 per second (quotas page).
+// The others are not on the quotas page: the emulator's choice
+// [unverified].
+var Quotas = map[string]core.Quota{
+	"GetParameter":           {Family: "ssm:GetParameter+GetParameters+GetParametersByPath", Rate: 40},
+	"GetParameters":          {Family: "ssm:GetParameter+GetParameters+GetParametersByPath", Rate: 40},
+	"GetParametersByPath":    {Family: "ssm:GetParameter+GetParameters+GetParametersByPath", Rate: 40},
+	"PutParameter":           {Family: "ssm:PutParameter", Rate: 3},
+	"DescribeParameters":     {Family: "ssm:DescribeParameters", Rate: 10},
+	"GetParameterHistory":    {Family: "ssm:GetParameterHistory", Rate: 10},
+	"DeleteParameter":        {Family: "ssm:DeleteParameter+DeleteParameters", Rate: 10},
+	"DeleteParameters":       {Family: "ssm:DeleteParameter+DeleteParameters", Rate: 10},
+	"AddTagsToResource":      {Family: "ssm:AddTagsToResource+RemoveTagsFromResource+ListTagsForResource", Rate: 10},
+	"RemoveTagsFromResource": {Family: "ssm:AddTagsToResource+RemoveTagsFromResource+ListTagsForResource", Rate: 10},
+	"ListTagsForResource":    {Family: "ssm:AddTagsToResource+RemoveTagsFromResource+ListTagsForResource", Rate: 10},
+	"LabelParameterVersion":  {Family: "ssm:LabelParameterVersion", Rate: 10},
+}
+
+// Host is the server Parameter Store runs in (core.Host) and the one fault
+// setting of its own.
+type Host interface {
+	core.Host
+	// ParameterLimit is the emulator's lowered number of parameters of
+	// each tier an account may have in a Region (emulator.Faults's
+	// SSMParameterLimit; 0: AWS's limits). The caller holds the lock.
+	ParameterLimit() int
+}
+
+// Call is one request's view of Parameter Store: the host, the account
+// and Region its credentials and signature chose, and that partition's
+// parameters.
+type Call struct {
+	Host
+	account, region string
+	ssm             *Store
+}
+
+// NewCall is the Call of a request served in (account, region) over its
+// Store.
+func NewCall(h Host, account, region string, st *Store) *Call {
+	return &Call{Host: h, account: account, region: region, ssm: st}
+}
+
+func (e *Call) resolveKMS(id string) (string, *core.Error) {
+	return e.Keys().Resolve(e.account, e.region, id)
+}
+
+func (e *Call) kmsState(id string) string { return e.Keys().State(e.account, e.region, id) }
+
+func (e *Call) kmsAliasARN(alias string) string { return e.Keys().AliasARN(e.account, e.region, alias) }
+
+// ParameterDump is one Parameter Store parameter in the emulator's state
+// dump (emulator.StateDump): its latest version (the value in clear) and
+// its tags.
+type ParameterDump struct {
+	Account     string            `json:"account"`
+	Region      string            `json:"region"`
+	Name        string            `json:"name"`
+	ARN         string            `json:"arn"`
+	Type        string            `json:"type"`
+	Value       string            `json:"value"`
+	Version     int64             `json:"version"`
+	Versions    int               `json:"versions"` // versions kept (at most 100)
+	Tier        string            `json:"tier"`
+	KeyID       string            `json:"key_id,omitempty"`
+	Description string            `json:"description,omitempty"`
+	Policies    string            `json:"policies,omitempty"`
+	Labels      map[string]int64  `json:"labels,omitempty"` // label → version
+	Tags        map[string]string `json:"tags"`
+}
+
+// Dump is the call's partition's parameters, in name order. The caller
+// holds the lock.
+func (e *Call) Dump() []ParameterDump {
 	var out []ParameterDump
 	for _, k := range e.ssm.sortedKeys() {
 		p := e.ssm.byKey[k]

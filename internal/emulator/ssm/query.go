@@ -1,12 +1,13 @@
-package emulator
+package ssm
 
 import (
 	"encoding/base64"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 )
 
 // DescribeParameters and GetParametersByPath: filters and pages.
@@ -197,7 +198,7 @@ func decodeSSMToken(tok *string) (string, bool, *core.Error) {
 
 // page returns the window of candidate keys a page examines (from the
 // token on, at most max) and the token of the next page ("" at the end).
-func (e *call) paramPage(candidate func(*parameter) bool, tok *string, max int) ([]*parameter, string, *core.Error) {
+func (e *Call) paramPage(candidate func(*parameter) bool, tok *string, max int) ([]*parameter, string, *core.Error) {
 	from, has, aerr := decodeSSMToken(tok)
 	if aerr != nil {
 		return nil, "", aerr
@@ -232,7 +233,7 @@ func maxResults(in *int64, limit int, quoted bool) (int, *core.Error) {
 	return int(*in), nil
 }
 
-func (e *call) describeParameters(in *describeParametersIn) (any, *core.Error) {
+func (e *Call) describeParameters(in *describeParametersIn) (any, *core.Error) {
 	if len(in.Filters) > 0 && len(in.ParameterFilters) > 0 {
 		return nil, core.Errf("ValidationException", "You can use either Filters or ParameterFilters in a single request.")
 	}
@@ -260,8 +261,8 @@ func (e *call) describeParameters(in *describeParametersIn) (any, *core.Error) {
 			index = append(index, f)
 		}
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	e.Lock()
+	defer e.Unlock()
 	window, next, aerr := e.paramPage(func(p *parameter) bool { return keepAll(index, p) }, in.NextToken, max)
 	if aerr != nil {
 		return nil, aerr
@@ -281,7 +282,7 @@ func (e *call) describeParameters(in *describeParametersIn) (any, *core.Error) {
 	return out, nil
 }
 
-func (e *call) getParametersByPath(in *getByPathIn) (any, *core.Error) {
+func (e *Call) getParametersByPath(in *getByPathIn) (any, *core.Error) {
 	if in.Path == nil {
 		return nil, core.ErrMissing("path")
 	}
@@ -299,8 +300,8 @@ func (e *call) getParametersByPath(in *getByPathIn) (any, *core.Error) {
 	}
 	recursive := in.Recursive != nil && *in.Recursive
 	decrypt := in.WithDecryption != nil && *in.WithDecryption
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	e.Lock()
+	defer e.Unlock()
 	window, next, aerr := e.paramPage(func(p *parameter) bool { return underPath(p.name, path, recursive) }, in.NextToken, max)
 	if aerr != nil {
 		return nil, aerr
