@@ -87,7 +87,7 @@ func (e *Emulator) SetConditions(c Conditions) error {
 		return errors.New("name is required (a secret name or ARN)")
 	}
 	for _, reg := range c.ReplicaRegions {
-		if !validRegion(reg) {
+		if !core.ValidRegion(reg) {
 			return fmt.Errorf("replica region %q is not a Region name like us-west-2", reg)
 		}
 	}
@@ -111,7 +111,7 @@ func (e *Emulator) controlCall(name, account, region string) (*call, error) {
 	e.mu.Lock()
 	account, region = cmp.Or(account, e.defAccount), cmp.Or(region, e.defRegion)
 	e.mu.Unlock()
-	if !accountRE.MatchString(account) || !validRegion(region) {
+	if !core.ValidAccount(account) || !core.ValidRegion(region) {
 		return nil, fmt.Errorf("account %q or region %q is malformed", account, region)
 	}
 	e.mu.Lock()

@@ -4,7 +4,7 @@
 // lag, throttling, internal errors, ambiguous writes, scripted faults,
 // unusable KMS keys). The same listener serves Parameter Store
 // (X-Amz-Target AmazonSSM.*, package ssm) on the same accounts, Regions, clock,
-// faults and quotas, and STS (sts.go: the roles a run assumes). It keeps a registry of KMS keys and aliases (kms.go) to
+// faults and quotas, and STS (package sts: the roles a run assumes). It keeps a registry of KMS keys and aliases (package kms) to
 // validate KmsKeyId and to record which keys can decrypt each version, so the
 // re-encryption rules of UpdateSecret can be modelled; nothing is encrypted.
 //

@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/kms"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/ssm"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/sts"
 )
 
 // Defaults for New.
@@ -30,26 +32,25 @@ type Emulator struct {
 	defRegion  string // Region of requests without a credential scope
 	defAccount string // account of access keys not in iam.AccessKeys
 
-	mu           sync.Mutex
-	base         func() time.Time
-	offset       time.Duration
-	parts        map[partKey]*part // one per (account, Region) served so far
-	partOrder    []*part           // in creation order, the default one first
-	iam          IAM
-	sessions     map[string]*session // temporary credentials by access key id
-	sessionOrder []*session
-	faults       Faults
-	faultRNG     *rand.Rand
-	idRNG        *rand.Rand
-	idGen        uint64
-	logger       *slog.Logger
-	nth          map[string]int64
-	stats        Stats
-	userAgents   userAgentLog // GET /_emulator/user-agents; cleared with stats
-	inFlight     int64        // API requests being served now
+	mu         sync.Mutex
+	base       func() time.Time
+	offset     time.Duration
+	parts      map[partKey]*part // one per (account, Region) served so far
+	partOrder  []*part           // in creation order, the default one first
+	iam        IAM
+	sessions   *sts.Issued // temporary credentials STS issued; survives Reset
+	faults     Faults
+	faultRNG   *rand.Rand
+	idRNG      *rand.Rand
+	idGen      uint64
+	logger     *slog.Logger
+	nth        map[string]int64
+	stats      Stats
+	userAgents userAgentLog // GET /_emulator/user-agents; cleared with stats
+	inFlight   int64        // API requests being served now
 
-	kms         *kmsRegistry // KMS keys and aliases; survives Reset
-	pendingKeys []KMSKey     // from WithKMSKeys, added by New
+	kms         *kms.Registry // KMS keys and aliases; survives Reset
+	pendingKeys []KMSKey      // from WithKMSKeys, added by New
 }
 
 // Option configures New.
@@ -95,9 +96,10 @@ func New(opts ...Option) *Emulator {
 	e.resetParts()
 	e.resetFaultState()
 	e.resetStats()
-	e.kms = newKMSRegistry()
+	e.kms = kms.NewRegistry()
+	e.sessions = sts.NewIssued()
 	for _, k := range e.pendingKeys {
-		if _, err := e.addKMSKey(k); err != nil {
+		if _, err := e.kms.Add(e.defAccount, e.defRegion, k, e.newVersionID); err != nil {
 			panic("emulator.WithKMSKeys: " + err.Error())
 		}
 	}
@@ -188,7 +190,7 @@ func (e *Emulator) ConnState(_ net.Conn, s http.ConnState) {
 }
 
 // ServeHTTP serves the control API under /_emulator/, and the Secrets
-// Manager API and STS (Query protocol requests, see sts.go) everywhere
+// Manager API and STS (Query protocol requests, package sts) everywhere
 // else.
 func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if strings.HasPrefix(r.URL.Path, "/_emulator/") {
@@ -233,8 +235,8 @@ func (e *Emulator) handleAPI(w http.ResponseWriter, r *http.Request) (op string,
 	if len(body) > core.MaxBody {
 		return fail(core.Errf("SerializationException", "the request body is larger than %d bytes", core.MaxBody))
 	}
-	if isSTS(r) {
-		return e.serveSTS(w, r, body)
+	if sts.Is(r) {
+		return sts.Serve(host{e}, w, r, body)
 	}
 	op, h := lookupOperation(r.Header.Get("X-Amz-Target"))
 	if r.Method != http.MethodPost || h == nil {

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/kms"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/ssm"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/sts"
 )
 
 type faultKind int
@@ -125,16 +127,14 @@ func ValidateFaults(f Faults) error {
 	default:
 		return fmt.Errorf("ambiguous_kind must be one of after-apply, before-apply, mixed")
 	}
-	if err := validateKMSKeyFaults(f.KMSKeyFaults); err != nil {
+	if err := kms.ValidateFaults(f.KMSKeyFaults); err != nil {
 		return err
 	}
 	if err := validateReplicaFailures(f.ReplicaFailures); err != nil {
 		return err
 	}
 	for i, a := range f.STSHang {
-		switch a {
-		case "AssumeRole", "AssumeRoleWithWebIdentity", "GetCallerIdentity":
-		default:
+		if !sts.Serves(a) {
 			return fmt.Errorf("sts_hang[%d] %q is not a served STS action (AssumeRole, AssumeRoleWithWebIdentity, GetCallerIdentity)", i, a)
 		}
 	}

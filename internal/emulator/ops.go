@@ -3,7 +3,6 @@ package emulator
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
@@ -133,7 +132,7 @@ func (e *call) createSecret(in *createSecretIn) (any, *core.Error) {
 		}
 		return nil, core.Errf("ResourceExistsException", "The operation failed because the secret %s already exists.", name)
 	}
-	keyID := defaultKMSKeyID
+	keyID := core.SecretsManagerKeyID
 	if in.KmsKeyID != nil {
 		var aerr *core.Error
 		if keyID, aerr = e.resolveKMS(*in.KmsKeyID); aerr != nil {
@@ -188,32 +187,6 @@ func (e *Emulator) tokenOrNew(tok *string) string {
 		return *tok
 	}
 	return e.newVersionID()
-}
-
-func validRegion(r string) bool {
-	if len(r) < 1 || len(r) > 128 {
-		return false
-	}
-	// ^([a-z]+-)+\d+$
-	parts := strings.Split(r, "-")
-	if len(parts) < 2 {
-		return false
-	}
-	for i, p := range parts {
-		if p == "" {
-			return false
-		}
-		for _, c := range p {
-			if i == len(parts)-1 {
-				if c < '0' || c > '9' {
-					return false
-				}
-			} else if c < 'a' || c > 'z' {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // putSecretValue: reference §1 PutSecretValue, §2, §3. Never creates a

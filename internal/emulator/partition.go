@@ -1,16 +1,15 @@
 package emulator
 
 import (
-	"crypto/sha256"
 	"fmt"
 	"maps"
 	"net/http"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/ssm"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/sts"
 )
 
 // Accounts and Regions. AWS keeps one Secrets Manager per (account,
@@ -70,12 +69,6 @@ func (e *Emulator) resetParts() {
 	e.partFor(e.defAccount, e.defRegion)
 }
 
-var accountRE = regexp.MustCompile(`^[0-9]{12}$`)
-
-// principalRE matches the principal ARNs an access key may be mapped to:
-// an IAM user or role.
-var principalRE = regexp.MustCompile(`^arn:aws:iam::([0-9]{12}):(user|role)/[\w+=,.@/-]{1,512}$`)
-
 // IAM is the emulator's identity configuration (GET and PUT
 // /_emulator/iam, WithIAM): which account each access key belongs to, and
 // which roles may be assumed through the emulator's STS.
@@ -101,11 +94,11 @@ func ValidateIAM(c IAM) error {
 		if len(k) < 16 || len(k) > 128 || strings.ContainsAny(k, "/, =") {
 			return fmt.Errorf("access_keys: %q is not an access key id (16-128 characters, no '/', ',', '=' or space)", k)
 		}
-		if !accountRE.MatchString(v) && !principalRE.MatchString(v) {
+		if _, _, isARN := core.ParsePrincipalARN(v); !core.ValidAccount(v) && !isARN {
 			return fmt.Errorf("access_keys[%q]: %q is neither a 12-digit account id nor an IAM user or role ARN", k, v)
 		}
 	}
-	return validateRoles(c.Roles)
+	return sts.ValidateRoles(c.Roles)
 }
 
 func cloneIAM(c IAM) IAM {
@@ -148,40 +141,21 @@ func (e *Emulator) IAM() IAM {
 	return cloneIAM(e.iam)
 }
 
-// principal is who sent a request.
-type principal struct {
-	account string
-	arn     string // IAM user/role ARN, or the assumed-role session ARN
-	userID  string // GetCallerIdentity UserId
-}
-
-// stableID derives an AWS-style unique id (prefix + 16 upper-case
-// alphanumerics) from s, so the same principal always gets the same id.
-func stableID(prefix, s string) string {
-	sum := sha256.Sum256([]byte(s))
-	const upper = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
-	var b [16]byte
-	for i := range b {
-		b[i] = upper[sum[i]%32]
-	}
-	return prefix + string(b[:])
-}
-
 // longTermPrincipal is the principal of a long-term access key (mapped or
 // not). e.mu is held.
-func (e *Emulator) longTermPrincipal(key string) principal {
+func (e *Emulator) longTermPrincipal(key string) core.Principal {
 	v, ok := e.iam.AccessKeys[key]
 	if !ok {
 		v = e.defAccount
 	}
-	if m := principalRE.FindStringSubmatch(v); m != nil {
+	if account, kind, ok := core.ParsePrincipalARN(v); ok {
 		prefix := "AIDA"
-		if m[2] == "role" {
+		if kind == "role" {
 			prefix = "AROA"
 		}
-		return principal{account: m[1], arn: v, userID: stableID(prefix, v)}
+		return core.Principal{Account: account, ARN: v, UserID: core.StableID(prefix, v)}
 	}
-	return principal{account: v, arn: "arn:aws:iam::" + v + ":user/emulator", userID: stableID("AIDA", v)}
+	return core.Principal{Account: v, ARN: "arn:aws:iam::" + v + ":user/emulator", UserID: core.StableID("AIDA", v)}
 }
 
 // route picks the partition that serves an API request: the Region of its
@@ -193,29 +167,23 @@ func (e *Emulator) route(r *http.Request) (*part, *core.Error) {
 		return e.partFor(e.defAccount, e.defRegion), nil
 	}
 	region := sc.Region
-	if !validRegion(region) {
+	if !core.ValidRegion(region) {
 		region = e.defRegion
 	}
 	who, aerr := e.identify(sc.AccessKey, r.Header.Get("X-Amz-Security-Token"))
 	if aerr != nil {
 		return nil, aerr
 	}
-	return e.partFor(who.account, region), nil
+	return e.partFor(who.Account, region), nil
 }
 
 // identify returns the principal of an access key: the role session of
 // temporary credentials the emulator's STS issued (refused once expired on
 // the emulator clock, or with another session token), else a long-term
 // key's. e.mu is held.
-func (e *Emulator) identify(key, token string) (principal, *core.Error) {
-	if s := e.sessions[key]; s != nil {
-		if token != s.token {
-			return principal{}, core.Errf("UnrecognizedClientException", "The security token included in the request is invalid.")
-		}
-		if !e.now().Before(s.Expiration) {
-			return principal{}, core.Errf("ExpiredTokenException", "The security token included in the request is expired")
-		}
-		return principal{account: s.Account, arn: s.arn(), userID: s.userXML().AssumedRoleID}, nil
+func (e *Emulator) identify(key, token string) (core.Principal, *core.Error) {
+	if who, ok, err := e.sessions.Lookup(key, token, e.now()); ok {
+		return who, err
 	}
 	return e.longTermPrincipal(key), nil
 }

@@ -88,7 +88,7 @@ type ReplicaFailure struct {
 func validateReplicaFailures(fs []ReplicaFailure) error {
 	seen := map[string]bool{}
 	for i, f := range fs {
-		if !validRegion(f.Region) {
+		if !core.ValidRegion(f.Region) {
 			return fmt.Errorf("replica_failures[%d].region %q is not a Region name like us-west-2", i, f.Region)
 		}
 		if seen[f.Region] {
@@ -240,7 +240,7 @@ func parseReplicaRegions(in []replicaRegionIn, own string) ([]replicaState, *cor
 	}
 	var out []replicaState
 	for _, rr := range in {
-		if rr.Region == nil || !validRegion(*rr.Region) || *rr.Region == own {
+		if rr.Region == nil || !core.ValidRegion(*rr.Region) || *rr.Region == own {
 			return nil, core.Errf("InvalidParameterException", msgInvalidReplicaRegion)
 		}
 		if slices.ContainsFunc(out, func(r replicaState) bool { return r.region == *rr.Region }) {
@@ -324,7 +324,7 @@ func (e *call) removeRegionsFromReplication(in *removeRegionsIn) (any, *core.Err
 		return nil, aerr
 	}
 	for _, reg := range in.RemoveReplicaRegions {
-		if !validRegion(reg) {
+		if !core.ValidRegion(reg) {
 			return nil, core.Errf("InvalidParameterException", msgInvalidReplicaRegion)
 		}
 	}

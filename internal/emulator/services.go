@@ -1,10 +1,13 @@
 package emulator
 
 import (
+	"slices"
 	"time"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/kms"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/ssm"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/sts"
 )
 
 // The services composed on the emulator's listener see it through
@@ -17,7 +20,8 @@ const SSMDefaultKMSAlias = ssm.DefaultKMSAlias
 // SSMOperations returns the names of the served Parameter Store operations.
 func SSMOperations() []string { return ssm.Operations() }
 
-// host is the emulator as its services see it (core.Host, ssm.Host).
+// host is the emulator as its services see it (core.Host, ssm.Host,
+// sts.Host).
 type host struct{ e *Emulator }
 
 func (h host) Lock()                  { h.e.mu.Lock() }
@@ -32,23 +36,60 @@ func (e *Emulator) ssmCall(p *part) *ssm.Call {
 	return ssm.NewCall(host{e}, p.account, p.region, p.ssm)
 }
 
-// kmsKeys is the emulator's KMS registry as core.Keys.
+// kmsKeys is the emulator's KMS registry as core.Keys, under the
+// emulator's fault configuration.
 type kmsKeys struct{ e *Emulator }
 
-// at is a call in (account, region) for the registry's lookups, which read
-// only the pair.
-func (k kmsKeys) at(account, region string) *call {
-	return &call{Emulator: k.e, part: &part{account: account, region: region}}
-}
-
 func (k kmsKeys) Resolve(account, region, id string) (string, *core.Error) {
-	return k.at(account, region).resolveKMS(id)
+	return k.e.kms.Resolve(account, region, id)
 }
 
 func (k kmsKeys) State(account, region, id string) string {
-	return k.at(account, region).kmsState(id)
+	return k.e.kms.State(account, region, id, k.e.faults.KMSKeyFaults)
 }
 
 func (k kmsKeys) AliasARN(account, region, alias string) string {
-	return k.at(account, region).kmsAliasARN(alias)
+	return kms.AliasARN(account, region, alias)
+}
+
+func (h host) Identify(key, token string) (core.Principal, *core.Error) {
+	return h.e.identify(key, token)
+}
+
+func (h host) Roles() ([]sts.Role, bool) { return h.e.iam.Roles, h.e.iam.RequireRoles }
+func (h host) Issued() *sts.Issued       { return h.e.sessions }
+func (h host) Hangs(action string) bool  { return slices.Contains(h.e.faults.STSHang, action) }
+
+func (h host) CountCall(action string, retry bool) {
+	h.e.stats.Calls[action]++
+	if retry {
+		h.e.stats.Retries[action]++
+	}
+}
+
+// RandUpper returns n characters of [A-Z0-9] from the seeded generator.
+func (h host) RandUpper(n int) string {
+	const chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = chars[h.e.idRNG.IntN(len(chars))]
+	}
+	return string(b)
+}
+
+// Role is one IAM role the emulator's STS knows (see sts.Role).
+type Role = sts.Role
+
+// Session is one set of temporary credentials STS issued (see
+// sts.Session); Sessions the answer of GET /_emulator/sessions.
+type (
+	Session  = sts.Session
+	Sessions = sts.Sessions
+)
+
+// Sessions returns the temporary credentials issued so far.
+func (e *Emulator) Sessions() Sessions {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.sessions.Sessions()
 }

@@ -42,3 +42,11 @@ type Quota struct {
 	Family string
 	Rate   float64
 }
+
+// The AWS managed key Secrets Manager encrypts a secret under when it names
+// no key (or the empty string): the KMS registry knows it from the start,
+// Secrets Manager names it DefaultEncryptionKey in a version's KmsKeyIds.
+const (
+	SecretsManagerKeyAlias = "alias/aws/secretsmanager"
+	SecretsManagerKeyID    = "5ec2e75a-0000-4000-8000-000000000001"
+)

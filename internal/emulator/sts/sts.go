@@ -1,4 +1,4 @@
-package emulator
+package sts
 
 import (
 	"encoding/base64"
@@ -15,14 +15,6 @@ import (
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 )
-
-// STS on the same listener (the SDK's AWS_ENDPOINT_URL_STS): AssumeRole,
-// AssumeRoleWithWebIdentity and GetCallerIdentity in the Query protocol
-// (form-encoded POST with Action and Version, XML answers; STS API
-// reference, "Common parameters" and each action's "Response Elements").
-// Temporary credentials map to the role's account, so calls made with them
-// land in that account. Which roles may be assumed, by whom, is the IAM
-// configuration's Roles.
 
 const stsXMLNS = "https://sts.amazonaws.com/doc/2011-06-15/"
 
@@ -80,18 +72,70 @@ type Sessions struct {
 	Sessions []Session `json:"sessions"`
 }
 
+// Issued is the temporary credentials STS issued, by access key id and in
+// issue order. The emulator keeps one across its resets; callers hold the
+// emulator's lock.
+type Issued struct {
+	byKey map[string]*session
+	order []*session
+}
+
+// NewIssued returns an empty Issued.
+func NewIssued() *Issued { return &Issued{byKey: map[string]*session{}} }
+
 // Sessions returns the temporary credentials issued so far.
-func (e *Emulator) Sessions() Sessions {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+func (i *Issued) Sessions() Sessions {
 	out := Sessions{Sessions: []Session{}}
-	for _, s := range e.sessionOrder {
+	for _, s := range i.order {
 		out.Sessions = append(out.Sessions, s.Session)
 	}
 	return out
 }
 
-func validateRoles(roles []Role) error {
+// Lookup returns the principal of temporary credentials STS issued: the
+// role session of access key key (ok false when STS did not issue it),
+// refused when token is not its session token or it has expired at now
+// (the emulator clock).
+func (i *Issued) Lookup(key, token string, now time.Time) (who core.Principal, ok bool, err *core.Error) {
+	s := i.byKey[key]
+	if s == nil {
+		return core.Principal{}, false, nil
+	}
+	if token != s.token {
+		return core.Principal{}, true, core.Errf("UnrecognizedClientException", "The security token included in the request is invalid.")
+	}
+	if !now.Before(s.Expiration) {
+		return core.Principal{}, true, core.Errf("ExpiredTokenException", "The security token included in the request is expired")
+	}
+	return core.Principal{Account: s.Account, ARN: s.arn(), UserID: s.userXML().AssumedRoleID}, true, nil
+}
+
+// Host is the server STS runs in (core.Host) and what STS reads of it,
+// every method called with the lock held.
+type Host interface {
+	core.Host
+	// Identify is the principal of an access key and session token:
+	// temporary credentials STS issued (Issued.Lookup), else a long-term
+	// key's (emulator.IAM's AccessKeys).
+	Identify(accessKey, token string) (core.Principal, *core.Error)
+	// Roles are the roles STS knows (emulator.IAM's Roles) and whether a
+	// role not among them is refused (RequireRoles).
+	Roles() (roles []Role, requireRoles bool)
+	// Issued is where STS records the credentials it issues.
+	Issued() *Issued
+	// RandUpper is n characters of [A-Z0-9] from the emulator's seeded
+	// generator.
+	RandUpper(n int) string
+	// CountCall counts one request of action (stats' calls, and retries
+	// when retry).
+	CountCall(action string, retry bool)
+	// Hangs reports whether the faults hold action's requests unanswered
+	// (emulator.Faults's STSHang).
+	Hangs(action string) bool
+}
+
+// ValidateRoles reports the first invalid role, in words fit for a 400.
+func ValidateRoles(roles []Role) error {
 	seen := map[string]bool{}
 	for i, r := range roles {
 		if !roleARNRE.MatchString(r.ARN) {
@@ -102,7 +146,7 @@ func validateRoles(roles []Role) error {
 		}
 		seen[r.ARN] = true
 		for _, p := range r.Trust {
-			if p != "*" && !accountRE.MatchString(p) && !principalRE.MatchString(p) {
+			if _, _, isARN := core.ParsePrincipalARN(p); p != "*" && !core.ValidAccount(p) && !isARN {
 				return fmt.Errorf("roles[%d].trust: %q is not \"*\", an account id or an IAM user or role ARN", i, p)
 			}
 		}
@@ -195,9 +239,9 @@ type getCallerIdentityResponseXML struct {
 	ResponseMetadata responseMetadataXML `xml:"ResponseMetadata"`
 }
 
-// isSTS tells an STS request (Query protocol: no X-Amz-Target, a form body
+// Is tells an STS request (Query protocol: no X-Amz-Target, a form body
 // or a credential scope for the sts service) from a Secrets Manager one.
-func isSTS(r *http.Request) bool {
+func Is(r *http.Request) bool {
 	if r.Header.Get("X-Amz-Target") != "" {
 		return false
 	}
@@ -208,8 +252,11 @@ func isSTS(r *http.Request) bool {
 	return ok && sc.Service == "sts"
 }
 
-// serveSTS answers one STS request and reports it like handleAPI.
-func (e *Emulator) serveSTS(w http.ResponseWriter, r *http.Request, body []byte) (op string, status int, code, fault string) {
+// Serve answers one STS request, whose body the emulator read, and
+// reports what happened as the emulator logs it: the action ("STS" when
+// none was read), the HTTP status (0 when the request was held until the
+// client gave up), the error code and the fault.
+func Serve(e Host, w http.ResponseWriter, r *http.Request, body []byte) (op string, status int, code, fault string) {
 	op = "STS"
 	fail := func(err *stsError) (string, int, string, string) {
 		writeSTSError(w, err)
@@ -220,23 +267,22 @@ func (e *Emulator) serveSTS(w http.ResponseWriter, r *http.Request, body []byte)
 		return fail(stsErr(http.StatusBadRequest, "InvalidAction", "the emulator's STS serves POST with a form-encoded body"))
 	}
 	action := form.Get("Action")
-	switch action {
-	case "AssumeRole", "AssumeRoleWithWebIdentity", "GetCallerIdentity":
+	switch {
+	case Serves(action):
 		op = action
 	default:
-		e.countUnknown()
+		e.Lock()
+		e.CountCall("Unknown", false)
+		e.Unlock()
 		return fail(stsErr(http.StatusBadRequest, "InvalidAction", "Could not find operation %s for version %s", action, form.Get("Version")))
 	}
-	e.mu.Lock()
-	e.stats.Calls[op]++
-	if core.SDKAttempt(r.Header) > 1 {
-		e.stats.Retries[op]++
-	}
-	hang := slices.Contains(e.faults.STSHang, op)
+	e.Lock()
+	e.CountCall(op, core.SDKAttempt(r.Header) > 1)
+	hang := e.Hangs(op)
 	if hang {
-		e.stats.Faults["sts-hang"]++
+		e.CountFault("sts-hang")
 	}
-	e.mu.Unlock()
+	e.Unlock()
 	if hang {
 		// Never answered: held until the client gives up.
 		<-r.Context().Done()
@@ -246,11 +292,11 @@ func (e *Emulator) serveSTS(w http.ResponseWriter, r *http.Request, body []byte)
 	var serr *stsError
 	switch op {
 	case "AssumeRole":
-		out, serr = e.assumeRole(r, form)
+		out, serr = assumeRole(e, r, form)
 	case "AssumeRoleWithWebIdentity":
-		out, serr = e.assumeRoleWithWebIdentity(form)
+		out, serr = assumeRoleWithWebIdentity(e, form)
 	case "GetCallerIdentity":
-		out, serr = e.getCallerIdentity(r)
+		out, serr = getCallerIdentity(e, r)
 	}
 	if serr != nil {
 		return fail(serr)
@@ -281,33 +327,33 @@ func writeSTSError(w http.ResponseWriter, e *stsError) {
 }
 
 // caller resolves the principal of a signed STS request. e.mu is held.
-func (e *Emulator) stsCaller(r *http.Request) (principal, *session, *stsError) {
+func stsCaller(e Host, r *http.Request) (core.Principal, *session, *stsError) {
 	sc, ok := core.ParseSigScope(r)
 	if !ok {
-		return principal{}, nil, stsErr(http.StatusForbidden, "MissingAuthenticationToken", "Request is missing Authentication Token")
+		return core.Principal{}, nil, stsErr(http.StatusForbidden, "MissingAuthenticationToken", "Request is missing Authentication Token")
 	}
-	s := e.sessions[sc.AccessKey]
-	who, aerr := e.identify(sc.AccessKey, r.Header.Get("X-Amz-Security-Token"))
+	s := e.Issued().byKey[sc.AccessKey]
+	who, aerr := e.Identify(sc.AccessKey, r.Header.Get("X-Amz-Security-Token"))
 	if aerr != nil {
 		code := "InvalidClientTokenId"
 		if aerr.Code == "ExpiredTokenException" {
 			code = "ExpiredToken"
 		}
-		return principal{}, nil, stsErr(http.StatusForbidden, code, "%s", aerr.Message)
+		return core.Principal{}, nil, stsErr(http.StatusForbidden, code, "%s", aerr.Message)
 	}
 	return who, s, nil
 }
 
-func (e *Emulator) getCallerIdentity(r *http.Request) (any, *stsError) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	who, _, serr := e.stsCaller(r)
+func getCallerIdentity(e Host, r *http.Request) (any, *stsError) {
+	e.Lock()
+	defer e.Unlock()
+	who, _, serr := stsCaller(e, r)
 	if serr != nil {
 		return nil, serr
 	}
 	var out getCallerIdentityResponseXML
 	out.XMLNS = stsXMLNS
-	out.Result.Arn, out.Result.UserID, out.Result.Account = who.arn, who.userID, who.account
+	out.Result.Arn, out.Result.UserID, out.Result.Account = who.ARN, who.UserID, who.Account
 	out.ResponseMetadata.RequestID = core.NewRequestID()
 	return out, nil
 }
@@ -360,10 +406,11 @@ func parseAssume(form url.Values) (assumeParams, *stsError) {
 }
 
 // roleRule returns the configured rule of roleARN, or nil.
-func (e *Emulator) roleRule(roleARN string) *Role {
-	for i := range e.iam.Roles {
-		if e.iam.Roles[i].ARN == roleARN {
-			return &e.iam.Roles[i]
+func roleRule(e Host, roleARN string) *Role {
+	roles, _ := e.Roles()
+	for i := range roles {
+		if roles[i].ARN == roleARN {
+			return &roles[i]
 		}
 	}
 	return nil
@@ -371,10 +418,10 @@ func (e *Emulator) roleRule(roleARN string) *Role {
 
 // trusts reports whether rule admits caller (an IAM user/role ARN or an
 // assumed-role session ARN of account).
-func trusts(rule *Role, who principal, s *session) bool {
+func trusts(rule *Role, who core.Principal, s *session) bool {
 	for _, p := range rule.Trust {
 		switch {
-		case p == "*", p == who.account, p == who.arn:
+		case p == "*", p == who.Account, p == who.ARN:
 			return true
 		case s != nil && p == s.RoleARN: // a role principal admits its sessions
 			return true
@@ -400,27 +447,27 @@ func checkDuration(p assumeParams, rule *Role, chained bool) *stsError {
 	return nil
 }
 
-func (e *Emulator) assumeRole(r *http.Request, form url.Values) (any, *stsError) {
+func assumeRole(e Host, r *http.Request, form url.Values) (any, *stsError) {
 	p, serr := parseAssume(form)
 	if serr != nil {
 		return nil, serr
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	who, caller, serr := e.stsCaller(r)
+	e.Lock()
+	defer e.Unlock()
+	who, caller, serr := stsCaller(e, r)
 	if serr != nil {
 		return nil, serr
 	}
-	rule := e.roleRule(p.roleARN)
-	if (rule == nil && e.iam.RequireRoles) || (rule != nil && (rule.Deny || !trusts(rule, who, caller))) {
+	rule := roleRule(e, p.roleARN)
+	if _, require := e.Roles(); (rule == nil && require) || (rule != nil && (rule.Deny || !trusts(rule, who, caller))) {
 		// STS API reference, AssumeRole: a caller the trust policy does not
 		// admit gets AccessDenied (HTTP 403).
-		return nil, stsErr(http.StatusForbidden, "AccessDenied", "User: %s is not authorized to perform: sts:AssumeRole on resource: %s", who.arn, p.roleARN)
+		return nil, stsErr(http.StatusForbidden, "AccessDenied", "User: %s is not authorized to perform: sts:AssumeRole on resource: %s", who.ARN, p.roleARN)
 	}
 	if serr := checkDuration(p, rule, caller != nil); serr != nil {
 		return nil, serr
 	}
-	s := e.issue(p, "AssumeRole", who.arn, caller != nil)
+	s := issue(e, p, "AssumeRole", who.ARN, caller != nil)
 	var out assumeRoleResponseXML
 	out.XMLNS = stsXMLNS
 	out.Result.Credentials = s.credentialsXML()
@@ -481,7 +528,7 @@ func globMatch(pattern, s string) bool {
 	return ok
 }
 
-func (e *Emulator) assumeRoleWithWebIdentity(form url.Values) (any, *stsError) {
+func assumeRoleWithWebIdentity(e Host, form url.Values) (any, *stsError) {
 	p, serr := parseAssume(form)
 	if serr != nil {
 		return nil, serr
@@ -494,14 +541,15 @@ func (e *Emulator) assumeRoleWithWebIdentity(form url.Values) (any, *stsError) {
 	if !ok {
 		return nil, stsErr(http.StatusBadRequest, "InvalidIdentityToken", "The web identity token is not a JWT with a subject (the emulator reads the claims, it does not check signatures)")
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if claims.Exp != nil && !e.now().Before(time.Unix(int64(*claims.Exp), 0)) {
+	e.Lock()
+	defer e.Unlock()
+	if claims.Exp != nil && !e.Now().Before(time.Unix(int64(*claims.Exp), 0)) {
 		return nil, stsErr(http.StatusBadRequest, "ExpiredTokenException", "Token expired: current date/time %s must be before the expiration date/time %s",
-			e.now().UTC().Format(time.RFC3339), time.Unix(int64(*claims.Exp), 0).UTC().Format(time.RFC3339))
+			e.Now().UTC().Format(time.RFC3339), time.Unix(int64(*claims.Exp), 0).UTC().Format(time.RFC3339))
 	}
-	rule := e.roleRule(p.roleARN)
-	allowed := rule == nil && !e.iam.RequireRoles
+	rule := roleRule(e, p.roleARN)
+	_, require := e.Roles()
+	allowed := rule == nil && !require
 	if rule != nil && !rule.Deny {
 		allowed = slices.ContainsFunc(rule.WebIdentitySubjects, func(pat string) bool { return globMatch(pat, claims.Sub) })
 	}
@@ -513,7 +561,7 @@ func (e *Emulator) assumeRoleWithWebIdentity(form url.Values) (any, *stsError) {
 	if serr := checkDuration(p, rule, false); serr != nil {
 		return nil, serr
 	}
-	s := e.issue(p, "AssumeRoleWithWebIdentity", claims.Sub, false)
+	s := issue(e, p, "AssumeRoleWithWebIdentity", claims.Sub, false)
 	var out assumeRoleWebIdentityResponseXML
 	out.XMLNS = stsXMLNS
 	out.Result.Credentials = s.credentialsXML()
@@ -526,27 +574,25 @@ func (e *Emulator) assumeRoleWithWebIdentity(form url.Values) (any, *stsError) {
 }
 
 // issue makes and records temporary credentials for p. e.mu is held.
-func (e *Emulator) issue(p assumeParams, action, caller string, chained bool) *session {
+func issue(e Host, p assumeParams, action, caller string, chained bool) *session {
 	s := &session{
 		Session: Session{
-			AccessKeyID: "ASIA" + e.randUpper(16),
+			AccessKeyID: "ASIA" + e.RandUpper(16),
 			Account:     p.account,
 			RoleARN:     p.roleARN,
 			SessionName: p.sessionName,
-			Expiration:  e.now().Add(p.duration).UTC().Truncate(time.Second),
+			Expiration:  e.Now().Add(p.duration).UTC().Truncate(time.Second),
 			Action:      action,
 			Caller:      caller,
 		},
-		secret:   e.randUpper(40),
-		token:    "IQoJb3JpZ2luX2VtdWxhdG9y" + e.randUpper(64),
+		secret:   e.RandUpper(40),
+		token:    "IQoJb3JpZ2luX2VtdWxhdG9y" + e.RandUpper(64),
 		chained:  chained,
 		roleName: p.roleName,
 	}
-	if e.sessions == nil {
-		e.sessions = map[string]*session{}
-	}
-	e.sessions[s.AccessKeyID] = s
-	e.sessionOrder = append(e.sessionOrder, s)
+	is := e.Issued()
+	is.byKey[s.AccessKeyID] = s
+	is.order = append(is.order, s)
 	return s
 }
 
@@ -560,15 +606,14 @@ func (s *session) arn() string {
 }
 
 func (s *session) userXML() assumedRoleUserXML {
-	return assumedRoleUserXML{Arn: s.arn(), AssumedRoleID: stableID("AROA", s.RoleARN) + ":" + s.SessionName}
+	return assumedRoleUserXML{Arn: s.arn(), AssumedRoleID: core.StableID("AROA", s.RoleARN) + ":" + s.SessionName}
 }
 
-// randUpper returns n characters of [A-Z0-9] from the seeded generator.
-func (e *Emulator) randUpper(n int) string {
-	const chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = chars[e.idRNG.IntN(len(chars))]
+// Serves reports whether action is one of the STS actions served.
+func Serves(action string) bool {
+	switch action {
+	case "AssumeRole", "AssumeRoleWithWebIdentity", "GetCallerIdentity":
+		return true
 	}
-	return string(b)
+	return false
 }
