@@ -393,7 +393,7 @@ func (l *ledger) planData() []planview.Operation {
 	}
 	for _, c := range p.Conflicts {
 		v := op(c.Name, vocab.ActionConflict, c.Class.Reason())
-		v.Conflict = c.Class
+		v.Conflict, v.Case = c.Class, c.Case
 		out = append(out, v)
 	}
 	for _, u := range p.Unchanged {

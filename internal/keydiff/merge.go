@@ -187,3 +187,33 @@ func encode(doc map[string]any) ([]byte, error) {
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
+
+// Without returns s with every path an owned pointer names, or lies
+// under, dropped from Added, Removed and Changed: keys owned by AWS are
+// counted as kept, never as a change (SPEC §13: "the adopt line never
+// counts a listed key as removed"). The pointer "" (the whole value)
+// drops every path. Unavailable is kept, the lists stay sorted, s is not
+// modified.
+func (s Summary) Without(owned []string) Summary {
+	if len(owned) == 0 {
+		return s
+	}
+	keep := func(p Path) bool {
+		for _, o := range owned {
+			if o == "" || p.Pointer == o || strings.HasPrefix(p.Pointer, o+"/") {
+				return false
+			}
+		}
+		return true
+	}
+	filter := func(l []Path) []Path {
+		var out []Path
+		for _, p := range l {
+			if keep(p) {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	return Summary{Unavailable: s.Unavailable, Added: filter(s.Added), Removed: filter(s.Removed), Changed: filter(s.Changed)}
+}

@@ -120,3 +120,19 @@ func FuzzMerge(f *testing.F) {
 		require.Equal(t, "h", m["host"], "Git-owned key lost")
 	})
 }
+
+// TestSummaryWithout: paths at or under an owned pointer leave every list
+// (a sibling whose name only starts like the key stays); "" drops them
+// all; the summary given is not modified.
+func TestSummaryWithout(t *testing.T) {
+	s, err := Diff([]byte(`{"db":{"password":"a","user":"u"},"host":"h2","passwordless":true}`), []byte(`{"db":{"password":"b"},"host":"h1","token":"t"}`))
+	require.NoError(t, err)
+	before := s
+	got := s.Without([]string{"/db/password", "/token"})
+	require.Equal(t, Summary{Added: []Path{{"/db/user", true}, {"/passwordless", true}}, Changed: []Path{{"/host", true}}}, got)
+	require.Equal(t, before, s)
+	require.Equal(t, Summary{Added: []Path{{"/passwordless", true}}, Changed: []Path{{"/host", true}}, Removed: []Path{{"/token", false}}}, s.Without([]string{"/db"}))
+	require.Equal(t, Summary{}, s.Without([]string{""}))
+	require.Equal(t, s, s.Without(nil))
+	require.Equal(t, Binary(), Binary().Without([]string{"/db"}))
+}

@@ -128,3 +128,133 @@ func TestAWSOwnedSet(t *testing.T) {
 		t.Errorf("no match: %v, want nil", got)
 	}
 }
+
+// TestRegression_AdoptLineCountsAWSOwnedKeyAsRemoved: adopting a secret
+// whose /password AWS owns, from a document without it. The live value
+// holds /password; the plan must count it only as kept (KeptOf), never
+// as a key removed from the live value: the adopt line said "value equal",
+// "kept: 1" and "-1 key not in the desired document" at once, which a
+// reviewer reads as "the password is dropped" (SPEC §13: the adopt line
+// never counts a listed key as removed). An adoption that also changes a
+// Git-owned key counts that change and nothing under /password.
+func TestRegression_AdoptLineCountsAWSOwnedKeyAsRemoved(t *testing.T) {
+	rules := plan.Rules{ScopeDigest: testScope.Digest(), Canonical: canonical.FromJSON, Adopt: plan.AdoptSet([]string{"app/db"}),
+		AWSOwned: map[string]model.AWSOwned{"app/db": {Secret: "db", Keys: []string{"/password"}}}}
+	for _, c := range []struct {
+		name, doc, live string
+		reason          vocab.Reason
+		changed         int
+	}{
+		{"value equal", `{"host":"h1"}`, `{"host":"h1","password":"p"}`, vocab.ReasonValueEqual, 0},
+		{"a Git-owned key differs", `{"host":"h2"}`, `{"host":"h1","password":"p"}`, vocab.ReasonValueDiffers, 1},
+		{"the document seeds another password", `{"host":"h1","password":"seed"}`, `{"host":"h1","password":"p"}`, vocab.ReasonValueEqual, 0},
+	} {
+		st := model.State{Scope: testScope, Secrets: []model.Secret{*want("app/db", "secrets/db.sops.json", c.doc)}}
+		p := plan.Build(st, map[string]plan.ObservedSecret{"app/db": handMade("app/db", c.live)}, plan.Policy{Rules: rules})
+		if len(p.Ops) != 1 || p.Ops[0].Action != vocab.ActionAdopt || p.Ops[0].Reason != c.reason {
+			t.Fatalf("%s: ops %+v, want one adopt %s", c.name, p.Ops, c.reason)
+		}
+		k := p.Ops[0].Keys
+		if k == nil || len(k.Added) != 0 || len(k.Removed) != 0 || len(k.Changed) != c.changed {
+			t.Errorf("%s: keys %+v, want %d changed and nothing added or removed", c.name, k, c.changed)
+		}
+		if p.KeptOf["app/db"] != 1 {
+			t.Errorf("%s: kept %v, want app/db: 1", c.name, p.KeptOf)
+		}
+	}
+}
+
+// TestRegression_AdoptionDropsTheAWSOwnedKey: an adoption of a secret
+// whose /password AWS owns, where a Git-owned key differs, must write the
+// merge (the document with the live /password), as an update of an owned
+// secret does; the adoption wrote the document alone, dropping the
+// password AWS owns (SPEC §13: a listed key is never written once the
+// secret exists).
+func TestRegression_AdoptionDropsTheAWSOwnedKey(t *testing.T) {
+	rules := plan.Rules{ScopeDigest: testScope.Digest(), Canonical: canonical.FromJSON, Adopt: plan.AdoptSet([]string{"app/db"}),
+		AWSOwned: map[string]model.AWSOwned{"app/db": {Secret: "db", Keys: []string{"/password"}}}}
+	st := model.State{Scope: testScope, Secrets: []model.Secret{*want("app/db", "secrets/db.sops.json", `{"host":"h2"}`)}}
+	p := plan.Build(st, map[string]plan.ObservedSecret{"app/db": handMade("app/db", `{"host":"h1","password":"p"}`)}, plan.Policy{Rules: rules})
+	if len(p.Ops) != 1 || p.Ops[0].Action != vocab.ActionAdopt {
+		t.Fatalf("ops %+v, want one adopt", p.Ops)
+	}
+	if got := string(p.Ops[0].Desired.Value); got != `{"host":"h2","password":"p"}` {
+		t.Errorf("the adoption writes %s, want the merge with the live password", got)
+	}
+	strict := rules
+	strict.AdoptRequireMatch = true
+	if d := plan.Classify(strict, &st.Secrets[0], handMade("app/db", `{"host":"h1","password":"p"}`)); d.Conflict != vocab.ConflictAdoptMismatch {
+		t.Errorf("adopt-require-match with a differing Git-owned key: %s %s, want adopt-mismatch", d.Action, d.Conflict)
+	}
+}
+
+// TestRegression_AdoptingARotatingSecretWhoseKeysAreListedIsRefused: a
+// secret made by hand that already rotates, named in adopt, whose rotated
+// /password aws-owned lists, is adopted (SPEC §13: "Adoption (§11) of a
+// rotation-enabled secret whose rotated keys are listed is allowed"); it
+// was conflict rotation. The rotation conflict that remains says which
+// case it is, so its next action can differ: a rotation in flight
+// (rotation-in-flight: re-run after it finishes), keys not listed
+// (keys-not-listed: list them), a secret without a document (the class
+// alone).
+func TestRegression_AdoptingARotatingSecretWhoseKeysAreListedIsRefused(t *testing.T) {
+	listed := plan.Rules{ScopeDigest: testScope.Digest(), Canonical: canonical.FromJSON, Adopt: plan.AdoptSet([]string{"app/db"}),
+		AWSOwned: map[string]model.AWSOwned{"app/db": {Secret: "db", Keys: []string{"/password"}}}}
+	unlisted := listed
+	unlisted.AWSOwned = nil
+	doc := want("app/db", "secrets/db.sops.json", `{"host":"h1"}`)
+	rotating := func(f func(*plan.ObservedSecret)) plan.ObservedSecret {
+		o := handMade("app/db", `{"host":"h1","password":"rotated"}`)
+		o.RotationEnabled = true
+		if f != nil {
+			f(&o)
+		}
+		return o
+	}
+	inFlight := func(o *plan.ObservedSecret) {
+		o.Versions = append(o.Versions, plan.Version{ID: "v2", Stages: []string{"AWSPENDING"}})
+	}
+	ownedRotating := func(f func(*plan.ObservedSecret)) plan.ObservedSecret {
+		o := owned("app/db", "secrets/db.sops.json", `{"host":"h1","password":"rotated"}`)
+		o.RotationEnabled = true
+		if f != nil {
+			f(&o)
+		}
+		return o
+	}
+	for _, c := range []struct {
+		name   string
+		rules  plan.Rules
+		want   *model.Secret
+		obs    plan.ObservedSecret
+		action vocab.Action
+		reason vocab.Reason
+		class  vocab.ConflictClass
+		kase   vocab.ConflictCase
+	}{
+		{"adopted: the rotated key is listed", listed, doc, rotating(nil), vocab.ActionAdopt, vocab.ReasonValueEqual, "", ""},
+		{"adopted: AWSPENDING left on the current version", listed, doc, rotating(func(o *plan.ObservedSecret) {
+			o.RotationEnabled = false
+			o.Versions = []plan.Version{{ID: "v1", Stages: []string{"AWSCURRENT", "AWSPENDING"}}}
+		}), vocab.ActionAdopt, vocab.ReasonValueEqual, "", ""},
+		{"adopted with a Git change", listed, want("app/db", "secrets/db.sops.json", `{"host":"h2"}`), rotating(nil), vocab.ActionAdopt, vocab.ReasonValueDiffers, "", ""},
+		{"adopt, in flight", listed, doc, rotating(inFlight), vocab.ActionConflict, vocab.ConflictRotation.Reason(), vocab.ConflictRotation, vocab.CaseRotationInFlight},
+		{"adopt, not listed", unlisted, doc, rotating(nil), vocab.ActionConflict, vocab.ConflictRotation.Reason(), vocab.ConflictRotation, vocab.CaseRotationKeysNotListed},
+		{"adopt, not listed and in flight", unlisted, doc, rotating(inFlight), vocab.ActionConflict, vocab.ConflictRotation.Reason(), vocab.ConflictRotation, vocab.CaseRotationKeysNotListed},
+		{"adopt, service-owned first", listed, doc, rotating(func(o *plan.ObservedSecret) { o.OwningService = "rds" }), vocab.ActionConflict, vocab.ConflictServiceOwned.Reason(), vocab.ConflictServiceOwned, ""},
+		{"owned, in flight", listed, doc, ownedRotating(inFlight), vocab.ActionConflict, vocab.ConflictRotation.Reason(), vocab.ConflictRotation, vocab.CaseRotationInFlight},
+		{"owned, not listed", unlisted, doc, ownedRotating(nil), vocab.ActionConflict, vocab.ConflictRotation.Reason(), vocab.ConflictRotation, vocab.CaseRotationKeysNotListed},
+		{"owned, no document", listed, nil, ownedRotating(nil), vocab.ActionConflict, vocab.ConflictRotation.Reason(), vocab.ConflictRotation, ""},
+		{"owned, no document, in flight", listed, nil, ownedRotating(inFlight), vocab.ActionConflict, vocab.ConflictRotation.Reason(), vocab.ConflictRotation, vocab.CaseRotationInFlight},
+	} {
+		d := plan.Classify(c.rules, c.want, c.obs)
+		if d.Action != c.action || d.Reason != c.reason || d.Conflict != c.class || d.Case != c.kase {
+			t.Errorf("%s: %s %s %s %q, want %s %s %s %q", c.name, d.Action, d.Reason, d.Conflict, d.Case, c.action, c.reason, c.class, c.kase)
+		}
+	}
+	st := model.State{Scope: testScope, Secrets: []model.Secret{*doc}}
+	p := plan.Build(st, map[string]plan.ObservedSecret{"app/db": rotating(inFlight)}, plan.Policy{Rules: listed})
+	if len(p.Conflicts) != 1 || p.Conflicts[0].Case != vocab.CaseRotationInFlight {
+		t.Errorf("Build: conflicts %+v, want one rotation-in-flight", p.Conflicts)
+	}
+}

@@ -17,6 +17,9 @@ type Decision struct {
 	Action   vocab.Action
 	Reason   vocab.Reason
 	Conflict vocab.ConflictClass // set only when Action is vocab.ActionConflict
+	// Case is which case of Conflict was found, where the next action
+	// differs between cases (vocab.ConflictClass.Cases); "" otherwise.
+	Case vocab.ConflictCase
 	// Metadata is what an update must change besides (or, with
 	// vocab.ReasonMetadata, instead of) the value; zero otherwise.
 	Metadata MetadataChange
@@ -82,8 +85,10 @@ type Rules struct {
 //     or orphan here; a desired name held by a foreign replica is an
 //     ownership conflict like any foreign secret);
 //   - OwningService set: service-owned; rotation enabled or an AWSPENDING
-//     version: rotation; replica Regions while replicas are not managed:
-//     replication; more than one AWSCURRENT: staging;
+//     version: rotation (rotationConflict: plannable when aws-owned lists
+//     the secret's keys and no rotation is in flight); replica Regions
+//     while replicas are not managed: replication; more than one
+//     AWSCURRENT: staging;
 //   - not desired: schedule-delete; scheduled for deletion: restore;
 //   - no AWSCURRENT, or the read found none: update (no-current);
 //   - fetched version differs from DescribeSecret's AWSCURRENT: staging;
@@ -148,6 +153,36 @@ func conflict(c vocab.ConflictClass) (Decision, bool) {
 	return Decision{Action: vocab.ActionConflict, Reason: c.Reason(), Conflict: c}, false
 }
 
+// rotationConflict is the rotation conflict of a secret that rotates
+// (RotationEnabled, or a version labelled AWSPENDING), if it has one
+// (SPEC §13), with its case (Decision.Case):
+//   - a document no aws-owned entry matches (awsOwned false): keys-not-listed,
+//     also while a rotation is in flight (listing the keys is needed
+//     either way);
+//   - a rotation in flight (rotationInFlight): rotation-in-flight; a
+//     write now would be dropped when the rotation finishes;
+//   - a secret without a document, not in flight: the class alone (""):
+//     no aws-owned entry can match it;
+//   - otherwise none: aws-owned lists the keys the rotation changes (the
+//     operator asserts this by listing) and no rotation is in flight, so
+//     the secret is plannable, owned or adopted (SPEC §11, §13).
+func rotationConflict(want *model.Secret, awsOwned bool, obs ObservedSecret) (Decision, bool) {
+	if !obs.RotationEnabled && !obs.hasPending() {
+		return Decision{}, false
+	}
+	d, _ := conflict(vocab.ConflictRotation)
+	switch {
+	case want != nil && !awsOwned:
+		d.Case = vocab.CaseRotationKeysNotListed
+	case obs.rotationInFlight():
+		d.Case = vocab.CaseRotationInFlight
+	case want == nil:
+	default:
+		return Decision{}, false
+	}
+	return d, true
+}
+
 // classifyMeta decides from metadata alone. It returns an empty Decision and
 // needsValue=true when the value must be compared.
 func classifyMeta(rules Rules, want *model.Secret, obs ObservedSecret) (Decision, bool) {
@@ -169,7 +204,7 @@ func classifyMeta(rules Rules, want *model.Secret, obs ObservedSecret) (Decision
 		case want == nil:
 			return Decision{Action: vocab.ActionNone}, false
 		case rules.Adopt[want.Name]:
-			return classifyAdopt(rules, obs)
+			return classifyAdopt(rules, want, obs)
 		}
 		return conflict(vocab.ConflictOwnership)
 	}
@@ -190,10 +225,8 @@ func classifyMeta(rules Rules, want *model.Secret, obs ObservedSecret) (Decision
 		return conflict(vocab.ConflictParameterShape)
 	}
 	_, awsOwned := rules.awsOwned(want)
-	if (obs.RotationEnabled || obs.hasPending()) && (!awsOwned || obs.rotationInFlight()) {
-		// With keys owned by AWS, rotation is plannable unless one is in
-		// flight: a write then is dropped when the rotation finishes.
-		return conflict(vocab.ConflictRotation)
+	if c, ok := rotationConflict(want, awsOwned, obs); ok {
+		return c, false
 	}
 	if len(obs.ReplicaRegions) > 0 && !rules.managesReplicas() {
 		return conflict(vocab.ConflictReplication)
@@ -219,29 +252,37 @@ func classifyMeta(rules Rules, want *model.Secret, obs ObservedSecret) (Decision
 
 // managedElsewhere is the conflict of a secret named in adopt that
 // something else manages: OwningService set (service-owned), rotation
-// enabled or an AWSPENDING version (rotation), a replica in a Region the
+// enabled or an AWSPENDING version unless aws-owned lists want's keys and
+// no rotation is in flight (rotation, rotationConflict: SPEC §13 allows
+// adopting a rotating secret whose rotated keys are listed), a replica in a Region the
 // scope's replica-regions does not list (replication; without
 // replica-regions every replica is one, SPEC §4.1). Replicas all in listed
 // Regions are adopted with the secret and managed from then on (refusing
 // them would leave deleting a replica by hand, an outage for its readers,
 // as the only way in: docs/migration.md).
-func managedElsewhere(rules Rules, obs ObservedSecret) (vocab.ConflictClass, bool) {
-	switch {
-	case obs.OwningService != "":
-		return vocab.ConflictServiceOwned, true
-	case obs.RotationEnabled || obs.hasPending():
-		return vocab.ConflictRotation, true
-	case len(rules.unlistedReplicas(obs)) > 0:
-		return vocab.ConflictReplication, true
+func managedElsewhere(rules Rules, want *model.Secret, obs ObservedSecret) (Decision, bool) {
+	_, awsOwned := rules.awsOwned(want)
+	if obs.OwningService != "" {
+		c, _ := conflict(vocab.ConflictServiceOwned)
+		return c, true
 	}
-	return "", false
+	if d, ok := rotationConflict(want, awsOwned, obs); ok {
+		return d, true
+	}
+	if len(rules.unlistedReplicas(obs)) > 0 {
+		c, _ := conflict(vocab.ConflictReplication)
+		return c, true
+	}
+	return Decision{}, false
 }
 
 // classifyAdopt judges by metadata a desired secret that this scope does
 // not own and whose name is listed in adopt (SPEC §11). Rules, in order:
 //   - any tag key starting with sops-aws-sync: (another scope's, or a
 //     half-tagged one): ownership, never adopted;
-//   - service-owned and rotation as for an owned secret; a replica in a
+//   - service-owned and rotation as for an owned secret (a rotating
+//     secret whose keys aws-owned lists is adopted unless a rotation is
+//     in flight); a replica in a
 //     Region replica-regions does not list (any replica without the
 //     setting), and a replica of a primary in another Region
 //     (PrimaryRegion set and not the Region of its ARN): replication;
@@ -253,12 +294,12 @@ func managedElsewhere(rules Rules, obs ObservedSecret) (vocab.ConflictClass, boo
 //     payload to adopt);
 //
 // otherwise the value decides (needsValue): adoptValue.
-func classifyAdopt(rules Rules, obs ObservedSecret) (Decision, bool) {
+func classifyAdopt(rules Rules, want *model.Secret, obs ObservedSecret) (Decision, bool) {
 	if obs.hasOurTag() {
 		return conflict(vocab.ConflictOwnership)
 	}
-	if c, ok := managedElsewhere(rules, obs); ok {
-		return conflict(c)
+	if c, ok := managedElsewhere(rules, want, obs); ok {
+		return c, false
 	}
 	if obs.Replica() {
 		return conflict(vocab.ConflictReplication)
@@ -275,9 +316,11 @@ func classifyAdopt(rules Rules, obs ObservedSecret) (Decision, bool) {
 	return Decision{}, true
 }
 
-// adoptValue turns the value decision of an owned secret (classifyValue)
-// into an adoption's: unchanged becomes adopt (value-equal), an update
-// adopt with the same reason, or with requireMatch the conflict
+// adoptValue turns the value decision of an owned secret (classifyValue,
+// or classifyOwned for keys owned by AWS) into an adoption's: unchanged
+// becomes adopt (value-equal), an update adopt with the same reason and
+// value to write (the merge with the live values of keys owned by AWS,
+// SPEC §13), or with requireMatch the conflict
 // adopt-mismatch unless same (the live value is the document's JSON object
 // spelled otherwise, sameContent: it is adopted and rewritten in canonical
 // form); a value the read did not find is a payload conflict (no one
@@ -293,7 +336,7 @@ func adoptValue(rules Rules, d Decision, same bool) Decision {
 		c, _ := conflict(vocab.ConflictAdoptMismatch)
 		return c
 	case d.Action == vocab.ActionUpdate:
-		return Decision{Action: vocab.ActionAdopt, Reason: d.Reason}
+		return Decision{Action: vocab.ActionAdopt, Reason: d.Reason, Value: d.Value}
 	}
 	return d
 }

@@ -50,3 +50,18 @@ func KeysOf(action vocab.Action, want *model.Secret, obs ObservedSecret) *keydif
 	}
 	return &s
 }
+
+// keptOut drops from the key summary of an adoption or update of a secret
+// with keys owned by AWS every path under those keys
+// (keydiff.Summary.Without): the plan counts them as kept (Plan.KeptOf),
+// never as added, removed or changed, whatever the document holds (SPEC
+// §13: the adopt line never counts a listed key as removed). A create's
+// summary is kept whole: it writes the keys the document seeds.
+func keptOut(rules Rules, want *model.Secret, action vocab.Action, s *keydiff.Summary) *keydiff.Summary {
+	e, ok := rules.awsOwned(want)
+	if !ok || s == nil || action == vocab.ActionCreate {
+		return s
+	}
+	k := s.Without(e.Keys)
+	return &k
+}

@@ -43,6 +43,9 @@ type Operation struct {
 type Conflict struct {
 	Name  string
 	Class vocab.ConflictClass
+	// Case is which case of Class was found (Decision.Case); "" for a
+	// class without cases.
+	Case vocab.ConflictCase
 	// Desired is the desired secret for the name, nil when not desired.
 	Desired *model.Secret
 }
@@ -180,7 +183,7 @@ func Build(want model.State, observed map[string]ObservedSecret, policy Policy) 
 		}
 		switch {
 		case d.Action == vocab.ActionConflict:
-			p.Conflicts = append(p.Conflicts, Conflict{Name: name, Class: d.Conflict, Desired: w})
+			p.Conflicts = append(p.Conflicts, Conflict{Name: name, Class: d.Conflict, Case: d.Case, Desired: w})
 		case d.Action == vocab.ActionUnchanged:
 			p.Unchanged = append(p.Unchanged, Unchanged{Name: name, Reason: d.Reason, Desired: w})
 			if w != nil && d.Reason != vocab.ReasonReplica && !obs.Deleted {
@@ -198,7 +201,7 @@ func Build(want model.State, observed map[string]ObservedSecret, policy Policy) 
 			}
 			p.Ops = append(p.Ops, Operation{
 				Action: d.Action, Name: name, ARN: obs.ARN, Reason: d.Reason, Metadata: d.Metadata, Replicas: d.Replicas,
-				Keys: KeysOf(d.Action, desired, obs), Desired: desired, Fingerprint: FingerprintOf(name, obs, d),
+				Keys: keptOut(policy.Rules, w, d.Action, KeysOf(d.Action, desired, obs)), Desired: desired, Fingerprint: FingerprintOf(name, obs, d),
 				MetadataSeen: SeenMetadata(policy.Metadata, obs),
 			})
 		}

@@ -316,6 +316,9 @@ func (o Op) validate(namesShown bool) error {
 	if o.Metadata != nil && !validMetadata(o.Metadata) {
 		return errors.New("metadata must be a non-empty list of distinct known kinds in schema order")
 	}
+	if o.Case != "" && (o.Action != vocab.ActionConflict || !slices.Contains(vocab.ConflictClass(o.Reason).Cases(), o.Case)) {
+		return errors.New("conflict_case must be a case of the conflict's class, on a conflict")
+	}
 	if o.AWSOwnedKept < 0 || (o.AWSOwnedKept > 0 && o.Action == vocab.ActionConflict) {
 		return errors.New("aws_owned_kept must be a positive count on an action other than conflict")
 	}

@@ -621,3 +621,49 @@ func TestAWSOwnedKeptIsRefusedOnAConflict(t *testing.T) {
 	_, err = Parse([]byte(bad))
 	assert.Equal(t, diag.PlanfileMalformed, classOf(err), "%v", err)
 }
+
+// TestConflictCaseRoundTripsAndSaysItsNextAction: a rotation conflict's
+// case (vocab.ConflictClass.Cases) is written as conflict_case, read
+// back, and chooses the words the renderings show: in flight → re-run
+// after the rotation finishes; keys not listed → list them in aws-owned.
+// A case on another class, on an action other than conflict, or unknown
+// is planfile:malformed.
+func TestConflictCaseRoundTripsAndSaysItsNextAction(t *testing.T) {
+	in := fixtures(t)["conflict"]
+	in.Scopes[0].Operations = slices.Clone(in.Scopes[0].Operations)
+	i := slices.IndexFunc(in.Scopes[0].Operations, func(o Operation) bool { return o.Conflict == vocab.ConflictRotation })
+	require.GreaterOrEqual(t, i, 0, "the fixture has a rotation conflict")
+	for k, words := range map[vocab.ConflictCase]string{
+		vocab.CaseRotationInFlight:      "next: re-run after the rotation finishes",
+		vocab.CaseRotationKeysNotListed: "next: list the keys the rotation changes in aws-owned",
+	} {
+		in.Scopes[0].Operations[i].Case = k
+		v := Build(in, model.Redaction{})
+		require.NoError(t, v.Validate())
+		b, err := Marshal(v)
+		require.NoError(t, err)
+		require.Contains(t, string(b), `"conflict_case": "`+string(k)+`"`)
+		back, err := Parse(b)
+		require.NoError(t, err)
+		text := Text(back)
+		assert.Contains(t, text, words, k)
+		assert.NotContains(t, text, "cannot also be Git-managed", k)
+		assert.Contains(t, Markdown(back), words, k)
+
+		for name, bad := range map[string]string{
+			"unknown case":          strings.Replace(string(b), `"conflict_case": "`+string(k)+`"`, `"conflict_case": "later"`, 1),
+			"case on another class": strings.Replace(string(b), `"reason": "ownership"`, `"reason": "ownership", "conflict_case": "`+string(k)+`"`, 1),
+		} {
+			require.NotEqual(t, string(b), bad, name)
+			_, err := Parse([]byte(bad))
+			assert.Equal(t, diag.PlanfileMalformed, classOf(err), "%s: %v", name, err)
+		}
+	}
+	v := Build(in, model.Redaction{})
+	s := &v.Scopes[0]
+	j := slices.IndexFunc(s.Operations, func(o Op) bool { return o.Action != vocab.ActionConflict })
+	require.GreaterOrEqual(t, j, 0)
+	s.Operations = slices.Clone(s.Operations)
+	s.Operations[j].Case = vocab.CaseRotationInFlight
+	assert.Error(t, v.Validate(), "a case on an action other than conflict")
+}

@@ -118,6 +118,9 @@ type Operation struct {
 	Reason vocab.Reason
 	// Conflict is set only when Action is vocab.ActionConflict.
 	Conflict vocab.ConflictClass
+	// Case is which case of Conflict was found (plan.Conflict.Case); ""
+	// for none, ignored for other actions.
+	Case vocab.ConflictCase
 	// Keys is the key-level change summary (internal/keydiff); required for
 	// create and update, ignored otherwise.
 	Keys *keydiff.Summary

@@ -90,7 +90,7 @@ func blocking(p part) []section {
 				continue
 			}
 			s.lines = append(s.lines, "  ! "+q(o.Resource)+" conflict: "+q(string(o.Reason)))
-			if t, ok := conflictText[vocab.ConflictClass(o.Reason)]; ok {
+			if t, ok := conflictWords(vocab.ConflictClass(o.Reason), o.Case); ok {
 				s.lines = append(s.lines, "      "+t[0], "      next: "+t[1])
 			}
 		}

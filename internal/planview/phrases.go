@@ -57,7 +57,7 @@ var conflictText = map[vocab.ConflictClass][2]string{
 	vocab.ConflictServiceOwned: {"another AWS service owns the secret",
 		"move that service off this name, or choose another name"},
 	vocab.ConflictRotation: {"rotation is on, or a version is labelled AWSPENDING",
-		"turn rotation off or finish the rotation: a rotated secret cannot also be Git-managed"},
+		"let a rotation in flight finish, then re-run; a secret with a document keeps rotating when aws-owned lists the keys the rotation changes (docs/reconciliation.md, keys owned by AWS); otherwise turn rotation off"},
 	vocab.ConflictReplication: {"the secret has a replica in a Region replica-regions does not list, or is a replica of a primary in another Region",
 		"add each of its replica Regions to replica-regions so this scope manages them (an adopted secret keeps its replicas: docs/migration.md), or remove the unlisted replicas in AWS (remove-regions-from-replication); a replica of a primary in another Region is planned from the primary's Region"},
 	vocab.ConflictReplicaClash: {"a Region listed in replica-regions already holds a secret of this name",
@@ -76,6 +76,27 @@ var conflictText = map[vocab.ConflictClass][2]string{
 		"remove tags from the secret in AWS (untag-resource) or configure fewer tags, then re-run; or adopt elsewhere: drop the adopt entry and let the document create a secret of another name"},
 	vocab.ConflictParameterShape: {"the Parameter Store parameter is not a plain SecureString: its type is String or StringList, it has parameter policies, or its data type is not text",
 		"find who changed it (a String parameter stores the value unencrypted: rotate the value), then delete the parameter in AWS so the next sync creates it as a SecureString, or remove its policies; docs/parameter-store.md"},
+}
+
+// caseText is, per conflict case (vocab.ConflictClass.Cases), what was
+// found and what to do, where it differs from the class's conflictText
+// (docs/recovery.md, exit 4).
+var caseText = map[vocab.ConflictCase][2]string{
+	vocab.CaseRotationInFlight: {"a rotation is in flight: a version is labelled AWSPENDING and not AWSCURRENT, and a write now would be dropped when the rotation finishes",
+		"re-run after the rotation finishes (its last step moves AWSCURRENT); if it is stuck, fix or cancel the rotation in AWS first"},
+	vocab.CaseRotationKeysNotListed: {"rotation is on (or a version is labelled AWSPENDING) and aws-owned lists none of the secret's keys",
+		"list the keys the rotation changes in aws-owned (secret: its name relative to the prefix, keys: [/password]) so Git manages the others and AWS keeps those; or turn rotation off"},
+}
+
+// conflictWords is what a conflict of class c, in case k, says it found
+// and the next action: the case's words when it has its own, else the
+// class's; ok is false for a class without words.
+func conflictWords(c vocab.ConflictClass, k vocab.ConflictCase) ([2]string, bool) {
+	if t, ok := caseText[k]; ok && k != "" {
+		return t, true
+	}
+	t, ok := conflictText[c]
+	return t, ok
 }
 
 var (

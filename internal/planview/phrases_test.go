@@ -33,5 +33,9 @@ func TestEveryActionHasWords(t *testing.T) {
 	for _, c := range vocab.ConflictClasses {
 		assert.NotEmpty(t, conflictText[c][0], "conflict class %s has no text", c)
 		assert.NotEmpty(t, conflictText[c][1], "conflict class %s has no next action", c)
+		for _, k := range c.Cases() {
+			assert.NotEmpty(t, caseText[k][0], "case %s of %s has no text", k, c)
+			assert.NotEmpty(t, caseText[k][1], "case %s of %s has no next action", k, c)
+		}
 	}
 }

@@ -142,6 +142,10 @@ type Op struct {
 	Action   vocab.Action `json:"action"`
 	// Reason is one of Action.Reasons() (a conflict's class).
 	Reason vocab.Reason `json:"reason"`
+	// Case is which case of a conflict's class was found, where the next
+	// action differs between cases (one of the class's
+	// vocab.ConflictClass.Cases); absent otherwise and on other actions.
+	Case vocab.ConflictCase `json:"conflict_case,omitempty"`
 	// Keys counts the key-level changes of a create or update.
 	Keys *KeyCounts `json:"keys,omitempty"`
 	// KeyPaths names the desired-side paths of Keys; only when names are
@@ -301,6 +305,7 @@ func buildOp(o Operation, r model.Redaction) Op {
 	op := Op{Resource: r.Label(o.Ordinal, o.Name), Action: o.Action, Reason: o.Reason}
 	if o.Action == vocab.ActionConflict {
 		op.Reason = o.Conflict.Reason()
+		op.Case = o.Case
 	} else if o.AWSOwnedKept > 0 {
 		op.AWSOwnedKept = o.AWSOwnedKept
 	}

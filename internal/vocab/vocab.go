@@ -177,6 +177,35 @@ var ConflictClasses = []ConflictClass{
 	ConflictParameterShape,
 }
 
+// ConflictCase tells which case of a conflict class was found where the
+// operator's next action differs between the cases; the class token stays
+// the one contract (log conflict_class, the plan file's reason). "" = the
+// class alone. It is the plan file's optional conflict_case of a
+// conflict entry (SPEC §7.4, docs/results.md).
+type ConflictCase string
+
+const (
+	// CaseRotationInFlight: conflict rotation while a rotation is in
+	// flight (a version labelled AWSPENDING that is not AWSCURRENT): a
+	// write now would be dropped when the rotation finishes (SPEC §13);
+	// re-run after it finishes.
+	CaseRotationInFlight ConflictCase = "rotation-in-flight"
+	// CaseRotationKeysNotListed: conflict rotation of a secret with a
+	// document that no aws-owned entry matches (rotation on, or a version
+	// labelled AWSPENDING): list the keys the rotation changes in
+	// aws-owned (SPEC §13), or turn rotation off.
+	CaseRotationKeysNotListed ConflictCase = "keys-not-listed"
+)
+
+// Cases lists the cases of c, in a fixed order; nil for a class without
+// cases.
+func (c ConflictClass) Cases() []ConflictCase {
+	if c == ConflictRotation {
+		return []ConflictCase{CaseRotationInFlight, CaseRotationKeysNotListed}
+	}
+	return nil
+}
+
 // Counts is the per-action tally of a plan or run: the plan file's
 // "summary" (SPEC §7.4) and, folded by Report, the report's "counts".
 // JSON keys are part of the plan file's schema; "adopt" is written only

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -251,4 +252,105 @@ func TestAWSOwned_InvalidEntriesExit3WithZeroAWSCalls(t *testing.T) {
 	assert.True(t, strings.Contains(r.Stdout, "config:aws-owned"), "stdout: %s", r.Stdout)
 	e.onlyReads("a create that lacks /password without generate")
 	assert.Zero(t, e.mutatingCalls())
+}
+
+// TestRegression_AdoptedAWSOwnedKeyIsKeptNotRemoved: adopting a secret
+// made by hand whose /password AWS owns, from a document without it. The
+// adopt line counts the password only as kept, never as a key "not in the
+// desired document" (which read as "the password is dropped"), with names
+// hidden and shown; the adoption keeps the live password, also when a
+// Git-owned key differs (the adoption wrote the document alone, and
+// verification then found /password missing).
+func TestRegression_AdoptedAWSOwnedKeyIsKeptNotRemoved(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	tok := token(4)
+	pw := "CANARY-pw-" + tok
+	f.Values = append(f.Values, pw, "CANARY-h2-"+tok)
+	name := f.addDoc("db", ".sops.json", `{"host": "CANARY-h1-`+tok+`"}`)
+	f.commit("db document without the password")
+	e.handMade(t, name, aws.String(`{"host":"CANARY-h1-`+tok+`","password":"`+pw+`"}`), nil)
+	o := runOpts{Config: awsOwnedPassword}
+
+	for _, show := range []bool{false, true} {
+		args := f.args("plan", "--adopt", name, "--log-format", "text")
+		if show {
+			args = append(args, "--show-resource-names")
+		}
+		r, v, _ := f.runPlan(e, runOpts{Config: o.Config, ShowNames: show}, args...)
+		expect(t, r, 0, vocab.StatusDrift, vocab.VerificationNotRun, &vocab.Counts{Update: 1})
+		require.Len(t, v.Scopes[0].Operations, 1)
+		op := v.Scopes[0].Operations[0]
+		assert.Equal(t, vocab.ActionAdopt, op.Action)
+		assert.Equal(t, &planview.KeyCounts{}, op.Keys, "the kept password is no key change")
+		assert.Equal(t, 1, op.AWSOwnedKept)
+		assert.Contains(t, r.Stdout, "adopt: ~0 +0 -0 (value equal)")
+		assert.Contains(t, r.Stdout, "kept: 1 key owned by AWS")
+		assert.NotContains(t, r.Stdout, "not in the desired document")
+	}
+
+	f.writeDoc("secrets/db.sops.json", `{"host": "CANARY-h2-`+tok+`"}`, "")
+	f.commit("move the database")
+	r := f.run(e, o, f.args("sync", "--adopt", name, "--log-format", "text")...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Update: 1})
+	assert.Contains(t, r.Stdout, "adopt: ~1 +0 -0 (value differs)")
+	live := e.liveJSON(t, name)
+	assert.Equal(t, "CANARY-h2-"+tok, live["host"])
+	assert.Equal(t, pw, live["password"], "the adoption kept the password AWS owns")
+	expect(t, f.run(e, o, f.args("sync")...), 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Unchanged: 1})
+}
+
+// TestRegression_AdoptingARotatingSecretIsRefused: a secret made by hand
+// that already rotates, named in adopt. Without aws-owned it is conflict
+// rotation whose next action says to list the rotated keys (it said "a
+// rotated secret cannot also be Git-managed"); while a rotation is in
+// flight, conflict rotation whose next action says to re-run after it
+// finishes, with nothing written; once it finished, with aws-owned
+// listing /password, sync adopts it (it was conflict rotation for good),
+// keeps the rotated password, and the next run is a no-op.
+func TestRegression_AdoptingARotatingSecretIsRefused(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	tok := token(4)
+	rotated := "CANARY-rot-" + tok
+	f.Values = append(f.Values, "CANARY-pw0-"+tok, rotated)
+	name := f.addDoc("db", ".sops.json", `{"host": "CANARY-h1-`+tok+`"}`)
+	f.commit("db document without the password")
+	e.handMade(t, name, aws.String(`{"host":"CANARY-h1-`+tok+`","password":"CANARY-pw0-`+tok+`"}`), nil)
+	e.conditions(emulator.Conditions{Name: name, RotationEnabled: aws.Bool(true)})
+	o := runOpts{Config: awsOwnedPassword}
+	conflictNext := func(r result) string {
+		t.Helper()
+		expect(t, r, 4, vocab.StatusConflict, vocab.VerificationNotRun, &vocab.Counts{Conflicts: 1})
+		assert.NotContains(t, r.Stdout, "cannot also be Git-managed")
+		i := strings.Index(r.Stdout, "conflict: rotation")
+		require.GreaterOrEqual(t, i, 0, "stdout:\n%s", r.Stdout)
+		return r.Stdout[i:]
+	}
+
+	writes := e.mutatingCalls()
+	r, v, _ := f.runPlan(e, runOpts{}, f.args("plan", "--adopt", name, "--log-format", "text")...)
+	assert.Contains(t, conflictNext(r), "next: list the keys the rotation changes in aws-owned")
+	assert.Equal(t, vocab.CaseRotationKeysNotListed, v.Scopes[0].Operations[0].Case)
+
+	e.rotate(name, map[string]string{"/password": rotated}, emulator.RotationCreate, emulator.RotationSet)
+	for _, cmd := range []string{"plan", "sync"} {
+		r, v, _ := f.runPlan(e, o, f.args(cmd, "--adopt", name, "--log-format", "text")...)
+		assert.Contains(t, conflictNext(r), "next: re-run after the rotation finishes", cmd)
+		assert.Equal(t, vocab.CaseRotationInFlight, v.Scopes[0].Operations[0].Case, cmd)
+	}
+	assert.Equal(t, writes, e.mutatingCalls(), "nothing written while refused")
+
+	e.rotate(name, nil, emulator.RotationTest, emulator.RotationFinish)
+	r = f.run(e, o, f.args("sync", "--adopt", name, "--log-format", "text")...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Update: 1})
+	assert.Contains(t, r.Stdout, "adopt: ~0 +0 -0 (value equal)")
+	assert.Contains(t, r.Stdout, "kept: 1 key owned by AWS")
+	live := e.liveJSON(t, name)
+	assert.Equal(t, rotated, live["password"], "the rotated password is kept")
+	assert.Equal(t, "CANARY-h1-"+tok, live["host"])
+	assert.Equal(t, model.ManagedByValue, e.secret(name).Tags[model.TagManagedBy], "adopted")
+	writes = e.mutatingCalls()
+	expect(t, f.run(e, o, f.args("sync")...), 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Unchanged: 1})
+	assert.Equal(t, writes, e.mutatingCalls(), "the adopted rotating secret is a no-op")
 }
