@@ -22,7 +22,7 @@ const (
 	RotationCreate = "create" // a new version labelled AWSPENDING: AWSCURRENT's value with Values set
 	RotationSet    = "set"    // the Lambda sets the pending value in the database: no change in Secrets Manager
 	RotationTest   = "test"   // the Lambda tests the pending value: no change in Secrets Manager
-	RotationFinish = "finish" // AWSCURRENT moves to the pending version (AWSPREVIOUS to the old one), AWSPENDING is removed
+	RotationFinish = "finish" // AWSCURRENT moves to the pending version (AWSPREVIOUS to the old one); AWSPENDING stays on it unless RemovePending
 )
 
 // rotationDays is the schedule every rotation the emulator configures has:
@@ -45,6 +45,14 @@ type Rotation struct {
 	// Remove, for step "create" only: pointers of keys the new value drops
 	// (a rotation function that removes a key).
 	Remove []string `json:"remove,omitempty"`
+	// RemovePending, for step "finish" only: remove AWSPENDING from the
+	// version that becomes AWSCURRENT. Without it the label stays there,
+	// as AWS may leave it after a successful rotation (API reference,
+	// RotateSecret: "When rotation is successful, the AWSPENDING staging
+	// label might be attached to the same version as the AWSCURRENT
+	// version, or it might not be attached to any version"; AWS's sample
+	// rotation functions move only AWSCURRENT).
+	RemovePending bool `json:"remove_pending,omitempty"`
 }
 
 // RotationStep is the answer of POST /_emulator/rotation: the pending
@@ -56,7 +64,8 @@ type RotationStep struct {
 // Rotate runs one step of a rotation (see Rotation). Errors: unknown
 // secret, rotation not enabled, a step out of order (set, test or finish
 // without a rotation in flight, create while one is), an invalid pointer,
-// a current value that is not a JSON object where a key is named.
+// a current value that is not a JSON object where a key is named,
+// remove_pending on a step other than finish.
 func (e *Emulator) Rotate(rot Rotation) (RotationStep, error) {
 	if rot.Name == "" {
 		return RotationStep{}, errors.New("name is required (a secret name or ARN)")
@@ -72,6 +81,9 @@ func (e *Emulator) Rotate(rot Rotation) (RotationStep, error) {
 		}
 	default:
 		return RotationStep{}, fmt.Errorf("step must be create, set, test or finish, not %q", rot.Step)
+	}
+	if rot.RemovePending && rot.Step != RotationFinish {
+		return RotationStep{}, fmt.Errorf("remove_pending belongs to step finish, not %s", rot.Step)
 	}
 	ec, err := e.controlCall(rot.Name, rot.Account, rot.Region)
 	if err != nil {
@@ -106,7 +118,9 @@ func (e *call) rotate(rot Rotation) (RotationStep, error) {
 		}
 		n := s.clone()
 		n.moveCurrent(pending)
-		n.removeLabel("AWSPENDING")
+		if rot.RemovePending {
+			n.removeLabel("AWSPENDING")
+		}
 		n.lastRotated = now
 		n.lastChanged = now
 		e.commitPrimaryWith(r, n, now, lag, 0, false)

@@ -1,6 +1,7 @@
 package emulator_test
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -45,8 +46,8 @@ func TestRotation_FourStepsMoveTheStagesAsALambdaDoes(t *testing.T) {
 	srv.Rotate(t, emulator.Rotation{Name: "db/main", Step: emulator.RotationFinish})
 
 	d = must[*secretsmanager.DescribeSecretOutput](t)(c.DescribeSecret(ctx, &secretsmanager.DescribeSecretInput{SecretId: aws.String("db/main")}))
-	if !slices.Equal(d.VersionIdsToStages[pending], []string{"AWSCURRENT"}) || !slices.Equal(d.VersionIdsToStages[*out.VersionId], []string{"AWSPREVIOUS"}) {
-		t.Fatalf("stages after finish %v", d.VersionIdsToStages)
+	if !slices.Equal(sorted(d.VersionIdsToStages[pending]), []string{"AWSCURRENT", "AWSPENDING"}) || !slices.Equal(d.VersionIdsToStages[*out.VersionId], []string{"AWSPREVIOUS"}) {
+		t.Fatalf("stages after finish %v (AWSPENDING left on the new current version, as AWS may leave it)", d.VersionIdsToStages)
 	}
 	now := srv.Emu.Now()
 	if d.LastRotatedDate == nil || d.LastRotatedDate.Sub(now).Abs() > time.Second {
@@ -64,6 +65,77 @@ func TestRotation_FourStepsMoveTheStagesAsALambdaDoes(t *testing.T) {
 	if len(l.SecretList) != 1 || l.SecretList[0].LastRotatedDate == nil || l.SecretList[0].NextRotationDate == nil {
 		t.Fatalf("list entry %+v", l.SecretList)
 	}
+}
+
+func sorted(s []string) []string { return slices.Sorted(slices.Values(s)) }
+
+// stagesOf is VersionIdsToStages of name, each list sorted.
+func stagesOf(t *testing.T, c *secretsmanager.Client, name string) map[string][]string {
+	t.Helper()
+	d := must[*secretsmanager.DescribeSecretOutput](t)(c.DescribeSecret(ctx, &secretsmanager.DescribeSecretInput{SecretId: aws.String(name)}))
+	out := map[string][]string{}
+	for id, st := range d.VersionIdsToStages {
+		out[id] = sorted(st)
+	}
+	return out
+}
+
+// Finish with remove_pending removes AWSPENDING from the new current
+// version (a rotation function that cleans up after itself); without it
+// the label stays there (RotateSecret's reference: after a successful
+// rotation AWSPENDING "might be attached to the same version as the
+// AWSCURRENT version, or it might not be attached to any version").
+func TestRotation_FinishRemovesPendingOnlyWhenAsked(t *testing.T) {
+	for _, remove := range []bool{false, true} {
+		srv, c := start(t)
+		out := create(t, c, "s", `{"p":"x"}`)
+		srv.SetConditions(t, emulator.Conditions{Name: "s", RotationEnabled: aws.Bool(true)})
+		pending := srv.Rotate(t, emulator.Rotation{Name: "s", Step: emulator.RotationCreate, Values: map[string]string{"/p": "y"}})
+		srv.Rotate(t, emulator.Rotation{Name: "s", Step: emulator.RotationFinish, RemovePending: remove})
+		want := map[string][]string{pending: {"AWSCURRENT", "AWSPENDING"}, *out.VersionId: {"AWSPREVIOUS"}}
+		if remove {
+			want[pending] = []string{"AWSCURRENT"}
+		}
+		if got := stagesOf(t, c, "s"); !maps.EqualFunc(got, want, slices.Equal) {
+			t.Fatalf("remove_pending %v: stages %v, want %v", remove, got, want)
+		}
+		// Either way the rotation is over: the next one starts.
+		next := srv.Rotate(t, emulator.Rotation{Name: "s", Step: emulator.RotationCreate, Values: map[string]string{"/p": "z"}})
+		if got := stagesOf(t, c, "s"); !slices.Equal(got[next], []string{"AWSPENDING"}) || !slices.Equal(got[pending], []string{"AWSCURRENT"}) {
+			t.Fatalf("remove_pending %v: stages after the next create %v", remove, got)
+		}
+	}
+}
+
+// The leftover label as AWS treats it: PutSecretValue moves AWSCURRENT
+// and AWSPREVIOUS only, so AWSPENDING stays on the replaced version, which
+// is then a rotation in flight (the next create is refused, as AWS's
+// RotateSecret refuses "a previous rotation ... in progress");
+// UpdateSecretVersionStage with only RemoveFromVersionId removes the label
+// (reference: UpdateSecretVersionStage; rotation functions clean up this
+// way) and the next rotation starts.
+func TestRotation_LeftoverPendingFollowsNoWriteAndIsRemovedByUpdateSecretVersionStage(t *testing.T) {
+	srv, c := start(t)
+	create(t, c, "s", `{"a":"1","p":"x"}`)
+	srv.SetConditions(t, emulator.Conditions{Name: "s", RotationEnabled: aws.Bool(true)})
+	rotated := srv.Rotate(t, emulator.Rotation{Name: "s", Step: emulator.RotationCreate, Values: map[string]string{"/p": "y"}})
+	srv.Rotate(t, emulator.Rotation{Name: "s", Step: emulator.RotationFinish})
+	w := put(t, c, "s", `{"a":"2","p":"y"}`, 9)
+	want := map[string][]string{*w.VersionId: {"AWSCURRENT"}, rotated: {"AWSPENDING", "AWSPREVIOUS"}}
+	if got := stagesOf(t, c, "s"); !maps.EqualFunc(got, want, slices.Equal) {
+		t.Fatalf("stages after the write %v, want %v", got, want)
+	}
+	if _, err := srv.Control().Rotate(ctx, emulator.Rotation{Name: "s", Step: emulator.RotationCreate, Values: map[string]string{"/p": "z"}}); err == nil || !strings.Contains(err.Error(), "already in flight") {
+		t.Fatalf("create with AWSPENDING on a replaced version: %v, want refused as in flight", err)
+	}
+	_, err := c.UpdateSecretVersionStage(ctx, &secretsmanager.UpdateSecretVersionStageInput{SecretId: aws.String("s"), VersionStage: aws.String("AWSPENDING"), RemoveFromVersionId: w.VersionId})
+	wantAPIError(t, err, "InvalidParameterException", "Staging label AWSPENDING is not attached to version "+*w.VersionId+".")
+	must[*secretsmanager.UpdateSecretVersionStageOutput](t)(c.UpdateSecretVersionStage(ctx, &secretsmanager.UpdateSecretVersionStageInput{SecretId: aws.String("s"), VersionStage: aws.String("AWSPENDING"), RemoveFromVersionId: aws.String(rotated)}))
+	want[rotated] = []string{"AWSPREVIOUS"}
+	if got := stagesOf(t, c, "s"); !maps.EqualFunc(got, want, slices.Equal) {
+		t.Fatalf("stages after UpdateSecretVersionStage %v, want %v", got, want)
+	}
+	srv.Rotate(t, emulator.Rotation{Name: "s", Step: emulator.RotationCreate, Values: map[string]string{"/p": "z"}})
 }
 
 // A write between create and finish is dropped by finish, as in AWS: the
@@ -103,4 +175,5 @@ func TestRotation_RefusesStepsOutOfOrder(t *testing.T) {
 	srv.Rotate(t, emulator.Rotation{Name: "s", Step: emulator.RotationCreate, Values: map[string]string{"": "whole"}})
 	try(emulator.Rotation{Name: "s", Step: emulator.RotationCreate, Values: map[string]string{"/p": "z"}}, "already in flight")
 	try(emulator.Rotation{Name: "s", Step: emulator.RotationSet, Values: map[string]string{"/p": "z"}}, "belong to step create")
+	try(emulator.Rotation{Name: "s", Step: emulator.RotationTest, RemovePending: true}, "remove_pending belongs to step finish")
 }

@@ -39,14 +39,14 @@ func TestAWSOwned_RotationFinishedBeforeTheWriteReplansOnce(t *testing.T) {
 	wantResult(t, res, vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Create: 1})
 	e.srv.SetConditions(t, emulator.Conditions{Name: nameOf("db"), RotationEnabled: aws.Bool(true)})
 	e.srv.Rotate(t, emulator.Rotation{Name: nameOf("db"), Step: emulator.RotationCreate, Values: map[string]string{"/password": "r1"}})
-	e.srv.Rotate(t, emulator.Rotation{Name: nameOf("db"), Step: emulator.RotationFinish})
+	e.srv.Rotate(t, emulator.Rotation{Name: nameOf("db"), Step: emulator.RotationFinish, RemovePending: true})
 
 	var once bool
 	hp := &hookPort{Port: e.port, beforeDesc: func(n int, id string) {
 		if n == 2 && !once { // the precondition's describe: a rotation finishes just before it
 			once = true
 			e.srv.Rotate(t, emulator.Rotation{Name: nameOf("db"), Step: emulator.RotationCreate, Values: map[string]string{"/password": "r2"}})
-			e.srv.Rotate(t, emulator.Rotation{Name: nameOf("db"), Step: emulator.RotationFinish})
+			e.srv.Rotate(t, emulator.Rotation{Name: nameOf("db"), Step: emulator.RotationFinish, RemovePending: true})
 		}
 	}}
 	res = e.runPort(t, awsOwnedCfg(e, engine.ModeSync, entry), state(doc{"db", `{"host":"h2","password":"seed"}`}), hp)

@@ -251,7 +251,7 @@ func PlayRotation(cli, emuBin string, enc *Encrypter, dir string, s RotScenario)
 		} else if !enabled {
 			o.Skipped = true
 		} else {
-			rot := emulator.Rotation{Name: name, Step: e.Step}
+			rot := emulator.Rotation{Name: name, Step: e.Step, RemovePending: e.Step == emulator.RotationFinish}
 			if e.Password != "" {
 				rot.Values = map[string]string{"/password": e.Password}
 			}

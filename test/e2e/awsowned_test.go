@@ -31,14 +31,14 @@ func (e *emu) liveJSON(t *testing.T, name string) map[string]string {
 }
 
 // rotate runs the four steps of a rotation that sets /password, or the
-// steps listed.
+// steps listed; its finish removes AWSPENDING.
 func (e *emu) rotate(name string, values map[string]string, steps ...string) {
 	e.t.Helper()
 	if len(steps) == 0 {
 		steps = []string{emulator.RotationCreate, emulator.RotationSet, emulator.RotationTest, emulator.RotationFinish}
 	}
 	for _, s := range steps {
-		rot := emulator.Rotation{Name: name, Step: s}
+		rot := emulator.Rotation{Name: name, Step: s, RemovePending: s == emulator.RotationFinish}
 		if s == emulator.RotationCreate {
 			rot.Values = values
 		}
@@ -130,7 +130,7 @@ func TestAWSOwned_RotationBesideGit(t *testing.T) {
 
 	// A rotation function that drops /password: the tool does not know it.
 	e.ctl.Rotate(emulator.Rotation{Name: name, Step: emulator.RotationCreate, Remove: []string{"/password"}})
-	e.ctl.Rotate(emulator.Rotation{Name: name, Step: emulator.RotationFinish})
+	e.ctl.Rotate(emulator.Rotation{Name: name, Step: emulator.RotationFinish, RemovePending: true})
 	writes = e.mutatingCalls()
 	r = f.run(e, o, f.args("sync")...)
 	expect(t, r, 4, vocab.StatusConflict, vocab.VerificationNotRun, &vocab.Counts{Conflicts: 1})
