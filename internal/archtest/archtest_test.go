@@ -40,6 +40,7 @@ var checkedRules = []string{
 	"Every package has a layer",
 	"No package named like the standard library's",
 	"A small planner",
+	"The adapters stand side by side",
 	"The loader's halves are apart",
 	"No hooks on the way in",
 }
@@ -275,6 +276,29 @@ func TestEmulatorServicesAreApart(t *testing.T) {
 			}
 			if to == composer || within(to, others) || within(to, services) {
 				t.Errorf("%s depends on %s; a service reaches another only through %s, and the core knows no service", from, to, core)
+			}
+		}
+	}
+}
+
+// TestAdaptersStandSideBySide: the two AWS adapters share a layer but
+// neither depends on the other; the package they share (named third)
+// depends on neither.
+func TestAdaptersStandSideBySide(t *testing.T) {
+	named := packagesIn(readArchitecture(t).rule(t, "The adapters stand side by side"))
+	if len(named) < 3 {
+		t.Fatalf("the rule must name the two adapters, then what they share: %v", named)
+	}
+	pkgs := listPackages(t)
+	for _, from := range named[:3] {
+		if _, ok := pkgs[from]; !ok {
+			t.Fatalf("the rule names %s, which is not a package of the module", from)
+		}
+		for _, d := range pkgs[from].Deps {
+			for _, adapter := range named[:2] {
+				if adapter != from && d == module+"/"+adapter {
+					t.Errorf("%s depends on %s; the adapters stand side by side on %s", from, adapter, named[2])
+				}
 			}
 		}
 	}

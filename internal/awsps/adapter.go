@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 	"github.com/aws/aws-sdk-go-v2/service/ssm/types"
 
-	"github.com/sops-aws-sync/sops-aws-sync/internal/awssm"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/awscore"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/pace"
@@ -63,6 +63,7 @@ type Adapter struct {
 	c        *ssm.Client
 	opt      Options
 	pace     *pace.Controller
+	calls    awscore.Calls // time, convert, pace and resend the calls
 	callOpts []func(*ssm.Options)
 	putOpts  []func(*ssm.Options) // callOpts and sendOnce
 }
@@ -72,17 +73,18 @@ var (
 	_ engine.Surveyor = (*Adapter)(nil)
 )
 
-// New returns an adapter over c: every call's HTTP client guarded as
-// awssm.KeepConnections does, throttles left to the adapter (reads) and
-// the engine (writes) rather than the SDK's retryer, as awssm.New.
+// New returns an adapter over c: every call's HTTP client guarded
+// (awscore.GuardBody), throttles left to the adapter (reads) and the
+// engine (writes) rather than the SDK's retryer (awscore.NoThrottleRetry).
 func New(c *ssm.Client, opt Options) *Adapter {
 	a := &Adapter{c: c, opt: opt, pace: opt.Pace}
 	if a.pace == nil {
 		a.pace = pace.New(pace.SystemClock{}, pace.ParameterStoreLimits())
 	}
+	a.calls = awscore.Calls{Timeout: opt.OperationTimeout, Pace: a.pace, Codes: codes}
 	a.callOpts = []func(*ssm.Options){func(o *ssm.Options) {
-		o.HTTPClient = awssm.GuardBody(o.HTTPClient)
-		o.Retryer = awssm.NoThrottleRetry(o.Retryer)
+		o.HTTPClient = awscore.GuardBody(o.HTTPClient)
+		o.Retryer = awscore.NoThrottleRetry(o.Retryer)
 	}}
 	a.putOpts = append(slices.Clip(a.callOpts), sendOnce)
 	return a
@@ -107,7 +109,7 @@ func (a *Adapter) Region() string { return a.c.Options().Region }
 // (SSM API reference, the errors of the operations the adapter calls,
 // and the generic ones every AWS service returns); any other is
 // UnknownError.
-var codes = awssm.Codes{Known: map[string]bool{
+var codes = awscore.Codes{Known: map[string]bool{
 	"InternalServerError": true, "ParameterNotFound": true, "ParameterAlreadyExists": true,
 	"ParameterLimitExceeded": true, "ParameterMaxVersionLimitExceeded": true, "ParameterPatternMismatchException": true,
 	"ParameterVersionNotFound": true, "HierarchyLevelLimitExceededException": true, "HierarchyTypeMismatchException": true,
@@ -121,37 +123,19 @@ var codes = awssm.Codes{Known: map[string]bool{
 }, NotFound: "ParameterNotFound", Exists: "ParameterAlreadyExists"}
 
 func convert(ctx context.Context, op string, err error) error {
-	return awssm.ConvertError(ctx, op, err, codes)
+	return awscore.ConvertError(ctx, op, err, codes)
 }
 
+// call is the context of one call under the operation timeout
+// (awscore.Calls.Bound).
 func (a *Adapter) call(ctx context.Context) (context.Context, context.CancelFunc) {
-	if a.opt.OperationTimeout > 0 {
-		return context.WithTimeout(ctx, a.opt.OperationTimeout)
-	}
-	return context.WithCancel(ctx)
+	return a.calls.Bound(ctx)
 }
 
 // read runs one read of family f until it is answered with anything but
-// a throttle, each attempt after its turn and under its own operation
-// timeout (as awssm's reads).
+// a throttle (awscore.Calls.Read).
 func (a *Adapter) read(ctx context.Context, f pace.Family, op string, call func(ctx context.Context) error) error {
-	for {
-		turn, err := a.pace.Wait(ctx, f)
-		if err != nil {
-			return err
-		}
-		cctx, cancel := a.call(ctx)
-		err = convert(ctx, op, call(cctx))
-		cancel()
-		switch {
-		case awssm.IsThrottled(err):
-			a.pace.Throttled(turn)
-			continue
-		case err == nil || awssm.IsAnswer(err):
-			a.pace.Succeeded(turn)
-		}
-		return err
-	}
+	return a.calls.Read(ctx, f, op, call)
 }
 
 // paramName is the parameter name of an id the engine passes: a
@@ -553,7 +537,7 @@ func (a *Adapter) Tag(ctx context.Context, id string, tags map[string]string) er
 // target). The engine never calls them for this target; a call would be a
 // programming error, failed closed.
 func unsupported(op string) error {
-	return &engine.Error{Operation: op, Code: awssm.CodeClientValidation, Fault: engine.FaultClient}
+	return &engine.Error{Operation: op, Code: awscore.CodeClientValidation, Fault: engine.FaultClient}
 }
 
 // Restore implements engine.Port: never called (see unsupported).
@@ -574,7 +558,4 @@ func (a *Adapter) RemoveReplicas(context.Context, string, []string) error {
 	return unsupported("RemoveReplicas")
 }
 
-func isCode(err error, code string) bool {
-	e, ok := err.(*engine.Error)
-	return ok && e.Code == code
-}
+func isCode(err error, code string) bool { return awscore.IsCode(err, code) }

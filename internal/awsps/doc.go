@@ -10,10 +10,10 @@
 //   - Every call runs under its own timeout (Options.OperationTimeout;
 //     each DescribeParameters page is one call).
 //   - No AWS error text leaves this package: failures become
-//     *engine.Error through awssm.ConvertError with this service's
+//     *engine.Error through awscore.ConvertError with this service's
 //     allow-listed codes, or the parent context's error when the run was
-//     cancelled; a response body is read under awssm.GuardBody's bound.
-//   - The SDK never retries a throttling error (awssm.NoThrottleRetry); a
+//     cancelled; every request goes through awscore.GuardBody.
+//   - The SDK never retries a throttling error (awscore.NoThrottleRetry); a
 //     throttled read waits for its quota family's next turn (its own
 //     pace.Controller, Parameter Store's ceilings: never Secrets
 //     Manager's) and is resent; a throttled write is returned to the

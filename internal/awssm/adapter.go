@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager/types"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/awscore"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/pace"
@@ -42,6 +43,8 @@ type Adapter struct {
 	c    *secretsmanager.Client
 	opt  Options
 	pace *pace.Controller
+	// calls time, convert, pace and resend the adapter's calls (awscore).
+	calls awscore.Calls
 	// callOpts are applied to every SDK call (KeepConnections, the
 	// retryer wrapper).
 	callOpts []func(*secretsmanager.Options)
@@ -69,13 +72,15 @@ func New(c *secretsmanager.Client, opt Options) *Adapter {
 	if a.pace == nil {
 		a.pace = pace.New(pace.SystemClock{}, pace.DefaultLimits())
 	}
-	// Every call goes through bodyGuard: without it the SDK re-sends a call
-	// the service already answered when the request's last write races the
-	// SDK closing the body (see bodyGuard), one extra call per occurrence.
+	a.calls = awscore.Calls{Timeout: opt.OperationTimeout, Pace: a.pace, Codes: codes}
+	// Every call goes through the body guard: without it the SDK re-sends a
+	// call the service already answered when the request's last write races
+	// the SDK closing the body (awscore.GuardBody), one extra call per
+	// occurrence.
 	a.callOpts = []func(*secretsmanager.Options){KeepConnections}
 	if !opt.SDKRetriesThrottles {
 		a.callOpts = append(a.callOpts, func(o *secretsmanager.Options) {
-			o.Retryer = noThrottleRetry(o.Retryer)
+			o.Retryer = awscore.NoThrottleRetry(o.Retryer)
 		})
 	}
 	return a
@@ -86,34 +91,15 @@ func New(c *secretsmanager.Client, opt Options) *Adapter {
 func (a *Adapter) Pace() *pace.Controller { return a.pace }
 
 // read runs one read call of family f until it is answered with anything
-// but a throttle: each attempt waits for a turn (under the run's ctx, not
-// the operation timeout) and runs under its own operation timeout. It
-// returns the converted error of the last attempt, or ctx's error.
+// but a throttle (awscore.Calls.Read).
 func (a *Adapter) read(ctx context.Context, f pace.Family, op string, call func(ctx context.Context) error) error {
-	for {
-		turn, err := a.pace.Wait(ctx, f)
-		if err != nil {
-			return err
-		}
-		cctx, cancel := a.call(ctx)
-		err = convert(ctx, op, call(cctx))
-		cancel()
-		switch {
-		case isThrottled(err):
-			a.pace.Throttled(turn)
-			continue
-		case err == nil || isAnswer(err):
-			a.pace.Succeeded(turn)
-		}
-		return err
-	}
+	return a.calls.Read(ctx, f, op, call)
 }
 
+// call is the context of one call under the operation timeout
+// (awscore.Calls.Bound).
 func (a *Adapter) call(ctx context.Context) (context.Context, context.CancelFunc) {
-	if a.opt.OperationTimeout > 0 {
-		return context.WithTimeout(ctx, a.opt.OperationTimeout)
-	}
-	return context.WithCancel(ctx)
+	return a.calls.Bound(ctx)
 }
 
 // listPageSize is ListSecrets' maximum MaxResults (AWS API reference).

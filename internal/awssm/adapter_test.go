@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/awscore"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/awssm"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/emulatortest"
@@ -159,11 +160,11 @@ func TestErrors_CarryCodeNeverProviderText(t *testing.T) {
 		t.Fatalf("server fault → %#v", err)
 	}
 	_, err = a.Create(ctx, engine.CreateRequest{Name: "app/x", Value: []byte("{}"), Token: strings.Repeat("a", 64)})
-	if !errors.As(err, &e) || e.Code != awssm.CodeConnection || !e.Ambiguous || e.RequestID != "" {
+	if !errors.As(err, &e) || e.Code != awscore.CodeConnection || !e.Ambiguous || e.RequestID != "" {
 		t.Fatalf("lost response → %#v", err)
 	}
 	_, err = a.Describe(ctx, "app/x")
-	if !errors.As(err, &e) || e.Code != awssm.CodeUnknown || strings.Contains(err.Error(), "SECRETTEXT") {
+	if !errors.As(err, &e) || e.Code != awscore.CodeUnknown || strings.Contains(err.Error(), "SECRETTEXT") {
 		t.Fatalf("unknown code → %#v", err)
 	}
 }
@@ -174,7 +175,7 @@ func TestOperationTimeout_IsAmbiguousAndCancellationIsNot(t *testing.T) {
 	a := awssm.New(srv.Client(t, func(o *secretsmanager.Options) { o.RetryMaxAttempts = 1 }), awssm.Options{OperationTimeout: 50 * time.Millisecond})
 	_, err := a.PutValue(context.Background(), "app/x", []byte("{}"), model.KindJSON, strings.Repeat("b", 64))
 	var e *engine.Error
-	if !errors.As(err, &e) || e.Code != awssm.CodeTimeout || !e.Ambiguous {
+	if !errors.As(err, &e) || e.Code != awscore.CodeTimeout || !e.Ambiguous {
 		t.Fatalf("per-call timeout → %#v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -268,7 +269,7 @@ func TestClientSideTimeoutIsAClientFault(t *testing.T) {
 	a := awssm.New(srv.Client(t, func(o *secretsmanager.Options) { o.RetryMaxAttempts = 1 }), awssm.Options{OperationTimeout: 50 * time.Millisecond})
 	_, err := a.Describe(context.Background(), "app/x")
 	var e *engine.Error
-	if !errors.As(err, &e) || e.Code != awssm.CodeTimeout || e.Fault != engine.FaultClient || !e.Ambiguous {
+	if !errors.As(err, &e) || e.Code != awscore.CodeTimeout || e.Fault != engine.FaultClient || !e.Ambiguous {
 		t.Fatalf("client-side timeout → %#v; want Timeout, client fault, ambiguous", err)
 	}
 }

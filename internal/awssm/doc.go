@@ -9,8 +9,9 @@
 //     ListSecrets page is one call); SDK retries happen inside it and reuse
 //     the caller's ClientRequestToken.
 //   - No AWS error text leaves this package: failures become *engine.Error
-//     (operation, allow-listed code, fault class, request id, flags), or the
-//     parent context's error when the run was cancelled.
+//     (operation, allow-listed code, fault class, request id, flags;
+//     awscore.ConvertError under Secrets Manager's codes), or the parent
+//     context's error when the run was cancelled.
 //   - The SDK never retries a throttling error; a throttled read waits for
 //     its quota family's next turn (internal/pace, shared with the engine
 //     through Adapter.Pace) and is resent until answered or the run ends; a

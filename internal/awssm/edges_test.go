@@ -11,6 +11,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/awscore"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/awssm"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/emulatortest"
@@ -53,7 +54,7 @@ func TestGetCurrentValues_TwentyIdsAreOneBatch(t *testing.T) {
 	}
 	_, err = a.GetCurrentValues(ctx, append(reqs, reqs[0]))
 	var e *engine.Error
-	if !errors.As(err, &e) || e.Code != awssm.CodeClientValidation || e.Fault != engine.FaultClient {
+	if !errors.As(err, &e) || e.Code != awscore.CodeClientValidation || e.Fault != engine.FaultClient {
 		t.Fatalf("21 ids → %#v; want a client validation error", err)
 	}
 }
@@ -73,7 +74,7 @@ func TestErrors_ServerFaultByStatusAndNotFoundByCode(t *testing.T) {
 	ctx := context.Background()
 	_, err := a.Describe(ctx, "app/x")
 	var e *engine.Error
-	if !errors.As(err, &e) || e.Code != awssm.CodeUnknown || e.Fault != engine.FaultServer || !e.Ambiguous || e.NotFound {
+	if !errors.As(err, &e) || e.Code != awscore.CodeUnknown || e.Fault != engine.FaultServer || !e.Ambiguous || e.NotFound {
 		t.Fatalf("unmodelled code with HTTP 500 → %#v; want UnknownError, server fault, ambiguous", err)
 	}
 	_, err = a.Describe(ctx, "app/x")
@@ -181,7 +182,7 @@ func TestReadPace_OnlyAnAnswerRaisesTheLimit(t *testing.T) {
 	var e *engine.Error
 
 	_, err := a.Describe(ctx, "app/x")
-	if !errors.As(err, &e) || e.Code != awssm.CodeConnection {
+	if !errors.As(err, &e) || e.Code != awscore.CodeConnection {
 		t.Fatalf("lost response → %#v", err)
 	}
 	cut := pace.Backoff * ceiling
@@ -201,7 +202,7 @@ func TestReadPace_OnlyAnAnswerRaisesTheLimit(t *testing.T) {
 	srv.SetFaults(t, emulator.Faults{LatencyMS: 400})
 	short := awssm.New(c, awssm.Options{Pace: p, OperationTimeout: 50 * time.Millisecond})
 	_, err = short.Describe(ctx, "app/x")
-	if !errors.As(err, &e) || e.Code != awssm.CodeTimeout {
+	if !errors.As(err, &e) || e.Code != awscore.CodeTimeout {
 		t.Fatalf("operation timeout → %#v", err)
 	}
 	if got := p.Limit(pace.Reads); got != raised {

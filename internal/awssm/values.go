@@ -6,6 +6,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/awscore"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/pace"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
@@ -26,7 +27,7 @@ import (
 // falls back to single reads for the rest of its life.
 func (a *Adapter) GetCurrentValues(ctx context.Context, reqs []engine.ValueRequest) ([]plan.CurrentValue, error) {
 	if len(reqs) > engine.MaxValueBatch {
-		return nil, &engine.Error{Operation: "BatchGetSecretValue", Code: CodeClientValidation, Fault: engine.FaultClient}
+		return nil, &engine.Error{Operation: "BatchGetSecretValue", Code: awscore.CodeClientValidation, Fault: engine.FaultClient}
 	}
 	out := make([]plan.CurrentValue, len(reqs))
 	pending := make([]bool, len(reqs))

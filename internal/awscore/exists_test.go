@@ -1,4 +1,4 @@
-package awssm_test
+package awscore_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/aws/smithy-go"
 
-	"github.com/sops-aws-sync/sops-aws-sync/internal/awssm"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/awscore"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 )
 
@@ -16,7 +16,7 @@ import (
 // NotFound), its "not found" code is NotFound (and not Exists), and any
 // other known code is neither.
 func TestConvertError_ExistsAndNotFoundByTheTargetsCodes(t *testing.T) {
-	codes := awssm.Codes{
+	codes := awscore.Codes{
 		Known:    map[string]bool{"ResourceExistsException": true, "ResourceNotFoundException": true, "InvalidRequestException": true},
 		NotFound: "ResourceNotFoundException", Exists: "ResourceExistsException",
 	}
@@ -28,7 +28,7 @@ func TestConvertError_ExistsAndNotFoundByTheTargetsCodes(t *testing.T) {
 		{"ResourceNotFoundException", false, true},
 		{"InvalidRequestException", false, false},
 	} {
-		err := awssm.ConvertError(context.Background(), "CreateSecret", &smithy.GenericAPIError{Code: tc.code}, codes)
+		err := awscore.ConvertError(context.Background(), "CreateSecret", &smithy.GenericAPIError{Code: tc.code}, codes)
 		var e *engine.Error
 		if !errors.As(err, &e) || e.Code != tc.code || e.Exists != tc.exists || e.NotFound != tc.notFound {
 			t.Errorf("%s → %#v; want Exists %v, NotFound %v", tc.code, err, tc.exists, tc.notFound)
