@@ -27,6 +27,13 @@ const (
 type Codes struct {
 	Known            map[string]bool
 	NotFound, Exists string
+	// Refused are the service's codes of a request refused before it was
+	// executed, for a reason that passes like a throttle: ConvertError
+	// marks them Throttled (never ambiguous, safe to resend after a new
+	// turn) and keeps the code. Parameter Store's TooManyUpdates (a
+	// concurrent update of one parameter; SSM API reference, PutParameter
+	// errors).
+	Refused map[string]bool
 }
 
 // ConvertError reduces an SDK error to the Port's error contract (SPEC
@@ -65,6 +72,9 @@ func ConvertError(parent context.Context, op string, err error, codes Codes) err
 			// A throttled request was not executed (AWS API reference):
 			// never ambiguous, safe to resend for every operation.
 			e.Code, e.Fault, e.Ambiguous, e.Throttled = "ThrottlingException", engine.FaultClient, false, true
+		} else if codes.Refused[e.Code] {
+			// Refused before it was executed: resent as a throttle is.
+			e.Fault, e.Ambiguous, e.Throttled = engine.FaultClient, false, true
 		}
 		e.NotFound = e.Code == codes.NotFound
 		e.Exists = e.Code == codes.Exists

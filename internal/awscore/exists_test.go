@@ -35,3 +35,27 @@ func TestConvertError_ExistsAndNotFoundByTheTargetsCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestConvertError_RefusedCodesPassAsThrottles: a code of the service's
+// Refused set (Parameter Store's TooManyUpdates) was not executed: it is
+// Throttled, never ambiguous, a client fault, and keeps its code; the same
+// code of a service that does not list it is a plain client error.
+func TestConvertError_RefusedCodesPassAsThrottles(t *testing.T) {
+	known := map[string]bool{"TooManyUpdates": true}
+	refusing := awscore.Codes{Known: known, Refused: map[string]bool{"TooManyUpdates": true}}
+	for _, fault := range []smithy.ErrorFault{smithy.FaultClient, smithy.FaultServer} {
+		err := awscore.ConvertError(context.Background(), "PutParameter", &smithy.GenericAPIError{Code: "TooManyUpdates", Fault: fault}, refusing)
+		var e *engine.Error
+		if !errors.As(err, &e) || e.Code != "TooManyUpdates" || !e.Throttled || e.Ambiguous || e.Fault != engine.FaultClient {
+			t.Errorf("TooManyUpdates (%v) → %#v; want Throttled, not ambiguous, a client fault, code kept", fault, err)
+		}
+		if !awscore.IsThrottled(err) || awscore.IsAnswer(err) {
+			t.Errorf("TooManyUpdates (%v): IsThrottled %v, IsAnswer %v; want a throttle, not an answer", fault, awscore.IsThrottled(err), awscore.IsAnswer(err))
+		}
+	}
+	err := awscore.ConvertError(context.Background(), "PutParameter", &smithy.GenericAPIError{Code: "TooManyUpdates"}, awscore.Codes{Known: known})
+	var e *engine.Error
+	if !errors.As(err, &e) || e.Throttled || e.Code != "TooManyUpdates" {
+		t.Errorf("TooManyUpdates without Refused → %#v; want a plain client error", err)
+	}
+}

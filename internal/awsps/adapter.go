@@ -120,7 +120,11 @@ var codes = awscore.Codes{Known: map[string]bool{
 	"TooManyTagsError": true, "ThrottlingException": true, "ValidationException": true, "AccessDeniedException": true,
 	"UnrecognizedClientException": true, "InvalidSignatureException": true, "ExpiredTokenException": true,
 	"IncompleteSignature": true, "ServiceUnavailable": true, "RequestTimeout": true, "RequestTimeoutException": true,
-}, NotFound: "ParameterNotFound", Exists: "ParameterAlreadyExists"}
+}, NotFound: "ParameterNotFound", Exists: "ParameterAlreadyExists",
+	// TooManyUpdates: "there are concurrent updates for a resource that
+	// supports one update at a time" (PutParameter's errors); nothing was
+	// applied, so the engine observes again and resends, as for a throttle.
+	Refused: map[string]bool{"TooManyUpdates": true}}
 
 func convert(ctx context.Context, op string, err error) error {
 	return awscore.ConvertError(ctx, op, err, codes)

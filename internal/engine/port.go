@@ -189,9 +189,11 @@ type Error struct {
 	// Ambiguous: the request may or may not have taken effect (timeout,
 	// connection lost, server fault) (SPEC §6).
 	Ambiguous bool
-	// Throttled: the quota refused the request (ThrottlingException); it
-	// was not executed, so it is never ambiguous and is safe to resend for
-	// every operation kind.
+	// Throttled: the quota refused the request (ThrottlingException), or
+	// the service refused it for a reason that passes the same way
+	// (Parameter Store's TooManyUpdates: a concurrent update of the same
+	// parameter); it was not executed, so it is never ambiguous and is
+	// safe to resend for every operation kind.
 	Throttled bool
 }
 
