@@ -393,7 +393,7 @@ func TestAdopt_RunScopesEntryNamingNoDocumentReadsNothing(t *testing.T) {
 		if d.name == "b" {
 			cfg.Adopt = []string{d.secretName("nothing")}
 		}
-		runs = append(runs, engine.ScopeRun{Bucket: d.bucket, Config: cfg, Want: d.state(), Port: newAdapter(e.client)})
+		runs = append(runs, engine.ScopeRun{Bucket: d.bucket, Config: cfg, Arrival: model.Arrived(d.state()), Port: newAdapter(e.client)})
 	}
 	before := e.calls(t)
 	res := engine.RunScopes(context.Background(), runs, nil)

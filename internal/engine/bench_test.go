@@ -10,6 +10,7 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/emulatortest"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -29,7 +30,7 @@ func BenchmarkNoopSync(b *testing.B) {
 	}
 	st := state(docs...)
 	setup := engine.Config{Mode: engine.ModeSync, Engine: config.Engine{RecoveryWindowDays: 7, Concurrency: 16, VerificationTimeout: time.Minute}}
-	if r := engine.Run(context.Background(), setup, st, e.port, nil); r.Status != vocab.StatusConverged {
+	if r := engine.Run(context.Background(), setup, model.Arrived(st), e.port, nil); r.Status != vocab.StatusConverged {
 		b.Fatalf("seeding: %+v", r)
 	}
 	srv.SetFaults(b, emulator.Faults{LatencyMS: latency})
@@ -39,7 +40,7 @@ func BenchmarkNoopSync(b *testing.B) {
 			cfg.Concurrency = conc
 			before := srv.Stats(b).Calls
 			for b.Loop() {
-				if r := engine.Run(context.Background(), cfg, st, e.port, nil); r.Status != vocab.StatusConverged || r.Counts.Unchanged != n {
+				if r := engine.Run(context.Background(), cfg, model.Arrived(st), e.port, nil); r.Status != vocab.StatusConverged || r.Counts.Unchanged != n {
 					b.Fatalf("no-op sync: %+v", r)
 				}
 			}

@@ -199,7 +199,7 @@ func driverCase(t *testing.T, c stepCase, b driverBranch) {
 	before := e.calls(t)
 	tokens := &countingTokens{}
 	cfg.Tokens = tokens
-	res := engine.Run(ctx, cfg, st, port, nil)
+	res := engine.Run(ctx, cfg, model.Arrived(st), port, nil)
 	after := e.calls(t)
 	if res.Status != wantStatus {
 		t.Fatalf("status %s, want %s (%+v)", res.Status, wantStatus, res)

@@ -12,6 +12,7 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -56,7 +57,7 @@ func TestRegression_VerificationFindingHaltsOtherScopes(t *testing.T) {
 						if d.name == "one" {
 							cfg.Replicas = twoReplicas
 						}
-						runs = append(runs, engine.ScopeRun{Bucket: d.bucket, Config: cfg, Want: d.state(),
+						runs = append(runs, engine.ScopeRun{Bucket: d.bucket, Config: cfg, Arrival: model.Arrived(d.state()),
 							Port: newAdapter(e.client), Log: log.With(slog.String(vocab.FieldScope, d.name))})
 					}
 					return engine.RunScopes(context.Background(), runs, log)
@@ -128,9 +129,9 @@ func TestRegression_InterruptReportedAsHalted(t *testing.T) {
 				portOne = cancellingCreates{Port: newAdapter(e.client), after: entered, cancel: cancel}
 			}
 			runs := []engine.ScopeRun{
-				{Bucket: one.bucket, Config: cfgOne, Want: one.state(), Port: portOne,
+				{Bucket: one.bucket, Config: cfgOne, Arrival: model.Arrived(one.state()), Port: portOne,
 					Log: slog.New(watch{msg: "phase applied", seen: over, once: &sync.Once{}})},
-				{Bucket: two.bucket, Config: cfgTwo, Want: two.state(),
+				{Bucket: two.bucket, Config: cfgTwo, Arrival: model.Arrived(two.state()),
 					Port: &heldCreates{Port: detachedCreates{Port: newAdapter(e.client)}, entered: entered, release: over},
 					Log:  slog.New(slog.DiscardHandler)},
 			}

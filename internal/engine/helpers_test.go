@@ -89,7 +89,7 @@ func (e *env) run(t *testing.T, cfg engine.Config, st model.State) engine.Result
 func (e *env) runPort(t *testing.T, cfg engine.Config, st model.State, p engine.Port) engine.Result {
 	t.Helper()
 	log := slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	return engine.Run(context.Background(), cfg, st, p, log)
+	return engine.Run(context.Background(), cfg, model.Arrived(st), p, log)
 }
 
 func (e *env) sync(t *testing.T, conc int, st model.State) engine.Result {

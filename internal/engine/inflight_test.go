@@ -42,7 +42,7 @@ func TestConcurrencyBoundsCallsInFlight(t *testing.T) {
 		conc     int
 		min, max int64
 	}{{1, 1, 1}, {4, 2, 4}} {
-		r := engine.Run(context.Background(), e.cfg(engine.ModeSync, c.conc), st, e.port, nil)
+		r := engine.Run(context.Background(), e.cfg(engine.ModeSync, c.conc), model.Arrived(st), e.port, nil)
 		wantResult(t, r, vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Unchanged: 250})
 		if got := e.srv.Emu.Stats().MaxInFlight; got < c.min || got > c.max {
 			t.Fatalf("--concurrency %d: %d calls in flight at once, want %d..%d", c.conc, got, c.min, c.max)
@@ -69,7 +69,7 @@ func TestValueBatchesPacedUnderQuota(t *testing.T) {
 		before := e.srv.Stats(t).Throttled["BatchGetSecretValue"]
 		cfg := e.cfg(engine.ModePlan, 8)
 		port := awssm.New(e.client, awssm.Options{OperationTimeout: 10 * time.Second, Pace: pace.New(clock, pace.Limits{Batches: perSecond})})
-		r := engine.Run(context.Background(), cfg, st, port, nil)
+		r := engine.Run(context.Background(), cfg, model.Arrived(st), port, nil)
 		return r, e.srv.Stats(t).Throttled["BatchGetSecretValue"] - before
 	}
 

@@ -42,13 +42,11 @@ type observation map[string]plan.ObservedSecret
 func (r *runner) observe(ctx context.Context, phase string, extra []string, list listing) (observation, []Candidate, error) {
 	o := &observer{r: r, ctx: ctx, sem: make(chan struct{}, r.concurrency), out: observation{}, scheduled: map[string]bool{}}
 	survey, _ := r.port.(Surveyor)
-	if r.arrival != nil {
-		// The desired values may still be decrypting: when they arrive, the
-		// values this observation has read are shared with them at once
-		// (runner.fill), not only at its end.
-		r.observing.Store(o)
-		defer r.observing.Store(nil)
-	}
+	// The desired values may still be decrypting: when they arrive, the
+	// values this observation has read are shared with them at once
+	// (runner.fill), not only at its end.
+	r.observing.Store(o)
+	defer r.observing.Store(nil)
 	var (
 		cands, others []Candidate
 		listErr       error
@@ -170,7 +168,7 @@ func (r *runner) observe(ctx context.Context, phase string, extra []string, list
 		return nil, nil, firstErr(ctx, o.err)
 	}
 	r.unconfirmed = o.listed
-	if r.arrival == nil || list != listManaged {
+	if list != listManaged {
 		// The desired values are whole (only the first observation runs
 		// while they arrive; prepare confirms its names then).
 		if err := r.confirm(ctx, o.out); err != nil {
@@ -625,14 +623,9 @@ func (o *observer) reread(reqs []ValueRequest, vs []plan.CurrentValue) error {
 // are shared, so nothing compared later can tell the difference; neither
 // slice is written after it is made.
 func (r *runner) shareEqualValue(name string, v *plan.CurrentValue) {
-	var value []byte
-	if r.arrival != nil {
-		// The value of a document already decrypted is the one the state
-		// holds, before and after the values arrive (model.Arrival).
-		value = r.arrival.Decrypted(name)
-	} else if want, ok := r.byName[name]; ok {
-		value = want.Value
-	}
+	// The value of a document already decrypted is the one the state
+	// holds, before and after the values arrive (model.Arrival).
+	value := r.arrival.Decrypted(name)
 	if len(value) == 0 {
 		return
 	}

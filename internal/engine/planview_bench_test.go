@@ -34,14 +34,14 @@ func BenchmarkNoopPlanView(b *testing.B) {
 	}
 	st := state(docs...)
 	cfg := engine.Config{Mode: engine.ModeSync, Engine: config.Engine{RecoveryWindowDays: 7, Concurrency: 28, VerificationTimeout: time.Minute}}
-	if r := engine.Run(context.Background(), cfg, st, port, nil); r.Status != vocab.StatusConverged {
+	if r := engine.Run(context.Background(), cfg, model.Arrived(st), port, nil); r.Status != vocab.StatusConverged {
 		b.Fatalf("seeding: %+v", r)
 	}
 	cfg.Mode = engine.ModePlan
 	var last engine.Result
 	b.Run(fmt.Sprintf("N=%d/plan", n), func(b *testing.B) {
 		for b.Loop() {
-			last = engine.Run(context.Background(), cfg, st, port, nil)
+			last = engine.Run(context.Background(), cfg, model.Arrived(st), port, nil)
 			if last.Status != vocab.StatusConverged || len(last.Plan) != n {
 				b.Fatalf("no-op plan: %+v", last.Counts)
 			}

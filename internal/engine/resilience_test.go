@@ -143,7 +143,7 @@ func TestInterrupted(t *testing.T) {
 		e := newEnv(t)
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		res := engine.Run(ctx, e.cfg(engine.ModeSync, conc), state(doc{"a", `{}`}), e.port, nil)
+		res := engine.Run(ctx, e.cfg(engine.ModeSync, conc), model.Arrived(state(doc{"a", `{}`})), e.port, nil)
 		wantResult(t, res, vocab.StatusInterrupted, vocab.VerificationNotRun, vocab.Counts{})
 
 		ctx, cancel = context.WithCancel(context.Background())
@@ -158,7 +158,7 @@ func TestInterrupted(t *testing.T) {
 				<-cancelled
 			}
 		}}
-		res = engine.Run(ctx, e.cfg(engine.ModeSync, conc), state(doc{"a", `{}`}, doc{"b", `{}`}), h, nil)
+		res = engine.Run(ctx, e.cfg(engine.ModeSync, conc), model.Arrived(state(doc{"a", `{}`}, doc{"b", `{}`})), h, nil)
 		if res.Status != vocab.StatusInterrupted || res.Verification != vocab.VerificationNotRun {
 			t.Fatalf("result = %+v", res)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -33,7 +34,7 @@ func (e *env) runReviewed(t *testing.T, reviews []*reviewer, defs ...scopeDef) [
 	for i, d := range defs {
 		cfg := e.cfg(engine.ModeSync, 2)
 		cfg.Scope = d.name
-		run := engine.ScopeRun{Bucket: d.bucket, Config: cfg, Want: d.state(),
+		run := engine.ScopeRun{Bucket: d.bucket, Config: cfg, Arrival: model.Arrived(d.state()),
 			Port: newAdapter(e.client), Log: log.With(slog.String(vocab.FieldScope, d.name))}
 		if reviews[i] != nil {
 			run.Reviewed = reviews[i]

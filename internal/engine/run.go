@@ -18,22 +18,25 @@ import (
 )
 
 // Run observes the scope of want through sm, plans, and in ModeSync applies
-// and verifies (SPEC §4–§7). It never returns an error: every failure is a
-// Status. A cancelled ctx (signal or run timeout) yields StatusInterrupted.
+// and verifies (SPEC §4–§7). want is the desired state as it arrives (a
+// state loaded at once: model.Arrived). It never returns an error: every
+// failure is a Status. A cancelled ctx (signal or run timeout) yields
+// StatusInterrupted.
 //
 // Statuses: plan mode → drift (operations planned) or converged; conflict
 // when any conflict blocks the plan; invalid when the empty-scope gate
-// holds; observation-failed when the first observation fails (access denied
-// included); apply-failed when an operation fails closed; verification-
-// failed when a second rebuild would be needed or verification finds a real
-// mismatch; verification-inconclusive when verification times out on
-// propagation lag.
+// holds or the arrival is rejected; observation-failed when the first
+// observation fails (access denied included); apply-failed when an
+// operation fails closed; verification-failed when a second rebuild would
+// be needed or verification finds a real mismatch;
+// verification-inconclusive when verification times out on propagation
+// lag.
 //
 // Counts (sync): create/update/restore/schedule_delete are the operations
 // that took effect in this run (follow-up updates after restores included,
 // across a rebuild); unchanged are the final plan's unchanged names that
 // this run did not touch; conflicts are the final plan's.
-func Run(ctx context.Context, cfg Config, want model.State, sm Port, log *slog.Logger) Result {
+func Run(ctx context.Context, cfg Config, want *model.Arrival, sm Port, log *slog.Logger) Result {
 	p := Prepare(ctx, cfg, want, sm, log)
 	p.Apply(ctx)
 	return p.Result()
@@ -57,15 +60,14 @@ type Prepared struct {
 // the first half of Run. It never mutates anything and never returns an
 // error: a failure is the Prepared's status (see Run for the statuses
 // planning can reach).
-func Prepare(ctx context.Context, cfg Config, want model.State, sm Port, log *slog.Logger) *Prepared {
-	return prepare(ctx, cfg, want, nil, sm, log, nil)
+func Prepare(ctx context.Context, cfg Config, want *model.Arrival, sm Port, log *slog.Logger) *Prepared {
+	return prepare(ctx, cfg, want, sm, log, nil)
 }
 
-// prepare is Prepare for a scope of a run whose scopes share h; with an
-// arrival, want is ignored: the arrival's outline is observed while its
-// values arrive (ScopeRun.Arrival).
-func prepare(ctx context.Context, cfg Config, want model.State, arrival *model.Arrival, sm Port, log *slog.Logger, h *halt) *Prepared {
-	r := newRunner(cfg, want, arrival, sm, log, h)
+// prepare is Prepare for a scope of a run whose scopes share h: the
+// arrival's outline is observed while its values arrive (ScopeRun.Arrival).
+func prepare(ctx context.Context, cfg Config, arrival *model.Arrival, sm Port, log *slog.Logger, h *halt) *Prepared {
+	r := newRunner(cfg, arrival, sm, log, h)
 	status, p := r.prepare(ctx)
 	return &Prepared{r: r, status: status, plan: p}
 }
@@ -126,13 +128,10 @@ func (p *Prepared) Result() Result {
 
 // prepare observes and plans: the status planning ends with ("" when the
 // plan's operations are to be applied) and the plan built (the zero Plan
-// when the first observation failed). With an arrival, r.want is its
-// outline until the values arrive: the first observation runs meanwhile
-// (it needs only names and sources), and the plan is built only from the
-// whole desired state. When the arrival is rejected, the observation is stopped and the scope
-// ends invalid (or interrupted when ctx ended) with no plan, whatever the
-// observation found: the caller reports the rejected desired state, with
-// the diagnostics and exit code a run that read nothing would give.
+// when the first observation failed). r.want is the arrival's outline
+// until the values arrive: the first observation runs meanwhile (it needs
+// only names and sources), and the plan is built only from the whole
+// desired state (valuesWhole).
 func (r *runner) prepare(ctx context.Context) (vocab.Status, plan.Plan) {
 	if r.adoptNotDesired() || r.awsOwnedInvalid() {
 		return vocab.StatusInvalid, plan.Plan{}
@@ -153,39 +152,20 @@ func (r *runner) prepare(ctx context.Context) (vocab.Status, plan.Plan) {
 	phase := r.startPhase()
 	octx, stop := context.WithCancel(ctx)
 	defer stop()
-	a := r.awaitValues(ctx, stop)
+	values := r.awaitValues(ctx, stop)
 	obs, others, err := r.observe(octx, vocab.PhasePlan, nil, listManaged)
-	select {
-	case <-a.done:
-	default:
-		if err == nil {
-			r.log.Info("scope observed; waiting for the desired state to finish decrypting", slog.String(vocab.FieldPhase, vocab.PhasePlan),
-				slog.Int(vocab.FieldCount, len(obs)))
-		}
-		<-a.done
+	if status, whole := r.valuesWhole(ctx, values, err == nil, len(obs)); !whole {
+		return status, plan.Plan{}
 	}
-	switch {
-	case a.err != nil && ctx.Err() != nil:
-		return vocab.StatusInterrupted, plan.Plan{}
-	case incomplete(a.err):
-		r.ledger.problem(diag.New(diag.Internal, diag.Subject{}))
-		r.log.Error("the desired state finished without every value; nothing was planned",
-			slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.String(vocab.FieldErrorClass, diag.Internal))
-		return vocab.StatusInvalid, plan.Plan{}
-	case a.err != nil:
-		return vocab.StatusInvalid, plan.Plan{}
-	}
-	if err == nil && r.arrival != nil {
+	if err == nil {
 		// The names the first observation took from a listing, now that
-		// the values are whole (observe.go, confirm).
+		// the values are whole (confirm).
 		err = r.confirm(octx, obs)
 	}
 	if err != nil {
 		return r.observationFailed(ctx, err), plan.Plan{}
 	}
-	if r.arrival != nil {
-		r.shareObserved(obs)
-	}
+	r.shareObserved(obs)
 	r.checkOrphans(others)
 	r.warnAdoptOwned(obs)
 	p := r.buildPlan(obs, phase)
@@ -213,6 +193,37 @@ func (r *runner) prepare(ctx context.Context) (vocab.Status, plan.Plan) {
 	// (empty) apply is followed by verification, which waits for it or
 	// reports it failed (SPEC §12).
 	return "", p
+}
+
+// valuesWhole waits for the end of awaitValues' wait (values), saying so
+// when the first observation ended first (observed: without an error; n
+// names). When the values are not whole the scope ends with the status it
+// returns, with no plan, whatever the observation found: interrupted when
+// ctx ended, else invalid (the caller reports the rejected desired state,
+// with the diagnostics and exit code a run that read nothing would give;
+// an arrival finished without every value is this run's internal error).
+func (r *runner) valuesWhole(ctx context.Context, values <-chan error, observed bool, n int) (vocab.Status, bool) {
+	var err error
+	select {
+	case err = <-values:
+	default:
+		if observed {
+			r.log.Info("scope observed; waiting for the desired state to finish decrypting", slog.String(vocab.FieldPhase, vocab.PhasePlan),
+				slog.Int(vocab.FieldCount, n))
+		}
+		err = <-values
+	}
+	switch {
+	case err == nil:
+		return "", true
+	case ctx.Err() != nil:
+		return vocab.StatusInterrupted, false
+	case incomplete(err):
+		r.ledger.problem(diag.New(diag.Internal, diag.Subject{}))
+		r.log.Error("the desired state finished without every value; nothing was planned",
+			slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.String(vocab.FieldErrorClass, diag.Internal))
+	}
+	return vocab.StatusInvalid, false
 }
 
 // warnReplicaWaits records, for plan, the configured replicas that are

@@ -21,7 +21,7 @@ import (
 
 // runner is one Run: what it talks to (deps) and what decides it (rules),
 // both fixed by newRunner and never written afterwards (but for the
-// desired values of an arrival, copied in once: values.go), and what it learns
+// desired values of the arrival, copied in once: values.go), and what it learns
 // and does (the ledger, ledger.go, which has its own lock). A phase keeps
 // its own state (its start, the pace's totals then, its progress) in local
 // values and returns what it found.
@@ -29,9 +29,9 @@ type runner struct {
 	deps
 	rules
 	ledger *ledger
-	// arrival is where the desired values come from while the first
-	// observation runs (nil when the runner was given the whole state):
-	// want is its outline until they arrive (values.go).
+	// arrival is where the desired values come from (a state loaded at
+	// once is an arrival already finished, model.Arrived): want is its
+	// outline until they arrive (values.go).
 	arrival *model.Arrival
 	// observing is the first observation while the values are awaited
 	// (nil otherwise): fill shares the values it has read.
@@ -94,14 +94,12 @@ type rules struct {
 
 // newRunner resolves cfg once: the engine-only knobs left zero get their
 // defaults here and nowhere else (deps.go; the pace: Config.Pace, else the
-// port's, else pace.DefaultLimits). With an arrival, want is its outline
-// (the values arrive through awaitValues): the runner plans nothing before
-// they do, and keeps its own copy of the outline's secrets to receive
-// them.
-func newRunner(cfg Config, want model.State, arrival *model.Arrival, port Port, log *slog.Logger, h *halt) *runner {
-	if arrival != nil {
-		want = arrival.Outline()
-	}
+// port's, else pace.DefaultLimits). want is the arrival's outline (the
+// values arrive through awaitValues): the runner plans nothing before they
+// do, and keeps its own copy of the outline's secrets to receive them.
+func newRunner(cfg Config, arrival *model.Arrival, port Port, log *slog.Logger, h *halt) *runner {
+	want := arrival.Outline()
+	want.Secrets = slices.Clone(want.Secrets)
 	d := deps{port: port, log: log, clock: cfg.Clock, tokens: cfg.Tokens, pacer: cfg.Pace, halt: h, scope: cfg.Scope}
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)
@@ -140,10 +138,6 @@ func newRunner(cfg Config, want model.State, arrival *model.Arrival, port Port, 
 	}
 	if ru.progressInterval <= 0 {
 		ru.progressInterval = DefaultProgressInterval
-	}
-	if arrival != nil {
-		want.Secrets = slices.Clone(want.Secrets)
-		ru.want = want
 	}
 	for i := range want.Secrets {
 		ru.byName[want.Secrets[i].Name] = &want.Secrets[i]

@@ -20,13 +20,13 @@ type ScopeRun struct {
 	// engine never logs it (it may hold an account id).
 	Bucket string
 	Config Config
-	Want   model.State
 	Port   Port
 	// Log is the scope's logger; the caller gives it the scope field, so
 	// every record of the scope carries it (SPEC §10).
 	Log *slog.Logger
-	// Arrival, when set, is the desired state as it arrives (SPEC §3.2;
-	// model.Arrival), and Want is not read: the scope's first observation
+	// Arrival is the desired state as it arrives (SPEC §3.2;
+	// model.Arrival; a state loaded at once: model.Arrived), the one way
+	// desired values enter the engine: the scope's first observation
 	// runs with the arrival's outline while the values arrive, and the
 	// scope is planned only once they all have. A scope whose arrival is
 	// rejected ends invalid with no plan, so nothing is applied in any
@@ -81,14 +81,14 @@ func RunScopes(ctx context.Context, scopes []ScopeRun, log *slog.Logger) []Resul
 		log.Error("an adopt entry names no document; nothing was read from Secrets Manager in any scope",
 			slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.String(vocab.FieldErrorClass, diag.ConfigAdoptNotDesired))
 		for i, s := range scopes {
-			prepared[i] = &Prepared{r: newRunner(s.Config, s.Want, s.Arrival, s.Port, s.Log, h), status: vocab.StatusInvalid}
+			prepared[i] = &Prepared{r: newRunner(s.Config, s.Arrival, s.Port, s.Log, h), status: vocab.StatusInvalid}
 			prepared[i].r.adoptNotDesired()
 		}
 		return results(prepared)
 	}
 	inBuckets(scopes, func(i int) {
 		s := scopes[i]
-		prepared[i] = prepare(ctx, s.Config, s.Want, s.Arrival, s.Port, s.Log, h)
+		prepared[i] = prepare(ctx, s.Config, s.Arrival, s.Port, s.Log, h)
 	})
 
 	blocked, pending := 0, 0
@@ -179,11 +179,7 @@ func results(prepared []*Prepared) []Result {
 // secret no document of that scope maps to (plan.NotDesired).
 func adoptNotDesired(scopes []ScopeRun) bool {
 	for _, s := range scopes {
-		want := s.Want
-		if s.Arrival != nil {
-			want = s.Arrival.Outline()
-		}
-		if len(plan.NotDesired(want, s.Config.Adopt)) > 0 {
+		if len(plan.NotDesired(s.Arrival.Outline(), s.Config.Adopt)) > 0 {
 			return true
 		}
 	}

@@ -58,7 +58,7 @@ func (e *env) runScopes(t *testing.T, mode engine.Mode, conc int, defs ...scopeD
 	for _, d := range defs {
 		cfg := e.cfg(mode, conc)
 		cfg.Scope = d.name
-		runs = append(runs, engine.ScopeRun{Bucket: d.bucket, Config: cfg, Want: d.state(),
+		runs = append(runs, engine.ScopeRun{Bucket: d.bucket, Config: cfg, Arrival: model.Arrived(d.state()),
 			Port: newAdapter(e.client), Log: log.With(slog.String(vocab.FieldScope, d.name))})
 	}
 	return engine.RunScopes(context.Background(), runs, log)
@@ -315,9 +315,9 @@ func TestRunScopes_FailureHaltsOtherBuckets(t *testing.T) {
 	two := scopeDef{"two", "b", []doc{{"x", `{}`}, {"y", `{}`}, {"z", `{}`}}}
 	cfg := e.cfg(engine.ModeSync, 1)
 	runs := []engine.ScopeRun{
-		{Bucket: one.bucket, Config: cfg, Want: one.state(), Port: failingCreates{Port: newAdapter(e.client), after: entered},
+		{Bucket: one.bucket, Config: cfg, Arrival: model.Arrived(one.state()), Port: failingCreates{Port: newAdapter(e.client), after: entered},
 			Log: slog.New(watch{msg: "phase applied", seen: over, once: &sync.Once{}})},
-		{Bucket: two.bucket, Config: cfg, Want: two.state(), Port: &heldCreates{Port: newAdapter(e.client), entered: entered, release: over},
+		{Bucket: two.bucket, Config: cfg, Arrival: model.Arrived(two.state()), Port: &heldCreates{Port: newAdapter(e.client), entered: entered, release: over},
 			Log: slog.New(slog.DiscardHandler)},
 	}
 	got := engine.RunScopes(context.Background(), runs, nil)
@@ -350,10 +350,10 @@ func TestRunScopes_FailureHaltsOtherBucketsWhileItsPhaseRuns(t *testing.T) {
 	cfgOne.ProgressInterval = time.Nanosecond // a progress record for every operation done
 	cfgTwo := e.cfg(engine.ModeSync, 1)
 	runs := []engine.ScopeRun{
-		{Bucket: one.bucket, Config: cfgOne, Want: one.state(),
+		{Bucket: one.bucket, Config: cfgOne, Arrival: model.Arrived(one.state()),
 			Port: splitCreates{Port: newAdapter(e.client), fail: one.secretName("x"), failAfter: entered, hold: twoOver},
 			Log:  slog.New(watch{msg: "progress", attr: slog.String(vocab.FieldPhase, vocab.PhaseApply), seen: counted, once: &sync.Once{}})},
-		{Bucket: two.bucket, Config: cfgTwo, Want: two.state(), Port: &heldCreates{Port: newAdapter(e.client), entered: entered, release: counted},
+		{Bucket: two.bucket, Config: cfgTwo, Arrival: model.Arrived(two.state()), Port: &heldCreates{Port: newAdapter(e.client), entered: entered, release: counted},
 			Log: slog.New(watch{msg: "phase applied", seen: twoOver, once: &sync.Once{}})},
 	}
 	got := engine.RunScopes(context.Background(), runs, nil)

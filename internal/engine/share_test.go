@@ -21,11 +21,7 @@ func TestShareEqualValue_EqualBytesShareTheDesiredValue(t *testing.T) {
 		{Name: "app/a", Value: []byte(`{"k":"v"}`)},
 		{Name: "app/b", Value: []byte{0, 1, 2}, Kind: model.Binary.Kind()},
 	}}
-	r := &runner{}
-	r.byName = map[string]*model.Secret{}
-	for i := range want.Secrets {
-		r.byName[want.Secrets[i].Name] = &want.Secrets[i]
-	}
+	r := newRunner(Config{}, model.Arrived(want), nil, nil, nil)
 	same := plan.CurrentValue{HasString: true, String: []byte(`{"k":"v"}`)}
 	r.shareEqualValue("app/a", &same)
 	if unsafe.SliceData(same.String) != unsafe.SliceData(want.Secrets[0].Value) {
@@ -57,7 +53,7 @@ func TestShareEqualValue_EqualBytesShareTheDesiredValue(t *testing.T) {
 func TestShareEqualValue_ValuesReadBeforeTheDesiredValuesAreSharedOnArrival(t *testing.T) {
 	outline := model.State{Secrets: []model.Secret{{Name: "app/a"}}}
 	arrival := model.NewArrival(outline)
-	r := newRunner(Config{}, model.State{}, arrival, nil, nil, nil)
+	r := newRunner(Config{}, arrival, nil, nil, nil)
 	o := &observer{r: r, out: observation{}}
 	r.observing.Store(o)
 	read := plan.CurrentValue{HasString: true, String: []byte(`{"k":"v"}`)}
@@ -137,7 +133,7 @@ func TestFirstObservation_SharesValuesReadBeforeTheDesiredValuesArrive(t *testin
 	for i, s := range outline.Secrets {
 		desired[i] = []byte(port.values[s.Name])
 	}
-	r := newRunner(Config{Engine: config.Engine{Concurrency: 1}}, model.State{}, arrival, port, nil, nil)
+	r := newRunner(Config{Engine: config.Engine{Concurrency: 1}}, arrival, port, nil, nil)
 	ctx := context.Background()
 	arrived := r.awaitValues(ctx, func() {})
 	port.beforeRead = func(n int) {
@@ -150,7 +146,7 @@ func TestFirstObservation_SharesValuesReadBeforeTheDesiredValuesArrive(t *testin
 			arrival.Publish(i, v)
 		}
 		arrival.Finish(nil)
-		<-arrived.done
+		<-arrived // the values are copied in (fill)
 	}
 	obs, _, err := r.observe(ctx, vocab.PhasePlan, nil, listManaged)
 	if err != nil {
@@ -175,7 +171,7 @@ func TestFirstObservation_SharesValuesReadBeforeTheDesiredValuesArrive(t *testin
 // document is not decrypted yet keeps its bytes until the values arrive.
 func TestShareEqualValue_AlreadyDecryptedValueIsSharedBeforeTheStateArrives(t *testing.T) {
 	arrival := model.NewArrival(model.State{Secrets: []model.Secret{{Name: "app/a"}, {Name: "app/b"}}})
-	r := newRunner(Config{}, model.State{}, arrival, nil, nil, nil)
+	r := newRunner(Config{}, arrival, nil, nil, nil)
 	decrypted := []byte(`{"k":"v"}`)
 	arrival.Publish(0, decrypted)
 	a := plan.CurrentValue{HasString: true, String: []byte(`{"k":"v"}`)}

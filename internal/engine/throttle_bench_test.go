@@ -15,6 +15,7 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/emulatortest"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -67,7 +68,7 @@ func BenchmarkThrottledCreates(b *testing.B) {
 				cfg := engine.Config{Mode: engine.ModeSync, Engine: config.Engine{RecoveryWindowDays: 7,
 					Concurrency: config.DefaultConcurrency, VerificationTimeout: time.Minute}}
 				start := time.Now()
-				r := engine.Run(context.Background(), cfg, st, m.port(srv), nil)
+				r := engine.Run(context.Background(), cfg, model.Arrived(st), m.port(srv), nil)
 				b.ReportMetric(time.Since(start).Seconds(), "s/run")
 				if r.Status != vocab.StatusConverged || r.Counts.Create != n {
 					b.Fatalf("result %+v", r)

@@ -7,43 +7,37 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
 
-// arrived is the end of the wait for one scope's values: done is closed
-// once err is set and, when err is nil, the runner's want holds every
-// value.
-type arrived struct {
-	done chan struct{}
-	err  error
-}
-
-// awaitValues starts waiting for r.arrival (nil: want is already whole).
-// When it is finished, its values are copied into r.want (fill); when it
-// is rejected, stop is called (so the observation ends early) and the
-// err is set. Nothing reads r.want's values before done is closed:
+// awaitValues starts waiting for r.arrival and returns the end of the
+// wait: nil once the arrival is finished with every value, copied into
+// r.want (fill); the arrival's error once it is rejected, after stop is
+// called (so the observation ends early); ctx's error when ctx ends first.
+// An arrival already finished (model.Arrived) is taken at once, without a
+// goroutine. Nothing reads r.want's values before the wait ends:
 // shareEqualValue asks r.arrival (model.Arrival has the rules).
-func (r *runner) awaitValues(ctx context.Context, stop context.CancelFunc) *arrived {
-	a := &arrived{done: make(chan struct{})}
-	if r.arrival == nil {
-		close(a.done)
-		return a
-	}
-	go func() {
-		defer close(a.done)
-		var st model.State
-		var err error
+func (r *runner) awaitValues(ctx context.Context, stop context.CancelFunc) <-chan error {
+	end := make(chan error, 1)
+	wait := func() {
 		select {
 		case <-r.arrival.Done():
-			st, err = r.arrival.State()
 		case <-ctx.Done():
-			err = ctx.Err()
-		}
-		if err != nil {
-			a.err = err
-			stop()
+			end <- ctx.Err()
 			return
 		}
-		r.fill(st)
-	}()
-	return a
+		st, err := r.arrival.State()
+		if err != nil {
+			stop()
+		} else {
+			r.fill(st)
+		}
+		end <- err
+	}
+	select {
+	case <-r.arrival.Done():
+		wait()
+	default:
+		go wait()
+	}
+	return end
 }
 
 // fill copies the values of st, the arrival's whole state (the outline's
