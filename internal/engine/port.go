@@ -32,7 +32,7 @@ type Candidate struct {
 	// filters proved (the managed-by and scope tags), never the source
 	// tag. The observer takes it instead of describing the name and
 	// describes the name after all when the name's decision is anything
-	// but unchanged (observe.go, confirm).
+	// but unchanged (discovery_survey.go, confirm).
 	Listed *plan.ObservedSecret
 }
 

@@ -58,6 +58,9 @@ type deps struct {
 	pacer  *pace.Controller
 	// gen draws the values generated for keys owned by AWS (SPEC §13).
 	gen Generator
+	// discovery is how an observation shares its work between discovery
+	// and the names it knows: chosen from the port (newDiscovery).
+	discovery discovery
 	// halt is the run's shared stop when it has several scopes (nil: one).
 	halt *halt
 	// scope is the scope's name (Config.Scope), "" when not given.
@@ -100,7 +103,7 @@ type rules struct {
 func newRunner(cfg Config, arrival *model.Arrival, port Port, log *slog.Logger, h *halt) *runner {
 	want := arrival.Outline()
 	want.Secrets = slices.Clone(want.Secrets)
-	d := deps{port: port, log: log, clock: cfg.Clock, tokens: cfg.Tokens, pacer: cfg.Pace, halt: h, scope: cfg.Scope}
+	d := deps{port: port, discovery: newDiscovery(port), log: log, clock: cfg.Clock, tokens: cfg.Tokens, pacer: cfg.Pace, halt: h, scope: cfg.Scope}
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)
 	}

@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
 )
 
 // awaitValues starts waiting for r.arrival and returns the end of the
@@ -71,5 +73,26 @@ func (r *runner) shareObserved(obs observation) {
 		if o.Current != nil {
 			r.shareEqualValue(n, o.Current)
 		}
+	}
+}
+
+// shareEqualValue makes an observed current value that is byte for byte
+// the desired value of name share the desired value's memory, so that a
+// converged secret's value is held once, not twice, for the rest of the
+// run (at 50,000 secrets of 1 KiB, about 50 MiB less). Only equal bytes
+// are shared, so nothing compared later can tell the difference; neither
+// slice is written after it is made.
+func (r *runner) shareEqualValue(name string, v *plan.CurrentValue) {
+	// The value of a document already decrypted is the one the state
+	// holds, before and after the values arrive (model.Arrival).
+	value := r.arrival.Decrypted(name)
+	if len(value) == 0 {
+		return
+	}
+	if v.HasString && bytes.Equal(v.String, value) {
+		v.String = value
+	}
+	if v.HasBinary && bytes.Equal(v.Binary, value) {
+		v.Binary = value
 	}
 }
