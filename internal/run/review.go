@@ -81,9 +81,8 @@ func (v scopeReview) Review(r engine.Result) diag.Diagnostics {
 		return nil
 	}
 	sc := v.scope
-	in := planview.Input{Salt: v.salt, Scopes: []planview.ScopeInput{{
-		Name: sc.Name, Region: sc.Region, Status: r.Status, Verification: r.Verification,
-		SourceTree: sc.SourceTree, Settings: sc.Settings, Operations: r.Plan}}}
+	sc.Result = r
+	in := planview.Input{Salt: v.salt, Scopes: []planview.ScopeInput{sc.Input()}}
 	current := planview.Build(in, model.Redaction{ShowNames: v.namesShown}).Scopes[0]
 	diffs := planview.CompareScope(v.reviewed, current)
 	label := resourceLabels(r.Plan, v.namesShown, v.showNames)

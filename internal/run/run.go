@@ -102,7 +102,8 @@ type Outcome struct {
 
 // ScopeOutcome is one scope's Result, with the scope's name and the
 // Region shown for it ("" when the SDK's chain chose something that is no
-// Region code).
+// Region code): the one value of a scope's ending, from the run to every
+// output (the command's ending holds it as it is).
 type ScopeOutcome struct {
 	Name, Region string
 	// SourceTree is the Git tree id of the scope's source root at the
@@ -112,6 +113,15 @@ type ScopeOutcome struct {
 	SourceTree string
 	Settings   []byte
 	engine.Result
+}
+
+// Input is the scope as the plan view's input (unredacted: planview.Build
+// applies the redaction rule), for the plan file and its renderings and
+// for the comparison with a reviewed plan (scopeReview); the caller adds
+// the scope's target (planview.ScopeInput.Target).
+func (s ScopeOutcome) Input() planview.ScopeInput {
+	return planview.ScopeInput{Name: s.Name, Region: s.Region, Status: s.Status, Verification: s.Verification,
+		SourceTree: s.SourceTree, Settings: s.Settings, Operations: s.Plan, Diagnostics: s.Diagnostics, Failures: s.Failures}
 }
 
 // Stopped is the outcome of a run that stopped as a whole before any

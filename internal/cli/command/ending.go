@@ -5,8 +5,6 @@ import (
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/exitcode"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/run"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -34,10 +32,15 @@ type ending struct {
 	counts       vocab.Counts
 	// revision is the resolved commit ("" when the run ended before it).
 	revision string
-	// scopes are the sections of the run's scopes in configuration order;
-	// nil when the run ended before its scopes were known (a usage error,
-	// a rejected configuration or AWS set-up, an unreadable revision).
-	scopes []scopeEnding
+	// scopes are the sections of the run's scopes in configuration order,
+	// each the scope's own outcome as the run reached it (its name and
+	// Region, what binds its plan, its engine Result: status, verification,
+	// counts, shown plan, diagnostics, failures, changes, state digest),
+	// its status and verification settled by the run's cancellation
+	// (settle); nil when the run ended before its scopes were known (a
+	// usage error, a rejected configuration or AWS set-up, an unreadable
+	// revision).
+	scopes []run.ScopeOutcome
 	// diags are the run's own problems in the order met (not a scope's):
 	// those that stopped it before its scopes ran (usage, configuration, a
 	// file probe, the AWS set-up, the revision), the interruption, then the
@@ -48,34 +51,10 @@ type ending struct {
 	detailed bool
 }
 
-// scopeEnding is the section of one scope: its name and Region, its own
-// status, verification and counts, the plan the engine showed (nil when
-// none was built) and the diagnostics about its documents and secrets.
-type scopeEnding struct {
-	name, region string
-	// tree and settings bind the scope's plan (SPEC §14): its source-root
-	// tree id and its plan-shaping settings (nil when not resolved).
-	tree         string
-	settings     []byte
-	status       vocab.Status
-	verification vocab.Verification
-	counts       vocab.Counts
-	plan         []planview.Operation
-	diags        diag.Diagnostics
-	// failures are the scope's failure records (engine.Result.Failures).
-	failures []planview.Failure
-	// changes are the operations of a sync that took effect and digest
-	// the scope's converged state (engine.Result.Changes, StateDigest):
-	// what the changes file lists.
-	changes []engine.Change
-	digest  string
-}
-
 // how is what conclude needs to know of the run besides what the work
-// reached: the mode, --detailed-exit-code, the cancellation cause (nil when
-// the run was not cancelled) and the wall time.
+// reached: --detailed-exit-code, the cancellation cause (nil when the run
+// was not cancelled) and the wall time.
 type how struct {
-	mode       engine.Mode
 	detailed   bool
 	cause      error
 	durationMS int64
@@ -86,8 +65,9 @@ type how struct {
 // cancelled is interrupted (the cancellation is the cause, SPEC §7.1),
 // unless it had already reached converged, drift, a conflict or an invalid
 // desired state; an interrupted ending carries the class of its cause
-// (interrupted:signal or interrupted:run-timeout). Plan never reports a
-// verification.
+// (interrupted:signal or interrupted:run-timeout). What verification a
+// plan implies is the engine's to say (a plan never verifies), not
+// conclude's: it takes each scope's verification as the run reached it.
 func conclude(got run.Outcome, h how) ending {
 	e := ending{revision: got.Revision, diags: got.Run.Diagnostics, durationMS: max(h.durationMS, 0), detailed: h.detailed}
 	var statuses []vocab.Status
@@ -96,15 +76,13 @@ func conclude(got run.Outcome, h how) ending {
 		statuses = append(statuses, got.Run.Status)
 	}
 	for _, s := range got.Scopes {
-		sec := scopeEnding{name: s.Name, region: s.Region, tree: s.SourceTree, settings: s.Settings, status: s.Status, verification: s.Verification,
-			counts: s.Counts, plan: s.Plan, diags: s.Diagnostics, failures: s.Failures, changes: s.Changes, digest: s.StateDigest}
-		sec.status, sec.verification = settle(sec.status, sec.verification, h)
-		e.scopes = append(e.scopes, sec)
-		statuses = append(statuses, sec.status)
-		verifications = append(verifications, sec.verification)
-		e.counts = e.counts.Plus(sec.counts)
+		s.Status, s.Verification = settle(s.Status, s.Verification, h.cause)
+		e.scopes = append(e.scopes, s)
+		statuses = append(statuses, s.Status)
+		verifications = append(verifications, s.Verification)
+		e.counts = e.counts.Plus(s.Counts)
 	}
-	e.status, e.verification = settle(vocab.MostSevere(statuses...), vocab.MostSevereVerification(verifications...), h)
+	e.status, e.verification = settle(vocab.MostSevere(statuses...), vocab.MostSevereVerification(verifications...), h.cause)
 	if got.Run.Status != "" {
 		e.verification = vocab.VerificationNotRun
 	}
@@ -118,20 +96,21 @@ func conclude(got run.Outcome, h how) ending {
 	return e
 }
 
-// settle is a status and verification as the run's cancellation and mode
-// leave them: interrupted when the run was cancelled and the status is not
-// one the work had already reached for itself (converged, drift, conflict,
-// invalid); verification not-run when none was reported, in plan mode,
-// and when interrupted.
-func settle(s vocab.Status, v vocab.Verification, h how) (vocab.Status, vocab.Verification) {
+// settle is a status and verification as the run's cancellation (cause,
+// nil when the run was not cancelled) leaves them: interrupted when the
+// run was cancelled and the status is not one the work had already
+// reached for itself (converged, drift, conflict, invalid); verification
+// not-run when none was reported (a run stopped before its scopes, a
+// scope the engine never ran) and when interrupted.
+func settle(s vocab.Status, v vocab.Verification, cause error) (vocab.Status, vocab.Verification) {
 	switch s {
 	case vocab.StatusConverged, vocab.StatusDrift, vocab.StatusConflict, vocab.StatusInvalid:
 	default:
-		if h.cause != nil {
+		if cause != nil {
 			s = vocab.StatusInterrupted
 		}
 	}
-	if v == "" || h.mode == engine.ModePlan || s == vocab.StatusInterrupted {
+	if v == "" || s == vocab.StatusInterrupted {
 		v = vocab.VerificationNotRun
 	}
 	return s, v

@@ -33,22 +33,22 @@ func TestConclude_SeveralScopesMostSevereAndSummed(t *testing.T) {
 		scopeGot("staging", vocab.StatusApplyFailed, vocab.VerificationNotRun, vocab.Counts{Update: 1}),
 		scopeGot("dev", vocab.StatusApplyFailed, vocab.VerificationNotRun, vocab.Counts{Unchanged: 4}, halted),
 	}}
-	e := conclude(got, how{mode: engine.ModeSync})
+	e := conclude(got, how{})
 	assert.Equal(t, vocab.StatusApplyFailed, e.status)
 	assert.Equal(t, vocab.VerificationNotRun, e.verification)
 	assert.Equal(t, vocab.Counts{Create: 2, Update: 1, Unchanged: 5}, e.counts)
 	assert.Equal(t, vocab.ExitApply, e.exitCode())
 	require.Len(t, e.scopes, 3)
-	assert.Equal(t, []string{"prod", "staging", "dev"}, []string{e.scopes[0].name, e.scopes[1].name, e.scopes[2].name})
-	assert.Equal(t, vocab.VerificationConverged, e.scopes[0].verification)
-	assert.Equal(t, diag.Diagnostics{halted}, e.scopes[2].diags)
+	assert.Equal(t, []string{"prod", "staging", "dev"}, []string{e.scopes[0].Name, e.scopes[1].Name, e.scopes[2].Name})
+	assert.Equal(t, vocab.VerificationConverged, e.scopes[0].Verification)
+	assert.Equal(t, diag.Diagnostics{halted}, e.scopes[2].Diagnostics)
 	assert.Empty(t, e.diags, "a scope's diagnostics stay in its section")
 
 	all := run.Outcome{Revision: testRev, Scopes: []run.ScopeOutcome{
 		scopeGot("prod", vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{}),
 		scopeGot("staging", vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{}),
 	}}
-	e = conclude(all, how{mode: engine.ModeSync})
+	e = conclude(all, how{})
 	assert.Equal(t, vocab.StatusConverged, e.status)
 	assert.Equal(t, vocab.VerificationConverged, e.verification, "verified converged only when every scope was")
 }
@@ -60,10 +60,10 @@ func TestConclude_DriftInOneScopeIsExit2(t *testing.T) {
 		scopeGot("prod", vocab.StatusConverged, vocab.VerificationNotRun, vocab.Counts{Unchanged: 3}),
 		scopeGot("staging", vocab.StatusDrift, vocab.VerificationNotRun, vocab.Counts{Update: 1}),
 	}}
-	e := conclude(got, how{mode: engine.ModePlan, detailed: true})
+	e := conclude(got, how{detailed: true})
 	assert.Equal(t, vocab.StatusDrift, e.status)
 	assert.Equal(t, vocab.ExitDrift, e.exitCode())
-	assert.Equal(t, vocab.StatusConverged, e.scopes[0].status)
+	assert.Equal(t, vocab.StatusConverged, e.scopes[0].Status)
 }
 
 // TestConclude_InterruptionSettlesEveryScope: when the run was cancelled,
@@ -75,22 +75,22 @@ func TestConclude_InterruptionSettlesEveryScope(t *testing.T) {
 		scopeGot("prod", vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Create: 1}),
 		scopeGot("staging", vocab.StatusApplyFailed, vocab.VerificationNotRun, vocab.Counts{}),
 	}}
-	e := conclude(got, how{mode: engine.ModeSync, cause: errRunTimeout})
-	assert.Equal(t, vocab.StatusConverged, e.scopes[0].status)
-	assert.Equal(t, vocab.StatusInterrupted, e.scopes[1].status)
+	e := conclude(got, how{cause: errRunTimeout})
+	assert.Equal(t, vocab.StatusConverged, e.scopes[0].Status)
+	assert.Equal(t, vocab.StatusInterrupted, e.scopes[1].Status)
 	assert.Equal(t, vocab.StatusInterrupted, e.status)
 	assert.Equal(t, vocab.ExitInterrupted, e.exitCode())
 	require.NotEmpty(t, e.diags)
 	assert.Equal(t, diag.InterruptedTimeout, e.diags[len(e.diags)-1].Class)
 
-	e = conclude(got, how{mode: engine.ModeSync, cause: context.Canceled})
+	e = conclude(got, how{cause: context.Canceled})
 	assert.Equal(t, diag.InterruptedSignal, e.diags[len(e.diags)-1].Class)
 }
 
 // TestConclude_RunStoppedBeforeItsScopes: a run stopped as a whole (the
 // configuration, the AWS set-up) has no sections; its status is the stop's.
 func TestConclude_RunStoppedBeforeItsScopes(t *testing.T) {
-	e := conclude(run.Stopped(diag.Diagnostics{diag.New(diag.AWSConfig, diag.Subject{})}), how{mode: engine.ModeSync})
+	e := conclude(run.Stopped(diag.Diagnostics{diag.New(diag.AWSConfig, diag.Subject{})}), how{})
 	assert.Nil(t, e.scopes)
 	assert.Equal(t, vocab.StatusInvalid, e.status)
 	assert.Equal(t, vocab.VerificationNotRun, e.verification)
@@ -109,7 +109,7 @@ func TestStatusesMapToExitCodes(t *testing.T) {
 		outs := newOutputs("v9.9.9", p, "", false, slog.New(slog.DiscardHandler), nil)
 		require.Empty(t, outs.probe())
 		got := run.Outcome{Revision: testRev, Scopes: []run.ScopeOutcome{{Name: "default", Result: engine.Result{Status: status, Verification: vocab.VerificationNotRun}}}}
-		err := outs.write(conclude(got, how{mode: engine.ModeSync}))
+		err := outs.write(conclude(got, how{}))
 		assert.Equal(t, code, exitcode.For(err), status)
 		rep, perr := report.Parse(mustRead(t, p))
 		require.NoError(t, perr)
@@ -132,7 +132,7 @@ func TestReportScopes_OneLinePerScope(t *testing.T) {
 		scopeGot("prod", vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Create: 2, Adopt: 1}),
 		scopeGot("staging", vocab.StatusApplyFailed, vocab.VerificationNotRun, vocab.Counts{Unchanged: 4}),
 	}}
-	_ = outs.write(conclude(got, how{mode: engine.ModeSync}))
+	_ = outs.write(conclude(got, how{}))
 	rep, err := report.Parse(mustRead(t, p))
 	require.NoError(t, err)
 	assert.Equal(t, vocab.StatusApplyFailed, rep.Status)
@@ -145,7 +145,7 @@ func TestReportScopes_OneLinePerScope(t *testing.T) {
 	outs = newOutputs("v9.9.9", p, "", false, slog.New(slog.DiscardHandler), nil)
 	outs.scopes = []config.Scope{{Name: "prod", AWS: config.AWS{Region: "us-east-1"}}, {Name: "dev"}}
 	require.Empty(t, outs.probe())
-	_ = outs.write(conclude(run.Stopped(diag.Diagnostics{diag.New(diag.AWSConfig, diag.Subject{})}), how{mode: engine.ModeSync}))
+	_ = outs.write(conclude(run.Stopped(diag.Diagnostics{diag.New(diag.AWSConfig, diag.Subject{})}), how{}))
 	rep, err = report.Parse(mustRead(t, p))
 	require.NoError(t, err)
 	assert.Equal(t, []report.Scope{
@@ -155,6 +155,6 @@ func TestReportScopes_OneLinePerScope(t *testing.T) {
 
 	outs = newOutputs("v9.9.9", p, "", false, nil, nil)
 	require.Empty(t, outs.probe())
-	_ = outs.write(conclude(run.Stopped(diag.Diagnostics{diag.New(diag.ConfigUnknownKey, diag.Subject{})}), how{mode: engine.ModeSync}))
+	_ = outs.write(conclude(run.Stopped(diag.Diagnostics{diag.New(diag.ConfigUnknownKey, diag.Subject{})}), how{}))
 	assert.NotContains(t, string(mustRead(t, p)), "scopes")
 }

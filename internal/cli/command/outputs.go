@@ -113,13 +113,13 @@ func changesOf(version string, e ending) changes.Changes {
 	var scopes []changes.Scope
 	var cs []changes.Change
 	for _, s := range e.scopes {
-		digest := s.digest
-		if s.status != vocab.StatusConverged {
+		digest := s.StateDigest
+		if s.Status != vocab.StatusConverged {
 			digest = ""
 		}
-		scopes = append(scopes, changes.Scope{Name: s.name, Region: s.region, Status: s.status, StateDigest: digest})
-		for _, c := range s.changes {
-			cs = append(cs, changes.Change{Scope: s.name, Action: c.Action, Name: c.Name, ARN: c.ARN, VersionID: c.VersionID})
+		scopes = append(scopes, changes.Scope{Name: s.Name, Region: s.Region, Status: s.Status, StateDigest: digest})
+		for _, c := range s.Changes {
+			cs = append(cs, changes.Change{Scope: s.Name, Action: c.Action, Name: c.Name, ARN: c.ARN, VersionID: c.VersionID})
 		}
 	}
 	return changes.New(version, e.revision, e.status, scopes, cs)
@@ -213,11 +213,11 @@ func (o *outputs) finalRecord(e ending) {
 	}
 	if len(e.scopes) > 1 {
 		for _, s := range e.scopes {
-			o.log.Log(context.Background(), levelOf(s.status, e.detailed), "scope finished",
-				slog.String(vocab.FieldPhase, vocab.PhaseComplete), slog.String(vocab.FieldScope, s.name),
-				slog.String(vocab.FieldStatus, string(s.status)),
-				slog.String(vocab.FieldVerification, string(s.verification)),
-				slog.Int(vocab.FieldCount, s.counts.Operations()))
+			o.log.Log(context.Background(), levelOf(s.Status, e.detailed), "scope finished",
+				slog.String(vocab.FieldPhase, vocab.PhaseComplete), slog.String(vocab.FieldScope, s.Name),
+				slog.String(vocab.FieldStatus, string(s.Status)),
+				slog.String(vocab.FieldVerification, string(s.Verification)),
+				slog.Int(vocab.FieldCount, s.Counts.Operations()))
 		}
 	}
 	o.log.Log(context.Background(), levelOf(e.status, e.detailed), "run finished",
@@ -253,9 +253,9 @@ func (o *outputs) view(e ending) planview.View {
 	}
 	if e.scopes != nil {
 		for _, s := range e.scopes {
-			in.Scopes = append(in.Scopes, planview.ScopeInput{Name: s.name, Region: s.region, SourceTree: s.tree, Settings: s.settings,
-				Status: s.status, Verification: s.verification, Operations: s.plan, Diagnostics: s.diags, Failures: s.failures,
-				Target: targets[s.name]})
+			sc := s.Input()
+			sc.Target = targets[s.Name]
+			in.Scopes = append(in.Scopes, sc)
 		}
 		in.Diagnostics = append(in.Diagnostics, e.diags...)
 		return planview.Build(in, r)
@@ -296,7 +296,7 @@ func (o *outputs) reportScopes(e ending) []report.Scope {
 	var out []report.Scope
 	if e.scopes != nil {
 		for _, s := range e.scopes {
-			out = append(out, report.NewScope(s.name, s.region, s.status, s.verification, s.counts))
+			out = append(out, report.NewScope(s.Name, s.Region, s.Status, s.Verification, s.Counts))
 		}
 		return out
 	}

@@ -49,7 +49,7 @@ func reconcile(parent context.Context, f *factory.Factory, opts *Options, start 
 	if len(got.Run.Diagnostics) == 0 {
 		got = run.Execute(ctx, f.Sources, req)
 	}
-	h := how{mode: opts.Mode, detailed: opts.Mode == engine.ModePlan && opts.Config.Run.DetailedExitCode, durationMS: since(f, start)}
+	h := how{detailed: opts.Mode == engine.ModePlan && opts.Config.Run.DetailedExitCode, durationMS: since(f, start)}
 	if ctx.Err() != nil {
 		h.cause = context.Cause(ctx)
 	}

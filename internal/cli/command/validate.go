@@ -51,7 +51,7 @@ func validate(parent context.Context, f *factory.Factory, opts *Options, start t
 			Overlap:    factory.OfflineOverlaps(ctx, opts.Config.Configured),
 		})
 	}
-	h := how{mode: engine.ModePlan, durationMS: since(f, start)}
+	h := how{durationMS: since(f, start)}
 	if ctx.Err() != nil {
 		h.cause = context.Cause(ctx)
 	}
