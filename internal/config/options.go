@@ -27,7 +27,7 @@ type Options struct {
 	// Scopes are the scopes this run syncs, in config-file order, never
 	// empty after a successful Resolve: the entries of the config file's
 	// scopes: (those --scope names, when given), or else one scope named
-	// DefaultScopeName whose sub-structs are Desired, Engine and AWS above.
+	// model.DefaultScopeName whose sub-structs are Desired, Engine and AWS above.
 	// With scopes: set, Desired, Engine and AWS above hold the top-level
 	// settings (the defaults of every scope) and only Scopes is what a
 	// consumer takes.
@@ -40,10 +40,6 @@ type Options struct {
 	Configured []Scope
 }
 
-// DefaultScopeName is the name of the one scope of a run whose config file
-// has no scopes: (SPEC §10).
-const DefaultScopeName = "default"
-
 // Scope is one scope of a run (SPEC §10): its name and full copies of the
 // run's Desired, Engine and AWS options with the scope's own per-scope
 // settings (Setting.PerScope) applied. Its ownership identity,
@@ -51,7 +47,7 @@ const DefaultScopeName = "default"
 // the one a single-scope run with the same settings has.
 type Scope struct {
 	// Name is the scope's name (model.ValidateScopeName), unique in the
-	// run; DefaultScopeName for a run without scopes:.
+	// run; model.DefaultScopeName for a run without scopes:.
 	Name    string
 	Desired Desired
 	Engine  Engine

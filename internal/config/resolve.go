@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"gopkg.in/yaml.v3"
 )
 
@@ -146,7 +147,7 @@ func Resolve(in Input) (Options, error) {
 		probs = append(probs, sp...)
 		o.Scopes = scopes
 	} else {
-		o.Scopes = []Scope{{Name: DefaultScopeName, Desired: o.Desired, Engine: o.Engine, AWS: o.AWS, Sources: o.Sources}}
+		o.Scopes = []Scope{{Name: model.DefaultScopeName, Desired: o.Desired, Engine: o.Engine, AWS: o.AWS, Sources: o.Sources}}
 	}
 	probs = append(probs, chooseRoles(o.Scopes, in.Command, o.Sources)...)
 	chooseRole(&o.AWS, in.Command)

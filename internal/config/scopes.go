@@ -236,7 +236,7 @@ func selectScopes(scopes []Scope, names []string, src Source) ([]Scope, []Proble
 	for _, n := range names {
 		if !slices.ContainsFunc(scopes, func(s Scope) bool { return s.Name == n }) {
 			probs = append(probs, Problem{ClassInvalidValue, ScopeFilter, src,
-				"names a scope the configuration does not hold (the names of its scopes: entries; without scopes:, the one scope is " + DefaultScopeName + ")"})
+				"names a scope the configuration does not hold (the names of its scopes: entries; without scopes:, the one scope is " + model.DefaultScopeName + ")"})
 			break
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -95,7 +96,7 @@ func TestNoScopesIsOneScopeNamedDefault(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, o.Scopes, 1)
 	s := o.Scopes[0]
-	assert.Equal(t, DefaultScopeName, s.Name)
+	assert.Equal(t, model.DefaultScopeName, s.Name)
 	assert.False(t, s.Listed)
 	assert.Equal(t, o.Desired, s.Desired)
 	assert.Equal(t, o.Engine, s.Engine)
@@ -255,7 +256,7 @@ func TestScopeFlagRunsASubset(t *testing.T) {
 	}
 
 	in := base()
-	in.Flags[ScopeFilter] = DefaultScopeName
+	in.Flags[ScopeFilter] = model.DefaultScopeName
 	o, err = Resolve(in)
 	require.NoError(t, err)
 	require.Len(t, o.Scopes, 1)

@@ -50,7 +50,7 @@ func BenchmarkNoopPlanView(b *testing.B) {
 	})
 	b.Run(fmt.Sprintf("N=%d/view", n), func(b *testing.B) {
 		for b.Loop() {
-			v := planview.Build(planview.Input{GitRevision: st.Commit, Scopes: []planview.ScopeInput{{Name: planview.DefaultScope,
+			v := planview.Build(planview.Input{GitRevision: st.Commit, Scopes: []planview.ScopeInput{{Name: model.DefaultScopeName,
 				Status: last.Status, Verification: vocab.VerificationNotRun, Operations: last.Plan}}}, model.Redaction{})
 			if _, err := planview.Marshal(v); err != nil {
 				b.Fatal(err)

@@ -65,7 +65,7 @@ func TestProperty_SyncConvergesAndIsIdempotent(t *testing.T) {
 			want vocab.Counts
 		}{{pr, planned}, {res, want}} {
 			for _, show := range []bool{false, true} {
-				v := planview.Build(planview.Input{GitRevision: st.Commit, Scopes: []planview.ScopeInput{{Name: planview.DefaultScope,
+				v := planview.Build(planview.Input{GitRevision: st.Commit, Scopes: []planview.ScopeInput{{Name: model.DefaultScopeName,
 					Status: c.r.Status, Verification: c.r.Verification, Operations: c.r.Plan}}}, model.Redaction{ShowNames: show})
 				if err := v.Validate(); err != nil || v.Counts() != c.want {
 					rt.Fatalf("plan view: %v, counts %+v, want %+v", err, v.Counts(), c.want)

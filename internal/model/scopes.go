@@ -8,6 +8,11 @@ import (
 // Several scopes in one run (SPEC §10): the name of a scope, the IAM role a
 // scope's credentials come from, and when two prefixes share secrets.
 
+// DefaultScopeName is the name of the one scope of a run whose config file
+// has no scopes: (SPEC §10), which config.Resolve makes from the top-level
+// settings, and of the one scope a v1 plan file is read as.
+const DefaultScopeName = "default"
+
 // MaxScopeNameBytes is the longest scope name (SPEC §10: [a-z0-9-]{1,32}).
 const MaxScopeNameBytes = 32
 

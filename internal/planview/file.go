@@ -47,10 +47,6 @@ var (
 	scopeNameRE = regexp.MustCompile(`^[a-z0-9-]{1,32}$`)
 )
 
-// DefaultScope is the name of the one scope of a run without scopes:
-// (SPEC §10), and of the one scope a v1 plan file is shown as.
-const DefaultScope = "default"
-
 func unknownSchema() *Error {
 	return &Error{diag.PlanfileUnknownSchema, "schema_version is none of " + vocab.PlanSchema + ", " + vocab.PlanSchemaV2 + " and " + vocab.PlanSchemaV1}
 }
@@ -94,7 +90,7 @@ func (v View) Validate() error {
 		return malformed("%s", err)
 	}
 	if v1 {
-		if len(v.Scopes) != 1 || v.Scopes[0].Name != DefaultScope || v.Scopes[0].Region != "" || v.Scopes[0].Status != "" || v.Scopes[0].Verification != "" {
+		if len(v.Scopes) != 1 || v.Scopes[0].Name != model.DefaultScopeName || v.Scopes[0].Region != "" || v.Scopes[0].Status != "" || v.Scopes[0].Verification != "" {
 			return malformed("a v1 plan is one scope named default with no Region, status or verification")
 		}
 	} else if len(v.Scopes) == 0 && errorCount(v.Diagnostics) == 0 {
@@ -493,7 +489,7 @@ func Parse(data []byte) (View, error) {
 		}
 		c := old.Summary
 		v = View{SchemaVersion: old.SchemaVersion, GitRevision: old.GitRevision, NamesShown: old.NamesShown,
-			Scopes: []ScopeView{{Name: DefaultScope, Operations: old.Operations, Diagnostics: old.Diagnostics,
+			Scopes: []ScopeView{{Name: model.DefaultScopeName, Operations: old.Operations, Diagnostics: old.Diagnostics,
 				Counts: vocab.Counts{Create: c.Create, Update: c.Update, Restore: c.Restore, ScheduleDelete: c.ScheduleDelete,
 					Unchanged: c.Unchanged, Conflicts: c.Conflicts}}},
 			Diagnostics: []diag.Record{}}

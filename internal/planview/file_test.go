@@ -281,7 +281,7 @@ func TestParseReadsV1AsOneScope(t *testing.T) {
 		assert.Equal(t, vocab.PlanSchemaV1, v.SchemaVersion)
 		require.Len(t, v.Scopes, 1)
 		s := v.Scopes[0]
-		assert.Equal(t, ScopeView{Name: DefaultScope, Counts: s.Counts, Operations: s.Operations, Diagnostics: s.Diagnostics}, s, "no Region, status or verification")
+		assert.Equal(t, ScopeView{Name: model.DefaultScopeName, Counts: s.Counts, Operations: s.Operations, Diagnostics: s.Diagnostics}, s, "no Region, status or verification")
 		in := fixtures(t)[tc.in]
 		in.Salt = nil // v1 binds nothing
 		want := Build(in, model.Redaction{ShowNames: tc.shown}).Scopes[0]

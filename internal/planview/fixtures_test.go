@@ -7,6 +7,7 @@ import (
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/keydiff"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -41,7 +42,7 @@ func binary() *keydiff.Summary { s := keydiff.Binary(); return &s }
 // and settings.
 func single(revision string, status vocab.Status, ops []Operation, ds diag.Diagnostics) Input {
 	return Input{Command: CommandPlan, Salt: fixedSalt, RepositoryID: "example/repo", GitRevision: revision,
-		Scopes: []ScopeInput{{Name: DefaultScope, Region: "eu-west-1", SourceTree: tree, Settings: []byte(`{"secret_prefix":"prod/app/"}`),
+		Scopes: []ScopeInput{{Name: model.DefaultScopeName, Region: "eu-west-1", SourceTree: tree, Settings: []byte(`{"secret_prefix":"prod/app/"}`),
 			Status: status, Verification: vocab.VerificationNotRun, Operations: ops, Diagnostics: ds}}}
 }
 

@@ -25,7 +25,7 @@ func genInput(t *rapid.T) Input {
 	if rapid.Bool().Draw(t, "resolved") {
 		in.GitRevision = rev
 	}
-	names := rapid.SliceOfNDistinct(rapid.SampledFrom([]string{DefaultScope, "prod-eu", "staging", "prod-us", "dr-2"}), 1, 4, rapid.ID[string]).Draw(t, "scopes")
+	names := rapid.SliceOfNDistinct(rapid.SampledFrom([]string{model.DefaultScopeName, "prod-eu", "staging", "prod-us", "dr-2"}), 1, 4, rapid.ID[string]).Draw(t, "scopes")
 	for _, name := range names {
 		sc := ScopeInput{Name: name,
 			Region:       rapid.SampledFrom([]string{"", "eu-west-1", "us-east-1", "ap-southeast-2"}).Draw(t, "region"),

@@ -133,17 +133,6 @@ func Stopped(ds diag.Diagnostics) Outcome {
 // interrupted is the outcome of a run cancelled before its scopes ran.
 func interrupted() Outcome { return Outcome{Run: engine.Result{Status: vocab.StatusInterrupted}} }
 
-// Scopes returns the scopes o runs (config.Options.Scopes, in
-// configuration order); options that hold none (built by hand, not by
-// config.Resolve) are one scope named config.DefaultScopeName from the
-// top-level settings.
-func Scopes(o config.Options) []config.Scope {
-	if len(o.Scopes) == 0 {
-		return []config.Scope{{Name: config.DefaultScopeName, Desired: o.Desired, Engine: o.Engine, AWS: o.AWS}}
-	}
-	return o.Scopes
-}
-
 // Execute runs the request's scopes (SPEC §10): it builds every scope's
 // port, resolves the revision once, opens every scope's desired state at
 // that commit (structure checked, nothing decrypted), then runs the scopes
@@ -158,7 +147,7 @@ func Scopes(o config.Options) []config.Scope {
 // revision or desired state is logged here; a cancellation before the
 // engine is interrupted.
 func Execute(ctx context.Context, src Sources, req Request) Outcome {
-	scopes := Scopes(req.Options)
+	scopes := req.Options.Scopes
 	if req.Reviewed != nil {
 		if ds := checkReviewed(req.Log, req.Reviewed, scopes); ds != nil {
 			return Stopped(ds)

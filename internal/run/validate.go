@@ -41,7 +41,7 @@ type Check struct {
 // when the checks that need a key were skipped. An overlap error ends the
 // run invalid (exit 3) before anything is read, as plan would.
 func Validate(ctx context.Context, src Sources, req Request, c Check) Outcome {
-	scopes := Scopes(req.Options)
+	scopes := req.Options.Scopes
 	var warnings diag.Diagnostics
 	var errs diag.Diagnostics
 	for _, d := range c.Overlap {
@@ -100,7 +100,7 @@ func Validate(ctx context.Context, src Sources, req Request, c Check) Outcome {
 // decryption cache for several scopes. Every scope that passes ends
 // converged with verification not-run.
 func validateScopes(ctx context.Context, src Sources, req Request, commit string, structural bool) (Outcome, []*scopeLoad) {
-	scopes := Scopes(req.Options)
+	scopes := req.Options.Scopes
 	got := Outcome{Scopes: make([]ScopeOutcome, len(scopes))}
 	loads := make([]*scopeLoad, len(scopes))
 	var cache *desired.Cache

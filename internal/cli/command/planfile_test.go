@@ -16,6 +16,7 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/exitcode"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/factory"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/run/runtest"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
@@ -74,7 +75,7 @@ func TestPlanFileWrittenFromTheEnginePlan(t *testing.T) {
 	require.NoError(t, rerr)
 	assert.Equal(t, testRev, v.GitRevision)
 	require.Len(t, v.Scopes, 1)
-	assert.Equal(t, planview.DefaultScope, v.Scopes[0].Name, "a run without scopes: is one scope named default")
+	assert.Equal(t, model.DefaultScopeName, v.Scopes[0].Name, "a run without scopes: is one scope named default")
 	assert.Equal(t, vocab.Counts{Create: 1, Unchanged: 1}, v.Scopes[0].Counts)
 	assert.Equal(t, "resource-0001", v.Scopes[0].Operations[0].Resource)
 	assert.Equal(t, &planview.KeyCounts{Added: 1}, v.Scopes[0].Operations[0].Keys)

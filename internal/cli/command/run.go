@@ -68,7 +68,7 @@ func resolve(f *factory.Factory, opts *Options) (run.Request, *outputs) {
 	}
 	outs := newOutputs(f.Build.Version, out.ReportFile, out.PlanFile, out.ShowResourceNames, log, text).withChanges(f.Build.Version, opts.ChangesFile)
 	outs.pointer = opts.Command == "plan"
-	outs.scopes = run.Scopes(opts.Config)
+	outs.scopes = opts.Config.Scopes
 	outs.command, outs.repositoryID = opts.Command, outs.scopes[0].Desired.RepositoryID
 	return run.Request{Mode: opts.Mode, Options: opts.Config, Log: log, Clock: f.Clock}, outs
 }

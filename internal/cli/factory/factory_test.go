@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"os"
 	"path/filepath"
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -24,7 +26,7 @@ import (
 // onePort is the port NewPorts builds for one scope named default with
 // the AWS options o; its error is NewPorts' first diagnostic.
 func onePort(ctx context.Context, o config.AWS) (engine.Port, error) {
-	ps, err := NewPorts(ctx, Trail{}, []config.Scope{{Name: config.DefaultScopeName, AWS: o}}, nil)
+	ps, err := NewPorts(ctx, Trail{}, []config.Scope{{Name: model.DefaultScopeName, AWS: o}}, nil)
 	if err != nil {
 		var ds diag.Diagnostics
 		if errors.As(err, &ds) && len(ds) > 0 {

@@ -119,7 +119,7 @@ func TestNewPorts_ScopesCallWithTheirRolesAndShareBuckets(t *testing.T) {
 // counts), and one AssumeRole with one.
 func TestNewPorts_SingleScopeCallsSTSOnlyForItsRole(t *testing.T) {
 	srv := stsEmulator(t)
-	def := config.Scope{Name: config.DefaultScopeName, AWS: config.AWS{Region: "eu-west-1"}}
+	def := config.Scope{Name: model.DefaultScopeName, AWS: config.AWS{Region: "eu-west-1"}}
 	ports, err := NewPorts(context.Background(), Trail{}, []config.Scope{def}, nil)
 	require.NoError(t, err)
 	require.Len(t, ports, 1)
@@ -170,7 +170,7 @@ func TestNewPorts_DeniedRoleIsCredentialsAssumeRole(t *testing.T) {
 	assert.Equal(t, vocab.ExitApply, ds.ExitCode())
 	assert.Zero(t, srv.Stats(t).Calls["ListSecrets"], "nothing read")
 
-	_, err = NewPorts(context.Background(), Trail{}, []config.Scope{{Name: config.DefaultScopeName, AWS: config.AWS{Region: "eu-west-1", RoleARN: roleDenied}}}, nil)
+	_, err = NewPorts(context.Background(), Trail{}, []config.Scope{{Name: model.DefaultScopeName, AWS: config.AWS{Region: "eu-west-1", RoleARN: roleDenied}}}, nil)
 	ds = setUpError(t, err)
 	require.Len(t, ds, 1)
 	assert.Equal(t, "setting --role-arn", ds[0].Subject.Name(), "a single-scope run names the setting")

@@ -32,7 +32,7 @@ func savedPlan(t *testing.T, show bool) string {
 	require.NoError(t, err)
 	upd, err := keydiff.Diff([]byte(`{"a":"CANARY-1"}`), []byte(`{"a":"CANARY-2","OOB_key":"x"}`))
 	require.NoError(t, err)
-	v := planview.Build(planview.Input{GitRevision: rev, Scopes: []planview.ScopeInput{{Name: planview.DefaultScope, Region: "eu-west-1",
+	v := planview.Build(planview.Input{GitRevision: rev, Scopes: []planview.ScopeInput{{Name: model.DefaultScopeName, Region: "eu-west-1",
 		Status: vocab.StatusDrift, Verification: vocab.VerificationNotRun, Operations: []planview.Operation{
 			{Ordinal: 1, Name: "team/app/api", Action: vocab.ActionCreate, Reason: vocab.ReasonAbsent, Keys: &create},
 			{Ordinal: 2, Name: "team/app/db", Action: vocab.ActionUpdate, Reason: vocab.ReasonValueDiffers, Keys: &upd},
