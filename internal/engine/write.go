@@ -144,7 +144,6 @@ func (r *runner) execute(ctx context.Context, op plan.Operation) (outcome, *sigh
 // re-observation after an unclear outcome, and the wait for an accepted
 // operation's effect to show.
 func (r *runner) drive(ctx context.Context, w *write) outcome {
-	op := w.op
 	var (
 		turn     pace.Turn
 		haveTurn bool
@@ -154,34 +153,15 @@ func (r *runner) drive(ctx context.Context, w *write) outcome {
 	for {
 		if look {
 			if !w.sent {
-				// A throttled call was not executed, so a halt stops its
-				// resend too. A run that was cancelled is interrupted,
-				// whatever the halt says: an interruption raises the halt
-				// too, and it is no scope's failure. The context is read
-				// after the halt, so a halt raised by an interruption
-				// always finds it done.
-				if r.halt.up() {
-					if ctx.Err() != nil {
-						return outInterrupted
-					}
-					return outHalted
-				}
-				t, werr := r.pacer.Wait(ctx, pace.Writes)
-				if werr != nil || ctx.Err() != nil {
-					return outInterrupted
+				t, out, ok := r.preconditionTurn(ctx)
+				if !ok {
+					return out
 				}
 				turn, haveTurn = t, true
 			}
-			s, oerr := r.observeOne(ctx, op.Name)
+			s, oerr := r.observeOne(ctx, w.op.Name)
 			if oerr != nil {
-				msg := "precondition observation failed"
-				switch {
-				case w.accepted:
-					msg = "observation after the operation failed"
-				case w.sent:
-					msg = "re-observation failed"
-				}
-				return r.failed(ctx, op, msg, oerr)
+				return r.lookFailed(ctx, w, oerr)
 			}
 			if !w.accepted {
 				if out, goOn := r.judge(ctx, w, s, err); !goOn && !w.accepted {
@@ -211,31 +191,80 @@ func (r *runner) drive(ctx context.Context, w *write) outcome {
 		err = st.call(ctx, r, w)
 		r.settle(turn, err)
 		haveTurn = false
-		switch {
-		case err == nil:
-			w.sent = true
-			if !w.advance(r, nil) {
-				w.accept(r)
-				if look = w.settle(r, nil); !look {
-					return outDone
-				}
-			}
-		case isThrottled(err) && ctx.Err() == nil:
-			look = !w.sent
-		case ctx.Err() != nil:
-			return outInterrupted
-		case st.exists && isResourceExists(err):
-			w.sent = true
-			r.log.Warn("secret already exists; re-observing", r.opAttrs(op, errAttrs(err)...)...)
-			look = true
-		case isAmbiguous(err) || st.anyError:
-			w.sent = true
-			r.log.Warn("ambiguous outcome; re-observing", r.opAttrs(op, errAttrs(err)...)...)
-			look = true
-		default:
-			return r.failed(ctx, op, "operation failed", err)
+		var (
+			out outcome
+			end bool
+		)
+		if look, out, end = r.called(ctx, w, st, err); end {
+			return out
 		}
 	}
+}
+
+// preconditionTurn is what comes before a precondition (nothing of the
+// operation was sent): the run's halt, then a turn of the write pace. A
+// throttled call was not executed, so a halt stops its resend too. A run
+// that was cancelled is interrupted, whatever the halt says: an
+// interruption raises the halt too, and it is no scope's failure. The
+// context is read after the halt, so a halt raised by an interruption
+// always finds it done. ok is false with the outcome that ends the
+// operation instead.
+func (r *runner) preconditionTurn(ctx context.Context) (turn pace.Turn, out outcome, ok bool) {
+	if r.halt.up() {
+		if ctx.Err() != nil {
+			return turn, outInterrupted, false
+		}
+		return turn, outHalted, false
+	}
+	t, err := r.pacer.Wait(ctx, pace.Writes)
+	if err != nil || ctx.Err() != nil {
+		return turn, outInterrupted, false
+	}
+	return t, outDone, true
+}
+
+// lookFailed fails w closed on err, the failure of drive's observation of
+// its name: the precondition's, a re-observation's, or one after the
+// operation was accepted.
+func (r *runner) lookFailed(ctx context.Context, w *write, err error) outcome {
+	msg := "precondition observation failed"
+	switch {
+	case w.accepted:
+		msg = "observation after the operation failed"
+	case w.sent:
+		msg = "re-observation failed"
+	}
+	return r.failed(ctx, w.op, msg, err)
+}
+
+// called judges err, the outcome of st's call for w (execute's step 3):
+// whether drive observes the name next (look), or, with end, the
+// operation's outcome.
+func (r *runner) called(ctx context.Context, w *write, st step, err error) (look bool, out outcome, end bool) {
+	switch {
+	case err == nil:
+		w.sent = true
+		if !w.advance(r, nil) {
+			w.accept(r)
+			if look = w.settle(r, nil); !look {
+				return false, outDone, true
+			}
+		}
+		return look, outDone, false
+	case isThrottled(err) && ctx.Err() == nil:
+		return !w.sent, outDone, false
+	case ctx.Err() != nil:
+		return false, outInterrupted, true
+	case st.exists && isResourceExists(err):
+		w.sent = true
+		r.log.Warn("secret already exists; re-observing", r.opAttrs(w.op, errAttrs(err)...)...)
+		return true, outDone, false
+	case isAmbiguous(err) || st.anyError:
+		w.sent = true
+		r.log.Warn("ambiguous outcome; re-observing", r.opAttrs(w.op, errAttrs(err)...)...)
+		return true, outDone, false
+	}
+	return false, r.failed(ctx, w.op, "operation failed", err), true
 }
 
 // judge decides from the sighting s what follows for w: goOn (call the
