@@ -4,16 +4,15 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/secretsmanager"
 )
 
 // The control API under /_emulator/ (docs/emulator.md): JSON in, JSON out; bad input
@@ -23,88 +22,47 @@ import (
 func (e *Emulator) State() StateDump {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	now, lag := e.now(), e.lag()
 	d := StateDump{Secrets: []SecretDump{}}
 	for _, p := range e.partOrder {
-		p.st.sweep(now, lag)
-		e.dumpPart(p, &d)
+		d.Secrets = append(d.Secrets, e.smCall(p).Dump()...)
 		d.Parameters = append(d.Parameters, e.ssmCall(p).Dump()...)
 	}
 	return d
 }
 
-// dumpPart appends partition p's live secrets to d. e.mu is held.
-func (e *Emulator) dumpPart(p *part, d *StateDump) {
-	for _, r := range p.st.order {
-		s := r.cur()
-		if s == nil {
-			continue
-		}
-		sd := SecretDump{
-			Account:         p.account,
-			Region:          p.region,
-			Name:            s.name,
-			ARN:             s.arn,
-			Description:     s.description,
-			KmsKeyID:        s.kmsKeyID,
-			Tags:            map[string]string{},
-			RotationEnabled: s.rotationEnabled,
-			LastRotatedDate: timePtr(s.lastRotated),
-			OwningService:   s.owningService,
-			ReplicaRegions:  s.replicaRegions(),
-			PrimaryRegion:   s.primaryRegion,
-			Replica:         s.replica,
-			ResourcePolicy:  s.policy,
-			Versions:        []VersionDump{},
-		}
-		if s.pending() {
-			t := s.deletedDate
-			sd.DeletedDate = &t
-		}
-		for _, t := range s.tags {
-			sd.Tags[t.key] = t.value
-		}
-		for _, rs := range s.replicas {
-			st, msg := rs.status(e.now())
-			sd.ReplicationStatus = append(sd.ReplicationStatus, ReplicaStatusDump{Region: rs.region, KmsKeyID: rs.kmsKeyID, Status: st, StatusMessage: msg})
-		}
-		for _, v := range s.versions {
-			vd := VersionDump{VersionID: v.id, Stages: append([]string{}, s.stages[v.id]...), SecretBinary: slices.Clone(v.bin), CreatedDate: v.created, KmsKeyIDs: keyIDsOut(v)}
-			if v.str != nil {
-				str := *v.str
-				vd.SecretString = &str
-			}
-			sd.Versions = append(sd.Versions, vd)
-		}
-		d.Secrets = append(d.Secrets, sd)
-	}
-}
-
 // SetConditions applies c to the secret named (or ARN'd) by c.Name. It
 // returns an error when the secret does not exist or c is invalid.
 func (e *Emulator) SetConditions(c Conditions) error {
-	if c.Name == "" {
-		return errors.New("name is required (a secret name or ARN)")
+	if err := secretsmanager.CheckConditions(c); err != nil {
+		return err
 	}
-	for _, reg := range c.ReplicaRegions {
-		if !core.ValidRegion(reg) {
-			return fmt.Errorf("replica region %q is not a Region name like us-west-2", reg)
-		}
-	}
-	if c.CurrentPayload != nil && *c.CurrentPayload != "both" && *c.CurrentPayload != "neither" {
-		return fmt.Errorf("current_payload must be \"both\" or \"neither\"")
-	}
-	ec, err := e.controlCall(c.Name, c.Account, c.Region)
+	p, err := e.controlPart(c.Name, c.Account, c.Region)
 	if err != nil {
 		return err
 	}
-	return ec.setConditions(c)
+	return e.smCall(p).SetConditions(c)
 }
 
-// controlCall returns the call that serves a control request about the
-// secret name (a name or ARN) in account and Region: the given ones, else
-// the ARN's, else the default ones.
-func (e *Emulator) controlCall(name, account, region string) (*call, error) {
+// Rotate runs one step of a rotation (see Rotation). Errors: unknown
+// secret, rotation not enabled, a step out of order (set, test or finish
+// without a rotation in flight, create while one is), an invalid pointer,
+// a current value that is not a JSON object where a key is named,
+// remove_pending on a step other than finish.
+func (e *Emulator) Rotate(rot Rotation) (RotationStep, error) {
+	if err := secretsmanager.CheckRotation(rot); err != nil {
+		return RotationStep{}, err
+	}
+	p, err := e.controlPart(rot.Name, rot.Account, rot.Region)
+	if err != nil {
+		return RotationStep{}, err
+	}
+	return e.smCall(p).Rotate(rot)
+}
+
+// controlPart returns the partition that serves a control request about
+// the secret name (a name or ARN) in account and Region: the given ones,
+// else the ARN's, else the default ones.
+func (e *Emulator) controlPart(name, account, region string) (*part, error) {
 	if f := strings.SplitN(name, ":", 6); len(f) == 6 && f[0] == "arn" {
 		account, region = cmp.Or(account, f[4]), cmp.Or(region, f[3])
 	}
@@ -115,132 +73,9 @@ func (e *Emulator) controlCall(name, account, region string) (*call, error) {
 		return nil, fmt.Errorf("account %q or region %q is malformed", account, region)
 	}
 	e.mu.Lock()
-	ec := &call{Emulator: e, part: e.partFor(account, region)}
+	p := e.partFor(account, region)
 	e.mu.Unlock()
-	return ec, nil
-}
-
-func (e *call) setConditions(c Conditions) error {
-	now, lag := e.begin()
-	defer e.mu.Unlock()
-	r := e.st.lookup(c.Name)
-	if r == nil || r.cur() == nil {
-		return fmt.Errorf("secret %q not found in account %s, Region %s", c.Name, e.account, e.region)
-	}
-	n := r.cur().clone()
-	if c.RotationEnabled != nil {
-		if *c.RotationEnabled && !n.rotationEnabled {
-			n.rotationSince = now
-		}
-		n.rotationEnabled = *c.RotationEnabled
-		n.rotationSet = true
-	}
-	if c.OwningService != nil {
-		n.owningService = *c.OwningService
-	}
-	if c.ReplicaRegions != nil {
-		if n.replica {
-			return fmt.Errorf("secret %q is a replica; set conditions on its primary", c.Name)
-		}
-		if slices.Contains(c.ReplicaRegions, e.region) {
-			return fmt.Errorf("replica_regions: a secret cannot be replicated to its own Region %s", e.region)
-		}
-		// Replicas made by conditions are InSync at once (no lag, no
-		// failure faults); a name clash in the Region still fails.
-		var keep []replicaState
-		for _, rs := range n.replicas {
-			if slices.Contains(c.ReplicaRegions, rs.region) {
-				keep = append(keep, rs)
-			} else {
-				e.removeReplica(n.name, rs.region, now)
-			}
-		}
-		n.replicas = keep
-		for _, reg := range c.ReplicaRegions {
-			if n.replicaIndex(reg) >= 0 {
-				continue
-			}
-			rs := replicaState{region: reg}
-			tp := e.partFor(e.account, reg)
-			tp.st.sweep(now, lag)
-			if tp.st.byName[n.name] != nil {
-				rs.failed = fmt.Sprintf("Replication failed: Secret name %s already exists in region %s.", n.name, reg)
-			} else {
-				tp.st.create(replicaCopy(n, e.region, rs, now, now), now)
-			}
-			rs.syncAt = now
-			n.replicas = append(n.replicas, rs)
-		}
-		n.primaryRegion = ""
-		if len(n.replicas) > 0 {
-			n.primaryRegion = e.region
-		}
-	}
-	if c.PendingVersion != nil {
-		if *c.PendingVersion {
-			id := e.newVersionID()
-			var str *string
-			var bin []byte
-			if cur := n.holder("AWSCURRENT"); cur != "" {
-				v := n.version(cur)
-				str, bin = v.str, v.bin
-			} else {
-				p := "pending"
-				str = &p
-			}
-			n.versions = append(n.versions, newVersion(id, str, bin, now, e.storedKeyID(n)))
-			n.removeLabel("AWSPENDING")
-			n.addLabel(id, "AWSPENDING")
-		} else {
-			n.removeLabel("AWSPENDING")
-		}
-	}
-	if c.ExtraCurrentStage != nil {
-		var holders []string
-		for _, v := range n.versions {
-			if slices.Contains(n.stages[v.id], "AWSCURRENT") {
-				holders = append(holders, v.id)
-			}
-		}
-		if *c.ExtraCurrentStage {
-			target := ""
-			for i := len(n.versions) - 1; i >= 0; i-- {
-				if id := n.versions[i].id; !slices.Contains(holders, id) {
-					target = id
-					break
-				}
-			}
-			if target == "" {
-				target = e.newVersionID()
-				p := "extra-current"
-				n.versions = append(n.versions, newVersion(target, &p, nil, now, e.storedKeyID(n)))
-			}
-			n.addLabel(target, "AWSCURRENT")
-			if len(holders) == 0 { // needs two holders
-				other := e.newVersionID()
-				p := "extra-current"
-				n.versions = append(n.versions, newVersion(other, &p, nil, now, e.storedKeyID(n)))
-				n.addLabel(other, "AWSCURRENT")
-			}
-		} else if len(holders) > 1 {
-			keep := holders[len(holders)-1]
-			n.removeLabel("AWSCURRENT")
-			n.addLabel(keep, "AWSCURRENT")
-		}
-	}
-	if c.CurrentPayload != nil {
-		id := e.newVersionID()
-		v := &version{id: id, created: now, keys: []string{e.storedKeyID(n)}}
-		if *c.CurrentPayload == "both" {
-			str := "string-part"
-			v.str, v.bin = &str, []byte("binary-part")
-		}
-		n.versions = append(n.versions, v)
-		n.moveCurrent(id)
-	}
-	n.lastChanged = now
-	e.commitPrimaryWith(r, n, now, lag, 0, false)
-	return nil
+	return p, nil
 }
 
 // ClockAdvance is the body of POST /_emulator/clock: seconds to move the

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/kms"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/secretsmanager"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/ssm"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/sts"
 )
@@ -291,14 +292,12 @@ func (e *Emulator) handleAPI(w http.ResponseWriter, r *http.Request) (op string,
 // "AmazonSSM.<Operation>" for Parameter Store (the two services' model
 // target prefixes). The handler is nil for anything else.
 func lookupOperation(target string) (string, handler) {
-	if op, ok := strings.CutPrefix(target, "secretsmanager."); ok {
-		h := operations[op]
+	if op, ok := strings.CutPrefix(target, secretsmanager.Target); ok {
+		h := secretsmanager.Handler(op)
 		if h == nil {
 			return op, nil
 		}
-		return op, func(e *Emulator, p *part, body []byte) (any, *core.Error) {
-			return h(&call{Emulator: e, part: p}, body)
-		}
+		return op, func(e *Emulator, p *part, body []byte) (any, *core.Error) { return h(e.smCall(p), body) }
 	}
 	if op, ok := strings.CutPrefix(target, ssm.Target); ok {
 		h := ssm.Handler(op)
@@ -325,49 +324,4 @@ func (e *Emulator) countUnrouted(op string) {
 	e.mu.Lock()
 	e.stats.Calls[op]++
 	e.mu.Unlock()
-}
-
-// operations maps each served X-Amz-Target operation to its handler.
-var operations map[string]core.Handler[*call]
-
-func init() {
-	operations = map[string]core.Handler[*call]{
-		"CreateSecret":                 core.Op((*call).createSecret),
-		"PutSecretValue":               core.Op((*call).putSecretValue),
-		"UpdateSecret":                 core.Op((*call).updateSecret),
-		"DescribeSecret":               core.Op((*call).describeSecret),
-		"GetSecretValue":               core.Op((*call).getSecretValue),
-		"BatchGetSecretValue":          core.Op((*call).batchGetSecretValue),
-		"ListSecrets":                  core.Op((*call).listSecrets),
-		"ListSecretVersionIds":         core.Op((*call).listSecretVersionIDs),
-		"DeleteSecret":                 core.Op((*call).deleteSecret),
-		"RestoreSecret":                core.Op((*call).restoreSecret),
-		"TagResource":                  core.Op((*call).tagResource),
-		"UntagResource":                core.Op((*call).untagResource),
-		"UpdateSecretVersionStage":     core.Op((*call).updateSecretVersionStage),
-		"ReplicateSecretToRegions":     core.Op((*call).replicateSecretToRegions),
-		"RemoveRegionsFromReplication": core.Op((*call).removeRegionsFromReplication),
-		"PutResourcePolicy":            core.Op((*call).putResourcePolicy),
-		"GetResourcePolicy":            core.Op((*call).getResourcePolicy),
-		"DeleteResourcePolicy":         core.Op((*call).deleteResourcePolicy),
-	}
-}
-
-// Operations returns the names of the served operations.
-func Operations() []string {
-	names := make([]string, 0, len(operations))
-	for k := range operations {
-		names = append(names, k)
-	}
-	return names
-}
-
-// mutating lists the operations that change state (ambiguous faults from
-// AmbiguousRate apply only to these).
-var mutating = map[string]bool{
-	"CreateSecret": true, "PutSecretValue": true, "UpdateSecret": true,
-	"DeleteSecret": true, "RestoreSecret": true, "TagResource": true,
-	"UntagResource": true, "UpdateSecretVersionStage": true,
-	"ReplicateSecretToRegions": true, "RemoveRegionsFromReplication": true,
-	"PutResourcePolicy": true, "DeleteResourcePolicy": true,
 }

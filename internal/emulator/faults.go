@@ -11,6 +11,7 @@ import (
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/kms"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/secretsmanager"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/ssm"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/sts"
 )
@@ -55,33 +56,12 @@ func (p callPlan) name() string {
 	return ""
 }
 
-// quotaFamilies are AWS's request quotas per operation family, requests per
-// second (reference §5; the table). Operations that share a family
-// share one bucket. Rows the reference could not confirm are marked.
-var quotaFamilies = map[string]core.Quota{
-	"DescribeSecret":           {Family: "DescribeSecret+GetSecretValue", Rate: 10000},
-	"GetSecretValue":           {Family: "DescribeSecret+GetSecretValue", Rate: 10000},
-	"BatchGetSecretValue":      {Family: "BatchGetSecretValue", Rate: 100},
-	"ListSecrets":              {Family: "ListSecrets", Rate: 100},
-	"ListSecretVersionIds":     {Family: "ListSecretVersionIds", Rate: 50}, // [unverified]
-	"CreateSecret":             {Family: "CreateSecret", Rate: 50},
-	"PutSecretValue":           {Family: "PutSecretValue+UpdateSecret+UpdateSecretVersionStage", Rate: 50},
-	"UpdateSecret":             {Family: "PutSecretValue+UpdateSecret+UpdateSecretVersionStage", Rate: 50},
-	"UpdateSecretVersionStage": {Family: "PutSecretValue+UpdateSecret+UpdateSecretVersionStage", Rate: 50},
-	// The quotas page puts the replication operations in the same family.
-	"ReplicateSecretToRegions":     {Family: "PutSecretValue+UpdateSecret+UpdateSecretVersionStage", Rate: 50},
-	"RemoveRegionsFromReplication": {Family: "PutSecretValue+UpdateSecret+UpdateSecretVersionStage", Rate: 50},
-	// Resource-policy operations share one quota (reference §5).
-	"PutResourcePolicy":    {Family: "ResourcePolicy", Rate: 50},
-	"GetResourcePolicy":    {Family: "ResourcePolicy", Rate: 50},
-	"DeleteResourcePolicy": {Family: "ResourcePolicy", Rate: 50},
-	"DeleteSecret":         {Family: "DeleteSecret", Rate: 50},
-	"RestoreSecret":        {Family: "RestoreSecret", Rate: 50},
-	"TagResource":          {Family: "TagResource+UntagResource", Rate: 50},
-	"UntagResource":        {Family: "TagResource+UntagResource", Rate: 50},
-}
+// quotaFamilies are AWS's request quotas per operation, of every service
+// served (each service's own table).
+var quotaFamilies = map[string]core.Quota{}
 
 func init() {
+	maps.Copy(quotaFamilies, secretsmanager.Quotas)
 	maps.Copy(quotaFamilies, ssm.Quotas)
 }
 
@@ -130,7 +110,7 @@ func ValidateFaults(f Faults) error {
 	if err := kms.ValidateFaults(f.KMSKeyFaults); err != nil {
 		return err
 	}
-	if err := validateReplicaFailures(f.ReplicaFailures); err != nil {
+	if err := secretsmanager.ValidateReplicaFailures(f.ReplicaFailures); err != nil {
 		return err
 	}
 	for i, a := range f.STSHang {
@@ -144,7 +124,7 @@ func ValidateFaults(f Faults) error {
 		}
 	}
 	for i, s := range f.Script {
-		if operations[s.Operation] == nil && !ssm.Serves(s.Operation) {
+		if !secretsmanager.Serves(s.Operation) && !ssm.Serves(s.Operation) {
 			return fmt.Errorf("script[%d].operation %q is not a served operation", i, s.Operation)
 		}
 		if s.Nth < 1 {
@@ -161,7 +141,7 @@ func ValidateFaults(f Faults) error {
 // (Faults.Denied): secretsmanager:<Operation> of a Secrets Manager
 // operation, ssm:<Operation> of a Parameter Store one.
 func deniedOperation(a string) (string, bool) {
-	if op, ok := strings.CutPrefix(a, "secretsmanager:"); ok && operations[op] != nil {
+	if op, ok := strings.CutPrefix(a, secretsmanager.IAMPrefix); ok && secretsmanager.Serves(op) {
 		return op, true
 	}
 	if op, ok := strings.CutPrefix(a, ssm.IAMPrefix); ok && ssm.Serves(op) {
@@ -197,7 +177,7 @@ func defaultMessage(code string) string {
 	case "ThrottlingException":
 		return core.MsgRateExceeded
 	case "ResourceNotFoundException":
-		return msgNotFound
+		return secretsmanager.MsgNotFound
 	case "InternalServiceError", "InternalServerError":
 		return core.MsgInternal
 	case "LimitExceededException":
@@ -308,7 +288,7 @@ func (e *Emulator) admit(p *part, op string, attempt int) callPlan {
 		e.countFault(plan)
 		return plan
 	}
-	if f.AmbiguousRate > 0 && (mutating[op] || ssm.Mutating(op)) && e.faultRNG.Float64() < f.AmbiguousRate {
+	if f.AmbiguousRate > 0 && (secretsmanager.Mutating(op) || ssm.Mutating(op)) && e.faultRNG.Float64() < f.AmbiguousRate {
 		switch f.AmbiguousKind {
 		case "after-apply":
 			plan.kind = faultAmbiguousAfter

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/secretsmanager"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/ssm"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/sts"
 )
@@ -28,21 +29,13 @@ import (
 // buckets. Callers hold Emulator.mu.
 type part struct {
 	account, region string
-	st              *store
+	st              *secretsmanager.Store
 	ssm             *ssm.Store // its Parameter Store parameters
 	buckets         map[string]*bucket
 	calls           map[string]int64 // API calls served here, by operation
 }
 
 type partKey struct{ account, region string }
-
-// call is one API request's view of the emulator: the emulator and the
-// (account, Region) the request's credentials and signature chose. Handlers
-// are methods of call, so e.st, e.region and e.account are the partition's.
-type call struct {
-	*Emulator
-	*part
-}
 
 // partFor returns the partition of (account, region), creating it empty.
 // e.mu is held.
@@ -51,15 +44,10 @@ func (e *Emulator) partFor(account, region string) *part {
 	if p := e.parts[k]; p != nil {
 		return p
 	}
-	p := &part{account: account, region: region, st: newStore(), ssm: ssm.NewStore(), buckets: map[string]*bucket{}, calls: map[string]int64{}}
+	p := &part{account: account, region: region, st: secretsmanager.NewStore(), ssm: ssm.NewStore(), buckets: map[string]*bucket{}, calls: map[string]int64{}}
 	e.parts[k] = p
 	e.partOrder = append(e.partOrder, p)
 	return p
-}
-
-// defCall is a call in the default account and Region. e.mu is held.
-func (e *Emulator) defCall() *call {
-	return &call{Emulator: e, part: e.partFor(e.defAccount, e.defRegion)}
 }
 
 // resetParts drops every partition's secrets and buckets. e.mu is held.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/kms"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/secretsmanager"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/ssm"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/sts"
 )
@@ -20,8 +21,8 @@ const SSMDefaultKMSAlias = ssm.DefaultKMSAlias
 // SSMOperations returns the names of the served Parameter Store operations.
 func SSMOperations() []string { return ssm.Operations() }
 
-// host is the emulator as its services see it (core.Host, ssm.Host,
-// sts.Host).
+// host is the emulator as its services see it (core.Host,
+// secretsmanager.Host, ssm.Host, sts.Host).
 type host struct{ e *Emulator }
 
 func (h host) Lock()                  { h.e.mu.Lock() }
@@ -33,7 +34,7 @@ func (h host) ParameterLimit() int    { return h.e.faults.SSMParameterLimit }
 
 // ssmCall is Parameter Store's view of a request served in partition p.
 func (e *Emulator) ssmCall(p *part) *ssm.Call {
-	return ssm.NewCall(host{e}, p.account, p.region, p.ssm)
+	return &ssm.Call{Host: host{e}, Partition: core.Partition{Account: p.account, Region: p.region}, Params: p.ssm}
 }
 
 // kmsKeys is the emulator's KMS registry as core.Keys, under the
@@ -93,3 +94,51 @@ func (e *Emulator) Sessions() Sessions {
 	defer e.mu.Unlock()
 	return e.sessions.Sessions()
 }
+
+// smCall is Secrets Manager's view of a request served in partition p.
+func (e *Emulator) smCall(p *part) *secretsmanager.Call {
+	return &secretsmanager.Call{Host: host{e}, Partition: core.Partition{Account: p.account, Region: p.region}, Secrets: p.st}
+}
+
+func (h host) ListLag() time.Duration {
+	return time.Duration(h.e.faults.ListLagMS) * time.Millisecond
+}
+
+func (h host) ListScanLimit() int64 { return h.e.faults.ListScanLimit }
+
+func (h host) ReplicationLag() time.Duration {
+	return time.Duration(h.e.faults.ReplicationLagMS) * time.Millisecond
+}
+
+func (h host) ReplicaFailures() []ReplicaFailure { return h.e.faults.ReplicaFailures }
+
+func (h host) SecretsIn(account, region string) *secretsmanager.Store {
+	return h.e.partFor(account, region).st
+}
+
+func (h host) NewID() string     { return h.e.newVersionID() }
+func (h host) ARNSuffix() string { return h.e.arnSuffix() }
+
+// Operations returns the names of the served Secrets Manager operations.
+func Operations() []string { return secretsmanager.Operations() }
+
+// Secrets Manager's types under the emulator's names (see the package
+// secretsmanager).
+type (
+	SecretDump        = secretsmanager.SecretDump
+	ReplicaStatusDump = secretsmanager.ReplicaStatusDump
+	VersionDump       = secretsmanager.VersionDump
+	Conditions        = secretsmanager.Conditions
+	Rotation          = secretsmanager.Rotation
+	RotationStep      = secretsmanager.RotationStep
+	ReplicaFailure    = secretsmanager.ReplicaFailure
+)
+
+// Rotation steps, in the order a rotation runs them (see
+// secretsmanager.RotationCreate).
+const (
+	RotationCreate = secretsmanager.RotationCreate
+	RotationSet    = secretsmanager.RotationSet
+	RotationTest   = secretsmanager.RotationTest
+	RotationFinish = secretsmanager.RotationFinish
+)

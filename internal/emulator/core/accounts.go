@@ -75,3 +75,10 @@ func ValidRegion(r string) bool {
 	}
 	return true
 }
+
+// Partition is the (account, Region) a request's credentials and
+// signature chose: a service keeps one store per Partition, and a
+// service's view of a request carries it.
+type Partition struct {
+	Account, Region string
+}

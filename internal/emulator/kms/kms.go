@@ -9,11 +9,11 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 )
 
-// Key states a KeyFault can put a key into.
+// Key states a KeyFault can put a key into (core.Keys.State answers them).
 const (
-	Disabled        = "disabled"
-	PendingDeletion = "pending-deletion"
-	AccessDenied    = "access-denied"
+	Disabled        = core.KeyDisabled
+	PendingDeletion = core.KeyPendingDeletion
+	AccessDenied    = core.KeyAccessDenied
 )
 
 // Key is one KMS key of the registry (POST /_emulator/kms/keys,
@@ -77,104 +77,6 @@ func NewRegistry() *Registry {
 // not-found wordings are ours, built on KMS's NotFoundException text.
 const msgInvalidKeyID = "The operation failed because of an invalid KMS key: Invalid keyId"
 
-// ref is a parsed KmsKeyId: either a key id or an alias name.
-type ref struct {
-	keyID string // set for a key id or key ARN
-	alias string // set for an alias name or alias ARN
-	arn   bool   // given as an ARN
-	// region and account of an ARN (empty for a bare id or alias name)
-	region, account string
-}
-
-func isHex(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-			return false
-		}
-	}
-	return true
-}
-
-// validKeyID accepts a UUID key id or a multi-Region key id.
-func validKeyID(id string) bool {
-	if rest, ok := strings.CutPrefix(id, "mrk-"); ok {
-		return len(rest) == 32 && isHex(rest)
-	}
-	parts := strings.Split(id, "-")
-	if len(parts) != 5 {
-		return false
-	}
-	for i, n := range []int{8, 4, 4, 4, 12} {
-		if len(parts[i]) != n || !isHex(parts[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-// validAliasName accepts "alias/" followed by 1+ of A-Za-z0-9/_- (KMS's
-// AliasName pattern), 256 characters at most in all.
-func validAliasName(a string) bool {
-	rest, ok := strings.CutPrefix(a, "alias/")
-	if !ok || rest == "" || len(a) > 256 {
-		return false
-	}
-	for i := 0; i < len(rest); i++ {
-		c := rest[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '/' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
-
-// parseRef parses the four accepted forms of KmsKeyId: key id, key ARN,
-// alias name, alias ARN. ok is false for anything else.
-func parseRef(s string) (ref, bool) {
-	if strings.HasPrefix(s, "alias/") {
-		return ref{alias: s}, validAliasName(s)
-	}
-	if strings.HasPrefix(s, "arn:") {
-		// arn:<partition>:kms:<region>:<account>:key/<id> or …:alias/<name>
-		f := strings.SplitN(s, ":", 6)
-		if len(f) != 6 || f[1] == "" || f[2] != "kms" || f[3] == "" || len(f[4]) != 12 || !isDigits(f[4]) {
-			return ref{}, false
-		}
-		// Another partition is as foreign as another Region or account.
-		r := ref{arn: true, region: f[3], account: f[4]}
-		if f[1] != "aws" {
-			r.region = f[1] + ":" + f[3]
-		}
-		if id, ok := strings.CutPrefix(f[5], "key/"); ok {
-			r.keyID = id
-			return r, validKeyID(id)
-		}
-		if strings.HasPrefix(f[5], "alias/") {
-			r.alias = f[5]
-			return r, validAliasName(f[5])
-		}
-		return ref{}, false
-	}
-	return ref{keyID: s}, validKeyID(s)
-}
-
-func isDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return s != ""
-}
-
-// ValidForm reports whether s is one of the four forms of a KmsKeyId (key
-// id, key ARN, alias name, alias ARN), without the registry.
-func ValidForm(s string) bool {
-	_, ok := parseRef(s)
-	return ok
-}
-
 // KeyARN is the ARN of key id in account and region.
 func KeyARN(account, region, id string) string {
 	return fmt.Sprintf("arn:aws:kms:%s:%s:key/%s", region, account, id)
@@ -193,21 +95,21 @@ func (r *Registry) Resolve(account, region, s string) (string, *core.Error) {
 	if s == "" {
 		return core.SecretsManagerKeyID, nil
 	}
-	ref, ok := parseRef(s)
+	ref, ok := core.ParseKeyRef(s)
 	if !ok {
 		return "", core.Errf("InvalidParameterException", msgInvalidKeyID)
 	}
-	foreign := ref.arn && (ref.region != region || ref.account != account)
-	if ref.alias != "" {
-		id, known := r.aliases[ref.alias]
+	foreign := ref.ARN && (ref.Region != region || ref.Account != account)
+	if ref.Alias != "" {
+		id, known := r.aliases[ref.Alias]
 		if !known || foreign {
-			return "", core.Errf("InvalidParameterException", "The operation failed because of an invalid KMS key: Alias %s is not found.", AliasARN(account, region, ref.alias))
+			return "", core.Errf("InvalidParameterException", "The operation failed because of an invalid KMS key: Alias %s is not found.", AliasARN(account, region, ref.Alias))
 		}
 		return id, nil
 	}
-	id := ref.keyID // key ids are matched exactly (KMS's are lower case)
+	id := ref.KeyID // key ids are matched exactly (KMS's are lower case)
 	if _, known := r.keys[id]; !known || foreign {
-		return "", core.Errf("InvalidParameterException", "The operation failed because of an invalid KMS key: Key '%s' does not exist", KeyARN(account, region, ref.keyID))
+		return "", core.Errf("InvalidParameterException", "The operation failed because of an invalid KMS key: Key '%s' does not exist", KeyARN(account, region, ref.KeyID))
 	}
 	return id, nil
 }
@@ -230,7 +132,7 @@ func ValidateFaults(fs []KeyFault) error {
 		if f.Key == "" {
 			return fmt.Errorf("kms_key_faults[%d].key is required: a key id, key ARN, alias name or alias ARN", i)
 		}
-		if _, ok := parseRef(f.Key); !ok {
+		if !core.ValidKeyForm(f.Key) {
 			return fmt.Errorf("kms_key_faults[%d].key %q is not a key id, key ARN, alias name or alias ARN", i, f.Key)
 		}
 		switch f.State {
@@ -250,7 +152,7 @@ func (r *Registry) Add(account, region string, k Key, newID func() string) (Key,
 	if id == "" {
 		id = newID()
 	}
-	if !validKeyID(id) {
+	if !core.ValidKeyID(id) {
 		return Key{}, fmt.Errorf("key_id %q is not a key id (a UUID, or mrk- and 32 hex digits)", k.KeyID)
 	}
 	if id == core.SecretsManagerKeyID {
@@ -272,7 +174,7 @@ func (r *Registry) Add(account, region string, k Key, newID func() string) (Key,
 }
 
 func checkAliasName(a string) error {
-	if !validAliasName(a) {
+	if !core.ValidAliasName(a) {
 		return fmt.Errorf("alias %q is not an alias name: alias/ followed by A-Za-z0-9/_- (256 characters at most)", a)
 	}
 	if strings.HasPrefix(a, "alias/aws/") {
@@ -287,8 +189,8 @@ func (r *Registry) SetAlias(account, region string, a Alias) error {
 	if err := checkAliasName(a.AliasName); err != nil {
 		return err
 	}
-	ref, ok := parseRef(a.TargetKeyID)
-	if !ok || ref.alias != "" {
+	ref, ok := core.ParseKeyRef(a.TargetKeyID)
+	if !ok || ref.Alias != "" {
 		return fmt.Errorf("target_key_id %q is not a key id or key ARN", a.TargetKeyID)
 	}
 	id, aerr := r.Resolve(account, region, a.TargetKeyID)

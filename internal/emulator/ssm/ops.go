@@ -200,7 +200,7 @@ func (e *Call) putParameter(in *putParameterIn) (any, *core.Error) {
 	}
 	e.Lock()
 	defer e.Unlock()
-	st := e.ssm
+	st := e.Params
 	p := st.byKey[ssmKey(name)]
 	var cur *paramVersion
 	if p != nil {
@@ -299,7 +299,7 @@ func (e *Call) ssmCountLimit(tier string) int {
 // version. The caller holds the lock.
 func (e *Call) find(raw string) (*parameter, *paramVersion, *core.Error) {
 	name, sel := ssmLookupName(raw)
-	p := e.ssm.byKey[ssmKey(name)]
+	p := e.Params.byKey[ssmKey(name)]
 	if p == nil {
 		return nil, nil, errParamNotFound(strings.TrimSpace(raw))
 	}
@@ -408,10 +408,10 @@ func (e *Call) deleteParameter(in *deleteParameterIn) (any, *core.Error) {
 	e.Lock()
 	defer e.Unlock()
 	k := ssmKey(strings.TrimSpace(*in.Name))
-	if e.ssm.byKey[k] == nil {
+	if e.Params.byKey[k] == nil {
 		return nil, errParamNotFound(*in.Name)
 	}
-	delete(e.ssm.byKey, k)
+	delete(e.Params.byKey, k)
 	return struct{}{}, nil
 }
 
@@ -424,11 +424,11 @@ func (e *Call) deleteParameters(in *deleteParametersIn) (any, *core.Error) {
 	out := deleteParametersOut{DeletedParameters: []string{}, InvalidParameters: []string{}}
 	for _, n := range in.Names {
 		k := ssmKey(strings.TrimSpace(n))
-		if e.ssm.byKey[k] == nil {
+		if e.Params.byKey[k] == nil {
 			out.InvalidParameters = append(out.InvalidParameters, n)
 			continue
 		}
-		delete(e.ssm.byKey, k)
+		delete(e.Params.byKey, k)
 		out.DeletedParameters = append(out.DeletedParameters, n)
 	}
 	return out, nil
@@ -449,7 +449,7 @@ func (e *Call) tagged(in *ssmResourceIn) (*parameter, *core.Error) {
 	case *in.ResourceType != "Parameter":
 		return nil, core.Errf("InvalidResourceType", "The emulator tags parameters only.")
 	}
-	p := e.ssm.byKey[ssmKey(strings.TrimSpace(*in.ResourceID))]
+	p := e.Params.byKey[ssmKey(strings.TrimSpace(*in.ResourceID))]
 	if p == nil {
 		return nil, core.Errf("InvalidResourceId", "The resource ID \"%s\" is not valid. Verify the ID and try again.", *in.ResourceID)
 	}
@@ -547,7 +547,7 @@ func (e *Call) labelParameterVersion(in *labelIn) (any, *core.Error) {
 	e.Lock()
 	defer e.Unlock()
 	name := strings.TrimSpace(*in.Name)
-	p := e.ssm.byKey[ssmKey(name)]
+	p := e.Params.byKey[ssmKey(name)]
 	if p == nil {
 		return nil, errParamNotFound(name)
 	}
@@ -609,7 +609,7 @@ func (e *Call) getParameterHistory(in *historyIn) (any, *core.Error) {
 	e.Lock()
 	defer e.Unlock()
 	name := strings.TrimSpace(*in.Name)
-	p := e.ssm.byKey[ssmKey(name)]
+	p := e.Params.byKey[ssmKey(name)]
 	if p == nil {
 		return nil, errParamNotFound(name)
 	}

@@ -204,11 +204,11 @@ func (e *Call) paramPage(candidate func(*parameter) bool, tok *string, max int) 
 		return nil, "", aerr
 	}
 	var window []*parameter
-	for _, k := range e.ssm.sortedKeys() {
+	for _, k := range e.Params.sortedKeys() {
 		if has && k < from {
 			continue
 		}
-		p := e.ssm.byKey[k]
+		p := e.Params.byKey[k]
 		if !candidate(p) {
 			continue
 		}

@@ -132,12 +132,12 @@ func (s *Store) count(tier string) int {
 }
 
 func (e *Call) paramARN(p *parameter) string {
-	return fmt.Sprintf("arn:aws:ssm:%s:%s:parameter/%s", e.region, e.account, ssmKey(p.name))
+	return fmt.Sprintf("arn:aws:ssm:%s:%s:parameter/%s", e.Region, e.Account, ssmKey(p.name))
 }
 
 // ssmUser is the LastModifiedUser of a write: the partition's account as an
 // IAM user (the emulator does not carry the caller's principal this far).
-func (e *Call) ssmUser() string { return "arn:aws:iam::" + e.account + ":user/emulator" }
+func (e *Call) ssmUser() string { return "arn:aws:iam::" + e.Account + ":user/emulator" }
 
 // Name rules (API reference PutParameter, "Naming Constraints"): letters,
 // digits, _ . - and / for hierarchies; no "aws" or "ssm" prefix (case
@@ -187,7 +187,7 @@ func (e *Call) ssmName(raw *string) (string, *core.Error) {
 	if strings.Count(name, "/") > ssmMaxDepth {
 		return "", core.Errf("HierarchyLevelLimitExceededException", "A hierarchy can have a maximum of 15 levels.")
 	}
-	if n := len("arn:aws:ssm:"+e.region+":"+e.account+":parameter/") + len(ssmKey(name)); n > ssmMaxUserNameLen {
+	if n := len("arn:aws:ssm:"+e.Region+":"+e.Account+":parameter/") + len(ssmKey(name)); n > ssmMaxUserNameLen {
 		return "", core.Errf("ValidationException", "Parameter name: the name with the ARN's leading part is %d characters; the limit is %d.", n, ssmMaxUserNameLen) // [unverified]
 	}
 	return name, nil
@@ -478,28 +478,21 @@ type Host interface {
 	ParameterLimit() int
 }
 
-// Call is one request's view of Parameter Store: the host, the account
-// and Region its credentials and signature chose, and that partition's
-// parameters.
+// Call is one request's view of Parameter Store: the host, the partition
+// its credentials and signature chose, and that partition's parameters.
 type Call struct {
 	Host
-	account, region string
-	ssm             *Store
-}
-
-// NewCall is the Call of a request served in (account, region) over its
-// Store.
-func NewCall(h Host, account, region string, st *Store) *Call {
-	return &Call{Host: h, account: account, region: region, ssm: st}
+	core.Partition
+	Params *Store
 }
 
 func (e *Call) resolveKMS(id string) (string, *core.Error) {
-	return e.Keys().Resolve(e.account, e.region, id)
+	return e.Keys().Resolve(e.Account, e.Region, id)
 }
 
-func (e *Call) kmsState(id string) string { return e.Keys().State(e.account, e.region, id) }
+func (e *Call) kmsState(id string) string { return e.Keys().State(e.Account, e.Region, id) }
 
-func (e *Call) kmsAliasARN(alias string) string { return e.Keys().AliasARN(e.account, e.region, alias) }
+func (e *Call) kmsAliasARN(alias string) string { return e.Keys().AliasARN(e.Account, e.Region, alias) }
 
 // ParameterDump is one Parameter Store parameter in the emulator's state
 // dump (emulator.StateDump): its latest version (the value in clear) and
@@ -525,11 +518,11 @@ type ParameterDump struct {
 // holds the lock.
 func (e *Call) Dump() []ParameterDump {
 	var out []ParameterDump
-	for _, k := range e.ssm.sortedKeys() {
-		p := e.ssm.byKey[k]
+	for _, k := range e.Params.sortedKeys() {
+		p := e.Params.byKey[k]
 		v := p.latest()
 		d := ParameterDump{
-			Account: e.account, Region: e.region, Name: p.name, ARN: e.paramARN(p), Type: v.typ, Value: v.value,
+			Account: e.Account, Region: e.Region, Name: p.name, ARN: e.paramARN(p), Type: v.typ, Value: v.value,
 			Version: v.version, Versions: len(p.versions), Tier: v.tier, KeyID: v.keyID, Description: v.description,
 			Policies: v.policies, Tags: map[string]string{},
 		}

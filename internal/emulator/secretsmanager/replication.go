@@ -1,4 +1,4 @@
-package emulator
+package secretsmanager
 
 import (
 	"fmt"
@@ -59,7 +59,7 @@ func (r replicaState) out(now time.Time) replicationStatus {
 	st, msg := r.status(now)
 	key := r.kmsKeyID
 	if key == "" {
-		key = DefaultKMSAlias
+		key = core.SecretsManagerKeyAlias
 	}
 	return replicationStatus{Region: r.region, KmsKeyID: key, Status: st, StatusMessage: msg}
 }
@@ -85,7 +85,9 @@ type ReplicaFailure struct {
 	Message string `json:"message,omitempty"`
 }
 
-func validateReplicaFailures(fs []ReplicaFailure) error {
+// ValidateReplicaFailures reports the first invalid replica failure, in
+// words fit for a 400.
+func ValidateReplicaFailures(fs []ReplicaFailure) error {
 	seen := map[string]bool{}
 	for i, f := range fs {
 		if !core.ValidRegion(f.Region) {
@@ -101,10 +103,10 @@ func validateReplicaFailures(fs []ReplicaFailure) error {
 
 // replicaFailure returns the status message of a failure fault on region,
 // or "". e.mu is held.
-func (e *Emulator) replicaFailure(region string) string {
-	for _, f := range e.faults.ReplicaFailures {
+func (e *Call) replicaFailure(region string) string {
+	for _, f := range e.ReplicaFailures() {
 		if f.Region == region {
-			e.stats.Faults["replica-failure"]++
+			e.CountFault("replica-failure")
 			if f.Message != "" {
 				return f.Message
 			}
@@ -112,10 +114,6 @@ func (e *Emulator) replicaFailure(region string) string {
 		}
 	}
 	return ""
-}
-
-func (e *Emulator) replicationLag() time.Duration {
-	return time.Duration(e.faults.ReplicationLagMS) * time.Millisecond
 }
 
 func errReplicaReadOnly() *core.Error {
@@ -145,28 +143,28 @@ func replicaCopy(n *secret, primaryRegion string, rs replicaState, created, now 
 // there (or records why it failed) and returns the replica state. force
 // overwrites a same-name secret in that Region (ForceOverwriteReplicaSecret).
 // e.mu is held.
-func (e *call) startReplica(n *secret, rs replicaState, force bool, now time.Time) replicaState {
+func (e *Call) startReplica(n *secret, rs replicaState, force bool, now time.Time) replicaState {
 	rs.failed = ""
-	rs.syncAt = now.Add(e.replicationLag())
+	rs.syncAt = now.Add(e.ReplicationLag())
 	if msg := e.replicaFailure(rs.region); msg != "" {
 		rs.failed = msg
 		return rs
 	}
-	tp := e.partFor(e.account, rs.region)
-	lag := e.lag()
-	tp.st.sweep(now, lag)
-	if old := tp.st.byName[n.name]; old != nil {
-		if isReplicaOf(old, e.region) { // our own replica, left stale by a failure
-			tp.st.commit(old, replicaCopy(n, e.region, rs, old.cur().created, now), now, lag)
+	tp := e.SecretsIn(e.Account, rs.region)
+	lag := e.ListLag()
+	tp.sweep(now, lag)
+	if old := tp.byName[n.name]; old != nil {
+		if isReplicaOf(old, e.Region) { // our own replica, left stale by a failure
+			tp.commit(old, replicaCopy(n, e.Region, rs, old.cur().created, now), now, lag)
 			return rs
 		}
 		if !force {
 			rs.failed = fmt.Sprintf("Replication failed: Secret name %s already exists in region %s.", n.name, rs.region)
 			return rs
 		}
-		tp.st.commit(old, nil, now, lag)
+		tp.commit(old, nil, now, lag)
 	}
-	tp.st.create(replicaCopy(n, e.region, rs, now, now), now)
+	tp.create(replicaCopy(n, e.Region, rs, now, now), now)
 	return rs
 }
 
@@ -174,13 +172,13 @@ func (e *call) startReplica(n *secret, rs replicaState, force bool, now time.Tim
 // carries the change to every replica that has not failed: each becomes
 // InProgress for the replication lag (then InSync), or Failed when a
 // replica failure fault is set on its Region. e.mu is held.
-func (e *call) commitPrimary(r *record, n *secret, now time.Time, listLag time.Duration) {
-	e.commitPrimaryWith(r, n, now, listLag, e.replicationLag(), true)
+func (e *Call) commitPrimary(r *record, n *secret, now time.Time, listLag time.Duration) {
+	e.commitPrimaryWith(r, n, now, listLag, e.ReplicationLag(), true)
 }
 
 // commitPrimaryWith is commitPrimary with the replication lag replLag and,
 // when faults is false, without replica failure faults (conditions).
-func (e *call) commitPrimaryWith(r *record, n *secret, now time.Time, listLag, replLag time.Duration, faults bool) {
+func (e *Call) commitPrimaryWith(r *record, n *secret, now time.Time, listLag, replLag time.Duration, faults bool) {
 	var pushes []replicaState
 	for i, rs := range n.replicas {
 		if rs.failed != "" && !now.Before(rs.syncAt) {
@@ -199,26 +197,26 @@ func (e *call) commitPrimaryWith(r *record, n *secret, now time.Time, listLag, r
 		}
 		n.replicas[i] = rs
 	}
-	e.st.commit(r, n, now, listLag)
+	e.Secrets.commit(r, n, now, listLag)
 	for _, rs := range pushes {
-		tp := e.partFor(e.account, rs.region)
-		tp.st.sweep(now, listLag)
-		tr := tp.st.byName[n.name]
-		if !isReplicaOf(tr, e.region) {
+		tp := e.SecretsIn(e.Account, rs.region)
+		tp.sweep(now, listLag)
+		tr := tp.byName[n.name]
+		if !isReplicaOf(tr, e.Region) {
 			continue
 		}
-		tp.st.commit(tr, replicaCopy(n, e.region, rs, tr.cur().created, now), now, listLag)
+		tp.commit(tr, replicaCopy(n, e.Region, rs, tr.cur().created, now), now, listLag)
 	}
 }
 
 // removeReplica deletes the replica in region at once (no recovery
 // window). e.mu is held.
-func (e *call) removeReplica(name, region string, now time.Time) {
-	tp := e.partFor(e.account, region)
-	lag := e.lag()
-	tp.st.sweep(now, lag)
-	if tr := tp.st.byName[name]; isReplicaOf(tr, e.region) {
-		tp.st.commit(tr, nil, now, lag)
+func (e *Call) removeReplica(name, region string, now time.Time) {
+	tp := e.SecretsIn(e.Account, region)
+	lag := e.ListLag()
+	tp.sweep(now, lag)
+	if tr := tp.byName[name]; isReplicaOf(tr, e.Region) {
+		tp.commit(tr, nil, now, lag)
 	}
 }
 
@@ -250,7 +248,7 @@ func parseReplicaRegions(in []replicaRegionIn, own string) ([]replicaState, *cor
 			return nil, err
 		}
 		rs := replicaState{region: *rr.Region}
-		if rr.KmsKeyID != nil && *rr.KmsKeyID != DefaultKMSAlias {
+		if rr.KmsKeyID != nil && *rr.KmsKeyID != core.SecretsManagerKeyAlias {
 			rs.kmsKeyID = *rr.KmsKeyID
 		}
 		out = append(out, rs)
@@ -261,7 +259,7 @@ func parseReplicaRegions(in []replicaRegionIn, own string) ([]replicaState, *cor
 // replicateSecretToRegions: API reference ReplicateSecretToRegions. A
 // Region already replicated (and not failed) is left as it is; a failed one
 // is replicated again. Answers the status of the Regions asked for.
-func (e *call) replicateSecretToRegions(in *replicateIn) (any, *core.Error) {
+func (e *Call) replicateSecretToRegions(in *replicateIn) (any, *core.Error) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}
@@ -272,12 +270,12 @@ func (e *call) replicateSecretToRegions(in *replicateIn) (any, *core.Error) {
 		return nil, core.ErrTooShort("addReplicaRegions", 1)
 	}
 	now, _ := e.begin()
-	defer e.mu.Unlock()
+	defer e.Unlock()
 	r, s, aerr := e.getWritable(*in.SecretID, true)
 	if aerr != nil {
 		return nil, aerr
 	}
-	add, aerr := parseReplicaRegions(in.AddReplicaRegions, e.region)
+	add, aerr := parseReplicaRegions(in.AddReplicaRegions, e.Region)
 	if aerr != nil {
 		return nil, aerr
 	}
@@ -298,8 +296,8 @@ func (e *call) replicateSecretToRegions(in *replicateIn) (any, *core.Error) {
 		}
 		out.ReplicationStatus = append(out.ReplicationStatus, rs.out(now))
 	}
-	n.primaryRegion = e.region
-	e.st.commit(r, n, now, e.lag())
+	n.primaryRegion = e.Region
+	e.Secrets.commit(r, n, now, e.ListLag())
 	return out, nil
 }
 
@@ -307,7 +305,7 @@ func (e *call) replicateSecretToRegions(in *replicateIn) (any, *core.Error) {
 // The replicas are deleted at once; a Region that is not a replica is
 // ignored (moto: removing again is not an error). Answers the remaining
 // replicas' status.
-func (e *call) removeRegionsFromReplication(in *removeRegionsIn) (any, *core.Error) {
+func (e *Call) removeRegionsFromReplication(in *removeRegionsIn) (any, *core.Error) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}
@@ -318,7 +316,7 @@ func (e *call) removeRegionsFromReplication(in *removeRegionsIn) (any, *core.Err
 		return nil, core.ErrTooShort("removeReplicaRegions", 1)
 	}
 	now, lag := e.begin()
-	defer e.mu.Unlock()
+	defer e.Unlock()
 	r, s, aerr := e.getWritable(*in.SecretID, false)
 	if aerr != nil {
 		return nil, aerr
@@ -338,7 +336,7 @@ func (e *call) removeRegionsFromReplication(in *removeRegionsIn) (any, *core.Err
 	if len(n.replicas) == 0 {
 		n.primaryRegion = ""
 	}
-	e.st.commit(r, n, now, lag)
+	e.Secrets.commit(r, n, now, lag)
 	out := replicationOut{ARN: s.arn}
 	for _, rs := range n.replicas {
 		out.ReplicationStatus = append(out.ReplicationStatus, rs.out(now))

@@ -1,4 +1,4 @@
-package emulator
+package secretsmanager
 
 import (
 	"bytes"
@@ -61,43 +61,43 @@ type RotationStep struct {
 	VersionID string `json:"version_id"`
 }
 
-// Rotate runs one step of a rotation (see Rotation). Errors: unknown
-// secret, rotation not enabled, a step out of order (set, test or finish
-// without a rotation in flight, create while one is), an invalid pointer,
-// a current value that is not a JSON object where a key is named,
-// remove_pending on a step other than finish.
-func (e *Emulator) Rotate(rot Rotation) (RotationStep, error) {
+// CheckRotation reports what is wrong with rot before its secret is
+// looked up: no name, an unknown step, values or remove with a step other
+// than create, create without either, remove_pending on a step other than
+// finish.
+func CheckRotation(rot Rotation) error {
 	if rot.Name == "" {
-		return RotationStep{}, errors.New("name is required (a secret name or ARN)")
+		return errors.New("name is required (a secret name or ARN)")
 	}
 	switch rot.Step {
 	case RotationCreate:
 		if len(rot.Values) == 0 && len(rot.Remove) == 0 {
-			return RotationStep{}, errors.New("step create needs values (pointer → new value) or remove")
+			return errors.New("step create needs values (pointer → new value) or remove")
 		}
 	case RotationSet, RotationTest, RotationFinish:
 		if len(rot.Values) > 0 || len(rot.Remove) > 0 {
-			return RotationStep{}, fmt.Errorf("values and remove belong to step create, not %s", rot.Step)
+			return fmt.Errorf("values and remove belong to step create, not %s", rot.Step)
 		}
 	default:
-		return RotationStep{}, fmt.Errorf("step must be create, set, test or finish, not %q", rot.Step)
+		return fmt.Errorf("step must be create, set, test or finish, not %q", rot.Step)
 	}
 	if rot.RemovePending && rot.Step != RotationFinish {
-		return RotationStep{}, fmt.Errorf("remove_pending belongs to step finish, not %s", rot.Step)
+		return fmt.Errorf("remove_pending belongs to step finish, not %s", rot.Step)
 	}
-	ec, err := e.controlCall(rot.Name, rot.Account, rot.Region)
-	if err != nil {
-		return RotationStep{}, err
-	}
-	return ec.rotate(rot)
+	return nil
 }
 
-func (e *call) rotate(rot Rotation) (RotationStep, error) {
+// Rotate runs one step of a rotation (see Rotation) that CheckRotation
+// accepted, on the call's (account, Region). Errors: unknown secret,
+// rotation not enabled, a step out of order (set, test or finish without a
+// rotation in flight, create while one is), an invalid pointer, a current
+// value that is not a JSON object where a key is named.
+func (e *Call) Rotate(rot Rotation) (RotationStep, error) {
 	now, lag := e.begin()
-	defer e.mu.Unlock()
-	r := e.st.lookup(rot.Name)
+	defer e.Unlock()
+	r := e.Secrets.lookup(rot.Name)
 	if r == nil || r.cur() == nil {
-		return RotationStep{}, fmt.Errorf("secret %q not found in account %s, Region %s", rot.Name, e.account, e.region)
+		return RotationStep{}, fmt.Errorf("secret %q not found in account %s, Region %s", rot.Name, e.Account, e.Region)
 	}
 	s := r.cur()
 	if !s.rotationEnabled {
@@ -137,7 +137,7 @@ func (e *call) rotate(rot Rotation) (RotationStep, error) {
 		return RotationStep{}, err
 	}
 	n := s.clone()
-	id := e.newVersionID()
+	id := e.NewID()
 	n.versions = append(n.versions, newVersion(id, &next, nil, now, e.storedKeyID(n)))
 	n.removeLabel("AWSPENDING")
 	n.addLabel(id, "AWSPENDING")

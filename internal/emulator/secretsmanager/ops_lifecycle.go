@@ -1,4 +1,4 @@
-package emulator
+package secretsmanager
 
 import (
 	"encoding/json"
@@ -17,7 +17,7 @@ import (
 // deleteSecret: reference §1 DeleteSecret. Window 7-30 days (default 30),
 // exclusive with ForceDeleteWithoutRecovery, which purges at once and
 // succeeds for a missing secret; a second scheduling is InvalidRequest.
-func (e *call) deleteSecret(in *deleteSecretIn) (any, *core.Error) {
+func (e *Call) deleteSecret(in *deleteSecretIn) (any, *core.Error) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}
@@ -33,11 +33,11 @@ func (e *call) deleteSecret(in *deleteSecretIn) (any, *core.Error) {
 		}
 	}
 	now, lag := e.begin()
-	defer e.mu.Unlock()
-	r := e.st.lookup(*in.SecretID)
+	defer e.Unlock()
+	r := e.Secrets.lookup(*in.SecretID)
 	if r == nil || r.cur() == nil {
 		if force { // AWS does not answer ResourceNotFoundException here.
-			return deleteOut{ARN: fmt.Sprintf("arn:aws:secretsmanager:%s:%s:secret:%s", e.region, e.account, *in.SecretID), Name: *in.SecretID, DeletionDate: core.Ep(now)}, nil
+			return deleteOut{ARN: fmt.Sprintf("arn:aws:secretsmanager:%s:%s:secret:%s", e.Region, e.Account, *in.SecretID), Name: *in.SecretID, DeletionDate: core.Ep(now)}, nil
 		}
 		return nil, errNotFound()
 	}
@@ -51,8 +51,8 @@ func (e *call) deleteSecret(in *deleteSecretIn) (any, *core.Error) {
 		return nil, core.Errf("InvalidParameterException", "You can't delete secret %s that still has replica regions [%s]", s.arn, strings.Join(s.replicaRegions(), ", "))
 	}
 	if force {
-		e.st.commit(r, nil, now, lag)
-		e.st.compact(now, lag)
+		e.Secrets.commit(r, nil, now, lag)
+		e.Secrets.compact(now, lag)
 		return deleteOut{ARN: s.arn, Name: s.name, DeletionDate: core.Ep(now)}, nil
 	}
 	if s.pending() {
@@ -62,18 +62,18 @@ func (e *call) deleteSecret(in *deleteSecretIn) (any, *core.Error) {
 	n.deletedDate = now
 	n.deletionDate = now.Add(time.Duration(days) * 24 * time.Hour)
 	e.commitPrimary(r, n, now, lag)
-	e.st.schedulePurge(r, n.deletionDate)
+	e.Secrets.schedulePurge(r, n.deletionDate)
 	return deleteOut{ARN: n.arn, Name: n.name, DeletionDate: core.Ep(n.deletionDate)}, nil
 }
 
 // restoreSecret: reference §1 RestoreSecret; a no-op on an active secret
 // [unverified choice].
-func (e *call) restoreSecret(in *secretIDIn) (any, *core.Error) {
+func (e *Call) restoreSecret(in *secretIDIn) (any, *core.Error) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}
 	now, lag := e.begin()
-	defer e.mu.Unlock()
+	defer e.Unlock()
 	r, s, aerr := e.getWritable(*in.SecretID, false)
 	if aerr != nil {
 		return nil, aerr
@@ -91,7 +91,7 @@ type emptyOut struct{}
 
 // tagResource: reference §1 TagResource; an existing key gets the new
 // value; enforces 50 tags and the aws: prefix; refused while scheduled.
-func (e *call) tagResource(in *tagResourceIn) (any, *core.Error) {
+func (e *Call) tagResource(in *tagResourceIn) (any, *core.Error) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}
@@ -103,7 +103,7 @@ func (e *call) tagResource(in *tagResourceIn) (any, *core.Error) {
 		return nil, aerr
 	}
 	now, lag := e.begin()
-	defer e.mu.Unlock()
+	defer e.Unlock()
 	r, s, aerr := e.getWritable(*in.SecretID, true)
 	if aerr != nil {
 		return nil, aerr
@@ -119,7 +119,7 @@ func (e *call) tagResource(in *tagResourceIn) (any, *core.Error) {
 
 // untagResource: reference §1 UntagResource; idempotent; refused while
 // scheduled.
-func (e *call) untagResource(in *untagResourceIn) (any, *core.Error) {
+func (e *Call) untagResource(in *untagResourceIn) (any, *core.Error) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func (e *call) untagResource(in *untagResourceIn) (any, *core.Error) {
 		}
 	}
 	now, lag := e.begin()
-	defer e.mu.Unlock()
+	defer e.Unlock()
 	r, s, aerr := e.getWritable(*in.SecretID, true)
 	if aerr != nil {
 		return nil, aerr
@@ -146,7 +146,7 @@ func (e *call) untagResource(in *untagResourceIn) (any, *core.Error) {
 
 // updateSecretVersionStage: reference §3. Moving a label held elsewhere
 // needs RemoveFromVersionId naming the holder; AWSCURRENT drags AWSPREVIOUS.
-func (e *call) updateSecretVersionStage(in *updateStageIn) (any, *core.Error) {
+func (e *Call) updateSecretVersionStage(in *updateStageIn) (any, *core.Error) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}
@@ -161,7 +161,7 @@ func (e *call) updateSecretVersionStage(in *updateStageIn) (any, *core.Error) {
 		return nil, core.Errf("InvalidParameterException", "You must specify RemoveFromVersionId, MoveToVersionId, or both.")
 	}
 	now, lag := e.begin()
-	defer e.mu.Unlock()
+	defer e.Unlock()
 	r, s, aerr := e.getWritable(*in.SecretID, true)
 	if aerr != nil {
 		return nil, aerr
@@ -210,7 +210,7 @@ const maxPolicyLen = 20480
 // its grammar, BlockPublicPolicy and PublicPolicyException are not
 // modelled. Replicated to the secret's replicas; refused on a replica
 // (moto's tests).
-func (e *call) putResourcePolicy(in *putPolicyIn) (any, *core.Error) {
+func (e *Call) putResourcePolicy(in *putPolicyIn) (any, *core.Error) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}
@@ -225,7 +225,7 @@ func (e *call) putResourcePolicy(in *putPolicyIn) (any, *core.Error) {
 		return nil, core.Errf("MalformedPolicyDocumentException", "The resource policy is not a JSON policy document.")
 	}
 	now, lag := e.begin()
-	defer e.mu.Unlock()
+	defer e.Unlock()
 	r, s, aerr := e.getWritable(*in.SecretID, true)
 	if aerr != nil {
 		return nil, aerr
@@ -239,12 +239,12 @@ func (e *call) putResourcePolicy(in *putPolicyIn) (any, *core.Error) {
 
 // getResourcePolicy: API reference GetResourcePolicy; ResourcePolicy is
 // left out when the secret has none. Refused on a replica (moto's tests).
-func (e *call) getResourcePolicy(in *secretIDIn) (any, *core.Error) {
+func (e *Call) getResourcePolicy(in *secretIDIn) (any, *core.Error) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}
 	e.begin()
-	defer e.mu.Unlock()
+	defer e.Unlock()
 	_, s, aerr := e.getWritable(*in.SecretID, false)
 	if aerr != nil {
 		return nil, aerr
@@ -254,12 +254,12 @@ func (e *call) getResourcePolicy(in *secretIDIn) (any, *core.Error) {
 
 // deleteResourcePolicy: API reference DeleteResourcePolicy; succeeds when
 // there is none. Refused on a replica (moto's tests).
-func (e *call) deleteResourcePolicy(in *secretIDIn) (any, *core.Error) {
+func (e *Call) deleteResourcePolicy(in *secretIDIn) (any, *core.Error) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}
 	now, lag := e.begin()
-	defer e.mu.Unlock()
+	defer e.Unlock()
 	r, s, aerr := e.getWritable(*in.SecretID, true)
 	if aerr != nil {
 		return nil, aerr

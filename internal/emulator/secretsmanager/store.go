@@ -1,4 +1,4 @@
-package emulator
+package secretsmanager
 
 import (
 	"container/heap"
@@ -156,8 +156,8 @@ func (r *record) at(t time.Time) *secret {
 	return r.history[i-1].s
 }
 
-// store is the emulator's state; callers hold Emulator.mu.
-type store struct {
+// Store is one (account, Region)'s secrets; callers hold the host's lock.
+type Store struct {
 	order  []*record          // creation order (seq ascending), dead records kept while lag needs them
 	byName map[string]*record // live records
 	byARN  map[string]*record // live records
@@ -166,13 +166,13 @@ type store struct {
 	dead   int
 }
 
-func newStore() *store {
-	return &store{byName: map[string]*record{}, byARN: map[string]*record{}}
+func NewStore() *Store {
+	return &Store{byName: map[string]*record{}, byARN: map[string]*record{}}
 }
 
 // commit records s as r's new state at now, keeping only the history that
 // a list lag of lag still needs.
-func (st *store) commit(r *record, s *secret, now time.Time, lag time.Duration) {
+func (st *Store) commit(r *record, s *secret, now time.Time, lag time.Duration) {
 	prev := r.history[len(r.history)-1]
 	if now.Before(prev.at) {
 		now = prev.at // keep history ascending even if the clock was replaced
@@ -187,7 +187,7 @@ func (st *store) commit(r *record, s *secret, now time.Time, lag time.Duration) 
 	}
 }
 
-func (st *store) prune(r *record, now time.Time, lag time.Duration) {
+func (st *Store) prune(r *record, now time.Time, lag time.Duration) {
 	cutoff := now.Add(-lag)
 	// Keep the last entry at or before cutoff and everything after it.
 	i := sort.Search(len(r.history), func(i int) bool { return r.history[i].at.After(cutoff) })
@@ -197,7 +197,7 @@ func (st *store) prune(r *record, now time.Time, lag time.Duration) {
 	}
 }
 
-func (st *store) create(s *secret, now time.Time) *record {
+func (st *Store) create(s *secret, now time.Time) *record {
 	st.seq++
 	r := &record{seq: st.seq, history: []histEntry{{at: now, s: s}}, live: s}
 	st.order = append(st.order, r)
@@ -207,7 +207,7 @@ func (st *store) create(s *secret, now time.Time) *record {
 }
 
 // compact drops purged records that no lagged list can still see.
-func (st *store) compact(now time.Time, lag time.Duration) {
+func (st *Store) compact(now time.Time, lag time.Duration) {
 	if st.dead < 64 || st.dead*2 < len(st.order) {
 		return
 	}
@@ -233,7 +233,7 @@ const arnSecretMarker = ":secret:"
 
 // lookup resolves a SecretId: a name, a full ARN, or a partial ARN (an ARN
 // without the random suffix) (reference §5).
-func (st *store) lookup(id string) *record {
+func (st *Store) lookup(id string) *record {
 	if strings.HasPrefix(id, "arn:") {
 		if r := st.byARN[id]; r != nil {
 			return r
@@ -256,7 +256,7 @@ func (st *store) lookup(id string) *record {
 }
 
 // sweep purges secrets whose recovery window ended at or before now.
-func (st *store) sweep(now time.Time, lag time.Duration) {
+func (st *Store) sweep(now time.Time, lag time.Duration) {
 	for len(st.purges) > 0 && !st.purges[0].at.After(now) {
 		p := heap.Pop(&st.purges).(purge)
 		r := p.r
@@ -268,7 +268,7 @@ func (st *store) sweep(now time.Time, lag time.Duration) {
 	}
 }
 
-func (st *store) schedulePurge(r *record, at time.Time) {
+func (st *Store) schedulePurge(r *record, at time.Time) {
 	heap.Push(&st.purges, purge{at: at, r: r})
 }
 

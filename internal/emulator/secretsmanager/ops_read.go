@@ -1,4 +1,4 @@
-package emulator
+package secretsmanager
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 // Read operations: DescribeSecret, GetSecretValue, ListSecretVersionIds.
 
 // meta renders the fields DescribeSecret and ListSecrets share.
-func (e *call) meta(s *secret, r *record) secretMeta {
+func (e *Call) meta(s *secret, r *record) secretMeta {
 	m := secretMeta{
 		ARN:              s.arn,
 		Name:             s.name,
@@ -27,7 +27,7 @@ func (e *call) meta(s *secret, r *record) secretMeta {
 	if s.rotationSet { // AWS leaves RotationEnabled out until rotation was configured
 		enabled := s.rotationEnabled
 		m.RotationEnabled = &enabled
-		m.RotationLambdaARN = fmt.Sprintf("arn:aws:lambda:%s:%s:function:emulator-rotation", e.region, e.account)
+		m.RotationLambdaARN = fmt.Sprintf("arn:aws:lambda:%s:%s:function:emulator-rotation", e.Region, e.Account)
 		m.RotationRules = &rotationRules{AutomaticallyAfterDays: rotationDays}
 		if enabled {
 			m.NextRotationDate = core.Ep(nextRotation(s))
@@ -37,7 +37,7 @@ func (e *call) meta(s *secret, r *record) secretMeta {
 	for _, t := range s.tags {
 		m.Tags = append(m.Tags, core.TagOut{Key: t.key, Value: t.value})
 	}
-	now := e.now()
+	now := e.Now()
 	for _, rs := range s.replicas {
 		m.ReplicationStatus = append(m.ReplicationStatus, rs.out(now))
 	}
@@ -46,12 +46,12 @@ func (e *call) meta(s *secret, r *record) secretMeta {
 
 // describeSecret: reference §1, §4. Answers for a secret scheduled for
 // deletion too (with DeletedDate).
-func (e *call) describeSecret(in *secretIDIn) (any, *core.Error) {
+func (e *Call) describeSecret(in *secretIDIn) (any, *core.Error) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}
 	e.begin()
-	defer e.mu.Unlock()
+	defer e.Unlock()
 	r, s, aerr := e.get(*in.SecretID, false)
 	if aerr != nil {
 		return nil, aerr
@@ -100,7 +100,7 @@ func valueOut(s *secret, v *version) secretValueOut {
 
 // getSecretValue: reference §1 GetSecretValue; refuses a secret scheduled
 // for deletion; sets LastAccessedDate at day resolution.
-func (e *call) getSecretValue(in *getSecretValueIn) (any, *core.Error) {
+func (e *Call) getSecretValue(in *getSecretValueIn) (any, *core.Error) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}
@@ -111,7 +111,7 @@ func (e *call) getSecretValue(in *getSecretValueIn) (any, *core.Error) {
 		return nil, core.ErrConstraint("versionStage", "Member must have length between 1 and 256")
 	}
 	now, _ := e.begin()
-	defer e.mu.Unlock()
+	defer e.Unlock()
 	r, s, aerr := e.get(*in.SecretID, true)
 	if aerr != nil {
 		return nil, aerr
@@ -129,7 +129,7 @@ func (e *call) getSecretValue(in *getSecretValueIn) (any, *core.Error) {
 
 // listSecretVersionIDs: reference §1 ListSecretVersionIds, newest first;
 // deprecated versions only with IncludeDeprecated. Works while scheduled.
-func (e *call) listSecretVersionIDs(in *listVersionIDsIn) (any, *core.Error) {
+func (e *Call) listSecretVersionIDs(in *listVersionIDsIn) (any, *core.Error) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}
@@ -145,7 +145,7 @@ func (e *call) listSecretVersionIDs(in *listVersionIDsIn) (any, *core.Error) {
 		start = n
 	}
 	e.begin()
-	defer e.mu.Unlock()
+	defer e.Unlock()
 	_, s, aerr := e.get(*in.SecretID, false)
 	if aerr != nil {
 		return nil, aerr

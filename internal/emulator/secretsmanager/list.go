@@ -1,4 +1,4 @@
-package emulator
+package secretsmanager
 
 import (
 	"encoding/base64"
@@ -237,7 +237,7 @@ func sortKey(sortBy string, h listHit) string {
 
 // page runs q against the state visible at now-lag. It returns the hits and
 // the token of the next page ("" when none). Caller holds e.mu.
-func (e *call) page(q listQuery, now time.Time, lag time.Duration) ([]listHit, string) {
+func (e *Call) page(q listQuery, now time.Time, lag time.Duration) ([]listHit, string) {
 	view := func(r *record) *secret {
 		if lag <= 0 {
 			return r.cur()
@@ -251,7 +251,7 @@ func (e *call) page(q listQuery, now time.Time, lag time.Duration) ([]listHit, s
 		}
 		return listHit{r, s}, true
 	}
-	order := e.st.order
+	order := e.Secrets.order
 	var hits []listHit
 	if q.sortBy == "created-date" {
 		// Walk the creation-ordered records from the token in the requested
@@ -380,16 +380,16 @@ func parseListQuery(filters []wireFilter, sortBy, order, token *string, maxResul
 	return q, nil
 }
 
-func (e *call) listSecrets(in *listSecretsIn) (any, *core.Error) {
+func (e *Call) listSecrets(in *listSecretsIn) (any, *core.Error) {
 	q, aerr := parseListQuery(in.Filters, in.SortBy, in.SortOrder, in.NextToken, in.MaxResults, 100)
 	if aerr != nil {
 		return nil, aerr
 	}
 	q.includePlanned = in.IncludePlannedDeletion != nil && *in.IncludePlannedDeletion
 	now, lag := e.begin()
-	defer e.mu.Unlock()
-	q.scanLimit = int(e.faults.ListScanLimit)
-	e.st.compact(now, lag)
+	defer e.Unlock()
+	q.scanLimit = int(e.ListScanLimit())
+	e.Secrets.compact(now, lag)
 	hits, next := e.page(q, now, lag)
 	out := listSecretsOut{SecretList: make([]listEntryOut, 0, len(hits)), NextToken: next}
 	for _, h := range hits {
@@ -398,7 +398,7 @@ func (e *call) listSecrets(in *listSecretsIn) (any, *core.Error) {
 	return out, nil
 }
 
-func (e *call) batchGetSecretValue(in *batchGetIn) (any, *core.Error) {
+func (e *Call) batchGetSecretValue(in *batchGetIn) (any, *core.Error) {
 	if (in.SecretIDList != nil) == (in.Filters != nil) {
 		return nil, core.Errf("InvalidParameterException", "Either 'SecretIdList' or 'Filters' must be provided, but not both.")
 	}
@@ -411,7 +411,7 @@ func (e *call) batchGetSecretValue(in *batchGetIn) (any, *core.Error) {
 			return nil, core.ErrConstraint("secretIdList", "Member must have length between 1 and 20")
 		}
 		now, _ := e.begin()
-		defer e.mu.Unlock()
+		defer e.Unlock()
 		for _, id := range in.SecretIDList {
 			r, s, aerr := e.get(id, true)
 			if aerr == nil {
@@ -434,7 +434,7 @@ func (e *call) batchGetSecretValue(in *batchGetIn) (any, *core.Error) {
 		return nil, aerr
 	}
 	now, lag := e.begin()
-	defer e.mu.Unlock()
+	defer e.Unlock()
 	hits, next := e.page(q, now, lag)
 	out.NextToken = next
 	for _, h := range hits {

@@ -1,4 +1,4 @@
-package emulator
+package secretsmanager
 
 import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"

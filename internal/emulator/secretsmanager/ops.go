@@ -1,4 +1,4 @@
-package emulator
+package secretsmanager
 
 import (
 	"fmt"
@@ -13,18 +13,16 @@ import (
 // Handlers return output values that share no mutable memory with the store,
 // so they are encoded after the lock is released.
 
-func (e *call) begin() (time.Time, time.Duration) {
-	e.mu.Lock()
-	now := e.now()
-	lag := e.lag()
-	e.st.sweep(now, lag)
+func (e *Call) begin() (time.Time, time.Duration) {
+	e.Lock()
+	now := e.Now()
+	lag := e.ListLag()
+	e.Secrets.sweep(now, lag)
 	return now, lag
 }
 
-func (e *Emulator) lag() time.Duration { return time.Duration(e.faults.ListLagMS) * time.Millisecond }
-
-func (e *call) arn(name string) string {
-	return fmt.Sprintf("arn:aws:secretsmanager:%s:%s:secret:%s-%s", e.region, e.account, name, e.arnSuffix())
+func (e *Call) arn(name string) string {
+	return fmt.Sprintf("arn:aws:secretsmanager:%s:%s:secret:%s-%s", e.Region, e.Account, name, e.ARNSuffix())
 }
 
 // get resolves a SecretId to a live record; activeOnly refuses a secret
@@ -32,7 +30,7 @@ func (e *call) arn(name string) string {
 // getWritable is get for an operation that changes the secret: a replica
 // is read-only, so one is refused with errReplicaReadOnly (the API
 // reference's replica rules, moto's tests for the message).
-func (e *call) getWritable(id string, activeOnly bool) (*record, *secret, *core.Error) {
+func (e *Call) getWritable(id string, activeOnly bool) (*record, *secret, *core.Error) {
 	r, s, aerr := e.get(id, activeOnly)
 	if aerr != nil {
 		return nil, nil, aerr
@@ -43,8 +41,8 @@ func (e *call) getWritable(id string, activeOnly bool) (*record, *secret, *core.
 	return r, s, nil
 }
 
-func (e *call) get(id string, activeOnly bool) (*record, *secret, *core.Error) {
-	r := e.st.lookup(id)
+func (e *Call) get(id string, activeOnly bool) (*record, *secret, *core.Error) {
+	r := e.Secrets.lookup(id)
 	if r == nil || r.cur() == nil {
 		return nil, nil, errNotFound()
 	}
@@ -85,7 +83,7 @@ func trimVersions(s *secret, now time.Time) {
 
 // createSecret: reference §1 CreateSecret, §2 tokens. A name scheduled for
 // deletion is InvalidRequestException (never ResourceExistsException).
-func (e *call) createSecret(in *createSecretIn) (any, *core.Error) {
+func (e *Call) createSecret(in *createSecretIn) (any, *core.Error) {
 	if in.Name == nil {
 		return nil, core.ErrMissing("name")
 	}
@@ -108,16 +106,16 @@ func (e *call) createSecret(in *createSecretIn) (any, *core.Error) {
 	if tags, err = mergeTags(nil, tags); err != nil {
 		return nil, err
 	}
-	replicas, aerr := parseReplicaRegions(in.AddReplicaRegions, e.region)
+	replicas, aerr := parseReplicaRegions(in.AddReplicaRegions, e.Region)
 	if aerr != nil {
 		return nil, aerr
 	}
 
 	now, _ := e.begin()
-	defer e.mu.Unlock()
+	defer e.Unlock()
 	name := *in.Name
 	hasValue := in.SecretString != nil || in.SecretBinary != nil
-	if r := e.st.byName[name]; r != nil {
+	if r := e.Secrets.byName[name]; r != nil {
 		s := r.cur()
 		if s.pending() {
 			return nil, core.Errf("InvalidRequestException", msgCreateScheduled)
@@ -169,7 +167,7 @@ func (e *call) createSecret(in *createSecretIn) (any, *core.Error) {
 		out.VersionID = id
 	}
 	if len(replicas) > 0 {
-		s.primaryRegion = e.region
+		s.primaryRegion = e.Region
 		started := make([]replicaState, 0, len(replicas))
 		for _, rs := range replicas {
 			rs = e.startReplica(s, rs, in.ForceOverwriteReplicaSecret, now)
@@ -178,20 +176,20 @@ func (e *call) createSecret(in *createSecretIn) (any, *core.Error) {
 		}
 		s.replicas = started
 	}
-	e.st.create(s, now)
+	e.Secrets.create(s, now)
 	return out, nil
 }
 
-func (e *Emulator) tokenOrNew(tok *string) string {
+func (e *Call) tokenOrNew(tok *string) string {
 	if tok != nil {
 		return *tok
 	}
-	return e.newVersionID()
+	return e.NewID()
 }
 
 // putSecretValue: reference §1 PutSecretValue, §2, §3. Never creates a
 // secret; a token is required; VersionStages moves only the listed labels.
-func (e *call) putSecretValue(in *putSecretValueIn) (any, *core.Error) {
+func (e *Call) putSecretValue(in *putSecretValueIn) (any, *core.Error) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}
@@ -208,7 +206,7 @@ func (e *call) putSecretValue(in *putSecretValueIn) (any, *core.Error) {
 		return nil, err
 	}
 	now, lag := e.begin()
-	defer e.mu.Unlock()
+	defer e.Unlock()
 	r, s, aerr := e.getWritable(*in.SecretID, true)
 	if aerr != nil {
 		return nil, aerr
@@ -250,7 +248,7 @@ func (e *call) putSecretValue(in *putSecretValueIn) (any, *core.Error) {
 
 // updateSecret: reference §1 UpdateSecret. Metadata-only updates create no
 // version; a value moves AWSCURRENT like PutSecretValue without stages.
-func (e *call) updateSecret(in *updateSecretIn) (any, *core.Error) {
+func (e *Call) updateSecret(in *updateSecretIn) (any, *core.Error) {
 	if err := validSecretID(in.SecretID); err != nil {
 		return nil, err
 	}
@@ -264,7 +262,7 @@ func (e *call) updateSecret(in *updateSecretIn) (any, *core.Error) {
 		return nil, err
 	}
 	now, lag := e.begin()
-	defer e.mu.Unlock()
+	defer e.Unlock()
 	r, s, aerr := e.getWritable(*in.SecretID, true)
 	if aerr != nil {
 		return nil, aerr
