@@ -98,10 +98,12 @@ emulator-run:
 emulator-test:
 	$(GO) test -race -count=1 ./internal/emulator/... ./cmd/secretsmanager-emulator/...
 
-## emulator-fuzz: fuzz the emulator's API and control request decoding (EMULATOR_FUZZTIME each)
+## emulator-fuzz: fuzz the emulator's API and control requests and the core's request decoding (EMULATOR_FUZZTIME each)
 emulator-fuzz:
 	$(GO) test -run XXX -fuzz FuzzServeAPI -fuzztime $(EMULATOR_FUZZTIME) -fuzzminimizetime 5s ./internal/emulator/
 	$(GO) test -run XXX -fuzz FuzzControl -fuzztime $(EMULATOR_FUZZTIME) -fuzzminimizetime 5s ./internal/emulator/
+	$(GO) test -run XXX -fuzz FuzzOp -fuzztime $(EMULATOR_FUZZTIME) -fuzzminimizetime 5s ./internal/emulator/core/
+	$(GO) test -run XXX -fuzz FuzzParseSigScope -fuzztime $(EMULATOR_FUZZTIME) -fuzzminimizetime 5s ./internal/emulator/core/
 
 ## emulator-bench: the emulator's per-call cost (figures in docs/emulator.md)
 emulator-bench:

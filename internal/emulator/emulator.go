@@ -15,8 +15,6 @@ import (
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/kms"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/secretsmanager"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/ssm"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/sts"
 )
 
@@ -288,23 +286,14 @@ func (e *Emulator) handleAPI(w http.ResponseWriter, r *http.Request) (op string,
 }
 
 // lookupOperation splits an X-Amz-Target into the operation and its
-// handler: "secretsmanager.<Operation>" for Secrets Manager,
-// "AmazonSSM.<Operation>" for Parameter Store (the two services' model
-// target prefixes). The handler is nil for anything else.
+// handler: "<target prefix><Operation>" of a service of jsonServices
+// ("secretsmanager.", "AmazonSSM.": the services' model target prefixes).
+// The handler is nil for anything else.
 func lookupOperation(target string) (string, handler) {
-	if op, ok := strings.CutPrefix(target, secretsmanager.Target); ok {
-		h := secretsmanager.Handler(op)
-		if h == nil {
-			return op, nil
+	for _, s := range jsonServices {
+		if op, ok := strings.CutPrefix(target, s.target); ok {
+			return op, s.handler(op)
 		}
-		return op, func(e *Emulator, p *part, body []byte) (any, *core.Error) { return h(e.smCall(p), body) }
-	}
-	if op, ok := strings.CutPrefix(target, ssm.Target); ok {
-		h := ssm.Handler(op)
-		if h == nil {
-			return op, nil
-		}
-		return op, func(e *Emulator, p *part, body []byte) (any, *core.Error) { return h(e.ssmCall(p), body) }
 	}
 	return target, nil
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/kms"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/secretsmanager"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/ssm"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/sts"
 )
 
@@ -61,8 +60,9 @@ func (p callPlan) name() string {
 var quotaFamilies = map[string]core.Quota{}
 
 func init() {
-	maps.Copy(quotaFamilies, secretsmanager.Quotas)
-	maps.Copy(quotaFamilies, ssm.Quotas)
+	for _, s := range jsonServices {
+		maps.Copy(quotaFamilies, s.quotas)
+	}
 }
 
 // bucket is a token bucket: it holds at most burst tokens, refills at rate
@@ -124,7 +124,7 @@ func ValidateFaults(f Faults) error {
 		}
 	}
 	for i, s := range f.Script {
-		if !secretsmanager.Serves(s.Operation) && !ssm.Serves(s.Operation) {
+		if serviceOf(s.Operation) == nil {
 			return fmt.Errorf("script[%d].operation %q is not a served operation", i, s.Operation)
 		}
 		if s.Nth < 1 {
@@ -139,13 +139,13 @@ func ValidateFaults(f Faults) error {
 
 // deniedOperation is the served operation of the IAM action a
 // (Faults.Denied): secretsmanager:<Operation> of a Secrets Manager
-// operation, ssm:<Operation> of a Parameter Store one.
+// operation, ssm:<Operation> of a Parameter Store one (a service's IAM
+// prefix and one of its operations).
 func deniedOperation(a string) (string, bool) {
-	if op, ok := strings.CutPrefix(a, secretsmanager.IAMPrefix); ok && secretsmanager.Serves(op) {
-		return op, true
-	}
-	if op, ok := strings.CutPrefix(a, ssm.IAMPrefix); ok && ssm.Serves(op) {
-		return op, true
+	for _, s := range jsonServices {
+		if op, ok := strings.CutPrefix(a, s.iamPrefix); ok && s.serves(op) {
+			return op, true
+		}
 	}
 	return "", false
 }
@@ -281,14 +281,11 @@ func (e *Emulator) admit(p *part, op string, attempt int) callPlan {
 		}
 	}
 	if f.ErrorRate > 0 && e.faultRNG.Float64() < f.ErrorRate {
-		plan.kind, plan.err = faultError, core.Errf("InternalServiceError", core.MsgInternal)
-		if ssm.Serves(op) {
-			plan.err = core.Errf("InternalServerError", core.MsgInternal)
-		}
+		plan.kind, plan.err = faultError, core.Errf(serviceOf(op).internalError, core.MsgInternal)
 		e.countFault(plan)
 		return plan
 	}
-	if f.AmbiguousRate > 0 && (secretsmanager.Mutating(op) || ssm.Mutating(op)) && e.faultRNG.Float64() < f.AmbiguousRate {
+	if f.AmbiguousRate > 0 && serviceOf(op).mutating(op) && e.faultRNG.Float64() < f.AmbiguousRate {
 		switch f.AmbiguousKind {
 		case "after-apply":
 			plan.kind = faultAmbiguousAfter

@@ -21,6 +21,53 @@ const SSMDefaultKMSAlias = ssm.DefaultKMSAlias
 // SSMOperations returns the names of the served Parameter Store operations.
 func SSMOperations() []string { return ssm.Operations() }
 
+// jsonService is one awsJson1_1 service on the listener as the router and
+// the faults ask it: what differs between Secrets Manager and Parameter
+// Store here is data of this table, never a branch.
+type jsonService struct {
+	target        string // X-Amz-Target prefix of its operations
+	iamPrefix     string // prefix of its IAM actions (Faults.Denied)
+	internalError string // its internal-error code (Faults.ErrorRate)
+	serves        func(op string) bool
+	mutating      func(op string) bool // Faults.AmbiguousRate applies
+	quotas        map[string]core.Quota
+	handler       func(op string) handler // nil when op is not served
+}
+
+var jsonServices = []jsonService{
+	{
+		target: secretsmanager.Target, iamPrefix: secretsmanager.IAMPrefix, internalError: "InternalServiceError",
+		serves: secretsmanager.Serves, mutating: secretsmanager.Mutating, quotas: secretsmanager.Quotas,
+		handler: func(op string) handler {
+			if h := secretsmanager.Handler(op); h != nil {
+				return func(e *Emulator, p *part, body []byte) (any, *core.Error) { return h(e.smCall(p), body) }
+			}
+			return nil
+		},
+	},
+	{
+		target: ssm.Target, iamPrefix: ssm.IAMPrefix, internalError: "InternalServerError",
+		serves: ssm.Serves, mutating: ssm.Mutating, quotas: ssm.Quotas,
+		handler: func(op string) handler {
+			if h := ssm.Handler(op); h != nil {
+				return func(e *Emulator, p *part, body []byte) (any, *core.Error) { return h(e.ssmCall(p), body) }
+			}
+			return nil
+		},
+	},
+}
+
+// serviceOf is the service that serves operation op (the services'
+// operation names are distinct), nil when none does.
+func serviceOf(op string) *jsonService {
+	for i := range jsonServices {
+		if jsonServices[i].serves(op) {
+			return &jsonServices[i]
+		}
+	}
+	return nil
+}
+
 // host is the emulator as its services see it (core.Host,
 // secretsmanager.Host, ssm.Host, sts.Host).
 type host struct{ e *Emulator }
