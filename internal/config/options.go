@@ -187,6 +187,9 @@ type Engine struct {
 	// Target is the target setting (Desired.Target): which service the
 	// scope's operations write.
 	Target string
+	// ParameterTier is parameter-tier (Desired.ParameterTier): with
+	// Target, the largest value a write may store (model.ValueLimit).
+	ParameterTier string
 	// RecoveryWindowDays is passed to DeleteSecret; 7..30.
 	RecoveryWindowDays int
 	// AllowEmpty authorizes schedule-deletes when the desired set is empty

@@ -267,6 +267,7 @@ var Settings = []Setting{
 	{Name: ParameterTier, PerScope: true, Default: model.TierStandard, Usage: "tier of the parameters of a parameter-store scope: standard (values up to 4,096 bytes, no charge) or advanced (8,192 bytes, charged); never changed silently",
 		bind: into(oneOf("must be standard or advanced", model.Tiers...),
 			func(o *Options) *string { return &o.Desired.ParameterTier },
+			func(o *Options) *string { return &o.Engine.ParameterTier },
 			func(o *Options) *string { return &o.AWS.ParameterTier })},
 	{Name: MaxEncryptedBytes, Kind: KindSize, Default: "8MiB", Usage: "largest committed document accepted (suffixes B, KiB, MiB, GiB)",
 		bind: into(positiveSize, func(o *Options) *int64 { return &o.Desired.MaxEncryptedBytes })},

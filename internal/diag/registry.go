@@ -218,6 +218,12 @@ const (
 	// GateEmptyScope: the desired set is empty, owned secrets exist, and
 	// --allow-empty was not given (SPEC §5).
 	GateEmptyScope = "gate:empty-scope"
+	// GateValueTooLarge: a write the plan holds would store a value
+	// larger than the target's limit once the keys owned by AWS are in it
+	// (a create's generated keys at their configured length, an update's
+	// or adoption's merge; SPEC §13, model.ValueLimit); found at planning,
+	// nothing was changed. One per secret, its subject the document.
+	GateValueTooLarge = "gate:value-too-large"
 	// ObserveFailed: observing the scope failed (access denied, a fault
 	// that outlived the retries); the log record has the error_code.
 	ObserveFailed = "observe:failed"
@@ -446,6 +452,8 @@ var entries = []Entry{
 
 	{GateMaxDeletions, FamilyGate, "the plan would schedule more deletions than --max-deletions allows; nothing was changed",
 		"check why the documents are gone (a moved directory, a wrong --source-root, a revert); to authorize them, re-run once with --max-deletions COUNT (with a config file that lists scopes, --scope NAME --max-deletions COUNT; replica removals count as deletions)"},
+	{GateValueTooLarge, FamilyGate, "with the keys owned by AWS (aws-owned: generated at their configured length, or the live values merged), the value this secret would store is larger than the target stores; nothing was changed",
+		"shorten the document (split it into several documents, each its own secret) or lower generate in its aws-owned entry, so that the document and the keys AWS owns fit the limit (65,536 bytes for Secrets Manager; the tier's for Parameter Store), then re-run; a new secret is not created until then"},
 	{GateEmptyScope, FamilyGate, "the commit has no documents, so the plan would schedule every owned secret for deletion; nothing was changed",
 		"if unintended, restore the documents; to empty the scope, re-run with --allow-empty (with a config file that lists scopes, --scope NAME --allow-empty)"},
 	{ObserveFailed, FamilyObserve, "the scope could not be read from AWS Secrets Manager",

@@ -54,6 +54,35 @@ func (r *runner) unfillable(p plan.Plan) bool {
 	return true
 }
 
+// oversized refuses a plan that would write a value larger than the
+// target stores once the keys owned by AWS are in it (plan.Oversized: a
+// create's generated keys at their configured length, an update's or
+// adoption's merge): gate:value-too-large, one per secret, its subject
+// the document (its resource label unless names are shown), status
+// invalid, exit 3, nothing written. Before this gate such a create went
+// out without the key it could not fit (createValue's fallback), ended
+// exit 6 and left the new secret conflict aws-owned-missing for good.
+func (r *runner) oversized(p plan.Plan) bool {
+	ops := plan.Oversized(p, r.policy.Rules)
+	if len(ops) == 0 {
+		return false
+	}
+	limit := r.policy.MaxValueBytes
+	for _, op := range ops {
+		what := "generated at their configured length"
+		if op.Action != vocab.ActionCreate {
+			what = "as AWS holds them, merged"
+		}
+		subject := diag.Document(op.Desired.Ordinal, op.Desired.Path, r.showNames)
+		summary := fmt.Sprintf("with the keys aws-owned lists (%s), the value the %s would store is larger than %d bytes, the most the target stores; nothing was changed",
+			what, op.Action, limit)
+		r.ledger.problem(diag.New(diag.GateValueTooLarge, subject).WithSummary(summary))
+		r.log.Error(summary, slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.String(vocab.FieldErrorClass, diag.GateValueTooLarge),
+			slog.String(vocab.FieldResource, r.label(op.Name)))
+	}
+	return true
+}
+
 // createValue is the value a create writes: the document's, with every
 // key aws-owned lists that the document lacks filled with a generated value
 // (Generator; canonical JSON). The value is made once per secret and run

@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
@@ -135,5 +136,57 @@ func TestAWSOwned_GeneratedValueIsStoredCanonical(t *testing.T) {
 	wantResult(t, res, vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Create: 1})
 	if got, want := current(e.secret(t, nameOf("db"))), "{\"host\":\"a\u2028b\",\"password\":\"GGGG\"}"; got != want {
 		t.Errorf("stored %q, want the canonical %q", got, want)
+	}
+}
+
+// bigDoc is a JSON document of exactly size canonical bytes:
+// {"host":"h","pad":"xx…"}.
+func bigDoc(t *testing.T, size int) string {
+	t.Helper()
+	v := `{"host":"h","pad":"` + strings.Repeat("x", size-len(`{"host":"h","pad":""}`)) + `"}`
+	if len(v) != size {
+		t.Fatalf("bigDoc: %d bytes, want %d", len(v), size)
+	}
+	return v
+}
+
+// TestRegression_GeneratedKeyPastTheSizeLimitIsWrittenWithoutIt: a
+// document just under Secrets Manager's 65,536 bytes whose /password
+// aws-owned generates (32 characters) planned a clean create, then
+// created the secret without the key it could not fit (exit 6), and every
+// later run was conflict aws-owned-missing on a secret the tool made. The
+// plan must refuse it before any write: gate:value-too-large naming the
+// document by its resource label, status invalid, no mutating call, in
+// plan and sync; at the limit exactly, the create goes ahead with the key.
+func TestRegression_GeneratedKeyPastTheSizeLimitIsWrittenWithoutIt(t *testing.T) {
+	e := newEnv(t)
+	entry := model.AWSOwned{Secret: "db", Keys: []string{"/password"}, Generate: 32}
+	// The create sends {"host":"h","pad":"…","password":"<32>"}: the
+	// document plus ,"password":"" (14 bytes) plus 32.
+	over := bigDoc(t, model.MaxValueBytes-14-32+1)
+	for _, mode := range []engine.Mode{engine.ModePlan, engine.ModeSync} {
+		before := e.calls(t)
+		res := e.runPort(t, awsOwnedCfg(e, mode, entry), state(doc{"db", over}), e.port)
+		if res.Status != vocab.StatusInvalid {
+			t.Fatalf("mode %v: status %s, want invalid", mode, res.Status)
+		}
+		if n := mutations(before, e.calls(t)); n != 0 {
+			t.Errorf("mode %v: %d mutating calls, want none", mode, n)
+		}
+		if len(res.Diagnostics) != 1 || res.Diagnostics[0].Class != diag.GateValueTooLarge || res.Diagnostics[0].Subject.Label() != "resource-0001" {
+			t.Fatalf("mode %v: diagnostics %+v, want one gate:value-too-large about resource-0001", mode, res.Diagnostics)
+		}
+		if d := res.Diagnostics[0]; !strings.Contains(d.Summary, "65536 bytes") || d.Next == "" {
+			t.Errorf("mode %v: %q / %q: the summary names the limit, the next action is given", mode, d.Summary, d.Next)
+		}
+	}
+	at := bigDoc(t, model.MaxValueBytes-14-32)
+	res := e.runPort(t, awsOwnedCfg(e, engine.ModeSync, entry), state(doc{"db", at}), e.port)
+	wantResult(t, res, vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Create: 1})
+	if got := liveKey(t, e, nameOf("db"), "password"); len(got) != 32 {
+		t.Errorf("password of %d characters, want the generated 32", len(got))
+	}
+	if n := len(current(e.secret(t, nameOf("db")))); n != model.MaxValueBytes {
+		t.Errorf("stored %d bytes, want exactly %d", n, model.MaxValueBytes)
 	}
 }

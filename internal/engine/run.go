@@ -396,7 +396,7 @@ func (r *runner) gate(p plan.Plan) (vocab.Status, bool) {
 		r.log.Error("empty desired state would delete the whole scope; to authorize, re-run with "+flags,
 			slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.Int(vocab.FieldCount, p.Counts().ScheduleDelete))
 		return vocab.StatusInvalid, true
-	case r.unfillable(p):
+	case r.unfillable(p), r.oversized(p):
 		return vocab.StatusInvalid, true
 	case p.DeletionLimitGate:
 		flags := r.authorize(p, "")

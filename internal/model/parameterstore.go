@@ -45,6 +45,22 @@ func TierLimit(tier string) int {
 	return 0
 }
 
+// ValueLimit is the largest value, in bytes, a scope of target stores in
+// one write: MaxValueBytes for Secrets Manager (any target but
+// parameter-store, "" included), TierLimit(tier) for Parameter Store ("" =
+// the default tier, standard). The loader holds each document to it
+// (plaintext:too-large); the planner holds to it the value a write makes
+// with the keys owned by AWS merged or generated (gate:value-too-large).
+func ValueLimit(target, tier string) int {
+	if target != TargetParameterStore {
+		return MaxValueBytes
+	}
+	if tier == "" {
+		tier = TierStandard
+	}
+	return TierLimit(tier)
+}
+
 // TierThatFits is the cheapest tier whose limit holds a value of size
 // bytes, or "" when none does (the value needs Secrets Manager's 65,536).
 func TierThatFits(size int) string {

@@ -45,6 +45,23 @@ func TestTierThatFits(t *testing.T) {
 	}
 }
 
+// TestValueLimit: Secrets Manager's 65,536 bytes for any target but
+// parameter-store; a parameter's tier limit otherwise ("" = standard).
+func TestValueLimit(t *testing.T) {
+	for _, c := range []struct {
+		target, tier string
+		want         int
+	}{
+		{"", "", MaxValueBytes}, {TargetSecretsManager, TierAdvanced, MaxValueBytes},
+		{TargetParameterStore, "", MaxStandardValueBytes}, {TargetParameterStore, TierStandard, MaxStandardValueBytes},
+		{TargetParameterStore, TierAdvanced, MaxAdvancedValueBytes},
+	} {
+		if got := ValueLimit(c.target, c.tier); got != c.want {
+			t.Errorf("ValueLimit(%q, %q) = %d, want %d", c.target, c.tier, got, c.want)
+		}
+	}
+}
+
 // A Secrets Manager scope's digest never changes with the second target;
 // the same scope in Parameter Store is another identity.
 func TestScopeDigestTarget(t *testing.T) {

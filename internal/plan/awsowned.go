@@ -106,3 +106,67 @@ func Unfillable(p Plan, rules Rules) []string {
 	}
 	return out
 }
+
+// Oversized returns the operations of p that would write a value larger
+// than rules.MaxValueBytes once the keys owned by AWS are in it (SPEC §13;
+// the limit is the target's, model.ValueLimit: 65,536 bytes for Secrets
+// Manager, AWS API reference CreateSecret and PutSecretValue):
+//   - a create whose document lacks a listed key that generate fills: the
+//     value the engine would send (keydiff.Fill, then Rules.Canonical),
+//     with each generated key at its configured length (generate
+//     characters of [A-Za-z0-9], one byte each in canonical JSON);
+//   - an adoption or update that writes the merge (Decision.Value): its
+//     canonical bytes.
+//
+// The document alone was held to the limit by the loader; with the keys
+// added, AWS would refuse the write, or (before this check) the create
+// went out without the key it could not fit and left the secret conflict
+// aws-owned-missing for good. A plan holding one must not be applied
+// (gate:value-too-large). Creates Unfillable refuses are left to it. Nil
+// when MaxValueBytes is 0.
+func Oversized(p Plan, rules Rules) []Operation {
+	if rules.MaxValueBytes <= 0 {
+		return nil
+	}
+	var out []Operation
+	for _, op := range p.Ops {
+		e, ok := rules.awsOwned(op.Desired)
+		if !ok || op.Desired == nil {
+			continue
+		}
+		size := len(op.Desired.Value)
+		if op.Action == vocab.ActionCreate {
+			size = createSize(rules, op.Desired.Value, e)
+		}
+		if size > rules.MaxValueBytes {
+			out = append(out, op)
+		}
+	}
+	return out
+}
+
+// createSize is the size of the value a create of the document value
+// sends with entry e: the document's, or with each lacking key filled by
+// generate characters of [A-Za-z0-9]. Such a string is its own length in
+// canonical JSON (nothing to escape), so the size is that of the value
+// with empty strings in their place (canonicalized: Rules.Canonical) plus
+// generate per key: exact, and never beyond what Canonical accepts.
+func createSize(rules Rules, value []byte, e model.AWSOwned) int {
+	if e.Whole() || e.Generate == 0 {
+		return len(value)
+	}
+	lack, err := keydiff.Lacking(value, e.Keys)
+	if err != nil || len(lack) == 0 {
+		return len(value)
+	}
+	empty, err := keydiff.Fill(value, lack, func(string) string { return "" })
+	if err != nil {
+		return len(value)
+	}
+	if rules.Canonical != nil {
+		if c, err := rules.Canonical(empty); err == nil {
+			empty = c
+		}
+	}
+	return len(empty) + len(lack)*e.Generate
+}

@@ -1,6 +1,7 @@
 package plan_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
@@ -256,5 +257,42 @@ func TestRegression_AdoptingARotatingSecretWhoseKeysAreListedIsRefused(t *testin
 	p := plan.Build(st, map[string]plan.ObservedSecret{"app/db": rotating(inFlight)}, plan.Policy{Rules: listed})
 	if len(p.Conflicts) != 1 || p.Conflicts[0].Case != vocab.CaseRotationInFlight {
 		t.Errorf("Build: conflicts %+v, want one rotation-in-flight", p.Conflicts)
+	}
+}
+
+// TestOversized: the value a write would store with the keys owned by AWS
+// in it, against Rules.MaxValueBytes: a create's generated keys counted at
+// their configured length (one byte per character, exactly: the limit
+// itself fits, one byte more does not), a key the document holds
+// generates nothing, an update's merge by its bytes; 0 checks nothing.
+func TestOversized(t *testing.T) {
+	pad := func(n int) string { return `{"host":"h","pad":"` + strings.Repeat("x", n) + `"}` }
+	// pad(n) is 21+n bytes; ,"password":"" adds 14, ,"user":"" 10.
+	rules := plan.Rules{ScopeDigest: testScope.Digest(), Canonical: canonical.FromJSON, MaxValueBytes: 1000,
+		AWSOwned: map[string]model.AWSOwned{
+			"app/fits": {Secret: "fits", Keys: []string{"/password"}, Generate: 32},
+			"app/over": {Secret: "over", Keys: []string{"/password", "/user"}, Generate: 16},
+			"app/seed": {Secret: "seed", Keys: []string{"/password"}, Generate: 4096},
+			"app/db":   {Secret: "db", Keys: []string{"/password"}},
+		}}
+	st := model.State{Scope: testScope, Secrets: []model.Secret{
+		*want("app/db", "secrets/db.sops.json", pad(1001-21-14-41)),
+		*want("app/fits", "secrets/fits.sops.json", pad(1000-21-14-32)),
+		*want("app/over", "secrets/over.sops.json", pad(1000-21-14-10-32+1)),
+		*want("app/plain", "secrets/plain.sops.json", pad(900)),
+		*want("app/seed", "secrets/seed.sops.json", `{"password":"s"}`),
+	}}
+	obs := map[string]plan.ObservedSecret{"app/db": owned("app/db", "secrets/db.sops.json", `{"host":"h","password":"`+strings.Repeat("p", 41)+`"}`)}
+	p := plan.Build(st, obs, plan.Policy{Rules: rules})
+	var got []string
+	for _, op := range plan.Oversized(p, rules) {
+		got = append(got, op.Name)
+	}
+	if strings.Join(got, ",") != "app/over,app/db" {
+		t.Errorf("oversized %v, want [app/over app/db] (the merge with a 41-byte password is 1001 bytes; over lacks two keys of 16)", got)
+	}
+	rules.MaxValueBytes = 0
+	if got := plan.Oversized(p, rules); got != nil {
+		t.Errorf("no limit: %v", got)
 	}
 }

@@ -65,6 +65,10 @@ type Rules struct {
 	// (SPEC §13, AWSOwnedSet): its keys are AWS's, never compared or
 	// written once the secret exists. Nil = none.
 	AWSOwned map[string]model.AWSOwned
+	// MaxValueBytes is the largest value the scope's target stores in one
+	// write (model.ValueLimit of its target and tier); 0 = not checked.
+	// Oversized holds to it the values of secrets with keys owned by AWS.
+	MaxValueBytes int
 }
 
 // Classify decides what to do with one name (SPEC §4.1 and the table of

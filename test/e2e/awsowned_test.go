@@ -354,3 +354,40 @@ func TestRegression_AdoptingARotatingSecretIsRefused(t *testing.T) {
 	expect(t, f.run(e, o, f.args("sync")...), 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Unchanged: 1})
 	assert.Equal(t, writes, e.mutatingCalls(), "the adopted rotating secret is a no-op")
 }
+
+// TestRegression_GeneratedKeyPastTheSizeLimitBlocksEveryLaterRun: a
+// document just under Secrets Manager's 65,536 bytes whose /password
+// aws-owned generates planned a clean create, created the secret without
+// the key (exit 6), and every later run was conflict aws-owned-missing.
+// Now plan and sync stop at planning: exit 3, gate:value-too-large naming
+// the document by its resource label with its next action, nothing
+// written; a shorter generate that fits creates the secret with the key.
+// A parameter-store scope cannot have aws-owned at all (exit 3 before any
+// AWS call), so its tier limits are never met this way.
+func TestRegression_GeneratedKeyPastTheSizeLimitBlocksEveryLaterRun(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	tok := token(4)
+	// {"host":"…","pad":"x…"} + ,"password":"<32>" is one byte over 65,536.
+	host := "CANARY-h-" + tok
+	fixed := len(`{"host":"` + host + `","pad":""}`)
+	pad := strings.Repeat("x", 65536-fixed-len(`,"password":""`)-32+1)
+	name := f.addDoc("db", ".sops.json", `{"host": "`+host+`", "pad": "`+pad+`"}`)
+	f.commit("a large db document without a password")
+	o := runOpts{Config: awsOwnedPassword + "    generate: 32\n"}
+	for _, cmd := range []string{"plan", "sync"} {
+		r := f.run(e, o, f.args(cmd, "--log-format", "text")...)
+		expect(t, r, 3, vocab.StatusInvalid, vocab.VerificationNotRun, nil)
+		assert.Contains(t, r.Stdout, "gate:value-too-large resource-0001: with the keys aws-owned lists", cmd)
+		assert.Contains(t, r.Stdout, "next: shorten the document", cmd)
+		assert.Zero(t, e.mutatingCalls(), "%s: nothing written", cmd)
+	}
+	r := f.run(e, runOpts{Config: awsOwnedPassword + "    generate: 31\n"}, f.args("sync")...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Create: 1})
+	assert.Len(t, e.liveJSON(t, name)["password"], 31)
+	assert.Len(t, e.currentValue(name), 65536)
+
+	r = f.run(e, o, f.psArgs("plan")...)
+	expect(t, r, 3, vocab.StatusInvalid, vocab.VerificationNotRun, nil)
+	assert.Contains(t, r.Stdout+r.Stderr, "aws-owned")
+}
