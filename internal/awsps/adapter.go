@@ -343,6 +343,7 @@ func (a *Adapter) observed(m *types.ParameterMetadata, tags map[string]string) p
 	return plan.ObservedSecret{
 		Exists:      true,
 		ARN:         strings.Clone(aws.ToString(m.ARN)),
+		NamedARN:    true, // arn:PARTITION:ssm:REGION:ACCOUNT:parameter/NAME
 		Name:        a.secretName(aws.ToString(m.Name)),
 		Tags:        tags,
 		KMSKeyID:    strings.Clone(aws.ToString(m.KeyId)),

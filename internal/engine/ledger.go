@@ -408,19 +408,29 @@ func (l *ledger) planData() []planview.Operation {
 // fingerprint (planview.Observed, SPEC §14): its ARN, its AWSCURRENT
 // version ids, and as canonical bytes its source tag, the configured
 // metadata it carried and the metadata and replica change planned. The
-// view keeps only keyed digests of them.
+// view keeps only keyed digests of them, under a salt the file holds: so
+// an ARN that follows from the name (plan.ObservedSecret.NamedARN, a
+// parameter's) is left out, and the source tag (a digest of the document
+// path, which gives the name) with it, or the digests would confirm a
+// guess of a hidden name offline. The name is bound anyway: the
+// operation's place by the source tree, the prefix, Region and account by
+// the settings digest (docs/security.md).
 func observedOf(o plan.Operation) *planview.Observed {
 	fp := o.Fingerprint
+	arn, source := fp.ARN, fp.Source
+	if fp.NamedARN {
+		arn, source = "", ""
+	}
 	meta, err := json.Marshal(struct {
 		Source   string
 		Seen     plan.MetadataSeen
 		Change   string
 		Replicas string
-	}{fp.Source, o.MetadataSeen, fp.Metadata, fp.Replicas})
+	}{source, o.MetadataSeen, fp.Metadata, fp.Replicas})
 	if err != nil {
 		meta = nil // plain data: cannot happen
 	}
-	return &planview.Observed{ARN: fp.ARN, Versions: slices.Clone(fp.CurrentVersions), Metadata: meta}
+	return &planview.Observed{ARN: arn, Versions: slices.Clone(fp.CurrentVersions), Metadata: meta}
 }
 
 // result builds the Result of the run: the only place one is made. final is

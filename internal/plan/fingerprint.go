@@ -19,9 +19,12 @@ import (
 // Compare two with Equal (CurrentVersions is a slice, so == does not
 // apply).
 type Fingerprint struct {
-	Name   string
-	ARN    string
-	Action vocab.Action
+	Name string
+	ARN  string
+	// NamedARN is ObservedSecret.NamedARN: ARN (and Source) follow from
+	// the name.
+	NamedARN bool
+	Action   vocab.Action
 	// Source is the observed source tag value ("" when absent).
 	Source string
 	// ValueHash is "" when no value was read, "missing" when the read found
@@ -45,7 +48,7 @@ type Fingerprint struct {
 // Equal reports whether two fingerprints are the same: every field equal,
 // CurrentVersions element by element (nil and empty are the same).
 func (f Fingerprint) Equal(g Fingerprint) bool {
-	return f.Name == g.Name && f.ARN == g.ARN && f.Action == g.Action && f.Source == g.Source &&
+	return f.Name == g.Name && f.ARN == g.ARN && f.NamedARN == g.NamedARN && f.Action == g.Action && f.Source == g.Source &&
 		f.ValueHash == g.ValueHash && f.Conflict == g.Conflict && f.Metadata == g.Metadata && f.Replicas == g.Replicas && slices.Equal(f.CurrentVersions, g.CurrentVersions)
 }
 
@@ -56,7 +59,7 @@ func FingerprintOf(name string, obs ObservedSecret, d Decision) Fingerprint {
 	if !obs.Exists {
 		return fp
 	}
-	fp.ARN = obs.ARN
+	fp.ARN, fp.NamedARN = obs.ARN, obs.NamedARN
 	fp.Source = obs.Tags[model.TagSource]
 	fp.CurrentVersions = obs.CurrentVersionIDs()
 	fp.ValueHash = valueHash(obs.Current)

@@ -39,9 +39,16 @@ type CurrentValue struct {
 type ObservedSecret struct {
 	Exists bool
 	// ARN is the full ARN; the engine addresses the secret by it once known.
-	ARN  string
-	Name string
-	Tags map[string]string
+	ARN string
+	// NamedARN: ARN follows from the name (and the Region and account), as
+	// a Parameter Store parameter's does, where a secret's carries a
+	// random suffix. Such an ARN tells the resource from nothing its name
+	// does not, and anyone with a guess of the name can compute it, so a
+	// plan file's keyed digests leave it out, and the source tag with it
+	// (planview.Observed; docs/security.md).
+	NamedARN bool
+	Name     string
+	Tags     map[string]string
 	// KMSKeyID is DescribeSecret's KmsKeyId ("" = the AWS managed key
 	// aws/secretsmanager); Description its Description.
 	KMSKeyID    string
