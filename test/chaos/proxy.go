@@ -96,6 +96,7 @@ type Proxy struct {
 	nCalls  int
 	atCall  int    // OnCall: the call number that runs atFn
 	atFn    func() // OnCall's function; nil once run
+	opTrig  *opTrigger
 	server  *http.Server
 	flight  int        // requests being served; guarded by mu
 	settled *sync.Cond // signalled when flight drops to 0
@@ -137,6 +138,32 @@ func (p *Proxy) Arm(run int, kill *KillPlan, killFn func()) {
 	defer p.mu.Unlock()
 	p.run, p.kill, p.killFn, p.killed, p.nMut, p.nCalls = run, kill, killFn, false, 0, 0
 	p.atCall, p.atFn = 0, nil
+	p.opTrig = nil
+}
+
+// opTrigger is OnOp's pending function.
+type opTrigger struct {
+	op, after string
+	seenAfter bool
+	fn        func()
+}
+
+// OnOp runs fn once, just before the first call of the armed run whose
+// operation is op ("" = any operation) and that comes after a call of
+// operation after ("" = from the start) was sent; the call waits for fn.
+// Arm clears it; Fired tells whether it ran.
+func (p *Proxy) OnOp(op, after string, fn func()) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.opTrig = &opTrigger{op: op, after: after, fn: fn}
+}
+
+// Fired reports whether the function OnOp set has run (false when none
+// was set).
+func (p *Proxy) Fired() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.opTrig != nil && p.opTrig.fn == nil
 }
 
 // OnCall runs fn once, just before the n-th call of the armed run (n ≥ 1,
@@ -330,6 +357,13 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var atFn func()
 	if p.atFn != nil && p.nCalls == p.atCall {
 		atFn, p.atFn = p.atFn, nil
+	}
+	if t := p.opTrig; ours && t != nil && t.fn != nil && atFn == nil {
+		if (t.after == "" || t.seenAfter) && (t.op == "" || t.op == op) {
+			atFn, t.fn = t.fn, nil
+		} else if t.after != "" && op == t.after {
+			t.seenAfter = true
+		}
 	}
 	idx := len(p.calls)
 	p.calls = append(p.calls, c)

@@ -211,3 +211,35 @@ func TestSummaryReportsThrottlingAndTheCLIsOwnFigures(t *testing.T) {
 		t.Errorf("summary lacks the CLI's figures:\n%s", md)
 	}
 }
+
+// OnOp runs its function once, before the first call of its operation
+// that comes after a call of its "after" operation: here before the first
+// DescribeSecret after a PutSecretValue (the point "verify" of a rotation
+// step), and it tells Fired.
+func TestProxyOnOpRunsBeforeTheFirstMatchingCallAfterItsOperation(t *testing.T) {
+	_, px, c := proxied(t)
+	ctx := context.Background()
+	px.Arm(1, nil, nil)
+	if px.Fired() {
+		t.Fatal("Fired before any OnOp")
+	}
+	var seen []int
+	px.OnOp("DescribeSecret", "PutSecretValue", func() { seen = append(seen, len(px.Calls())) })
+	_, _ = c.CreateSecret(ctx, &secretsmanager.CreateSecretInput{Name: aws.String("o/1"), SecretString: aws.String("{}")})
+	_, _ = c.DescribeSecret(ctx, &secretsmanager.DescribeSecretInput{SecretId: aws.String("o/1")})
+	if px.Fired() {
+		t.Fatal("fired before the PutSecretValue")
+	}
+	_, _ = c.PutSecretValue(ctx, &secretsmanager.PutSecretValueInput{SecretId: aws.String("o/1"), SecretString: aws.String(`{"a":1}`)})
+	_, _ = c.GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String("o/1")})
+	_, _ = c.DescribeSecret(ctx, &secretsmanager.DescribeSecretInput{SecretId: aws.String("o/1")})
+	_, _ = c.DescribeSecret(ctx, &secretsmanager.DescribeSecretInput{SecretId: aws.String("o/1")})
+	px.Drain()
+	if !px.Fired() || len(seen) != 1 || seen[0] != 5 {
+		t.Fatalf("fired %v at calls %v, want once at the 5th call", px.Fired(), seen)
+	}
+	px.Arm(2, nil, nil)
+	if px.Fired() {
+		t.Fatal("Arm does not clear OnOp")
+	}
+}

@@ -36,10 +36,27 @@ type RotEvent struct {
 	Seed      int64
 	Final     bool
 	// Step is a rotation step (emulator.RotationCreate … RotationFinish);
-	// a create sets /password to Password.
-	Step     string
-	Password string
+	// a create sets /password to Password; a finish with RemovePending
+	// takes AWSPENDING off the new current version (by default AWS's
+	// sample rotation leaves it there, SPEC §13).
+	Step          string
+	Password      string
+	RemovePending bool
+	// At, on a sync that carries a Step, is the point of the sync's run at
+	// which the step is played (AtBeforeRead, AtReadWrite, AtVerify); a
+	// point the run never reaches (no write) plays the step right after it.
+	At string
 }
+
+// The points of a sync's run at which a rotation step can be played
+// (issue 42 item 14): before the first call, just before the first
+// PutSecretValue (between the read and the write), and at the first call
+// after a PutSecretValue was sent (during verification).
+const (
+	AtBeforeRead = "before-read"
+	AtReadWrite  = "read-write"
+	AtVerify     = "verify"
+)
 
 // RotScenario is one seeded rotation scenario, pure data.
 type RotScenario struct {
@@ -61,32 +78,54 @@ func GenerateRotation(seed uint64, index int) RotScenario {
 		s.Hosts = append(s.Hosts, fmt.Sprintf("%shost%d%016x", CanaryMarker, i, r.Uint64()))
 	}
 	rev := 0
-	sync := func() {
+	sync := func() RotEvent {
 		e := RotEvent{Sync: true, Revision: rev, Seed: r.Int64()}
 		if r.IntN(2) == 0 {
 			e.Ambiguous = 0.3
 		}
-		s.Events = append(s.Events, e)
 		if rev < len(s.Hosts)-1 && r.IntN(2) == 0 {
 			rev++
 		}
+		return e
 	}
-	sync()
-	s.Events[0].Ambiguous = 0 // the create is clean: rotation is then turned on
+	first := sync()
+	first.Ambiguous = 0 // the create is clean: rotation is then turned on
+	s.Events = append(s.Events, first)
 	steps := []string{emulator.RotationCreate, emulator.RotationSet, emulator.RotationTest, emulator.RotationFinish}
+	points := []string{AtBeforeRead, AtReadWrite, AtVerify}
 	for range 1 + r.IntN(3) {
 		for _, st := range steps {
 			e := RotEvent{Step: st}
 			if st == emulator.RotationCreate {
 				e.Password = fmt.Sprintf("%spw%016x", CanaryMarker, r.Uint64())
 			}
+			if st == emulator.RotationFinish {
+				e.RemovePending = r.IntN(2) == 0
+			}
+			if r.IntN(3) == 0 {
+				// The step is played during a sync's run: a sync that
+				// changes /host when it can, so the run writes.
+				if rev < len(s.Hosts)-1 {
+					rev++
+				} else {
+					s.Hosts = append(s.Hosts, fmt.Sprintf("%shost%d%016x", CanaryMarker, len(s.Hosts), r.Uint64()))
+					rev++
+				}
+				sy := RotEvent{Sync: true, Revision: rev, Seed: r.Int64(), Step: e.Step, Password: e.Password,
+					RemovePending: e.RemovePending, At: points[r.IntN(len(points))]}
+				if r.IntN(3) == 0 {
+					sy.Ambiguous = 0.3
+				}
+				s.Events = append(s.Events, sy)
+				continue
+			}
 			s.Events = append(s.Events, e)
 			if r.IntN(3) == 0 {
-				sync()
+				s.Events = append(s.Events, sync())
 			}
 		}
 	}
-	sync()
+	s.Events = append(s.Events, sync())
 	s.Events = append(s.Events, RotEvent{Sync: true, Revision: len(s.Hosts) - 1, Final: true})
 	return s
 }
@@ -102,6 +141,14 @@ type RotObservation struct {
 	// Skipped: a rotation step not played (the secret was never created,
 	// so rotation could not be turned on).
 	Skipped bool
+	// For a sync that carries a step: Fired tells whether the step was
+	// played during the run (else right after it); RunPassword, RunHost
+	// and RunPendingHost are the live /password, /host and the /host of a
+	// version labelled AWSPENDING but not AWSCURRENT ("" when none), read
+	// when the run ended, before a step played after it.
+	Fired                bool
+	RunPassword, RunHost string
+	RunPendingHost       string
 }
 
 // CheckRotation judges a played rotation scenario (pure): the password
@@ -119,6 +166,7 @@ func CheckRotation(s RotScenario, obs []RotObservation) []Violation {
 	secrets = append(secrets, s.Hosts...)
 	for i, o := range obs {
 		e := o.Event
+		before := want
 		switch {
 		case o.Skipped:
 		case e.Step == emulator.RotationCreate:
@@ -126,6 +174,24 @@ func CheckRotation(s RotScenario, obs []RotObservation) []Violation {
 			secrets = append(secrets, e.Password)
 		case e.Step == emulator.RotationFinish:
 			want, pending = pending, ""
+		}
+		if e.Sync && e.Step != "" && o.Code == 0 && before != "" {
+			// A run that ended converged holds the synced revision, the
+			// password AWS owned when it ended, and no pending version
+			// that would drop its write at the rotation's finish.
+			atEnd := before
+			if o.Fired {
+				atEnd = want
+			}
+			switch {
+			case o.RunHost != s.Hosts[e.Revision]:
+				add("converged-not-held", fmt.Sprintf("event %d: sync exit 0 (step %s at %s) but the live /host is not the revision's", i+1, e.Step, e.At))
+			case o.RunPassword != atEnd:
+				add("aws-owned-reverted", fmt.Sprintf("event %d: sync exit 0 (step %s at %s) with the password %s, want %s",
+					i+1, e.Step, e.At, short([]byte(o.RunPassword)), short([]byte(atEnd))))
+			case o.RunPendingHost != "" && o.RunPendingHost != s.Hosts[e.Revision]:
+				add("converged-dropped-at-finish", fmt.Sprintf("event %d: sync exit 0 (step %s at %s) while a pending version holds another /host", i+1, e.Step, e.At))
+			}
 		}
 		if want == "" && o.Password != "" {
 			want = o.Password // generated by the create sync
@@ -187,31 +253,66 @@ func PlayRotation(cli, emuBin string, enc *Encrypter, dir string, s RotScenario)
 		return nil, err
 	}
 	const name = "rot/app/db/main"
-	live := func() (pw, host string) {
+	live := func() (pw, host, pendingHost string) {
 		st, err := emu.State(context.Background())
 		if err != nil {
-			return "", ""
+			return "", "", ""
 		}
 		for _, sd := range st.Secrets {
 			if sd.Name != name {
 				continue
 			}
 			for _, v := range sd.Versions {
-				if v.SecretString != nil && containsStage(v.Stages, "AWSCURRENT") {
-					var m map[string]any
-					_ = json.Unmarshal([]byte(*v.SecretString), &m)
+				if v.SecretString == nil {
+					continue
+				}
+				var m map[string]any
+				_ = json.Unmarshal([]byte(*v.SecretString), &m)
+				switch {
+				case containsStage(v.Stages, "AWSCURRENT"):
 					pw, _ = m["password"].(string)
 					host, _ = m["host"].(string)
+				case containsStage(v.Stages, "AWSPENDING"):
+					pendingHost, _ = m["host"].(string)
 				}
 			}
 		}
-		return pw, host
+		return pw, host, pendingHost
 	}
+	rotate := func(i int, e RotEvent) error {
+		rot := emulator.Rotation{Name: name, Step: e.Step, RemovePending: e.RemovePending}
+		if e.Password != "" {
+			rot.Values = map[string]string{"/password": e.Password}
+		}
+		if _, err := emu.Rotate(context.Background(), rot); err != nil {
+			return fmt.Errorf("event %d: rotation step %s: %w", i+1, e.Step, err)
+		}
+		return nil
+	}
+	proxy, err := NewProxy(emu.URL)
+	if err != nil {
+		return nil, err
+	}
+	defer proxy.Close()
 	enabled := false
 	var out []RotObservation
 	for i, e := range s.Events {
 		o := RotObservation{Event: e, Code: -1}
 		if e.Sync {
+			proxy.Arm(i+1, nil, nil)
+			var stepErr error
+			during := e.Step != "" && enabled
+			if during {
+				fn := func() { stepErr = rotate(i, e) }
+				switch e.At {
+				case AtBeforeRead:
+					proxy.OnOp("", "", fn)
+				case AtReadWrite:
+					proxy.OnOp("PutSecretValue", "", fn)
+				default:
+					proxy.OnOp("", "PutSecretValue", fn)
+				}
+			}
 			faults := emulator.Faults{Seed: e.Seed, AmbiguousRate: e.Ambiguous, AmbiguousKind: "mixed"}
 			if err := emu.SetFaults(context.Background(), faults); err != nil {
 				return nil, err
@@ -224,7 +325,7 @@ func PlayRotation(cli, emuBin string, enc *Encrypter, dir string, s RotScenario)
 			cmd := exec.Command(cli, append([]string{"sync", "--repository", repo, "--revision", "rev-" + strconv.Itoa(e.Revision),
 				"--repository-id", "chaos/rotation", "--secret-prefix", "rot/app", "--aws-region", ChaosRegion,
 				"--config", cfg, "--report-file", report, "--log-level", "debug", "--aws-max-attempts", "1"}, timeouts...)...)
-			cmd.Env = []string{"HOME=" + dir, "PATH=/usr/local/bin:/usr/bin:/bin", "AWS_ENDPOINT_URL_SECRETS_MANAGER=" + emu.URL,
+			cmd.Env = []string{"HOME=" + dir, "PATH=/usr/local/bin:/usr/bin:/bin", "AWS_ENDPOINT_URL_SECRETS_MANAGER=" + proxy.URL,
 				"AWS_ACCESS_KEY_ID=AKIACHAOSROTATION", "AWS_SECRET_ACCESS_KEY=chaos-rotation-secret", "AWS_EC2_METADATA_DISABLED=true",
 				"AWS_CONFIG_FILE=" + filepath.Join(dir, "none"), "AWS_SHARED_CREDENTIALS_FILE=" + filepath.Join(dir, "none"),
 				"SOPS_AGE_KEY_FILE=" + enc.KeyFile}
@@ -238,8 +339,23 @@ func PlayRotation(cli, emuBin string, enc *Encrypter, dir string, s RotScenario)
 			} else {
 				o.Code = 0
 			}
+			proxy.Drain()
 			rep, _ := os.ReadFile(report)
 			o.Outputs = bytes.Join([][]byte{stdout.Bytes(), stderr.Bytes(), rep}, []byte("\n"))
+			if during {
+				o.Fired = proxy.Fired()
+				if stepErr != nil {
+					return nil, stepErr
+				}
+				o.RunPassword, o.RunHost, o.RunPendingHost = live()
+				if !o.Fired {
+					if err := rotate(i, e); err != nil {
+						return nil, err
+					}
+				}
+			} else if e.Step != "" {
+				o.Skipped = true
+			}
 			if err := emu.SetFaults(context.Background(), emulator.Faults{}); err != nil {
 				return nil, err
 			}
@@ -250,16 +366,10 @@ func PlayRotation(cli, emuBin string, enc *Encrypter, dir string, s RotScenario)
 			}
 		} else if !enabled {
 			o.Skipped = true
-		} else {
-			rot := emulator.Rotation{Name: name, Step: e.Step, RemovePending: e.Step == emulator.RotationFinish}
-			if e.Password != "" {
-				rot.Values = map[string]string{"/password": e.Password}
-			}
-			if _, err := emu.Rotate(context.Background(), rot); err != nil {
-				return nil, fmt.Errorf("event %d: rotation step %s: %w", i+1, e.Step, err)
-			}
+		} else if err := rotate(i, e); err != nil {
+			return nil, err
 		}
-		o.Password, o.Host = live()
+		o.Password, o.Host, _ = live()
 		out = append(out, o)
 	}
 	return out, nil

@@ -17,13 +17,19 @@ func idealRotation(s RotScenario) []RotObservation {
 	pw, pending, host := "GENERATEDgenerated123456", "", ""
 	for _, e := range s.Events {
 		o := RotObservation{Event: e, Code: -1}
-		switch {
-		case e.Sync:
+		if e.Sync {
 			o.Code, host = 0, s.Hosts[e.Revision]
-		case e.Step == emulator.RotationCreate:
+		}
+		switch e.Step {
+		case emulator.RotationCreate:
 			pending = e.Password
-		case e.Step == emulator.RotationFinish:
+		case emulator.RotationFinish:
 			pw = pending
+		}
+		if e.Sync && e.Step != "" {
+			// The step played during the run; a correct CLI's write
+			// re-merged it.
+			o.Fired, o.RunPassword, o.RunHost = true, pw, host
 		}
 		o.Password, o.Host = pw, host
 		out = append(out, o)
@@ -59,11 +65,60 @@ func TestCheckRotation(t *testing.T) {
 		if !slices.Contains(kindsOf(CheckRotation(s, stale)), "aws-owned-converge") {
 			t.Fatalf("scenario %d: a stale host is not found", i)
 		}
+		for j, e := range s.Events {
+			if !e.Sync || e.Step != emulator.RotationFinish || j == 0 {
+				continue
+			}
+			// A sync that wrote the old password back while the finish
+			// ran between its read and its write, and said converged.
+			reverted := idealRotation(s)
+			old := reverted[j-1].Password
+			if old == reverted[j].Password {
+				continue
+			}
+			reverted[j].RunPassword = old
+			if !slices.Contains(kindsOf(CheckRotation(s, reverted)), "aws-owned-reverted") {
+				t.Fatalf("scenario %d: a converged sync that reverted the password during the run is not found", i)
+			}
+			dropped := idealRotation(s)
+			dropped[j].RunPendingHost = s.Hosts[0] + "x"
+			if !slices.Contains(kindsOf(CheckRotation(s, dropped)), "converged-dropped-at-finish") {
+				t.Fatalf("scenario %d: a converged sync whose write a pending version will drop is not found", i)
+			}
+		}
 		leak := idealRotation(s)
 		leak[0].Outputs = []byte("log: " + leak[last].Password)
 		if !slices.Contains(kindsOf(CheckRotation(s, leak)), "aws-owned-leak") {
 			t.Fatalf("scenario %d: a leaked password is not found", i)
 		}
+	}
+}
+
+// The generator draws every point of a run (issue 42 item 14) and both
+// ways a finish leaves AWSPENDING.
+func TestGenerateRotationDrawsEveryPointOfARun(t *testing.T) {
+	points := map[string]int{}
+	removed := map[bool]int{}
+	for i := range 200 {
+		for _, e := range GenerateRotation(1, i).Events {
+			if e.Sync && e.Step != "" {
+				points[e.At]++
+				if e.Revision == 0 {
+					t.Fatalf("scenario %d: a step during a run of the first revision (the create)", i)
+				}
+			}
+			if e.Step == emulator.RotationFinish {
+				removed[e.RemovePending]++
+			}
+		}
+	}
+	for _, p := range []string{AtBeforeRead, AtReadWrite, AtVerify} {
+		if points[p] == 0 {
+			t.Fatalf("no step drawn at %s: %v", p, points)
+		}
+	}
+	if removed[true] == 0 || removed[false] == 0 {
+		t.Fatalf("finish steps: %v, want both kinds", removed)
 	}
 }
 
