@@ -90,6 +90,12 @@ type Summary struct {
 	// Rotations counts the rotation scenarios played (SPEC §13), RotationSyncs
 	// their syncs; their violations are in Violations.
 	Rotations, RotationSyncs int
+	// RotationDuring counts the rotation steps played inside a sync's run,
+	// by point (AtBeforeRead, AtReadWrite, AtVerify; a point the run never
+	// reached is counted under "after"); RotationRefused the steps the
+	// emulator refused.
+	RotationDuring  map[string]int
+	RotationRefused int
 	// The Parameter Store draw (Outcome's PS figures summed): PSScenarios
 	// counts the scenarios with a Parameter Store scope, PSRuns their CLI
 	// runs, PSViolations the violations found in them.
@@ -304,6 +310,19 @@ func RunCampaign(cfg Config) (*Summary, error) {
 		for _, o := range obs {
 			if o.Event.Sync {
 				sum.RotationSyncs++
+			}
+			if o.Event.Sync && o.Event.Step != "" && !o.Skipped {
+				if sum.RotationDuring == nil {
+					sum.RotationDuring = map[string]int{}
+				}
+				if o.Fired {
+					sum.RotationDuring[o.Event.At]++
+				} else {
+					sum.RotationDuring["after"]++
+				}
+			}
+			if o.Refused != "" {
+				sum.RotationRefused++
 			}
 		}
 		for _, v := range CheckRotation(rs, obs) {

@@ -146,6 +146,10 @@ type RotObservation struct {
 	// and RunPendingHost are the live /password, /host and the /host of a
 	// version labelled AWSPENDING but not AWSCURRENT ("" when none), read
 	// when the run ended, before a step played after it.
+	// Refused is the emulator's answer when it refused a rotation step
+	// (as AWS's RotateSecret refuses to start while a version other than
+	// AWSCURRENT holds AWSPENDING): the scenario stops there.
+	Refused              string
 	Fired                bool
 	RunPassword, RunHost string
 	RunPendingHost       string
@@ -166,6 +170,13 @@ func CheckRotation(s RotScenario, obs []RotObservation) []Violation {
 	secrets = append(secrets, s.Hosts...)
 	for i, o := range obs {
 		e := o.Event
+		if o.Refused != "" {
+			// Every step follows the one before it, so a refusal means the
+			// tool left the secret looking mid-rotation (a leftover
+			// AWSPENDING moved off AWSCURRENT by a write, SPEC §13).
+			add("rotation-blocked", o.Refused)
+			break
+		}
 		before := want
 		switch {
 		case o.Skipped:
@@ -285,7 +296,7 @@ func PlayRotation(cli, emuBin string, enc *Encrypter, dir string, s RotScenario)
 			rot.Values = map[string]string{"/password": e.Password}
 		}
 		if _, err := emu.Rotate(context.Background(), rot); err != nil {
-			return fmt.Errorf("event %d: rotation step %s: %w", i+1, e.Step, err)
+			return &refusedStep{fmt.Sprintf("event %d: rotation step %s: %v", i+1, e.Step, err)}
 		}
 		return nil
 	}
@@ -344,14 +355,13 @@ func PlayRotation(cli, emuBin string, enc *Encrypter, dir string, s RotScenario)
 			o.Outputs = bytes.Join([][]byte{stdout.Bytes(), stderr.Bytes(), rep}, []byte("\n"))
 			if during {
 				o.Fired = proxy.Fired()
-				if stepErr != nil {
-					return nil, stepErr
-				}
 				o.RunPassword, o.RunHost, o.RunPendingHost = live()
 				if !o.Fired {
-					if err := rotate(i, e); err != nil {
-						return nil, err
-					}
+					stepErr = rotate(i, e)
+				}
+				if stepErr != nil {
+					o.Refused = stepErr.Error()
+					return append(out, o), nil
 				}
 			} else if e.Step != "" {
 				o.Skipped = true
@@ -367,13 +377,19 @@ func PlayRotation(cli, emuBin string, enc *Encrypter, dir string, s RotScenario)
 		} else if !enabled {
 			o.Skipped = true
 		} else if err := rotate(i, e); err != nil {
-			return nil, err
+			o.Refused = err.Error()
+			return append(out, o), nil
 		}
 		o.Password, o.Host, _ = live()
 		out = append(out, o)
 	}
 	return out, nil
 }
+
+// refusedStep is a rotation step the emulator refused.
+type refusedStep struct{ msg string }
+
+func (r *refusedStep) Error() string { return r.msg }
 
 func containsStage(stages []string, s string) bool {
 	for _, x := range stages {

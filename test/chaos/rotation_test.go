@@ -86,6 +86,11 @@ func TestCheckRotation(t *testing.T) {
 				t.Fatalf("scenario %d: a converged sync whose write a pending version will drop is not found", i)
 			}
 		}
+		blocked := idealRotation(s)
+		blocked[len(blocked)/2].Refused = "a rotation is already in flight"
+		if !slices.Contains(kindsOf(CheckRotation(s, blocked[:len(blocked)/2+1])), "rotation-blocked") {
+			t.Fatalf("scenario %d: a refused rotation step is not found", i)
+		}
 		leak := idealRotation(s)
 		leak[0].Outputs = []byte("log: " + leak[last].Password)
 		if !slices.Contains(kindsOf(CheckRotation(s, leak)), "aws-owned-leak") {

@@ -62,6 +62,11 @@ func (s *Summary) Markdown() string {
 	p("Parameter Store (SPEC §16): %d scenarios ran a Parameter Store scope beside a Secrets Manager one (mixed-target runs, all or nothing), %d CLI runs; the proxy saw %d Parameter Store calls, the emulator throttled %d of them at reduced Parameter Store quotas; %d scripted faults on Parameter Store calls (lost responses in both directions, errors); %d kill plans at a Parameter Store write, %d SIGKILLs fired; %d out-of-band changes by another writer; %d parameters desired at the end, read back with the SDK's SSM client; %d violations in these scenarios.\n\n",
 		s.PSScenarios, s.PSRuns, s.PSCalls, s.PSThrottled, s.PSScripted, s.PSKillPlans, s.PSKills, s.PSDrifts, s.PSParams, s.PSViolations)
 
+	if s.Rotations > 0 {
+		p("Rotation (SPEC §13): %d scenarios, %d syncs; rotation steps played inside a sync's run: %d before the read, %d between the read and the write, %d during verification (%d drawn at a point the run never reached, played after it); %d steps refused by the emulator. The checker requires that an AWS-owned key is never reverted, a Git-owned key converges, no run ends converged while AWS holds another value or a pending version would drop its write, and no rotation step is refused because a run left the secret looking mid-rotation.\n\n",
+			s.Rotations, s.RotationSyncs, s.RotationDuring[AtBeforeRead], s.RotationDuring[AtReadWrite], s.RotationDuring[AtVerify], s.RotationDuring["after"], s.RotationRefused)
+	}
+
 	p("Faults injected, by kind (emulator counters, `GET /_emulator/stats`, summed over scenarios):\n\n")
 	p("| fault | count |\n|---|---:|\n")
 	for _, k := range sortedKeys(s.Faults) {
