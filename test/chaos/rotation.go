@@ -49,7 +49,7 @@ type RotEvent struct {
 }
 
 // The points of a sync's run at which a rotation step can be played
-// (issue 42 item 14): before the first call, just before the first
+// (SPEC §13, "Writes race rotation"): before the first call, just before the first
 // PutSecretValue (between the read and the write), and at the first call
 // after a PutSecretValue was sent (during verification).
 const (

@@ -99,7 +99,7 @@ func TestCheckRotation(t *testing.T) {
 	}
 }
 
-// The generator draws every point of a run (issue 42 item 14) and both
+// The generator draws every point of a run and both
 // ways a finish leaves AWSPENDING.
 func TestGenerateRotationDrawsEveryPointOfARun(t *testing.T) {
 	points := map[string]int{}
