@@ -538,9 +538,10 @@ func (a *Adapter) Tag(ctx context.Context, id string, tags map[string]string) er
 
 // unsupported is the error of a port method Parameter Store has no
 // counterpart for: a parameter is never scheduled for deletion (so never
-// restored) and has no replicas (replica-regions is refused for the
-// target). The engine never calls them for this target; a call would be a
-// programming error, failed closed.
+// restored), has no replicas (replica-regions is refused for the
+// target) and no staging labels (no rotation). The engine never calls
+// them for this target; a call would be a programming error, failed
+// closed.
 func unsupported(op string) error {
 	return &engine.Error{Operation: op, Code: awscore.CodeClientValidation, Fault: engine.FaultClient}
 }
@@ -561,6 +562,12 @@ func (a *Adapter) Replicate(context.Context, string, []model.Replica) error {
 // RemoveReplicas implements engine.Port: never called (see unsupported).
 func (a *Adapter) RemoveReplicas(context.Context, string, []string) error {
 	return unsupported("RemoveReplicas")
+}
+
+// MoveStage implements engine.Port: never called (see unsupported;
+// parameters have no staging labels).
+func (a *Adapter) MoveStage(context.Context, string, string, string, string) error {
+	return unsupported("MoveStage")
 }
 
 func isCode(err error, code string) bool { return awscore.IsCode(err, code) }

@@ -343,6 +343,20 @@ func (a *Adapter) Tag(ctx context.Context, id string, tags map[string]string) er
 	return convert(ctx, "TagResource", err)
 }
 
+// MoveStage implements engine.Port: UpdateSecretVersionStage with
+// RemoveFromVersionId, and MoveToVersionId unless moveTo is "".
+func (a *Adapter) MoveStage(ctx context.Context, id, stage, moveTo, removeFrom string) error {
+	in := &secretsmanager.UpdateSecretVersionStageInput{SecretId: aws.String(id), VersionStage: aws.String(stage),
+		RemoveFromVersionId: aws.String(removeFrom)}
+	if moveTo != "" {
+		in.MoveToVersionId = aws.String(moveTo)
+	}
+	cctx, cancel := a.call(ctx)
+	defer cancel()
+	_, err := a.c.UpdateSecretVersionStage(cctx, in, a.callOpts...)
+	return convert(ctx, "UpdateSecretVersionStage", err)
+}
+
 // own returns a copy of the SDK's string that shares no memory with the
 // response. The SDK's JSON decoder hands out strings carved from one
 // arena block per response (smithy-go serde.StringArena, up to 4 KiB), so

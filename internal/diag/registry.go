@@ -247,6 +247,12 @@ const (
 	// yet a direct observation still showed none: another writer is active
 	// in the scope (verification-failed, exit 6).
 	VerifySecondWriter = "verify:second-writer"
+	// VerifyRotationRaced: a rotation finished between the read of a
+	// secret with keys owned by AWS and the write of its merge, and the
+	// tool could not put the rotated version back and write the merge
+	// again within the run (SPEC §13, "Writes race rotation";
+	// verification-failed, exit 6).
+	VerifyRotationRaced = "verify:rotation-raced"
 	// VerifyChangedElsewhere: verification observed managed metadata that
 	// is neither what this run wrote nor what planning saw: another writer
 	// changed it during the run (verification-failed, exit 6).
@@ -468,6 +474,8 @@ var entries = []Entry{
 		"read what differs in the failure record: with verification inconclusive re-run (or raise --verification-timeout); with failed, stop the other writer of the scope, then re-run (docs/recovery.md, exit 6)"},
 	{VerifySecondWriter, FamilyVerify, "AWS refused a create because the secret exists, yet a direct observation still showed none: another writer is active in the scope",
 		"make sure exactly one sync runs per scope at a time (a concurrency group in CI) and stop the other writer, then re-run (docs/recovery.md, exit 6)"},
+	{VerifyRotationRaced, FamilyVerify, "a rotation of a secret with keys owned by AWS finished while this run wrote it, and the run could not write the merge again on the rotated value",
+		"re-run sync once the rotation is over: it reads the rotated value and writes the merge on it; if the log says the rotated version could not be made current again, rotate the secret once more (rotate-secret) before re-running, so the keys aws-owned lists hold what a rotation set (docs/recovery.md, exit 6)"},
 	{VerifyChangedElsewhere, FamilyVerify, "another writer changed the metadata this run wrote (KMS key, description or a configured tag) during the run",
 		"find the other writer (a person, a tool or another workflow managing the same metadata) and stop it, or stop managing that metadata here; then re-run"},
 	{VerifyReplicaFailed, FamilyVerify, "replication of an owned secret to a configured replica Region failed",

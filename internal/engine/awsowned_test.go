@@ -1,8 +1,12 @@
 package engine_test
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -188,5 +192,174 @@ func TestRegression_GeneratedKeyPastTheSizeLimitIsWrittenWithoutIt(t *testing.T)
 	}
 	if n := len(current(e.secret(t, nameOf("db")))); n != model.MaxValueBytes {
 		t.Errorf("stored %d bytes, want exactly %d", n, model.MaxValueBytes)
+	}
+}
+
+// strayPending returns the ids of the versions of name that carry
+// AWSPENDING without AWSCURRENT: what AWS's RotateSecret and the planner
+// take for a rotation in flight.
+func strayPending(t *testing.T, e *env, name string) []string {
+	t.Helper()
+	var out []string
+	for _, v := range e.secret(t, name).Versions {
+		if slices.Contains(v.Stages, "AWSPENDING") && !slices.Contains(v.Stages, "AWSCURRENT") {
+			out = append(out, v.VersionID)
+		}
+	}
+	return out
+}
+
+// rotateFully runs a whole rotation of name setting /password to pw; its
+// finish leaves AWSPENDING on the new current version unless removePending.
+func rotateFully(t *testing.T, e *env, name, pw string, removePending bool) {
+	t.Helper()
+	e.srv.Rotate(t, emulator.Rotation{Name: name, Step: emulator.RotationCreate, Values: map[string]string{"/password": pw}})
+	e.srv.Rotate(t, emulator.Rotation{Name: name, Step: emulator.RotationFinish, RemovePending: removePending})
+}
+
+// rotatingPort runs rotate before each of the first n PutValue calls: a
+// rotation that finishes between the read the merge was computed from
+// (and the precondition) and the write.
+type rotatingPort struct {
+	engine.Port
+	mu     sync.Mutex
+	n      int
+	rotate func(i int)
+}
+
+func (p *rotatingPort) PutValue(ctx context.Context, id string, value []byte, kind model.ValueKind, token string) (engine.WriteResult, error) {
+	p.mu.Lock()
+	i := p.n
+	p.n++
+	p.mu.Unlock()
+	if p.rotate != nil {
+		p.rotate(i)
+	}
+	return p.Port.PutValue(ctx, id, value, kind, token)
+}
+
+// seedRotating creates db ({"host":"h1","password":"seed"}, /password
+// owned by AWS) with a sync and turns rotation on.
+func seedRotating(t *testing.T, e *env, entry model.AWSOwned) {
+	t.Helper()
+	res := e.runPort(t, awsOwnedCfg(e, engine.ModeSync, entry), state(doc{"db", `{"host":"h1","password":"seed"}`}), e.port)
+	wantResult(t, res, vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Create: 1})
+	e.srv.SetConditions(t, emulator.Conditions{Name: nameOf("db"), RotationEnabled: aws.Bool(true)})
+}
+
+// Regression (issue 42 item 1): after a rotation that left AWSPENDING on
+// the current version (as AWS may, and its sample functions do), a Git
+// change wrote a new version and the label stayed on the replaced one:
+// verification saw a rotation in flight (exit 6), every later run was
+// conflict rotation (exit 4), and AWS's next RotateSecret would not start.
+// The write now removes the label from the version it replaces
+// (UpdateSecretVersionStage). Both finishes: label left on (the fix's
+// case; failed before it) and removed by the rotation (no extra call).
+func TestRegression_LeftoverPendingLabelAfterRotationSurvivesAGitChange(t *testing.T) {
+	for _, removePending := range []bool{false, true} {
+		t.Run(fmt.Sprintf("remove_pending=%v", removePending), func(t *testing.T) {
+			e := newEnv(t)
+			entry := model.AWSOwned{Secret: "db", Keys: []string{"/password"}}
+			seedRotating(t, e, entry)
+			rotateFully(t, e, nameOf("db"), "r1", removePending)
+
+			before := e.calls(t)
+			res := e.runPort(t, awsOwnedCfg(e, engine.ModeSync, entry), state(doc{"db", `{"host":"h2","password":"seed"}`}), e.port)
+			wantResult(t, res, vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Update: 1})
+			if got := liveKey(t, e, nameOf("db"), "password"); got != "r1" {
+				t.Errorf("password %q, want the rotated r1", got)
+			}
+			if got := liveKey(t, e, nameOf("db"), "host"); got != "h2" {
+				t.Errorf("host %q, want h2", got)
+			}
+			if got := strayPending(t, e, nameOf("db")); len(got) != 0 {
+				t.Errorf("AWSPENDING left on non-current versions %v: a rotation in flight to AWS and to the next run", got)
+			}
+			wantStage := int64(1)
+			if removePending {
+				wantStage = 0
+			}
+			if n := e.calls(t)["UpdateSecretVersionStage"] - before["UpdateSecretVersionStage"]; n != wantStage {
+				t.Errorf("%d UpdateSecretVersionStage calls, want %d", n, wantStage)
+			}
+
+			// AWS's next rotation starts, and the runs after it converge.
+			if _, err := e.srv.Control().Rotate(context.Background(), emulator.Rotation{Name: nameOf("db"), Step: emulator.RotationCreate, Values: map[string]string{"/password": "r2"}}); err != nil {
+				t.Fatalf("the next rotation does not start: %v", err)
+			}
+			e.srv.Rotate(t, emulator.Rotation{Name: nameOf("db"), Step: emulator.RotationFinish, RemovePending: removePending})
+			res = e.runPort(t, awsOwnedCfg(e, engine.ModeSync, entry), state(doc{"db", `{"host":"h3","password":"seed"}`}), e.port)
+			wantResult(t, res, vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Update: 1})
+			res = e.runPort(t, awsOwnedCfg(e, engine.ModeSync, entry), state(doc{"db", `{"host":"h3","password":"seed"}`}), e.port)
+			wantResult(t, res, vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Unchanged: 1})
+			if got := liveKey(t, e, nameOf("db"), "password"); got != "r2" {
+				t.Errorf("password %q, want the rotated r2", got)
+			}
+		})
+	}
+}
+
+// Regression (issue 42 item 2): a rotation that finished between the
+// read (and the precondition) and the write let PutSecretValue put the
+// merge of the older password back, and the run said converged. The
+// lineage shows it (AWSPREVIOUS after the write is not the version the
+// merge was computed from): the rotated version is moved back to
+// AWSCURRENT, the plan rebuilt, the merge written once more on it. Before
+// the fix the password was "seed" after a converged run.
+func TestRegression_RotationFinishedBetweenReadAndWriteIsNotReverted(t *testing.T) {
+	for _, removePending := range []bool{false, true} {
+		t.Run(fmt.Sprintf("remove_pending=%v", removePending), func(t *testing.T) {
+			e := newEnv(t)
+			entry := model.AWSOwned{Secret: "db", Keys: []string{"/password"}}
+			seedRotating(t, e, entry)
+			p := &rotatingPort{Port: e.port, rotate: func(i int) {
+				if i == 0 {
+					rotateFully(t, e, nameOf("db"), "r1", removePending)
+				}
+			}}
+			res := e.runPort(t, awsOwnedCfg(e, engine.ModeSync, entry), state(doc{"db", `{"host":"h2","password":"seed"}`}), p)
+			wantResult(t, res, vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Update: 1})
+			if got := liveKey(t, e, nameOf("db"), "password"); got != "r1" {
+				t.Fatalf("password %q after a converged run, want the rotated r1 (never the seed read before the rotation)", got)
+			}
+			if got := liveKey(t, e, nameOf("db"), "host"); got != "h2" {
+				t.Errorf("host %q, want h2", got)
+			}
+			if p.n != 2 {
+				t.Errorf("%d value writes, want 2 (the raced one and the merge on the rotated value)", p.n)
+			}
+			if got := strayPending(t, e, nameOf("db")); len(got) != 0 {
+				t.Errorf("AWSPENDING left on non-current versions %v", got)
+			}
+			if !strings.Contains(e.logs.String(), "the rotated version is current again") {
+				t.Error("the race must be logged")
+			}
+			if len(res.Failures) != 0 {
+				t.Errorf("failure records in a converged run: %+v", res.Failures)
+			}
+			rotateFully(t, e, nameOf("db"), "r2", removePending) // AWS's next rotation starts
+		})
+	}
+}
+
+// A rotation that finishes between the read and the write twice in one
+// run: the rotated version is current again, the run ends exit 6
+// verify:rotation-raced naming the secret, never converged.
+func TestAWSOwned_RotationRacingEveryWriteEndsRaced(t *testing.T) {
+	e := newEnv(t)
+	entry := model.AWSOwned{Secret: "db", Keys: []string{"/password"}}
+	seedRotating(t, e, entry)
+	p := &rotatingPort{Port: e.port, rotate: func(i int) {
+		rotateFully(t, e, nameOf("db"), fmt.Sprintf("r%d", i+1), false)
+	}}
+	res := e.runPort(t, awsOwnedCfg(e, engine.ModeSync, entry), state(doc{"db", `{"host":"h2","password":"seed"}`}), p)
+	if res.Status != vocab.StatusVerificationFailed {
+		t.Fatalf("status %s, want verification-failed", res.Status)
+	}
+	if len(res.Failures) != 1 || res.Failures[0].Class != diag.VerifyRotationRaced || res.Failures[0].Name != nameOf("db") {
+		t.Fatalf("failures %+v, want one verify:rotation-raced naming the secret", res.Failures)
+	}
+	if got := liveKey(t, e, nameOf("db"), "password"); got != "r2" {
+		t.Errorf("password %q, want the last rotated r2 current again", got)
 	}
 }

@@ -78,6 +78,11 @@ type entry struct {
 	// operation that found the secret existing: a later observation whose
 	// metadata is neither configured nor one of these is another writer's.
 	seen []plan.MetadataSeen
+	// races counts the rotations that raced a write of the name in this
+	// run (SPEC §13, lineage); unrepaired: the last one's merge is not
+	// written yet (an accepted operation of the name clears it).
+	races      int
+	unrepaired *planview.Failure
 }
 
 // newLedger labels the desired names by their document ordinals; names that
@@ -172,6 +177,7 @@ func (l *ledger) accept(op plan.Operation, arn, version string) {
 		e.arn = arn
 	}
 	e.touched = true
+	e.unrepaired = nil
 	if e.known == nil {
 		e.known = map[string]bool{}
 	}
@@ -186,6 +192,40 @@ func (l *ledger) accept(op plan.Operation, arn, version string) {
 	}
 	l.applied = append(l.applied, op)
 	l.changes = append(l.changes, Change{Action: op.Action, Name: op.Name, ARN: e.arn, VersionID: version})
+}
+
+// raceOnce notes that a rotation raced op's write (its rotated version is
+// current again, the merge not yet written on it) and reports whether it
+// is the first time in the run for the name: the run may then write the
+// merge once more.
+func (l *ledger) raceOnce(op plan.Operation) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e := l.entryLocked(op.Name)
+	e.races++
+	e.unrepaired = &planview.Failure{Class: diag.VerifyRotationRaced, Action: op.Action, Reason: op.Reason}
+	return e.races == 1
+}
+
+// failUnrepairedRaces records a verify:rotation-raced failure for each
+// name a rotation raced whose merge was not written again (no operation of
+// the name accepted since), in name order.
+func (l *ledger) failUnrepairedRaces() {
+	l.mu.Lock()
+	var names []string
+	for n, e := range l.names {
+		if e.unrepaired != nil {
+			names = append(names, n)
+		}
+	}
+	l.mu.Unlock()
+	slices.Sort(names)
+	for _, n := range names {
+		l.mu.Lock()
+		f := *l.names[n].unrepaired
+		l.mu.Unlock()
+		l.failure(n, f)
+	}
 }
 
 // proved records the digest of the observation that proved convergence.

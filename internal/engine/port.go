@@ -139,6 +139,15 @@ type Port interface {
 	// Tag calls TagResource: the given keys are added or overwritten,
 	// every other tag stays. Safe to resend.
 	Tag(ctx context.Context, id string, tags map[string]string) error
+	// MoveStage calls UpdateSecretVersionStage: the staging label stage
+	// is removed from version removeFrom and, unless moveTo is "", put on
+	// version moveTo (moving AWSCURRENT moves AWSPREVIOUS to removeFrom).
+	// AWS refuses the call (InvalidParameterException) when removeFrom
+	// does not hold the label, so it changes nothing but the version the
+	// caller saw: a compare-and-swap on the label (AWS API reference,
+	// UpdateSecretVersionStage; SPEC §13). Parameter Store has no staging
+	// labels: never called there.
+	MoveStage(ctx context.Context, id, stage, moveTo, removeFrom string) error
 
 	// Region is the Region the port's calls are signed for: the scope's
 	// own Region, a primary's (SPEC §12).

@@ -284,6 +284,7 @@ func (r *runner) applyAll(ctx context.Context, p plan.Plan) (vocab.Status, plan.
 		case outRebuild:
 			if rebuilt {
 				r.log.Error("rebuild budget exhausted", slog.String(vocab.FieldPhase, vocab.PhaseApply))
+				r.ledger.failUnrepairedRaces()
 				return vocab.StatusVerificationFailed, p
 			}
 		}

@@ -35,6 +35,15 @@ type step struct {
 	// not only an ambiguous one: the call carries no token, so the SDK's
 	// retry of an attempt that landed is refused by the changed secret.
 	anyError bool
+	// look, on a row that acts on what the calls before it left: before
+	// each of its calls, and after each (whatever the answer but a
+	// throttle or a cancellation), the driver observes the name (the same
+	// observation as the precondition's) and look judges the sighting and
+	// the last call's error (nil before the first): lookCall makes the
+	// call (look recorded in w what it is), lookNext moves to the next
+	// step, lookEnd ends the operation with the outcome returned. Such a
+	// row is neither done nor resent by the driver's rules: look decides.
+	look func(ctx context.Context, r *runner, w *write, s sighting, err error) (lookVerdict, outcome)
 	// settled, on an operation's last step, reports whether a sighting
 	// after the operation was accepted shows the call's effect settled
 	// enough to decide what follows it; while it does not, the driver
@@ -175,6 +184,22 @@ var (
 	}
 )
 
+// stepLineage follows the value write of a secret with keys owned by
+// AWS (SPEC §13, "Rotation as AWS leaves it" and "Writes race rotation"):
+// a rotation may have finished before the write, leaving AWSPENDING on the
+// version the write replaced, or between the read the merge was computed
+// from and the write, so that the write put the older AWS-owned values
+// back. Its call is UpdateSecretVersionStage (Port.MoveStage); lineage
+// judges what the write left.
+var stepLineage = step{
+	call: func(ctx context.Context, r *runner, w *write) error {
+		m := w.move
+		return r.port.MoveStage(ctx, w.arn, m.stage, m.to, m.from)
+	},
+	look:     lineage,
+	anyError: true,
+}
+
 // stepsOf is the list of calls op makes, in order (SPEC §5, §11, §12);
 // nil for an action the engine cannot perform (execute fails it closed
 // with internal:error, never a guess). A new kind of write is a row above
@@ -189,9 +214,12 @@ var (
 //     differs, UpdateSecret, the replicas (an adopted secret has none);
 //   - restore: RestoreSecret, observed until it shows (an update may
 //     follow: followUps);
-//   - schedule-delete: every replica removed, then DeleteSecret.
-func stepsOf(op plan.Operation) []step {
+//   - schedule-delete: every replica removed, then DeleteSecret;
+//   - with awsOwned (the secret has keys owned by AWS), the value write is
+//     followed by stepLineage.
+func stepsOf(op plan.Operation, awsOwned bool) []step {
 	var out []step
+	value := false
 	switch op.Action {
 	case vocab.ActionCreate:
 		return []step{stepCreate}
@@ -204,15 +232,17 @@ func stepsOf(op plan.Operation) []step {
 		return append(out, stepDelete)
 	case vocab.ActionAdopt:
 		out = append(out, stepAdoptTags)
-		if op.Reason != vocab.ReasonValueEqual {
-			out = append(out, stepPutValue)
-		}
+		value = op.Reason != vocab.ReasonValueEqual
 	case vocab.ActionUpdate:
-		if op.Reason != vocab.ReasonMetadata && op.Reason != vocab.ReasonReplicas {
-			out = append(out, stepPutValue)
-		}
+		value = op.Reason != vocab.ReasonMetadata && op.Reason != vocab.ReasonReplicas
 	default:
 		return nil
+	}
+	if value {
+		out = append(out, stepPutValue)
+		if awsOwned {
+			out = append(out, stepLineage)
+		}
 	}
 	if op.Metadata.NeedsUpdateSecret() {
 		out = append(out, stepMetadata)

@@ -42,6 +42,8 @@ type write struct {
 	// settleBy ends the wait for the last step's effect to show (zero
 	// until the wait starts).
 	settleBy time.Time
+	// move is the label move a row with a look rule decided (lineage).
+	move stageMove
 }
 
 func (w *write) step() step { return w.steps[w.next] }
@@ -118,6 +120,11 @@ func (w *write) accept(r *runner) {
 //     by metExisting, a step observed done moves on, a step that may be
 //     resent is made once more (same token), anything else fails closed;
 //     - any other error: fails closed.
+//     A row with a look rule (step.look: stepLineage, after the value
+//     write of a secret with keys owned by AWS) is judged by it instead,
+//     from an observation before each of its calls and after each
+//     (lookAt): make the call, move on, or end the operation (a rebuild
+//     when a rotation raced the write).
 //  4. Once accepted, an operation whose last step has a settled rule (a
 //     restore) is observed until its effect shows, on the poll interval
 //     within the verification timeout: the same observation again. The
@@ -128,7 +135,8 @@ func (w *write) accept(r *runner) {
 // outConflict or outInterrupted, and the sighting of 4 (nil when the
 // operation has no settled rule or was not accepted).
 func (r *runner) execute(ctx context.Context, op plan.Operation) (outcome, *sighting) {
-	w := &write{op: op, steps: stepsOf(op)}
+	_, awsOwned := r.policy.AWSOwned[op.Name]
+	w := &write{op: op, steps: stepsOf(op, awsOwned)}
 	if len(w.steps) == 0 {
 		// An action the table calls an operation but the engine cannot
 		// perform: a programming error, never a guess.
@@ -164,7 +172,11 @@ func (r *runner) drive(ctx context.Context, w *write) outcome {
 				return r.lookFailed(ctx, w, oerr)
 			}
 			if !w.accepted {
-				if out, goOn := r.judge(ctx, w, s, err); !goOn && !w.accepted {
+				judge := r.judge
+				if w.sent && w.step().look != nil {
+					judge = r.lookAt
+				}
+				if out, goOn := judge(ctx, w, s, err); !goOn && !w.accepted {
 					return out
 				}
 			}
@@ -242,6 +254,8 @@ func (r *runner) lookFailed(ctx context.Context, w *write, err error) outcome {
 // operation's outcome.
 func (r *runner) called(ctx context.Context, w *write, st step, err error) (look bool, out outcome, end bool) {
 	switch {
+	case err == nil && st.look != nil:
+		return true, outDone, false // the row judges its call from a new sighting
 	case err == nil:
 		w.sent = true
 		if !w.advance(r, nil) {
@@ -249,8 +263,9 @@ func (r *runner) called(ctx context.Context, w *write, st step, err error) (look
 			if look = w.settle(r, nil); !look {
 				return false, outDone, true
 			}
+			return look, outDone, false
 		}
-		return look, outDone, false
+		return w.step().look != nil, outDone, false
 	case isThrottled(err) && ctx.Err() == nil:
 		return !w.sent, outDone, false
 	case ctx.Err() != nil:
@@ -265,6 +280,30 @@ func (r *runner) called(ctx context.Context, w *write, st step, err error) (look
 		return true, outDone, false
 	}
 	return false, r.failed(ctx, w.op, "operation failed", err), true
+}
+
+// lookAt is judge for a row with a look rule (step.look), once the
+// operation sent something: the row's look decides from s and err; a row
+// with nothing (more) to do moves w on, past every following step s shows
+// done, as judge does.
+func (r *runner) lookAt(ctx context.Context, w *write, s sighting, err error) (outcome, bool) {
+	for {
+		v, out := w.step().look(ctx, r, w, s, err)
+		switch v {
+		case lookEnd:
+			return out, false
+		case lookCall:
+			return outDone, true
+		}
+		if !w.advance(r, &s) {
+			w.accept(r)
+			return outDone, false
+		}
+		if w.step().look == nil {
+			return outDone, true
+		}
+		err = nil
+	}
 }
 
 // judge decides from the sighting s what follows for w: goOn (call the

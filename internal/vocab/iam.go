@@ -42,6 +42,7 @@ var iamActions = []iamRow{
 	{Operation: "PutSecretValue", Actions: []string{"secretsmanager:PutSecretValue"}},
 	{Operation: "UpdateSecret", Actions: []string{"secretsmanager:UpdateSecret"}},
 	{Operation: "TagResource", Actions: []string{"secretsmanager:TagResource"}},
+	{Operation: "UpdateSecretVersionStage", Actions: []string{"secretsmanager:UpdateSecretVersionStage"}},
 	{Operation: "RestoreSecret", Actions: []string{"secretsmanager:RestoreSecret"}},
 	{Operation: "DeleteSecret", Actions: []string{"secretsmanager:DeleteSecret"}},
 	{Operation: "ReplicateSecretToRegions", Actions: []string{"secretsmanager:ReplicateSecretToRegions"}},

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -31,19 +32,35 @@ func (e *emu) liveJSON(t *testing.T, name string) map[string]string {
 }
 
 // rotate runs the four steps of a rotation that sets /password, or the
-// steps listed; its finish removes AWSPENDING.
+// steps listed; its finish leaves AWSPENDING on the new current version,
+// as AWS's sample rotation functions do (the tool removes it from the
+// version its write replaces, SPEC §13).
 func (e *emu) rotate(name string, values map[string]string, steps ...string) {
 	e.t.Helper()
 	if len(steps) == 0 {
 		steps = []string{emulator.RotationCreate, emulator.RotationSet, emulator.RotationTest, emulator.RotationFinish}
 	}
 	for _, s := range steps {
-		rot := emulator.Rotation{Name: name, Step: s, RemovePending: s == emulator.RotationFinish}
+		rot := emulator.Rotation{Name: name, Step: s}
 		if s == emulator.RotationCreate {
 			rot.Values = values
 		}
 		e.ctl.Rotate(rot)
 	}
+}
+
+// strayPending returns the versions of name that carry AWSPENDING
+// without AWSCURRENT (a rotation in flight, to AWS and the planner).
+func (e *emu) strayPending(name string) []string {
+	var out []string
+	if s := e.secret(name); s != nil {
+		for _, v := range s.Versions {
+			if slices.Contains(v.Stages, "AWSPENDING") && !slices.Contains(v.Stages, "AWSCURRENT") {
+				out = append(out, v.VersionID)
+			}
+		}
+	}
+	return out
 }
 
 // planFileOf runs plan with --plan-file and returns the run and the view.
@@ -110,6 +127,7 @@ func TestAWSOwned_RotationBesideGit(t *testing.T) {
 	live := e.liveJSON(t, name)
 	assert.Equal(t, "CANARY-h2-"+tok, live["host"])
 	assert.Equal(t, rot1, live["password"], "the rotated password was kept")
+	assert.Empty(t, e.strayPending(name), "the rotation's leftover AWSPENDING was removed from the version the write replaced")
 
 	// A sync during a rotation: exit 4 rotation, nothing written.
 	e.rotate(name, map[string]string{"/password": rot2}, emulator.RotationCreate, emulator.RotationSet)
