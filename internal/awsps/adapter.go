@@ -241,7 +241,7 @@ func (a *Adapter) list(ctx context.Context, scopeDigest string, each func(engine
 		name := aws.ToString(m.Name)
 		mine[a.secretName(name)] = true
 		listed := a.observed(&m, maps.Clone(proved))
-		c := engine.Candidate{Name: a.secretName(name), ARN: aws.ToString(m.ARN),
+		c := engine.Candidate{Name: a.secretName(name), ARN: idOf(&m),
 			Tags: map[string]string{model.TagScope: own}, Listed: &listed}
 		out = append(out, c)
 		if each != nil {
@@ -284,7 +284,7 @@ func (a *Adapter) others(ctx context.Context, mine map[string]bool) ([]engine.Ca
 			return nil, err
 		}
 		if found {
-			out = append(out, engine.Candidate{Name: a.secretName(aws.ToString(m.Name)), ARN: aws.ToString(m.ARN), Tags: tags})
+			out = append(out, engine.Candidate{Name: a.secretName(aws.ToString(m.Name)), ARN: idOf(&m), Tags: tags})
 		}
 	}
 	return out, nil
@@ -338,12 +338,23 @@ func (a *Adapter) Describe(ctx context.Context, id string) (plan.ObservedSecret,
 	return a.observed(meta, tags), nil
 }
 
+// idOf is what the engine addresses the parameter of DescribeParameters'
+// entry m by: its ARN, or its name when the answer has none (the SSM API
+// reference marks ParameterMetadata's ARN optional; SPEC §16: a
+// parameter is read by name). Every method takes either (paramName).
+func idOf(m *types.ParameterMetadata) string {
+	if arn := aws.ToString(m.ARN); arn != "" {
+		return strings.Clone(arn)
+	}
+	return strings.Clone(aws.ToString(m.Name))
+}
+
 // observed is what DescribeParameters' entry m shows, with tags.
 func (a *Adapter) observed(m *types.ParameterMetadata, tags map[string]string) plan.ObservedSecret {
 	return plan.ObservedSecret{
 		Exists:      true,
-		ARN:         strings.Clone(aws.ToString(m.ARN)),
-		NamedARN:    true, // arn:PARTITION:ssm:REGION:ACCOUNT:parameter/NAME
+		ARN:         idOf(m),
+		NamedARN:    true, // arn:PARTITION:ssm:REGION:ACCOUNT:parameter/NAME, or the name
 		Name:        a.secretName(aws.ToString(m.Name)),
 		Tags:        tags,
 		KMSKeyID:    strings.Clone(aws.ToString(m.KeyId)),
@@ -385,16 +396,17 @@ func shape(m *types.ParameterMetadata) string {
 }
 
 // GetCurrentValues implements engine.Port: GetParameters with decryption,
-// ten names a call (its limit), each asked by the version Describe
-// reported (the selector NAME:VERSION), so the value read is exactly that
-// version's. A version no longer there is Missing.
+// ten names a call (its limit), each asked by its name (the request's
+// Name, never its ID: SPEC §16) and the version Describe reported (the
+// selector NAME:VERSION), so the value read is exactly that version's. A
+// version no longer there is Missing.
 func (a *Adapter) GetCurrentValues(ctx context.Context, reqs []engine.ValueRequest) ([]plan.CurrentValue, error) {
 	out := make([]plan.CurrentValue, len(reqs))
 	for start := 0; start < len(reqs); start += maxGet {
 		chunk := reqs[start:min(start+maxGet, len(reqs))]
 		names := make([]string, len(chunk))
 		for i, r := range chunk {
-			names[i] = paramName(r.ID) + ":" + r.CurrentVersionID
+			names[i] = model.ParameterName(r.Name) + ":" + r.CurrentVersionID
 		}
 		var res *ssm.GetParametersOutput
 		err := a.read(ctx, pace.Batches, "GetParameters", func(cctx context.Context) (err error) {
@@ -407,7 +419,7 @@ func (a *Adapter) GetCurrentValues(ctx context.Context, reqs []engine.ValueReque
 		for i, r := range chunk {
 			v := plan.CurrentValue{Missing: true}
 			for _, p := range res.Parameters {
-				if aws.ToString(p.Name) != paramName(r.ID) {
+				if aws.ToString(p.Name) != model.ParameterName(r.Name) {
 					continue
 				}
 				v = plan.CurrentValue{VersionID: version(p.Version), HasString: true, String: []byte(aws.ToString(p.Value)),

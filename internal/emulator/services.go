@@ -72,12 +72,13 @@ func serviceOf(op string) *jsonService {
 // secretsmanager.Host, ssm.Host, sts.Host).
 type host struct{ e *Emulator }
 
-func (h host) Lock()                  { h.e.mu.Lock() }
-func (h host) Unlock()                { h.e.mu.Unlock() }
-func (h host) Now() time.Time         { return h.e.now() }
-func (h host) CountFault(kind string) { h.e.stats.Faults[kind]++ }
-func (h host) Keys() core.Keys        { return kmsKeys{h.e} }
-func (h host) ParameterLimit() int    { return h.e.faults.SSMParameterLimit }
+func (h host) Lock()                    { h.e.mu.Lock() }
+func (h host) Unlock()                  { h.e.mu.Unlock() }
+func (h host) Now() time.Time           { return h.e.now() }
+func (h host) CountFault(kind string)   { h.e.stats.Faults[kind]++ }
+func (h host) Keys() core.Keys          { return kmsKeys{h.e} }
+func (h host) ParameterLimit() int      { return h.e.faults.SSMParameterLimit }
+func (h host) DescribeWithoutARN() bool { return h.e.faults.SSMDescribeWithoutARN }
 
 // ssmCall is Parameter Store's view of a request served in partition p.
 func (e *Emulator) ssmCall(p *part) *ssm.Call {

@@ -119,6 +119,12 @@ type Faults struct {
 	// 100,000 Advanced; PutParameter answers ParameterLimitExceeded past
 	// it). 0 means AWS's limits. An addition to AWS's own faults.
 	SSMParameterLimit int `json:"ssm_parameter_limit,omitempty"`
+	// SSMDescribeWithoutARN makes DescribeParameters answer every entry
+	// without its ARN, which the SSM API reference marks optional
+	// (ParameterMetadata, "ARN … Required: No"): a client must work from
+	// the name. GetParameter(s) still carry it. An addition to AWS's own
+	// faults.
+	SSMDescribeWithoutARN bool `json:"ssm_describe_without_arn,omitempty"`
 	// Denied lists IAM actions the caller is not allowed, as an identity
 	// policy that does not grant them: every request of the matching
 	// operation (secretsmanager:CreateSecret is CreateSecret,

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
 	ssmtypes "github.com/aws/aws-sdk-go-v2/service/ssm/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -158,4 +160,41 @@ func TestRegression_PlanFileFingerprintConfirmsAHiddenParameterName(t *testing.T
 	assert.Contains(t, r.Stdout, "AWS changed since review")
 	p1, _ := e.param(docs[1].Name)
 	assert.Equal(t, before.Version+1, p1.Version, "nothing written after the out-of-band write")
+}
+
+// TestRegression_DescribeParametersWithoutARNRewroteEveryParameter:
+// values were read through the ARN DescribeParameters returns, which the
+// SSM API reference marks optional; without it every plan wanted to
+// rewrite every parameter and sync ended exit 6. Parameters are now read
+// by name: with the emulator's DescribeParameters answering no ARN, plan
+// shows no change, sync converges without a write, and an update is
+// written and verified.
+func TestRegression_DescribeParametersWithoutARNRewroteEveryParameter(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	docs := f.standardDocs()
+	r := f.run(e, psEnv(e), f.psArgs("sync")...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Create: 3})
+
+	e.setFaults(emulator.Faults{Seed: 1, SSMDescribeWithoutARN: true})
+	out, err := e.ssmClient().DescribeParameters(context.Background(), &ssm.DescribeParametersInput{})
+	require.NoError(t, err)
+	require.NotEmpty(t, out.Parameters)
+	require.Nil(t, out.Parameters[0].ARN, "premise: DescribeParameters answers without the ARN")
+
+	writes := e.psWriteCalls()
+	r = f.run(e, psEnv(e), f.psArgs("plan")...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationNotRun, &vocab.Counts{Unchanged: 3})
+	r = f.run(e, psEnv(e), f.psArgs("sync")...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Unchanged: 3})
+	assert.Equal(t, writes, e.psWriteCalls(), "nothing rewritten")
+
+	plain := `{"password": "CANARY-noarn-` + token(6) + `"}`
+	f.writeDoc(docs[0].Rel, plain, "")
+	f.Values = append(f.Values, canaryIn(plain))
+	f.commit("update")
+	r = f.run(e, psEnv(e), f.psArgs("sync")...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Update: 1, Unchanged: 2})
+	p, _ := e.param(docs[0].Name)
+	assert.Equal(t, `{"password":"`+canaryIn(plain)+`"}`, aws.ToString(p.Value))
 }

@@ -273,8 +273,12 @@ func (e *Call) describeParameters(in *describeParametersIn) (any, *core.Error) {
 			continue
 		}
 		v := p.latest()
+		arn := e.paramARN(p)
+		if e.DescribeWithoutARN() {
+			arn = "" // optional in the API reference: left out of the answer
+		}
 		out.Parameters = append(out.Parameters, parameterMetaOut{
-			Name: p.name, ARN: e.paramARN(p), Type: v.typ, KeyID: v.keyID, LastModifiedDate: core.Ep(v.modified),
+			Name: p.name, ARN: arn, Type: v.typ, KeyID: v.keyID, LastModifiedDate: core.Ep(v.modified),
 			LastModifiedUser: v.user, Description: v.description, AllowedPattern: v.pattern, Version: v.version,
 			Tier: v.tier, Policies: policiesOut(v.policies), DataType: v.dataType,
 		})

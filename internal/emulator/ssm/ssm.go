@@ -301,7 +301,7 @@ type policyOutSSM struct {
 
 type parameterMetaOut struct {
 	Name             string         `json:"Name"`
-	ARN              string         `json:"ARN"`
+	ARN              string         `json:"ARN,omitempty"`
 	Type             string         `json:"Type"`
 	KeyID            string         `json:"KeyId,omitempty"`
 	LastModifiedDate *core.Epoch    `json:"LastModifiedDate,omitempty"`
@@ -476,6 +476,10 @@ type Host interface {
 	// each tier an account may have in a Region (emulator.Faults's
 	// SSMParameterLimit; 0: AWS's limits). The caller holds the lock.
 	ParameterLimit() int
+	// DescribeWithoutARN: DescribeParameters leaves out every entry's ARN
+	// (optional in the SSM API reference; emulator.Faults's
+	// SSMDescribeWithoutARN). The caller holds the lock.
+	DescribeWithoutARN() bool
 }
 
 // Call is one request's view of Parameter Store: the host, the partition
