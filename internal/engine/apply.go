@@ -215,9 +215,13 @@ func (r *runner) followUps(restored []plan.Operation, seen []*sighting) ([]plan.
 				// or replicas differ (restore, then replicate: SPEC §12).
 				reason = s.d.Reason
 			}
+			// With keys owned by AWS the sighting's decision carries the
+			// merge (SPEC §13): written instead of the document alone,
+			// which would revert them to the document's or drop them.
+			desired, keys := plan.Written(r.policy.Rules, op.Desired, s.obs, s.d)
 			fu := plan.Operation{Action: vocab.ActionUpdate, Name: op.Name, ARN: s.obs.ARN, Reason: reason,
-				Metadata: s.d.Metadata, Replicas: s.d.Replicas, Keys: plan.KeysOf(vocab.ActionUpdate, op.Desired, s.obs),
-				Desired: op.Desired, Fingerprint: s.fingerprint()}
+				Metadata: s.d.Metadata, Replicas: s.d.Replicas, Keys: keys,
+				Desired: desired, Fingerprint: s.fingerprint()}
 			follow = append(follow, fu)
 			r.ledger.followUp(fu)
 		case vocab.ActionConflict:

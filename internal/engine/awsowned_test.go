@@ -363,3 +363,34 @@ func TestAWSOwned_RotationRacingEveryWriteEndsRaced(t *testing.T) {
 		t.Errorf("password %q, want the last rotated r2 current again", got)
 	}
 }
+
+// TestRegression_RestoreFollowUpRevertsTheAWSOwnedKey: an owned secret
+// whose /password AWS owns (rotated since its create) is restored from a
+// scheduled deletion while a Git-owned key changed. The follow-up update
+// after the restore wrote the document alone: the rotated password went
+// back to the document's seed, and the run ended converged (verification
+// merges the live value, so it saw nothing wrong). It must write the
+// merge, as any update does (SPEC §13: an AWS-owned key is never
+// reverted).
+func TestRegression_RestoreFollowUpRevertsTheAWSOwnedKey(t *testing.T) {
+	e := newEnv(t)
+	entry := model.AWSOwned{Secret: "db", Keys: []string{"/password"}}
+	res := e.runPort(t, awsOwnedCfg(e, engine.ModeSync, entry), state(doc{"db", `{"host":"h1","password":"seed"}`}), e.port)
+	wantResult(t, res, vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Create: 1})
+	e.put(t, nameOf("db"), `{"host":"h1","password":"rotated"}`)
+	e.del(t, nameOf("db"))
+
+	res = e.runPort(t, awsOwnedCfg(e, engine.ModeSync, entry), state(doc{"db", `{"host":"h2","password":"seed"}`}), e.port)
+	wantResult(t, res, vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Restore: 1, Update: 1})
+	if got := liveKey(t, e, nameOf("db"), "password"); got != "rotated" {
+		t.Errorf("password %q after the restore and its follow-up, want the AWS-owned rotated (never the document's seed)", got)
+	}
+	if got := liveKey(t, e, nameOf("db"), "host"); got != "h2" {
+		t.Errorf("host %q, want the document's h2", got)
+	}
+	for _, op := range res.Plan {
+		if op.Action == vocab.ActionUpdate && (op.Keys == nil || len(op.Keys.Changed) != 1 || op.Keys.Changed[0].Pointer != "/host") {
+			t.Errorf("the follow-up's keys %+v, want only /host changed", op.Keys)
+		}
+	}
+}

@@ -51,6 +51,23 @@ func KeysOf(action vocab.Action, want *model.Secret, obs ObservedSecret) *keydif
 	return &s
 }
 
+// Written is what an operation decided as d (Classify) writes for want
+// over obs: the desired secret — want, or a copy whose Value is d.Value,
+// the merge with the live values of keys owned by AWS (SPEC §13) — and its
+// key-level summary (KeysOf for d.Action, listed keys dropped: keptOut).
+// Build and the engine's follow-up update after a restore both take it,
+// so neither writes the document alone over a key AWS owns. want is
+// returned as is when d carries no value.
+func Written(rules Rules, want *model.Secret, obs ObservedSecret, d Decision) (*model.Secret, *keydiff.Summary) {
+	desired := want
+	if d.Value != nil && want != nil {
+		merged := *want
+		merged.Value = d.Value
+		desired = &merged
+	}
+	return desired, keptOut(rules, want, d.Action, KeysOf(d.Action, desired, obs))
+}
+
 // keptOut drops from the key summary of an adoption or update of a secret
 // with keys owned by AWS every path under those keys
 // (keydiff.Summary.Without): the plan counts them as kept (Plan.KeptOf),

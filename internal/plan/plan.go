@@ -193,15 +193,10 @@ func Build(want model.State, observed map[string]ObservedSecret, policy Policy) 
 			if d.Action == vocab.ActionUpdate {
 				p.Waiting = append(p.Waiting, replicaWaits(policy.Rules, name, obs)...)
 			}
-			desired := w
-			if d.Value != nil {
-				merged := *w
-				merged.Value = d.Value
-				desired = &merged
-			}
+			desired, keys := Written(policy.Rules, w, obs, d)
 			p.Ops = append(p.Ops, Operation{
 				Action: d.Action, Name: name, ARN: obs.ARN, Reason: d.Reason, Metadata: d.Metadata, Replicas: d.Replicas,
-				Keys: keptOut(policy.Rules, w, d.Action, KeysOf(d.Action, desired, obs)), Desired: desired, Fingerprint: FingerprintOf(name, obs, d),
+				Keys: keys, Desired: desired, Fingerprint: FingerprintOf(name, obs, d),
 				MetadataSeen: SeenMetadata(policy.Metadata, obs),
 			})
 		}
