@@ -53,6 +53,11 @@ type Config struct {
 	// (config.Scope.SettingSubject), the subject of config:replica-region;
 	// zero = the setting's name alone.
 	ReplicasSetting diag.Subject
+	// AdoptSetting names where the scope's adopt list came from
+	// (config.Scope.SettingSubject: "config file key scopes.prod.adopt",
+	// "flag --adopt"), the subject of warning:adopt-owned and
+	// config:adopt-not-desired; zero = the setting's name alone.
+	AdoptSetting diag.Subject
 	// ProgressInterval is the least time between two progress records of
 	// a long phase; 0 = DefaultProgressInterval.
 	ProgressInterval time.Duration

@@ -140,11 +140,7 @@ func (r *runner) prepare(ctx context.Context) (vocab.Status, plan.Plan) {
 	if err := model.CheckReplicaHome(r.policy.Region, r.policy.Replicas); err != nil {
 		// aws-region came from the SDK chain, so config could not check
 		// replica-regions against it.
-		subject := r.replicasSetting
-		if subject.Setting == "" {
-			subject = diag.Subject{Setting: config.ReplicaRegions}
-		}
-		r.ledger.problem(diag.New(diag.ConfigReplicaRegion, subject))
+		r.ledger.problem(diag.New(diag.ConfigReplicaRegion, settingOr(r.replicasSetting, config.ReplicaRegions)))
 		r.log.Error("replica-regions lists the scope's own Region or a Region of another partition; nothing was read",
 			slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.String(vocab.FieldErrorClass, diag.ConfigReplicaRegion))
 		return vocab.StatusInvalid, plan.Plan{}
@@ -350,7 +346,7 @@ func (r *runner) adoptNotDesired() bool {
 		attrs = append(attrs, slog.String(vocab.FieldResource, strings.Join(missing, ",")))
 	}
 	r.log.Error("adopt names secrets that no document of this commit maps to; nothing was read from Secrets Manager", attrs...)
-	r.ledger.problem(diag.New(diag.ConfigAdoptNotDesired, diag.Subject{Setting: config.Adopt}).
+	r.ledger.problem(diag.New(diag.ConfigAdoptNotDesired, settingOr(r.adoptSetting, config.Adopt)).
 		WithSummary(plural(len(missing), "adopt entry names", "adopt entries name") + " a secret that no document of this commit maps to; nothing was read from Secrets Manager"))
 	return true
 }
@@ -367,9 +363,18 @@ func (r *runner) warnAdoptOwned(obs observation) {
 			slog.String(vocab.FieldErrorClass, diag.WarningAdoptOwned))
 	}
 	if len(owned) > 0 {
-		r.ledger.problem(diag.New(diag.WarningAdoptOwned, diag.Subject{Setting: config.Adopt}).
+		r.ledger.problem(diag.New(diag.WarningAdoptOwned, settingOr(r.adoptSetting, config.Adopt)).
 			WithSummary(plural(len(owned), "adopt entry names a secret this scope already owns; the entry does", "adopt entries name secrets this scope already owns; the entries do") + " nothing"))
 	}
+}
+
+// settingOr is subject, or the setting key by its name alone when subject
+// is zero (a Config built without where its settings came from).
+func settingOr(subject diag.Subject, key string) diag.Subject {
+	if subject.Setting == "" {
+		return diag.Subject{Setting: key}
+	}
+	return subject
 }
 
 // plural is "1 one" or "n many".

@@ -83,6 +83,8 @@ type rules struct {
 	listed string
 	// replicasSetting is Config.ReplicasSetting.
 	replicasSetting diag.Subject
+	// adoptSetting is Config.AdoptSetting.
+	adoptSetting diag.Subject
 	// awsOwned is the aws-owned setting (SPEC §13) as configured; the
 	// policy's Rules.AWSOwned is what it says about each desired name.
 	awsOwned []model.AWSOwned
@@ -132,7 +134,7 @@ func newRunner(cfg Config, arrival *model.Arrival, port Port, log *slog.Logger, 
 				MaxValueBytes: model.ValueLimit(cfg.Target, cfg.ParameterTier)},
 			AllowEmpty: cfg.AllowEmpty, MaxDeletions: cfg.MaxDeletions,
 		},
-		siblings: cfg.Siblings, listed: cfg.Listed, replicasSetting: cfg.ReplicasSetting, awsOwned: cfg.AWSOwned,
+		siblings: cfg.Siblings, listed: cfg.Listed, replicasSetting: cfg.ReplicasSetting, adoptSetting: cfg.AdoptSetting, awsOwned: cfg.AWSOwned,
 		concurrency: cfg.Concurrency, recoveryWindowDays: cfg.RecoveryWindowDays,
 		verificationTimeout: cfg.VerificationTimeout, showNames: cfg.ShowResourceNames,
 		pollInterval: cfg.PollInterval, progressInterval: cfg.ProgressInterval,

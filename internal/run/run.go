@@ -216,7 +216,7 @@ func Execute(ctx context.Context, src Sources, req Request) Outcome {
 	for i, sc := range scopes {
 		a := loads[i].load.Arrival()
 		runs[i] = engine.ScopeRun{Bucket: ports[i].Bucket, Arrival: a, Port: ports[i].Port, Log: loads[i].log,
-			Config: engine.Config{Mode: req.Mode, Scope: sc.Name, Engine: sc.Engine, Siblings: siblings(req.Options, a.Outline().Scope), Listed: listed(sc), ReplicasSetting: sc.SettingSubject(config.ReplicaRegions)}}
+			Config: engine.Config{Mode: req.Mode, Scope: sc.Name, Engine: sc.Engine, Siblings: siblings(req.Options, a.Outline().Scope), Listed: listed(sc), ReplicasSetting: sc.SettingSubject(config.ReplicaRegions), AdoptSetting: sc.SettingSubject(config.Adopt)}}
 		if v := req.Reviewed; v != nil {
 			runs[i].Reviewed = scopeReview{reviewed: v.Scopes[i], salt: v.Salt(), namesShown: v.NamesShown,
 				scope: got.Scopes[i], showNames: req.Options.Output.ShowResourceNames}

@@ -152,7 +152,7 @@ func TestAdopt_ThreeHandMadeSecretsAdoptedThenNoOp(t *testing.T) {
 	assert.Equal(t, before, e.mutatingCalls())
 	require.Len(t, v.Scopes, 1)
 	require.Len(t, v.Scopes[0].Diagnostics, 1)
-	assert.Equal(t, diag.Record{Class: "warning:adopt-owned", Subject: "setting --adopt",
+	assert.Equal(t, diag.Record{Class: "warning:adopt-owned", Subject: "config file key adopt",
 		Summary: "3 adopt entries name secrets this scope already owns; the entries do nothing",
 		Next:    "remove the entry from adopt: the secret is managed like every other owned secret (docs/migration.md)"}, v.Scopes[0].Diagnostics[0])
 }
@@ -288,6 +288,44 @@ func TestAdopt_PerScopeInOneRun(t *testing.T) {
 	r = f.run(e, runOpts{Env: env, Config: scopes("")}, "sync")
 	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Unchanged: 2})
 	assert.Equal(t, before2, e.mutatingCalls())
+}
+
+// TestRegression_AdoptDiagnosticsNameTheScopesConfigKey: issue 44 §4. An
+// adopt entry of a scope listed in the config file's scopes: is named by
+// its key, scopes.<name>.adopt, in warning:adopt-owned (the entry's secret
+// is owned after the first sync) and in config:adopt-not-desired (an entry
+// no document maps to), never "setting --adopt", a flag the operator did
+// not give.
+func TestRegression_AdoptDiagnosticsNameTheScopesConfigKey(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	tok := token(3)
+	db := f.addDoc("db", ".sops.json", `{"k": "CANARY-db-`+tok+`"}`)
+	f.commit("a document for a secret made by hand")
+	e.handMade(t, db, aws.String(`{"k":"CANARY-hand-`+tok+`"}`), nil)
+	f.Values = append(f.Values, "CANARY-hand-"+tok)
+	config := func(adopt string) string {
+		return "repository-id: " + f.RepoID + "\nscopes:\n" +
+			"  - name: app\n    source-root: secrets\n    secret-prefix: " + f.Prefix + "\n    adopt: [" + adopt + "]\n"
+	}
+	const key = "config file key scopes.app.adopt"
+
+	r, v, _ := f.runPlan(e, runOpts{Config: config(f.Prefix + "/none")}, "plan")
+	expect(t, r, 3, vocab.StatusInvalid, vocab.VerificationNotRun, &vocab.Counts{})
+	require.Len(t, v.Scopes, 1)
+	require.NotEmpty(t, v.Scopes[0].Diagnostics)
+	assert.Equal(t, "config:adopt-not-desired", v.Scopes[0].Diagnostics[0].Class)
+	assert.Equal(t, key, v.Scopes[0].Diagnostics[0].Subject)
+
+	r = f.run(e, runOpts{Config: config(db)}, "sync")
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Update: 1})
+	r, v, _ = f.runPlan(e, runOpts{Config: config(db)}, "plan", "--log-format", "text")
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationNotRun, &vocab.Counts{Unchanged: 1})
+	require.Len(t, v.Scopes[0].Diagnostics, 1)
+	assert.Equal(t, "warning:adopt-owned", v.Scopes[0].Diagnostics[0].Class)
+	assert.Equal(t, key, v.Scopes[0].Diagnostics[0].Subject)
+	assert.Contains(t, r.Stdout, key)
+	assert.NotContains(t, r.Stdout, "setting --adopt")
 }
 
 // TestRegression_ReplicatedHandMadeSecretCanBeAdopted: issue 30 item 1
