@@ -20,6 +20,11 @@ type reviewer struct {
 	shown       []vocab.Status
 }
 
+// reviewedAt is the commit every test reviewer was reviewed at.
+const reviewedAt = "0123456789abcdef0123456789abcdef01234567"
+
+func (r *reviewer) Commit() string { return reviewedAt }
+
 func (r *reviewer) Review(planned engine.Result) diag.Diagnostics {
 	r.shown = append(r.shown, planned.Status)
 	return r.differences
@@ -73,6 +78,9 @@ func TestRunScopes_StaleReviewedPlanStopsEveryScope(t *testing.T) {
 		if !slices.Equal(stale.shown, []vocab.Status{vocab.StatusDrift}) {
 			t.Errorf("the reviewed plan was shown %v, want the planned scope once (drift)", stale.shown)
 		}
+		if strings.Contains(e.logs.String(), "applying the reviewed plan") {
+			t.Errorf("a stale reviewed plan was logged as applied:\n%s", e.logs)
+		}
 	})
 	t.Run("the same", func(t *testing.T) {
 		e := newEnv(t)
@@ -83,6 +91,16 @@ func TestRunScopes_StaleReviewedPlanStopsEveryScope(t *testing.T) {
 		}
 		if !slices.Equal(same.shown, []vocab.Status{vocab.StatusDrift}) {
 			t.Errorf("the reviewed plan was shown %v, want the planned scope once (drift)", same.shown)
+		}
+		// Issue 44 §4: a reviewed plan that matched is said to be applied,
+		// once for the run, before the writes, with its operations and its
+		// commit (only scope two was reviewed: its one create).
+		logs := e.logs.String()
+		want := `"msg":"applying the reviewed plan (1 operation, reviewed at commit ` + reviewedAt + `)","phase":"apply","count":1`
+		if strings.Count(logs, "applying the reviewed plan") != 1 || !strings.Contains(logs, want) {
+			t.Errorf("logs hold no single %s:\n%s", want, logs)
+		} else if strings.Index(logs, want) > strings.Index(logs, `"msg":"operation applied"`) {
+			t.Errorf("the reviewed plan was said applied after a write:\n%s", logs)
 		}
 	})
 }

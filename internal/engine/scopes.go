@@ -48,6 +48,9 @@ type Reviewer interface {
 	// converged, verification not-run) and returns the differences from the
 	// plan that was reviewed (plan:stale), empty when there is none.
 	Review(planned Result) diag.Diagnostics
+	// Commit is the commit the reviewed plan was made at (its
+	// git_revision, 40 hex), which the run's record of applying it names.
+	Commit() string
 }
 
 // RunScopes runs several scopes as one run (SPEC §10) and returns one
@@ -114,6 +117,8 @@ func RunScopes(ctx context.Context, scopes []ScopeRun, log *slog.Logger) []Resul
 	}
 	if blocked > 0 || stale > 0 {
 		notApplied(scopes, prepared)
+	} else {
+		applyingReviewed(log, scopes, prepared)
 	}
 	switch {
 	case blocked > 0:
@@ -128,6 +133,30 @@ func RunScopes(ctx context.Context, scopes []ScopeRun, log *slog.Logger) []Resul
 	}
 
 	return results(prepared)
+}
+
+// applyingReviewed logs, for a sync given a reviewed plan that every
+// scope's plan equalled (SPEC §14), that the reviewed plan is applied: how
+// many operations it holds over the scopes and the commit it was reviewed
+// at. A run without a reviewed plan logs nothing.
+func applyingReviewed(log *slog.Logger, scopes []ScopeRun, prepared []*Prepared) {
+	commit, n := "", 0
+	for i, s := range scopes {
+		if s.Reviewed == nil {
+			continue
+		}
+		commit = s.Reviewed.Commit()
+		for _, o := range prepared[i].Result().Plan {
+			if o.Action.IsOperation() {
+				n++
+			}
+		}
+	}
+	if commit == "" {
+		return
+	}
+	log.Info("applying the reviewed plan ("+plural(n, "operation", "operations")+", reviewed at commit "+commit+")",
+		slog.String(vocab.FieldPhase, vocab.PhaseApply), slog.Int(vocab.FieldCount, n))
 }
 
 // refuse ends a planned scope invalid with ds (a reviewed plan it differs

@@ -126,6 +126,10 @@ func (v View) validateBindings() error {
 		return errors.New("digest_salt is neither empty nor 32 lower-case hex characters")
 	case !optionalDigest(v.RepositoryDigest, bound):
 		return errors.New("repository_digest is neither empty nor a digest under the file's salt")
+	case v.Reviewed != nil && v.Command != CommandSync:
+		return errors.New("reviewed belongs only to a sync's file")
+	case v.Reviewed != nil && (!model.IsRevision(v.Reviewed.GitRevision) || v.Reviewed.Operations < 0):
+		return errors.New("reviewed needs a 40 lower-case hex git_revision and a count of operations of at least 0")
 	}
 	for i, sc := range v.Scopes {
 		switch {

@@ -572,12 +572,59 @@ func TestRegression_ValidateFileIsNotRenderedAsAPlan(t *testing.T) {
 	v := Build(in, model.Redaction{})
 	assert.True(t, strings.HasPrefix(Markdown(v), "### sops-aws-sync validate\n"), Markdown(v))
 	assert.True(t, strings.HasPrefix(Text(v), "sops-aws-sync validate "), Text(v))
-	for _, c := range []string{CommandPlan, CommandSync, ""} {
+	for _, c := range []string{CommandPlan, ""} {
 		in.Command = c
 		v = Build(in, model.Redaction{})
 		assert.True(t, strings.HasPrefix(Markdown(v), "### sops-aws-sync plan\n"), c)
 		assert.True(t, strings.HasPrefix(Text(v), "sops-aws-sync plan "), c)
 	}
+}
+
+// A sync's file was rendered under the heading "sops-aws-sync plan" (issue
+// 44 §4), so the job summary of the push that applied it read as a plan
+// still to be applied. Its renderings are titled sync.
+func TestRegression_SyncFileIsNotRenderedAsAPlan(t *testing.T) {
+	in := fixtures(t)["full"]
+	in.Command = CommandSync
+	v := Build(in, model.Redaction{})
+	assert.True(t, strings.HasPrefix(Markdown(v), "### sops-aws-sync sync\n"), Markdown(v))
+	assert.True(t, strings.HasPrefix(Text(v), "sops-aws-sync sync "), Text(v))
+}
+
+// TestReviewedPlanIsSaidApplied (SPEC §14, issue 44 §4): a sync that
+// applied a reviewed plan says so in its renderings, with the plan's
+// operations and the commit it was reviewed at, and its file keeps the
+// key reviewed; a file of any other command, or with no commit, that
+// carries it is planfile:malformed; without it nothing is said.
+func TestReviewedPlanIsSaidApplied(t *testing.T) {
+	const at = "fedcba9876543210fedcba9876543210fedcba98"
+	in := fixtures(t)["full"]
+	in.Command = CommandSync
+	in.Reviewed = &Reviewed{GitRevision: at, Operations: 3}
+	v := Build(in, model.Redaction{})
+	line := "Applying the reviewed plan (3 operations, reviewed at commit " + at + "): this run planned exactly what was reviewed."
+	assert.Contains(t, Text(v), "\n"+line+"\n")
+	assert.Contains(t, Markdown(v), "\n"+line+"\n")
+	p := filepath.Join(t.TempDir(), "plan.json")
+	require.NoError(t, WriteFile(p, v))
+	raw, err := os.ReadFile(p)
+	require.NoError(t, err)
+	assert.Contains(t, string(raw), `"reviewed": {`)
+	back, err := ReadFile(p)
+	require.NoError(t, err)
+	assert.Equal(t, &Reviewed{GitRevision: at, Operations: 3}, back.Reviewed)
+
+	in.Reviewed = &Reviewed{GitRevision: at, Operations: 1}
+	assert.Contains(t, Text(Build(in, model.Redaction{})), "(1 operation, reviewed at commit ")
+	for name, bad := range map[string]View{
+		"a plan's":   func() View { w := v; w.Command = CommandPlan; return w }(),
+		"no commit":  func() View { w := v; w.Reviewed = &Reviewed{Operations: 3}; return w }(),
+		"a negative": func() View { w := v; w.Reviewed = &Reviewed{GitRevision: at, Operations: -1}; return w }(),
+	} {
+		assert.Equal(t, diag.PlanfileMalformed, classOf(bad.Validate()), name)
+	}
+	in.Reviewed = nil
+	assert.NotContains(t, Text(Build(in, model.Redaction{})), "reviewed plan")
 }
 
 // TestAWSOwnedKeptIsRefusedOnAConflict: a plan file counts the keys AWS

@@ -26,6 +26,9 @@ type Input struct {
 	// GitRevision is the resolved 40-hex commit, or "" when the run ended
 	// before it was resolved.
 	GitRevision string
+	// Reviewed is the reviewed plan a sync applied (--reviewed-plan, its
+	// plan equal to the reviewed one; SPEC §14), nil otherwise.
+	Reviewed *Reviewed
 	// Scopes are the run's scopes in configuration order (SPEC §10): one
 	// named "default" for a run without scopes:, none when the run ended
 	// before its scopes were known (a usage error or a rejected

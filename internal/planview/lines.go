@@ -332,12 +332,28 @@ func verdict(p part) string {
 // title names what wrote the file in the first line of a rendering:
 // "sops-aws-sync validate" for validate's diagnostics (SPEC §15: no plan
 // was computed, so the rendering must not read as one), otherwise
-// "sops-aws-sync plan" (a plan's or a sync's, and every v1 or v2 file).
+// "sops-aws-sync sync" for a sync's (what it applied), otherwise
+// "sops-aws-sync plan" (a plan's, and every v1 or v2 file, which records
+// no command).
 func title(v View) string {
-	if v.Command == CommandValidate {
+	switch v.Command {
+	case CommandValidate:
 		return "sops-aws-sync validate"
+	case CommandSync:
+		return "sops-aws-sync sync"
 	}
 	return "sops-aws-sync plan"
+}
+
+// reviewedLine says which reviewed plan a sync applied (SPEC §14:
+// "applying the reviewed plan (3 operations, reviewed at commit …)"), or
+// "" for any other file.
+func reviewedLine(v View) string {
+	if v.Reviewed == nil {
+		return ""
+	}
+	return "Applying the reviewed plan (" + plural(v.Reviewed.Operations, "operation", "operations") +
+		", reviewed at commit " + v.Reviewed.GitRevision + "): this run planned exactly what was reviewed."
 }
 
 func runLine(v View) string {

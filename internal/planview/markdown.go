@@ -81,6 +81,9 @@ func render(v View, limit int) string {
 		b.WriteString(" · resource names hidden (ordinals and key counts only)\n\n")
 	}
 	b.WriteString("**" + runLine(v) + "**\n\n")
+	if l := reviewedLine(v); l != "" {
+		b.WriteString(l + "\n\n")
+	}
 
 	w := &cappedWriter{b: &b, limit: limit, fence: fence, remaining: len(all)}
 	if len(v.Scopes) > 0 {

@@ -15,6 +15,9 @@ func Text(v View) string {
 	b.WriteString(title(v) + " " + commitLine(v) + "\n")
 	b.WriteString(namesLine(v) + "\n")
 	b.WriteString(runLine(v) + "\n")
+	if l := reviewedLine(v); l != "" {
+		b.WriteString(l + "\n")
+	}
 	writeSections(&b, blocking(part{diags: v.Diagnostics}))
 	for _, s := range v.Scopes {
 		p := scopePart(s)

@@ -36,6 +36,11 @@ type View struct {
 	// NamesShown is --show-resource-names: resources are secret names and
 	// create/update carry KeyPaths.
 	NamesShown bool `json:"names_shown"`
+	// Reviewed is, for a sync given --reviewed-plan whose own plan equalled
+	// the reviewed one (SPEC §14), the plan it applied: the commit the plan
+	// was reviewed at and how many operations it holds; nil otherwise (an
+	// optional key of v3, absent in every file written before it).
+	Reviewed *Reviewed `json:"reviewed,omitempty"`
 	// Scopes are the run's scopes in configuration order, names distinct;
 	// empty only when the run ended before its scopes were known (then
 	// Diagnostics hold at least one error).
@@ -44,6 +49,17 @@ type View struct {
 	// its warnings (diag.IsWarning), in the order the run met them, as
 	// diag writes a diagnostic ({class, summary, next, subject}).
 	Diagnostics []diag.Record `json:"diagnostics"`
+}
+
+// Reviewed is the reviewed plan a sync applied (View.Reviewed).
+type Reviewed struct {
+	// GitRevision is the 40-hex commit the reviewed plan was made at
+	// (its own git_revision).
+	GitRevision string `json:"git_revision"`
+	// Operations is how many operations (restore, create, adopt, update,
+	// schedule-delete) the run planned, each as the reviewed plan holds
+	// it, over all scopes; 0 when every scope was converged already.
+	Operations int `json:"operations"`
 }
 
 // ScopeView is one scope of a View.
@@ -240,6 +256,7 @@ func Build(in Input, r model.Redaction) View {
 		Command:       in.Command,
 		GitRevision:   rev,
 		NamesShown:    r.ShowNames,
+		Reviewed:      in.Reviewed,
 		Scopes:        make([]ScopeView, 0, len(in.Scopes)),
 		Diagnostics:   in.Diagnostics.Records(),
 	}

@@ -68,7 +68,31 @@ type scopeReview struct {
 	namesShown bool
 	scope      ScopeOutcome
 	showNames  bool
+	// commit is the reviewed plan's git_revision; tally counts the run's
+	// reviews (shared by its scopes).
+	commit string
+	tally  *reviewTally
 }
+
+// reviewTally counts the reviews of one run's scopes as the engine asks
+// them (engine.RunScopes asks every scope, one after another, only when
+// none is blocked): how many were asked, how many differed, and the
+// operations the scopes planned.
+type reviewTally struct {
+	asked, differed, operations int
+}
+
+// applied is the reviewed plan the run applies, nil unless every one of
+// its scopes was reviewed and none differed.
+func (t *reviewTally) applied(scopes int, commit string) *planview.Reviewed {
+	if t.asked != scopes || t.differed > 0 {
+		return nil
+	}
+	return &planview.Reviewed{GitRevision: commit, Operations: t.operations}
+}
+
+// Commit is the commit the reviewed plan was made at (engine.Reviewer).
+func (v scopeReview) Commit() string { return v.commit }
 
 // Review builds the scope's view as planned with the reviewed file's salt
 // and names setting (so digests and resources compare) and returns one
@@ -76,7 +100,10 @@ type scopeReview struct {
 // (planview.CompareScope), none when they are equal. A scope planned
 // converged is never stale: it writes nothing, and "the reviewed plan or
 // nothing" holds (docs/results.md, "Applying the reviewed plan").
-func (v scopeReview) Review(r engine.Result) diag.Diagnostics {
+func (v scopeReview) Review(r engine.Result) (ds diag.Diagnostics) {
+	if v.tally != nil {
+		defer v.tally.count(r, &ds)
+	}
 	if r.Status == vocab.StatusConverged {
 		return nil
 	}
@@ -86,7 +113,6 @@ func (v scopeReview) Review(r engine.Result) diag.Diagnostics {
 	current := planview.Build(in, model.Redaction{ShowNames: v.namesShown}).Scopes[0]
 	diffs := planview.CompareScope(v.reviewed, current)
 	label := resourceLabels(r.Plan, v.namesShown, v.showNames)
-	var ds diag.Diagnostics
 	for i, d := range diffs {
 		if i == MaxStaleDiagnostics {
 			ds = append(ds, diag.New(diag.PlanStale, diag.Subject{}).WithSummary("scope "+sc.Name+": "+
@@ -96,6 +122,19 @@ func (v scopeReview) Review(r engine.Result) diag.Diagnostics {
 		ds = append(ds, diag.New(diag.PlanStale, diag.Subject{}).WithSummary(staleSummary(d, label(d.Resource))))
 	}
 	return ds
+}
+
+// count records one review: r as planned and its differences ds.
+func (t *reviewTally) count(r engine.Result, ds *diag.Diagnostics) {
+	t.asked++
+	if len(*ds) > 0 {
+		t.differed++
+	}
+	for _, o := range r.Plan {
+		if o.Action.IsOperation() {
+			t.operations++
+		}
+	}
 }
 
 // resourceLabels returns how a diagnostic names a resource of the

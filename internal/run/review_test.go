@@ -66,11 +66,11 @@ func TestScopeReview_OneStaleDiagnosticPerDifference(t *testing.T) {
 	reviewed := reviewScope(createOf(1, a), updateOf(2, b, "v1"))
 	view := reviewedOf(reviewed, false)
 	review := func(now ScopeOutcome, names, showNames bool) []string {
-		return summaries(t, scopeReview{reviewedOf(reviewed, names), reviewSalt, names, now, showNames}.Review(now.Result))
+		return summaries(t, scopeReview{reviewed: reviewedOf(reviewed, names), salt: reviewSalt, namesShown: names, scope: now, showNames: showNames}.Review(now.Result))
 	}
 	nothing := " nothing was written"
 
-	assert.Empty(t, scopeReview{view, reviewSalt, false, reviewed, false}.Review(reviewed.Result), "the reviewed plan itself")
+	assert.Empty(t, scopeReview{reviewed: view, salt: reviewSalt, scope: reviewed}.Review(reviewed.Result), "the reviewed plan itself")
 
 	t.Run("kinds", func(t *testing.T) {
 		for _, c := range []struct {
@@ -100,7 +100,7 @@ func TestScopeReview_OneStaleDiagnosticPerDifference(t *testing.T) {
 	t.Run("converged is never stale", func(t *testing.T) {
 		now := reviewScope()
 		now.Status = vocab.StatusConverged
-		assert.Empty(t, scopeReview{view, reviewSalt, false, now, false}.Review(now.Result))
+		assert.Empty(t, scopeReview{reviewed: view, salt: reviewSalt, scope: now}.Review(now.Result))
 	})
 
 	t.Run("names", func(t *testing.T) {

@@ -98,6 +98,10 @@ type Outcome struct {
 	// Revision is the commit read; "" when the run ended before it, or
 	// when a desired state was rejected (docs/results.md, git_revision).
 	Revision string
+	// Reviewed is the reviewed plan the run applied (--reviewed-plan,
+	// every scope planned equal to it; SPEC §14): its commit and how many
+	// operations it holds; nil when the run had none or did not apply it.
+	Reviewed *planview.Reviewed
 }
 
 // ScopeOutcome is one scope's Result, with the scope's name and the
@@ -213,16 +217,20 @@ func Execute(ctx context.Context, src Sources, req Request) Outcome {
 	}
 
 	runs := make([]engine.ScopeRun, len(scopes))
+	tally := &reviewTally{}
 	for i, sc := range scopes {
 		a := loads[i].load.Arrival()
 		runs[i] = engine.ScopeRun{Bucket: ports[i].Bucket, Arrival: a, Port: ports[i].Port, Log: loads[i].log,
 			Config: engine.Config{Mode: req.Mode, Scope: sc.Name, Engine: sc.Engine, Siblings: siblings(req.Options, a.Outline().Scope), Listed: listed(sc), ReplicasSetting: sc.SettingSubject(config.ReplicaRegions), AdoptSetting: sc.SettingSubject(config.Adopt)}}
 		if v := req.Reviewed; v != nil {
 			runs[i].Reviewed = scopeReview{reviewed: v.Scopes[i], salt: v.Salt(), namesShown: v.NamesShown,
-				scope: got.Scopes[i], showNames: req.Options.Output.ShowResourceNames}
+				scope: got.Scopes[i], showNames: req.Options.Output.ShowResourceNames, commit: v.GitRevision, tally: tally}
 		}
 	}
 	results := engine.RunScopes(ectx, runs, req.Log)
+	if req.Reviewed != nil {
+		got.Reviewed = tally.applied(len(scopes), req.Reviewed.GitRevision)
+	}
 	<-decrypted
 	for _, l := range loads {
 		if l.err != nil {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -64,6 +67,46 @@ func TestReviewedPlan_SyncAppliesExactlyTheReviewedPlan(t *testing.T) {
 	r = f.run(e, runOpts{}, f.args("sync", "--reviewed-plan", p)...)
 	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Unchanged: 3})
 	assert.Equal(t, before, e.mutatingCalls())
+}
+
+// TestRegression_SyncSaysItAppliesTheReviewedPlan: issue 44 §4. A sync
+// given a reviewed plan that its own plan equals said nothing of it: now
+// one record, before the writes, says "applying the reviewed plan (3
+// operations, reviewed at commit …)", its plan file keeps it (reviewed)
+// and its renderings (the text after the log, show's text and Markdown)
+// say it under the heading "sops-aws-sync sync", not "plan". A stale
+// reviewed plan is never said to be applied.
+func TestRegression_SyncSaysItAppliesTheReviewedPlan(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	f.standardDocs()
+	reviewedAt := strings.TrimSpace(f.git("rev-parse", "HEAD"))
+	p := f.reviewedPlan(e, runOpts{})
+	line := "applying the reviewed plan (3 operations, reviewed at commit " + reviewedAt + ")"
+
+	r, v, raw := f.runPlan(e, runOpts{}, f.args("sync", "--reviewed-plan", p)...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Create: 3})
+	recs := r.records(t)
+	i := slices.IndexFunc(recs, func(m map[string]any) bool { return m["msg"] == line })
+	require.GreaterOrEqual(t, i, 0, "no record %q:\n%s", line, r.Stdout)
+	assert.Equal(t, "apply", recs[i]["phase"])
+	assert.EqualValues(t, 3, recs[i]["count"])
+	first := slices.IndexFunc(recs, func(m map[string]any) bool { return m["msg"] == "operation applied" })
+	assert.Less(t, i, first, "said before the first write")
+	assert.Equal(t, &planview.Reviewed{GitRevision: reviewedAt, Operations: 3}, v.Reviewed)
+	for format, heading := range map[string]string{"text": "sops-aws-sync sync at commit ", "markdown": "### sops-aws-sync sync\n"} {
+		out, err := exec.Command(cliBin, "show", "--format", format, writeTemp(t, raw)).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		assert.True(t, strings.HasPrefix(string(out), heading), "%s:\n%s", format, out)
+		assert.Contains(t, string(out), "Applying the reviewed plan (3 operations, reviewed at commit "+reviewedAt+")", format)
+	}
+
+	f.addDoc("later", ".sops.json", `{"k": "CANARY-later-`+token(3)+`"}`)
+	f.commit("a document added after review")
+	before := e.mutatingCalls()
+	r = f.run(e, runOpts{}, f.args("sync", "--reviewed-plan", p)...)
+	expectStale(t, e, r, before)
+	assert.NotContains(t, r.Stdout, "pplying the reviewed plan")
 }
 
 // TestReviewedPlan_SameTreeInAMergeCommitApplies: the plan reviewed on

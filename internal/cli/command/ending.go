@@ -5,6 +5,7 @@ import (
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/exitcode"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/run"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -32,6 +33,8 @@ type ending struct {
 	counts       vocab.Counts
 	// revision is the resolved commit ("" when the run ended before it).
 	revision string
+	// reviewed is the reviewed plan a sync applied (run.Outcome.Reviewed).
+	reviewed *planview.Reviewed
 	// scopes are the sections of the run's scopes in configuration order,
 	// each the scope's own outcome as the run reached it (its name and
 	// Region, what binds its plan, its engine Result: status, verification,
@@ -69,7 +72,7 @@ type how struct {
 // plan implies is the engine's to say (a plan never verifies), not
 // conclude's: it takes each scope's verification as the run reached it.
 func conclude(got run.Outcome, h how) ending {
-	e := ending{revision: got.Revision, diags: got.Run.Diagnostics, durationMS: max(h.durationMS, 0), detailed: h.detailed}
+	e := ending{revision: got.Revision, reviewed: got.Reviewed, diags: got.Run.Diagnostics, durationMS: max(h.durationMS, 0), detailed: h.detailed}
 	var statuses []vocab.Status
 	var verifications []vocab.Verification
 	if got.Run.Status != "" {

@@ -246,7 +246,7 @@ func levelOf(s vocab.Status, detailed bool) slog.Level {
 // the run's own when there is one scope) is in that scope's section.
 func (o *outputs) view(e ending) planview.View {
 	r := model.Redaction{ShowNames: o.showNames}
-	in := planview.Input{Command: o.command, Salt: newSalt(), RepositoryID: o.repositoryID, GitRevision: e.revision}
+	in := planview.Input{Command: o.command, Salt: newSalt(), RepositoryID: o.repositoryID, GitRevision: e.revision, Reviewed: e.reviewed}
 	targets := map[string]string{}
 	for _, s := range o.scopes {
 		targets[s.Name] = s.AWS.Target
