@@ -5499,7 +5499,7 @@ var require_body = __commonJS({
         const boundary = `----formdata-undici-0${`${random(1e11)}`.padStart(11, "0")}`;
         const prefix2 = `--${boundary}\r
 Content-Disposition: form-data`;
-        const escape2 = (str2) => str2.replace(/\n/g, "%0A").replace(/\r/g, "%0D").replace(/"/g, "%22");
+        const escape3 = (str2) => str2.replace(/\n/g, "%0A").replace(/\r/g, "%0D").replace(/"/g, "%22");
         const normalizeLinefeeds = (value) => value.replace(/\r?\n|\r/g, "\r\n");
         const blobParts = [];
         const rn = new Uint8Array([13, 10]);
@@ -5507,14 +5507,14 @@ Content-Disposition: form-data`;
         let hasUnknownSizeValue = false;
         for (const [name, value] of object) {
           if (typeof value === "string") {
-            const chunk2 = textEncoder.encode(prefix2 + `; name="${escape2(normalizeLinefeeds(name))}"\r
+            const chunk2 = textEncoder.encode(prefix2 + `; name="${escape3(normalizeLinefeeds(name))}"\r
 \r
 ${normalizeLinefeeds(value)}\r
 `);
             blobParts.push(chunk2);
             length += chunk2.byteLength;
           } else {
-            const chunk2 = textEncoder.encode(`${prefix2}; name="${escape2(normalizeLinefeeds(name))}"` + (value.name ? `; filename="${escape2(value.name)}"` : "") + `\r
+            const chunk2 = textEncoder.encode(`${prefix2}; name="${escape3(normalizeLinefeeds(name))}"` + (value.name ? `; filename="${escape3(value.name)}"` : "") + `\r
 Content-Type: ${value.type || "application/octet-stream"}\r
 \r
 `);
@@ -42212,10 +42212,10 @@ var require_escape = __commonJS({
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.escape = void 0;
-    var escape2 = (s, { windowsPathsNoEscape = false } = {}) => {
+    var escape3 = (s, { windowsPathsNoEscape = false } = {}) => {
       return windowsPathsNoEscape ? s.replace(/[?*()[\]]/g, "[$&]") : s.replace(/[?*()[\]\\]/g, "\\$&");
     };
-    exports2.escape = escape2;
+    exports2.escape = escape3;
   }
 });
 
@@ -66706,6 +66706,25 @@ function legacyDigest(id) {
 // src/inputs.ts
 var DEFAULT_DRIFT_LABEL = "sops-aws-sync-drift";
 var TARGETS = ["secrets-manager", "parameter-store"];
+var TARGET_ROWS = {
+  "secrets-manager": {
+    arnService: "secretsmanager",
+    arnResource: "secret:",
+    service: "AWS Secrets Manager",
+    resources: "secrets",
+    deletionUndoable: true
+  },
+  "parameter-store": {
+    arnService: "ssm",
+    arnResource: "parameter/",
+    service: "Parameter Store",
+    resources: "parameters",
+    deletionUndoable: false
+  }
+};
+function targetRow(target) {
+  return TARGET_ROWS[target] ?? TARGET_ROWS["secrets-manager"];
+}
 var PARAMETER_TIERS = ["standard", "advanced"];
 function envInputReader(env) {
   return (name) => (env[`INPUT_${name.replace(/ /g, "_").toUpperCase()}`] ?? "").trim();
@@ -110410,8 +110429,8 @@ function driftMarker(id) {
 function legacyDriftMarker(id) {
   return `<!-- sops-aws-sync:drift:${legacyDigest(id)} -->`;
 }
-function driftTitle(id) {
-  return `sops-aws-sync: AWS Secrets Manager differs from Git (scope ${scopeDigest(id)})`;
+function driftTitle(id, service = targetRow("").service) {
+  return `sops-aws-sync: ${service} differs from Git (scope ${scopeDigest(id)})`;
 }
 var DRIFT_NOTE = "_Opened by the sops-aws-sync Action's drift check. It edits this issue when the plan changes and closes it when AWS matches Git again; it finds the issue by its label and the hidden first line, so keep both._";
 function driftBody(marker2, markdown) {
@@ -110420,10 +110439,10 @@ ${DRIFT_NOTE}
 
 ${capMarkdown(markdown, COMMENT_PLAN_MAX_BYTES).text}`;
 }
-function closingComment(commit, runUrl2) {
+function closingComment(commit, runUrl2, service = targetRow("").service) {
   const at = /^[0-9a-f]{40}$/.test(commit) ? `commit \`${commit}\`` : "the planned commit";
   const run2 = runUrl2 === void 0 ? "" : ` ([run](${runUrl2}))`;
-  return `sops-aws-sync plan found AWS Secrets Manager equal to Git at ${at}: no drift is left, so this issue is closed${run2}.`;
+  return `sops-aws-sync plan found ${service} equal to Git at ${at}: no drift is left, so this issue is closed${run2}.`;
 }
 function runUrl(env) {
   const repo = env.GITHUB_REPOSITORY ?? "";
@@ -110550,6 +110569,10 @@ var CHANGE_KEYS = ["scope", "action", "name", "arn", "version_id"];
 var SCOPE_KEYS = ["name", "region", "status", "state_digest"];
 var TOP_KEYS = ["schema_version", "tool_version", "git_revision", "status", "changes", "scopes"];
 var ACTIONS = /* @__PURE__ */ new Set(["restore", "create", "adopt", "update", "schedule-delete"]);
+var escape2 = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+var TARGET_ARN = new RegExp(
+  `^arn:[a-z0-9-]+:(?:${Object.values(TARGET_ROWS).map((r) => `${escape2(r.arnService)}:[a-z0-9-]+:\\d{12}:${escape2(r.arnResource)}`).join("|")})`
+);
 var isObject2 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 function exactKeys(v, keys, what) {
   const got = Object.keys(v);
@@ -110572,7 +110595,7 @@ function parseChanges(text) {
     for (const k of CHANGE_KEYS) if (typeof c[k] !== "string") throw new ChangesError(`a change's ${k} is not a string`);
     const ch = c;
     if (!ACTIONS.has(ch.action)) throw new ChangesError("a change's action is not an operation");
-    if (!/^arn:[a-z-]+:secretsmanager:[a-z0-9-]+:\d{12}:secret:/.test(ch.arn)) throw new ChangesError("a change's arn is not a Secrets Manager ARN");
+    if (!TARGET_ARN.test(ch.arn)) throw new ChangesError("a change's arn is not an ARN of a target (a secret's or a parameter's)");
     return { scope: ch.scope, action: ch.action, name: ch.name, arn: ch.arn, version_id: ch.version_id };
   });
   const digests = {};
@@ -111063,9 +111086,13 @@ var COUNT_VIEW = {
   unchanged: { output: "unchanged-count", label: "Unchanged" },
   conflicts: { output: "conflict-count", label: "Conflicts" }
 };
+function countLabel(k, target) {
+  if (k === "schedule_delete" && !targetRow(target).deletionUndoable) return "Delete (immediate)";
+  return COUNT_VIEW[k].label;
+}
 function publish(inputs, report, reportPath, failure, planMarkdown2, notes = []) {
   const c = report.counts;
-  const counts = COUNT_KEYS.map((k) => ({ ...COUNT_VIEW[k], value: String(c[k]) }));
+  const counts = COUNT_KEYS.map((k) => ({ ...COUNT_VIEW[k], label: countLabel(k, inputs.target), value: String(c[k]) }));
   const outputs = {
     status: report.status,
     "cli-version": inputs.cliVersion,
@@ -111164,7 +111191,14 @@ async function maintainDriftIssue(inputs, label, exitCode, report, markdown, fai
   const legacy = legacyDriftMarker(id);
   try {
     const api = new GitHubIssues(apiBase(env), inputs.githubToken);
-    const done = markdown !== void 0 && drift ? await reportDrift(api, repo, label, marker2, driftTitle(id), driftBody(marker2, markdown), legacy) : await reportConvergence(api, repo, label, marker2, closingComment(report.git_revision, runUrl(env)), legacy);
+    const done = markdown !== void 0 && drift ? await reportDrift(api, repo, label, marker2, driftTitle(id, targetRow(inputs.target).service), driftBody(marker2, markdown), legacy) : await reportConvergence(
+      api,
+      repo,
+      label,
+      marker2,
+      closingComment(report.git_revision, runUrl(env), targetRow(inputs.target).service),
+      legacy
+    );
     info(issueLine(done));
     return drift && inputs.failOnDrift ? Message.drift : void 0;
   } catch (e) {

@@ -7,6 +7,7 @@
  * any of it to the log or the job summary.
  */
 import { lstat, readFile } from 'node:fs/promises';
+import { TARGET_ROWS } from './inputs.js';
 
 export const CHANGES_SCHEMA = 'sops-aws-sync/changes/v1';
 
@@ -37,6 +38,18 @@ const SCOPE_KEYS = ['name', 'region', 'status', 'state_digest'] as const;
 const TOP_KEYS = ['schema_version', 'tool_version', 'git_revision', 'status', 'changes', 'scopes'] as const;
 const ACTIONS = new Set(['restore', 'create', 'adopt', 'update', 'schedule-delete']);
 
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/**
+ * An ARN of one of the targets (the CLI's target table: a secret's
+ * arn:…:secretsmanager:…:secret:…, a parameter's arn:…:ssm:…:parameter/…).
+ */
+const TARGET_ARN = new RegExp(
+  `^arn:[a-z0-9-]+:(?:${Object.values(TARGET_ROWS)
+    .map((r) => `${escape(r.arnService)}:[a-z0-9-]+:\\d{12}:${escape(r.arnResource)}`)
+    .join('|')})`,
+);
+
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function exactKeys(v: Record<string, unknown>, keys: readonly string[], what: string): void {
@@ -46,8 +59,8 @@ function exactKeys(v: Record<string, unknown>, keys: readonly string[], what: st
 
 /**
  * Parses a changes file's text: exactly the v1 keys at every level, the
- * schema, string fields, actions that are operations, ARNs of Secrets
- * Manager, digests of the form sha256:<64 hex>. The error messages never
+ * schema, string fields, actions that are operations, ARNs of one of the
+ * targets (TARGET_ROWS: a secret's or a parameter's), digests of the form sha256:<64 hex>. The error messages never
  * quote the file.
  */
 export function parseChanges(text: string): ChangesOutputs {
@@ -67,7 +80,7 @@ export function parseChanges(text: string): ChangesOutputs {
     for (const k of CHANGE_KEYS) if (typeof c[k] !== 'string') throw new ChangesError(`a change's ${k} is not a string`);
     const ch = c as unknown as Change;
     if (!ACTIONS.has(ch.action)) throw new ChangesError("a change's action is not an operation");
-    if (!/^arn:[a-z-]+:secretsmanager:[a-z0-9-]+:\d{12}:secret:/.test(ch.arn)) throw new ChangesError("a change's arn is not a Secrets Manager ARN");
+    if (!TARGET_ARN.test(ch.arn)) throw new ChangesError("a change's arn is not an ARN of a target (a secret's or a parameter's)");
     return { scope: ch.scope, action: ch.action, name: ch.name, arn: ch.arn, version_id: ch.version_id };
   });
   const digests: Record<string, string> = {};

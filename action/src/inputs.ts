@@ -133,6 +133,50 @@ export type InputName = (typeof INPUT_NAMES)[number];
  */
 export const TARGETS = ['secrets-manager', 'parameter-store'] as const;
 
+/** One of TARGETS. */
+export type Target = (typeof TARGETS)[number];
+
+/** What the Action reads of a target's row of the CLI's target table (model.Target). */
+export interface TargetRow {
+  /** The AWS service of its ARNs ("secretsmanager", "ssm"). */
+  arnService: string;
+  /** Its ARNs' resource type with its separator ("secret:", "parameter/"). */
+  arnResource: string;
+  /** The service's name in a sentence ("AWS Secrets Manager", "Parameter Store"). */
+  service: string;
+  /** Its resources ("secrets", "parameters"). */
+  resources: string;
+  /** Whether a deletion can be undone (a recovery window) or is immediate. */
+  deletionUndoable: boolean;
+}
+
+/**
+ * The CLI's target table as the Action reads it (SPEC §16; the wire
+ * contract's targets, internal/vocab/testdata/wire.golden.json, holds the
+ * CLI's rows).
+ */
+export const TARGET_ROWS: Readonly<Record<Target, TargetRow>> = {
+  'secrets-manager': {
+    arnService: 'secretsmanager',
+    arnResource: 'secret:',
+    service: 'AWS Secrets Manager',
+    resources: 'secrets',
+    deletionUndoable: true,
+  },
+  'parameter-store': {
+    arnService: 'ssm',
+    arnResource: 'parameter/',
+    service: 'Parameter Store',
+    resources: 'parameters',
+    deletionUndoable: false,
+  },
+};
+
+/** The row of a target input's value ('' or an unknown value: the default, secrets-manager). */
+export function targetRow(target: string): TargetRow {
+  return (TARGET_ROWS as Record<string, TargetRow>)[target] ?? TARGET_ROWS['secrets-manager'];
+}
+
 /** The values of the CLI's parameter-tier setting (SPEC §16; wire contract choices). */
 export const PARAMETER_TIERS = ['standard', 'advanced'] as const;
 

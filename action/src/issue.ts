@@ -24,6 +24,7 @@
  */
 import { GitHubRest, isOwnComment, type CommentAuthor } from './comment.js';
 import { legacyDigest, scopeDigest, type ScopeIdentity } from './identity.js';
+import { targetRow } from './inputs.js';
 import { capMarkdown, COMMENT_PLAN_MAX_BYTES } from './plan.js';
 
 /** A drift-issue failure in our own words: the request and the HTTP status, never a body or the token. */
@@ -47,9 +48,13 @@ export function legacyDriftMarker(id: ScopeIdentity): string {
   return `<!-- sops-aws-sync:drift:${legacyDigest(id)} -->`;
 }
 
-/** The title of a new drift issue; fixed text and the run's digest, never the prefix. Never used to find it. */
-export function driftTitle(id: ScopeIdentity): string {
-  return `sops-aws-sync: AWS Secrets Manager differs from Git (scope ${scopeDigest(id)})`;
+/**
+ * The title of a new drift issue; fixed text (the service in the target's
+ * words, TARGET_ROWS) and the run's digest, never the prefix. Never used to
+ * find it.
+ */
+export function driftTitle(id: ScopeIdentity, service = targetRow('').service): string {
+  return `sops-aws-sync: ${service} differs from Git (scope ${scopeDigest(id)})`;
 }
 
 /** The fixed line under the marker. */
@@ -69,10 +74,10 @@ export function driftBody(marker: string, markdown: string): string {
  * The comment that closes the issue: the verified commit (the report's
  * git_revision) and, when the runner names one, the run that verified it.
  */
-export function closingComment(commit: string, runUrl: string | undefined): string {
+export function closingComment(commit: string, runUrl: string | undefined, service = targetRow('').service): string {
   const at = /^[0-9a-f]{40}$/.test(commit) ? `commit \`${commit}\`` : 'the planned commit';
   const run = runUrl === undefined ? '' : ` ([run](${runUrl}))`;
-  return `sops-aws-sync plan found AWS Secrets Manager equal to Git at ${at}: no drift is left, so this issue is closed${run}.`;
+  return `sops-aws-sync plan found ${service} equal to Git at ${at}: no drift is left, so this issue is closed${run}.`;
 }
 
 /**

@@ -13,7 +13,7 @@ import { CommentError, GitHubComments, pullRequestTarget, upsertComment } from '
 import { scrubbedEnv } from './env.js';
 import { apiBase } from './github.js';
 import { scopeIdentity } from './identity.js';
-import { envInputReader, parseInputs, type Inputs } from './inputs.js';
+import { envInputReader, parseInputs, targetRow, type Inputs } from './inputs.js';
 import { installCli } from './install.js';
 import { reviewedPlan, summaryLine, uploadPlan } from './reviewed.js';
 import {
@@ -142,6 +142,16 @@ export const COUNT_VIEW: Readonly<Record<CountKey, { output: ReportOutput; label
 };
 
 /**
+ * The job summary's label of count key k in the words of the run's target
+ * (TARGET_ROWS): a Parameter Store deletion is immediate, not scheduled
+ * (SPEC §16); the report's key and the step's output keep their names.
+ */
+export function countLabel(k: CountKey, target: string): string {
+  if (k === 'schedule_delete' && !targetRow(target).deletionUndoable) return 'Delete (immediate)';
+  return COUNT_VIEW[k].label;
+}
+
+/**
  * Sets the report's outputs and writes the job summary: the heading, the
  * notes (why no plan was computed, src/unplanned.ts), the result, the table
  * of counts and, when the plan file was rendered, that Markdown (cut below
@@ -156,7 +166,7 @@ function publish(
   notes: readonly string[] = [],
 ): Promise<void> {
   const c = report.counts;
-  const counts = COUNT_KEYS.map((k) => ({ ...COUNT_VIEW[k], value: String(c[k]) }));
+  const counts = COUNT_KEYS.map((k) => ({ ...COUNT_VIEW[k], label: countLabel(k, inputs.target), value: String(c[k]) }));
   const outputs = {
     status: report.status,
     'cli-version': inputs.cliVersion,
@@ -300,8 +310,15 @@ async function maintainDriftIssue(
     const api = new GitHubIssues(apiBase(env), inputs.githubToken);
     const done =
       markdown !== undefined && drift
-        ? await reportDrift(api, repo, label, marker, driftTitle(id), driftBody(marker, markdown), legacy)
-        : await reportConvergence(api, repo, label, marker, closingComment(report.git_revision, runUrl(env)), legacy);
+        ? await reportDrift(api, repo, label, marker, driftTitle(id, targetRow(inputs.target).service), driftBody(marker, markdown), legacy)
+        : await reportConvergence(
+            api,
+            repo,
+            label,
+            marker,
+            closingComment(report.git_revision, runUrl(env), targetRow(inputs.target).service),
+            legacy,
+          );
     core.info(issueLine(done));
     return drift && inputs.failOnDrift ? Message.drift : undefined;
   } catch (e) {

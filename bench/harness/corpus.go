@@ -51,7 +51,7 @@ type CorpusSpec struct {
 	Seed uint64
 	// Target is the scope's target ("" = Secrets Manager): part of the
 	// scope digest, so of the tags a seeded secret or parameter carries.
-	Target string
+	Target model.Target
 }
 
 const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"

@@ -82,9 +82,12 @@ func New(toolVersion, revision string, status vocab.Status, scopes []Scope, cs [
 // 40-hex or empty revision; each scope named by the scope-name rule once,
 // an empty or valid Region, a digest only beside converged and then of
 // the form sha256:<64 hex>; each change of a listed scope, an action that
-// is an operation, a name of the secret-name rule, an ARN of Secrets
-// Manager ("arn:", the service, the name inside), a version id of at most
-// 64 printable ASCII characters (AWS's VersionId: 32–64).
+// is an operation, a name of the secret-name rule, an ARN of one of the
+// targets naming the resource of that name (model.TargetOfARN: the target
+// table's ARN forms, a secret's "…:secretsmanager:…:secret:NAME-XXXXXX",
+// a parameter's "…:ssm:…:parameter/NAME"), a version id of at most 64
+// printable ASCII characters (Secrets Manager's VersionId: 32–64;
+// Parameter Store's version: 1, 2, …).
 func (c Changes) Validate() error {
 	switch {
 	case c.SchemaVersion != Schema:
@@ -123,7 +126,7 @@ func (c Changes) Validate() error {
 		case model.ValidateName(ch.Name) != nil:
 			return errors.New("changes: a change's name breaks the secret-name rule")
 		case !validARN(ch.ARN, ch.Name):
-			return errors.New("changes: a change's arn is not a Secrets Manager ARN of its name")
+			return errors.New("changes: a change's arn is not an ARN of its name in a target's form (a secret's or a parameter's)")
 		case !validVersion(ch.VersionID):
 			return errors.New("changes: a change's version_id is longer than 64 characters or not printable ASCII")
 		}
@@ -136,12 +139,10 @@ func validDigest(s string) bool {
 	return ok && model.IsLowerHex(h, 64)
 }
 
-// validARN: arn:PARTITION:secretsmanager:REGION:ACCOUNT:secret:NAME-XXXXXX
-// (AWS's ARN format for a secret: the name then "-" and six characters).
+// validARN: arn is the ARN of name's resource in one target's form.
 func validARN(arn, name string) bool {
-	parts := strings.SplitN(arn, ":", 7)
-	return len(parts) == 7 && parts[0] == "arn" && parts[2] == "secretsmanager" && parts[5] == "secret" &&
-		strings.HasPrefix(parts[6], name+"-") && len(parts[6]) == len(name)+7
+	_, ok := model.TargetOfARN(arn, name)
+	return ok
 }
 
 func validVersion(v string) bool {

@@ -102,3 +102,38 @@ func TestParseIsStrict(t *testing.T) {
 		assert.Error(t, err, name)
 	}
 }
+
+// TestRegression_ParameterStoreChangesRefusedByTheFilesOwnCheck: a sync of
+// a parameter-store scope that created, updated and deleted parameters
+// wrote no changes file and exited 3, because the file's own check knew
+// only Secrets Manager's ARN form. The check takes every target's form
+// from the target table (SPEC §16: a parameter's ARN
+// arn:…:ssm:…:parameter/NAME and its version); a parameter ARN of another
+// name, a secret's form for a parameter and an ARN of neither service are
+// still refused.
+func TestRegression_ParameterStoreChangesRefusedByTheFilesOwnCheck(t *testing.T) {
+	const arn = "arn:aws:ssm:eu-west-1:111111111111:parameter/prod/params/db"
+	c := New("v1.2.3", sha, vocab.StatusConverged,
+		[]Scope{{Name: "params", Region: "eu-west-1", Status: vocab.StatusConverged, StateDigest: DigestPrefix + strings.Repeat("ef", 32)}},
+		[]Change{
+			{Scope: "params", Action: vocab.ActionCreate, Name: "/prod/params/api", ARN: "arn:aws:ssm:eu-west-1:111111111111:parameter/prod/params/api", VersionID: "1"},
+			{Scope: "params", Action: vocab.ActionUpdate, Name: "/prod/params/db", ARN: arn, VersionID: "2"},
+			{Scope: "params", Action: vocab.ActionScheduleDelete, Name: "prod/params/old", ARN: "arn:aws:ssm:eu-west-1:111111111111:parameter/prod/params/old"},
+		})
+	require.NoError(t, c.Validate())
+	b, err := wirefile.Marshal(c)
+	require.NoError(t, err)
+	back, err := Parse(b)
+	require.NoError(t, err)
+	assert.Equal(t, c, back)
+
+	for name, a := range map[string]string{
+		"another name":        strings.Replace(arn, "/db", "/dc", 1),
+		"a secret's form":     "arn:aws:ssm:eu-west-1:111111111111:secret:prod/params/db-AbCdEf",
+		"another service":     strings.Replace(arn, ":ssm:", ":s3:", 1),
+		"a doubled separator": strings.Replace(arn, "parameter/", "parameter//", 1),
+	} {
+		broken := New("v", sha, vocab.StatusConverged, c.Scopes, []Change{{Scope: "params", Action: vocab.ActionUpdate, Name: "/prod/params/db", ARN: a, VersionID: "2"}})
+		assert.Error(t, broken.Validate(), name)
+	}
+}

@@ -133,6 +133,10 @@ func (s Scope) Identity() model.Scope {
 	return model.Scope{RepositoryID: s.Desired.RepositoryID, SourceRoot: s.Desired.SourceRoot, Prefix: s.Desired.SecretPrefix, Target: s.Desired.Target}
 }
 
+// Target is the scope's target (SPEC §16): the one setting's value,
+// Desired.Target, "" read as the default.
+func (s Scope) Target() model.Target { return s.Desired.Target.Resolved() }
+
 // Desired says where the desired state is and how to read it (SPEC §3).
 type Desired struct {
 	// RepoPath is the repository (work tree root, bare repository or
@@ -161,11 +165,12 @@ type Desired struct {
 	// (--key-services, model.ParseKeyServices); a key outside it is never
 	// contacted. The zero value allows none.
 	KeyServices model.KeyServices
-	// Target is the target setting (SPEC §16): model.TargetSecretsManager
-	// or model.TargetParameterStore; for the latter the loader applies
-	// Parameter Store's name rule (model.ValidateParameterName), refuses
-	// .sops.bin documents and values over ParameterTier's limit.
-	Target string
+	// Target is the target setting (SPEC §16), its one home: the loader
+	// applies the target's name rule, value kinds and limits
+	// (model.Target.CheckName, StoresBinary, ValueLimit of ParameterTier),
+	// the port is the target's adapter (Scope.Target), and the scope's
+	// identity carries it (Scope.Identity).
+	Target model.Target
 	// ParameterTier is parameter-tier: model.TierStandard or
 	// model.TierAdvanced (read for target parameter-store only).
 	ParameterTier string
@@ -184,11 +189,9 @@ type Desired struct {
 // Engine is what one run of the engine needs from the settings (SPEC §5,
 // §6).
 type Engine struct {
-	// Target is the target setting (Desired.Target): which service the
-	// scope's operations write.
-	Target string
-	// ParameterTier is parameter-tier (Desired.ParameterTier): with
-	// Target, the largest value a write may store (model.ValueLimit).
+	// ParameterTier is parameter-tier (Desired.ParameterTier): with the
+	// scope's target (the desired state's model.Scope.Target), the largest
+	// value a write may store (model.Target.ValueLimit).
 	ParameterTier string
 	// RecoveryWindowDays is passed to DeleteSecret; 7..30.
 	RecoveryWindowDays int
@@ -252,9 +255,6 @@ type AWS struct {
 	// Concurrency is the run's --concurrency: the HTTP client keeps a
 	// connection per concurrent call.
 	Concurrency int
-	// Target is the target setting (Desired.Target): which adapter the
-	// scope's port is, and part of its quota bucket (SPEC §16).
-	Target string
 	// ParameterTier is parameter-tier (Desired.ParameterTier): the Tier a
 	// parameter-store scope's PutParameter asks for.
 	ParameterTier string

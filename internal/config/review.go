@@ -58,8 +58,10 @@ func (s Scope) PlanSettings() []byte {
 		MaxDeletions: e.MaxDeletions, Replicas: e.Replicas, Adopt: e.Adopt, AdoptRequireMatch: e.AdoptRequireMatch,
 		AWSOwned: e.AWSOwned,
 	}
-	if d.Target == model.TargetParameterStore {
-		shape.Target, shape.ParameterTier = d.Target, d.ParameterTier
+	if t := s.Target(); !t.IsDefault() {
+		// The default target's settings digest is the one it had before
+		// targets existed; another's names its target and tier.
+		shape.Target, shape.ParameterTier = string(t), d.ParameterTier
 	}
 	b, err := json.Marshal(shape)
 	if err != nil {

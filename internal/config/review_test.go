@@ -31,11 +31,9 @@ func TestPlanSettingsCoverEveryField(t *testing.T) {
 		// role came from; PlanRoleARN is plan's read-only role, which a
 		// sync of the reviewed plan never uses (the account is RoleARN's).
 		"Desired.AllowEmpty": true, "Desired.AllowTree": true, "AWS.RoleSetting": true, "AWS.PlanRoleARN": true,
-		// Engine.Target, Engine.ParameterTier, AWS.Target and
-		// AWS.ParameterTier are bound by the
-		// settings Desired.Target and Desired.ParameterTier bind (in the
-		// digest).
-		"Engine.Target": true, "Engine.ParameterTier": true, "AWS.Target": true, "AWS.ParameterTier": true,
+		// Engine.ParameterTier and AWS.ParameterTier are bound by the
+		// setting Desired.ParameterTier binds (in the digest).
+		"Engine.ParameterTier": true, "AWS.ParameterTier": true,
 	}
 	for _, typ := range []reflect.Type{reflect.TypeOf(Desired{}), reflect.TypeOf(AWS{}), reflect.TypeOf(Engine{})} {
 		for i := range typ.NumField() {

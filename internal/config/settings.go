@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -259,11 +260,12 @@ var Settings = []Setting{
 		bind: into(model.CleanSourceRoot, func(o *Options) *string { return &o.Desired.SourceRoot })},
 	{Name: SecretPrefix, PerScope: true, Required: true, Usage: "secret name prefix; one trailing \"/\" is trimmed",
 		bind: into(model.CleanPrefix, func(o *Options) *string { return &o.Desired.SecretPrefix })},
-	{Name: Target, PerScope: true, Default: model.TargetSecretsManager, Usage: "AWS service the scope's documents are written to: secrets-manager (one secret each) or parameter-store (one SecureString parameter each, named with a leading \"/\")",
-		bind: into(oneOf("must be secrets-manager or parameter-store", model.Targets...),
-			func(o *Options) *string { return &o.Desired.Target },
-			func(o *Options) *string { return &o.Engine.Target },
-			func(o *Options) *string { return &o.AWS.Target })},
+	{Name: Target, PerScope: true, Default: string(model.TargetSecretsManager), Usage: "AWS service the scope's documents are written to: secrets-manager (one secret each) or parameter-store (one SecureString parameter each, named with a leading \"/\")",
+		bind: func(o *Options, v any) error {
+			t, err := model.ParseTarget(v.(string))
+			o.Desired.Target = t
+			return err
+		}},
 	{Name: ParameterTier, PerScope: true, Default: model.TierStandard, Usage: "tier of the parameters of a parameter-store scope: standard (values up to 4,096 bytes, no charge) or advanced (8,192 bytes, charged); never changed silently",
 		bind: into(oneOf("must be standard or advanced", model.Tiers...),
 			func(o *Options) *string { return &o.Desired.ParameterTier },
@@ -318,10 +320,11 @@ var Settings = []Setting{
 			if err := model.ValidateDescription(d); err != nil {
 				return err
 			}
-			// Parameter Store's Description is at most 1,024 characters
-			// (SSM API reference PutParameter); target is bound before.
-			if o.Engine.Target == model.TargetParameterStore && utf8.RuneCountInString(d) > 1024 {
-				return errors.New("must be at most 1,024 characters for target parameter-store")
+			// A target may store shorter descriptions (Parameter Store's is
+			// at most 1,024 characters: SSM API reference PutParameter;
+			// model.Target.MaxDescription); target is bound before.
+			if t := o.Desired.Target; utf8.RuneCountInString(d) > t.MaxDescription() {
+				return fmt.Errorf("must be at most %s characters for target %s", thousands(t.MaxDescription()), t.Resolved())
 			}
 			o.Engine.Metadata.Description = d
 			return nil
@@ -341,10 +344,10 @@ var Settings = []Setting{
 	{Name: ReplicaRegions, PerScope: true, Kind: KindCommaList, Items: "Region codes (REGION or REGION=KMS_KEY)", Usage: "replica Regions of owned secrets, comma-separated: REGION or REGION=KMS_KEY (not given = replicas are not managed: any replica is a conflict)",
 		bind: func(o *Options, v any) error {
 			rs, err := model.ParseReplicaRegions(v.(string))
-			if err == nil && o.Engine.Target == model.TargetParameterStore {
-				// Parameter Store has no replication (SPEC §16; target is
-				// bound before).
-				err = errors.New("is not available for target parameter-store: Parameter Store parameters have no replicas")
+			if err == nil {
+				// A target without replication refuses it (SPEC §16;
+				// target is bound before).
+				err = refused(o.Desired.Target, ReplicaRegions)
 			}
 			if err == nil {
 				// aws-region is declared (so bound) before: a given Region
@@ -388,10 +391,13 @@ var Settings = []Setting{
 			if err := model.ValidateAWSOwned(e); err != nil {
 				return err
 			}
-			// Parameter Store neither rotates a parameter nor owns any of
-			// its keys (docs/parameter-store.md; target is bound before).
-			if len(e) > 0 && o.Engine.Target == model.TargetParameterStore {
-				return errors.New("is not available for target parameter-store: AWS owns no key of a parameter (no rotation)")
+			// A target whose service owns no key of a value refuses it
+			// (Parameter Store rotates nothing: docs/parameter-store.md;
+			// target is bound before).
+			if len(e) > 0 {
+				if err := refused(o.Desired.Target, AWSOwned); err != nil {
+					return err
+				}
 			}
 			o.Engine.AWSOwned = e
 			return nil
@@ -453,4 +459,22 @@ func EnvName(name string) string {
 // settingForEnv maps an environment variable name back to a setting name.
 func settingForEnv(env string) string {
 	return strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(env, EnvPrefix)), "_", "-")
+}
+
+// refused is the reason target t refuses setting (model.Target.Refuses),
+// nil when it takes it.
+func refused(t model.Target, setting string) error {
+	if reason, ok := t.Refuses(setting); ok {
+		return fmt.Errorf("is not available for target %s: %s", t.Resolved(), reason)
+	}
+	return nil
+}
+
+// thousands writes n with a comma between groups of three digits (1,024).
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

@@ -11,25 +11,24 @@ import (
 )
 
 // TestTargetSetting: target and parameter-tier from flags and the config
-// file, their defaults, and every consumer's copy (SPEC §16).
+// file, their defaults; the target lives in one field (Desired.Target,
+// read through Scope.Target) (SPEC §16).
 func TestTargetSetting(t *testing.T) {
 	o, err := Resolve(base())
 	require.NoError(t, err)
 	sc := o.Scopes[0]
 	assert.Equal(t, model.TargetSecretsManager, sc.Desired.Target)
-	assert.Equal(t, model.TargetSecretsManager, sc.Engine.Target)
-	assert.Equal(t, model.TargetSecretsManager, sc.AWS.Target)
+	assert.Equal(t, model.TargetSecretsManager, sc.Target())
 	assert.Equal(t, model.TierStandard, sc.Desired.ParameterTier)
 
 	in := base()
-	in.Flags[Target] = model.TargetParameterStore
+	in.Flags[Target] = string(model.TargetParameterStore)
 	in.Flags[ParameterTier] = model.TierAdvanced
 	o, err = Resolve(in)
 	require.NoError(t, err)
 	sc = o.Scopes[0]
 	assert.Equal(t, model.TargetParameterStore, sc.Desired.Target)
-	assert.Equal(t, model.TargetParameterStore, sc.Engine.Target)
-	assert.Equal(t, model.TargetParameterStore, sc.AWS.Target)
+	assert.Equal(t, model.TargetParameterStore, sc.Target())
 	assert.Equal(t, model.TierAdvanced, sc.Desired.ParameterTier)
 	assert.Equal(t, model.TierAdvanced, sc.AWS.ParameterTier)
 	assert.Equal(t, model.TargetParameterStore, sc.Identity().Target, "the target is part of the scope's identity")
@@ -37,8 +36,8 @@ func TestTargetSetting(t *testing.T) {
 	o, err = Resolve(withFile("sync", "repository-id: r\nscopes:\n  - name: ps\n    secret-prefix: a\n    target: parameter-store\n  - name: sm\n    secret-prefix: a\n", nil))
 	require.NoError(t, err)
 	require.Len(t, o.Scopes, 2)
-	assert.Equal(t, model.TargetParameterStore, o.Scopes[0].Engine.Target)
-	assert.Equal(t, model.TargetSecretsManager, o.Scopes[1].Engine.Target)
+	assert.Equal(t, model.TargetParameterStore, o.Scopes[0].Target())
+	assert.Equal(t, model.TargetSecretsManager, o.Scopes[1].Target())
 	assert.NotEqual(t, o.Scopes[0].Identity().Digest(), o.Scopes[1].Identity().Digest())
 }
 
@@ -48,7 +47,7 @@ func TestTargetSetting(t *testing.T) {
 func TestTargetRefusals(t *testing.T) {
 	for name, tc := range map[string]struct {
 		setting, raw string
-		target       string
+		target       model.Target
 	}{
 		"unknown target":       {Target, "ssm", ""},
 		"unknown tier":         {ParameterTier, "intelligent-tiering", model.TargetParameterStore},
@@ -60,7 +59,7 @@ func TestTargetRefusals(t *testing.T) {
 			in := base()
 			in.Flags[AWSRegion] = "us-east-1"
 			if tc.target != "" {
-				in.Flags[Target] = tc.target
+				in.Flags[Target] = string(tc.target)
 			}
 			in.Flags[tc.setting] = tc.raw
 			_, err := Resolve(in)
@@ -71,14 +70,14 @@ func TestTargetRefusals(t *testing.T) {
 			if tc.target == "" || tc.setting == ParameterTier {
 				return
 			}
-			in.Flags[Target] = model.TargetSecretsManager
+			in.Flags[Target] = string(model.TargetSecretsManager)
 			_, err = Resolve(in)
 			assert.NoError(t, err, "secrets-manager takes it")
 		})
 	}
 	// 1,024 characters is the edge.
 	in := base()
-	in.Flags[Target] = model.TargetParameterStore
+	in.Flags[Target] = string(model.TargetParameterStore)
 	in.Flags[Description] = strings.Repeat("é", 1024)
 	_, err := Resolve(in)
 	assert.NoError(t, err)

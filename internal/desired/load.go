@@ -512,10 +512,8 @@ func checkName(d *document, opts config.Desired, byName map[string]*document) *d
 		what, next := nameReason(err)
 		return problem(diag.NameInvalid, what, next)
 	}
-	if opts.Target == model.TargetParameterStore {
-		if e := checkParameter(d); e != nil {
-			return e
-		}
+	if e := checkTarget(opts.Target, d); e != nil {
+		return e
 	}
 	if prev, dup := byName[d.name]; dup {
 		label := model.Redaction{ShowNames: opts.ShowResourceNames}.Label(prev.ordinal, prev.Path)

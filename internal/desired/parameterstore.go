@@ -8,20 +8,21 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 )
 
-// The loader's rules for a scope whose target is parameter-store (SPEC
-// §16), applied before any AWS call: the parameter name
-// (model.ParameterName of the secret name) follows Parameter Store's name
-// rule; a .sops.bin document has no place (a parameter value is text); and
-// the value fits the configured tier.
+// The loader's rules of the scope's target (SPEC §16; model.Target's row),
+// applied before any AWS call: the resource name follows the service's own
+// name rule (Parameter Store's, over model.ParameterName of the secret
+// name); a .sops.bin document has no place where values are text; and a
+// value fits the configured tier of a target that has tiers.
 
-// checkParameter applies the structural rules to a document named d.name:
-// name:invalid for a name Parameter Store refuses, source:binary-for-target
-// for a .sops.bin document. The diagnostic has no subject.
-func checkParameter(d *document) *diag.Diagnostic {
-	if err := model.ValidateParameterName(model.ParameterName(d.name)); err != nil {
+// checkTarget applies the target's structural rules to a document named
+// d.name: name:invalid for a name the service refuses,
+// source:binary-for-target for a .sops.bin document where values are
+// text. The diagnostic has no subject.
+func checkTarget(t model.Target, d *document) *diag.Diagnostic {
+	if err := t.CheckName(d.name); err != nil {
 		return problem(diag.NameInvalid, err.Error(), "rename the document (or change the secret prefix) so the parameter name follows Parameter Store's rule, or keep this scope on target secrets-manager")
 	}
-	if d.Suffix.Format.Kind().Binary() {
+	if d.Suffix.Format.Kind().Binary() && !t.StoresBinary() {
 		return problem(diag.SourceBinaryForTarget, "", "")
 	}
 	return nil
@@ -29,12 +30,13 @@ func checkParameter(d *document) *diag.Diagnostic {
 
 // fitsTarget checks a canonical value of size bytes against the scope's
 // tier (plaintext:too-large naming the tier that would fit, or Secrets
-// Manager when none does); nil for any other target.
+// Manager when none does); nil for a target without tiers (its one limit
+// is the decryptor's).
 func fitsTarget(opts config.Desired, size int) *diag.Diagnostic {
-	if opts.Target != model.TargetParameterStore {
+	if !opts.Target.HasTiers() {
 		return nil
 	}
-	limit := model.TierLimit(opts.ParameterTier)
+	limit := opts.Target.ValueLimit(opts.ParameterTier)
 	if size <= limit {
 		return nil
 	}

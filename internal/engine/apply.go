@@ -98,8 +98,8 @@ func (r *runner) apply(ctx context.Context, p plan.Plan) outcome {
 		}
 		phase := r.startPhase()
 		out, done, sightings := r.runPhase(ctx, action, ops)
-		r.log.Info("phase applied", r.summary(phase, slog.String(vocab.FieldPhase, vocab.PhaseApply),
-			slog.String(vocab.FieldOperation, string(action)), slog.Int(vocab.FieldCount, len(done)))...)
+		r.log.Info("phase applied", r.summary(phase, append([]any{slog.String(vocab.FieldPhase, vocab.PhaseApply),
+			slog.String(vocab.FieldOperation, string(action)), slog.Int(vocab.FieldCount, len(done))}, r.deletion(action)...)...)...)
 		if action == vocab.ActionRestore {
 			restored, seen = done, sightings
 		}
@@ -254,11 +254,21 @@ func (r *runner) failed(ctx context.Context, op plan.Operation, msg string, err 
 }
 
 func (r *runner) opAttrs(op plan.Operation, extra ...any) []any {
-	return append([]any{
+	return append(append([]any{
 		slog.String(vocab.FieldPhase, vocab.PhaseApply),
 		slog.String(vocab.FieldOperation, string(op.Action)),
 		slog.String(vocab.FieldResource, r.label(op.Name)),
-	}, extra...)
+	}, r.deletion(op.Action)...), extra...)
+}
+
+// deletion is, beside operation schedule-delete, the field saying what a
+// deletion does in the scope's target (vocab.FieldDeletion: "scheduled"
+// or "immediate", model.Target.Words); nothing for another action.
+func (r *runner) deletion(a vocab.Action) []any {
+	if a != vocab.ActionScheduleDelete {
+		return nil
+	}
+	return []any{slog.String(vocab.FieldDeletion, r.want.Scope.Target.Words().Deletion)}
 }
 
 func isAmbiguous(err error) bool {

@@ -237,7 +237,9 @@ func (l *ledger) proved(digest string) {
 
 // changeList is the changes of the run ordered by name, then apply phase
 // (vocab.Phases: a restore before its follow-up update), then completion
-// order; nil when none.
+// order; nil when none. A change whose write returned no ARN (Parameter
+// Store's PutParameter returns none: a create) carries the ARN learned
+// for its name since (verification's re-observation).
 func (l *ledger) changeList() []Change {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -245,6 +247,11 @@ func (l *ledger) changeList() []Change {
 		return nil
 	}
 	out := slices.Clone(l.changes)
+	for i := range out {
+		if e, ok := l.names[out[i].Name]; ok && out[i].ARN == "" {
+			out[i].ARN = e.arn
+		}
+	}
 	slices.SortStableFunc(out, func(a, b Change) int {
 		if c := strings.Compare(a.Name, b.Name); c != 0 {
 			return c

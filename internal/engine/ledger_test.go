@@ -246,3 +246,23 @@ func BenchmarkLedgerPlanData10000(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/plan")
 }
+
+// TestLedgerChangeTakesTheARNLearnedAfterItsWrite: Parameter Store's
+// PutParameter returns no ARN, so a create is accepted with none; the
+// changes list carries the ARN verification learned for the name since
+// (the changes file refuses a change without one: SPEC §16), and an ARN
+// the write returned is kept.
+func TestLedgerChangeTakesTheARNLearnedAfterItsWrite(t *testing.T) {
+	l := newLedger(ledgerState(), false, ModeSync)
+	const arn = "arn:aws:ssm:us-east-1:123456789012:parameter/app/a"
+	l.accept(plan.Operation{Name: "app/a", Action: vocab.ActionCreate}, "", "1")
+	l.accept(plan.Operation{Name: "app/b", Action: vocab.ActionUpdate}, "arn:aws:ssm:us-east-1:123456789012:parameter/app/b", "2")
+	if got := l.changeList()[0].ARN; got != "" {
+		t.Fatalf("before it is learned, the ARN is %q", got)
+	}
+	l.learnARN("app/a", arn)
+	got := l.changeList()
+	if got[0].ARN != arn || got[1].ARN != "arn:aws:ssm:us-east-1:123456789012:parameter/app/b" {
+		t.Errorf("changes %+v: want the learned ARN on the create and the returned one on the update", got)
+	}
+}

@@ -176,7 +176,8 @@ func TestLogs_FixedVocabularyAndNoSecrets(t *testing.T) {
 	allowed := map[string]bool{"time": true, "level": true, "msg": true}
 	for _, k := range []string{vocab.FieldPhase, vocab.FieldStatus, vocab.FieldOperation, vocab.FieldCount, vocab.FieldDurationMS,
 		vocab.FieldResource, vocab.FieldConflictClass, vocab.FieldErrorCode, vocab.FieldFaultClass, vocab.FieldRequestID,
-		vocab.FieldErrorClass, vocab.FieldVerification, vocab.FieldThrottled, vocab.FieldWaitMS, vocab.FieldDone, vocab.FieldTotal, vocab.FieldIAMActions} {
+		vocab.FieldErrorClass, vocab.FieldVerification, vocab.FieldThrottled, vocab.FieldWaitMS, vocab.FieldDone, vocab.FieldTotal, vocab.FieldIAMActions,
+		vocab.FieldDeletion} {
 		allowed[k] = true
 	}
 	for _, show := range []bool{false, true} {

@@ -311,8 +311,8 @@ func (r *runner) buildPlan(obs observation, phase phaseStart) plan.Plan {
 	r.ledger.planned(p)
 	r.log.Info("plan built", r.summary(phase, slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.Int(vocab.FieldCount, p.Counts().Operations()))...)
 	for _, op := range p.Ops {
-		r.log.Debug("planned", slog.String(vocab.FieldPhase, vocab.PhasePlan),
-			slog.String(vocab.FieldOperation, string(op.Action)), slog.String(vocab.FieldResource, r.label(op.Name)))
+		r.log.Debug("planned", append([]any{slog.String(vocab.FieldPhase, vocab.PhasePlan),
+			slog.String(vocab.FieldOperation, string(op.Action)), slog.String(vocab.FieldResource, r.label(op.Name))}, r.deletion(op.Action)...)...)
 	}
 	return p
 }

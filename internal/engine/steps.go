@@ -65,7 +65,7 @@ var (
 		call: func(ctx context.Context, r *runner, w *write) error {
 			res, err := r.port.Create(ctx, r.createRequest(w.op, w.mint(r)))
 			if err == nil {
-				w.arn = res.ARN
+				w.arn, w.version = res.ARN, res.VersionID
 			}
 			return err
 		},
@@ -83,7 +83,10 @@ var (
 	// that ARN: PutSecretValue answers the same one, PutParameter none.
 	stepPutValue = step{
 		call: func(ctx context.Context, r *runner, w *write) error {
-			_, err := r.port.PutValue(ctx, w.arn, w.op.Desired.Value, w.op.Desired.Kind, w.mint(r))
+			res, err := r.port.PutValue(ctx, w.arn, w.op.Desired.Value, w.op.Desired.Kind, w.mint(r))
+			if err == nil {
+				w.version = res.VersionID
+			}
 			return err
 		},
 		done: valueThere,

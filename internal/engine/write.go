@@ -23,6 +23,10 @@ type write struct {
 	// token is the logical write's ClientRequestToken, minted at its first
 	// use (mint) and reused by every attempt of the operation (SPEC §6).
 	token string
+	// version is the version id a successful write call reported ("" when
+	// none did): Secrets Manager's is the token, Parameter Store's the
+	// parameter's new version (1, 2, …), which has no token (SPEC §16).
+	version string
 	// sent: a call was made that may have taken effect. Until then a
 	// throttled call goes back to a new precondition; from then on the
 	// precondition's fingerprint no longer holds, and the operation goes
@@ -87,10 +91,17 @@ func (w *write) settle(r *runner, s *sighting) bool {
 	return now.Before(w.settleBy)
 }
 
-// accept records the operation as done (the ledger and its log record).
+// accept records the operation as done (the ledger and its log record)
+// with the version it wrote: the one its call reported, else its token
+// (Secrets Manager makes the token the version id; a write judged done by
+// a re-observation reported none).
 func (w *write) accept(r *runner) {
 	w.accepted = true
-	r.accept(w.op, w.arn, w.token)
+	version := w.token
+	if w.version != "" {
+		version = w.version
+	}
+	r.accept(w.op, w.arn, version)
 }
 
 // execute performs one operation: its steps, one AWS call each, under the

@@ -20,6 +20,7 @@ var Fields = map[string]bool{
 	vocab.FieldScope:      true,
 	vocab.FieldRegion:     true,
 	vocab.FieldIAMActions: true,
+	vocab.FieldDeletion:   true,
 }
 
 // Vocab is a slog.Handler that forwards to an inner handler only the

@@ -5,19 +5,6 @@ import (
 	"strings"
 )
 
-// Targets (SPEC §16): the AWS service a scope writes its documents to.
-const (
-	// TargetSecretsManager: each document is one AWS Secrets Manager
-	// secret (the default).
-	TargetSecretsManager = "secrets-manager"
-	// TargetParameterStore: each document is one SecureString parameter of
-	// AWS Systems Manager Parameter Store.
-	TargetParameterStore = "parameter-store"
-)
-
-// Targets lists the valid values of the target setting, the default first.
-var Targets = []string{TargetSecretsManager, TargetParameterStore}
-
 // Parameter tiers (parameter-tier, SPEC §16) and the largest value each
 // stores: 4 KB and 8 KB (AWS Systems Manager user guide, "Managing parameter
 // tiers"), counted here in bytes of the value as stored, the stricter
@@ -36,30 +23,16 @@ var Tiers = []string{TierStandard, TierAdvanced}
 // TierLimit is the largest value, in bytes, a parameter of tier stores (0
 // for an unknown tier).
 func TierLimit(tier string) int {
-	switch tier {
-	case TierStandard:
-		return MaxStandardValueBytes
-	case TierAdvanced:
-		return MaxAdvancedValueBytes
+	if tier == "" {
+		return 0
 	}
-	return 0
+	return TargetParameterStore.ValueLimit(tier)
 }
 
 // ValueLimit is the largest value, in bytes, a scope of target stores in
-// one write: MaxValueBytes for Secrets Manager (any target but
-// parameter-store, "" included), TierLimit(tier) for Parameter Store ("" =
-// the default tier, standard). The loader holds each document to it
-// (plaintext:too-large); the planner holds to it the value a write makes
-// with the keys owned by AWS merged or generated (gate:value-too-large).
-func ValueLimit(target, tier string) int {
-	if target != TargetParameterStore {
-		return MaxValueBytes
-	}
-	if tier == "" {
-		tier = TierStandard
-	}
-	return TierLimit(tier)
-}
+// one write in tier: the target table's (Target.ValueLimit; 65,536 bytes
+// for Secrets Manager, the tier's for Parameter Store, "" = standard).
+func ValueLimit(target Target, tier string) int { return target.ValueLimit(tier) }
 
 // TierThatFits is the cheapest tier whose limit holds a value of size
 // bytes, or "" when none does (the value needs Secrets Manager's 65,536).

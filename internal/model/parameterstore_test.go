@@ -49,8 +49,9 @@ func TestTierThatFits(t *testing.T) {
 // parameter-store; a parameter's tier limit otherwise ("" = standard).
 func TestValueLimit(t *testing.T) {
 	for _, c := range []struct {
-		target, tier string
-		want         int
+		target Target
+		tier   string
+		want   int
 	}{
 		{"", "", MaxValueBytes}, {TargetSecretsManager, TierAdvanced, MaxValueBytes},
 		{TargetParameterStore, "", MaxStandardValueBytes}, {TargetParameterStore, TierStandard, MaxStandardValueBytes},

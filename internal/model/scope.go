@@ -21,18 +21,18 @@ type Scope struct {
 	RepositoryID string // e.g. "owner/repo"
 	SourceRoot   string // cleaned, repo-relative; "." for the whole repository
 	Prefix       string // secret prefix, already trimmed by the caller (internal/config trims one trailing "/")
-	// Target is the service the scope writes (SPEC §16): "" or
-	// TargetSecretsManager, or TargetParameterStore. It is part of the
-	// identity: the same repository, root and prefix in the two services
-	// are two scopes.
-	Target string
+	// Target is the service the scope writes (SPEC §16; "" is the
+	// default, TargetSecretsManager). It is part of the identity: the same
+	// repository, root and prefix in two services are two scopes.
+	Target Target
 }
 
 // Digest returns the lower-hex SHA-256 of
 // "sops-aws-sync:scope:v1" NUL repository-id NUL cleaned source-root NUL
 // prefix (SPEC §4), the prefix hashed exactly as given: trimming is the
-// configuration's job, done once; a Parameter Store scope (SPEC §16) hashes
-// NUL "parameter-store" after the prefix, so a Secrets Manager scope's
+// configuration's job, done once; a scope of another target than the
+// default (Parameter Store, SPEC §16) hashes NUL and the target's spelling
+// ("parameter-store") after the prefix, so a Secrets Manager scope's
 // digest is the one it always had. It is the value of the scope tag.
 func (s Scope) Digest() string {
 	h := sha256.New()
@@ -44,9 +44,9 @@ func (s Scope) Digest() string {
 	h.Write([]byte(root))
 	h.Write([]byte{0})
 	h.Write([]byte(s.Prefix))
-	if s.Target == TargetParameterStore {
+	if !s.Target.IsDefault() {
 		h.Write([]byte{0})
-		h.Write([]byte(TargetParameterStore))
+		h.Write([]byte(s.Target.Resolved()))
 	}
 	return fmt.Sprintf("%x", h.Sum(nil))
 }

@@ -92,6 +92,22 @@ func ParameterStoreLimits() Limits {
 	return Limits{Writes: ParameterStoreWrites, Reads: ParameterStoreReads, Batches: ParameterStoreBatches, Lists: ParameterStoreLists}
 }
 
+// ceilings are each AWS service's ceilings, keyed by its service namespace
+// (model.Target.Service: the target table's reference to its row here).
+var ceilings = map[string]func() Limits{
+	"secretsmanager": DefaultLimits,
+	"ssm":            ParameterStoreLimits,
+}
+
+// LimitsOf returns the ceilings of the AWS service namespace service
+// ("secretsmanager", "ssm"), the default ceilings for one it does not know.
+func LimitsOf(service string) Limits {
+	if f, ok := ceilings[service]; ok {
+		return f()
+	}
+	return DefaultLimits()
+}
+
 // Control-law constants (see the package doc).
 const (
 	// Backoff multiplies the limit at a cut.

@@ -427,3 +427,18 @@ func TestWaitingCountsCallersInsideWait(t *testing.T) {
 		t.Fatalf("waiting after the context ended = %d, want 0", n)
 	}
 }
+
+// TestLimitsOfEachService: the target table's reference to its ceilings
+// (model.Target.Service) finds Secrets Manager's and Parameter Store's;
+// an unknown service gets the default ceilings.
+func TestLimitsOfEachService(t *testing.T) {
+	for service, want := range map[string]Limits{
+		"secretsmanager": DefaultLimits(),
+		"ssm":            ParameterStoreLimits(),
+		"s3":             DefaultLimits(),
+	} {
+		if got := LimitsOf(service); got != want {
+			t.Errorf("LimitsOf(%q) = %+v, want %+v", service, got, want)
+		}
+	}
+}

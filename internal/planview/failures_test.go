@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/keydiff"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -134,4 +135,37 @@ func TestFailureLineHasOnlyTheDetailItKnows(t *testing.T) {
 	} {
 		assert.Contains(t, txt, want)
 	}
+}
+
+// TestRegression_ParameterStoreFailureRecordRefusedByThePlanFilesOwnCheck:
+// a parameter-store scope whose PutParameter failed ended exit 3
+// planfile:write-failed without a plan file instead of exit 5, because the
+// plan file's check knew only the IAM actions of secretsmanager, sts and
+// kms. A failure record takes its scope's target's IAM services from the
+// target table (SPEC §16: ssm:*, with STS and KMS); a Secrets Manager
+// action in a parameter-store scope, and an ssm action in a Secrets
+// Manager scope, are still refused.
+func TestRegression_ParameterStoreFailureRecordRefusedByThePlanFilesOwnCheck(t *testing.T) {
+	keys, err := keydiff.Create([]byte(`{"password":"x"}`))
+	require.NoError(t, err)
+	in := Input{Command: "sync", Scopes: []ScopeInput{{Name: "params", Region: "eu-west-1", Status: vocab.StatusApplyFailed,
+		Verification: vocab.VerificationNotRun, Target: model.TargetParameterStore,
+		Operations: []Operation{{Ordinal: 1, Name: "/prod/params/db", Action: vocab.ActionCreate, Reason: vocab.ReasonAbsent, Keys: &keys}},
+		Failures: []Failure{{Ordinal: 1, Name: "/prod/params/db", Class: diag.ApplyFailed, Action: vocab.ActionCreate, Reason: vocab.ReasonAbsent,
+			ErrorCode: "InternalServerError", IAMActions: vocab.IAMActions("PutParameter", false)}}}}}
+	v := Build(in, model.Redaction{})
+	require.NoError(t, v.Validate())
+	b, err := Marshal(v)
+	require.NoError(t, err)
+	back, err := Parse(b)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"ssm:PutParameter", "ssm:AddTagsToResource"}, back.Scopes[0].Failures[0].IAMActions)
+	assert.Contains(t, Text(back), "ssm:PutParameter")
+
+	other := Build(in, model.Redaction{})
+	other.Scopes[0].Failures[0].IAMActions = []string{"secretsmanager:CreateSecret"}
+	assert.Equal(t, diag.PlanfileMalformed, classOf(other.Validate()), "a Secrets Manager action in a parameter-store scope")
+	sm := Build(fixtures(t)["failed"], model.Redaction{})
+	sm.Scopes[0].Failures[0].IAMActions = []string{"ssm:PutParameter"}
+	assert.Equal(t, diag.PlanfileMalformed, classOf(sm.Validate()), "a Parameter Store action in a Secrets Manager scope")
 }

@@ -204,11 +204,11 @@ func (s ScopeView) validate(namesShown, v1 bool) error {
 	}) {
 		return errors.New("status converged without verification, but it lists an operation or a conflict")
 	}
-	if s.Target != "" && s.Target != model.TargetParameterStore {
-		return errors.New("target must be absent or parameter-store")
+	if s.Target != "" && (!s.Target.Known() || s.Target.IsDefault()) {
+		return errors.New("target must be absent (the default, secrets-manager) or another target")
 	}
 	for i, f := range s.Failures {
-		if err := f.validate(namesShown); err != nil {
+		if err := f.validate(namesShown, s.Target); err != nil {
 			return fmt.Errorf("failure %d: %w", i, err)
 		}
 	}
@@ -219,16 +219,16 @@ var (
 	// errorCodeRE is an AWS error code as the engine reports it: a
 	// modelled code or one of the tool's own (engine.Error), never text.
 	errorCodeRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]{0,63}$`)
-	// iamActionRE is an IAM action of a service the tool calls.
-	iamActionRE = regexp.MustCompile(`^(secretsmanager|sts|kms):[A-Za-z]{1,64}$`)
 )
 
 // validate checks one failure record: a registered class that is no
 // warning; a resource that is "" (the scope) or, with names hidden, an
 // ordinal label; an action that is an operation with a reason of it (or
 // neither), metadata kinds only with an action; an error code of letters
-// and digits; distinct IAM actions of the form service:Action.
-func (f FailureView) validate(namesShown bool) error {
+// and digits; distinct IAM actions of the form service:Action whose
+// service is one the scope's target calls (model.Target.ValidIAMAction:
+// its own service's, STS's, KMS's).
+func (f FailureView) validate(namesShown bool, target model.Target) error {
 	e, ok := diag.Lookup(f.Class)
 	switch {
 	case !ok || e.Family == diag.FamilyWarning:
@@ -247,7 +247,7 @@ func (f FailureView) validate(namesShown bool) error {
 		return errors.New("iam_actions is empty")
 	}
 	for i, a := range f.IAMActions {
-		if !iamActionRE.MatchString(a) || slices.Contains(f.IAMActions[:i], a) {
+		if !target.ValidIAMAction(a) || slices.Contains(f.IAMActions[:i], a) {
 			return errors.New("iam_actions must be distinct IAM actions (service:Action)")
 		}
 	}

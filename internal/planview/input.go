@@ -3,6 +3,7 @@ package planview
 import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/keydiff"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -72,9 +73,9 @@ type ScopeInput struct {
 	// them: each operation that failed, an observation that failed, each
 	// resource still differing at the verification timeout.
 	Failures []Failure
-	// Target is the scope's target (model.Targets; "" is Secrets
-	// Manager): the view records only parameter-store (ScopeView.Target).
-	Target string
+	// Target is the scope's target ("" is the default, Secrets Manager):
+	// the view records only another (ScopeView.Target).
+	Target model.Target
 }
 
 // Failure is one failure record of a scope, unredacted (Build labels

@@ -38,34 +38,52 @@ type part struct {
 	failures []FailureView
 	// status is the scope's status ("" for a v1 file, which records none).
 	status vocab.Status
-	// immediate: the scope's target is Parameter Store, whose deletions
-	// take effect at once and cannot be undone (SPEC §16).
+	// immediate: the scope's target deletes at once, with no recovery
+	// window (model.Target.DeletionUndoable; Parameter Store, SPEC §16).
 	immediate bool
+	// words are the scope's target's words (model.Target.Words; the
+	// default target's for the run's own part).
+	words model.TargetWords
 }
 
 func scopePart(s ScopeView) part {
 	p := part{ops: s.Operations, counts: s.Counts, diags: s.Diagnostics, failures: s.Failures, status: s.Status,
-		immediate: s.Target == model.TargetParameterStore}
-	if p.immediate {
-		p.ops = slices.Clone(s.Operations)
-		for i := range p.ops {
-			p.ops[i].immediate = p.ops[i].Action == vocab.ActionScheduleDelete
-		}
+		immediate: !s.Target.DeletionUndoable(), words: s.Target.Words()}
+	p.ops = slices.Clone(s.Operations)
+	for i := range p.ops {
+		p.ops[i].words = &p.words
+		p.ops[i].immediate = p.immediate && p.ops[i].Action == vocab.ActionScheduleDelete
 	}
 	return p
 }
 
-// immediateLine is the line under a Parameter Store scope's closing line
-// that plans a deletion (SPEC §16): DeleteParameter has no recovery
-// window, so the deletion is immediate and irreversible (Git still holds
-// the value; the parameter's history and labels are gone), and it counts
-// against --max-deletions like any other. "" otherwise.
+// immediateLine is the line under the closing line of a scope whose
+// target deletes at once (Parameter Store, SPEC §16) that plans a
+// deletion: DeleteParameter has no recovery window, so the deletion is
+// immediate and irreversible (Git still holds the value; the parameter's
+// history and labels are gone), and it counts against --max-deletions
+// like any other. "" otherwise.
 func immediateLine(p part) string {
 	if !p.immediate || p.counts.ScheduleDelete == 0 {
 		return ""
 	}
-	return fmt.Sprintf("Parameter Store: %s immediate and cannot be undone (no recovery window; history and labels are lost), counted against --max-deletions.",
-		plural(p.counts.ScheduleDelete, "deletion is", "deletions are"))
+	return fmt.Sprintf("%s: %s immediate and cannot be undone (no recovery window; history and labels are lost), counted against --max-deletions.",
+		p.words.Service, plural(p.counts.ScheduleDelete, "deletion is", "deletions are"))
+}
+
+// runWords are the words of the run's scopes' target when they share one,
+// else the default target's with the deletion said of both kinds.
+func runWords(v View) model.TargetWords {
+	if len(v.Scopes) == 0 {
+		return model.Target("").Words()
+	}
+	w := v.Scopes[0].Target.Words()
+	for _, s := range v.Scopes[1:] {
+		if s.Target.Words() != w {
+			return model.MixedTargetWords()
+		}
+	}
+	return w
 }
 
 // blocking returns the sections shown before the operations: the errors
@@ -195,8 +213,10 @@ func failureLine(f FailureView) string {
 // accessDenied is AWS's error code of a call the role is not allowed.
 const accessDenied = "AccessDeniedException"
 
-// phases returns one section per non-empty apply phase, in apply order.
-func phases(ops []Op) []section {
+// phases returns one section per non-empty apply phase, in apply order,
+// each titled in the scope's target's words (a Parameter Store deletion
+// is "Delete").
+func phases(ops []Op, words model.TargetWords) []section {
 	var out []section
 	for _, a := range vocab.Phases {
 		var s section
@@ -208,7 +228,11 @@ func phases(ops []Op) []section {
 			}
 		}
 		if n > 0 {
-			s.title = fmt.Sprintf("%s (%d):", titles[a], n)
+			t := titles[a]
+			if a == vocab.ActionScheduleDelete {
+				t = words.DeleteTitle
+			}
+			s.title = fmt.Sprintf("%s (%d):", t, n)
 			out = append(out, s)
 		}
 	}
@@ -219,7 +243,11 @@ func phases(ops []Op) []section {
 // differs)", then, when names are shown, one line per named key path and
 // one for the removed paths that are only counted.
 func opLines(o Op) []string {
-	head := "  " + symbols[o.Action] + " " + q(o.Resource) + " " + string(o.Action)
+	verb := string(o.Action)
+	if o.Action == vocab.ActionScheduleDelete && o.words != nil {
+		verb = o.words.DeleteOperation
+	}
+	head := "  " + symbols[o.Action] + " " + q(o.Resource) + " " + verb
 	reason := "(" + reasonPhrases[o.Reason] + metadataPhrase(o) + ")"
 	switch {
 	case o.Keys != nil:
@@ -249,7 +277,7 @@ func opLines(o Op) []string {
 		out = append(out, "      - replica "+q(r)+" removed at once (cannot be undone; counts as a deletion)")
 	}
 	if o.immediate {
-		out = append(out, "      deleted at once from Parameter Store (no recovery window: cannot be undone; counts as a deletion)")
+		out = append(out, "      deleted at once from "+o.words.Service+" (no recovery window: cannot be undone; counts as a deletion)")
 	}
 	if p := o.KeyPaths; p != nil {
 		for _, kp := range []struct {
@@ -283,15 +311,16 @@ func metadataPhrase(o Op) string {
 	return "; metadata: " + strings.Join(ks, ", ")
 }
 
-// closing is Terraform's closing line; adoptions are named only when the
-// plan holds one.
-func closing(c vocab.Counts) string {
+// closing is Terraform's closing line, the deletions said in the target's
+// words ("to schedule for deletion", "to delete"); adoptions are named
+// only when the plan holds one.
+func closing(c vocab.Counts, words model.TargetWords) string {
 	adopt := ""
 	if c.Adopt > 0 {
 		adopt = fmt.Sprintf(" %d to adopt,", c.Adopt)
 	}
-	return fmt.Sprintf("Plan: %d to create,%s %d to update, %d to restore, %d to schedule for deletion, %d unchanged.",
-		c.Create, adopt, c.Update, c.Restore, c.ScheduleDelete, c.Unchanged)
+	return fmt.Sprintf("Plan: %d to create,%s %d to update, %d to restore, %d %s, %d unchanged.",
+		c.Create, adopt, c.Update, c.Restore, c.ScheduleDelete, words.DeletePlanned, c.Unchanged)
 }
 
 // keptLine is the line that counts the keys owned by AWS a scope's plan
@@ -321,9 +350,9 @@ func verdict(p part) string {
 	case errorCount(p.diags) > 0 || p.counts.Operations() > 0:
 		return ""
 	case p.status == "" || p.status == vocab.StatusConverged || p.status == vocab.StatusDrift:
-		return "No changes: AWS Secrets Manager matches the commit."
+		return "No changes: " + p.words.Service + " matches the commit."
 	}
-	return "No operation is listed, but the scope ended " + string(p.status) + ": AWS Secrets Manager is not known to match the commit."
+	return "No operation is listed, but the scope ended " + string(p.status) + ": " + p.words.Service + " is not known to match the commit."
 }
 
 // runLine is the run's verdict, shown once at the top: its status and

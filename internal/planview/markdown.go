@@ -61,7 +61,7 @@ func render(v View, limit int) string {
 	scopes := make([]scopeSections, len(v.Scopes))
 	for i, s := range v.Scopes {
 		p := scopePart(s)
-		scopes[i] = scopeSections{blocking(p), phases(p.ops)}
+		scopes[i] = scopeSections{blocking(p), phases(p.ops, p.words)}
 		for _, sec := range append(append([]section{}, scopes[i].block...), scopes[i].ops...) {
 			all = append(all, sec.all()...)
 		}
@@ -90,11 +90,12 @@ func render(v View, limit int) string {
 		// The adopt column only when the run adopts (SPEC §11), so every
 		// other plan renders as before.
 		adopt := v.Counts().Adopt > 0
+		deletion := runWords(v).DeleteColumn
 		if adopt {
-			b.WriteString("| scope | Region | status | create | adopt | update | restore | schedule deletion | unchanged | conflicts |\n")
+			b.WriteString("| scope | Region | status | create | adopt | update | restore | " + deletion + " | unchanged | conflicts |\n")
 			b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n")
 		} else {
-			b.WriteString("| scope | Region | status | create | update | restore | schedule deletion | unchanged | conflicts |\n")
+			b.WriteString("| scope | Region | status | create | update | restore | " + deletion + " | unchanged | conflicts |\n")
 			b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|\n")
 		}
 		rows := make([]string, 0, len(v.Scopes)+1)
@@ -116,7 +117,7 @@ func render(v View, limit int) string {
 	}
 	for i, s := range v.Scopes {
 		p := scopePart(s)
-		head := "#### " + markdownScopeTitle(s) + "\n\n**" + closing(p.counts) + "**\n\n"
+		head := "#### " + markdownScopeTitle(s) + "\n\n**" + closing(p.counts, p.words) + "**\n\n"
 		if l := verdict(p); l != "" {
 			head += "**" + l + "**\n\n"
 		}

@@ -22,12 +22,12 @@ func Text(v View) string {
 	for _, s := range v.Scopes {
 		p := scopePart(s)
 		b.WriteString("\n" + scopeTitle(s) + "\n")
-		writeSections(&b, append(blocking(p), phases(p.ops)...))
+		writeSections(&b, append(blocking(p), phases(p.ops, p.words)...))
 		b.WriteString("\n")
 		if l := verdict(p); l != "" {
 			b.WriteString(l + "\n")
 		}
-		b.WriteString(closing(p.counts) + "\n")
+		b.WriteString(closing(p.counts, p.words) + "\n")
 		if l := immediateLine(p); l != "" {
 			b.WriteString(l + "\n")
 		}
@@ -36,7 +36,7 @@ func Text(v View) string {
 		}
 	}
 	if len(v.Scopes) > 1 {
-		b.WriteString("\nAll scopes: " + closing(v.Counts()) + "\n")
+		b.WriteString("\nAll scopes: " + closing(v.Counts(), runWords(v)) + "\n")
 	}
 	return b.String()
 }

@@ -94,11 +94,13 @@ type ScopeView struct {
 	// timeout with what differs. A reviewed-plan comparison never reads
 	// them (Compare): they are what a run met, not what it planned.
 	Failures []FailureView `json:"failures,omitempty"`
-	// Target is "parameter-store" for a scope whose target is Parameter
-	// Store (SPEC §16; an optional key of v3, absent for Secrets Manager
-	// and in every file written before it): its deletions are immediate
-	// DeleteParameter calls, with no recovery window, and the views say so.
-	Target string `json:"target,omitempty"`
+	// Target is the scope's target when it is not the default (SPEC §16:
+	// "parameter-store"; an optional key of v3, absent for Secrets Manager
+	// and in every file written before it): the views say what happens in
+	// its words (model.Target.Words: a Parameter Store deletion is an
+	// immediate DeleteParameter, with no recovery window), and its failure
+	// records name its IAM actions.
+	Target model.Target `json:"target,omitempty"`
 }
 
 // FailureView is one failure record of a scope, redacted: Resource is an
@@ -192,9 +194,11 @@ type Op struct {
 	// digests: on every operation of a v3 file with a DigestSalt, absent
 	// otherwise (conflict, unchanged, v1, v2).
 	Fingerprint *Fingerprint `json:"fingerprint,omitempty"`
-	// immediate is set by the views on a schedule-delete of a Parameter
-	// Store scope (scopePart); never written to the plan file.
+	// immediate is set by the views on a schedule-delete of a scope whose
+	// target deletes at once (scopePart); words are the scope's target's
+	// (nil: the action's wire spelling). Never written to the plan file.
 	immediate bool
+	words     *model.TargetWords
 }
 
 // Fingerprint is an operation's observed secret as two keyed digests
@@ -287,8 +291,8 @@ func buildScope(in ScopeInput, r model.Redaction, k *key) ScopeView {
 		Operations:   make([]Op, 0, len(ops)),
 		Diagnostics:  in.Diagnostics.Records(),
 	}
-	if in.Target == model.TargetParameterStore {
-		s.Target = in.Target
+	if !in.Target.IsDefault() {
+		s.Target = in.Target.Resolved()
 	}
 	if k != nil && in.Settings != nil {
 		s.SettingsDigest = k.digest("settings", in.Settings)

@@ -289,4 +289,9 @@ const (
 	// FieldIAMActions is, on the record of a failed AWS call, the IAM
 	// actions the call needs (vocab.IAMActions), comma-separated.
 	FieldIAMActions = "iam_actions"
+	// FieldDeletion says, beside operation schedule-delete, what the
+	// deletion does in the scope's target (model.Target.Words: "scheduled"
+	// in a recovery window, Secrets Manager; "immediate", Parameter Store,
+	// SPEC §16).
+	FieldDeletion = "deletion"
 )

@@ -73,6 +73,19 @@ type wireContract struct {
 	// Markdown rendering is cut to.
 	GitHubCommentLimit     int `json:"github_comment_limit"`
 	GitHubStepSummaryLimit int `json:"github_step_summary_limit"`
+	// Targets are the target table's rows the Action reads (SPEC §16,
+	// model.Target): the ARN form its changes-file check accepts and the
+	// service's word its drift issue and job summary say.
+	Targets []wireTarget `json:"targets"`
+}
+
+type wireTarget struct {
+	Target      string `json:"target"`
+	ARNService  string `json:"arn_service"`
+	ARNResource string `json:"arn_resource"`
+	Service     string `json:"service"`
+	Resources   string `json:"resources"`
+	Undoable    bool   `json:"deletion_undoable"`
 }
 
 type statusExit struct {
@@ -176,6 +189,10 @@ func buildWireContract(t *testing.T) wireContract {
 		GitHubCommentLimit:     planview.GitHubCommentLimit,
 		GitHubStepSummaryLimit: planview.GitHubStepSummaryLimit,
 	}
+	for _, tg := range model.Targets {
+		w.Targets = append(w.Targets, wireTarget{Target: string(tg), ARNService: tg.Service(), ARNResource: tg.ARNResource(),
+			Service: tg.Words().Service, Resources: tg.Words().Resources, Undoable: tg.DeletionUndoable()})
+	}
 	// The report's counts (what the Action reads) fold adoptions into
 	// update (vocab.Counts.Report): its keys are those a report writes.
 	ct := reflect.TypeFor[vocab.Counts]()
@@ -225,7 +242,7 @@ func buildWireContract(t *testing.T) wireContract {
 		}
 		w.IntRanges[name] = intRange{Min: accepted[0], Max: accepted[len(accepted)-1]}
 	}
-	for name, values := range map[string][]string{config.Target: model.Targets, config.ParameterTier: model.Tiers} {
+	for name, values := range map[string][]string{config.Target: targetWords(), config.ParameterTier: model.Tiers} {
 		for _, v := range append(slices.Clone(values), "other", strings.ToUpper(values[0])) {
 			if resolveWith(name, v) != slices.Contains(values, v) {
 				t.Fatalf("%s=%q: config.Resolve disagrees with the list %v", name, v, values)
@@ -264,4 +281,13 @@ func TestWireContractGolden(t *testing.T) {
 			"  go test ./internal/vocab -run TestWireContractGolden -update\n"+
 			"and make the Action agree (action/test/unit/wire.test.ts).\ngot:\n%s", wireGolden, got)
 	}
+}
+
+// targetWords are the target setting's words (model.Targets).
+func targetWords() []string {
+	out := make([]string, len(model.Targets))
+	for i, t := range model.Targets {
+		out[i] = string(t)
+	}
+	return out
 }

@@ -23,13 +23,26 @@ describe('parseChanges', () => {
     expect(JSON.parse(out.stateDigests)).toEqual(Object.fromEntries(doc.scopes.map((s) => [s.name, s.state_digest])));
   });
 
+  // Regression: a sync of a parameter-store scope that created, updated or
+  // deleted a parameter wrote a changes file whose parameter ARNs this
+  // check refused (it knew only Secrets Manager's form), so changes: true
+  // failed exactly when a redeploy list was needed.
+  it("reads a parameter-store scope's changes: parameter ARNs and their versions (SPEC §16)", () => {
+    const ps = golden
+      .replace('arn:aws:secretsmanager:eu-west-1:111111111111:secret:prod/app/api-Zx12Yw', 'arn:aws:ssm:eu-west-1:111111111111:parameter/prod/app/api')
+      .replace('"version_id": "3f6c2a1e9b8d4c7fa0e1d2c3b4a59687"', '"version_id": "1"');
+    const out = JSON.parse(parseChanges(ps).changed) as { arn: string; version_id: string }[];
+    expect(out[0]).toMatchObject({ arn: 'arn:aws:ssm:eu-west-1:111111111111:parameter/prod/app/api', version_id: '1' });
+  });
+
   it.each([
     ['not JSON', '{'],
     ['another schema', golden.replace('changes/v1', 'changes/v2')],
     ['an extra key', golden.replace('"status"', '"value": "x", "status"')],
     ['a change without its arn', golden.replace(/"arn": "[^"]*",\n/, '')],
     ['an action that is no operation', golden.replace('"action": "create"', '"action": "unchanged"')],
-    ['an ARN of another service', golden.replace('arn:aws:secretsmanager:eu-west-1:111111111111:secret:prod/app/api', 'arn:aws:ssm:eu-west-1:111111111111:parameter/x')],
+    ['an ARN of another service', golden.replace('arn:aws:secretsmanager:eu-west-1:111111111111:secret:prod/app/api', 'arn:aws:s3:eu-west-1:111111111111:bucket/x')],
+    ['a secret ARN in the form of another service', golden.replace('arn:aws:secretsmanager:eu-west-1:111111111111:secret:prod/app/api', 'arn:aws:ssm:eu-west-1:111111111111:secret:prod/app/api')],
     ['a digest of another form', golden.replace(/sha256:ab+/, 'md5:00')],
   ])('refuses %s without quoting the file', (_name, text) => {
     let err: unknown;

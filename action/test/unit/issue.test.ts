@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CommentAuthor } from '../../src/comment.js';
+import { targetRow } from '../../src/inputs.js';
+import { countLabel } from '../../src/main.js';
 import {
   closingComment,
   DRIFT_NOTE,
@@ -230,6 +232,18 @@ describe('the issue text', () => {
       `sops-aws-sync plan found AWS Secrets Manager equal to Git at commit \`${c}\`: no drift is left, so this issue is closed ([run](https://github.com/acme/infra/actions/runs/7)).`,
     );
     expect(closingComment('', undefined)).toBe('sops-aws-sync plan found AWS Secrets Manager equal to Git at the planned commit: no drift is left, so this issue is closed.');
+  });
+
+  // Regression: a parameter-store run's drift issue and its closing
+  // comment spoke of AWS Secrets Manager (SPEC §16: every output in the
+  // target's words).
+  it("title and closing comment: in the target's words", () => {
+    const ps = targetRow('parameter-store').service;
+    expect(driftTitle(identityOf(), ps)).toMatch(/^sops-aws-sync: Parameter Store differs from Git \(scope [0-9a-f]{16}\)$/);
+    expect(closingComment('', undefined, ps)).toBe('sops-aws-sync plan found Parameter Store equal to Git at the planned commit: no drift is left, so this issue is closed.');
+    expect(countLabel('schedule_delete', 'parameter-store')).toBe('Delete (immediate)');
+    expect(countLabel('schedule_delete', 'secrets-manager')).toBe('Scheduled delete');
+    expect(countLabel('create', 'parameter-store')).toBe('Create');
   });
 
   it('run URL: only from an https server, an owner/repo and a numeric run id', () => {

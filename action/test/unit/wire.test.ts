@@ -15,6 +15,7 @@ import {
   isPositiveGoDuration,
   PARAMETER_TIERS,
   parseInputs,
+  TARGET_ROWS,
   TARGETS,
   type InputName,
   type Inputs,
@@ -55,6 +56,7 @@ interface WireContract {
   choices: Record<string, string[]>;
   github_comment_limit: number;
   github_step_summary_limit: number;
+  targets: { target: string; arn_service: string; arn_resource: string; service: string; resources: string; deletion_undoable: boolean }[];
 }
 
 const golden = resolve(dirname(fileURLToPath(import.meta.url)), '../../../internal/vocab/testdata/wire.golden.json');
@@ -238,6 +240,21 @@ describe('settings the Action passes (wire.golden.json)', () => {
     expect(durationInputs.length).toBeGreaterThan(0);
     for (const d of wire.durations) {
       expect(isPositiveGoDuration(d.value), JSON.stringify(d.value)).toBe(d.accepted);
+    }
+  });
+});
+
+describe('the target table (wire.golden.json)', () => {
+  it("holds the CLI's rows: ARN form and words of every target", () => {
+    expect(Object.keys(TARGET_ROWS)).toEqual(wire.targets.map((t) => t.target));
+    for (const t of wire.targets) {
+      expect(TARGET_ROWS[t.target as keyof typeof TARGET_ROWS], t.target).toEqual({
+        arnService: t.arn_service,
+        arnResource: t.arn_resource,
+        service: t.service,
+        resources: t.resources,
+        deletionUndoable: t.deletion_undoable,
+      });
     }
   });
 });

@@ -247,9 +247,9 @@ func levelOf(s vocab.Status, detailed bool) slog.Level {
 func (o *outputs) view(e ending) planview.View {
 	r := model.Redaction{ShowNames: o.showNames}
 	in := planview.Input{Command: o.command, Salt: newSalt(), RepositoryID: o.repositoryID, GitRevision: e.revision, Reviewed: e.reviewed}
-	targets := map[string]string{}
+	targets := map[string]model.Target{}
 	for _, s := range o.scopes {
-		targets[s.Name] = s.AWS.Target
+		targets[s.Name] = s.Target()
 	}
 	if e.scopes != nil {
 		for _, s := range e.scopes {
@@ -274,7 +274,7 @@ func (o *outputs) view(e ending) planview.View {
 	}
 	for _, s := range o.scopes {
 		in.Scopes = append(in.Scopes, planview.ScopeInput{Name: s.Name, Region: s.AWS.Region, Status: e.status,
-			Verification: e.verification, Diagnostics: byScope[s.Name], Target: s.AWS.Target})
+			Verification: e.verification, Diagnostics: byScope[s.Name], Target: s.Target()})
 	}
 	return planview.Build(in, r)
 }

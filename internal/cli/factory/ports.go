@@ -20,6 +20,7 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/awssm"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/pace"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/run"
@@ -146,36 +147,38 @@ func NewPorts(ctx context.Context, trail Trail, scopes, configured []config.Scop
 
 	pacers := map[string]*pace.Controller{}
 	for i, sc := range scopes {
+		t := sc.Target()
 		p := pacers[out[i].Bucket]
-		ps := sc.AWS.Target == model.TargetParameterStore
 		if p == nil {
-			limits := pace.DefaultLimits()
-			if ps {
-				limits = pace.ParameterStoreLimits()
-			}
-			p = pace.New(pace.SystemClock{}, limits)
+			p = pace.New(pace.SystemClock{}, pace.LimitsOf(t.Service()))
 			pacers[out[i].Bucket] = p
 		}
-		if ps {
-			m := sc.Engine.Metadata
-			out[i].Port = awsps.New(ssm.NewFromConfig(cfgs[i]), awsps.Options{OperationTimeout: sc.AWS.OperationTimeout, Pace: p,
-				Prefix: sc.Desired.SecretPrefix, ScopeDigest: sc.Identity().Digest(), Tier: sc.AWS.ParameterTier,
-				KMSKeyID: m.KMSKeyID, Description: m.Description})
-			continue
-		}
-		out[i].Port = awssm.New(secretsmanager.NewFromConfig(cfgs[i]),
-			awssm.Options{OperationTimeout: sc.AWS.OperationTimeout, Pace: p})
+		out[i].Port = adapters[t](cfgs[i], sc, p)
 	}
 	return out, nil
 }
 
-// bucket is a scope's quota bucket: (account, Region) for Secrets
-// Manager, the same with "/parameter-store" for Parameter Store, whose
-// quotas are its own (SPEC §16): its scopes pace apart from Secrets
-// Manager's and never overlap them (two services, two namespaces).
+// adapters are the ports of each target (model.Target): one adapter per
+// row of the target table, over its service's client.
+var adapters = map[model.Target]func(aws.Config, config.Scope, *pace.Controller) engine.Port{
+	model.TargetSecretsManager: func(cfg aws.Config, sc config.Scope, p *pace.Controller) engine.Port {
+		return awssm.New(secretsmanager.NewFromConfig(cfg), awssm.Options{OperationTimeout: sc.AWS.OperationTimeout, Pace: p})
+	},
+	model.TargetParameterStore: func(cfg aws.Config, sc config.Scope, p *pace.Controller) engine.Port {
+		m := sc.Engine.Metadata
+		return awsps.New(ssm.NewFromConfig(cfg), awsps.Options{OperationTimeout: sc.AWS.OperationTimeout, Pace: p,
+			Prefix: sc.Desired.SecretPrefix, ScopeDigest: sc.Identity().Digest(), Tier: sc.AWS.ParameterTier,
+			KMSKeyID: m.KMSKeyID, Description: m.Description})
+	},
+}
+
+// bucket is a scope's quota bucket: (account, Region), and for a target
+// whose quotas are its own (model.Target.OwnBucket: Parameter Store, SPEC
+// §16) the same with "/" and the target, so its scopes pace apart from the
+// other targets' and never overlap them (two services, two namespaces).
 func bucket(sc config.Scope, account, region string) string {
-	if sc.AWS.Target == model.TargetParameterStore {
-		return account + "/" + region + "/" + model.TargetParameterStore
+	if t := sc.Target(); t.OwnBucket() {
+		return account + "/" + region + "/" + string(t)
 	}
 	return account + "/" + region
 }
@@ -269,7 +272,7 @@ func shareARegion(a config.Scope, pa run.ScopePort, b config.Scope, pb run.Scope
 	if pa.Bucket == pb.Bucket {
 		return true
 	}
-	if (a.AWS.Target == model.TargetParameterStore) != (b.AWS.Target == model.TargetParameterStore) {
+	if a.Target() != b.Target() {
 		return false // two services: the same name in each is two resources
 	}
 	accountA, _, okA := strings.Cut(pa.Bucket, "/")

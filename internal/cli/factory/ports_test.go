@@ -381,9 +381,9 @@ func TestRegression_STSThatNeverAnswersIsBoundedByTheOperationTimeout(t *testing
 func TestNewPorts_ParameterStoreScopeHasItsOwnAdapterAndBucket(t *testing.T) {
 	stsEmulator(t)
 	ps := scope("params", "prod/a", "eu-west-1", roleProd)
-	ps.AWS.Target = model.TargetParameterStore
+	ps.Desired.Target = model.TargetParameterStore
 	sm := scope("secrets", "prod/a", "eu-west-1", roleProd)
-	sm.AWS.Target = model.TargetSecretsManager
+	sm.Desired.Target = model.TargetSecretsManager
 	ports, err := NewPorts(context.Background(), Trail{}, []config.Scope{sm, ps}, nil)
 	require.NoError(t, err)
 	require.Len(t, ports, 2)
