@@ -11,7 +11,6 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/keydiff"
-	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
@@ -26,15 +25,13 @@ import (
 // no document, two entries match one, a whole-value document lists a key
 // other than ""): config:aws-owned, status invalid, exit 3.
 func (r *runner) awsOwnedInvalid() bool {
-	n, err := model.ValidateAWSOwnedState(r.awsOwned, r.want)
-	if err == nil {
+	d, bad := awsOwnedRefusal(r.awsOwned, r.want)
+	if !bad {
 		return false
 	}
-	what := fmt.Sprintf("aws-owned entry %d %s", n, err)
-	r.log.Error(what+"; nothing was read from Secrets Manager",
+	r.log.Error(d.Summary,
 		slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.String(vocab.FieldErrorClass, diag.ConfigAWSOwned))
-	r.ledger.problem(diag.New(diag.ConfigAWSOwned, diag.Subject{Setting: config.AWSOwned}).
-		WithSummary(what + "; nothing was read from Secrets Manager"))
+	r.ledger.problem(d)
 	return true
 }
 

@@ -137,10 +137,10 @@ func (r *runner) prepare(ctx context.Context) (vocab.Status, plan.Plan) {
 		return vocab.StatusInvalid, plan.Plan{}
 	}
 	r.warnARNSuffixNames()
-	if err := model.CheckReplicaHome(r.policy.Region, r.policy.Replicas); err != nil {
+	if d, bad := replicaRefusal(r.policy.Region, r.policy.Replicas, r.replicasSetting); bad {
 		// aws-region came from the SDK chain, so config could not check
 		// replica-regions against it.
-		r.ledger.problem(diag.New(diag.ConfigReplicaRegion, settingOr(r.replicasSetting, config.ReplicaRegions)))
+		r.ledger.problem(d)
 		r.log.Error("replica-regions lists the scope's own Region or a Region of another partition; nothing was read",
 			slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.String(vocab.FieldErrorClass, diag.ConfigReplicaRegion))
 		return vocab.StatusInvalid, plan.Plan{}
@@ -336,7 +336,7 @@ func (r *runner) warnARNSuffixNames() {
 // (names only with ShowResourceNames: an entry that is no document's name
 // is not in the commit's cleartext).
 func (r *runner) adoptNotDesired() bool {
-	missing := plan.NotDesired(r.want, slices.Collect(maps.Keys(r.policy.Adopt)))
+	d, missing := adoptRefusal(r.want, slices.Collect(maps.Keys(r.policy.Adopt)), r.adoptSetting)
 	if len(missing) == 0 {
 		return false
 	}
@@ -346,8 +346,7 @@ func (r *runner) adoptNotDesired() bool {
 		attrs = append(attrs, slog.String(vocab.FieldResource, strings.Join(missing, ",")))
 	}
 	r.log.Error("adopt names secrets that no document of this commit maps to; nothing was read from Secrets Manager", attrs...)
-	r.ledger.problem(diag.New(diag.ConfigAdoptNotDesired, settingOr(r.adoptSetting, config.Adopt)).
-		WithSummary(plural(len(missing), "adopt entry names", "adopt entries name") + " a secret that no document of this commit maps to; nothing was read from Secrets Manager"))
+	r.ledger.problem(d)
 	return true
 }
 

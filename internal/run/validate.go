@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/desired"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
@@ -20,6 +21,12 @@ type Check struct {
 	// AWS (factory.OfflineOverlaps): config:scope-overlap errors and
 	// warning:overlap-not-judged warnings, in configuration order.
 	Overlap diag.Diagnostics
+	// Regions are the Regions of the run's scopes (Options.Scopes, same order) as
+	// judged without AWS (factory.OfflineRegions: aws-region, else the SDK
+	// chain's; "" when unknown), for the engine's checks before any AWS
+	// call (engine.BeforeAWS: replica-regions against the scope's own
+	// Region). Shorter than the scopes: the rest are unknown.
+	Regions []string
 }
 
 // Validate runs the request's scopes as validate (SPEC §15): never a
@@ -76,6 +83,7 @@ func Validate(ctx context.Context, src Sources, req Request, c Check) Outcome {
 		why = "no key could decrypt any document (every one is decrypt:no-key)"
 		got, loads = validateScopes(ctx, src, req, commit, true)
 	}
+	refuseBeforeAWS(loads, scopes, c.Regions)
 	for _, l := range loads {
 		if l.err != nil {
 			got = rejected(ctx, got, loads, commit, scopes)
@@ -99,6 +107,11 @@ func Validate(ctx context.Context, src Sources, req Request, c Check) Outcome {
 // structural, checks) each opened one in configuration order, with one
 // decryption cache for several scopes. Every scope that passes ends
 // converged with verification not-run.
+//
+// Each opened scope is also checked as the engine checks it before its
+// first AWS call (engine.BeforeAWS over the scope's outline and regions[i]):
+// its refusals come first among the scope's diagnostics, so that validate
+// passes nothing plan refuses without AWS (SPEC §15).
 func validateScopes(ctx context.Context, src Sources, req Request, commit string, structural bool) (Outcome, []*scopeLoad) {
 	scopes := req.Options.Scopes
 	got := Outcome{Scopes: make([]ScopeOutcome, len(scopes))}
@@ -125,6 +138,34 @@ func validateScopes(ctx context.Context, src Sources, req Request, commit string
 	}
 	got.Revision = commit
 	return got, loads
+}
+
+// refuseBeforeAWS adds to each opened scope's load the refusals the
+// engine makes before its first AWS call (engine.BeforeAWS over the
+// scope's settings, its outline and regions[i], "" past its end), before
+// the load's own diagnostics; a load without a diagnostics error keeps its
+// error when it has none of its own to add.
+func refuseBeforeAWS(loads []*scopeLoad, scopes []config.Scope, regions []string) {
+	for i, l := range loads {
+		if l.load == nil {
+			continue
+		}
+		region := ""
+		if i < len(regions) {
+			region = regions[i]
+		}
+		sc := scopes[i]
+		refused := engine.BeforeAWS(engine.Config{Engine: sc.Engine, ReplicasSetting: sc.SettingSubject(config.ReplicaRegions), AdoptSetting: sc.SettingSubject(config.Adopt)},
+			l.load.Arrival().Outline(), region)
+		if len(refused) == 0 {
+			continue
+		}
+		var own diag.Diagnostics
+		if l.err != nil && !errors.As(l.err, &own) {
+			continue // an interruption or an internal failure says more
+		}
+		l.err = append(refused, own...)
+	}
 }
 
 // validate is the second step of one scope's load in validate: Decrypt,

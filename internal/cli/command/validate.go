@@ -27,7 +27,8 @@ var validateSpec = spec{
 // validate runs one validate with resolved options (SPEC §15), as
 // reconcile runs a plan: the outputs resolved and probed, run.Validate
 // over the factory's Sources (never a port: no AWS call), the overlap
-// rule judged offline (factory.OfflineOverlaps), the ending concluded and
+// rule and the scopes' Regions judged offline (factory.OfflineOverlaps,
+// factory.OfflineRegions), the ending concluded and
 // written by the same outputs as plan's (log records, --plan-file with
 // the diagnostics, --report-file, the text rendering).
 func validate(parent context.Context, f *factory.Factory, opts *Options, start time.Time) error {
@@ -49,6 +50,7 @@ func validate(parent context.Context, f *factory.Factory, opts *Options, start t
 		got = run.Validate(ctx, f.Sources, req, run.Check{
 			Structural: opts.NoDecrypt,
 			Overlap:    factory.OfflineOverlaps(ctx, opts.Config.Configured),
+			Regions:    factory.OfflineRegions(ctx, opts.Config.Scopes),
 		})
 	}
 	h := how{durationMS: since(f, start)}

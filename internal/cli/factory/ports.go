@@ -408,6 +408,30 @@ func bounded(ctx context.Context, d time.Duration) (context.Context, context.Can
 	return context.WithTimeout(ctx, d)
 }
 
+// OfflineRegions is the Region of each of scopes (same order) as validate
+// judges it without AWS (SPEC §15): its aws-region, else the Region of the
+// SDK's default chain (environment and shared config files, read without a
+// network call), as NewPorts would give its port; "" when neither names
+// one (the chain's configuration cannot be loaded, or holds no Region).
+func OfflineRegions(ctx context.Context, scopes []config.Scope) []string {
+	out := make([]string, len(scopes))
+	chain, loaded := "", false
+	for i, sc := range scopes {
+		if sc.AWS.Region != "" {
+			out[i] = sc.AWS.Region
+			continue
+		}
+		if !loaded {
+			loaded = true
+			if base, err := loadBase(ctx, scopes[0].AWS, 1); err == nil {
+				chain = base.Region
+			}
+		}
+		out[i] = chain
+	}
+	return out
+}
+
 // OfflineOverlaps is the overlap rule of SPEC §10 as validate judges it
 // without AWS (SPEC §15): over configured (every scope of the
 // configuration, in its order), the Region of a scope is its aws-region,
