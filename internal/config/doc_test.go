@@ -71,3 +71,47 @@ func TestEverySettingBindsItsKind(t *testing.T) {
 		assert.True(t, ok, "--%s rejects a sample value of its kind", s.Name)
 	}
 }
+
+// TestRegression_ConfigurationDocListsEveryPerScopeSetting: issue 44 §4.
+// docs/configuration.md's list of the settings a scope entry may set left
+// out plan-role-arn, target and parameter-tier, which every scope may set.
+// The list under "may set the **per-scope** settings:" is exactly the
+// declarations with PerScope, in declaration order (`tags`, the YAML
+// spelling of `tag`, aside), and a row of the settings table says
+// "**per scope**" exactly when its setting is.
+func TestRegression_ConfigurationDocListsEveryPerScopeSetting(t *testing.T) {
+	data, err := os.ReadFile("../../docs/configuration.md")
+	require.NoError(t, err)
+	doc := string(data)
+	const lead = "may set the **per-scope** settings:"
+	i := strings.Index(doc, lead)
+	require.GreaterOrEqual(t, i, 0, "docs/configuration.md lost the line %q", lead)
+	list := doc[i+len(lead):]
+	list = list[:strings.Index(list, "```")]
+	var listed []string
+	for _, m := range regexp.MustCompile("`([a-z0-9-]+)`").FindAllStringSubmatch(list, -1) {
+		if m[1] != "tags" {
+			listed = append(listed, m[1])
+		}
+	}
+	var want []string
+	for _, s := range Settings {
+		if s.PerScope {
+			want = append(want, s.Name)
+		}
+	}
+	assert.Equal(t, want, listed, "docs/configuration.md's per-scope list and the declarations with PerScope")
+
+	row := regexp.MustCompile("^\\| `--([a-z0-9-]+)` \\| [^|]* \\| [a-z]+ \\| (.*)$")
+	for _, line := range strings.Split(doc, "\n") {
+		m := row.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		s, ok := Lookup(m[1])
+		if !ok {
+			continue // TestConfigurationDocMatchesSettings fails on it
+		}
+		assert.Equal(t, s.PerScope, strings.HasPrefix(m[2], "**per scope**"), "--%s: the row says **per scope** exactly when the setting is", s.Name)
+	}
+}

@@ -240,8 +240,9 @@ func (e *Emulator) handleAPI(w http.ResponseWriter, r *http.Request) (op string,
 	op, h := lookupOperation(r.Header.Get("X-Amz-Target"))
 	if r.Method != http.MethodPost || h == nil {
 		e.countUnknown()
+		msg := notServed(r.Method, r.Header.Get("X-Amz-Target"))
 		op = "Unknown"
-		return fail(core.Errf("UnknownOperationException", "the emulator does not serve this request; send POST with X-Amz-Target: secretsmanager.<Operation> or AmazonSSM.<Operation>"))
+		return fail(core.Errf("UnknownOperationException", "%s", msg))
 	}
 
 	e.mu.Lock()
@@ -296,6 +297,32 @@ func lookupOperation(target string) (string, handler) {
 		}
 	}
 	return target, nil
+}
+
+// notServed is the message of UnknownOperationException for a request no
+// handler serves. A POST whose X-Amz-Target names an operation of a served
+// service (jsonServices: secretsmanager.X, AmazonSSM.X) was addressed
+// right: the operation is not modelled, followed by the service's own
+// advice for it if any (secretsmanager.Unmodelled: RotateSecret points to
+// the rotation control calls). Anything else was not sent the way the
+// services are called.
+func notServed(method, target string) string {
+	if method == http.MethodPost {
+		for _, s := range jsonServices {
+			op, ok := strings.CutPrefix(target, s.target)
+			if !ok || op == "" {
+				continue
+			}
+			msg := "the emulator does not model the operation " + target + " (the operations it serves: docs/emulator.md)"
+			if s.unmodelled != nil {
+				if advice := s.unmodelled(op); advice != "" {
+					msg += "; " + advice
+				}
+			}
+			return msg
+		}
+	}
+	return "the emulator does not serve this request; send POST with X-Amz-Target: secretsmanager.<Operation> or AmazonSSM.<Operation>"
 }
 
 // handler answers one API request of an operation in partition p.

@@ -32,12 +32,16 @@ type jsonService struct {
 	mutating      func(op string) bool // Faults.AmbiguousRate applies
 	quotas        map[string]core.Quota
 	handler       func(op string) handler // nil when op is not served
+	// unmodelled is the service's advice for one of its operations it
+	// does not serve ("" when it has none; nil: never any).
+	unmodelled func(op string) string
 }
 
 var jsonServices = []jsonService{
 	{
 		target: secretsmanager.Target, iamPrefix: secretsmanager.IAMPrefix, internalError: "InternalServiceError",
 		serves: secretsmanager.Serves, mutating: secretsmanager.Mutating, quotas: secretsmanager.Quotas,
+		unmodelled: secretsmanager.Unmodelled,
 		handler: func(op string) handler {
 			if h := secretsmanager.Handler(op); h != nil {
 				return func(e *Emulator, p *part, body []byte) (any, *core.Error) { return h(e.smCall(p), body) }

@@ -129,3 +129,29 @@ func TestWire_SDKReachesEmulatorThroughEndpointEnvVar(t *testing.T) {
 		t.Fatalf("secret not created through the env endpoint: %d", n)
 	}
 }
+
+// TestRegression_UnmodelledOperationIsNotCalledMisaddressed: issue 44 §4.
+// RotateSecret sent by the real SDK (the right X-Amz-Target) was answered
+// "does not serve this request; send POST with X-Amz-Target…", as if the
+// request had been addressed wrong. An operation of a served service that
+// is not modelled is said to be so; RotateSecret's message points to the
+// rotation control calls; a request that is not POST or names no served
+// service keeps the old advice.
+func TestRegression_UnmodelledOperationIsNotCalledMisaddressed(t *testing.T) {
+	srv, c := start(t)
+	_, err := c.RotateSecret(ctx, &secretsmanager.RotateSecretInput{SecretId: aws.String("db")}, noRetry)
+	wantAPIError(t, err, "UnknownOperationException", "the emulator does not model the operation secretsmanager.RotateSecret "+
+		"(the operations it serves: docs/emulator.md); rehearse a rotation with the control API instead: "+
+		"POST /_emulator/conditions with rotation_enabled, then POST /_emulator/rotation, one call per step (create, set, test, finish)")
+	for target, want := range map[string]string{
+		"secretsmanager.GetRandomPassword": "the emulator does not model the operation secretsmanager.GetRandomPassword (the operations it serves: docs/emulator.md)",
+		"AmazonSSM.SendCommand":            "the emulator does not model the operation AmazonSSM.SendCommand (the operations it serves: docs/emulator.md)",
+		"kms.Decrypt":                      "the emulator does not serve this request; send POST with X-Amz-Target: secretsmanager.<Operation> or AmazonSSM.<Operation>",
+		"secretsmanager.":                  "the emulator does not serve this request; send POST with X-Amz-Target: secretsmanager.<Operation> or AmazonSSM.<Operation>",
+	} {
+		status, _, m := raw(t, srv.URL, target, `{}`)
+		if status != 400 || m["__type"] != "UnknownOperationException" || m["Message"] != want {
+			t.Errorf("%s: %d %v, want UnknownOperationException %q", target, status, m, want)
+		}
+	}
+}

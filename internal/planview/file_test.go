@@ -580,6 +580,28 @@ func TestRegression_ValidateFileIsNotRenderedAsAPlan(t *testing.T) {
 	}
 }
 
+// validate's file rendered a scope without errors as "No changes: AWS
+// Secrets Manager matches the commit." and a scope another scope's invalid
+// document ended invalid as "not known to match", though validate never
+// reads AWS (issue 44 §4, SPEC §15). Each says AWS was not read; a scope
+// with its own error says nothing more than its error.
+func TestRegression_ValidateScopeIsNeverSaidToMatchAWS(t *testing.T) {
+	in := Input{Command: CommandValidate, Scopes: []ScopeInput{
+		{Name: "fine", Region: "eu-west-1", Status: vocab.StatusConverged, Verification: vocab.VerificationNotRun},
+		{Name: "other", Region: "eu-west-1", Status: vocab.StatusInvalid, Verification: vocab.VerificationNotRun},
+		{Name: "bad", Region: "eu-west-1", Status: vocab.StatusInvalid, Verification: vocab.VerificationNotRun,
+			Diagnostics: diag.Diagnostics{diag.New(diag.DecryptNotEncrypted, diag.Document(3, "", false))}},
+	}}
+	v := Build(in, model.Redaction{})
+	require.NoError(t, v.Validate())
+	const notRead = "AWS was not read: validate checks the commit only, so nothing is known of what AWS holds."
+	for _, out := range []string{Text(v), Markdown(v)} {
+		assert.NotContains(t, out, "matches the commit", out)
+		assert.NotContains(t, out, "not known to match", out)
+		assert.Equal(t, 2, strings.Count(out, notRead), "the two scopes without an error of their own:\n%s", out)
+	}
+}
+
 // A sync's file was rendered under the heading "sops-aws-sync plan" (issue
 // 44 §4), so the job summary of the push that applied it read as a plan
 // still to be applied. Its renderings are titled sync.

@@ -44,11 +44,14 @@ type part struct {
 	// words are the scope's target's words (model.Target.Words; the
 	// default target's for the run's own part).
 	words model.TargetWords
+	// validated: the part is of validate's file, which read nothing from
+	// AWS (SPEC §15).
+	validated bool
 }
 
-func scopePart(s ScopeView) part {
+func scopePart(v View, s ScopeView) part {
 	p := part{ops: s.Operations, counts: s.Counts, diags: s.Diagnostics, failures: s.Failures, status: s.Status,
-		immediate: !s.Target.DeletionUndoable(), words: s.Target.Words()}
+		immediate: !s.Target.DeletionUndoable(), words: s.Target.Words(), validated: v.Command == CommandValidate}
 	p.ops = slices.Clone(s.Operations)
 	for i := range p.ops {
 		p.ops[i].words = &p.words
@@ -342,9 +345,14 @@ func keptLine(ops []Op) string {
 // and holds one scope that was): a scope that another scope's invalid
 // document, a refused role or an interruption stopped before it was
 // observed has no operation either, and a pull request's comment must not
-// call it in sync.
+// call it in sync. validate reads nothing from AWS (SPEC §15): its scopes
+// are never said to match AWS or not, only that AWS was not read.
 func verdict(p part) string {
 	switch {
+	case p.validated && errorCount(p.diags) > 0:
+		return ""
+	case p.validated:
+		return "AWS was not read: validate checks the commit only, so nothing is known of what AWS holds."
 	case p.counts.Conflicts > 0:
 		return plural(p.counts.Conflicts, "conflict blocks", "conflicts block") + " the plan: nothing will be changed."
 	case errorCount(p.diags) > 0 || p.counts.Operations() > 0:

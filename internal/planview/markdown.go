@@ -60,7 +60,7 @@ func render(v View, limit int) string {
 	type scopeSections struct{ block, ops []section }
 	scopes := make([]scopeSections, len(v.Scopes))
 	for i, s := range v.Scopes {
-		p := scopePart(s)
+		p := scopePart(v, s)
 		scopes[i] = scopeSections{blocking(p), phases(p.ops, p.words)}
 		for _, sec := range append(append([]section{}, scopes[i].block...), scopes[i].ops...) {
 			all = append(all, sec.all()...)
@@ -116,7 +116,7 @@ func render(v View, limit int) string {
 		w.block(runBlock, "", "", "text", false)
 	}
 	for i, s := range v.Scopes {
-		p := scopePart(s)
+		p := scopePart(v, s)
 		head := "#### " + markdownScopeTitle(s) + "\n\n**" + closing(p.counts, p.words) + "**\n\n"
 		if l := verdict(p); l != "" {
 			head += "**" + l + "**\n\n"

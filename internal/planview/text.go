@@ -20,7 +20,7 @@ func Text(v View) string {
 	}
 	writeSections(&b, blocking(part{diags: v.Diagnostics}))
 	for _, s := range v.Scopes {
-		p := scopePart(s)
+		p := scopePart(v, s)
 		b.WriteString("\n" + scopeTitle(s) + "\n")
 		writeSections(&b, append(blocking(p), phases(p.ops, p.words)...))
 		b.WriteString("\n")

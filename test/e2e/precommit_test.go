@@ -98,14 +98,23 @@ func TestPreCommitHook_RunsAsPreCommitRunsItAndFailsOnPlaintext(t *testing.T) {
 	f.gitIn(hookRepo, "init", "-q", "-b", "main")
 	f.gitIn(hookRepo, "add", ".pre-commit-hooks.yaml")
 	f.gitIn(hookRepo, "-c", "user.email=e2e@example.invalid", "-c", "user.name=e2e", "commit", "-q", "-m", "hooks")
-	hook := func() (int, string) {
+	hookRev := strings.TrimSpace(f.gitIn(hookRepo, "rev-parse", "HEAD"))
+	// hook runs the hook as pre-commit does; args are the hook's args of
+	// .pre-commit-config.yaml (docs/pre-commit.md).
+	hook := func(args ...string) (int, string) {
 		t.Helper()
 		var cmd *exec.Cmd
-		if lookErr == nil {
+		switch {
+		case lookErr == nil && len(args) == 0:
 			cmd = exec.Command(preCommit, "try-repo", hookRepo, "sops-aws-sync-validate", "--verbose")
-		} else {
+		case lookErr == nil:
+			cfg := filepath.Join(t.TempDir(), "pre-commit-config.yaml")
+			require.NoError(t, os.WriteFile(cfg, []byte("repos:\n  - repo: "+hookRepo+"\n    rev: "+hookRev+
+				"\n    hooks:\n      - id: sops-aws-sync-validate\n        args: ["+strings.Join(args, ", ")+"]\n"), 0o600))
+			cmd = exec.Command(preCommit, "run", "--config", cfg, "sops-aws-sync-validate", "--verbose")
+		default:
 			w := shellWords(entry)
-			cmd = exec.Command(w[0], w[1:]...)
+			cmd = exec.Command(w[0], append(w[1:], args...)...)
 		}
 		cmd.Dir = f.Repo
 		cmd.Env = append(a.env(),
@@ -136,10 +145,24 @@ func TestPreCommitHook_RunsAsPreCommitRunsItAndFailsOnPlaintext(t *testing.T) {
 	assert.NotEqual(t, 0, code, "a staged plaintext document fails the hook\n%s", out)
 	assert.Contains(t, out, "decrypt:not-encrypted")
 	assert.NotContains(t, out, canaryIn(plain), "the hook never prints the plaintext")
+	// Issue 44 §4: the hook names the document by ordinal unless its args
+	// show names (docs/pre-commit.md), and never says AWS matches or is
+	// not known to match: validate read nothing from AWS.
+	assert.NotContains(t, out, "secrets/leak.sops.json")
+	assert.Contains(t, out, "--show-resource-names shows names")
+	for _, said := range []string{"matches the commit", "not known to match"} {
+		assert.NotContains(t, out, said)
+	}
+	code, out = hook("--show-resource-names")
+	assert.NotEqual(t, 0, code, "%s", out)
+	assert.Contains(t, out, "document secrets/leak.sops.json")
+	assert.NotContains(t, out, canaryIn(plain), "the hook never prints the plaintext")
 
 	f.writeDoc("secrets/leak.sops.json", plain, "")
 	f.git("add", "secrets/leak.sops.json")
 	code, out = hook()
 	assert.Equal(t, 0, code, "the encrypted document passes\n%s", out)
+	assert.Contains(t, out, "AWS was not read: validate checks the commit only")
+	assert.NotContains(t, out, "matches the commit")
 	assert.Zero(t, a.conns.Load(), "the hook connected to the AWS stand-in")
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -255,4 +256,27 @@ func TestCommandTestsRunTheProductionPath(t *testing.T) {
 	for _, msg := range []string{`"msg":"desired state loaded"`, `"msg":"plan built"`, `"msg":"run finished"`} {
 		assert.Contains(t, out, msg)
 	}
+}
+
+// TestEveryFlagThatIsNoSettingIsDocumented: issue 44 §4. sync's
+// --changes-file, a flag of the command and no setting, was in neither the
+// settings table of docs/configuration.md (checked against the
+// declarations by config's TestConfigurationDocMatchesSettings) nor
+// anywhere else on that page. Every flag of plan, sync and validate that
+// is no setting (config.Lookup) is named there as `--NAME`.
+func TestEveryFlagThatIsNoSettingIsDocumented(t *testing.T) {
+	data, err := os.ReadFile("../../../docs/configuration.md")
+	require.NoError(t, err)
+	f := testFactory(t, nil, nil)
+	seen := 0
+	for _, cmd := range []*cobra.Command{NewCmdPlan(f, nil), NewCmdSync(f, nil), NewCmdValidate(f, nil)} {
+		cmd.Flags().VisitAll(func(fl *pflag.Flag) {
+			if _, ok := config.Lookup(fl.Name); ok || fl.Name == "help" {
+				return
+			}
+			seen++
+			assert.Contains(t, string(data), "`--"+fl.Name, "%s --%s is no setting and docs/configuration.md does not name it", cmd.Name(), fl.Name)
+		})
+	}
+	assert.GreaterOrEqual(t, seen, 4, "reviewed-plan, changes-file, no-decrypt, source-roots-file at least")
 }

@@ -25,6 +25,18 @@ const (
 	RotationFinish = "finish" // AWSCURRENT moves to the pending version (AWSPREVIOUS to the old one); AWSPENDING stays on it unless RemovePending
 )
 
+// Unmodelled is the advice for an operation of Secrets Manager the
+// emulator does not serve ("" when it has none): RotateSecret and
+// CancelRotateSecret point to the rotation control calls, since a rotation
+// is rehearsed step by step rather than run by a Lambda.
+func Unmodelled(op string) string {
+	if op == "RotateSecret" || op == "CancelRotateSecret" {
+		return "rehearse a rotation with the control API instead: POST /_emulator/conditions with rotation_enabled, " +
+			"then POST /_emulator/rotation, one call per step (create, set, test, finish)"
+	}
+	return ""
+}
+
 // rotationDays is the schedule every rotation the emulator configures has:
 // RotationRules.AutomaticallyAfterDays.
 const rotationDays = 30
