@@ -394,3 +394,80 @@ func TestRegression_RestoreFollowUpRevertsTheAWSOwnedKey(t *testing.T) {
 		}
 	}
 }
+
+// lostWrite runs one sync of db with host h2 whose first PutSecretValue
+// lands and loses its answer (the emulator's ambiguous-after-apply, no SDK
+// retry): the driver learns what the write did only from its
+// re-observation.
+func lostWrite(t *testing.T, e *env, entry model.AWSOwned) engine.Result {
+	t.Helper()
+	e.srv.SetFaults(t, emulator.Faults{Script: script("PutSecretValue", "ambiguous-after-apply", 1)})
+	defer e.srv.SetFaults(t, emulator.Faults{})
+	return e.runPort(t, awsOwnedCfg(e, engine.ModeSync, entry), state(doc{"db", `{"host":"h2","password":"seed"}`}), e.port)
+}
+
+// Regression: a rotation finished and left AWSPENDING on the current
+// version; the next sync's PutSecretValue landed and its answer was lost.
+// The re-observation saw AWSPENDING on the replaced version (now
+// AWSPREVIOUS), took it for a rotation in flight (conflict rotation) and
+// ended the run before the lineage step removed the label, and every later
+// run was conflict rotation (exit 4) on a label the tool's own write had
+// moved off AWSCURRENT. A write proven by its re-observation (the current
+// version is the write's token) is now followed by the lineage exactly as
+// a write whose answer arrived. Failed before the fix: status conflict,
+// one stray AWSPENDING.
+func TestRegression_LostWriteResponseAfterRotationLeavesPendingOnReplacedVersion(t *testing.T) {
+	e := newEnv(t, noSDKRetry)
+	entry := model.AWSOwned{Secret: "db", Keys: []string{"/password"}}
+	seedRotating(t, e, entry)
+	rotateFully(t, e, nameOf("db"), "r1", false)
+
+	before := e.calls(t)
+	res := lostWrite(t, e, entry)
+	wantResult(t, res, vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Update: 1})
+	if n := e.calls(t)["PutSecretValue"] - before["PutSecretValue"]; n != 1 {
+		t.Errorf("%d PutSecretValue calls, want 1 (the landed write is proven, never resent)", n)
+	}
+	if got := strayPending(t, e, nameOf("db")); len(got) != 0 {
+		t.Errorf("AWSPENDING left on non-current versions %v: a rotation in flight to AWS and to every later run", got)
+	}
+	if got := liveKey(t, e, nameOf("db"), "password"); got != "r1" {
+		t.Errorf("password %q, want the rotated r1", got)
+	}
+	if got := liveKey(t, e, nameOf("db"), "host"); got != "h2" {
+		t.Errorf("host %q, want h2", got)
+	}
+	// AWS's next rotation starts and the next run has nothing to do.
+	rotateFully(t, e, nameOf("db"), "r2", false)
+	res = e.runPort(t, awsOwnedCfg(e, engine.ModeSync, entry), state(doc{"db", `{"host":"h2","password":"seed"}`}), e.port)
+	wantResult(t, res, vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Unchanged: 1})
+}
+
+// Regression: the value write of a secret with keys owned by AWS landed
+// and its answer was lost, with no label left to move (no rotation yet, or
+// one whose finish removed AWSPENDING): the re-observation showed the value
+// written, and the driver asked the next step, the lineage row, whether it
+// was done, a rule that row does not have: a nil function call, the CLI
+// panicked (Go's exit 2, no report). Failed before the fix with that panic.
+func TestRegression_LostWriteResponseOfAnAWSOwnedMergeCrashesTheRun(t *testing.T) {
+	for _, rotated := range []bool{false, true} {
+		t.Run(fmt.Sprintf("rotated=%v", rotated), func(t *testing.T) {
+			e := newEnv(t, noSDKRetry)
+			entry := model.AWSOwned{Secret: "db", Keys: []string{"/password"}}
+			seedRotating(t, e, entry)
+			pw := liveKey(t, e, nameOf("db"), "password")
+			if rotated {
+				rotateFully(t, e, nameOf("db"), "r1", true)
+				pw = "r1"
+			}
+			res := lostWrite(t, e, entry)
+			wantResult(t, res, vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Update: 1})
+			if got := liveKey(t, e, nameOf("db"), "password"); got != pw {
+				t.Errorf("password %q, want %q", got, pw)
+			}
+			if got := liveKey(t, e, nameOf("db"), "host"); got != "h2" {
+				t.Errorf("host %q, want h2", got)
+			}
+		})
+	}
+}

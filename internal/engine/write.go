@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
@@ -66,10 +67,23 @@ func (w *write) mint(r *runner) string {
 func (w *write) advance(r *runner, s *sighting) bool {
 	w.next++
 	w.resent = false
-	for s != nil && w.next < len(w.steps) && w.steps[w.next].done(r, w, *s) {
+	for s != nil && w.next < len(w.steps) && w.steps[w.next].look == nil && w.steps[w.next].done(r, w, *s) {
 		w.next++
 	}
 	return w.next < len(w.steps)
+}
+
+// landed reports whether s, the re-observation after an unclear outcome
+// of a value write that a row with a look rule follows (stepLineage),
+// shows that write current: the only current version is the write's
+// (Secrets Manager makes PutSecretValue's ClientRequestToken the version
+// id). Such a write is followed exactly as one whose answer arrived: what
+// the sighting would otherwise be judged as (a conflict rotation when the
+// write moved AWSCURRENT off a version a finished rotation left AWSPENDING
+// on) is the look's to judge.
+func (w *write) landed(s sighting) bool {
+	return w.token != "" && w.next+1 < len(w.steps) && w.steps[w.next+1].look != nil &&
+		slices.Equal(s.obs.CurrentVersionIDs(), []string{w.token})
 }
 
 // settle records s (nil: none yet, after a plain success) as what was
@@ -130,6 +144,9 @@ func (w *write) accept(r *runner) {
 //     and judged (judge): a conflict ends it, a create refused is judged
 //     by metExisting, a step observed done moves on, a step that may be
 //     resent is made once more (same token), anything else fails closed;
+//     a value write that a look row follows and that the sighting shows
+//     current (write.landed) goes on to that row before anything else is
+//     judged, exactly as when its answer arrived;
 //     - any other error: fails closed.
 //     A row with a look rule (step.look: stepLineage, after the value
 //     write of a secret with keys owned by AWS) is judged by it instead,
@@ -339,6 +356,11 @@ func (r *runner) judge(ctx context.Context, w *write, s sighting, err error) (ou
 		return outRebuild, false
 	case w.step().exists && isResourceExists(err):
 		return r.metExisting(op, s), false
+	case w.landed(s):
+		w.arn = s.obs.ARN
+		w.next++
+		w.resent = false
+		return r.lookAt(ctx, w, s, nil)
 	case s.d.Action == vocab.ActionConflict:
 		// Judged before the step's effect: an effect that landed does not
 		// make a secret that something else now manages (rotation, a
@@ -351,6 +373,9 @@ func (r *runner) judge(ctx context.Context, w *write, s sighting, err error) (ou
 		if !w.advance(r, &s) {
 			w.accept(r)
 			return outDone, false
+		}
+		if w.step().look != nil {
+			return r.lookAt(ctx, w, s, nil) // a row with a look has no done rule
 		}
 		return outDone, true
 	case w.step().resend != nil && !w.resent && w.step().resend(w, s):

@@ -223,7 +223,9 @@ func CheckRotation(s RotScenario, obs []RotObservation) []Violation {
 				add("aws-owned-converge", "the Git-owned /host is not the last revision's after the final sync")
 			}
 		}
-		if e.Sync && !e.Final && !(o.Code == 0 || o.Code == 4 || o.Code == 5 || o.Code == 6) {
+		if e.Sync && crashed(o.Outputs) {
+			add("cli-crash", fmt.Sprintf("event %d: the sync crashed (a Go panic, exit %d)", i+1, o.Code))
+		} else if e.Sync && !e.Final && !(o.Code == 0 || o.Code == 4 || o.Code == 5 || o.Code == 6) {
 			add("exit-status-mismatch", fmt.Sprintf("event %d: sync exit %d", i+1, o.Code))
 		}
 	}
@@ -384,6 +386,12 @@ func PlayRotation(cli, emuBin string, enc *Encrypter, dir string, s RotScenario)
 		out = append(out, o)
 	}
 	return out, nil
+}
+
+// crashed reports whether a run's outputs hold a Go runtime panic (its
+// exit code is then the runtime's 2, which sync never means).
+func crashed(out []byte) bool {
+	return bytes.Contains(out, []byte("panic: ")) && bytes.Contains(out, []byte("\ngoroutine "))
 }
 
 // refusedStep is a rotation step the emulator refused.

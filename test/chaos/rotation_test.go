@@ -91,6 +91,11 @@ func TestCheckRotation(t *testing.T) {
 		if !slices.Contains(kindsOf(CheckRotation(s, blocked[:len(blocked)/2+1])), "rotation-blocked") {
 			t.Fatalf("scenario %d: a refused rotation step is not found", i)
 		}
+		crash := idealRotation(s)
+		crash[0].Code, crash[0].Outputs = 2, []byte("{}\npanic: runtime error: invalid memory address\n\ngoroutine 10 [running]:\n")
+		if !slices.Contains(kindsOf(CheckRotation(s, crash)), "cli-crash") {
+			t.Fatalf("scenario %d: a sync that panicked is not found", i)
+		}
 		leak := idealRotation(s)
 		leak[0].Outputs = []byte("log: " + leak[last].Password)
 		if !slices.Contains(kindsOf(CheckRotation(s, leak)), "aws-owned-leak") {
