@@ -30,6 +30,7 @@ const (
 	FamilyGate        Family = "gate"        // a safety gate blocked the plan; nothing was changed
 	FamilyObserve     Family = "observe"     // the scope could not be read from AWS
 	FamilyApply       Family = "apply"       // applying stopped before the plan was done
+	FamilyConflict    Family = "conflict"    // a secret became a conflict after planning, while applying
 	FamilyVerify      Family = "verify"      // verification found what this run wrote changed by another writer
 	FamilyInterrupted Family = "interrupted" // a signal or the run timeout
 	FamilyInternal    Family = "internal"    // an unexpected failure
@@ -40,7 +41,7 @@ const (
 // (Entries sorts by it).
 var Families = []Family{
 	FamilyUsage, FamilyConfig, FamilyGit, FamilySource, FamilyName, FamilyDecrypt, FamilyPlaintext,
-	FamilyDesired, FamilyAWS, FamilyCredentials, FamilyReport, FamilyPlanfile, FamilyPlan, FamilyGate, FamilyObserve, FamilyApply, FamilyVerify, FamilyInterrupted,
+	FamilyDesired, FamilyAWS, FamilyCredentials, FamilyReport, FamilyPlanfile, FamilyPlan, FamilyGate, FamilyObserve, FamilyApply, FamilyConflict, FamilyVerify, FamilyInterrupted,
 	FamilyInternal, FamilyWarning,
 }
 
@@ -54,7 +55,7 @@ var familyExit = map[Family]int{
 	FamilySource: vocab.ExitInvalid, FamilyName: vocab.ExitInvalid, FamilyDecrypt: vocab.ExitInvalid,
 	FamilyPlaintext: vocab.ExitInvalid, FamilyDesired: vocab.ExitInvalid, FamilyAWS: vocab.ExitInvalid,
 	FamilyCredentials: vocab.ExitApply, // AWS answered (or failed to): as an observation that failed (SPEC §10)
-	FamilyReport:      vocab.ExitInvalid, FamilyPlanfile: vocab.ExitInvalid, FamilyPlan: vocab.ExitInvalid, FamilyGate: vocab.ExitInvalid, FamilyObserve: vocab.ExitApply, FamilyApply: vocab.ExitApply, FamilyVerify: vocab.ExitVerify, FamilyInterrupted: vocab.ExitInterrupted, FamilyInternal: vocab.ExitInvalid,
+	FamilyReport:      vocab.ExitInvalid, FamilyPlanfile: vocab.ExitInvalid, FamilyPlan: vocab.ExitInvalid, FamilyGate: vocab.ExitInvalid, FamilyObserve: vocab.ExitApply, FamilyApply: vocab.ExitApply, FamilyConflict: vocab.ExitConflict, FamilyVerify: vocab.ExitVerify, FamilyInterrupted: vocab.ExitInterrupted, FamilyInternal: vocab.ExitInvalid,
 	FamilyWarning: vocab.ExitOK, // never ends a run: the status decides the exit code
 }
 
@@ -263,6 +264,21 @@ const (
 	// VerifyReplicaInProgress: a replica in a configured Region was still
 	// InProgress when the verification timeout passed (inconclusive).
 	VerifyReplicaInProgress = "verify:replica-in-progress"
+	// VerifyConflict: verification observed a conflict on a secret of the
+	// scope after the writes (replication added, rotation turned on,
+	// another owner's tag …): its failure record's reason is the conflict
+	// class (verification-failed, exit 6).
+	VerifyConflict = "verify:conflict"
+	// VerifyUnobserved: verification could not observe the scope before
+	// its timeout passed (every observation failed or was cut off), so
+	// nothing is proven either way; the failure record carries the last
+	// read's error_code and IAM actions (inconclusive, exit 6).
+	VerifyUnobserved = "verify:unobserved"
+	// ConflictLate: a secret became a conflict between planning and its
+	// write (its precondition, a create that met an existing secret, the
+	// sighting after a restore), so no new operation was started; the
+	// failure record's reason is the conflict class (conflict, exit 4).
+	ConflictLate = "conflict:late"
 
 	// The planfile:* tokens (SPEC §7.4): internal/planview's *Error carries
 	// these (it defines no token of its own); the command writes the write
@@ -482,6 +498,12 @@ var entries = []Entry{
 		"read the replica's status message in the Secrets Manager console or with describe-secret in the primary's Region (a missing or unusable KMS key in the replica Region, or a same-name secret there, are the usual causes), fix it, remove the failed Region with remove-regions-from-replication, then re-run (docs/recovery.md)"},
 	{VerifyReplicaInProgress, FamilyVerify, "a replica in a configured Region was still being replicated when the verification timeout passed",
 		"re-run later, or raise --verification-timeout; the replica is not known to be in sync yet"},
+	{VerifyConflict, FamilyVerify, "verification observed a conflict on a secret of the scope after this run's writes",
+		"read the conflict class in the failure record's reason and resolve it as a conflict found at planning (docs/recovery.md, exit 4), then re-run sync"},
+	{VerifyUnobserved, FamilyVerify, "verification could not observe the scope before the verification timeout passed: nothing is proven either way",
+		"read the failure record's error_code: for AccessDeniedException grant the role its iam_actions (docs/iam-policy.md); for a transient fault re-run, or raise --verification-timeout"},
+	{ConflictLate, FamilyConflict, "a secret became a conflict between planning and its write, so no new operation was started",
+		"read the conflict class in the failure record's reason and resolve it as a conflict found at planning (docs/recovery.md, exit 4), then re-run sync"},
 
 	{PlanfileUnknownSchema, FamilyPlanfile, "the plan file's schema_version is none of sops-aws-sync/plan/v3, v2 and v1",
 		"render the file with the sops-aws-sync version that wrote it, or write a new plan with this version"},

@@ -184,10 +184,13 @@ func (r *runner) createdElsewhere(op plan.Operation) outcome {
 	return outDone
 }
 
-// lateConflict logs and counts a conflict found while applying.
+// lateConflict logs and counts a conflict found while applying, and
+// records it (conflict:late, its class as the record's reason): the plan
+// file shows the plan that was applied, which does not hold it.
 func (r *runner) lateConflict(op plan.Operation, s sighting, msg string) outcome {
 	r.log.Warn(msg, r.opAttrs(op, slog.String(vocab.FieldConflictClass, string(s.d.Conflict)))...)
 	r.ledger.noteConflict()
+	r.ledger.failure(op.Name, planview.Failure{Class: diag.ConflictLate, Action: vocab.ActionConflict, Reason: s.d.Conflict.Reason()})
 	return outConflict
 }
 

@@ -228,6 +228,24 @@ func (l *ledger) failUnrepairedRaces() {
 	}
 }
 
+// failUnapplied records, when the rebuild budget is exhausted and no
+// record says why yet, one verify:not-converged record per operation of p
+// that did not take effect: what still differs, as a plan would make it.
+func (l *ledger) failUnapplied(p plan.Plan) {
+	if l.hasFailures() {
+		return
+	}
+	l.mu.Lock()
+	applied := slices.Clone(l.applied)
+	l.mu.Unlock()
+	for _, op := range p.Ops {
+		if slices.ContainsFunc(applied, func(a plan.Operation) bool { return a.Name == op.Name && a.Action == op.Action }) {
+			continue
+		}
+		l.failure(op.Name, planview.Failure{Class: diag.VerifyNotConverged, Action: op.Action, Reason: op.Reason, Metadata: op.Metadata.Kinds()})
+	}
+}
+
 // proved records the digest of the observation that proved convergence.
 func (l *ledger) proved(digest string) {
 	l.mu.Lock()
@@ -402,6 +420,13 @@ func (l *ledger) failure(name string, f planview.Failure) {
 		f.Ordinal, f.Name = l.names[name].ordinal, name
 	}
 	l.failures = append(l.failures, f)
+}
+
+// hasFailures reports whether a failure record was recorded.
+func (l *ledger) hasFailures() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.failures) > 0
 }
 
 // followUp records an update decided after a restore of the shown plan.

@@ -281,6 +281,7 @@ func (r *runner) applyAll(ctx context.Context, p plan.Plan) (vocab.Status, plan.
 			if rebuilt {
 				r.log.Error("rebuild budget exhausted", slog.String(vocab.FieldPhase, vocab.PhaseApply))
 				r.ledger.failUnrepairedRaces()
+				r.ledger.failUnapplied(p)
 				return vocab.StatusVerificationFailed, p
 			}
 		}

@@ -39,16 +39,7 @@ func (r *runner) verify(ctx context.Context) (vocab.Status, plan.Plan) {
 		case err != nil && vctx.Err() != nil:
 			// The deadline passed mid-observation: this round proves
 			// nothing; an earlier round's real mismatch still fails.
-			if observed {
-				r.stillDiffering(last)
-			}
-			if observed && !r.ledger.explainedByLag(last) {
-				return r.verified(vocab.StatusVerificationFailed, round, phase, last)
-			}
-			if observed && len(last.Ops) == 0 {
-				r.logPendingReplicas(last)
-			}
-			return r.verified(vocab.StatusVerificationInconclusive, round, phase, last)
+			return r.verified(r.cutOff(observed, last, err), round, phase, last)
 		case err != nil:
 			// Observation failures may be transient: keep polling.
 			r.log.Warn("verification observation failed", append([]any{slog.String(vocab.FieldPhase, vocab.PhaseVerify)}, errAttrs(err)...)...)
@@ -57,6 +48,7 @@ func (r *runner) verify(ctx context.Context) (vocab.Status, plan.Plan) {
 			last = plan.Build(r.want, obs, r.policy)
 			if len(last.Conflicts) > 0 {
 				r.logConflicts(vocab.PhaseVerify, last)
+				r.conflictsMet(last)
 				return r.verified(vocab.StatusVerificationFailed, round, phase, last)
 			}
 			if failed := failedReplicas(last); len(failed) > 0 {
@@ -73,19 +65,7 @@ func (r *runner) verify(ctx context.Context) (vocab.Status, plan.Plan) {
 			}
 		}
 		if expired() {
-			if err == nil && len(last.Ops) == 0 {
-				// Only replicas still InProgress: replication lag.
-				r.logPendingReplicas(last)
-				return r.verified(vocab.StatusVerificationInconclusive, round, phase, last)
-			}
-			if observed {
-				r.stillDiffering(last)
-			}
-			// A persisting observation failure proves nothing either way.
-			if err != nil || r.ledger.explainedByLag(last) {
-				return r.verified(vocab.StatusVerificationInconclusive, round, phase, last)
-			}
-			return r.verified(vocab.StatusVerificationFailed, round, phase, last)
+			return r.verified(r.timedOut(observed, last, err), round, phase, last)
 		}
 		select {
 		case <-ctx.Done():
@@ -94,6 +74,48 @@ func (r *runner) verify(ctx context.Context) (vocab.Status, plan.Plan) {
 		case <-r.clock.After(r.pollInterval):
 		}
 	}
+}
+
+// cutOff is the verdict when the verification deadline cut a round's
+// observation off: an earlier round's real mismatch still fails; else
+// inconclusive, with what the last round showed or, when no round
+// observed the scope, verify:unobserved.
+func (r *runner) cutOff(observed bool, last plan.Plan, err error) vocab.Status {
+	if observed {
+		r.stillDiffering(last)
+	}
+	if observed && !r.ledger.explainedByLag(last) {
+		return vocab.StatusVerificationFailed
+	}
+	if observed && len(last.Ops) == 0 {
+		r.logPendingReplicas(last)
+	}
+	r.unobserved(err)
+	return vocab.StatusVerificationInconclusive
+}
+
+// timedOut is the verdict when the verification timeout passed after a
+// round: only replicas still InProgress is replication lag
+// (inconclusive); else what the last observation still plans is recorded,
+// and a persisting observation failure or a difference explained by
+// propagation lag is inconclusive, any other difference failed.
+func (r *runner) timedOut(observed bool, last plan.Plan, err error) vocab.Status {
+	if err == nil && len(last.Ops) == 0 {
+		r.logPendingReplicas(last)
+		return vocab.StatusVerificationInconclusive
+	}
+	if observed {
+		r.stillDiffering(last)
+	}
+	if err != nil {
+		// A persisting observation failure proves nothing either way.
+		r.unobserved(err)
+		return vocab.StatusVerificationInconclusive
+	}
+	if r.ledger.explainedByLag(last) {
+		return vocab.StatusVerificationInconclusive
+	}
+	return vocab.StatusVerificationFailed
 }
 
 func (r *runner) verified(s vocab.Status, rounds int, phase phaseStart, p plan.Plan) (vocab.Status, plan.Plan) {
@@ -158,6 +180,7 @@ func (r *runner) logFailedReplicas(failed []plan.ReplicaWait) {
 		r.log.Error("replication to a configured Region failed; see docs/recovery.md",
 			slog.String(vocab.FieldPhase, vocab.PhaseVerify), slog.String(vocab.FieldResource, r.label(w.Name)),
 			slog.String(vocab.FieldErrorClass, diag.VerifyReplicaFailed), slog.String(vocab.FieldRegion, w.Region))
+		r.ledger.failure(w.Name, planview.Failure{Class: diag.VerifyReplicaFailed})
 	}
 	r.ledger.problem(diag.New(diag.VerifyReplicaFailed, diag.Subject{}))
 }
@@ -169,8 +192,31 @@ func (r *runner) logPendingReplicas(p plan.Plan) {
 		r.log.Warn("replica still in progress at the verification timeout",
 			slog.String(vocab.FieldPhase, vocab.PhaseVerify), slog.String(vocab.FieldResource, r.label(w.Name)),
 			slog.String(vocab.FieldErrorClass, diag.VerifyReplicaInProgress), slog.String(vocab.FieldRegion, w.Region))
+		r.ledger.failure(w.Name, planview.Failure{Class: diag.VerifyReplicaInProgress})
 	}
 	r.ledger.problem(diag.New(diag.VerifyReplicaInProgress, diag.Subject{}))
+}
+
+// conflictsMet records one failure record (verify:conflict) per conflict
+// a verification round found: the secret, and its conflict class as the
+// record's reason (action conflict), so the plan file says which secret
+// ended the run verification-failed and why.
+func (r *runner) conflictsMet(p plan.Plan) {
+	for _, c := range p.Conflicts {
+		r.ledger.failure(c.Name, planview.Failure{Class: diag.VerifyConflict, Action: vocab.ActionConflict, Reason: c.Class.Reason()})
+	}
+}
+
+// unobserved records, when verification ends inconclusive and this run
+// holds no failure record that says why, that verification could not
+// observe the scope (verify:unobserved), with the last failed read's error
+// code and IAM actions (none when the timeout cut the read off).
+func (r *runner) unobserved(err error) {
+	if r.ledger.hasFailures() {
+		return
+	}
+	f := failureOf(diag.VerifyUnobserved, err, false)
+	r.ledger.failure("", f)
 }
 
 // logConflicts logs each conflict with its class and resource label.

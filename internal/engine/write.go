@@ -9,6 +9,7 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/pace"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -169,6 +170,7 @@ func (r *runner) execute(ctx context.Context, op plan.Operation) (outcome, *sigh
 		// An action the table calls an operation but the engine cannot
 		// perform: a programming error, never a guess.
 		r.log.Error("no way to perform this operation", r.opAttrs(op, slog.String(vocab.FieldErrorClass, diag.Internal))...)
+		r.ledger.failure(op.Name, planview.Failure{Class: diag.Internal, Action: op.Action, Reason: op.Reason})
 		return outFailed, nil
 	}
 	out := r.drive(ctx, w)

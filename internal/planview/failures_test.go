@@ -51,13 +51,21 @@ func TestFailuresRoundTripAndRedact(t *testing.T) {
 func TestFailureRecordsAreValidated(t *testing.T) {
 	good := Build(fixtures(t)["failed"], model.Redaction{})
 	for name, edit := range map[string]func(*FailureView){
-		"unregistered class": func(f *FailureView) { f.Class = "apply:exploded" },
-		"warning class":      func(f *FailureView) { f.Class = "warning:orphans" },
-		"name while hidden":  func(f *FailureView) { f.Resource = "prod/app/api" },
-		"reason alone":       func(f *FailureView) { f.Action = "" },
-		"conflict":           func(f *FailureView) { f.Action, f.Reason = vocab.ActionConflict, vocab.Reason(vocab.ConflictOwnership) },
-		"provider text":      func(f *FailureView) { f.ErrorCode = "User arn:aws:iam::1 is not authorized" },
-		"iam action form":    func(f *FailureView) { f.IAMActions = []string{"CreateSecret"} },
+		"unregistered class":              func(f *FailureView) { f.Class = "apply:exploded" },
+		"warning class":                   func(f *FailureView) { f.Class = "warning:orphans" },
+		"name while hidden":               func(f *FailureView) { f.Resource = "prod/app/api" },
+		"reason alone":                    func(f *FailureView) { f.Action = "" },
+		"conflict":                        func(f *FailureView) { f.Action, f.Reason = vocab.ActionConflict, vocab.Reason(vocab.ConflictOwnership) },
+		"conflict class without conflict": func(f *FailureView) { f.Class = diag.VerifyConflict },
+		"conflict with metadata": func(f *FailureView) {
+			f.Class, f.Action, f.Reason = diag.VerifyConflict, vocab.ActionConflict, vocab.Reason(vocab.ConflictOwnership)
+			f.Metadata = []vocab.MetadataKind{vocab.MetadataKMSKey}
+		},
+		"conflict of an operation's reason": func(f *FailureView) {
+			f.Class, f.Action, f.Reason, f.Metadata = diag.ConflictLate, vocab.ActionConflict, vocab.ReasonValueDiffers, nil
+		},
+		"provider text":   func(f *FailureView) { f.ErrorCode = "User arn:aws:iam::1 is not authorized" },
+		"iam action form": func(f *FailureView) { f.IAMActions = []string{"CreateSecret"} },
 		"iam action twice": func(f *FailureView) {
 			f.IAMActions = []string{"secretsmanager:CreateSecret", "secretsmanager:CreateSecret"}
 		},
@@ -76,6 +84,13 @@ func TestFailureRecordsAreValidated(t *testing.T) {
 	require.NoError(t, err)
 	_, err = Parse(b)
 	require.NoError(t, err, "the unedited file")
+	for _, class := range []string{diag.VerifyConflict, diag.ConflictLate} {
+		v := Build(fixtures(t)["failed"], model.Redaction{})
+		f := &v.Scopes[0].Failures[0]
+		f.Class, f.Action, f.Reason, f.Metadata, f.ErrorCode, f.IAMActions = class, vocab.ActionConflict, vocab.ConflictReplication.Reason(), nil, "", nil
+		require.NoError(t, v.Validate(), class)
+		assert.Contains(t, Text(v), "resource-0001 is a conflict ("+class+"): replication: ", class)
+	}
 }
 
 // TestCompareIgnoresFailureRecords: a reviewed plan compared with a run's

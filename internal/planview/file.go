@@ -223,11 +223,17 @@ var (
 
 // validate checks one failure record: a registered class that is no
 // warning; a resource that is "" (the scope) or, with names hidden, an
-// ordinal label; an action that is an operation with a reason of it (or
-// neither), metadata kinds only with an action; an error code of letters
+// ordinal label; an action that is an operation with a reason of it, or
+// conflict with its conflict class as the reason (exactly for
+// conflict:late and verify:conflict), or neither; metadata kinds only with an operation; an error code of letters
 // and digits; distinct IAM actions of the form service:Action whose
 // service is one the scope's target calls (model.Target.ValidIAMAction:
 // its own service's, STS's, KMS's).
+// conflictClasses are the classes of a failure record about a conflict
+// met after planning: its action is conflict, its reason the conflict
+// class.
+var conflictClasses = map[string]bool{diag.ConflictLate: true, diag.VerifyConflict: true}
+
 func (f FailureView) validate(namesShown bool, target model.Target) error {
 	e, ok := diag.Lookup(f.Class)
 	switch {
@@ -237,8 +243,12 @@ func (f FailureView) validate(namesShown bool, target model.Target) error {
 		return errors.New("resource is not an ordinal label, but names are not shown")
 	case f.Action == "" && (f.Reason != "" || f.Metadata != nil):
 		return errors.New("a reason or metadata without an action")
-	case f.Action != "" && (!f.Action.IsOperation() || !slices.Contains(f.Action.Reasons(), f.Reason)):
-		return errors.New("action is not an operation with one of its reasons")
+	case conflictClasses[f.Class] != (f.Action == vocab.ActionConflict):
+		return errors.New("the action is conflict exactly for a record of a conflict met while applying or verifying")
+	case f.Action != "" && (!f.Action.IsOperation() && f.Action != vocab.ActionConflict || !slices.Contains(f.Action.Reasons(), f.Reason)):
+		return errors.New("action is not an operation or conflict with one of its reasons")
+	case f.Action == vocab.ActionConflict && f.Metadata != nil:
+		return errors.New("a conflict's record carries no metadata")
 	case f.Metadata != nil && !validMetadata(f.Metadata):
 		return errors.New("metadata must be a non-empty list of distinct known kinds in schema order")
 	case f.ErrorCode != "" && !errorCodeRE.MatchString(f.ErrorCode):

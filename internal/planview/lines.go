@@ -169,7 +169,8 @@ func failures(fs []FailureView, ds []diag.Record) section {
 // (apply:failed): AccessDeniedException: grant secretsmanager:CreateSecret,
 // secretsmanager:TagResource", "  x observation failed (observe:failed):
 // …", "  ? resource-0003 still differs (verify:not-converged): update
-// (value differs)".
+// (value differs)", "  x resource-0002 is a conflict (verify:conflict):
+// replication: the secret has a replica …".
 func failureLine(f FailureView) string {
 	mark, what := "  x ", "observation"
 	if f.Resource != "" {
@@ -188,9 +189,17 @@ func failureLine(f FailureView) string {
 	if f.Class == diag.VerifySecondWriter {
 		head = what + " met another writer"
 	}
+	if f.Action == vocab.ActionConflict {
+		mark, head = "  x ", q(f.Resource)+" is a conflict"
+	}
 	line := mark + head + " (" + q(f.Class) + ")"
 	var detail []string
-	if f.Action != "" && diag.FamilyOf(f.Class) == diag.FamilyVerify && f.Class != diag.VerifySecondWriter {
+	if f.Action == vocab.ActionConflict {
+		detail = append(detail, string(f.Reason))
+		if t, ok := conflictWords(vocab.ConflictClass(f.Reason), ""); ok {
+			detail[len(detail)-1] += ": " + t[0]
+		}
+	} else if f.Action != "" && diag.FamilyOf(f.Class) == diag.FamilyVerify && f.Class != diag.VerifySecondWriter {
 		detail = append(detail, string(f.Action)+" ("+reasonPhrases[f.Reason]+metadataPhrase(Op{Reason: f.Reason, Metadata: f.Metadata})+")")
 	}
 	actions := make([]string, len(f.IAMActions))
