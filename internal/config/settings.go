@@ -313,7 +313,16 @@ var Settings = []Setting{
 	{Name: PlanFile, Usage: "write the redacted JSON plan file (schema sops-aws-sync/plan/v2) to this path",
 		bind: into[string](nil, func(o *Options) *string { return &o.Output.PlanFile })},
 	{Name: KMSKeyID, PerScope: true, Usage: "KMS key of owned secrets: key id, key ARN, alias/NAME or alias ARN (not given = not managed)",
-		bind: into[string](ruleOf(model.ValidateKMSKeyID), func(o *Options) *string { return &o.Engine.Metadata.KMSKeyID })},
+		bind: func(o *Options, v any) error {
+			// The one AWS managed key a scope may name is its target's
+			// (model.Target.ManagedKMSAlias); target is bound before.
+			id := v.(string)
+			if err := model.ValidateKMSKeyIDFor(o.Desired.Target, id); err != nil {
+				return err
+			}
+			o.Engine.Metadata.KMSKeyID = id
+			return nil
+		}},
 	{Name: Description, PerScope: true, Usage: "description of owned secrets, at most 2,048 characters (not given = not managed)",
 		bind: func(o *Options, v any) error {
 			d := v.(string)

@@ -82,3 +82,49 @@ func TestTargetRefusals(t *testing.T) {
 	_, err := Resolve(in)
 	assert.NoError(t, err)
 }
+
+// TestRegression_ParameterStoreManagedKeyIsRefusedAsKMSKeyID: a
+// parameter-store scope's kms-key-id alias/aws/ssm, the AWS managed key
+// Parameter Store uses by default (SPEC §16), was refused
+// config:invalid-value ("not a KMS key id ...") because the form check
+// took only Secrets Manager's managed key under alias/aws/, and
+// alias/aws/secretsmanager, which Parameter Store cannot use, passed.
+// Each target takes its own service's managed key, by alias name or alias
+// ARN, and refuses the other's (found by the chaos campaign's Parameter
+// Store primary scenarios).
+func TestRegression_ParameterStoreManagedKeyIsRefusedAsKMSKeyID(t *testing.T) {
+	for _, tc := range []struct {
+		target model.Target
+		key    string
+		ok     bool
+	}{
+		{model.TargetParameterStore, "alias/aws/ssm", true},
+		{model.TargetParameterStore, "arn:aws:kms:us-east-1:123456789012:alias/aws/ssm", true},
+		{model.TargetParameterStore, "alias/aws/secretsmanager", false},
+		{model.TargetParameterStore, "arn:aws:kms:us-east-1:123456789012:alias/aws/secretsmanager", false},
+		{model.TargetParameterStore, "alias/app", true},
+		{model.TargetSecretsManager, "alias/aws/secretsmanager", true},
+		{model.TargetSecretsManager, "alias/aws/ssm", false},
+		{model.TargetSecretsManager, "arn:aws:kms:us-east-1:123456789012:alias/aws/ssm", false},
+	} {
+		t.Run(string(tc.target)+" "+tc.key, func(t *testing.T) {
+			in := base()
+			in.Flags[Target] = string(tc.target)
+			in.Flags[KMSKeyID] = tc.key
+			o, err := Resolve(in)
+			if tc.ok {
+				require.NoError(t, err)
+				assert.Equal(t, tc.key, o.Scopes[0].Engine.Metadata.KMSKeyID)
+				return
+			}
+			ps := problems(t, err)
+			require.Len(t, ps, 1)
+			assert.Equal(t, KMSKeyID, ps[0].Subject.Setting)
+			assert.Equal(t, ClassInvalidValue, ps[0].Class)
+		})
+	}
+	// The same in a config file's scope, the target given beside it.
+	o, err := Resolve(withFile("sync", "repository-id: r\nscopes:\n  - name: ps\n    secret-prefix: a\n    target: parameter-store\n    kms-key-id: alias/aws/ssm\n", nil))
+	require.NoError(t, err)
+	assert.Equal(t, "alias/aws/ssm", o.Scopes[0].Engine.Metadata.KMSKeyID)
+}

@@ -138,14 +138,26 @@ func ValidateDescription(d string) error {
 //   - an alias name: alias/<name>, <name> 1-250 of A-Z a-z 0-9 / _ - made
 //     of non-empty "/"-separated parts (so no "alias//x", no trailing "/");
 //     under alias/aws/ only alias/aws/secretsmanager, the one AWS managed
-//     key Secrets Manager may use;
+//     key Secrets Manager may use (ValidateKMSKeyIDFor: the target's own);
 //   - an alias ARN: arn:<partition>:kms:<region>:<account>:alias/<name>.
 //
 // The partition is one AWS has (Partitions), the Region one that partition's
 // Region pattern admits (RegionInPartition), the account 12 digits. Whether
 // the key exists and is usable is AWS's to say (an apply failure).
 func ValidateKMSKeyID(id string) error {
-	_, err := parseKMSRef(id)
+	_, err := parseKMSRef(id, DefaultKMSAlias)
+	return err
+}
+
+// ValidateKMSKeyIDFor is ValidateKMSKeyID for a scope of target t: the
+// one AWS managed key it takes under alias/aws/ is t's service's
+// (Target.ManagedKMSAlias: alias/aws/secretsmanager, alias/aws/ssm, the
+// key each service uses when no KmsKeyId is given: Secrets Manager API
+// reference CreateSecret, SSM API reference PutParameter KeyId); another
+// service's managed key is refused, as AWS lets only the service that
+// made a managed key use it.
+func ValidateKMSKeyIDFor(t Target, id string) error {
+	_, err := parseKMSRef(id, t.ManagedKMSAlias())
 	return err
 }
 
@@ -159,12 +171,14 @@ type kmsRef struct {
 	where string
 }
 
-func parseKMSRef(id string) (kmsRef, error) {
+// parseKMSRef parses a KMS key reference whose only alias under
+// alias/aws/ may be managed ("" = any: a form read back from AWS).
+func parseKMSRef(id, managed string) (kmsRef, error) {
 	if id == "" || len(id) > MaxKMSKeyIDChars || !utf8.ValidString(id) {
 		return kmsRef{}, ErrKMSKeyIDForm
 	}
 	if strings.HasPrefix(id, "alias/") {
-		if !aliasName(id) {
+		if !aliasName(id, managed) {
 			return kmsRef{}, ErrKMSKeyIDForm
 		}
 		return kmsRef{alias: true, name: id}, nil
@@ -179,7 +193,7 @@ func parseKMSRef(id string) (kmsRef, error) {
 		if k, ok := strings.CutPrefix(res, "key/"); ok && keyID(k) {
 			return kmsRef{name: k, where: where}, nil
 		}
-		if strings.HasPrefix(res, "alias/") && aliasName(res) {
+		if strings.HasPrefix(res, "alias/") && aliasName(res, managed) {
 			return kmsRef{alias: true, name: res, where: where}, nil
 		}
 		return kmsRef{}, ErrKMSKeyIDForm
@@ -214,9 +228,10 @@ func keyID(s string) bool {
 // aliasName reports whether a ("alias/" and the rest) is an alias name
 // the tool accepts: KMS's AliasName characters (A-Z a-z 0-9 / _ -, at most
 // 256 characters in all), no empty "/"-separated part, and nothing under
-// alias/aws/ but alias/aws/secretsmanager (the other AWS managed keys
-// belong to other services, which Secrets Manager cannot use).
-func aliasName(a string) bool {
+// alias/aws/ but managed, the target's AWS managed key (the other AWS
+// managed keys belong to other services, which the target cannot use);
+// managed "" accepts any.
+func aliasName(a, managed string) bool {
 	s, ok := strings.CutPrefix(a, "alias/")
 	if !ok || s == "" || len(s) > 250 {
 		return false
@@ -230,7 +245,7 @@ func aliasName(a string) bool {
 	if strings.HasPrefix(s, "/") || strings.HasSuffix(s, "/") || strings.Contains(s, "//") {
 		return false
 	}
-	if strings.HasPrefix(a, "alias/aws/") && a != DefaultKMSAlias {
+	if strings.HasPrefix(a, "alias/aws/") && managed != "" && a != managed {
 		return false
 	}
 	return true
@@ -345,13 +360,13 @@ func SameKMSKey(configured, observed, secretARN string) bool {
 	if configured == observed {
 		return true
 	}
-	c, err := parseKMSRef(configured)
+	c, err := parseKMSRef(configured, "")
 	if err != nil {
 		return false
 	}
 	o := kmsRef{alias: true, name: DefaultKMSAlias} // omitted: the managed key
 	if observed != "" {
-		if o, err = parseKMSRef(observed); err != nil {
+		if o, err = parseKMSRef(observed, ""); err != nil {
 			return false
 		}
 	}

@@ -57,7 +57,7 @@ func ParseReplicaRegions(v string) ([]Replica, error) {
 			return nil, errors.New("must not list a Region twice")
 		}
 		if hasKey {
-			ref, err := parseKMSRef(key)
+			ref, err := parseKMSRef(key, DefaultKMSAlias)
 			if err != nil {
 				return nil, errors.New("the KMS key after = must be a key id, key ARN, alias/NAME or alias ARN")
 			}

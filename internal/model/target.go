@@ -94,6 +94,10 @@ type targetRow struct {
 	maxValue int
 	// maxDescription is the longest description, in characters.
 	maxDescription int
+	// managedKey is the alias of the AWS managed KMS key the service
+	// encrypts with when no key is named, the only key under alias/aws/
+	// it can use.
+	managedKey string
 	// undoable: a deletion can be undone within a recovery window (a
 	// restore); otherwise it is immediate and irreversible.
 	undoable bool
@@ -129,7 +133,7 @@ var targets = []targetRow{
 		},
 		arnResource:  "secret:",
 		resourceName: func(n string) string { return n },
-		binary:       true, maxValue: MaxValueBytes, maxDescription: MaxDescriptionChars,
+		binary:       true, maxValue: MaxValueBytes, maxDescription: MaxDescriptionChars, managedKey: DefaultKMSAlias,
 		undoable: true,
 		words: TargetWords{Service: "AWS Secrets Manager", Resource: "secret", Resources: "secrets",
 			DeleteTitle: "Schedule deletion", DeleteColumn: "schedule deletion", DeletePlanned: "to schedule for deletion",
@@ -149,7 +153,7 @@ var targets = []targetRow{
 		arnResource:  "parameter/",
 		resourceName: ParameterName, nameRule: ValidateParameterName,
 		tiers:          []tier{{TierStandard, MaxStandardValueBytes}, {TierAdvanced, MaxAdvancedValueBytes}},
-		maxDescription: 1024, ownBucket: true,
+		maxDescription: 1024, ownBucket: true, managedKey: "alias/aws/ssm",
 		refuses: []Refusal{
 			{Setting: "replica-regions", Reason: "Parameter Store parameters have no replicas"},
 			{Setting: "aws-owned", Reason: "AWS owns no key of a parameter (no rotation)"},
@@ -273,6 +277,12 @@ func (t Target) ValueLimit(tier string) int {
 // MaxDescription is the longest description the target stores, in
 // characters.
 func (t Target) MaxDescription() int { return t.must().maxDescription }
+
+// ManagedKMSAlias is the alias of the AWS managed KMS key t's service
+// uses when no key is named (alias/aws/secretsmanager, alias/aws/ssm):
+// the one alias under alias/aws/ a kms-key-id of t may name
+// (ValidateKMSKeyIDFor).
+func (t Target) ManagedKMSAlias() string { return t.must().managedKey }
 
 // DeletionUndoable reports whether a deletion can be undone within a
 // recovery window (Secrets Manager's DeleteSecret); otherwise it is
