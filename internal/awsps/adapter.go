@@ -57,8 +57,12 @@ type Options struct {
 // PutParameter KeyId).
 const DefaultKeyID = "alias/aws/ssm"
 
-// Adapter implements engine.Port over a Systems Manager client. It is safe
-// for concurrent use.
+// Adapter implements engine.Port over a Systems Manager client, and the
+// one capability of the target parameter-store
+// (model.Target.Capabilities): engine.Surveyor. A parameter is never
+// restored, replicated or relabelled: the adapter has no such method, and
+// config refuses the settings that would need one (model.Target.Refuses).
+// It is safe for concurrent use.
 type Adapter struct {
 	c        *ssm.Client
 	opt      Options
@@ -101,9 +105,6 @@ func sendOnce(o *ssm.Options) { o.Retryer = aws.NopRetryer{}; o.RetryMaxAttempts
 
 // Pace returns the scope's rate control (engine.Paced).
 func (a *Adapter) Pace() *pace.Controller { return a.pace }
-
-// Region implements engine.Port.
-func (a *Adapter) Region() string { return a.c.Options().Region }
 
 // codes are Parameter Store's error codes that may be reported verbatim
 // (SSM API reference, the errors of the operations the adapter calls,
@@ -524,10 +525,10 @@ func (a *Adapter) UpdateMetadata(ctx context.Context, id string, kmsKeyID, descr
 	return err
 }
 
-// ScheduleDelete implements engine.Port with DeleteParameter: immediate
-// and irreversible, there is no recovery window (the argument is unused)
-// and nothing to restore (SPEC §16).
-func (a *Adapter) ScheduleDelete(ctx context.Context, id string, _ int) error {
+// Delete implements engine.Port with DeleteParameter: immediate and
+// irreversible, there is no recovery window (the argument is unused) and
+// nothing to restore (SPEC §16).
+func (a *Adapter) Delete(ctx context.Context, id string, _ int) error {
 	cctx, cancel := a.call(ctx)
 	defer cancel()
 	_, err := a.c.DeleteParameter(cctx, &ssm.DeleteParameterInput{Name: aws.String(paramName(id))}, a.callOpts...)
@@ -546,40 +547,6 @@ func (a *Adapter) Tag(ctx context.Context, id string, tags map[string]string) er
 	_, err := a.c.AddTagsToResource(cctx, &ssm.AddTagsToResourceInput{ResourceType: types.ResourceTypeForTaggingParameter,
 		ResourceId: aws.String(paramName(id)), Tags: list}, a.callOpts...)
 	return convert(ctx, "AddTagsToResource", err)
-}
-
-// unsupported is the error of a port method Parameter Store has no
-// counterpart for: a parameter is never scheduled for deletion (so never
-// restored), has no replicas (replica-regions is refused for the
-// target) and no staging labels (no rotation). The engine never calls
-// them for this target; a call would be a programming error, failed
-// closed.
-func unsupported(op string) error {
-	return &engine.Error{Operation: op, Code: awscore.CodeClientValidation, Fault: engine.FaultClient}
-}
-
-// Restore implements engine.Port: never called (see unsupported).
-func (a *Adapter) Restore(context.Context, string) error { return unsupported("Restore") }
-
-// DescribeIn implements engine.Port: never called (see unsupported).
-func (a *Adapter) DescribeIn(context.Context, string, string) (plan.ObservedSecret, error) {
-	return plan.ObservedSecret{}, unsupported("DescribeIn")
-}
-
-// Replicate implements engine.Port: never called (see unsupported).
-func (a *Adapter) Replicate(context.Context, string, []model.Replica) error {
-	return unsupported("Replicate")
-}
-
-// RemoveReplicas implements engine.Port: never called (see unsupported).
-func (a *Adapter) RemoveReplicas(context.Context, string, []string) error {
-	return unsupported("RemoveReplicas")
-}
-
-// MoveStage implements engine.Port: never called (see unsupported;
-// parameters have no staging labels).
-func (a *Adapter) MoveStage(context.Context, string, string, string, string) error {
-	return unsupported("MoveStage")
 }
 
 func isCode(err error, code string) bool { return awscore.IsCode(err, code) }

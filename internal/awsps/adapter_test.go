@@ -112,7 +112,7 @@ func TestAdapter_Lifecycle(t *testing.T) {
 	assert.True(t, e.Exists, "ParameterAlreadyExists is a create meeting a name")
 	assert.Equal(t, `{"a":"2"}`, f.param(t, "/prod/app/db").Value, "never overwritten by a create")
 
-	require.NoError(t, f.a.ScheduleDelete(ctx, o.ARN, 7))
+	require.NoError(t, f.a.Delete(ctx, o.ARN, 7))
 	o, err = f.a.Describe(ctx, "prod/app/db")
 	require.NoError(t, err)
 	assert.False(t, o.Exists, "a deletion is immediate")

@@ -23,7 +23,8 @@
 //     version); the engine judges an unclear one by version and value.
 //   - Every value written is a SecureString under the configured KMS key
 //     or alias/aws/ssm, never the key left to a default by omission.
-//   - A deletion is DeleteParameter, immediate; Restore, DescribeIn,
-//     Replicate and RemoveReplicas are never called for this target and
-//     fail closed if they are.
+//   - A deletion is DeleteParameter, immediate. The adapter implements the
+//     core port and engine.Surveyor, the one capability of its target's
+//     row: no restore, replicas or labels (no method answers
+//     "unsupported"; config refuses the settings that would need them).
 package awsps

@@ -38,7 +38,9 @@ type Options struct {
 }
 
 // Adapter implements engine.Port over an aws-sdk-go-v2 Secrets Manager
-// client. It is safe for concurrent use.
+// client, and the capabilities of the target secrets-manager
+// (model.Target.Capabilities): engine.Restorer, engine.Replicator and
+// engine.LabelMover. It is safe for concurrent use.
 type Adapter struct {
 	c    *secretsmanager.Client
 	opt  Options
@@ -55,7 +57,12 @@ type Adapter struct {
 	elsewhere sync.Map
 }
 
-var _ engine.Port = (*Adapter)(nil)
+var (
+	_ engine.Port       = (*Adapter)(nil)
+	_ engine.Restorer   = (*Adapter)(nil)
+	_ engine.Replicator = (*Adapter)(nil)
+	_ engine.LabelMover = (*Adapter)(nil)
+)
 
 // New returns an adapter over c. Every call's HTTP client is wrapped by
 // KeepConnections. The client's retry settings (attempts,
@@ -105,8 +112,11 @@ func (a *Adapter) call(ctx context.Context) (context.Context, context.CancelFunc
 // listPageSize is ListSecrets' maximum MaxResults (AWS API reference).
 const listPageSize = 100
 
-// ListCandidates implements engine.Port. Pages are fetched one after the
-// other; each page is one call under the operation timeout.
+// ListCandidates implements engine.Port: ListSecrets with
+// IncludePlannedDeletion, filtered on the managed-by tag key and, with
+// scopeDigest, on the scope digest as a tag value, MaxResults 100. Pages
+// are fetched one after the other; each page is one call under the
+// operation timeout.
 func (a *Adapter) ListCandidates(ctx context.Context, scopeDigest string) ([]engine.Candidate, error) {
 	in := &secretsmanager.ListSecretsInput{
 		IncludePlannedDeletion: aws.Bool(true),
@@ -142,20 +152,20 @@ func (a *Adapter) ListCandidates(ctx context.Context, scopeDigest string) ([]eng
 	return out, nil
 }
 
-// Describe implements engine.Port.
+// Describe implements engine.Port: DescribeSecret.
 func (a *Adapter) Describe(ctx context.Context, id string) (plan.ObservedSecret, error) {
 	return a.describe(ctx, a.c, id)
 }
 
-// Region implements engine.Port: the Region of the adapter's client.
+// Region implements engine.Replicator: the Region of the adapter's client.
 func (a *Adapter) Region() string { return a.c.Options().Region }
 
-// DescribeIn implements engine.Port. The other Region is reached through a
-// second client built from this one's options with only the Region
-// replaced: the same credentials (the same account, as replication
-// requires), HTTP client, retryer and endpoint settings, so an endpoint
-// override (AWS_ENDPOINT_URL_SECRETS_MANAGER) applies to it too. It reads
-// under the same pace as the adapter's own reads.
+// DescribeIn implements engine.Replicator: DescribeSecret in the other
+// Region, reached through a second client built from this one's options
+// with only the Region replaced: the same credentials (the same account,
+// as replication requires), HTTP client, retryer and endpoint settings,
+// so an endpoint override (AWS_ENDPOINT_URL_SECRETS_MANAGER) applies to
+// it too. It reads under the same pace as the adapter's own reads.
 func (a *Adapter) DescribeIn(ctx context.Context, region, name string) (plan.ObservedSecret, error) {
 	c, ok := a.elsewhere.Load(region)
 	if !ok {
@@ -218,7 +228,7 @@ func replicaInput(rs []model.Replica) []types.ReplicaRegionType {
 	return out
 }
 
-// Replicate implements engine.Port (ReplicateSecretToRegions, never
+// Replicate implements engine.Replicator (ReplicateSecretToRegions, never
 // ForceOverwriteReplicaSecret).
 func (a *Adapter) Replicate(ctx context.Context, id string, replicas []model.Replica) error {
 	cctx, cancel := a.call(ctx)
@@ -230,7 +240,8 @@ func (a *Adapter) Replicate(ctx context.Context, id string, replicas []model.Rep
 	return convert(ctx, "ReplicateSecretToRegions", err)
 }
 
-// RemoveReplicas implements engine.Port (RemoveRegionsFromReplication).
+// RemoveReplicas implements engine.Replicator
+// (RemoveRegionsFromReplication).
 func (a *Adapter) RemoveReplicas(ctx context.Context, id string, regions []string) error {
 	cctx, cancel := a.call(ctx)
 	defer cancel()
@@ -240,7 +251,9 @@ func (a *Adapter) RemoveReplicas(ctx context.Context, id string, regions []strin
 	return convert(ctx, "RemoveRegionsFromReplication", err)
 }
 
-// Create implements engine.Port.
+// Create implements engine.Port: CreateSecret with the value in
+// SecretBinary for model.KindBinary, else in SecretString, the tags, the
+// token as ClientRequestToken, and the replicas as AddReplicaRegions.
 func (a *Adapter) Create(ctx context.Context, req engine.CreateRequest) (engine.WriteResult, error) {
 	tags := make([]types.Tag, 0, len(req.Tags))
 	for _, k := range slices.Sorted(maps.Keys(req.Tags)) {
@@ -272,7 +285,8 @@ func (a *Adapter) Create(ctx context.Context, req engine.CreateRequest) (engine.
 	return engine.WriteResult{ARN: aws.ToString(out.ARN), VersionID: aws.ToString(out.VersionId)}, nil
 }
 
-// PutValue implements engine.Port.
+// PutValue implements engine.Port: PutSecretValue (a new AWSCURRENT
+// version) with the token as ClientRequestToken, the value as for Create.
 func (a *Adapter) PutValue(ctx context.Context, id string, value []byte, kind model.ValueKind, token string) (engine.WriteResult, error) {
 	cctx, cancel := a.call(ctx)
 	defer cancel()
@@ -299,8 +313,9 @@ func payload(value []byte, kind model.ValueKind) (*string, []byte) {
 	return aws.String(string(value)), nil
 }
 
-// ScheduleDelete implements engine.Port.
-func (a *Adapter) ScheduleDelete(ctx context.Context, id string, recoveryWindowDays int) error {
+// Delete implements engine.Port: DeleteSecret with RecoveryWindowInDays,
+// never ForceDeleteWithoutRecovery (SPEC §5).
+func (a *Adapter) Delete(ctx context.Context, id string, recoveryWindowDays int) error {
 	cctx, cancel := a.call(ctx)
 	defer cancel()
 	_, err := a.c.DeleteSecret(cctx, &secretsmanager.DeleteSecretInput{
@@ -310,7 +325,7 @@ func (a *Adapter) ScheduleDelete(ctx context.Context, id string, recoveryWindowD
 	return convert(ctx, "DeleteSecret", err)
 }
 
-// Restore implements engine.Port.
+// Restore implements engine.Restorer: RestoreSecret.
 func (a *Adapter) Restore(ctx context.Context, id string) error {
 	cctx, cancel := a.call(ctx)
 	defer cancel()
@@ -343,13 +358,15 @@ func (a *Adapter) Tag(ctx context.Context, id string, tags map[string]string) er
 	return convert(ctx, "TagResource", err)
 }
 
-// MoveStage implements engine.Port: UpdateSecretVersionStage with
-// RemoveFromVersionId, and MoveToVersionId unless moveTo is "".
-func (a *Adapter) MoveStage(ctx context.Context, id, stage, moveTo, removeFrom string) error {
-	in := &secretsmanager.UpdateSecretVersionStageInput{SecretId: aws.String(id), VersionStage: aws.String(stage),
-		RemoveFromVersionId: aws.String(removeFrom)}
-	if moveTo != "" {
-		in.MoveToVersionId = aws.String(moveTo)
+// MoveLabel implements engine.LabelMover: UpdateSecretVersionStage of the
+// staging label, with RemoveFromVersionId from, and MoveToVersionId unless
+// to is "". AWS refuses it (InvalidParameterException) when from does not
+// hold the label (AWS API reference, UpdateSecretVersionStage).
+func (a *Adapter) MoveLabel(ctx context.Context, id, label, to, from string) error {
+	in := &secretsmanager.UpdateSecretVersionStageInput{SecretId: aws.String(id), VersionStage: aws.String(label),
+		RemoveFromVersionId: aws.String(from)}
+	if to != "" {
+		in.MoveToVersionId = aws.String(to)
 	}
 	cctx, cancel := a.call(ctx)
 	defer cancel()

@@ -67,7 +67,7 @@ func TestDescribe_ReportsTagsStagesAndDeletion(t *testing.T) {
 	c := srv.Client(t)
 	arn := create(t, c, "app/db", `{"a":1}`, sc.Tags("secrets/db.sops.json"))
 	a := awssm.New(c, awssm.Options{})
-	if err := a.ScheduleDelete(context.Background(), arn, 7); err != nil {
+	if err := a.Delete(context.Background(), arn, 7); err != nil {
 		t.Fatal(err)
 	}
 	o, err := a.Describe(context.Background(), arn)
@@ -354,7 +354,7 @@ func TestThrottledWriteIsReturnedOnceNeverAmbiguous(t *testing.T) {
 	errs := map[string]error{}
 	_, errs["CreateSecret"] = a.Create(ctx, engine.CreateRequest{Name: "app/new", Value: []byte("{}"), Token: strings.Repeat("a", 64)})
 	_, errs["PutSecretValue"] = a.PutValue(ctx, arn, []byte(`{"a":1}`), model.KindJSON, strings.Repeat("b", 64))
-	errs["DeleteSecret"] = a.ScheduleDelete(ctx, arn, 7)
+	errs["DeleteSecret"] = a.Delete(ctx, arn, 7)
 	errs["RestoreSecret"] = a.Restore(ctx, arn)
 	calls := srv.Stats(t).Calls
 	for op, err := range errs {

@@ -1,8 +1,11 @@
 // Package awssm adapts aws-sdk-go-v2's Secrets Manager client to the
 // engine's Port (SPEC §4, §6): discovery, direct observation, batched value
 // reads with the staging cross-check, and every mutation the engine's
-// write steps make (create, put value, tag, update metadata, replicate,
-// remove replicas, restore, schedule deletion).
+// write steps make (create, put value, tag, update metadata, deletion
+// with a recovery window), with the capabilities of the target
+// secrets-manager (model.Target.Capabilities): restore (engine.Restorer),
+// replicas (engine.Replicator) and moving a staging label
+// (engine.LabelMover).
 //
 // Invariants:
 //   - Every call runs under its own timeout (Options.OperationTimeout; each

@@ -97,7 +97,7 @@ func TestListCandidates_SaysWhichArePendingDeletion(t *testing.T) {
 	ctx := context.Background()
 	create(t, c, "app/live", "{}", sc.Tags("secrets/live.sops.json"))
 	gone := create(t, c, "app/gone", "{}", sc.Tags("secrets/gone.sops.json"))
-	if err := a.ScheduleDelete(ctx, gone, 7); err != nil {
+	if err := a.Delete(ctx, gone, 7); err != nil {
 		t.Fatal(err)
 	}
 	got, err := a.ListCandidates(ctx, sc.Digest())

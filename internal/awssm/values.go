@@ -12,7 +12,8 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
 )
 
-// GetCurrentValues implements engine.Port.
+// GetCurrentValues implements engine.Port (AWSCURRENT is the current
+// version).
 //
 // One request is read with GetSecretValue by VersionId and
 // VersionStage=AWSCURRENT (SPEC §4), which answers only if that version is

@@ -128,3 +128,35 @@ func TestRegression_ParameterStoreManagedKeyIsRefusedAsKMSKeyID(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "alias/aws/ssm", o.Scopes[0].Engine.Metadata.KMSKeyID)
 }
+
+// TestRefusalsFollowTheTargetTable: config refuses a setting for a target
+// exactly when the target's row does (model.Target.Refuses: a capability
+// its store lacks, so its port could not serve the setting), with the
+// row's reason; every target whose store has the capability takes it.
+func TestRefusalsFollowTheTargetTable(t *testing.T) {
+	samples := map[string]string{ReplicaRegions: "eu-west-1", AWSOwned: `[{"secret":"db","keys":["/password"]}]`}
+	for _, target := range model.Targets {
+		for _, r := range target.Refusals() {
+			require.Contains(t, samples, r.Setting, "a sample value of %s, which target %s refuses", r.Setting, target)
+		}
+	}
+	for _, target := range model.Targets {
+		for setting, raw := range samples {
+			in := base()
+			in.Flags[AWSRegion] = "us-east-1"
+			in.Flags[Target] = string(target)
+			in.Flags[setting] = raw
+			_, err := Resolve(in)
+			reason, refused := target.Refuses(setting)
+			if !refused {
+				assert.NoError(t, err, "target %s takes %s", target, setting)
+				continue
+			}
+			ps := problems(t, err)
+			require.Len(t, ps, 1, "target %s refuses %s", target, setting)
+			assert.Equal(t, setting, ps[0].Subject.Setting)
+			assert.Equal(t, ClassInvalidValue, ps[0].Class)
+			assert.Contains(t, ps[0].Summary, reason)
+		}
+	}
+}

@@ -221,7 +221,7 @@ func rotateFully(t *testing.T, e *env, name, pw string, removePending bool) {
 // rotation that finishes between the read the merge was computed from
 // (and the precondition) and the write.
 type rotatingPort struct {
-	engine.Port
+	Port
 	mu     sync.Mutex
 	n      int
 	rotate func(i int)

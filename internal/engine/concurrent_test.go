@@ -23,7 +23,7 @@ import (
 // of name: the way a test makes a second writer create the name between
 // the apply precondition and our own create.
 type createHookPort struct {
-	engine.Port
+	Port
 	name   string
 	once   sync.Once
 	before func()

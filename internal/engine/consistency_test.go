@@ -153,7 +153,7 @@ func TestSecondWriterDuringVerification_Failed(t *testing.T) {
 }
 
 type putSpy struct {
-	engine.Port
+	Port
 	after func()
 }
 
@@ -169,7 +169,7 @@ func (p *putSpy) PutValue(ctx context.Context, id string, value []byte, kind mod
 // write. It decorates the real adapter; the write itself reaches the
 // emulator.
 type stalePort struct {
-	engine.Port
+	Port
 	mu     sync.Mutex
 	desc   map[string]plan.ObservedSecret
 	values map[string]plan.CurrentValue
@@ -241,7 +241,7 @@ func TestVerificationInconclusive_OnPropagationLag(t *testing.T) {
 // restoreLagPort: after a successful Restore, the next few Describes of
 // that secret still show it scheduled for deletion (read-after-write lag).
 type restoreLagPort struct {
-	engine.Port
+	Port
 	mu    sync.Mutex
 	stale map[string]int
 }

@@ -236,7 +236,7 @@ func driverCase(t *testing.T, c stepCase, b driverBranch) {
 // cancelAt goes out (the call then returns the context's error): a signal
 // arriving mid-write.
 type tracePort struct {
-	engine.Port
+	Port
 	mu       sync.Mutex
 	trace    []string
 	cancelAt string
@@ -282,9 +282,9 @@ func (p *tracePort) PutValue(ctx context.Context, id string, value []byte, kind 
 	return p.Port.PutValue(ctx, id, value, kind, token)
 }
 
-func (p *tracePort) ScheduleDelete(ctx context.Context, id string, days int) error {
+func (p *tracePort) Delete(ctx context.Context, id string, days int) error {
 	p.at("DeleteSecret")
-	return p.Port.ScheduleDelete(ctx, id, days)
+	return p.Port.Delete(ctx, id, days)
 }
 
 func (p *tracePort) Restore(ctx context.Context, id string) error {

@@ -160,7 +160,7 @@ func TestRegression_InterruptReportedAsHalted(t *testing.T) {
 // cancellingCreates is a port whose create waits for after, then cancels
 // the run and goes to AWS with the cancelled context.
 type cancellingCreates struct {
-	engine.Port
+	Port
 	after  <-chan struct{}
 	cancel context.CancelFunc
 }
@@ -173,7 +173,7 @@ func (c cancellingCreates) Create(ctx context.Context, req engine.CreateRequest)
 
 // detachedCreates is a port whose creates ignore the run's cancellation:
 // an operation in flight when the run is interrupted that still lands.
-type detachedCreates struct{ engine.Port }
+type detachedCreates struct{ Port }
 
 func (d detachedCreates) Create(ctx context.Context, req engine.CreateRequest) (engine.WriteResult, error) {
 	return d.Port.Create(context.WithoutCancel(ctx), req)

@@ -62,11 +62,23 @@ func state(docs ...doc) model.State {
 	return st
 }
 
+// Port is the Secrets Manager adapter as these tests hold and wrap it: the
+// core port with every capability of its target (model.Target.Capabilities).
+// A wrapper embeds it, not engine.Port, so that the engine, which asks the
+// port once for each capability (engine.Restorer, engine.Replicator,
+// engine.LabelMover), finds them behind the wrapper as on the adapter.
+type Port interface {
+	engine.Port
+	engine.Restorer
+	engine.Replicator
+	engine.LabelMover
+}
+
 // env is one emulator plus the real SDK client and our adapter over it.
 type env struct {
 	srv    *emulatortest.Server
 	client *secretsmanager.Client
-	port   engine.Port
+	port   Port
 	logs   *syncBuffer
 }
 
@@ -203,7 +215,7 @@ func (s *syncBuffer) String() string {
 // hookPort wraps the real adapter and runs a hook before chosen calls: the
 // way a test makes "another writer" act at an exact point of a run.
 type hookPort struct {
-	engine.Port
+	Port
 	mu         sync.Mutex
 	describes  int
 	beforeDesc func(n int, id string)
@@ -228,7 +240,7 @@ var testLimits = pace.Limits{Batches: pace.DefaultBatches}
 
 // newAdapter is the real adapter over c, paced with limits (testLimits
 // when none is given).
-func newAdapter(c *secretsmanager.Client, limits ...pace.Limits) engine.Port {
+func newAdapter(c *secretsmanager.Client, limits ...pace.Limits) Port {
 	l := testLimits
 	if len(limits) > 0 {
 		l = limits[0]
@@ -242,7 +254,7 @@ func newAdapter(c *secretsmanager.Client, limits ...pace.Limits) engine.Port {
 // after throttles spends no real time waiting. The pacing itself (the cut,
 // the waits it orders) is the same; pace's own tests and
 // TestWritePacing_StaysUnderQuota hold it against the real clock.
-func steppedAdapter(c *secretsmanager.Client) engine.Port {
+func steppedAdapter(c *secretsmanager.Client) Port {
 	p := pace.New(&stepClock{now: time.Unix(1_700_000_000, 0)}, testLimits)
 	return awssm.New(c, awssm.Options{OperationTimeout: 10 * time.Second, Pace: p})
 }

@@ -121,7 +121,7 @@ func TestApplyRunsConcurrencyOperationsAtOnce(t *testing.T) {
 // barrierCreates holds each create until at creates have arrived (or a
 // bound of 30 s passed, recorded in alone).
 type barrierCreates struct {
-	engine.Port
+	Port
 	at    int
 	mu    sync.Mutex
 	n     int

@@ -126,7 +126,7 @@ func TestMetadataCreateChangeAndNoOp(t *testing.T) {
 // metaWriterPort runs after on the id of every metadata write of the run
 // that landed: the way a test makes another writer act right after it.
 type metaWriterPort struct {
-	engine.Port
+	Port
 	after func(id string)
 }
 
@@ -142,7 +142,7 @@ func (p *metaWriterPort) UpdateMetadata(ctx context.Context, id string, kmsKeyID
 // write of the run lands, Describe of that id keeps answering what it
 // answered just before.
 type metaLagPort struct {
-	engine.Port
+	Port
 	mu     sync.Mutex
 	last   map[string]plan.ObservedSecret
 	frozen map[string]bool

@@ -89,11 +89,11 @@ type discovery interface {
 	listed(o *observer, cands []Candidate, known, waiting []string)
 }
 
-// newDiscovery is the discovery of port: surveying for a Surveyor,
-// describing otherwise.
-func newDiscovery(port Port) discovery {
-	if sv, ok := port.(Surveyor); ok {
-		return surveying{sv}
+// newDiscovery is the discovery of a port with capabilities c: surveying
+// for a Surveyor, describing otherwise.
+func newDiscovery(c capabilities) discovery {
+	if c.surveyor != nil {
+		return surveying{c.surveyor}
 	}
 	return describing{}
 }

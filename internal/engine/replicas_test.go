@@ -54,7 +54,7 @@ func statusesOf(s emulator.SecretDump) map[string]string {
 // DescribeSecret once armed: replication lag passes while the engine polls,
 // without a sleep.
 type clockPort struct {
-	engine.Port
+	Port
 	srv interface {
 		AdvanceClock(testing.TB, time.Duration)
 	}
@@ -336,7 +336,7 @@ func TestReplicas_OwnRegionListedIsInvalid(t *testing.T) {
 // absent (a lost sight of the primary, as a fault answering
 // ResourceNotFoundException gives).
 type missingPort struct {
-	engine.Port
+	Port
 	name string
 }
 
@@ -425,7 +425,7 @@ func ambiguousReplicaChange(t *testing.T, op, fault string, status vocab.Status,
 
 // describeInCounter counts the port's reads in other Regions.
 type describeInCounter struct {
-	engine.Port
+	Port
 	n atomic.Int64
 }
 

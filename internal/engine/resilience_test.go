@@ -243,7 +243,7 @@ func TestAnsweredWriteErrorCountsAsAdmitted(t *testing.T) {
 
 // limitPort records the write limit as the second PutValue goes out.
 type limitPort struct {
-	engine.Port
+	Port
 	pace     *pace.Controller
 	puts     int
 	atSecond float64

@@ -51,7 +51,11 @@ type runner struct {
 // it has one: the engine takes write turns from it and reads its
 // throttling counts.
 type deps struct {
-	port   Port
+	port Port
+	// caps are the port's optional capabilities, asked once
+	// (capabilitiesOf): a write step or an observation that needs one
+	// goes through it (step.needs).
+	caps   capabilities
 	log    *slog.Logger
 	clock  Clock
 	tokens TokenSource
@@ -105,7 +109,8 @@ type rules struct {
 func newRunner(cfg Config, arrival *model.Arrival, port Port, log *slog.Logger, h *halt) *runner {
 	want := arrival.Outline()
 	want.Secrets = slices.Clone(want.Secrets)
-	d := deps{port: port, discovery: newDiscovery(port), log: log, clock: cfg.Clock, tokens: cfg.Tokens, pacer: cfg.Pace, halt: h, scope: cfg.Scope}
+	caps := capabilitiesOf(port)
+	d := deps{port: port, caps: caps, discovery: newDiscovery(caps), log: log, clock: cfg.Clock, tokens: cfg.Tokens, pacer: cfg.Pace, halt: h, scope: cfg.Scope}
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)
 	}
@@ -129,7 +134,7 @@ func newRunner(cfg Config, arrival *model.Arrival, port Port, log *slog.Logger, 
 		mode: cfg.Mode, want: want, byName: make(map[string]*model.Secret, len(want.Secrets)),
 		policy: plan.Policy{
 			Rules: plan.Rules{ScopeDigest: want.Scope.Digest(), Metadata: cfg.Metadata, Replicas: cfg.Replicas,
-				Region: portRegion(port), Adopt: plan.AdoptSet(cfg.Adopt), AdoptRequireMatch: cfg.AdoptRequireMatch,
+				Region: caps.region(), Adopt: plan.AdoptSet(cfg.Adopt), AdoptRequireMatch: cfg.AdoptRequireMatch,
 				Canonical: canonical.FromJSON, AWSOwned: plan.AWSOwnedSet(want, cfg.AWSOwned),
 				MaxValueBytes: want.Scope.Target.ValueLimit(cfg.ParameterTier)},
 			AllowEmpty: cfg.AllowEmpty, MaxDeletions: cfg.MaxDeletions,
@@ -151,12 +156,13 @@ func newRunner(cfg Config, arrival *model.Arrival, port Port, log *slog.Logger, 
 	return &runner{deps: d, rules: ru, ledger: newLedger(want, cfg.ShowResourceNames, cfg.Mode), arrival: arrival}
 }
 
-// portRegion is the port's Region ("" without a port).
-func portRegion(p Port) string {
-	if p == nil {
+// region is the Region a Replicator's calls are signed for, the one its
+// replicas are kept apart from ("" for a store without replicas).
+func (c capabilities) region() string {
+	if c.replicator == nil {
 		return ""
 	}
-	return p.Region()
+	return c.replicator.Region()
 }
 
 // digest is this scope's tag value (SPEC §4).

@@ -255,7 +255,7 @@ func TestRunScopes_EveryScopeRecordCarriesItsScope(t *testing.T) {
 // failingCreates is a port whose creates fail closed (AccessDenied, never
 // ambiguous) without reaching AWS, once after is closed.
 type failingCreates struct {
-	engine.Port
+	Port
 	after <-chan struct{}
 }
 
@@ -267,7 +267,7 @@ func (f failingCreates) Create(context.Context, engine.CreateRequest) (engine.Wr
 // heldCreates is a port whose first create closes entered, then waits for
 // release before it goes to AWS.
 type heldCreates struct {
-	engine.Port
+	Port
 	entered chan<- struct{}
 	release <-chan struct{}
 	once    sync.Once
@@ -371,7 +371,7 @@ func TestRunScopes_FailureHaltsOtherBucketsWhileItsPhaseRuns(t *testing.T) {
 // without reaching AWS) once failAfter is closed, and whose every other
 // create waits for hold before it goes to AWS.
 type splitCreates struct {
-	engine.Port
+	Port
 	fail            string
 	failAfter, hold <-chan struct{}
 }

@@ -89,8 +89,6 @@ type ownedPort struct {
 	beforeRead func(n int)
 }
 
-func (p *ownedPort) Region() string { return "us-east-1" }
-
 func (p *ownedPort) ListCandidates(context.Context, string) ([]Candidate, error) { return nil, nil }
 
 func (p *ownedPort) Describe(_ context.Context, id string) (plan.ObservedSecret, error) {

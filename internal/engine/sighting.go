@@ -71,12 +71,17 @@ func (r *runner) describeOne(ctx context.Context, name string) (plan.ObservedSec
 // withClashes looks, in every Region the plan would add a replica of name
 // in (plan.ReplicaTargets), for a secret of that name, and records the
 // Regions where one exists that is not a replica of this scope's Region in
-// obs.Clashes (conflict replica-clash, SPEC §12). Nothing is read when replicas are not managed or none is to be
-// added.
+// obs.Clashes (conflict replica-clash, SPEC §12), through the port's
+// Replicator (errLacking without one). Nothing is read when replicas are
+// not managed or none is to be added.
 func (r *runner) withClashes(ctx context.Context, name string, obs plan.ObservedSecret) (plan.ObservedSecret, error) {
 	obs.Clashes = nil
-	for _, region := range plan.ReplicaTargets(r.policy.Rules, r.byName[name], obs) {
-		there, err := r.port.DescribeIn(ctx, region, name)
+	regions := plan.ReplicaTargets(r.policy.Rules, r.byName[name], obs)
+	if len(regions) > 0 && r.caps.replicator == nil {
+		return obs, errLacking
+	}
+	for _, region := range regions {
+		there, err := r.caps.replicator.DescribeIn(ctx, region, name)
 		if err != nil {
 			return obs, err
 		}

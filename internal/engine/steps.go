@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -51,6 +52,10 @@ type step struct {
 	// (AWS may answer before a describe shows the effect). nil: nothing
 	// follows the operation, no observation after it.
 	settled func(s sighting) bool
+	// needs is the capability of the port the call goes through ("":
+	// the core, Port): an operation whose steps need one the port lacks
+	// is failed closed before any call (able).
+	needs model.Capability
 }
 
 // The rows. stepsOf lists, per operation, which of them it makes and in
@@ -144,11 +149,12 @@ var (
 	// unclear outcome: accepted only when observed done.
 	stepReplicate = step{
 		call: func(ctx context.Context, r *runner, w *write) error {
-			return r.port.Replicate(ctx, w.arn, w.op.Replicas.Add)
+			return r.caps.replicator.Replicate(ctx, w.arn, w.op.Replicas.Add)
 		},
 		done: func(_ *runner, w *write, s sighting) bool {
 			return replicasDone(plan.ReplicaChange{Add: w.op.Replicas.Add}, s.obs)
 		},
+		needs: model.CapReplicas,
 	}
 	// stepRemoveReplicas: RemoveRegionsFromReplication for the Regions
 	// dropped (an update's, or every replica before a deletion: AWS
@@ -156,18 +162,21 @@ var (
 	// undone: made at most once per run, accepted only when observed done.
 	stepRemoveReplicas = step{
 		call: func(ctx context.Context, r *runner, w *write) error {
-			return r.port.RemoveReplicas(ctx, w.arn, w.op.Replicas.Remove)
+			return r.caps.replicator.RemoveReplicas(ctx, w.arn, w.op.Replicas.Remove)
 		},
 		done: func(_ *runner, w *write, s sighting) bool {
 			return replicasDone(plan.ReplicaChange{Remove: w.op.Replicas.Remove}, s.obs)
 		},
+		needs: model.CapReplicas,
 	}
-	// stepRestore: RestoreSecret (cancels a scheduled deletion). No token:
-	// never repeated in a run, accepted only when observed restored.
+	// stepRestore: the Restorer's Restore (RestoreSecret: cancels a
+	// scheduled deletion). No token: never repeated in a run, accepted
+	// only when observed restored.
 	stepRestore = step{
 		call: func(ctx context.Context, r *runner, w *write) error {
-			return r.port.Restore(ctx, w.arn)
+			return r.caps.restorer.Restore(ctx, w.arn)
 		},
+		needs:    model.CapRestore,
 		done:     func(_ *runner, _ *write, s sighting) bool { return s.obs.Exists && !s.obs.Deleted },
 		anyError: true,
 		// The follow-up update is decided from a sighting that no longer
@@ -180,7 +189,7 @@ var (
 	// run, accepted only when observed scheduled for deletion or gone.
 	stepDelete = step{
 		call: func(ctx context.Context, r *runner, w *write) error {
-			return r.port.ScheduleDelete(ctx, w.arn, r.recoveryWindowDays)
+			return r.port.Delete(ctx, w.arn, r.recoveryWindowDays)
 		},
 		done:     func(_ *runner, _ *write, s sighting) bool { return !s.obs.Exists || s.obs.Deleted },
 		anyError: true,
@@ -192,15 +201,27 @@ var (
 // a rotation may have finished before the write, leaving AWSPENDING on the
 // version the write replaced, or between the read the merge was computed
 // from and the write, so that the write put the older AWS-owned values
-// back. Its call is UpdateSecretVersionStage (Port.MoveStage); lineage
-// judges what the write left.
+// back. Its call is the LabelMover's MoveLabel (UpdateSecretVersionStage);
+// lineage judges what the write left.
 var stepLineage = step{
 	call: func(ctx context.Context, r *runner, w *write) error {
 		m := w.move
-		return r.port.MoveStage(ctx, w.arn, m.stage, m.to, m.from)
+		return r.caps.labels.MoveLabel(ctx, w.arn, m.stage, m.to, m.from)
 	},
 	look:     lineage,
 	anyError: true,
+	needs:    model.CapLabels,
+}
+
+// able reports whether the port has the capability every step of steps
+// goes through (step.needs).
+func (r *runner) able(steps []step) bool {
+	for _, s := range steps {
+		if s.needs != "" && !r.caps.has(s.needs) {
+			return false
+		}
+	}
+	return true
 }
 
 // stepsOf is the list of calls op makes, in order (SPEC §5, §11, §12);

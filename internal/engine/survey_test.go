@@ -25,7 +25,7 @@ import (
 // prefix whatever its tags. The listing's own reads are not counted: only
 // the observer's describes are.
 type surveyPort struct {
-	engine.Port
+	Port
 	client *secretsmanager.Client
 
 	othersErr error // what Others answers instead of listing, when set
@@ -306,7 +306,7 @@ func TestSurveyor_ConfirmJudgesFromTheDirectDescribe(t *testing.T) {
 // shortValues answers one value fewer than asked for: a batch answered
 // short fails the observation (a server fault), it is never read past
 // its end or planned from.
-type shortValues struct{ engine.Port }
+type shortValues struct{ Port }
 
 func (s shortValues) GetCurrentValues(ctx context.Context, reqs []engine.ValueRequest) ([]plan.CurrentValue, error) {
 	vs, err := s.Port.GetCurrentValues(ctx, reqs)

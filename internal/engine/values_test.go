@@ -16,7 +16,7 @@ import (
 
 // firstRead is a port that closes read when the scope's first
 // DescribeSecret is sent: the proof that observation began.
-func firstRead(p engine.Port) (*hookPort, <-chan struct{}) {
+func firstRead(p Port) (*hookPort, <-chan struct{}) {
 	read := make(chan struct{})
 	var once sync.Once
 	return &hookPort{Port: p, beforeDesc: func(int, string) { once.Do(func() { close(read) }) }}, read

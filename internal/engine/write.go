@@ -166,9 +166,10 @@ func (w *write) accept(r *runner) {
 func (r *runner) execute(ctx context.Context, op plan.Operation) (outcome, *sighting) {
 	_, awsOwned := r.policy.AWSOwned[op.Name]
 	w := &write{op: op, steps: stepsOf(op, awsOwned)}
-	if len(w.steps) == 0 {
+	if len(w.steps) == 0 || !r.able(w.steps) {
 		// An action the table calls an operation but the engine cannot
-		// perform: a programming error, never a guess.
+		// perform, or a step through a capability the port lacks: a
+		// programming error, never a guess.
 		r.log.Error("no way to perform this operation", r.opAttrs(op, slog.String(vocab.FieldErrorClass, diag.Internal))...)
 		r.ledger.failure(op.Name, planview.Failure{Class: diag.Internal, Action: op.Action, Reason: op.Reason})
 		return outFailed, nil

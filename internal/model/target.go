@@ -57,6 +57,57 @@ func MixedTargetWords() TargetWords {
 	return w
 }
 
+// Capability is what a target's store may do beyond the core every store
+// has (the engine's Port: list, describe, read values, create, put a
+// value, tag, update metadata, delete). Each is one optional interface of
+// the engine's port that the target's adapter implements exactly when the
+// target's row has the capability (engine.CapabilitiesOf; the factory's
+// test of every adapter holds it), and a target without it refuses the
+// settings that need it (Refuses): so config's refusal and the port agree
+// by construction.
+type Capability string
+
+const (
+	// CapRestore: a deletion can be undone within a recovery window
+	// (engine.Restorer); without it a deletion is immediate and
+	// irreversible.
+	CapRestore Capability = "restore"
+	// CapReplicas: the store keeps copies of a resource in other Regions
+	// of the account (engine.Replicator; the setting replica-regions,
+	// SPEC §12).
+	CapReplicas Capability = "replicas"
+	// CapLabels: a version's labels move between versions as a
+	// compare-and-swap, the way AWS's rotation of the keys it owns moves
+	// them (engine.LabelMover; the setting aws-owned, SPEC §13).
+	CapLabels Capability = "labels"
+	// CapSurvey: the store's listing answers each entry's metadata, so
+	// discovery settles names without one describe each (engine.Surveyor).
+	CapSurvey Capability = "survey"
+)
+
+// capabilities is the table of capabilities, in the order the views and
+// Refusals list them: the settings each is needed by (internal/config's
+// names), refused for a target without it.
+var capabilities = []struct {
+	Capability
+	settings []string
+}{
+	{CapRestore, nil},
+	{CapReplicas, []string{"replica-regions"}},
+	{CapLabels, []string{"aws-owned"}},
+	{CapSurvey, nil},
+}
+
+// Capabilities lists every capability a store may have, in the table's
+// order.
+var Capabilities = func() []Capability {
+	out := make([]Capability, len(capabilities))
+	for i, c := range capabilities {
+		out[i] = c.Capability
+	}
+	return out
+}()
+
 // Refusal is a setting a target refuses (config:invalid-value with the
 // reason), because the service has no counterpart.
 type Refusal struct {
@@ -98,16 +149,19 @@ type targetRow struct {
 	// encrypts with when no key is named, the only key under alias/aws/
 	// it can use.
 	managedKey string
-	// undoable: a deletion can be undone within a recovery window (a
-	// restore); otherwise it is immediate and irreversible.
-	undoable bool
 	// ownBucket: the target's quotas are its own, apart from the other
 	// targets' in the same account and Region (its quota bucket is
 	// account/Region/target).
 	ownBucket bool
-	// refuses are the settings the target has no counterpart for.
-	refuses []Refusal
-	words   TargetWords
+	// caps are the capabilities the target's store has; every other
+	// capability is in lacks.
+	caps []Capability
+	// lacks says, of each capability the store lacks, why: the reason a
+	// setting that needs it is refused (completing "is not available for
+	// target T: "). A row names every capability once, in caps or here
+	// (TestEveryRowStatesEveryCapability).
+	lacks map[Capability]string
+	words TargetWords
 }
 
 type tier struct {
@@ -134,7 +188,9 @@ var targets = []targetRow{
 		arnResource:  "secret:",
 		resourceName: func(n string) string { return n },
 		binary:       true, maxValue: MaxValueBytes, maxDescription: MaxDescriptionChars, managedKey: DefaultKMSAlias,
-		undoable: true,
+		// RestoreSecret; ReplicateSecretToRegions; UpdateSecretVersionStage.
+		caps:  []Capability{CapRestore, CapReplicas, CapLabels},
+		lacks: map[Capability]string{CapSurvey: "every listed secret is described (DescribeSecret)"},
 		words: TargetWords{Service: "AWS Secrets Manager", Resource: "secret", Resources: "secrets",
 			DeleteTitle: "Schedule deletion", DeleteColumn: "schedule deletion", DeletePlanned: "to schedule for deletion",
 			DeleteOperation: "schedule-delete", Deletion: "scheduled"},
@@ -154,9 +210,13 @@ var targets = []targetRow{
 		resourceName: ParameterName, nameRule: ValidateParameterName,
 		tiers:          []tier{{TierStandard, MaxStandardValueBytes}, {TierAdvanced, MaxAdvancedValueBytes}},
 		maxDescription: 1024, ownBucket: true, managedKey: "alias/aws/ssm",
-		refuses: []Refusal{
-			{Setting: "replica-regions", Reason: "Parameter Store parameters have no replicas"},
-			{Setting: "aws-owned", Reason: "AWS owns no key of a parameter (no rotation)"},
+		// DescribeParameters answers a page of entries with what it
+		// answers for one name.
+		caps: []Capability{CapSurvey},
+		lacks: map[Capability]string{
+			CapRestore:  "DeleteParameter is immediate",
+			CapReplicas: "Parameter Store parameters have no replicas",
+			CapLabels:   "AWS owns no key of a parameter (no rotation)",
 		},
 		words: TargetWords{Service: "Parameter Store", Resource: "parameter", Resources: "parameters",
 			DeleteTitle: "Delete", DeleteColumn: "delete", DeletePlanned: "to delete",
@@ -285,9 +345,25 @@ func (t Target) MaxDescription() int { return t.must().maxDescription }
 func (t Target) ManagedKMSAlias() string { return t.must().managedKey }
 
 // DeletionUndoable reports whether a deletion can be undone within a
-// recovery window (Secrets Manager's DeleteSecret); otherwise it is
-// immediate and irreversible (Parameter Store's DeleteParameter).
-func (t Target) DeletionUndoable() bool { return t.must().undoable }
+// recovery window (Secrets Manager's DeleteSecret): the store has
+// CapRestore. Otherwise it is immediate and irreversible (Parameter
+// Store's DeleteParameter).
+func (t Target) DeletionUndoable() bool { return t.Has(CapRestore) }
+
+// Has reports whether the target's store has capability c.
+func (t Target) Has(c Capability) bool { return slices.Contains(t.must().caps, c) }
+
+// Capabilities lists the capabilities the target's store has, in the
+// order of the package's Capabilities.
+func (t Target) Capabilities() []Capability {
+	var out []Capability
+	for _, c := range Capabilities {
+		if t.Has(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
 
 // OwnBucket reports whether the target's quotas are apart from the other
 // targets' in one account and Region: its quota bucket is
@@ -295,9 +371,9 @@ func (t Target) DeletionUndoable() bool { return t.must().undoable }
 func (t Target) OwnBucket() bool { return t.must().ownBucket }
 
 // Refuses returns the reason the target refuses setting, and whether it
-// does.
+// does: the setting needs a capability the target's store lacks.
 func (t Target) Refuses(setting string) (string, bool) {
-	for _, r := range t.must().refuses {
+	for _, r := range t.Refusals() {
 		if r.Setting == setting {
 			return r.Reason, true
 		}
@@ -305,8 +381,22 @@ func (t Target) Refuses(setting string) (string, bool) {
 	return "", false
 }
 
-// Refusals lists the settings the target refuses.
-func (t Target) Refusals() []Refusal { return slices.Clone(t.must().refuses) }
+// Refusals lists the settings the target refuses: those of each
+// capability its store lacks, in the order of Capabilities, with the
+// row's reason.
+func (t Target) Refusals() []Refusal {
+	r := t.must()
+	var out []Refusal
+	for _, c := range capabilities {
+		if slices.Contains(r.caps, c.Capability) {
+			continue
+		}
+		for _, s := range c.settings {
+			out = append(out, Refusal{Setting: s, Reason: r.lacks[c.Capability]})
+		}
+	}
+	return out
+}
 
 // ARNResource is the resource type of the target's ARNs with its
 // separator ("secret:", "parameter/").

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -27,6 +28,7 @@ func targetsGolden() string {
 			fmt.Fprintf(&b, "  value: %d bytes\n", t.ValueLimit(""))
 		}
 		fmt.Fprintf(&b, "  description: %d characters; deletion undoable=%t; own bucket=%t\n", t.MaxDescription(), t.DeletionUndoable(), t.OwnBucket())
+		fmt.Fprintf(&b, "  capabilities: %v\n", t.Capabilities())
 		for _, r := range t.Refusals() {
 			fmt.Fprintf(&b, "  refuses %s: %s\n", r.Setting, r.Reason)
 		}
@@ -53,6 +55,42 @@ func TestTargetsGolden(t *testing.T) {
 	}
 	if got != string(want) {
 		t.Errorf("target table changed; review and run go test ./internal/model -run TestTargetsGolden -update:\n got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestEveryRowStatesEveryCapability: a row names each capability once,
+// either as one its store has or with the reason it lacks it, so that a
+// new capability or a new row cannot leave a setting refused without a
+// reason, or a target with a capability nobody decided it has.
+func TestEveryRowStatesEveryCapability(t *testing.T) {
+	for _, r := range targets {
+		for _, c := range Capabilities {
+			reason, lacked := r.lacks[c]
+			if has := slices.Contains(r.caps, c); has == lacked || lacked && reason == "" {
+				t.Errorf("%s: capability %s is in caps: %t, in lacks: %t (reason %q); name it once", r.Target, c, has, lacked, reason)
+			}
+		}
+		if len(r.caps)+len(r.lacks) != len(Capabilities) {
+			t.Errorf("%s: caps and lacks name %d capabilities, want the %d of Capabilities", r.Target, len(r.caps)+len(r.lacks), len(Capabilities))
+		}
+	}
+}
+
+// TestRefusalsFollowCapabilities: a target refuses exactly the settings
+// of the capabilities it lacks, with the row's reason.
+func TestRefusalsFollowCapabilities(t *testing.T) {
+	for _, target := range Targets {
+		for _, c := range capabilities {
+			for _, s := range c.settings {
+				reason, refused := target.Refuses(s)
+				if refused == target.Has(c.Capability) || refused && reason != target.must().lacks[c.Capability] {
+					t.Errorf("%s: setting %s refused=%t (%q), capability %s has=%t", target, s, refused, reason, c.Capability, target.Has(c.Capability))
+				}
+			}
+		}
+		if _, refused := target.Refuses("region"); refused {
+			t.Errorf("%s refuses a setting no capability needs", target)
+		}
 	}
 }
 
