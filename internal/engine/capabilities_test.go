@@ -40,49 +40,43 @@ func TestCapabilitiesOf(t *testing.T) {
 // another Region (config refuses those settings for such a target, so
 // this is a programming error: internal, never a guess).
 func TestLackingCapability_FailsClosedBeforeAnyCall(t *testing.T) {
-	t.Run("restore", func(t *testing.T) {
-		e := newEnv(t)
-		e.del(t, e.seedOwned(t, "a", `{"v":1}`))
-		before := e.calls(t)
-		res := e.runPort(t, e.cfg(engine.ModeSync, 2), state(doc{"a", `{"v":1}`}), coreOnly{e.port})
-		if res.Status != vocab.StatusApplyFailed {
-			t.Errorf("status %s, want %s", res.Status, vocab.StatusApplyFailed)
-		}
-		if n := mutations(before, e.calls(t)); n != 0 {
-			t.Errorf("%d mutating calls, want none", n)
-		}
-		wantInternal(t, e)
-	})
-	t.Run("labels", func(t *testing.T) {
-		e := newEnv(t)
-		entry := model.AWSOwned{Secret: "db", Keys: []string{"/password"}}
-		seedRotating(t, e, entry)
-		before := e.calls(t)
-		res := e.runPort(t, awsOwnedCfg(e, engine.ModeSync, entry), state(doc{"db", `{"host":"h2","password":"seed"}`}), coreOnly{e.port})
-		if res.Status != vocab.StatusApplyFailed {
-			t.Errorf("status %s, want %s", res.Status, vocab.StatusApplyFailed)
-		}
-		if n := mutations(before, e.calls(t)); n != 0 {
-			t.Errorf("%d mutating calls, want none", n)
-		}
-		wantInternal(t, e)
-	})
-	t.Run("replicas", func(t *testing.T) {
-		e := newEnv(t)
-		res := e.runPort(t, e.replicaCfg(engine.ModeSync, 2, twoReplicas), state(doc{"a", `{"v":1}`}), coreOnly{e.port})
-		if res.Status != vocab.StatusObservationFailed {
-			t.Errorf("status %s, want %s", res.Status, vocab.StatusObservationFailed)
-		}
-		if calls := e.calls(t); calls["CreateSecret"] != 0 || len(e.srv.State(t).Secrets) != 0 {
-			t.Errorf("calls %v: nothing may be written", calls)
-		}
-		wantInternal(t, e)
-	})
-}
-
-func wantInternal(t *testing.T, e *env) {
-	t.Helper()
-	if !strings.Contains(e.logs.String(), `"error_class":"internal"`) {
-		t.Errorf("no record of class internal:\n%s", e.logs.String())
+	owned := model.AWSOwned{Secret: "db", Keys: []string{"/password"}}
+	for name, c := range map[string]struct {
+		seed func(t *testing.T, e *env)
+		cfg  func(e *env) engine.Config
+		doc  doc
+		want vocab.Status
+	}{
+		"restore": {
+			seed: func(t *testing.T, e *env) { e.del(t, e.seedOwned(t, "a", `{"v":1}`)) },
+			cfg:  func(e *env) engine.Config { return e.cfg(engine.ModeSync, 2) },
+			doc:  doc{"a", `{"v":1}`}, want: vocab.StatusApplyFailed,
+		},
+		"labels": {
+			seed: func(t *testing.T, e *env) { seedRotating(t, e, owned) },
+			cfg:  func(e *env) engine.Config { return awsOwnedCfg(e, engine.ModeSync, owned) },
+			doc:  doc{"db", `{"host":"h2","password":"seed"}`}, want: vocab.StatusApplyFailed,
+		},
+		"replicas": {
+			seed: func(*testing.T, *env) {},
+			cfg:  func(e *env) engine.Config { return e.replicaCfg(engine.ModeSync, 2, twoReplicas) },
+			doc:  doc{"a", `{"v":1}`}, want: vocab.StatusObservationFailed,
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := newEnv(t)
+			c.seed(t, e)
+			before := e.calls(t)
+			res := e.runPort(t, c.cfg(e), state(c.doc), coreOnly{e.port})
+			if res.Status != c.want {
+				t.Errorf("status %s, want %s", res.Status, c.want)
+			}
+			if n := mutations(before, e.calls(t)); n != 0 {
+				t.Errorf("%d mutating calls, want none", n)
+			}
+			if !strings.Contains(e.logs.String(), `"error_class":"internal"`) {
+				t.Errorf("no record of class internal:\n%s", e.logs.String())
+			}
+		})
 	}
 }
