@@ -102,6 +102,7 @@ emulator-test:
 emulator-fuzz:
 	$(GO) test -run XXX -fuzz FuzzServeAPI -fuzztime $(EMULATOR_FUZZTIME) -fuzzminimizetime 5s ./internal/emulator/
 	$(GO) test -run XXX -fuzz FuzzControl -fuzztime $(EMULATOR_FUZZTIME) -fuzzminimizetime 5s ./internal/emulator/
+	$(GO) test -run XXX -fuzz FuzzServeOrganizations -fuzztime $(EMULATOR_FUZZTIME) -fuzzminimizetime 5s ./internal/emulator/
 	$(GO) test -run XXX -fuzz FuzzOp -fuzztime $(EMULATOR_FUZZTIME) -fuzzminimizetime 5s ./internal/emulator/core/
 	$(GO) test -run XXX -fuzz FuzzParseSigScope -fuzztime $(EMULATOR_FUZZTIME) -fuzzminimizetime 5s ./internal/emulator/core/
 

@@ -192,6 +192,23 @@ func (e *Emulator) serveControl(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", "GET, POST")
 			writeControlError(w, http.StatusMethodNotAllowed, "/_emulator/clock needs GET or POST")
 		}
+	case "/_emulator/organizations":
+		if allow(http.MethodGet) {
+			writeJSON(w, e.Organizations())
+		}
+	case "/_emulator/organizations/account-status":
+		if !allow(http.MethodPost) {
+			return
+		}
+		var s AccountStatus
+		if !readControl(w, r, &s) {
+			return
+		}
+		if err := e.SetAccountStatus(s); err != nil {
+			writeControlError(w, http.StatusBadRequest, err.Error())
+			return
+		}
+		writeJSON(w, statusOK)
 	case "/_emulator/kms", "/_emulator/kms/keys", "/_emulator/kms/aliases":
 		e.serveKMS(w, r)
 	default:

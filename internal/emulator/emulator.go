@@ -15,6 +15,7 @@ import (
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/kms"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/organizations"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/sts"
 )
 
@@ -48,8 +49,9 @@ type Emulator struct {
 	userAgents userAgentLog // GET /_emulator/user-agents; cleared with stats
 	inFlight   int64        // API requests being served now
 
-	kms         *kms.Registry // KMS keys and aliases; survives Reset
-	pendingKeys []KMSKey      // from WithKMSKeys, added by New
+	orgs        *organizations.Store // Organizations' organizations; emptied by Reset
+	kms         *kms.Registry        // KMS keys and aliases; survives Reset
+	pendingKeys []KMSKey             // from WithKMSKeys, added by New
 }
 
 // Option configures New.
@@ -79,6 +81,8 @@ func WithFaults(f Faults) Option {
 		e.faults.QuotaScales = maps.Clone(f.QuotaScales)
 		e.faults.ReplicaFailures = slices.Clone(f.ReplicaFailures)
 		e.faults.STSHang = slices.Clone(f.STSHang)
+		e.faults.STSRefuseAccounts = slices.Clone(f.STSRefuseAccounts)
+		e.faults.STSSilentAccounts = slices.Clone(f.STSSilentAccounts)
 	}
 }
 
@@ -97,6 +101,7 @@ func New(opts ...Option) *Emulator {
 	e.resetStats()
 	e.kms = kms.NewRegistry()
 	e.sessions = sts.NewIssued()
+	e.orgs = organizations.NewStore()
 	for _, k := range e.pendingKeys {
 		if _, err := e.kms.Add(e.defAccount, e.defRegion, k, e.newVersionID); err != nil {
 			panic("emulator.WithKMSKeys: " + err.Error())
@@ -148,6 +153,7 @@ func (e *Emulator) Reset() {
 	e.resetParts()
 	e.resetFaultState()
 	e.resetStats()
+	e.orgs = organizations.NewStore()
 }
 
 func (e *Emulator) resetStats() {
@@ -286,14 +292,15 @@ func (e *Emulator) handleAPI(w http.ResponseWriter, r *http.Request) (op string,
 	return op, http.StatusOK, "", fault
 }
 
-// lookupOperation splits an X-Amz-Target into the operation and its
-// handler: "<target prefix><Operation>" of a service of jsonServices
-// ("secretsmanager.", "AmazonSSM.": the services' model target prefixes).
-// The handler is nil for anything else.
+// lookupOperation splits an X-Amz-Target into the operation, qualified by
+// its service's opPrefix, and its handler: "<target prefix><Operation>" of
+// a service of jsonServices ("secretsmanager.", "AmazonSSM.",
+// "AWSOrganizationsV20161128.": the services' model target prefixes). The
+// handler is nil for anything else.
 func lookupOperation(target string) (string, handler) {
 	for _, s := range jsonServices {
 		if op, ok := strings.CutPrefix(target, s.target); ok {
-			return op, s.handler(op)
+			return s.opPrefix + op, s.handler(s.opPrefix + op)
 		}
 	}
 	return target, nil

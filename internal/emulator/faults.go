@@ -11,6 +11,7 @@ import (
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/kms"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/organizations"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/secretsmanager"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/sts"
 )
@@ -94,6 +95,8 @@ func ValidateFaults(f Faults) error {
 	switch {
 	case f.LatencyMS < 0 || f.LatencyJitterMS < 0 || f.ListLagMS < 0 || f.ListScanLimit < 0 || f.ReplicationLagMS < 0:
 		return fmt.Errorf("latency_ms, latency_jitter_ms, list_lag_ms, list_scan_limit and replication_lag_ms must be >= 0")
+	case f.OrgCreateAccountLagMS < 0 || f.OrgCloseAccountLagMS < 0:
+		return fmt.Errorf("org_create_account_lag_ms and org_close_account_lag_ms must be >= 0")
 	case !(f.ErrorRate >= 0 && f.ErrorRate <= 1):
 		return fmt.Errorf("error_rate must be between 0 and 1")
 	case !(f.AmbiguousRate >= 0 && f.AmbiguousRate <= 1):
@@ -118,9 +121,16 @@ func ValidateFaults(f Faults) error {
 			return fmt.Errorf("sts_hang[%d] %q is not a served STS action (AssumeRole, AssumeRoleWithWebIdentity, GetCallerIdentity)", i, a)
 		}
 	}
+	for name, list := range map[string][]string{"sts_refuse_accounts": f.STSRefuseAccounts, "sts_silent_accounts": f.STSSilentAccounts} {
+		for i, a := range list {
+			if !core.ValidAccount(a) {
+				return fmt.Errorf("%s[%d] %q is not a 12-digit account id", name, i, a)
+			}
+		}
+	}
 	for i, a := range f.Denied {
 		if _, ok := deniedOperation(a); !ok {
-			return fmt.Errorf("denied[%d] %q is not the IAM action of a served operation (secretsmanager:<Operation> or ssm:<Operation>)", i, a)
+			return fmt.Errorf("denied[%d] %q is not the IAM action of a served operation (secretsmanager:<Operation>, ssm:<Operation> or organizations:<Operation>)", i, a)
 		}
 	}
 	for i, s := range f.Script {
@@ -137,14 +147,15 @@ func ValidateFaults(f Faults) error {
 	return nil
 }
 
-// deniedOperation is the served operation of the IAM action a
-// (Faults.Denied): secretsmanager:<Operation> of a Secrets Manager
-// operation, ssm:<Operation> of a Parameter Store one (a service's IAM
+// deniedOperation is the served operation (qualified as the router names
+// it) of the IAM action a (Faults.Denied): secretsmanager:<Operation> of a
+// Secrets Manager operation, ssm:<Operation> of a Parameter Store one,
+// organizations:<Operation> of an Organizations one (a service's IAM
 // prefix and one of its operations).
 func deniedOperation(a string) (string, bool) {
 	for _, s := range jsonServices {
-		if op, ok := strings.CutPrefix(a, s.iamPrefix); ok && s.serves(op) {
-			return op, true
+		if op, ok := strings.CutPrefix(a, s.iamPrefix); ok && s.serves(s.opPrefix+op) {
+			return s.opPrefix + op, true
 		}
 	}
 	return "", false
@@ -176,6 +187,10 @@ func defaultMessage(code string) string {
 	switch code {
 	case "ThrottlingException":
 		return core.MsgRateExceeded
+	case "TooManyRequestsException":
+		return organizations.MsgTooManyRequests
+	case "ServiceException":
+		return core.MsgInternal
 	case "ResourceNotFoundException":
 		return secretsmanager.MsgNotFound
 	case "InternalServiceError", "InternalServerError":
@@ -203,6 +218,8 @@ func (e *Emulator) SetFaults(f Faults) error {
 	e.faults.ReplicaFailures = slices.Clone(f.ReplicaFailures)
 	e.faults.STSHang = slices.Clone(f.STSHang)
 	e.faults.Denied = slices.Clone(f.Denied)
+	e.faults.STSRefuseAccounts = slices.Clone(f.STSRefuseAccounts)
+	e.faults.STSSilentAccounts = slices.Clone(f.STSSilentAccounts)
 	e.resetFaultState()
 	return nil
 }
@@ -217,6 +234,8 @@ func (e *Emulator) Faults() Faults {
 	f.QuotaScales = maps.Clone(f.QuotaScales)
 	f.ReplicaFailures = slices.Clone(f.ReplicaFailures)
 	f.Denied = slices.Clone(f.Denied)
+	f.STSRefuseAccounts = slices.Clone(f.STSRefuseAccounts)
+	f.STSSilentAccounts = slices.Clone(f.STSSilentAccounts)
 	return f
 }
 
@@ -276,7 +295,8 @@ func (e *Emulator) admit(p *part, op string, attempt int) callPlan {
 		now := e.now()
 		if b := e.bucketFor(p, op, now); b != nil && !b.take(now) {
 			e.stats.Throttled[op]++
-			plan.kind, plan.err, plan.throttled = faultError, core.Errf("ThrottlingException", core.MsgRateExceeded), true
+			code := serviceOf(op).throttleError
+			plan.kind, plan.err, plan.throttled = faultError, core.Errf(code, "%s", defaultMessage(code)), true
 			return plan
 		}
 	}

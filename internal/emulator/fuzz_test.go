@@ -221,3 +221,82 @@ func FuzzServeSTS(f *testing.F) {
 		}
 	})
 }
+
+// FuzzServeOrganizations feeds arbitrary bodies (NextTokens, ids, tags,
+// names) to every Organizations operation of an emulator whose default
+// account manages an organization: never a panic, only 200, 400 or 500,
+// always a JSON object (an error one with __type and Message), and the
+// organization stays well formed (every account and OU under a unit that
+// exists, OU names unique under one parent, at most five OU levels).
+func FuzzServeOrganizations(f *testing.F) {
+	ops := OrganizationsOperations()
+	for i, op := range ops {
+		switch op {
+		case "CreateOrganizationalUnit":
+			f.Add(uint8(i), []byte(`{"ParentId":"r-aaaa","Name":"x","Tags":[{"Key":"k","Value":"v"}]}`))
+		case "ListAccounts":
+			f.Add(uint8(i), []byte(`{"MaxResults":1,"NextToken":"TGlzdEFjY291bnRzAAAx"}`))
+		case "CreateAccount":
+			f.Add(uint8(i), []byte(`{"AccountName":"a","Email":"a@example.com","Tags":[{"Key":"k","Value":"v"}]}`))
+		case "TagResource":
+			f.Add(uint8(i), []byte(`{"ResourceId":"123456789012","Tags":[{"Key":"k","Value":"v"}]}`))
+		case "MoveAccount":
+			f.Add(uint8(i), []byte(`{"AccountId":"123456789012","SourceParentId":"r-aaaa","DestinationParentId":"ou-aaaa-aaaaaaaa"}`))
+		}
+	}
+	e := New()
+	create := func() {
+		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{}`))
+		req.Header.Set("X-Amz-Target", "AWSOrganizationsV20161128.CreateOrganization")
+		e.ServeHTTP(httptest.NewRecorder(), req)
+	}
+	create()
+	calls := 0
+	f.Fuzz(func(t *testing.T, opIdx uint8, body []byte) {
+		if len(body) > 16<<10 {
+			return
+		}
+		calls++
+		if calls%500 == 0 {
+			e.Reset()
+			create()
+		}
+		op := ops[int(opIdx)%len(ops)]
+		req := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body))
+		req.Header.Set("X-Amz-Target", "AWSOrganizationsV20161128."+op)
+		rec := httptest.NewRecorder()
+		e.ServeHTTP(rec, req)
+		switch rec.Code {
+		case 200, 400, 500:
+		default:
+			t.Fatalf("%s %q: status %d", op, body, rec.Code)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(rec.Body.Bytes(), &m); err != nil {
+			t.Fatalf("%s %q: body %q is not a JSON object", op, body, rec.Body.Bytes())
+		}
+		if rec.Code != 200 {
+			if _, ok := m["__type"].(string); !ok {
+				t.Fatalf("%s: error body without __type: %s", op, rec.Body.Bytes())
+			}
+		}
+		for _, o := range e.Organizations().Organizations {
+			units := map[string]OrgUnitDump{o.Root.ID: o.Root}
+			for _, u := range o.Units {
+				units[u.ID] = u
+			}
+			seen := map[string]bool{}
+			for _, u := range o.Units {
+				if _, ok := units[u.Parent]; !ok || seen[u.Parent+"/"+u.Name] || strings.Count(u.Path, "/") >= 5 {
+					t.Fatalf("OU %+v: missing parent, duplicate name or too deep", u)
+				}
+				seen[u.Parent+"/"+u.Name] = true
+			}
+			for _, a := range o.Accounts {
+				if _, ok := units[a.Parent]; !ok {
+					t.Fatalf("account %s under a missing parent %s", a.ID, a.Parent)
+				}
+			}
+		}
+	})
+}

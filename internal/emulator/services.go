@@ -6,6 +6,7 @@ import (
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/core"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/kms"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/organizations"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/secretsmanager"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/ssm"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator/sts"
@@ -28,10 +29,15 @@ type jsonService struct {
 	target        string // X-Amz-Target prefix of its operations
 	iamPrefix     string // prefix of its IAM actions (Faults.Denied)
 	internalError string // its internal-error code (Faults.ErrorRate)
-	serves        func(op string) bool
-	mutating      func(op string) bool // Faults.AmbiguousRate applies
-	quotas        map[string]core.Quota
-	handler       func(op string) handler // nil when op is not served
+	throttleError string // its code of a call over the quota (Faults.Quotas)
+	// opPrefix qualifies its operation names in stats, faults and quotas
+	// ("organizations:" for Organizations, whose TagResource and
+	// ListTagsForResource share their names with the other services').
+	opPrefix string
+	serves   func(op string) bool
+	mutating func(op string) bool // Faults.AmbiguousRate applies
+	quotas   map[string]core.Quota
+	handler  func(op string) handler // nil when op is not served
 	// unmodelled is the service's advice for one of its operations it
 	// does not serve ("" when it has none; nil: never any).
 	unmodelled func(op string) string
@@ -40,7 +46,8 @@ type jsonService struct {
 var jsonServices = []jsonService{
 	{
 		target: secretsmanager.Target, iamPrefix: secretsmanager.IAMPrefix, internalError: "InternalServiceError",
-		serves: secretsmanager.Serves, mutating: secretsmanager.Mutating, quotas: secretsmanager.Quotas,
+		throttleError: "ThrottlingException",
+		serves:        secretsmanager.Serves, mutating: secretsmanager.Mutating, quotas: secretsmanager.Quotas,
 		unmodelled: secretsmanager.Unmodelled,
 		handler: func(op string) handler {
 			if h := secretsmanager.Handler(op); h != nil {
@@ -51,7 +58,8 @@ var jsonServices = []jsonService{
 	},
 	{
 		target: ssm.Target, iamPrefix: ssm.IAMPrefix, internalError: "InternalServerError",
-		serves: ssm.Serves, mutating: ssm.Mutating, quotas: ssm.Quotas,
+		throttleError: "ThrottlingException",
+		serves:        ssm.Serves, mutating: ssm.Mutating, quotas: ssm.Quotas,
 		handler: func(op string) handler {
 			if h := ssm.Handler(op); h != nil {
 				return func(e *Emulator, p *part, body []byte) (any, *core.Error) { return h(e.ssmCall(p), body) }
@@ -59,6 +67,52 @@ var jsonServices = []jsonService{
 			return nil
 		},
 	},
+	{
+		target: organizations.Target, iamPrefix: organizations.IAMPrefix, internalError: "ServiceException",
+		throttleError: "TooManyRequestsException", opPrefix: organizations.OpPrefix,
+		serves: organizations.Serves, mutating: organizations.Mutating, quotas: organizations.Quotas,
+		handler: func(op string) handler {
+			if h := organizations.Handler(op); h != nil {
+				return func(e *Emulator, p *part, body []byte) (any, *core.Error) { return h(e.orgCall(p), body) }
+			}
+			return nil
+		},
+	},
+}
+
+// orgCall is Organizations' view of a request served in partition p: the
+// organizations are the emulator's, the caller p's account.
+func (e *Emulator) orgCall(p *part) *organizations.Call {
+	return &organizations.Call{Host: host{e}, Caller: p.account, Store: e.orgs}
+}
+
+// CreateLag is how long an Organizations CreateAccount request stays
+// IN_PROGRESS (Faults.OrgCreateAccountLagMS).
+func (h host) CreateLag() time.Duration {
+	return time.Duration(h.e.faults.OrgCreateAccountLagMS) * time.Millisecond
+}
+
+// ClosureLag is how long a closed account stays PENDING_CLOSURE
+// (Faults.OrgCloseAccountLagMS).
+func (h host) ClosureLag() time.Duration {
+	return time.Duration(h.e.faults.OrgCloseAccountLagMS) * time.Millisecond
+}
+
+// Refuses reports whether STS refuses every role of account: an account
+// of an organization that is not ACTIVE (SUSPENDED or PENDING_CLOSURE:
+// AssumeRole answers AccessDenied, as AWS does for a suspended account), or
+// one Faults.STSRefuseAccounts lists.
+func (h host) Refuses(account string) bool {
+	if st := h.e.orgs.Status(host{h.e}, account); st != "" && st != organizations.StatusActive {
+		return true
+	}
+	return slices.Contains(h.e.faults.STSRefuseAccounts, account)
+}
+
+// Silent reports whether STS leaves unanswered the assumption of a role of
+// account (Faults.STSSilentAccounts).
+func (h host) Silent(account string) bool {
+	return slices.Contains(h.e.faults.STSSilentAccounts, account)
 }
 
 // serviceOf is the service that serves operation op (the services'
@@ -109,9 +163,24 @@ func (h host) Identify(key, token string) (core.Principal, *core.Error) {
 	return h.e.identify(key, token)
 }
 
-func (h host) Roles() ([]sts.Role, bool) { return h.e.iam.Roles, h.e.iam.RequireRoles }
-func (h host) Issued() *sts.Issued       { return h.e.sessions }
-func (h host) Hangs(action string) bool  { return slices.Contains(h.e.faults.STSHang, action) }
+// Roles are the IAM configuration's roles and, after them, the roles
+// Organizations' CreateAccount made (each trusting its management
+// account) that the configuration does not list.
+func (h host) Roles() ([]sts.Role, bool) {
+	org := h.e.orgs.Roles()
+	if len(org) == 0 {
+		return h.e.iam.Roles, h.e.iam.RequireRoles
+	}
+	roles := slices.Clone(h.e.iam.Roles)
+	for _, r := range org {
+		if !slices.ContainsFunc(roles, func(x sts.Role) bool { return x.ARN == r.ARN }) {
+			roles = append(roles, sts.Role{ARN: r.ARN, Trust: []string{r.Trusted}})
+		}
+	}
+	return roles, h.e.iam.RequireRoles
+}
+func (h host) Issued() *sts.Issued      { return h.e.sessions }
+func (h host) Hangs(action string) bool { return slices.Contains(h.e.faults.STSHang, action) }
 
 func (h host) CountCall(action string, retry bool) {
 	h.e.stats.Calls[action]++

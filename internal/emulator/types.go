@@ -135,6 +135,23 @@ type Faults struct {
 	// operation's own (TagResource for a CreateSecret with tags). An
 	// addition to AWS's own faults.
 	Denied []string `json:"denied,omitempty"`
+	// OrgCreateAccountLagMS keeps an Organizations CreateAccount request
+	// IN_PROGRESS for this long (emulator clock) before its account
+	// exists and the request is SUCCEEDED (or FAILED); 0: the next call
+	// sees it completed. OrgCloseAccountLagMS likewise keeps a closed
+	// account PENDING_CLOSURE before it is SUSPENDED (API reference,
+	// CloseAccount).
+	OrgCreateAccountLagMS int64 `json:"org_create_account_lag_ms,omitempty"`
+	OrgCloseAccountLagMS  int64 `json:"org_close_account_lag_ms,omitempty"`
+	// STSRefuseAccounts lists accounts whose roles STS refuses: every
+	// AssumeRole and AssumeRoleWithWebIdentity of a role of one of them
+	// is answered AccessDenied (HTTP 403), as for a role whose trust
+	// policy does not admit the caller. STSSilentAccounts lists accounts
+	// whose role assumptions are never answered (held like STSHang's).
+	// An account of an organization that is not ACTIVE is refused without
+	// being listed. Additions to AWS's own faults.
+	STSRefuseAccounts []string `json:"sts_refuse_accounts,omitempty"`
+	STSSilentAccounts []string `json:"sts_silent_accounts,omitempty"`
 }
 
 // ScriptedFault gives the Nth request of Operation (counted since the faults

@@ -69,10 +69,11 @@ const (
 
 // Errf is the error answer code with the formatted message: HTTP 500 for
 // the services' internal-error codes (Secrets Manager's
-// InternalServiceError, Systems Manager's InternalServerError), else 400.
+// InternalServiceError, Systems Manager's InternalServerError,
+// Organizations' ServiceException), else 400.
 func Errf(code, format string, args ...any) *Error {
 	status := http.StatusBadRequest
-	if code == "InternalServiceError" || code == "InternalServerError" {
+	if code == "InternalServiceError" || code == "InternalServerError" || code == "ServiceException" {
 		status = http.StatusInternalServerError
 	}
 	return &Error{Status: status, Code: code, Message: fmt.Sprintf(format, args...)}

@@ -175,6 +175,21 @@ func (c Control) SetKMSAlias(ctx context.Context, a emulator.KMSAlias) error {
 	return c.do(ctx, http.MethodPost, "/_emulator/kms/aliases", a, nil)
 }
 
+// Organizations returns GET /_emulator/organizations: every
+// organization with its OUs, accounts, statuses and tags.
+func (c Control) Organizations(ctx context.Context) (emulator.OrganizationsDump, error) {
+	var v emulator.OrganizationsDump
+	err := c.do(ctx, http.MethodGet, "/_emulator/organizations", nil, &v)
+	return v, err
+}
+
+// SetAccountStatus does POST /_emulator/organizations/account-status: the
+// account's status becomes s.Status at once (a suspended account is
+// unreachable: STS refuses its roles).
+func (c Control) SetAccountStatus(ctx context.Context, s emulator.AccountStatus) error {
+	return c.do(ctx, http.MethodPost, "/_emulator/organizations/account-status", s, nil)
+}
+
 func (c Control) do(ctx context.Context, method, path string, in, out any) error {
 	var body io.Reader
 	if in != nil {
@@ -350,4 +365,18 @@ func (m Must) AddKMSKey(k emulator.KMSKey) emulator.KMSKey {
 func (m Must) SetKMSAlias(a emulator.KMSAlias) {
 	m.t.Helper()
 	fatalIf(m.t, m.c.SetKMSAlias(context.Background(), a))
+}
+
+// Organizations is Control.Organizations.
+func (m Must) Organizations() emulator.OrganizationsDump {
+	m.t.Helper()
+	v, err := m.c.Organizations(context.Background())
+	fatalIf(m.t, err)
+	return v
+}
+
+// SetAccountStatus is Control.SetAccountStatus.
+func (m Must) SetAccountStatus(s emulator.AccountStatus) {
+	m.t.Helper()
+	fatalIf(m.t, m.c.SetAccountStatus(context.Background(), s))
 }

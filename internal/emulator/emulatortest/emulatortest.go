@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/organizations"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
@@ -84,6 +85,27 @@ func (s *Server) SSMClientIn(t testing.TB, region, accessKey string, optFns ...f
 		BaseEndpoint: aws.String(s.URL),
 	}
 	return ssm.New(o, optFns...)
+}
+
+// OrganizationsClient returns the real aws-sdk-go-v2 Organizations client
+// for this server (BaseEndpoint = URL, as AWS_ENDPOINT_URL_ORGANIZATIONS
+// would set it) signing in the emulator's default Region with the static
+// access key id accessKey ("" for DefaultAccessKey: the default account,
+// which becomes the management account when it creates the organization).
+func (s *Server) OrganizationsClient(t testing.TB, accessKey string, optFns ...func(*organizations.Options)) *organizations.Client {
+	t.Helper()
+	if accessKey == "" {
+		accessKey = DefaultAccessKey
+	}
+	return s.OrganizationsClientWith(t, credentials.NewStaticCredentialsProvider(accessKey, "emulator-secret", ""), optFns...)
+}
+
+// OrganizationsClientWith returns the real Organizations client signing
+// with creds (e.g. an STS assume-role provider of a read role).
+func (s *Server) OrganizationsClientWith(t testing.TB, creds aws.CredentialsProvider, optFns ...func(*organizations.Options)) *organizations.Client {
+	t.Helper()
+	o := organizations.Options{Region: s.Emu.Region(), Credentials: creds, BaseEndpoint: aws.String(s.URL)}
+	return organizations.New(o, optFns...)
 }
 
 // Control is the control API client of this server.

@@ -132,6 +132,13 @@ type Host interface {
 	// Hangs reports whether the faults hold action's requests unanswered
 	// (emulator.Faults's STSHang).
 	Hangs(action string) bool
+	// Refuses reports whether every role of account is refused: an
+	// account of an organization that is not ACTIVE, or one the faults
+	// list (emulator.Faults's STSRefuseAccounts).
+	Refuses(account string) bool
+	// Silent reports whether the assumption of a role of account is never
+	// answered (emulator.Faults's STSSilentAccounts).
+	Silent(account string) bool
 }
 
 // ValidateRoles reports the first invalid role, in words fit for a 400.
@@ -278,15 +285,21 @@ func Serve(e Host, w http.ResponseWriter, r *http.Request, body []byte) (op stri
 	}
 	e.Lock()
 	e.CountCall(op, core.SDKAttempt(r.Header) > 1)
-	hang := e.Hangs(op)
-	if hang {
-		e.CountFault("sts-hang")
+	hang := ""
+	switch {
+	case e.Hangs(op):
+		hang = "sts-hang"
+	case op != "GetCallerIdentity" && e.Silent(roleAccount(form.Get("RoleArn"))):
+		hang = "sts-silent-account"
+	}
+	if hang != "" {
+		e.CountFault(hang)
 	}
 	e.Unlock()
-	if hang {
+	if hang != "" {
 		// Never answered: held until the client gives up.
 		<-r.Context().Done()
-		return op, 0, "", "sts-hang"
+		return op, 0, "", hang
 	}
 	var out any
 	var serr *stsError
@@ -459,9 +472,12 @@ func assumeRole(e Host, r *http.Request, form url.Values) (any, *stsError) {
 		return nil, serr
 	}
 	rule := roleRule(e, p.roleARN)
-	if _, require := e.Roles(); (rule == nil && require) || (rule != nil && (rule.Deny || !trusts(rule, who, caller))) {
+	if _, require := e.Roles(); (rule == nil && require) || (rule != nil && (rule.Deny || !trusts(rule, who, caller))) || e.Refuses(p.account) {
 		// STS API reference, AssumeRole: a caller the trust policy does not
-		// admit gets AccessDenied (HTTP 403).
+		// admit gets AccessDenied (HTTP 403). A role of a suspended or
+		// closing account is refused the same way (the AccessDenied that
+		// tools meet there: CrowdStrike/cloud-resource-estimator#25,
+		// aws-samples/aws-security-reference-architecture-examples#218).
 		return nil, stsErr(http.StatusForbidden, "AccessDenied", "User: %s is not authorized to perform: sts:AssumeRole on resource: %s", who.ARN, p.roleARN)
 	}
 	if serr := checkDuration(p, rule, caller != nil); serr != nil {
@@ -553,6 +569,9 @@ func assumeRoleWithWebIdentity(e Host, form url.Values) (any, *stsError) {
 	if rule != nil && !rule.Deny {
 		allowed = slices.ContainsFunc(rule.WebIdentitySubjects, func(pat string) bool { return globMatch(pat, claims.Sub) })
 	}
+	if e.Refuses(p.account) {
+		allowed = false
+	}
 	if !allowed {
 		// The message AWS answers (field reports,
 		// aws-actions/configure-aws-credentials issues).
@@ -607,6 +626,14 @@ func (s *session) arn() string {
 
 func (s *session) userXML() assumedRoleUserXML {
 	return assumedRoleUserXML{Arn: s.arn(), AssumedRoleID: core.StableID("AROA", s.RoleARN) + ":" + s.SessionName}
+}
+
+// roleAccount is the account of a role ARN ("" when it is not one).
+func roleAccount(arn string) string {
+	if m := roleARNRE.FindStringSubmatch(arn); m != nil {
+		return m[1]
+	}
+	return ""
 }
 
 // Serves reports whether action is one of the STS actions served.
