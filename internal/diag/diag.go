@@ -93,7 +93,9 @@ type Diagnostic struct {
 	Class string
 	// Summary says what is wrong, in a fixed sentence: the registry's
 	// summary of the class unless the site that found it knows a more
-	// precise one.
+	// precise one. A decrypt:* summary of a document no key opened adds
+	// its keys' public identifiers and why each failed (SPEC §3.2), never
+	// a value, key material or a provider's text.
 	Summary string
 	// Next is the operator's next action: the registry's, unless a lower
 	// package that knows the precise rule broken supplied it with its

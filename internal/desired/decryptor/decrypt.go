@@ -11,6 +11,7 @@ import (
 	"github.com/getsops/sops/v3/aes"
 	sopsage "github.com/getsops/sops/v3/age"
 	"github.com/getsops/sops/v3/cmd/sops/formats"
+	"github.com/getsops/sops/v3/keys"
 	"github.com/getsops/sops/v3/keyservice"
 	"github.com/getsops/sops/v3/logging"
 	"github.com/sirupsen/logrus"
@@ -220,14 +221,27 @@ type recordingKeyService struct {
 	src          *keySources
 	remoteFailed bool
 	timedOut     bool // a remote key did not answer within src.timeout
+	// tried is each key SOPS asked for, by keyName: "" when it opened its
+	// group, else why it failed (keyreport.go). SOPS asks one key at a
+	// time.
+	tried map[string]string
+}
+
+func (r *recordingKeyService) note(k *keyservice.Key, why string) {
+	if r.tried == nil {
+		r.tried = map[string]string{}
+	}
+	r.tried[keyName(k)] = why
 }
 
 func (r *recordingKeyService) Decrypt(ctx context.Context, req *keyservice.DecryptRequest, opts ...grpc.CallOption) (*keyservice.DecryptResponse, error) {
 	if k, ok := req.GetKey().GetKeyType().(*keyservice.Key_AgeKey); ok && r.src.ages != nil {
 		plaintext, err := r.src.ages.decrypt(k.AgeKey.GetRecipient(), req.GetCiphertext())
 		if err != nil {
+			r.note(req.GetKey(), whyNoIdentity)
 			return nil, err
 		}
+		r.note(req.GetKey(), "")
 		return &keyservice.DecryptResponse{Plaintext: plaintext}, nil
 	}
 	if mk, ok := remoteMasterKey(req.GetKey(), req.GetCiphertext()); ok {
@@ -239,16 +253,25 @@ func (r *recordingKeyService) Decrypt(ctx context.Context, req *keyservice.Decry
 		plaintext, err := mk.DecryptContext(callCtx)
 		if err != nil {
 			r.remoteFailed = true
-			if errors.Is(context.Cause(callCtx), errKeyServiceBound) && r.src.parent().Err() == nil {
+			bound := errors.Is(context.Cause(callCtx), errKeyServiceBound) && r.src.parent().Err() == nil
+			if bound {
 				r.timedOut = true
 			}
+			r.note(req.GetKey(), remoteWhy(callCtx, req.GetKey(), err, bound))
 			return nil, err
 		}
+		r.note(req.GetKey(), "")
 		return &keyservice.DecryptResponse{Plaintext: plaintext}, nil
 	}
 	resp, err := r.inner.Decrypt(ctx, req, opts...)
-	if err != nil && remoteKey(req.GetKey()) {
+	switch {
+	case err != nil && remoteKey(req.GetKey()):
 		r.remoteFailed = true
+		r.note(req.GetKey(), whyFailed)
+	case err != nil:
+		r.note(req.GetKey(), whyNoIdentity)
+	default:
+		r.note(req.GetKey(), "")
 	}
 	return resp, err
 }
@@ -292,28 +315,29 @@ func recoverAs(onPanic *decryptFailure, fn func() ([]byte, *decryptFailure)) (ou
 }
 
 func decryptSteps(data []byte, f canonical.Format, src *keySources) ([]byte, *decryptFailure) {
-	tree, store, dropped, fail := structure(data, f, src.allow)
+	tree, store, listed, dropped, fail := structureListed(data, f, src.allow)
 	if fail != nil {
 		return nil, fail
 	}
 	ks := &recordingKeyService{inner: keyservice.NewLocalClient(), src: src}
 	key, err := tree.Metadata.GetDataKeyWithKeyServices([]keyservice.KeyServiceClient{ks}, nil)
 	if err != nil {
+		rep := newKeyReport(listed, tree.Metadata.ShamirThreshold, func(k keys.MasterKey) bool { return keyAllowed(k, src.allow) }, ks.tried)
 		switch {
 		case ks.timedOut:
-			return nil, failKeyServiceTimeout
+			return nil, withKeys(failKeyServiceTimeout, rep)
 		case ks.remoteFailed:
-			return nil, failKeyService
+			return nil, withKeys(failKeyService, rep)
 		}
 		if hasAgeKey(tree.Metadata) {
 			if f := src.keyFileFailure(); f != nil {
-				return nil, f
+				return nil, withKeys(f, rep)
 			}
 		}
 		if dropped > 0 {
-			return nil, failNoKeyAllowed
+			return nil, withKeys(failNoKeyAllowed, rep)
 		}
-		return nil, failNoKey
+		return nil, withKeys(failNoKey, rep)
 	}
 	cipher := aes.NewCipher()
 	mac, err := tree.Decrypt(key, cipher)

@@ -6,6 +6,7 @@ import (
 	"github.com/getsops/sops/v3"
 	"github.com/getsops/sops/v3/cmd/sops/common"
 	"github.com/getsops/sops/v3/config"
+	"github.com/getsops/sops/v3/keys"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
@@ -63,7 +64,15 @@ func (d *Decryptor) Check(data []byte, f model.Format) *diag.Diagnostic {
 // applies the checks that need no key (Check's list). It returns the
 // loaded tree with the key groups allow permits in place of the
 // document's, the store, and how many master keys the allow-list dropped.
+// When too few are left, decrypt:key-not-allowed names every key of the
+// document and why it was not contacted (keyReport).
 func structure(data []byte, f canonical.Format, allow model.KeyServices) (sops.Tree, common.Store, int, *decryptFailure) {
+	return structureWith(data, f, allow, func([]sops.KeyGroup) {})
+}
+
+// structureWith is structure, handing the document's key groups as
+// committed to listed once the metadata is loaded.
+func structureWith(data []byte, f canonical.Format, allow model.KeyServices, listed func([]sops.KeyGroup)) (sops.Tree, common.Store, int, *decryptFailure) {
 	store := common.StoreForFormat(sopsFormat(f), config.NewStoresConfig())
 	tree, err := store.LoadEncryptedFile(data)
 	if err != nil {
@@ -95,12 +104,26 @@ func structure(data []byte, f canonical.Format, allow model.KeyServices) (sops.T
 		return tree, store, 0, failNoMAC
 	}
 	// Keys the operator did not allow are never contacted.
+	listed(tree.Metadata.KeyGroups)
 	groups, dropped := allowedKeys(tree.Metadata.KeyGroups, allow)
 	if !enoughGroups(groups, tree.Metadata.ShamirThreshold) {
-		return tree, store, dropped, failKeyNotAllowed
+		// Nothing is contacted: each key is skipped, or not tried since
+		// the groups left cannot reach the threshold.
+		rep := newKeyReport(tree.Metadata.KeyGroups, tree.Metadata.ShamirThreshold,
+			func(k keys.MasterKey) bool { return keyAllowed(k, allow) }, nil)
+		return tree, store, dropped, withKeys(failKeyNotAllowed, rep)
 	}
 	tree.Metadata.KeyGroups = groups
 	return tree, store, dropped, nil
+}
+
+// structureListed is structure, and the document's key groups as
+// committed (before the allow-list dropped any), for the report of a
+// document no key opens.
+func structureListed(data []byte, f canonical.Format, allow model.KeyServices) (sops.Tree, common.Store, []sops.KeyGroup, int, *decryptFailure) {
+	var listed []sops.KeyGroup
+	tree, store, dropped, fail := structureWith(data, f, allow, func(g []sops.KeyGroup) { listed = g })
+	return tree, store, listed, dropped, fail
 }
 
 // clearLeaf reports whether a value of tree that the document's own rules
