@@ -379,6 +379,26 @@ func (a *Adapter) Present(ctx context.Context) (map[string]bool, error) {
 	return out, err
 }
 
+// ListNames lists every parameter under prefix's hierarchy whatever its
+// tags (import's candidates, SPEC §18): DescribeParameters pages with the
+// Path filter (recursive) of model.ParameterName(prefix), each as the name
+// the engine knows it by. Sorted.
+func (a *Adapter) ListNames(ctx context.Context, prefix string) ([]string, error) {
+	var out []string
+	f := []types.ParameterStringFilter{filter("Path", "Recursive", model.ParameterName(prefix))}
+	err := a.describe(ctx, pace.Lists, f, func(m types.ParameterMetadata) bool {
+		if n := a.secretName(aws.ToString(m.Name)); strings.HasPrefix(n, prefix+"/") {
+			out = append(out, n)
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
 func version(v int64) string { return strconv.FormatInt(v, 10) }
 
 // shape is ObservedSecret.Shape of a parameter: "type" unless SecureString,

@@ -152,6 +152,37 @@ func (a *Adapter) ListCandidates(ctx context.Context, scopeDigest string) ([]eng
 	return out, nil
 }
 
+// ListNames lists every secret whose name starts with prefix + "/",
+// whatever its tags (import's candidates, SPEC §18): ListSecrets pages
+// filtered server-side on the name (a prefix match that AWS may answer
+// case-insensitively, so each name is checked again here), secrets
+// scheduled for deletion left out (their value cannot be read). Sorted.
+func (a *Adapter) ListNames(ctx context.Context, prefix string) ([]string, error) {
+	in := &secretsmanager.ListSecretsInput{
+		MaxResults: aws.Int32(listPageSize),
+		Filters:    []types.Filter{{Key: types.FilterNameStringTypeName, Values: []string{prefix + "/"}}},
+	}
+	p := secretsmanager.NewListSecretsPaginator(a.c, in)
+	var out []string
+	for p.HasMorePages() {
+		var page *secretsmanager.ListSecretsOutput
+		err := a.read(ctx, pace.Lists, "ListSecrets", func(cctx context.Context) (err error) {
+			page, err = p.NextPage(cctx, a.callOpts...)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range page.SecretList {
+			if n := own(e.Name); strings.HasPrefix(n, prefix+"/") && e.DeletedDate == nil {
+				out = append(out, n)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
 // Describe implements engine.Port: DescribeSecret.
 func (a *Adapter) Describe(ctx context.Context, id string) (plan.ObservedSecret, error) {
 	return a.describe(ctx, a.c, id)

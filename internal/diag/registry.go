@@ -33,6 +33,7 @@ const (
 	FamilyConflict    Family = "conflict"    // a secret became a conflict after planning, while applying
 	FamilyVerify      Family = "verify"      // verification found what this run wrote changed by another writer
 	FamilyInterrupted Family = "interrupted" // a signal or the run timeout
+	FamilyImport      Family = "import"      // import could not write or prove its documents; nothing it wrote was kept
 	FamilyInternal    Family = "internal"    // an unexpected failure
 	FamilyWarning     Family = "warning"     // a finding that neither stops nor limits the run
 )
@@ -42,7 +43,7 @@ const (
 var Families = []Family{
 	FamilyUsage, FamilyConfig, FamilyGit, FamilySource, FamilyName, FamilyDecrypt, FamilyPlaintext,
 	FamilyDesired, FamilyAWS, FamilyCredentials, FamilyReport, FamilyPlanfile, FamilyPlan, FamilyGate, FamilyObserve, FamilyApply, FamilyConflict, FamilyVerify, FamilyInterrupted,
-	FamilyInternal, FamilyWarning,
+	FamilyImport, FamilyInternal, FamilyWarning,
 }
 
 // familyExit is the one table from class family to exit code (SPEC §7.1,
@@ -55,7 +56,7 @@ var familyExit = map[Family]int{
 	FamilySource: vocab.ExitInvalid, FamilyName: vocab.ExitInvalid, FamilyDecrypt: vocab.ExitInvalid,
 	FamilyPlaintext: vocab.ExitInvalid, FamilyDesired: vocab.ExitInvalid, FamilyAWS: vocab.ExitInvalid,
 	FamilyCredentials: vocab.ExitApply, // AWS answered (or failed to): as an observation that failed (SPEC §10)
-	FamilyReport:      vocab.ExitInvalid, FamilyPlanfile: vocab.ExitInvalid, FamilyPlan: vocab.ExitInvalid, FamilyGate: vocab.ExitInvalid, FamilyObserve: vocab.ExitApply, FamilyApply: vocab.ExitApply, FamilyConflict: vocab.ExitConflict, FamilyVerify: vocab.ExitVerify, FamilyInterrupted: vocab.ExitInterrupted, FamilyInternal: vocab.ExitInvalid,
+	FamilyReport:      vocab.ExitInvalid, FamilyPlanfile: vocab.ExitInvalid, FamilyPlan: vocab.ExitInvalid, FamilyGate: vocab.ExitInvalid, FamilyObserve: vocab.ExitApply, FamilyApply: vocab.ExitApply, FamilyConflict: vocab.ExitConflict, FamilyVerify: vocab.ExitVerify, FamilyInterrupted: vocab.ExitInterrupted, FamilyImport: vocab.ExitInvalid, FamilyInternal: vocab.ExitInvalid,
 	FamilyWarning: vocab.ExitOK, // never ends a run: the status decides the exit code
 }
 
@@ -349,6 +350,66 @@ const (
 	// Region is unknown (SPEC §10, §15).
 	WarningOverlapNotJudged = "warning:overlap-not-judged"
 
+	// The warnings of import (SPEC §18): a secret under the prefix that
+	// import leaves alone, and why. Names only with --show-resource-names.
+	//
+	// WarningImportManaged: it carries a sops-aws-sync: tag (another
+	// scope's, or half-tagged): never adopted.
+	WarningImportManaged = "warning:import-managed"
+	// WarningImportServiceOwned: another AWS service owns it
+	// (OwningService).
+	WarningImportServiceOwned = "warning:import-service-owned"
+	// WarningImportUnadoptable: adoption would refuse it by its state
+	// (scheduled for deletion, a replica of another Region's primary, a
+	// rotation in flight, not one AWSCURRENT version, a parameter that is
+	// not a plain SecureString, or its current version changed while
+	// import read it).
+	WarningImportUnadoptable = "warning:import-unadoptable"
+	// WarningImportReplicated: it has replicas in Regions the scope's
+	// replica-regions does not list.
+	WarningImportReplicated = "warning:import-replicated"
+	// WarningImportName: its name does not map back to a document path
+	// (SPEC §3.4 inverted: an empty, "." or ".." segment, a path into
+	// .git, a name the target's rule refuses).
+	WarningImportName = "warning:import-name"
+	// WarningImportCollision: a file already exists at its document's
+	// path (any suffix), or another imported name maps to the same path
+	// on a case-insensitive file system.
+	WarningImportCollision = "warning:import-collision"
+	// WarningImportValue: its value is neither clean text nor binary a
+	// document can hold byte for byte (both or neither payload, empty,
+	// not UTF-8, a byte-order mark, too large, binary for Parameter
+	// Store; or a key aws-owned lists is not in it).
+	WarningImportValue = "warning:import-value"
+	// WarningImportInClear: the creation rule for its document's path
+	// would leave part of the value unencrypted (unencrypted_suffix,
+	// unencrypted_regex, encrypted_regex, encrypted_suffix).
+	WarningImportInClear = "warning:import-in-clear"
+
+	// ImportNoCreationRule: no creation rule of the .sops.yaml that
+	// applies to a document's path matches it (or no .sops.yaml applies);
+	// nothing was written.
+	ImportNoCreationRule = "import:no-creation-rule"
+	// ImportSOPS: the sops CLI is missing or older than 3.10.
+	ImportSOPS = "import:sops"
+	// ImportEncrypt: the sops CLI failed to encrypt a document; nothing
+	// was written.
+	ImportEncrypt = "import:encrypt"
+	// ImportWrite: a document could not be written; what was written is
+	// removed.
+	ImportWrite = "import:write"
+	// ImportGit: staging the documents or writing the index as a tree
+	// failed; what was written is removed.
+	ImportGit = "import:git"
+	// ImportNotAdopted: a written document did not plan adopt with value
+	// equal; every document written is removed and unstaged.
+	ImportNotAdopted = "import:not-adopted"
+	// ImportScope: import takes exactly one scope.
+	ImportScope = "import:scope"
+	// ImportConfigFile: the --config file could not be rewritten with
+	// the new adopt and aws-owned entries.
+	ImportConfigFile = "import:config-file"
+
 	// Internal is an unexpected failure (an engine record of a call that
 	// failed without a modelled AWS error; the CLI's last-resort line).
 	Internal = "internal"
@@ -545,6 +606,40 @@ var entries = []Entry{
 		"run validate with the documents' keys (SOPS_AGE_KEY_FILE, or credentials for the KMS key), or plan, to run them"},
 	{WarningOverlapNotJudged, FamilyWarning, "whether this scope's secret prefix overlaps another scope's in one account and Region could not be judged without AWS (one scope has role-arn and the other the base identity, or a Region is unknown)",
 		"run plan, which judges it with STS; or give both scopes role-arn (the account is in the ARN) and aws-region"},
+
+	{WarningImportManaged, FamilyWarning, "import skipped a secret that carries a sops-aws-sync: tag (another scope's or half-tagged); it is never adopted",
+		"leave it to the scope that owns it; to import it here, remove its sops-aws-sync: tags first (docs/migration.md)"},
+	{WarningImportServiceOwned, FamilyWarning, "import skipped a secret another AWS service owns (OwningService)",
+		"leave it to that service: it is never managed by this tool"},
+	{WarningImportUnadoptable, FamilyWarning, "import skipped a secret adoption would refuse in its present state (scheduled for deletion, a replica of another Region's primary, a rotation in flight, not one current version, a parameter that is not a plain SecureString, or changed while it was read)",
+		"wait for the rotation or change to finish, or fix the secret's state, then re-run import with --match for it"},
+	{WarningImportReplicated, FamilyWarning, "import skipped a secret with replicas in Regions the scope's replica-regions does not list",
+		"add those Regions to the scope's replica-regions (docs/configuration.md), then re-run import with --match for it"},
+	{WarningImportName, FamilyWarning, "import skipped a secret whose name maps to no document path (an empty, '.' or '..' segment, a path into .git, or a name the target refuses)",
+		"rename the secret in AWS (create a copy under a name that maps, move readers, delete the old one), or keep it outside the tool"},
+	{WarningImportCollision, FamilyWarning, "import skipped a secret whose document path is already taken (a file with any document suffix, or another imported name on a case-insensitive file system)",
+		"if the existing document is that secret's, list the name in adopt and run plan; otherwise move the file, then re-run import with --match for it"},
+	{WarningImportValue, FamilyWarning, "import skipped a secret whose value no document can hold byte for byte (both or neither payload, empty, not UTF-8, a byte-order mark, too large, binary for Parameter Store, or a key aws-owned lists is missing)",
+		"write its document by hand (docs/migration.md), or fix the value in AWS first"},
+	{WarningImportInClear, FamilyWarning, "import skipped a secret because the creation rule for its document would leave part of its value unencrypted (unencrypted_suffix, unencrypted_regex, encrypted_regex or encrypted_suffix)",
+		"change the creation rule in .sops.yaml so that every key is encrypted, then re-run import with --match for it"},
+
+	{ImportNoCreationRule, FamilyImport, "no creation rule of .sops.yaml matches the document's path, so it cannot be encrypted; nothing was written",
+		"add a creation rule whose path_regex matches the document's path (relative to the .sops.yaml's directory) to the nearest .sops.yaml, or narrow import with --match; then re-run import"},
+	{ImportSOPS, FamilyImport, "the sops CLI is missing or older than 3.10, which import needs to encrypt documents",
+		"install sops 3.10 or later on PATH (make tools installs the tested version), then re-run import"},
+	{ImportEncrypt, FamilyImport, "the sops CLI failed to encrypt a document (a recipient it cannot reach, a key service that refused); nothing was written",
+		"run sops encrypt on a test file under the same path to see its own message, fix the creation rule or the key access, then re-run import"},
+	{ImportWrite, FamilyImport, "a document could not be written; the documents written before it were removed",
+		"check the work tree's permissions and free space, then re-run import"},
+	{ImportGit, FamilyImport, "staging the documents or reading the index as a tree failed; the documents written were removed",
+		"check that the work tree is a Git repository you can write to (git status) and that no other git command holds the index lock, then re-run import"},
+	{ImportNotAdopted, FamilyImport, "a written document did not plan adopt with value equal; every document import wrote was removed and unstaged",
+		"read the plan's record for that secret (a conflict class, a value that differs), fix its cause or exclude it with --match, then re-run import"},
+	{ImportScope, FamilyImport, "import takes exactly one scope",
+		"select one scope with --scope NAME"},
+	{ImportConfigFile, FamilyImport, "the --config file could not be rewritten with the imported names; the documents are written and staged",
+		"add the entries the log lists to the scope's adopt (and aws-owned) by hand, or fix the file's permissions and re-run import"},
 
 	{Internal, FamilyInternal, "internal error", nextBug},
 }

@@ -270,6 +270,10 @@ func (e *Emulator) handleAPI(w http.ResponseWriter, r *http.Request) (op string,
 		}
 	}
 	switch plan.kind {
+	case faultHang:
+		// Never answered, never applied: held until the client gives up.
+		<-r.Context().Done()
+		return op, 0, "", fault
 	case faultAmbiguousBefore:
 		core.Abort(w)
 		return op, 0, "", fault

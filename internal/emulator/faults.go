@@ -23,11 +23,17 @@ const (
 	faultError
 	faultAmbiguousBefore
 	faultAmbiguousAfter
+	faultHang
 )
 
 const (
 	kindAfter  = "ambiguous-after-apply"
 	kindBefore = "ambiguous-before-apply"
+	// kindHang holds the call unanswered and unapplied until the client
+	// gives up (its context ends or it closes the connection), as a
+	// request lost on a black-holed route would be: a test stalls a
+	// client at an exact call (an addition to AWS's own faults).
+	kindHang = "hang"
 )
 
 // callPlan is what admit decided for one request.
@@ -49,6 +55,8 @@ func (p callPlan) name() string {
 		return kindAfter
 	case p.kind == faultAmbiguousBefore:
 		return kindBefore
+	case p.kind == faultHang:
+		return kindHang
 	}
 	if p.delay > 0 {
 		return "latency"
@@ -168,10 +176,12 @@ func parseScriptFault(s string) (callPlan, error) {
 		return callPlan{kind: faultAmbiguousAfter}, nil
 	case kindBefore:
 		return callPlan{kind: faultAmbiguousBefore}, nil
+	case kindHang:
+		return callPlan{kind: faultHang}, nil
 	}
 	rest, ok := strings.CutPrefix(s, "error:")
 	if !ok {
-		return callPlan{}, fmt.Errorf("%q is not ambiguous-after-apply, ambiguous-before-apply or error:<Code>[:<Message>]", s)
+		return callPlan{}, fmt.Errorf("%q is not ambiguous-after-apply, ambiguous-before-apply, hang or error:<Code>[:<Message>]", s)
 	}
 	code, msg, _ := strings.Cut(rest, ":")
 	if code == "" || strings.ContainsAny(code, " \t#") {

@@ -156,7 +156,8 @@ type Faults struct {
 
 // ScriptedFault gives the Nth request of Operation (counted since the faults
 // were set, SDK retries included) the fault Fault: "ambiguous-after-apply",
-// "ambiguous-before-apply", "error:<Code>" or "error:<Code>:<Message>".
+// "ambiguous-before-apply", "hang" (never answered nor applied: held until
+// the client gives up), "error:<Code>" or "error:<Code>:<Message>".
 type ScriptedFault struct {
 	Operation string `json:"operation"`
 	Nth       int64  `json:"nth"`

@@ -71,7 +71,7 @@ func (f *fixture) cmd(e *emu, o runOpts, args ...string) (*exec.Cmd, string) {
 	dir := f.t.TempDir()
 	reportPath := filepath.Join(dir, "report.json")
 	full := append([]string{}, args...)
-	if !o.NoReport && len(args) > 0 && (args[0] == "plan" || args[0] == "sync") {
+	if !o.NoReport && len(args) > 0 && (args[0] == "plan" || args[0] == "sync" || args[0] == "import") {
 		full = append(full, "--report-file", reportPath)
 	}
 	if o.Config != "" {

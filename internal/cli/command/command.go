@@ -17,7 +17,7 @@ import (
 // Options are the resolved, typed options of one plan or sync, as RunE
 // hands them to runF or to the run.
 type Options struct {
-	// Command is "plan", "sync" or "validate".
+	// Command is "plan", "sync", "validate" or "import".
 	Command string
 	// Mode is Command's engine mode.
 	Mode engine.Mode
@@ -36,6 +36,8 @@ type Options struct {
 	// ChangesFile is sync's --changes-file ("" = none): where the
 	// operations that took effect are listed (internal/changes).
 	ChangesFile string
+	// Import are import's own flags (nil for every other command).
+	Import *ImportFlags
 }
 
 // spec is what differs between plan and sync.
@@ -97,7 +99,7 @@ func NewCmdValidate(f *factory.Factory, runF func(context.Context, *Options) err
 // IsReconcile reports whether name is plan or sync (the commands whose
 // usage errors still write a report).
 func IsReconcile(name string) bool {
-	return name == planSpec.name || name == syncSpec.name || name == validateSpec.name
+	return name == planSpec.name || name == syncSpec.name || name == validateSpec.name || name == importSpec.name
 }
 
 func newCmd(f *factory.Factory, s spec, runF func(context.Context, *Options) error) *cobra.Command {
@@ -124,23 +126,29 @@ func newCmd(f *factory.Factory, s spec, runF func(context.Context, *Options) err
 				return invalidConfig(f, start, resolved, changesFile, err)
 			}
 			opts := &Options{Command: s.name, Mode: s.mode, Config: resolved, ChangesFile: changesFile}
-			if s.name == validateSpec.name {
+			switch s.name {
+			case validateSpec.name:
 				opts.NoDecrypt, _ = cmd.Flags().GetBool(noDecryptFlag)
 				opts.SourceRootsFile, _ = cmd.Flags().GetString(sourceRootsFlag)
-			} else {
+			case importSpec.name:
+				opts.Import = importFlags(cmd)
+			default:
 				opts.ReviewedPlan, _ = cmd.Flags().GetString(reviewedPlanFlag)
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			if s.name == validateSpec.name {
+			switch s.name {
+			case validateSpec.name:
 				return validate(cmd.Context(), f, opts, start)
+			case importSpec.name:
+				return runImport(cmd.Context(), f, opts, start)
 			}
 			return reconcile(cmd.Context(), f, opts, start)
 		},
 	}
 	addFlags(cmd, s.mode == engine.ModePlan)
-	if s.name != validateSpec.name {
+	if s.name != validateSpec.name && s.name != importSpec.name {
 		if s.name == syncSpec.name {
 			cmd.Flags().String(changesFileFlag, "", "write the changes file (JSON: every secret this sync changed, with its ARN, action and new version id, and each scope's state digest) to this path; it names secrets: keep it out of public logs (sync only; a flag, never a variable or config key)")
 		}

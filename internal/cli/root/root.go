@@ -56,7 +56,7 @@ func NewCmdRoot(f *factory.Factory) *cobra.Command {
 	cmd.SetOut(f.IOStreams.Out)
 	cmd.SetErr(f.IOStreams.ErrOut)
 	cmd.SetFlagErrorFunc(flagError)
-	cmd.AddCommand(command.NewCmdPlan(f, nil), command.NewCmdSync(f, nil), command.NewCmdValidate(f, nil), show.NewCmdShow(f, nil), version.NewCmdVersion(f, command.NoArgs))
+	cmd.AddCommand(command.NewCmdPlan(f, nil), command.NewCmdSync(f, nil), command.NewCmdValidate(f, nil), command.NewCmdImport(f, nil), show.NewCmdShow(f, nil), version.NewCmdVersion(f, command.NoArgs))
 	return cmd
 }
 

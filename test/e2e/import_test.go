@@ -1,0 +1,258 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
+
+// import (SPEC §18) with the real binary, the real sops CLI and age, real
+// Git and the emulator.
+
+// importEstate is one secret of an estate made by hand: its name relative
+// to the prefix, its value (string or binary), the document import must
+// write for it ("" = skipped) and the plaintext that document decrypts to.
+type importEstate struct {
+	rel    string
+	str    *string
+	bin    []byte
+	doc    string
+	plain  []byte
+	canary string
+}
+
+// sopsRule writes the repository's .sops.yaml: documents under secrets/
+// are encrypted for the fixture's age key; it is committed.
+func (f *fixture) sopsRule() {
+	f.t.Helper()
+	rule := "creation_rules:\n  - path_regex: ^secrets/\n    age: " + f.recip + "\n"
+	require.NoError(f.t, os.WriteFile(filepath.Join(f.Repo, ".sops.yaml"), []byte(rule), 0o600))
+	f.commit("sops rule")
+}
+
+// importEnv is the environment of an import: sops on PATH, and TMPDIR a
+// fresh directory the test scans afterwards.
+func (f *fixture) importEnv(tmp string) []string {
+	return []string{"PATH=" + filepath.Dir(sopsBin) + string(os.PathListSeparator) + os.Getenv("PATH"), "TMPDIR=" + tmp}
+}
+
+// makeEstate creates the secrets of es in the emulator.
+func (e *emu) makeEstate(t *testing.T, prefix string, es []importEstate) {
+	t.Helper()
+	for _, s := range es {
+		in := &secretsmanager.CreateSecretInput{Name: aws.String(prefix + "/" + s.rel), SecretString: s.str, SecretBinary: s.bin}
+		_, err := e.sdk().CreateSecret(context.Background(), in)
+		require.NoError(t, err, s.rel)
+	}
+}
+
+// decrypt runs `sops decrypt` on a document of the work tree and returns
+// its plaintext.
+func (f *fixture) decrypt(rel string) []byte {
+	f.t.Helper()
+	cmd := exec.Command(sopsBin, "--disable-version-check", "decrypt", rel)
+	cmd.Dir = f.Repo
+	cmd.Env = f.env()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	require.NoError(f.t, cmd.Run(), "sops decrypt %s: %s", rel, errb.String())
+	return out.Bytes()
+}
+
+// noCanaryInFiles fails when any regular file under the directories holds
+// one of the canaries (plaintext values), Git's objects included.
+func noCanaryInFiles(t *testing.T, canaries []string, dirs ...string) {
+	t.Helper()
+	for _, dir := range dirs {
+		require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || !d.Type().IsRegular() {
+				return err
+			}
+			b, err := os.ReadFile(p)
+			require.NoError(t, err)
+			for _, c := range canaries {
+				require.NotContains(t, string(b), c, "a plaintext value is in %s", p)
+			}
+			return nil
+		}))
+	}
+}
+
+// mixedEstate is the estate of the end-to-end import: a canonical JSON
+// object, a JSON object spelled by hand, a PEM text, binary bytes, a
+// replicated secret, a rotating one, a service-owned one and one whose
+// name maps to no document path.
+func mixedEstate() []importEstate {
+	tok := token(4)
+	str := func(s string) *string { return &s }
+	bin := append([]byte{0x00, 0xff, 0xfe}, []byte("CANARY-bin-"+tok)...)
+	pem := "-----BEGIN CERTIFICATE-----\nCANARY-pem-" + tok + "\n-----END CERTIFICATE-----\n"
+	return []importEstate{
+		{rel: "api/json-" + tok, str: str(`{"password":"CANARY-json-` + tok + `","port":5432}`), doc: "secrets/api/json-" + tok + ".sops.json",
+			plain: []byte(`{"password":"CANARY-json-` + tok + `","port":5432}`), canary: "CANARY-json-" + tok},
+		{rel: "console-" + tok, str: str(`{"user": "u", "pw": "CANARY-console-` + tok + `"}`), doc: "secrets/console-" + tok + ".sops.txt",
+			plain: []byte(`{"user": "u", "pw": "CANARY-console-` + tok + `"}`), canary: "CANARY-console-" + tok},
+		{rel: "tls/cert-" + tok, str: str(pem), doc: "secrets/tls/cert-" + tok + ".sops.txt", plain: []byte(pem), canary: "CANARY-pem-" + tok},
+		{rel: "blob-" + tok, bin: bin, doc: "secrets/blob-" + tok + ".sops.bin", plain: bin, canary: "CANARY-bin-" + tok},
+		{rel: "replicated-" + tok, str: str(`{"k":"CANARY-repl-` + tok + `"}`), doc: "secrets/replicated-" + tok + ".sops.json",
+			plain: []byte(`{"k":"CANARY-repl-` + tok + `"}`), canary: "CANARY-repl-" + tok},
+		{rel: "db-" + tok, str: str(`{"host":"db.internal","password":"CANARY-rot-` + tok + `"}`), doc: "secrets/db-" + tok + ".sops.json",
+			plain: []byte(`{"host":"db.internal"}`), canary: "CANARY-rot-" + tok},
+		{rel: "rds-owned-" + tok, str: str(`{"password":"CANARY-svc-` + tok + `"}`), canary: "CANARY-svc-" + tok},
+		{rel: "bad-" + tok + "//name", str: str(`CANARY-bad-` + tok), canary: "CANARY-bad-" + tok},
+	}
+}
+
+// TestImport_MixedEstateImportsAndSyncAdoptsWithoutValueWrites: an estate
+// of mixed secrets made by hand imports in one run: every kind is written
+// as its document (canonical JSON → .sops.json, a hand-spelled JSON object
+// and a PEM → .sops.txt, bytes → .sops.bin), the rotating secret without
+// its rotated key, the service-owned one and the unmappable name skipped
+// with their warnings; the documents are staged, decrypt with the sops
+// CLI to the live bytes, and the plan of the staged tree (the import's
+// report) adopts every one with value equal. After a commit, sync with
+// the adopt entries adopts them with no value write. No plaintext value
+// is in any file of the work tree (Git's objects included), of the run's
+// TMPDIR, of its logs or of its report.
+func TestImport_MixedEstateImportsAndSyncAdoptsWithoutValueWrites(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	f.sopsRule()
+	es := mixedEstate()
+	e.makeEstate(t, f.Prefix, es)
+	e.conditions(emulator.Conditions{Name: f.Prefix + "/" + es[4].rel, ReplicaRegions: []string{"eu-west-1"}})
+	e.conditions(emulator.Conditions{Name: f.Prefix + "/" + es[5].rel, RotationEnabled: aws.Bool(true)})
+	e.conditions(emulator.Conditions{Name: f.Prefix + "/" + es[6].rel, OwningService: aws.String("rds")})
+	var canaries []string
+	for _, s := range es {
+		canaries = append(canaries, s.canary)
+		f.Names = append(f.Names, s.rel)
+	}
+	f.Values = append(f.Values, canaries...)
+	tmp := t.TempDir()
+	before := e.mutatingCalls()
+
+	r := f.run(e, runOpts{Env: f.importEnv(tmp)}, f.args("import", "--replica-regions", "eu-west-1")...)
+	expect(t, r, 0, vocab.StatusDrift, vocab.VerificationNotRun, &vocab.Counts{Update: 6})
+	assert.Equal(t, before, e.mutatingCalls(), "import writes nothing to AWS")
+	warned := map[string]bool{}
+	for _, rec := range r.records(t) {
+		if c, ok := rec["error_class"].(string); ok {
+			warned[c] = true
+		}
+	}
+	assert.True(t, warned["warning:import-service-owned"], r.Stdout)
+	assert.True(t, warned["warning:import-name"], r.Stdout)
+
+	staged := strings.Fields(f.git("diff", "--cached", "--name-only"))
+	var docs []string
+	for _, s := range es {
+		if s.doc == "" {
+			continue
+		}
+		docs = append(docs, s.doc)
+		assert.Contains(t, staged, s.doc)
+		got := f.decrypt(s.doc)
+		if strings.HasSuffix(s.doc, ".sops.json") {
+			// The JSON store writes its own spelling; the value is its
+			// canonical form (SPEC §3.3), the live bytes.
+			var err error
+			got, err = canonical.FromJSON(got)
+			require.NoError(t, err)
+		}
+		assert.Equal(t, s.plain, got, "%s decrypts to the live bytes", s.doc)
+	}
+	assert.Len(t, staged, len(docs), "only the documents are staged")
+	var rot map[string]any
+	require.NoError(t, json.Unmarshal(f.decrypt(es[5].doc), &rot))
+	assert.NotContains(t, rot, "password", "a rotated key's value is not copied into Git")
+	noCanaryInFiles(t, canaries, f.Repo, tmp)
+
+	// The documents committed, sync adopts every one with no value write.
+	f.commit("import")
+	sync := f.args("sync", "--replica-regions", "eu-west-1",
+		"--aws-owned", `[{"secret":"`+es[5].rel+`","keys":["/password"]}]`)
+	for _, s := range es {
+		if s.doc != "" {
+			sync = append(sync, "--adopt", f.Prefix+"/"+s.rel)
+		}
+	}
+	r = f.run(e, runOpts{}, sync...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, nil)
+	assert.Equal(t, 6, r.Report.Counts.Update, "every imported secret adopted")
+	calls := e.stats().Calls
+	assert.Zero(t, calls["PutSecretValue"], "no value written")
+	assert.EqualValues(t, 6, calls["TagResource"], "one TagResource per adoption")
+}
+
+// TestImport_SIGKILLLeavesOnlyWholeEncryptedDocuments: an import killed
+// with SIGKILL — once while it writes documents, once after it staged them
+// while the plan of the staged tree is stalled at the emulator (a hung
+// ListSecrets) — leaves under the source root only whole SOPS documents
+// that decrypt with the sops CLI (and no leftover of a temporary name
+// holding anything but ciphertext): no plaintext value in any file of the
+// work tree or of the run's TMPDIR.
+func TestImport_SIGKILLLeavesOnlyWholeEncryptedDocuments(t *testing.T) {
+	for _, at := range []string{"document written", "documents staged"} {
+		t.Run(strings.ReplaceAll(at, " ", "-"), func(t *testing.T) {
+			f := newFixture(t)
+			e := startEmulator(t)
+			f.sopsRule()
+			es := mixedEstate()[:4]
+			e.makeEstate(t, f.Prefix, es)
+			var canaries []string
+			for _, s := range es {
+				canaries = append(canaries, s.canary)
+				f.Names = append(f.Names, s.rel)
+			}
+			f.Values = append(f.Values, canaries...)
+			// The import's own listing is ListSecrets #1; the plan of the
+			// staged tree lists with #2, which never answers.
+			e.setFaults(emulator.Faults{Script: []emulator.ScriptedFault{{Operation: "ListSecrets", Nth: 2, Fault: "hang"}}})
+			tmp := t.TempDir()
+			run := f.start(e, runOpts{Env: f.importEnv(tmp)}, f.args("import", "--operation-timeout", "10m")...)
+			require.True(t, run.waitFor(func(m map[string]any) bool { return m["msg"] == at }), "no %q record", at)
+			require.NoError(t, run.cmd.Process.Signal(syscall.SIGKILL))
+			<-run.copied
+			_ = run.cmd.Wait()
+
+			n := 0
+			require.NoError(t, filepath.WalkDir(filepath.Join(f.Repo, "secrets"), func(p string, d fs.DirEntry, err error) error {
+				if err != nil || !d.Type().IsRegular() {
+					return err
+				}
+				rel, _ := filepath.Rel(f.Repo, p)
+				if strings.HasSuffix(p, ".sops-aws-sync-import") {
+					b, _ := os.ReadFile(p)
+					assert.NotContains(t, string(b), "CANARY", "a leftover holds plaintext")
+					return nil
+				}
+				n++
+				plain := f.decrypt(filepath.ToSlash(rel))
+				assert.Contains(t, string(plain), "CANARY", "%s decrypts to a value", rel)
+				return nil
+			}))
+			assert.Positive(t, n, "the kill came after a document was written")
+			if at == "documents staged" {
+				assert.Equal(t, len(es), n, "every document was written before the kill")
+			}
+			noCanaryInFiles(t, canaries, f.Repo, tmp)
+		})
+	}
+}
