@@ -214,7 +214,7 @@ const (
 	// --report-file or --plan-file; the changes file is not written.
 	ReportChangesSameFile = "report:changes-same-file"
 
-	// GateMaxDeletions: the plan would schedule more deletions than
+	// GateMaxDeletions: the plan would make more deletions than
 	// --max-deletions allows.
 	GateMaxDeletions = "gate:max-deletions"
 	// GateEmptyScope: the desired set is empty, owned secrets exist, and
@@ -533,13 +533,13 @@ var entries = []Entry{
 	{ReportChangesSameFile, FamilyReport, "--changes-file names the same file as --report-file or --plan-file; nothing was read or changed",
 		"give --changes-file its own path, then re-run"},
 
-	{GateMaxDeletions, FamilyGate, "the plan would schedule more deletions than --max-deletions allows; nothing was changed",
+	{GateMaxDeletions, FamilyGate, "the plan would make more deletions than --max-deletions allows; nothing was changed",
 		"check why the documents are gone (a moved directory, a wrong --source-root, a revert); to authorize them, re-run once with --max-deletions COUNT (with a config file that lists scopes, --scope NAME --max-deletions COUNT; replica removals count as deletions)"},
 	{GateValueTooLarge, FamilyGate, "with the keys owned by AWS (aws-owned: generated at their configured length, or the live values merged), the value this secret would store is larger than the target stores; nothing was changed",
 		"shorten the document (split it into several documents, each its own secret) or lower generate in its aws-owned entry, so that the document and the keys AWS owns fit the limit (65,536 bytes for Secrets Manager; the tier's for Parameter Store), then re-run; a new secret is not created until then"},
-	{GateEmptyScope, FamilyGate, "the commit has no documents, so the plan would schedule every owned secret for deletion; nothing was changed",
+	{GateEmptyScope, FamilyGate, "the commit has no documents, so the plan would delete every resource the scope owns; nothing was changed",
 		"if unintended, restore the documents; to empty the scope, re-run with --allow-empty (with a config file that lists scopes, --scope NAME --allow-empty)"},
-	{ObserveFailed, FamilyObserve, "the scope could not be read from AWS Secrets Manager",
+	{ObserveFailed, FamilyObserve, "the scope could not be read from AWS",
 		"see the failure record's error_code and iam_actions (the plan file, show) or the log record's: re-run for a transient fault; for AccessDeniedException grant the role those IAM actions (docs/iam-policy.md)"},
 	{ApplyHalted, FamilyApply, "another scope of the run failed while applying, so this scope's remaining operations were not started",
 		"fix the failure of the other scope (its log records and diagnostics), then re-run: the plan resumes from the observed state"},
@@ -549,7 +549,7 @@ var entries = []Entry{
 		"fix the failure of the scope this diagnostic names, then re-run"},
 	{VerifyNotConverged, FamilyVerify, "a resource still differed from the commit when the verification timeout passed",
 		"read what differs in the failure record: with verification inconclusive re-run (or raise --verification-timeout); with failed, stop the other writer of the scope, then re-run (docs/recovery.md, exit 6)"},
-	{VerifySecondWriter, FamilyVerify, "AWS refused a create because the secret exists, yet a direct observation still showed none: another writer is active in the scope",
+	{VerifySecondWriter, FamilyVerify, "AWS refused a create because the name is taken, yet a direct observation still showed none: another writer is active in the scope",
 		"make sure exactly one sync runs per scope at a time (a concurrency group in CI) and stop the other writer, then re-run (docs/recovery.md, exit 6)"},
 	{VerifyRotationRaced, FamilyVerify, "a rotation of a secret with keys owned by AWS finished while this run wrote it, and the run could not write the merge again on the rotated value",
 		"re-run sync once the rotation is over: it reads the rotated value and writes the merge on it; if the log says the rotated version could not be made current again, rotate the secret once more (rotate-secret) before re-running, so the keys aws-owned lists hold what a rotation set (docs/recovery.md, exit 6)"},

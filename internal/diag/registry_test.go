@@ -134,3 +134,20 @@ func TestIsWarningIsTheWarningFamily(t *testing.T) {
 		assert.False(t, IsWarning(c), c)
 	}
 }
+
+// TestRegression_ClassesOfEveryTargetSpokeOfSecretsManager: the summary
+// of a class a run of any target can raise (a gate, a failed observation,
+// a second writer) named AWS Secrets Manager, its secrets or its
+// scheduled deletion, and every view of a Parameter Store scope printed
+// it ("the scope could not be read from AWS Secrets Manager"; "the plan
+// would schedule more deletions" of an immediate deletion). They now say
+// what happens in words true of every target.
+func TestRegression_ClassesOfEveryTargetSpokeOfSecretsManager(t *testing.T) {
+	for _, class := range []string{ObserveFailed, GateMaxDeletions, GateEmptyScope, VerifySecondWriter} {
+		e, ok := Lookup(class)
+		require.True(t, ok, class)
+		for _, word := range []string{"Secrets Manager", "Parameter Store", "schedul", "secret", "parameter"} {
+			assert.NotContains(t, e.Summary, word, "%s's summary", class)
+		}
+	}
+}

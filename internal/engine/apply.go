@@ -155,8 +155,9 @@ func (r *runner) runPhase(ctx context.Context, action vocab.Action, ops []plan.O
 //   - another operation (the value differs, scheduled for deletion): the
 //     plan changed, so one rebuild;
 //   - still absent: AWS and the observation disagree, which a single writer
-//     never sees (verification-failed, exit 6).
-func (r *runner) metExisting(op plan.Operation, s sighting) outcome {
+//     never sees (verification-failed, exit 6); the failure record names
+//     err's code, the service's own (existsCode).
+func (r *runner) metExisting(op plan.Operation, s sighting, err error) outcome {
 	switch {
 	case s.d.Action == vocab.ActionUnchanged:
 		return r.createdElsewhere(op)
@@ -166,7 +167,7 @@ func (r *runner) metExisting(op plan.Operation, s sighting) outcome {
 		r.log.Error("secret exists but cannot be observed; another writer is active", r.opAttrs(op,
 			slog.String(vocab.FieldErrorClass, diag.VerifySecondWriter))...)
 		r.ledger.failure(op.Name, planview.Failure{Class: diag.VerifySecondWriter, Action: op.Action, Reason: op.Reason,
-			ErrorCode: codeResourceExists})
+			ErrorCode: existsCode(err)})
 		return outSecondWriter
 	}
 	r.log.Info("target changed since planning", r.opAttrs(op)...)
@@ -282,6 +283,18 @@ func isAmbiguous(err error) bool {
 // codeResourceExists is AWS's modelled error code for a CreateSecret whose
 // name is taken (AWS API reference, CreateSecret errors).
 const codeResourceExists = "ResourceExistsException"
+
+// existsCode is the error code of err, a create refused because the name
+// is taken, in its service's words (Secrets Manager's
+// ResourceExistsException, Parameter Store's ParameterAlreadyExists);
+// codeResourceExists when err carries none.
+func existsCode(err error) string {
+	var e *Error
+	if errors.As(err, &e) && e.Code != "" {
+		return e.Code
+	}
+	return codeResourceExists
+}
 
 // isResourceExists reports a refused create: the secret already exists.
 func isResourceExists(err error) bool {

@@ -279,6 +279,21 @@ func (l *ledger) changeList() []Change {
 	return out
 }
 
+// unnamed lists, in change order and once each, the names of changes that
+// took effect without an ARN and whose ARN the run has not learned since
+// (a Parameter Store create: PutParameter returns none).
+func (l *ledger) unnamed() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, c := range l.changes {
+		if e, ok := l.names[c.Name]; c.ARN == "" && (!ok || e.arn == "") && !slices.Contains(out, c.Name) {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
 // noteConflict counts one conflict found while applying.
 func (l *ledger) noteConflict() {
 	l.mu.Lock()

@@ -109,9 +109,28 @@ func (p *Prepared) Apply(ctx context.Context) {
 	if status != "" {
 		p.r.halt.raise(p.r.scope)
 		p.status, p.plan = status, last
-		return
+	} else {
+		p.status, p.plan = p.r.verify(ctx)
 	}
-	p.status, p.plan = p.r.verify(ctx)
+	p.r.learnChangeARNs(ctx)
+}
+
+// learnChangeARNs describes, once, each name whose change took effect
+// without an ARN the run learned since: a Parameter Store create
+// (PutParameter returns none) in a run whose apply stopped, or whose
+// verification never observed the name, before anything showed its ARN.
+// The changes file names every change by its ARN (internal/changes); a
+// run that observed each name already makes no call. A describe that
+// fails, or a cancelled run, leaves the ARN unknown.
+func (r *runner) learnChangeARNs(ctx context.Context) {
+	for _, name := range r.ledger.unnamed() {
+		if ctx.Err() != nil {
+			return
+		}
+		if o, err := r.port.Describe(ctx, name); err == nil && o.Exists {
+			r.ledger.learnARN(name, o.ARN)
+		}
+	}
 }
 
 // Result is what the scope reached. A plan whose operations were never
@@ -407,7 +426,7 @@ func (r *runner) gate(p plan.Plan) (vocab.Status, bool) {
 	case p.DeletionLimitGate:
 		flags := r.authorize(p, "")
 		r.ledger.problem(diag.New(diag.GateMaxDeletions, diag.Subject{}).WithNext(deletionLimitNext(flags)))
-		r.log.Error(fmt.Sprintf("plan would schedule more deletions than --max-deletions allows (%d); nothing was changed: check the source root and prefix, or to authorize them re-run once with %s", *r.policy.MaxDeletions, flags),
+		r.log.Error(fmt.Sprintf("plan would make more deletions than --max-deletions allows (%d); nothing was changed: check the source root and prefix, or to authorize them re-run once with %s", *r.policy.MaxDeletions, flags),
 			slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.String(vocab.FieldErrorClass, ClassDeletionLimit),
 			slog.Int(vocab.FieldCount, p.Deletions()))
 		return vocab.StatusInvalid, true

@@ -358,7 +358,7 @@ func (r *runner) judge(ctx context.Context, w *write, s sighting, err error) (ou
 		r.log.Info("target changed since planning", r.opAttrs(op)...)
 		return outRebuild, false
 	case w.step().exists && isResourceExists(err):
-		return r.metExisting(op, s), false
+		return r.metExisting(op, s, err), false
 	case w.landed(s):
 		w.arn = s.obs.ARN
 		w.next++

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -183,4 +184,33 @@ func TestRegression_ParameterStoreFailureRecordRefusedByThePlanFilesOwnCheck(t *
 	sm := Build(fixtures(t)["failed"], model.Redaction{})
 	sm.Scopes[0].Failures[0].IAMActions = []string{"ssm:PutParameter"}
 	assert.Equal(t, diag.PlanfileMalformed, classOf(sm.Validate()), "a Parameter Store action in a Secrets Manager scope")
+}
+
+// TestRegression_ParameterStoreConflictSpokeOfSecrets: an ownership
+// conflict of a parameter-store scope (a parameter of a document's name
+// made by hand) was explained in Secrets Manager's words in show, the
+// pull-request comment and the GitLab note: "a secret with this name
+// exists …; to take over a secret made by hand …". A conflict every
+// target can meet now names the scope's target's resource, and a source
+// conflict the deletion its target makes; a Secrets Manager scope reads
+// as before.
+func TestRegression_ParameterStoreConflictSpokeOfSecrets(t *testing.T) {
+	view := func(target model.Target, class vocab.ConflictClass) View {
+		return Build(Input{Command: "plan", Scopes: []ScopeInput{{Name: "default", Region: "eu-west-1", Status: vocab.StatusConflict,
+			Verification: vocab.VerificationNotRun, Target: target,
+			Operations: []Operation{{Ordinal: 1, Name: "prod/db", Action: vocab.ActionConflict, Conflict: class}}}}}, model.Redaction{})
+	}
+	secret := regexp.MustCompile(`(^|[^A-Za-z0-9_-])[Ss]ecrets?($|[^A-Za-z0-9_-])`)
+	for _, class := range []vocab.ConflictClass{vocab.ConflictOwnership, vocab.ConflictSource, vocab.ConflictSourceTag} {
+		ps := view(model.TargetParameterStore, class)
+		require.NoError(t, ps.Validate())
+		for format, out := range map[string]string{"text": Text(ps), "markdown": Markdown(ps)} {
+			assert.NotRegexp(t, secret, out, "%s, %s", class, format)
+			assert.NotContains(t, out, "scheduled for deletion", "%s, %s", class, format)
+		}
+	}
+	assert.Contains(t, Text(view(model.TargetParameterStore, vocab.ConflictOwnership)), "a parameter with this name exists and is not owned by this scope")
+	assert.Contains(t, Text(view(model.TargetParameterStore, vocab.ConflictSource)), "let the old parameter be deleted first")
+	assert.Contains(t, Text(view(model.TargetSecretsManager, vocab.ConflictOwnership)), "a secret with this name exists and is not owned by this scope")
+	assert.Contains(t, Text(view(model.TargetSecretsManager, vocab.ConflictSource)), "let the old secret be scheduled for deletion first")
 }

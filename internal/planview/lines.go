@@ -98,7 +98,7 @@ func blocking(p part) []section {
 		out = append(out, diagnostics(p.diags, fmt.Sprintf("Errors (%d):", n), "  x ", false))
 	}
 	if len(p.failures) > 0 {
-		out = append(out, failures(p.failures, p.diags))
+		out = append(out, failures(p))
 	}
 	if n := p.counts.Conflicts; n > 0 {
 		which := "each is"
@@ -111,7 +111,7 @@ func blocking(p part) []section {
 				continue
 			}
 			s.lines = append(s.lines, "  ! "+q(o.Resource)+" conflict: "+q(string(o.Reason)))
-			if t, ok := conflictWords(vocab.ConflictClass(o.Reason), o.Case); ok {
+			if t, ok := conflictWords(vocab.ConflictClass(o.Reason), o.Case, p.words, p.immediate); ok {
 				s.lines = append(s.lines, "      "+t[0], "      next: "+t[1])
 			}
 		}
@@ -147,12 +147,14 @@ func diagnostics(ds []diag.Record, title, mark string, warnings bool) section {
 // (docs/results.md, failures): what failed or still differs, its class,
 // and the AWS error code with the IAM actions the call needs ("grant …"
 // when AWS denied it), then the class's next action once per class that
-// no diagnostic of ds (the scope's, shown above with theirs) has.
-func failures(fs []FailureView, ds []diag.Record) section {
+// no diagnostic of the scope (shown above with theirs) has; in the words
+// of the scope's target (a conflict's text, conflictWords).
+func failures(p part) section {
+	fs, ds := p.failures, p.diags
 	s := section{title: fmt.Sprintf("Failed (%d):", len(fs))}
 	var classes []string
 	for _, f := range fs {
-		s.lines = append(s.lines, failureLine(f))
+		s.lines = append(s.lines, failureLine(f, p))
 		if !slices.Contains(classes, f.Class) && !slices.ContainsFunc(ds, func(d diag.Record) bool { return d.Class == f.Class }) {
 			classes = append(classes, f.Class)
 		}
@@ -171,7 +173,7 @@ func failures(fs []FailureView, ds []diag.Record) section {
 // …", "  ? resource-0003 still differs (verify:not-converged): update
 // (value differs)", "  x resource-0002 is a conflict (verify:conflict):
 // replication: the secret has a replica …".
-func failureLine(f FailureView) string {
+func failureLine(f FailureView, p part) string {
 	mark, what := "  x ", "observation"
 	if f.Resource != "" {
 		what = q(f.Resource)
@@ -196,7 +198,7 @@ func failureLine(f FailureView) string {
 	var detail []string
 	if f.Action == vocab.ActionConflict {
 		detail = append(detail, string(f.Reason))
-		if t, ok := conflictWords(vocab.ConflictClass(f.Reason), ""); ok {
+		if t, ok := conflictWords(vocab.ConflictClass(f.Reason), "", p.words, p.immediate); ok {
 			detail[len(detail)-1] += ": " + t[0]
 		}
 	} else if f.Action != "" && diag.FamilyOf(f.Class) == diag.FamilyVerify && f.Class != diag.VerifySecondWriter {

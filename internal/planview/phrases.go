@@ -1,6 +1,11 @@
 package planview
 
-import "github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+import (
+	"strings"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+)
 
 // reasonPhrases are the renderers' words for each reason token.
 var reasonPhrases = map[vocab.Reason]string{
@@ -46,14 +51,18 @@ func wholeValuePhrase(o Op) string {
 }
 
 // conflictText is, per conflict class, what was found and what to do
-// (docs/recovery.md, exit 4).
+// (docs/recovery.md, exit 4). A class every target can meet says
+// {resource} for the target's resource and {deleted} for what its
+// deletion does (conflictWords fills them from model.TargetWords); the
+// others are Secrets Manager's own (rotation, replication, staging,
+// payload) or Parameter Store's (parameter-shape).
 var conflictText = map[vocab.ConflictClass][2]string{
-	vocab.ConflictOwnership: {"a secret with this name exists and is not owned by this scope",
-		"rename the document or choose another --secret-prefix; to take over a secret made by hand, name it in adopt (docs/migration.md); a secret carrying sops-aws-sync: tags of another scope is never adopted"},
+	vocab.ConflictOwnership: {"a {resource} with this name exists and is not owned by this scope",
+		"rename the document or choose another --secret-prefix; to take over a {resource} made by hand, name it in adopt (docs/migration.md); a {resource} carrying sops-aws-sync: tags of another scope is never adopted"},
 	vocab.ConflictSource: {"owned by this scope, but created from another document",
-		"rename the document back, or move it to a fresh name and let the old secret be scheduled for deletion first"},
+		"rename the document back, or move it to a fresh name and let the old {resource} be {deleted} first"},
 	vocab.ConflictSourceTag: {"the sops-aws-sync:source tag is not a 64-hex digest",
-		"someone edited the tag: fix or remove the secret in AWS"},
+		"someone edited the tag: fix or remove the {resource} in AWS"},
 	vocab.ConflictServiceOwned: {"another AWS service owns the secret",
 		"move that service off this name, or choose another name"},
 	vocab.ConflictRotation: {"rotation is on, or a version is labelled AWSPENDING",
@@ -89,14 +98,21 @@ var caseText = map[vocab.ConflictCase][2]string{
 }
 
 // conflictWords is what a conflict of class c, in case k, says it found
-// and the next action: the case's words when it has its own, else the
-// class's; ok is false for a class without words.
-func conflictWords(c vocab.ConflictClass, k vocab.ConflictCase) ([2]string, bool) {
-	if t, ok := caseText[k]; ok && k != "" {
-		return t, true
+// and the next action, in the target's words w: the case's words when it
+// has its own, else the class's; ok is false for a class without words.
+// immediate: the target deletes at once (model.Target.DeletionUndoable
+// false), so an old resource is "deleted", not "scheduled for deletion".
+func conflictWords(c vocab.ConflictClass, k vocab.ConflictCase, w model.TargetWords, immediate bool) ([2]string, bool) {
+	t, ok := caseText[k]
+	if !ok || k == "" {
+		t, ok = conflictText[c]
 	}
-	t, ok := conflictText[c]
-	return t, ok
+	deleted := "scheduled for deletion"
+	if immediate {
+		deleted = "deleted"
+	}
+	in := strings.NewReplacer("{resource}", w.Resource, "{deleted}", deleted)
+	return [2]string{in.Replace(t[0]), in.Replace(t[1])}, ok
 }
 
 var (

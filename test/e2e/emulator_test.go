@@ -23,6 +23,7 @@ type emu struct {
 	t   *testing.T
 	URL string
 	ctl emulatortest.Must
+	raw emulatortest.Control
 }
 
 // mutating lists the Secrets Manager operations that change state.
@@ -41,8 +42,12 @@ func startEmulator(t *testing.T, args ...string) *emu {
 		require.NoError(t, err, "emulator; stderr: %s", stderr.String())
 	}
 	t.Cleanup(func() { _ = p.Stop() })
-	return &emu{t: t, URL: p.URL, ctl: p.Control().Must(t)}
+	return &emu{t: t, URL: p.URL, ctl: p.Control().Must(t), raw: p.Control()}
 }
+
+// in is e for test t (a subtest of the one that started it): its
+// failures are t's.
+func (e *emu) in(t *testing.T) *emu { return &emu{t: t, URL: e.URL, ctl: e.raw.Must(t), raw: e.raw} }
 
 func (e *emu) state() emulator.StateDump { e.t.Helper(); return e.ctl.State() }
 

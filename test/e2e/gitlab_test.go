@@ -460,6 +460,7 @@ type glPipeline struct {
 	PipelineID string
 	JobID      string
 	Inputs     map[string]string
+	Env        []string // more variables of the job (a project's CI/CD variables)
 }
 
 // glRun is what a job left: its exit code, its log, its artifacts.
@@ -490,6 +491,14 @@ type glHarness struct {
 func newGitLabHarness(t *testing.T) *glHarness {
 	t.Helper()
 	need(t)
+	glTools(t)
+	return newGitLabHarnessOn(t, newFixture(t), startEmulator(t))
+}
+
+// glTools skips the test (fails it in CI) when the job's image tools are
+// missing here.
+func glTools(t *testing.T) {
+	t.Helper()
 	// What the job's image has (docs/gitlab-ci.md): a shell of each kind
 	// the runner may pick, and curl, jq, sha256sum for the note.
 	for _, tool := range []string{"sh", "bash", "curl", "jq", "sha256sum"} {
@@ -498,8 +507,13 @@ func newGitLabHarness(t *testing.T) *glHarness {
 			t.Skipf("%s not found on PATH", tool)
 		}
 	}
-	f := newFixture(t)
-	e := startEmulator(t)
+}
+
+// newGitLabHarnessOn is the GitLab project over fixture f's repository
+// and emulator e (shared with other runs of the test): its plan and sync
+// roles, a notes API stand-in of its own.
+func newGitLabHarnessOn(t *testing.T, f *fixture, e *emu) *glHarness {
+	t.Helper()
 	e.ctl.SetIAM(emulator.IAM{
 		Roles: []emulator.Role{
 			{ARN: glPlanRole, WebIdentitySubjects: []string{"project_path:" + glProjectPath + ":ref_type:branch:ref:*"}},
@@ -624,6 +638,7 @@ func (h *glHarness) run(p glPipeline) glRun {
 		}
 	}
 	env = append(env, "GL_SOPS_AWS_SYNC_NOTE_TOKEN="+h.noteToken)
+	env = append(env, p.Env...)
 
 	block := glScriptBlock(t, hidden)
 	shell := []string{"sh", "-e", "-c", block}

@@ -114,6 +114,19 @@ func (e *emu) recreateOwned(name, value string, typ ssmtypes.ParameterType) {
 	require.NoError(e.t, err, "recreate as %s", typ)
 }
 
+// psSynced is the start of most Parameter Store tests: a fixture with the
+// three standard documents synced into a parameter-store scope on an
+// emulator of the test's own (exit 0, three creates).
+func psSynced(t *testing.T) (*fixture, *emu, []doc) {
+	t.Helper()
+	f := newFixture(t)
+	e := startEmulator(t)
+	docs := f.standardDocs()
+	r := f.run(e, psEnv(e), f.psArgs("sync")...)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Create: 3})
+	return f, e, docs
+}
+
 // psParams is every parameter in the emulator's state.
 func (e *emu) psParams() []emulator.ParameterDump { e.t.Helper(); return e.state().Parameters }
 
@@ -372,11 +385,7 @@ func TestParameterStore_ThrottledAtReducedQuota(t *testing.T) {
 // deletion is immediate and cannot be undone (plan file, show as text
 // and Markdown).
 func TestParameterStore_DeletionGate(t *testing.T) {
-	f := newFixture(t)
-	e := startEmulator(t)
-	docs := f.standardDocs()
-	r := f.run(e, psEnv(e), f.psArgs("sync")...)
-	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Create: 3})
+	f, e, docs := psSynced(t)
 	f.removeDoc(docs[0].Rel)
 	f.removeDoc(docs[1].Rel)
 	f.commit("remove two")

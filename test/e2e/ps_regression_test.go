@@ -34,11 +34,7 @@ import (
 // converges. It is now resent as a throttle is: re-observed, written
 // once, converged.
 func TestRegression_TooManyUpdatesFromPutParameterIsResentAsAThrottle(t *testing.T) {
-	f := newFixture(t)
-	e := startEmulator(t)
-	docs := f.standardDocs()
-	r := f.run(e, psEnv(e), f.psArgs("sync")...)
-	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Create: 3})
+	f, e, docs := psSynced(t)
 	p0, _ := e.param(docs[0].Name)
 
 	plain := `{"password": "CANARY-tmu-` + token(6) + `"}`
@@ -47,7 +43,7 @@ func TestRegression_TooManyUpdatesFromPutParameterIsResentAsAThrottle(t *testing
 	f.commit("update")
 	e.setFaults(emulator.Faults{Seed: 1, Script: []emulator.ScriptedFault{{Operation: "PutParameter", Nth: 1, Fault: "error:TooManyUpdates"}}})
 	putsBefore := e.stats().Calls["PutParameter"]
-	r = f.run(e, psEnv(e), f.psArgs("sync")...)
+	r := f.run(e, psEnv(e), f.psArgs("sync")...)
 	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Update: 1, Unchanged: 2})
 	p1, _ := e.param(docs[0].Name)
 	assert.Equal(t, p0.Version+1, p1.Version, "written exactly once")
@@ -90,11 +86,7 @@ func guessDigest(salt []byte, domain string, parts ...string) string {
 // the unchanged scope (plan and sync compare equal) and is stale once AWS
 // changed the parameter.
 func TestRegression_PlanFileFingerprintConfirmsAHiddenParameterName(t *testing.T) {
-	f := newFixture(t)
-	e := startEmulator(t)
-	docs := f.standardDocs()
-	r := f.run(e, psEnv(e), f.psArgs("sync")...)
-	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Create: 3})
+	f, e, docs := psSynced(t)
 
 	plain := `{"password": "CANARY-fp-` + token(6) + `"}`
 	f.writeDoc(docs[0].Rel, plain, "")
@@ -140,7 +132,7 @@ func TestRegression_PlanFileFingerprintConfirmsAHiddenParameterName(t *testing.T
 	require.Equal(t, 1, ops, "premise: one operation with a fingerprint")
 
 	// The reviewed plan on the unchanged scope: plan and sync compare equal.
-	r = f.run(e, psEnv(e), f.psArgs("plan", "--reviewed-plan", path)...)
+	r := f.run(e, psEnv(e), f.psArgs("plan", "--reviewed-plan", path)...)
 	expect(t, r, 0, vocab.StatusDrift, vocab.VerificationNotRun, &vocab.Counts{Update: 1, Unchanged: 2})
 	r = f.run(e, psEnv(e), f.psArgs("sync", "--reviewed-plan", path)...)
 	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Update: 1, Unchanged: 2})
@@ -170,11 +162,7 @@ func TestRegression_PlanFileFingerprintConfirmsAHiddenParameterName(t *testing.T
 // shows no change, sync converges without a write, and an update is
 // written and verified.
 func TestRegression_DescribeParametersWithoutARNRewroteEveryParameter(t *testing.T) {
-	f := newFixture(t)
-	e := startEmulator(t)
-	docs := f.standardDocs()
-	r := f.run(e, psEnv(e), f.psArgs("sync")...)
-	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Create: 3})
+	f, e, docs := psSynced(t)
 
 	e.setFaults(emulator.Faults{Seed: 1, SSMDescribeWithoutARN: true})
 	out, err := e.ssmClient().DescribeParameters(context.Background(), &ssm.DescribeParametersInput{})
@@ -183,7 +171,7 @@ func TestRegression_DescribeParametersWithoutARNRewroteEveryParameter(t *testing
 	require.Nil(t, out.Parameters[0].ARN, "premise: DescribeParameters answers without the ARN")
 
 	writes := e.psWriteCalls()
-	r = f.run(e, psEnv(e), f.psArgs("plan")...)
+	r := f.run(e, psEnv(e), f.psArgs("plan")...)
 	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationNotRun, &vocab.Counts{Unchanged: 3})
 	r = f.run(e, psEnv(e), f.psArgs("sync")...)
 	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, &vocab.Counts{Unchanged: 3})

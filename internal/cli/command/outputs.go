@@ -102,16 +102,25 @@ func (o *outputs) withChanges(version, path string) *outputs {
 		return o
 	}
 	o.changes = &fileOutput{path: path, file: changes.File, done: "changes file written", failure: ChangesFailure,
-		value: func(e ending) wirefile.Value { return changesOf(version, e) }}
+		value: func(e ending) wirefile.Value { return changesOf(version, e, o.scopes) }}
 	return o
 }
 
 // changesOf is the changes file of e: the scopes in configuration order,
 // each scope's changes (engine order: name, then apply phase) and its
-// state digest when it converged.
-func changesOf(version string, e ending) changes.Changes {
+// state digest when it converged. A run that stopped before its scopes
+// ran (the AWS set-up, the revision, an interruption) lists the scopes
+// the configuration named (configured) with the run's status, as the
+// report does (reportScopes); none when the configuration was never
+// resolved.
+func changesOf(version string, e ending, configured []config.Scope) changes.Changes {
 	var scopes []changes.Scope
 	var cs []changes.Change
+	if e.scopes == nil {
+		for _, s := range configured {
+			scopes = append(scopes, changes.Scope{Name: s.Name, Region: s.AWS.Region, Status: e.status})
+		}
+	}
 	for _, s := range e.scopes {
 		digest := s.StateDigest
 		if s.Status != vocab.StatusConverged {
