@@ -111090,9 +111090,23 @@ function countLabel(k, target) {
   if (k === "schedule_delete" && !targetRow(target).deletionUndoable) return "Delete (immediate)";
   return COUNT_VIEW[k].label;
 }
+function summaryTable(report, target, failure) {
+  const c = report.counts;
+  return {
+    result: failure === void 0 ? `Result: ${report.status}` : `Result: ${failure}`,
+    rows: [
+      ["Status", report.status],
+      ["Verification", report.verification],
+      ...COUNT_KEYS.map((k) => [countLabel(k, target), String(c[k])]),
+      ["Git revision", report.git_revision || "(not resolved)"],
+      ["CLI version", report.tool_version],
+      ["Duration (ms)", String(report.duration_ms)]
+    ]
+  };
+}
 function publish(inputs, report, reportPath, failure, planMarkdown2, notes = []) {
   const c = report.counts;
-  const counts = COUNT_KEYS.map((k) => ({ ...COUNT_VIEW[k], label: countLabel(k, inputs.target), value: String(c[k]) }));
+  const counts = COUNT_KEYS.map((k) => ({ ...COUNT_VIEW[k], value: String(c[k]) }));
   const outputs = {
     status: report.status,
     "cli-version": inputs.cliVersion,
@@ -111103,20 +111117,15 @@ function publish(inputs, report, reportPath, failure, planMarkdown2, notes = [])
   };
   for (const [name, value] of Object.entries(outputs)) setOutput(name, value);
   if (!process.env.GITHUB_STEP_SUMMARY) return Promise.resolve();
-  const row = (k, v) => [k, v];
+  const table = summaryTable(report, inputs.target, failure);
   const summary2 = summary.addHeading(`sops-aws-sync ${inputs.mode}`, 2);
   for (const note of notes) summary2.addRaw(note, true).addEOL();
-  summary2.addRaw(failure === void 0 ? `Result: ${report.status}` : `Result: ${failure}`, true).addTable([
+  summary2.addRaw(table.result, true).addTable([
     [
       { data: "Field", header: true },
       { data: "Value", header: true }
     ],
-    row("Status", report.status),
-    row("Verification", report.verification),
-    ...counts.map((n) => row(n.label, n.value)),
-    row("Git revision", report.git_revision || "(not resolved)"),
-    row("CLI version", report.tool_version),
-    row("Duration (ms)", String(report.duration_ms))
+    ...table.rows
   ]);
   if (planMarkdown2 !== void 0) summary2.addEOL().addRaw(capMarkdown(planMarkdown2, SUMMARY_PLAN_MAX_BYTES).text, true);
   return summary2.write().then(() => void 0);

@@ -152,6 +152,30 @@ export function countLabel(k: CountKey, target: string): string {
 }
 
 /**
+ * The job summary's result line and table rows (field, value) for a
+ * report of a run of target, in that target's words (countLabel): what
+ * publish writes under the heading, before the plan's Markdown.
+ */
+export function summaryTable(
+  report: Report,
+  target: string,
+  failure: FixedMessage | undefined,
+): { result: string; rows: [string, string][] } {
+  const c = report.counts;
+  return {
+    result: failure === undefined ? `Result: ${report.status}` : `Result: ${failure}`,
+    rows: [
+      ['Status', report.status],
+      ['Verification', report.verification],
+      ...COUNT_KEYS.map((k): [string, string] => [countLabel(k, target), String(c[k])]),
+      ['Git revision', report.git_revision || '(not resolved)'],
+      ['CLI version', report.tool_version],
+      ['Duration (ms)', String(report.duration_ms)],
+    ],
+  };
+}
+
+/**
  * Sets the report's outputs and writes the job summary: the heading, the
  * notes (why no plan was computed, src/unplanned.ts), the result, the table
  * of counts and, when the plan file was rendered, that Markdown (cut below
@@ -166,7 +190,7 @@ function publish(
   notes: readonly string[] = [],
 ): Promise<void> {
   const c = report.counts;
-  const counts = COUNT_KEYS.map((k) => ({ ...COUNT_VIEW[k], label: countLabel(k, inputs.target), value: String(c[k]) }));
+  const counts = COUNT_KEYS.map((k) => ({ ...COUNT_VIEW[k], value: String(c[k]) }));
   const outputs = {
     status: report.status,
     'cli-version': inputs.cliVersion,
@@ -177,23 +201,16 @@ function publish(
   } as Record<ReportOutput, string>;
   for (const [name, value] of Object.entries(outputs)) core.setOutput(name, value);
   if (!process.env.GITHUB_STEP_SUMMARY) return Promise.resolve();
-  const row = (k: string, v: string): [string, string] => [k, v];
+  const table = summaryTable(report, inputs.target, failure);
   const summary = core.summary.addHeading(`sops-aws-sync ${inputs.mode}`, 2);
   for (const note of notes) summary.addRaw(note, true).addEOL();
-  summary
-    .addRaw(failure === undefined ? `Result: ${report.status}` : `Result: ${failure}`, true)
-    .addTable([
-      [
-        { data: 'Field', header: true },
-        { data: 'Value', header: true },
-      ],
-      row('Status', report.status),
-      row('Verification', report.verification),
-      ...counts.map((n) => row(n.label, n.value)),
-      row('Git revision', report.git_revision || '(not resolved)'),
-      row('CLI version', report.tool_version),
-      row('Duration (ms)', String(report.duration_ms)),
-    ]);
+  summary.addRaw(table.result, true).addTable([
+    [
+      { data: 'Field', header: true },
+      { data: 'Value', header: true },
+    ],
+    ...table.rows,
+  ]);
   if (planMarkdown !== undefined) summary.addEOL().addRaw(capMarkdown(planMarkdown, SUMMARY_PLAN_MAX_BYTES).text, true);
   return summary.write().then(() => undefined);
 }
