@@ -47,8 +47,10 @@ type outTarget struct {
 	// denyWrite is the IAM action of a value write, denyList that of
 	// discovery.
 	denyWrite, denyList string
-	// exists is the first create answered "already exists" without
-	// taking effect: the scripted fault and the error code a record names.
+	// exists is the third create answered "already exists" without
+	// taking effect (the third: the two sent before it take effect
+	// whatever the order the run sends them in): the scripted fault and
+	// the error code a record names.
 	exists     emulator.ScriptedFault
 	existsCode string
 	// foreign makes a resource of name that no scope owns.
@@ -60,7 +62,7 @@ var outTargets = []outTarget{
 		target:    model.TargetSecretsManager,
 		env:       func(*emu) []string { return nil },
 		denyWrite: "secretsmanager:PutSecretValue", denyList: "secretsmanager:ListSecrets",
-		exists:     emulator.ScriptedFault{Operation: "CreateSecret", Nth: 1, Fault: "error:ResourceExistsException"},
+		exists:     emulator.ScriptedFault{Operation: "CreateSecret", Nth: 3, Fault: "error:ResourceExistsException"},
 		existsCode: "ResourceExistsException",
 		foreign: func(e *emu, name string) {
 			_, err := e.sdk().CreateSecret(context.Background(), &secretsmanager.CreateSecretInput{
@@ -74,7 +76,7 @@ var outTargets = []outTarget{
 			return []string{"AWS_ENDPOINT_URL_SSM=" + e.URL, "SOPS_AWS_SYNC_TARGET=" + string(model.TargetParameterStore)}
 		},
 		denyWrite: "ssm:PutParameter", denyList: "ssm:DescribeParameters",
-		exists:     emulator.ScriptedFault{Operation: "PutParameter", Nth: 1, Fault: "error:ParameterAlreadyExists"},
+		exists:     emulator.ScriptedFault{Operation: "PutParameter", Nth: 3, Fault: "error:ParameterAlreadyExists"},
 		existsCode: "ParameterAlreadyExists",
 		foreign: func(e *emu, name string) {
 			e.putParam(name, `{"made":"by hand"}`, ssmtypes.ParameterTypeSecureString)
