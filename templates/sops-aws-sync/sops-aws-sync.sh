@@ -7,11 +7,15 @@
 #      GitLab's predefined CI_* variables.
 # Out: the CLI's JSON log records on stdout (the job log), the redacted
 #      report, plan file and Markdown plan in $GL_SOPS_AWS_SYNC_OUT (job
-#      artifacts), on a merge request the plan as one merge request note.
+#      artifacts), on a merge request the plan as one merge request note;
+#      a sync's changes file (changes.json: the secrets it changed, names
+#      and ARNs) and changes.env (a dotenv report: status, whether and how
+#      many secrets changed, the changes file's path; no name).
 # Exit: the CLI's exit code (docs/results.md: 0 converged, 2 drift with
 #      plan, 3 invalid, 4 conflict, 5 apply or observation failed,
 #      6 verification failed, 130 interrupted); 1 when this script refuses
-#      to run or a fork's merge request changes secrets unplanned.
+#      to run, a fork's merge request changes secrets unplanned, or the
+#      CLI's exit code and its report disagree.
 #
 # Never printed: a value, the ID token, the note token, the plan's
 # Markdown or the CLI's stderr (read by nobody, like the GitHub Action's).
@@ -59,7 +63,7 @@ trap 'rm -rf "$tmp"' EXIT
 if ! mkdir -p "$out" || ! chmod 700 "$out"; then
 	refuse "cannot create the output directory"
 fi
-rm -f "$out/report.json" "$out/plan.json" "$out/plan.md"
+rm -f "$out/report.json" "$out/plan.json" "$out/plan.md" "$out/changes.json" "$out/changes.env"
 
 # digits N: true when N is 1-19 ASCII digits (a GitLab id).
 digits() {
@@ -198,8 +202,17 @@ fi
 id_token=
 [ -z "$region" ] || export AWS_REGION="$region"
 
+# --max-deletions is one number for one scope: with a config file of
+# several scopes the CLI cannot tell which scope it is for.
+if [ -n "${GL_SOPS_AWS_SYNC_MAX_DELETIONS:-}" ] && [ -n "$config" ]; then
+	case ${GL_SOPS_AWS_SYNC_SCOPES:-} in
+	'' | *,*) refuse "max-deletions with config-file needs scopes to name one scope; for several scopes set max-deletions in each scope's entry of the config file (docs/gitlab-ci.md, max-deletions)" ;;
+	esac
+fi
+
 set -- "$mode" "$@"
 [ "$mode" != plan ] || set -- "$@" --detailed-exit-code
+[ "$mode" != sync ] || set -- "$@" "--changes-file=$out/changes.json"
 [ "${GL_SOPS_AWS_SYNC_SHOW_RESOURCE_NAMES:-false}" != true ] || set -- "$@" --show-resource-names=true
 [ -z "${GL_SOPS_AWS_SYNC_MAX_DELETIONS:-}" ] || set -- "$@" "--max-deletions=$GL_SOPS_AWS_SYNC_MAX_DELETIONS"
 
@@ -220,6 +233,70 @@ case $rc in
 130) say "sops-aws-sync was interrupted (exit 130): docs/recovery.md#exit-130--interrupted" ;;
 *) say "sops-aws-sync ended with exit $rc, which it never returns: a version skew or a crash; see the report artifact" ;;
 esac
+
+# report_disagrees: why the CLI's exit code ($rc) and its report's status
+# and verification tell different stories (the GitHub Action's check,
+# docs/results.md's table: a CLI of another release than the component
+# expects); nothing when they agree or cannot be compared.
+report_disagrees() {
+	if [ ! -f "$out/report.json" ]; then
+		# Exit 3 may come before the report could be written.
+		[ "$rc" -eq 3 ] || printf 'exit %s but no report\n' "$rc"
+		return 0
+	fi
+	command -v jq >/dev/null 2>&1 || {
+		say "warning: the job's image has no jq: the report is not checked against the exit code"
+		return 0
+	}
+	st=$(jq -r '.status // empty' "$out/report.json" 2>/dev/null)
+	ver=$(jq -r '.verification // empty' "$out/report.json" 2>/dev/null)
+	case $mode/$rc/$st in
+	*/0/converged | plan/2/drift | */3/invalid | */4/conflict | */5/apply-failed | */5/observation-failed) ;;
+	sync/6/verification-failed | sync/6/verification-inconclusive | */130/interrupted) ;;
+	*)
+		printf 'exit %s does not allow status %s\n' "$rc" "${st:-(none)}"
+		return 0
+		;;
+	esac
+	want=not-run
+	if [ "$mode" = sync ]; then
+		case $st in
+		converged) want=converged ;;
+		verification-failed) want=failed ;;
+		verification-inconclusive) want=inconclusive ;;
+		esac
+	fi
+	[ "$ver" = "$want" ] || printf 'status %s with verification %s\n' "$st" "${ver:-(none)}"
+}
+
+skew=$(report_disagrees)
+if [ -n "$skew" ]; then
+	say "the CLI's exit status and its redacted report disagree ($skew): pin the component and the image's sops-aws-sync to one release (docs/recovery.md#the-action-says-the-exit-status-and-report-disagree)"
+fi
+
+# A sync's changes for downstream jobs: the changes file (artifact,
+# developers only: it names secrets) and a dotenv report of what carries
+# no name.
+if [ "$mode" = sync ]; then
+	changed=unknown count=
+	if [ -f "$out/changes.json" ] && command -v jq >/dev/null 2>&1; then
+		count=$(jq -r '.changes | length' "$out/changes.json" 2>/dev/null)
+		case $count in
+		'' | *[!0-9]*) count= ;;
+		0) changed=false ;;
+		*) changed=true ;;
+		esac
+	fi
+	rel=${out#"${CI_PROJECT_DIR:-.}"/}
+	{
+		printf 'GL_SOPS_AWS_SYNC_RESULT_STATUS=%s\n' "$(jq -r '.status // empty' "$out/report.json" 2>/dev/null)"
+		printf 'GL_SOPS_AWS_SYNC_RESULT_CHANGED=%s\n' "$changed"
+		printf 'GL_SOPS_AWS_SYNC_RESULT_CHANGE_COUNT=%s\n' "$count"
+		if [ -f "$out/changes.json" ]; then
+			printf 'GL_SOPS_AWS_SYNC_RESULT_CHANGES_FILE=%s/changes.json\n' "$rel"
+		fi
+	} >"$out/changes.env"
+fi
 
 # The plan in Markdown, rendered by the CLI itself from its plan file.
 if [ -f "$out/plan.json" ] && "$cli" show "$out/plan.json" --format=markdown --max-bytes=990000 >"$out/plan.md" 2>/dev/null && [ -s "$out/plan.md" ]; then
@@ -306,4 +383,5 @@ if [ "$mode" = plan ] && [ "$event" = merge_request_event ] && [ "${GL_SOPS_AWS_
 	fi
 fi
 note_token=
+[ -z "$skew" ] || exit 1
 exit "$rc"

@@ -1,0 +1,132 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sops-aws-sync/sops-aws-sync/internal/changes"
+)
+
+// The GitLab component at parity with the GitHub Action (issue 44 §2):
+// a sync's changes for downstream jobs, the report checked against the
+// exit code, max-deletions with a config file of several scopes.
+
+// dotenv reads a dotenv report as GitLab does: KEY=VALUE per line.
+func dotenv(t *testing.T, path string) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err, "no dotenv report")
+	out := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		k, v, ok := strings.Cut(line, "=")
+		require.True(t, ok, "a dotenv line that is not KEY=VALUE: %q", line)
+		out[k] = v
+	}
+	return out
+}
+
+// TestGitLab_SyncPublishesItsChangesForDownstreamJobs: the default
+// branch's sync writes the CLI's changes file into its artifacts and a
+// dotenv report (the template's artifacts:reports:dotenv) saying the
+// status, whether and how many secrets changed and where the changes file
+// is, and no name or ARN; a second sync of the same commit changes nothing.
+func TestGitLab_SyncPublishesItsChangesForDownstreamJobs(t *testing.T) {
+	h := newGitLabHarness(t)
+	docs := h.f.standardDocs()
+	sha := h.f.git("rev-parse", "HEAD")
+
+	_, body := glParse(t, glFile(t, "template.yml"))
+	reports := glMap(t, glMap(t, glMap(t, body["$[[ inputs.name ]]-sync"], "sync")["artifacts"], "artifacts")["reports"], "reports")
+	assert.Equal(t, ".sops-aws-sync/$[[ inputs.name ]]/changes.env", reports["dotenv"])
+	assert.Nil(t, glMap(t, body["$[[ inputs.name ]]-plan"], "plan")["artifacts"], "a plan changes nothing: no dotenv report")
+
+	r := h.run(glPipeline{Job: "sync", Event: "push", Branch: "main", SHA: sha, Sub: glSubMain, Shell: "sh", PipelineID: "801", JobID: "9301"})
+	require.Equal(t, 0, r.Code, "stdout:\n%s", r.Stdout)
+	env := dotenv(t, filepath.Join(r.Out, "changes.env"))
+	assert.Equal(t, map[string]string{
+		"GL_SOPS_AWS_SYNC_RESULT_STATUS":       "converged",
+		"GL_SOPS_AWS_SYNC_RESULT_CHANGED":      "true",
+		"GL_SOPS_AWS_SYNC_RESULT_CHANGE_COUNT": "3",
+		"GL_SOPS_AWS_SYNC_RESULT_CHANGES_FILE": ".sops-aws-sync/sops-aws-sync/changes.json",
+	}, env)
+	raw, err := os.ReadFile(filepath.Join(h.f.Repo, env["GL_SOPS_AWS_SYNC_RESULT_CHANGES_FILE"]))
+	require.NoError(t, err)
+	c, err := changes.Parse(raw)
+	require.NoError(t, err, "the changes artifact is the CLI's own file")
+	var names []string
+	for _, ch := range c.Changes {
+		names = append(names, ch.Name)
+	}
+	for _, d := range docs {
+		assert.Contains(t, names, d.Name)
+	}
+	envText, err := os.ReadFile(filepath.Join(r.Out, "changes.env"))
+	require.NoError(t, err)
+	for _, s := range h.e.state().Secrets {
+		assert.NotContains(t, string(envText), s.ARN, "the dotenv report names no secret")
+		assert.NotContains(t, string(envText), s.Name)
+	}
+
+	r = h.run(glPipeline{Job: "sync", Event: "push", Branch: "main", SHA: sha, Sub: glSubMain, Shell: "bash", PipelineID: "802", JobID: "9302"})
+	require.Equal(t, 0, r.Code, "stdout:\n%s", r.Stdout)
+	env = dotenv(t, filepath.Join(r.Out, "changes.env"))
+	assert.Equal(t, "false", env["GL_SOPS_AWS_SYNC_RESULT_CHANGED"])
+	assert.Equal(t, "0", env["GL_SOPS_AWS_SYNC_RESULT_CHANGE_COUNT"])
+}
+
+// TestGitLab_ReportDisagreeingWithTheExitCodeFailsTheJob: the image's
+// CLI (a wrapper standing in for another release) exits 0 after a plan
+// whose report says drift: the job fails (exit 1) and says the exit
+// status and the report disagree, as the Action does; the real CLI's
+// drift still exits 2.
+func TestGitLab_ReportDisagreeingWithTheExitCodeFailsTheJob(t *testing.T) {
+	h := newGitLabHarness(t)
+	h.f.standardDocs()
+	sha := h.f.git("rev-parse", "HEAD")
+	skewed := filepath.Join(h.ciDir, "skewed-cli")
+	require.NoError(t, os.WriteFile(skewed, []byte("#!/bin/sh\n"+cliBin+" \"$@\"\nrc=$?\n[ \"$1\" = show ] && exit $rc\nexit 0\n"), 0o700))
+
+	r := h.run(glPipeline{Job: "plan", Event: "merge_request_event", SHA: sha, Sub: glSubFeature, Shell: "sh", PipelineID: "811", JobID: "9311",
+		Inputs: map[string]string{"cli": skewed}})
+	assert.Equal(t, 1, r.Code, "stdout:\n%s", r.Stdout)
+	assert.Contains(t, r.Stdout, "sops-aws-sync-gitlab: the CLI's exit status and its redacted report disagree (exit 0 does not allow status drift)")
+	assert.Contains(t, r.Stdout, "docs/recovery.md#the-action-says-the-exit-status-and-report-disagree")
+
+	r = h.run(glPipeline{Job: "plan", Event: "merge_request_event", SHA: sha, Sub: glSubFeature, Shell: "bash", PipelineID: "812", JobID: "9312"})
+	assert.Equal(t, 2, r.Code, "stdout:\n%s", r.Stdout)
+	assert.NotContains(t, r.Stdout, "disagree")
+}
+
+// TestGitLab_MaxDeletionsWithSeveralScopesNeedsOneScope: max-deletions is
+// one number for one scope; with a config file and no scopes input (every
+// scope) or several, the job refuses before the CLI runs and says to name
+// one scope or set max-deletions per scope; with one scope named it runs.
+func TestGitLab_MaxDeletionsWithSeveralScopesNeedsOneScope(t *testing.T) {
+	h := newGitLabHarness(t)
+	h.f.standardDocs()
+	config := filepath.Join(h.f.Repo, "ci", "sync.yaml")
+	require.NoError(t, os.MkdirAll(filepath.Dir(config), 0o700))
+	require.NoError(t, os.WriteFile(config, []byte("repository-id: "+h.f.RepoID+"\nscopes:\n"+
+		"  - name: one\n    secret-prefix: "+h.f.Prefix+"\n    aws-region: "+glRegion+"\n"+
+		"  - name: two\n    secret-prefix: "+h.f.Prefix+"-two\n    source-root: other\n    aws-region: "+glRegion+"\n    allow-empty: true\n"), 0o600))
+	sha := h.f.commit("a config file of two scopes")
+
+	for i, scopes := range []string{"", "one,two"} {
+		before := len(h.cliEnvs())
+		r := h.run(glPipeline{Job: "plan", Event: "merge_request_event", SHA: sha, Sub: glSubFeature, Shell: "sh",
+			PipelineID: "82" + string(rune('0'+i)), JobID: "932" + string(rune('0'+i)),
+			Inputs: map[string]string{"config-file": "ci/sync.yaml", "scopes": scopes, "max-deletions": "1", "secret-prefix": "", "repository-id": ""}})
+		assert.Equal(t, 1, r.Code, "scopes %q: stdout:\n%s", scopes, r.Stdout)
+		assert.Contains(t, r.Stdout, "max-deletions with config-file needs scopes to name one scope", "scopes %q", scopes)
+		assert.Equal(t, before, len(h.cliEnvs()), "scopes %q: the CLI never ran", scopes)
+	}
+	r := h.run(glPipeline{Job: "plan", Event: "merge_request_event", SHA: sha, Sub: glSubFeature, Shell: "bash", PipelineID: "829", JobID: "9329",
+		Inputs: map[string]string{"config-file": "ci/sync.yaml", "scopes": "one", "max-deletions": "1", "secret-prefix": "", "repository-id": ""}})
+	assert.Equal(t, 2, r.Code, "one scope named: the plan runs (drift)\nstdout:\n%s", r.Stdout)
+	assert.NotContains(t, r.Stdout, "needs scopes to name one scope")
+}
