@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -34,6 +35,9 @@ type Config struct {
 	// Rotations is the number of rotation scenarios (GenerateRotation,
 	// SPEC §13) played after the others; 0 = none.
 	Rotations int
+	// PSPrimary is the number of Parameter Store primary scenarios
+	// (GeneratePSPrimary, SPEC §16) played after the others; 0 = none.
+	PSPrimary int
 }
 
 // Summary aggregates a campaign.
@@ -96,6 +100,21 @@ type Summary struct {
 	// emulator refused.
 	RotationDuring  map[string]int
 	RotationRefused int
+	// RotationConverged counts the rotation scenarios whose final sync
+	// exited 0.
+	RotationConverged int
+	// The Parameter Store primary scenarios (PSPrimary, GeneratePSPrimary):
+	// PSP counts them, PSPRuns their CLI runs, PSPBig those with a value
+	// past the standard tier, PSPConverged those whose final sync and plan
+	// exited 0, PSPViolations their violations; PSPTiers counts runs by
+	// tier, PSPKMS runs by KMS key setting ("none" when not managed),
+	// PSPDescribed runs that configured a description; PSPPuts counts their
+	// PutParameter calls by the tier they named ("" none); PSPFaultRuns
+	// the runs under faults, PSPDrifts the other writer's changes applied,
+	// PSPParams the parameters desired at the end, read back.
+	PSP, PSPRuns, PSPBig, PSPConverged, PSPViolations int
+	PSPTiers, PSPKMS, PSPPuts                         map[string]int
+	PSPDescribed, PSPFaultRuns, PSPDrifts, PSPParams  int
 	// The Parameter Store draw (Outcome's PS figures summed): PSScenarios
 	// counts the scenarios with a Parameter Store scope, PSRuns their CLI
 	// runs, PSViolations the violations found in them.
@@ -106,8 +125,13 @@ type Summary struct {
 
 // Failed reports whether the campaign must fail.
 func (s *Summary) Failed() bool {
-	return len(s.Violations) > 0 || len(s.Leaks) > 0 || s.HarnessErrors > 0 || s.Converged < s.Scenarios
+	return len(s.Violations) > 0 || len(s.Leaks) > 0 || s.HarnessErrors > 0 || s.Converged < s.Scenarios || s.PSPConverged < s.PSP ||
+		s.RotationConverged < s.Rotations
 }
+
+// Total is the number of scenarios of every family: the estate scenarios,
+// the rotation scenarios and the Parameter Store primary ones.
+func (s *Summary) Total() int { return s.Scenarios + s.Rotations + s.PSP }
 
 // RunCampaign plays the campaign and returns its summary.
 func RunCampaign(cfg Config) (*Summary, error) {
@@ -289,49 +313,10 @@ func RunCampaign(cfg Config) (*Summary, error) {
 			}
 		}
 	}
-	for i := range cfg.Rotations {
-		if cfg.Only >= 0 {
-			break
-		}
-		rs := GenerateRotation(cfg.Seed, i)
-		dir := filepath.Join(cfg.WorkDir, fmt.Sprintf("rotation-%d", i))
-		if err := os.MkdirAll(dir, 0o700); err != nil {
+	if cfg.Only < 0 {
+		if err := runExtras(cfg, enc, sum); err != nil {
 			return nil, err
 		}
-		obs, err := PlayRotation(cfg.CLI, cfg.Emulator, enc, dir, rs)
-		sum.Rotations++
-		if err != nil {
-			sum.HarnessErrors++
-			if cfg.Progress != nil {
-				fmt.Fprintf(cfg.Progress, "rotation scenario %d: harness error: %v\n", i, err)
-			}
-			continue
-		}
-		for _, o := range obs {
-			if o.Event.Sync {
-				sum.RotationSyncs++
-			}
-			if o.Event.Sync && o.Event.Step != "" && !o.Skipped {
-				if sum.RotationDuring == nil {
-					sum.RotationDuring = map[string]int{}
-				}
-				if o.Fired {
-					sum.RotationDuring[o.Event.At]++
-				} else {
-					sum.RotationDuring["after"]++
-				}
-			}
-			if o.Refused != "" {
-				sum.RotationRefused++
-			}
-		}
-		for _, v := range CheckRotation(rs, obs) {
-			sum.Violations[v.Kind]++
-			if cfg.Progress != nil {
-				fmt.Fprintf(cfg.Progress, "rotation scenario %d FAILED: %s\n", i, v)
-			}
-		}
-		_ = os.RemoveAll(dir)
 	}
 	sort.Slice(sum.Failures, func(i, j int) bool { return sum.Failures[i].Index < sum.Failures[j].Index })
 	sort.Slice(durations, func(i, j int) bool { return durations[i] < durations[j] })
@@ -359,4 +344,194 @@ func describe(o Outcome) string {
 		parts = append(parts, "artifacts "+o.Artifacts)
 	}
 	return strings.Join(parts, "; ")
+}
+
+// extraJob is one scenario of a family played after the estate scenarios:
+// a rotation scenario or a Parameter Store primary one.
+type extraJob struct {
+	rotation bool
+	index    int
+}
+
+// runExtras plays cfg.Rotations rotation scenarios and cfg.PSPrimary
+// Parameter Store primary scenarios on cfg.Workers workers (each its own
+// emulator process per scenario) and adds them to sum.
+func runExtras(cfg Config, enc *Encrypter, sum *Summary) error {
+	jobs := make(chan extraJob)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range cfg.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				name := fmt.Sprintf("psp-%d", j.index)
+				if j.rotation {
+					name = fmt.Sprintf("rotation-%d", j.index)
+				}
+				dir := filepath.Join(cfg.WorkDir, name)
+				if err := os.MkdirAll(dir, 0o700); err != nil {
+					mu.Lock()
+					sum.HarnessErrors++
+					mu.Unlock()
+					continue
+				}
+				if j.rotation {
+					rs := GenerateRotation(cfg.Seed, j.index)
+					obs, err := PlayRotation(cfg.CLI, cfg.Emulator, enc, dir, rs)
+					mu.Lock()
+					sum.addRotation(cfg, j.index, rs, obs, err)
+					mu.Unlock()
+				} else {
+					ps, err := GeneratePSPrimary(cfg.Seed, j.index)
+					var ev Evidence
+					if err == nil {
+						ev, err = PlayPSPrimary(cfg.CLI, cfg.Emulator, enc, dir, ps)
+					}
+					mu.Lock()
+					sum.addPSPrimary(cfg, j.index, ps, ev, err)
+					mu.Unlock()
+				}
+				_ = os.RemoveAll(dir)
+			}
+		}()
+	}
+	for i := range max(cfg.Rotations, cfg.PSPrimary) {
+		if i < cfg.Rotations {
+			jobs <- extraJob{rotation: true, index: i}
+		}
+		if i < cfg.PSPrimary {
+			jobs <- extraJob{index: i}
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	return nil
+}
+
+// addRotation adds rotation scenario i to s (the caller holds the lock).
+func (s *Summary) addRotation(cfg Config, i int, rs RotScenario, obs []RotObservation, err error) {
+	s.Rotations++
+	if err != nil {
+		s.HarnessErrors++
+		if cfg.Progress != nil {
+			fmt.Fprintf(cfg.Progress, "rotation scenario %d: harness error: %v\n", i, err)
+		}
+		return
+	}
+	for _, o := range obs {
+		if o.Event.Sync {
+			s.RotationSyncs++
+		}
+		if o.Event.Sync && o.Event.Step != "" && !o.Skipped {
+			if s.RotationDuring == nil {
+				s.RotationDuring = map[string]int{}
+			}
+			if o.Fired {
+				s.RotationDuring[o.Event.At]++
+			} else {
+				s.RotationDuring["after"]++
+			}
+		}
+		if o.Refused != "" {
+			s.RotationRefused++
+		}
+	}
+	if n := len(obs); n > 0 && obs[n-1].Event.Final && obs[n-1].Code == 0 {
+		s.RotationConverged++
+	}
+	for _, v := range CheckRotation(rs, obs) {
+		if v.Kind == "aws-owned-leak" {
+			s.Leaks[v.Kind]++
+		} else {
+			s.Violations[v.Kind]++
+		}
+		if cfg.Progress != nil {
+			fmt.Fprintf(cfg.Progress, "rotation scenario %d FAILED: %s\n", i, v)
+		}
+	}
+}
+
+// addPSPrimary adds Parameter Store primary scenario i to s (the caller
+// holds the lock).
+func (s *Summary) addPSPrimary(cfg Config, i int, ps PSPScenario, ev Evidence, err error) {
+	s.PSP++
+	if err != nil {
+		s.HarnessErrors++
+		if cfg.Progress != nil {
+			fmt.Fprintf(cfg.Progress, "Parameter Store primary scenario %d: harness error: %v\n", i, err)
+		}
+		return
+	}
+	if s.PSPTiers == nil {
+		s.PSPTiers, s.PSPKMS, s.PSPPuts = map[string]int{}, map[string]int{}, map[string]int{}
+	}
+	s.PSPRuns += len(ev.Runs)
+	if ps.Big {
+		s.PSPBig++
+	}
+	final := 0
+	for k, rr := range ev.Runs {
+		run := ps.Runs[k]
+		s.PSPTiers[run.Tier]++
+		kms := "none"
+		if m := run.Metadata; m != nil && m.KMSKeyID != "" {
+			kms = m.KMSKeyID
+		}
+		s.PSPKMS[kms]++
+		if run.Metadata != nil && run.Metadata.Description != "" {
+			s.PSPDescribed++
+		}
+		if len(run.Faults.Script) > 0 || run.Faults.AmbiguousRate > 0 || run.Faults.ErrorRate > 0 {
+			s.PSPFaultRuns++
+		}
+		if run.Final && rr.Exit == 0 {
+			final++
+		}
+	}
+	if final == 2 {
+		s.PSPConverged++
+	}
+	for _, d := range ev.PSDrifts {
+		if d.Applied {
+			s.PSPDrifts++
+		}
+	}
+	for _, c := range ev.Calls {
+		if c.Service == "ssm" && c.Op == "PutParameter" {
+			s.PSPPuts[c.Tier]++
+		}
+	}
+	s.PSPParams += len(ps.Scope.Docs[len(ps.Scope.Docs)-1])
+	vs := CheckPSPrimary(ps, ev)
+	for _, v := range vs {
+		if v.Kind == "psp-leak" {
+			s.Leaks[v.Kind]++
+		} else {
+			s.Violations[v.Kind]++
+			s.PSPViolations++
+		}
+		if cfg.Progress != nil {
+			fmt.Fprintf(cfg.Progress, "Parameter Store primary scenario %d FAILED: %s\n", i, v)
+		}
+	}
+	if len(vs) > 0 && cfg.Artifacts != "" {
+		keepPSPrimary(cfg.Artifacts, i, ps, ev)
+	}
+}
+
+// keepPSPrimary writes a failing Parameter Store primary scenario's runs
+// (outputs and reports, never a key) under artifacts/psp-N.
+func keepPSPrimary(artifacts string, i int, ps PSPScenario, ev Evidence) {
+	dir := filepath.Join(artifacts, fmt.Sprintf("psp-%d", i))
+	if os.MkdirAll(dir, 0o755) != nil {
+		return
+	}
+	for k, rr := range ev.Runs {
+		run := ps.Runs[k]
+		head := fmt.Sprintf("%s revision %d tier %s metadata %+v max-deletions %v faults %+v final %v exit %d\n",
+			run.Command, run.Revision, run.Tier, run.Metadata, run.MaxDeletions != nil, run.Faults, run.Final, rr.Exit)
+		body := bytes.Join([][]byte{[]byte(head), rr.Stdout, rr.Stderr, rr.Report}, []byte("\n"))
+		_ = os.WriteFile(filepath.Join(dir, fmt.Sprintf("run-%d.txt", k+1)), body, 0o644)
+	}
 }

@@ -52,6 +52,8 @@ type Call struct {
 	Names     []string
 	Overwrite bool
 	Type      string
+	// Tier is PutParameter's Tier ("" when absent).
+	Tier string
 }
 
 // Mutating reports whether op changes state.
@@ -230,6 +232,7 @@ type reqFields struct {
 	Overwrite  *bool    `json:"Overwrite"`
 	Type       string   `json:"Type"`
 	TagKeys    []string `json:"TagKeys"`
+	Tier       string   `json:"Tier"`
 }
 
 // signedRegion is the Region of a SigV4 Authorization header's credential
@@ -293,7 +296,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_ = json.Unmarshal(body, &f)
 	c := Call{Op: op, Target: f.SecretID, Token: f.ClientRequestToken, HasValue: f.SecretString != nil || f.SecretBinary != nil}
 	if ssmOp, ok := strings.CutPrefix(op, "AmazonSSM."); ok {
-		c = Call{Op: ssmOp, Service: "ssm", Target: f.Name, Names: f.Names, Type: f.Type}
+		c = Call{Op: ssmOp, Service: "ssm", Target: f.Name, Names: f.Names, Type: f.Type, Tier: f.Tier}
 		if c.Target == "" {
 			c.Target = f.ResourceID
 		}

@@ -26,13 +26,15 @@ func (s *Summary) Markdown() string {
 	if !s.Quotas {
 		args = " CHAOS_ARGS=-quotas=false"
 	}
-	p("Campaign of %s: `make chaos SCENARIOS=%d SEED=%d%s` with %d workers — **%s**.\n\n",
-		s.Started.UTC().Format("2006-01-02 15:04 UTC"), s.Scenarios, s.Seed, args, s.Workers, verdict)
+	p("Campaign of %s: `make chaos SCENARIOS=%d CHAOS_ROTATIONS=%d CHAOS_PS_PRIMARY=%d SEED=%d%s` with %d workers — **%s**.\n\n",
+		s.Started.UTC().Format("2006-01-02 15:04 UTC"), s.Scenarios, s.Rotations, s.PSP, s.Seed, args, s.Workers, verdict)
 	p("| scenarios | runs of the CLI | kill plans | SIGKILLs fired (scenarios) | converged | invariant violations | leaks | harness errors | wall time |\n")
 	p("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	p("| %d | %d | %d | %d (%d) | %d | %d | %d | %d | %s |\n\n",
-		s.Scenarios, s.Runs, s.KillPlans, s.Kills, s.ScenariosWithKillFired, s.Converged,
+		s.Total(), s.Runs+s.RotationSyncs+s.PSPRuns, s.KillPlans, s.Kills, s.ScenariosWithKillFired, s.Converged+s.RotationConverged+s.PSPConverged,
 		total(s.Violations), total(s.Leaks), s.HarnessErrors, s.Wall.Round(time.Second))
+	p("Scenarios by family: %d estate scenarios (%d runs of the CLI; the figures below up to Rotation are theirs), %d rotation scenarios (%d syncs), %d Parameter Store primary scenarios (%d runs).\n\n",
+		s.Scenarios, s.Runs, s.Rotations, s.RotationSyncs, s.PSP, s.PSPRuns)
 	p("Scenario duration: %s. Documents cross-checked with the sops CLI: %d.\n\n", s.ScenarioDurationsSummary, s.CrossChecked)
 	if s.Runs > 0 {
 		p("CLI processes: %d ms of wall time on average, of which the run itself (report `duration_ms`) %d ms.\n\n",
@@ -65,6 +67,12 @@ func (s *Summary) Markdown() string {
 	if s.Rotations > 0 {
 		p("Rotation (SPEC §13): %d scenarios, %d syncs; rotation steps played inside a sync's run: %d before the read, %d between the read and the write, %d during verification (%d drawn at a point the run never reached, played after it); %d steps refused by the emulator. The checker requires that an AWS-owned key is never reverted, a Git-owned key converges, no run ends converged while AWS holds another value or a pending version would drop its write, and no rotation step is refused because a run left the secret looking mid-rotation.\n\n",
 			s.Rotations, s.RotationSyncs, s.RotationDuring[AtBeforeRead], s.RotationDuring[AtReadWrite], s.RotationDuring[AtVerify], s.RotationDuring["after"], s.RotationRefused)
+	}
+
+	if s.PSP > 0 {
+		p("Parameter Store as the primary scope (SPEC §16): %d scenarios whose only scope is a parameter-store scope given by flags, %d CLI runs (%d under faults), %d converged (final sync and plan exit 0); %d with a value past the standard tier (every run advanced). Runs by tier: %d standard, %d advanced; by kms-key-id: %s; %d runs configured a description. PutParameter calls by the tier they named: %s. %d changes by another writer applied; %d parameters desired at the end, read back with the SDK's SSM client; %d violations. The checker holds every Parameter Store invariant above (ps-*) and the primary's own (psp-*: exit code and report agree, no conflict and no failure without a fault, convergence and an idempotent plan, the tier named as configured and never upgraded by a standard run, the configured key and description on every parameter, no leak).\n\n",
+			s.PSP, s.PSPRuns, s.PSPFaultRuns, s.PSPConverged, s.PSPBig, s.PSPTiers["standard"], s.PSPTiers["advanced"],
+			countsText(s.PSPKMS), s.PSPDescribed, countsText(s.PSPPuts), s.PSPDrifts, s.PSPParams, s.PSPViolations)
 	}
 
 	p("Faults injected, by kind (emulator counters, `GET /_emulator/stats`, summed over scenarios):\n\n")
@@ -146,4 +154,21 @@ func UpdateDoc(path, section string) error {
 		text += "\n" + block + "\n"
 	}
 	return os.WriteFile(path, []byte(text), 0o644)
+}
+
+// countsText renders counts as "k n, k n" in key order ("(none)" for the
+// empty key, "-" when there are none).
+func countsText(m map[string]int) string {
+	var parts []string
+	for _, k := range sortedKeys(m) {
+		name := k
+		if name == "" {
+			name = "(none)"
+		}
+		parts = append(parts, fmt.Sprintf("`%s` %d", name, m[k]))
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ")
 }
