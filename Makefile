@@ -183,7 +183,9 @@ e2e: tools
 ##   changes, foreign secrets, emulator faults and SIGKILLs against the real binaries, an invariant
 ##   check after each, a canary scan of every output; then every fuzz target of internal/desired,
 ##   internal/canonical and internal/emulator for CHAOS_FUZZTIME each. Non-zero exit on any violation
-##   or leak. Summary into bin/chaos/summary.md and CHAOS_DOC (empty = no doc update).
+##   or leak. Summary into bin/chaos/summary.md and CHAOS_DOC (empty = no doc update). A fuzz target
+##   that fails with Go's bare "context deadline exceeded" and writes no input is Go's coordinator
+##   race at the -fuzztime deadline (go.dev/issue/75804, Go < 1.27), said and not counted.
 ##   Replay one scenario: make chaos SEED=S CHAOS_ARGS='-only N -v'
 ##   The 500 of docs/reliability.md: SCENARIOS estate scenarios, then CHAOS_ROTATIONS rotation
 ##   scenarios (SPEC §13) and CHAOS_PS_PRIMARY scenarios with Parameter Store as the primary scope
@@ -206,7 +208,16 @@ chaos: tools build
 	@set -e; for pkg in $(CHAOS_FUZZ_PKGS); do \
 		for t in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$pkg/*_test.go); do \
 			echo "chaos: fuzz $$pkg $$t for $(CHAOS_FUZZTIME)"; \
-			$(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(CHAOS_FUZZTIME) $$pkg; \
+			before=$$(ls $$pkg/testdata/fuzz/$$t 2>/dev/null | wc -l); out=$$(mktemp); rc=0; \
+			$(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(CHAOS_FUZZTIME) $$pkg >$$out 2>&1 || rc=$$?; \
+			cat $$out; \
+			if [ $$rc -ne 0 ]; then \
+				after=$$(ls $$pkg/testdata/fuzz/$$t 2>/dev/null | wc -l); \
+				if [ "$$after" = "$$before" ] && grep -qx '    context deadline exceeded' $$out && ! grep -q 'Failing input written' $$out; then \
+					echo "chaos: $$t ended on Go's fuzz-coordinator deadline race (go.dev/issue/75804, fixed in Go 1.27) with no input written: not a finding"; \
+				else rm -f $$out; exit 1; fi; \
+			fi; \
+			rm -f $$out; \
 		done; \
 	done
 
