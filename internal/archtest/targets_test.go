@@ -97,6 +97,42 @@ func TestTargetsAreAskedNotCompared(t *testing.T) {
 			t.Errorf("%s compares a target with a target constant: ask the row (model.Target's methods) instead", at)
 		}
 	}
+	text := readArchitecture(t).rule(t, "Targets are asked, not compared")
+	if !strings.Contains(text, "no product file calls `model.AddTestTarget`") {
+		t.Errorf("the rule \"Targets are asked, not compared\" no longer says that no product file calls `model.AddTestTarget`: change this test with it")
+	}
+	for _, p := range productGoFiles(t, 100, "internal", "cmd") {
+		rel := filepath.ToSlash(strings.TrimPrefix(p, "../../"))
+		if rel == testTargetFile {
+			continue
+		}
+		if calls := testTargetCalls(t, p); len(calls) > 0 {
+			t.Errorf("%s calls model.AddTestTarget at line %v: only tests add a row to the target table", rel, calls)
+		}
+	}
+}
+
+// testTargetFile declares model.AddTestTarget, the hook by which a test
+// adds a row to the target table.
+const testTargetFile = "internal/model/testtarget.go"
+
+// testTargetCalls returns the lines of path that name AddTestTarget (a
+// call, or the function as a value).
+func testTargetCalls(t *testing.T, path string) []int {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []int
+	ast.Inspect(f, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && id.Name == "AddTestTarget" {
+			out = append(out, fset.Position(id.Pos()).Line)
+		}
+		return true
+	})
+	return out
 }
 
 // TestTargetComparisonsSeenInEveryForm: the check finds ==, != and a case

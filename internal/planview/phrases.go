@@ -52,13 +52,14 @@ func wholeValuePhrase(o Op) string {
 
 // conflictText is, per conflict class, what was found and what to do
 // (docs/recovery.md, exit 4). A class every target can meet says
-// {resource} for the target's resource and {deleted} for what its
+// {resource} (or {a resource}, with its article) for the target's
+// resource and {deleted} for what its
 // deletion does (conflictWords fills them from model.TargetWords); the
 // others are Secrets Manager's own (rotation, replication, staging,
 // payload) or Parameter Store's (parameter-shape).
 var conflictText = map[vocab.ConflictClass][2]string{
-	vocab.ConflictOwnership: {"a {resource} with this name exists and is not owned by this scope",
-		"rename the document or choose another --secret-prefix; to take over a {resource} made by hand, name it in adopt (docs/migration.md); a {resource} carrying sops-aws-sync: tags of another scope is never adopted"},
+	vocab.ConflictOwnership: {"{a resource} with this name exists and is not owned by this scope",
+		"rename the document or choose another --secret-prefix; to take over {a resource} made by hand, name it in adopt (docs/migration.md); {a resource} carrying sops-aws-sync: tags of another scope is never adopted"},
 	vocab.ConflictSource: {"owned by this scope, but created from another document",
 		"rename the document back, or move it to a fresh name and let the old {resource} be {deleted} first"},
 	vocab.ConflictSourceTag: {"the sops-aws-sync:source tag is not a 64-hex digest",
@@ -111,7 +112,11 @@ func conflictWords(c vocab.ConflictClass, k vocab.ConflictCase, w model.TargetWo
 	if immediate {
 		deleted = "deleted"
 	}
-	in := strings.NewReplacer("{resource}", w.Resource, "{deleted}", deleted)
+	article := "a "
+	if w.Resource != "" && strings.ContainsRune("aeiou", rune(w.Resource[0])) {
+		article = "an "
+	}
+	in := strings.NewReplacer("{a resource}", article+w.Resource, "{resource}", w.Resource, "{deleted}", deleted)
 	return [2]string{in.Replace(t[0]), in.Replace(t[1])}, ok
 }
 
