@@ -10,7 +10,8 @@
 #      artifacts), on a merge request the plan as one merge request note;
 #      a sync's changes file (changes.json: the secrets it changed, names
 #      and ARNs) and changes.env (a dotenv report: status, whether and how
-#      many secrets changed, the changes file's path; no name).
+#      many secrets changed, the changes file's path; no name); a scheduled
+#      drift check's plan as one issue, closed when AWS matches again.
 # Exit: the CLI's exit code (docs/results.md: 0 converged, 2 drift with
 #      plan, 3 invalid, 4 conflict, 5 apply or observation failed,
 #      6 verification failed, 130 interrupted); 1 when this script refuses
@@ -41,17 +42,21 @@ sha=${CI_COMMIT_SHA:-}
 event=${CI_PIPELINE_SOURCE:-}
 
 case $mode in
-plan | sync) ;;
-*) refuse "GL_SOPS_AWS_SYNC_MODE must be plan or sync" ;;
+plan | sync | drift) ;;
+*) refuse "GL_SOPS_AWS_SYNC_MODE must be plan, sync or drift" ;;
 esac
+# The CLI's command: a drift check is a plan.
+cmd=$mode
+[ "$mode" != drift ] || cmd=plan
 case $sha in
 '' | *[!0-9a-f]*) refuse "CI_COMMIT_SHA is not a commit SHA" ;;
 esac
 command -v "$cli" >/dev/null 2>&1 || refuse "the job's image has no $cli on PATH (docs/gitlab-ci.md, the image)"
-if [ "$mode" = sync ]; then
-	# A sync writes AWS: only from a branch pipeline, never a merge request's.
-	[ "$event" != merge_request_event ] || refuse "sync never runs in a merge request pipeline"
-	[ -n "${CI_COMMIT_BRANCH:-}" ] || refuse "sync runs only in a branch pipeline (CI_COMMIT_BRANCH is empty)"
+if [ "$mode" != plan ]; then
+	# A sync writes AWS, a drift check files an issue: only from a branch
+	# pipeline, never a merge request's.
+	[ "$event" != merge_request_event ] || refuse "$mode never runs in a merge request pipeline"
+	[ -n "${CI_COMMIT_BRANCH:-}" ] || refuse "$mode runs only in a branch pipeline (CI_COMMIT_BRANCH is empty)"
 fi
 if [ -z "$repo_id" ] && [ -z "$config" ]; then
 	repo_id=${CI_PROJECT_PATH:-}
@@ -182,7 +187,7 @@ fi
 # default chain (AssumeRoleWithWebIdentity with AWS_ROLE_ARN). plan may
 # use a read-only role of its own.
 role=${GL_SOPS_AWS_SYNC_ROLE_ARN:-}
-if [ "$mode" = plan ] && [ -n "${GL_SOPS_AWS_SYNC_PLAN_ROLE_ARN:-}" ]; then
+if [ "$cmd" = plan ] && [ -n "${GL_SOPS_AWS_SYNC_PLAN_ROLE_ARN:-}" ]; then
 	role=$GL_SOPS_AWS_SYNC_PLAN_ROLE_ARN
 fi
 if [ -n "$role" ]; then
@@ -210,13 +215,13 @@ if [ -n "${GL_SOPS_AWS_SYNC_MAX_DELETIONS:-}" ] && [ -n "$config" ]; then
 	esac
 fi
 
-set -- "$mode" "$@"
-[ "$mode" != plan ] || set -- "$@" --detailed-exit-code
+set -- "$cmd" "$@"
+[ "$cmd" != plan ] || set -- "$@" --detailed-exit-code
 [ "$mode" != sync ] || set -- "$@" "--changes-file=$out/changes.json"
 [ "${GL_SOPS_AWS_SYNC_SHOW_RESOURCE_NAMES:-false}" != true ] || set -- "$@" --show-resource-names=true
 [ -z "${GL_SOPS_AWS_SYNC_MAX_DELETIONS:-}" ] || set -- "$@" "--max-deletions=$GL_SOPS_AWS_SYNC_MAX_DELETIONS"
 
-say "running sops-aws-sync $mode of commit $sha"
+say "running sops-aws-sync $cmd of commit $sha"
 "$cli" "$@" </dev/null 2>"$tmp/stderr"
 rc=$?
 [ ! -s "$tmp/stderr" ] || say "warning: sops-aws-sync wrote a diagnostic to stderr (not shown)"
@@ -225,7 +230,13 @@ rc=$?
 # and where the recovery guide starts.
 case $rc in
 0) say "done (exit 0)" ;;
-2) say "sops-aws-sync plan detected drift (exit 2): merging changes AWS; the plan is in the merge request note and the artifacts" ;;
+2)
+	if [ "$mode" = drift ]; then
+		say "sops-aws-sync plan detected drift (exit 2): AWS differs from the default branch; the plan is in the drift issue and the artifacts"
+	else
+		say "sops-aws-sync plan detected drift (exit 2): merging changes AWS; the plan is in the merge request note and the artifacts"
+	fi
+	;;
 3) say "sops-aws-sync rejected the configuration or desired state (exit 3): docs/recovery.md#exit-3--invalid" ;;
 4) say "sops-aws-sync found an ownership or observed-state conflict (exit 4): docs/recovery.md#exit-4--conflict" ;;
 5) say "sops-aws-sync apply did not complete safely (exit 5): docs/recovery.md#exit-5--apply-failed-or-observation-failed" ;;
@@ -250,7 +261,7 @@ report_disagrees() {
 	}
 	st=$(jq -r '.status // empty' "$out/report.json" 2>/dev/null)
 	ver=$(jq -r '.verification // empty' "$out/report.json" 2>/dev/null)
-	case $mode/$rc/$st in
+	case $cmd/$rc/$st in
 	*/0/converged | plan/2/drift | */3/invalid | */4/conflict | */5/apply-failed | */5/observation-failed) ;;
 	sync/6/verification-failed | sync/6/verification-inconclusive | */130/interrupted) ;;
 	*)
@@ -323,6 +334,15 @@ curl_api() {
 	fi
 }
 
+# scope_digest: what the run writes to, hashed so that no prefix, role or
+# account shows in a note or an issue.
+scope_digest() {
+	jq -cn --arg repo "$repo_id" --arg root "${GL_SOPS_AWS_SYNC_SOURCE_ROOT:-}" \
+		--arg prefix "${GL_SOPS_AWS_SYNC_SECRET_PREFIX:-}" --arg region "$region" --arg role "$role" \
+		--arg config "$config" --arg scopes "${GL_SOPS_AWS_SYNC_SCOPES:-}" \
+		'["sops-aws-sync/gitlab-scope/v1",$repo,$root,$prefix,$region,$role,$config,$scopes]' | sha256sum | cut -c1-16
+}
+
 # post_note: edits the oldest note of this run's marker that the token's
 # own user wrote, or creates one; never another user's note.
 post_note() {
@@ -337,10 +357,7 @@ post_note() {
 	notes=$api/projects/$CI_PROJECT_ID/merge_requests/$CI_MERGE_REQUEST_IID/notes
 	# The marker: what the run writes to, hashed so that no prefix, role or
 	# account shows in the note.
-	digest=$(jq -cn --arg repo "$repo_id" --arg root "${GL_SOPS_AWS_SYNC_SOURCE_ROOT:-}" \
-		--arg prefix "${GL_SOPS_AWS_SYNC_SECRET_PREFIX:-}" --arg region "$region" --arg role "$role" \
-		--arg config "$config" --arg scopes "${GL_SOPS_AWS_SYNC_SCOPES:-}" \
-		'["sops-aws-sync/gitlab-scope/v1",$repo,$root,$prefix,$region,$role,$config,$scopes]' | sha256sum | cut -c1-16)
+	digest=$(scope_digest)
 	marker="<!-- sops-aws-sync:plan:$digest -->"
 	code=$(curl_api GET "$api/user" "" "$tmp/user.json")
 	[ "$code" = 200 ] || { note_fail "reading the token's user returned HTTP $code"; return 1; }
@@ -371,6 +388,84 @@ post_note() {
 		say "plan note created on merge request !$CI_MERGE_REQUEST_IID"
 	fi
 }
+
+# issue_fail REASON: the issue is not the job's result: a warning and the reason.
+issue_fail() {
+	say "warning: sops-aws-sync could not update the drift issue: $1"
+	return 1
+}
+
+# drift_issue: keeps one open issue of this scope's marker, written by the
+# token's own user and labelled sops-aws-sync-drift: on drift (exit 2) it
+# is created, or edited when the plan changed; when AWS matches (exit 0)
+# it is closed; any other exit leaves it as it is (the job fails instead).
+drift_issue() {
+	for tool in curl jq sha256sum; do
+		command -v "$tool" >/dev/null 2>&1 || issue_fail "the job's image has no $tool" || return 1
+	done
+	api=${CI_API_V4_URL:-}
+	digits "${CI_PROJECT_ID:-}" || { issue_fail "CI_PROJECT_ID is not a number"; return 1; }
+	[ -n "$api" ] || { issue_fail "CI_API_V4_URL is empty"; return 1; }
+	issues=$api/projects/$CI_PROJECT_ID/issues
+	marker="<!-- sops-aws-sync:drift:$(scope_digest) -->"
+	code=$(curl_api GET "$api/user" "" "$tmp/user.json")
+	[ "$code" = 200 ] || { issue_fail "reading the token's user returned HTTP $code"; return 1; }
+	me=$(jq -r '.id // empty' "$tmp/user.json" 2>/dev/null)
+	digits "$me" || { issue_fail "the token's user has no id"; return 1; }
+	found='' current=''
+	page=1
+	while [ "$page" -le 100 ]; do
+		code=$(curl_api GET "$issues?state=opened&labels=sops-aws-sync-drift&sort=asc&order_by=created_at&per_page=100&page=$page" "" "$tmp/issues.json")
+		[ "$code" = 200 ] || { issue_fail "listing the project's issues returned HTTP $code"; return 1; }
+		found=$(jq -r --arg m "$marker" --argjson me "$me" \
+			'[.[] | select(.author.id == $me and ((.description // "") as $d | $d == $m or ($d | startswith($m + "\n"))))][0].iid // empty' \
+			"$tmp/issues.json" 2>/dev/null) || { issue_fail "the issues list is not JSON"; return 1; }
+		if [ -n "$found" ]; then
+			jq -r --argjson iid "$found" '.[] | select(.iid == $iid) | .description // ""' "$tmp/issues.json" >"$tmp/current.md" 2>/dev/null
+			break
+		fi
+		next=$(tr -d '\r' <"$tmp/headers" | sed -n 's/^[Xx]-[Nn]ext-[Pp]age: *//p')
+		[ -n "$next" ] || break
+		page=$((page + 1))
+	done
+	if [ "$rc" -eq 0 ]; then
+		digits "$found" || return 0
+		printf '{"state_event":"close"}' >"$tmp/request.json"
+		code=$(curl_api PUT "$issues/$found" "$tmp/request.json" "$tmp/answer.json")
+		[ "$code" = 200 ] || { issue_fail "closing the issue returned HTTP $code"; return 1; }
+		say "drift issue #$found closed: AWS matches the default branch"
+		return 0
+	fi
+	{ printf '%s\n' "$marker"; cat "$out/plan.md"; } >"$tmp/body.md"
+	if digits "$found"; then
+		# Compared without trailing newlines (jq -r adds one).
+		if [ "$(cat "$tmp/body.md")" = "$(cat "$tmp/current.md")" ]; then
+			say "drift issue #$found already shows this plan"
+			return 0
+		fi
+		jq -n --rawfile b "$tmp/body.md" '{description: $b}' >"$tmp/request.json" || { issue_fail "the issue body cannot be encoded"; return 1; }
+		code=$(curl_api PUT "$issues/$found" "$tmp/request.json" "$tmp/answer.json")
+		[ "$code" = 200 ] || { issue_fail "editing the issue returned HTTP $code"; return 1; }
+		say "drift issue #$found updated"
+	else
+		jq -n --rawfile b "$tmp/body.md" --arg t "sops-aws-sync: AWS differs from the default branch" \
+			'{title: $t, description: $b, labels: "sops-aws-sync-drift"}' >"$tmp/request.json" || { issue_fail "the issue body cannot be encoded"; return 1; }
+		code=$(curl_api POST "$issues" "$tmp/request.json" "$tmp/answer.json")
+		[ "$code" = 201 ] || { issue_fail "creating the issue returned HTTP $code"; return 1; }
+		say "drift issue created"
+	fi
+}
+
+if [ "$mode" = drift ] && [ "${GL_SOPS_AWS_SYNC_DRIFT_ISSUE:-true}" = true ] && { [ "$rc" -eq 0 ] || [ "$rc" -eq 2 ]; }; then
+	if [ "$rc" -eq 2 ] && [ ! -f "$out/plan.md" ]; then
+		say "no rendered plan: the drift issue is left as it is"
+	elif [ -z "$note_token" ]; then
+		say "no drift issue: GL_SOPS_AWS_SYNC_NOTE_TOKEN is not set (docs/gitlab-ci.md)"
+	else
+		printf 'PRIVATE-TOKEN: %s\n' "$note_token" >"$tmp/auth"
+		drift_issue || :
+	fi
+fi
 
 if [ "$mode" = plan ] && [ "$event" = merge_request_event ] && [ "${GL_SOPS_AWS_SYNC_NOTE:-true}" = true ]; then
 	if [ ! -f "$out/plan.md" ]; then

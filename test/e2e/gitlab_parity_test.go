@@ -3,6 +3,7 @@ package e2e
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -129,4 +130,58 @@ func TestGitLab_MaxDeletionsWithSeveralScopesNeedsOneScope(t *testing.T) {
 		Inputs: map[string]string{"config-file": "ci/sync.yaml", "scopes": "one", "max-deletions": "1", "secret-prefix": "", "repository-id": ""}})
 	assert.Equal(t, 2, r.Code, "one scope named: the plan runs (drift)\nstdout:\n%s", r.Stdout)
 	assert.NotContains(t, r.Stdout, "needs scopes to name one scope")
+}
+
+// TestGitLab_ScheduledDriftJobKeepsOneIssue: a scheduled pipeline of the
+// default branch runs the drift job (a plan through the plan role): while
+// AWS differs (exit 2) it keeps one issue, labelled sops-aws-sync-drift,
+// whose description is its marker and the CLI's Markdown, created once and
+// never duplicated by a re-run; the sync job does not run in a schedule;
+// once a sync converged, the next scheduled run exits 0 and closes the
+// issue. Nothing is written to AWS by the drift job.
+func TestGitLab_ScheduledDriftJobKeepsOneIssue(t *testing.T) {
+	h := newGitLabHarness(t)
+	h.f.standardDocs()
+	sha := h.f.git("rev-parse", "HEAD")
+
+	r := h.run(glPipeline{Job: "drift", Event: "schedule", Branch: "main", SHA: sha, Sub: glSubMain, Shell: "sh", PipelineID: "841", JobID: "9341"})
+	require.Equal(t, 2, r.Code, "stdout:\n%s", r.Stdout)
+	assert.Contains(t, r.Stdout, "AWS differs from the default branch; the plan is in the drift issue")
+	assert.Contains(t, r.Stdout, "sops-aws-sync-gitlab: drift issue created")
+	assert.Zero(t, h.e.mutatingCalls(), "a drift check writes nothing")
+	sessions := h.e.ctl.Sessions().Sessions
+	require.Len(t, sessions, 1)
+	assert.Equal(t, glPlanRole, sessions[0].RoleARN, "a drift check assumes the plan role")
+	h.gl.mu.Lock()
+	require.Len(t, h.gl.issues, 1)
+	issue := h.gl.issues[0]
+	h.gl.mu.Unlock()
+	assert.Equal(t, "opened", issue.State)
+	assert.Equal(t, []string{"sops-aws-sync-drift"}, issue.Labels)
+	marker := regexp.MustCompile(`^<!-- sops-aws-sync:drift:[0-9a-f]{16} -->\n`).FindString(issue.Description)
+	require.NotEmpty(t, marker, "the issue starts with its marker")
+	assert.Equal(t, marker+r.PlanMD, issue.Description)
+
+	r = h.run(glPipeline{Job: "drift", Event: "schedule", Branch: "main", SHA: sha, Sub: glSubMain, Shell: "bash", PipelineID: "842", JobID: "9342"})
+	require.Equal(t, 2, r.Code, "stdout:\n%s", r.Stdout)
+	h.gl.mu.Lock()
+	assert.Len(t, h.gl.issues, 1, "a re-run keeps the one issue")
+	h.gl.mu.Unlock()
+
+	_, body := glParse(t, glInterpolate(t, glFile(t, "template.yml"), h.defaultsIn))
+	rule := glMap(t, body["sops-aws-sync-sync"], "sync")["rules"].([]any)[0].(map[string]any)["if"].(string)
+	assert.Contains(t, rule, `$CI_PIPELINE_SOURCE != "schedule"`, "a scheduled pipeline does not sync")
+
+	r = h.run(glPipeline{Job: "sync", Event: "push", Branch: "main", SHA: sha, Sub: glSubMain, Shell: "sh", PipelineID: "843", JobID: "9343"})
+	require.Equal(t, 0, r.Code, "stdout:\n%s", r.Stdout)
+	r = h.run(glPipeline{Job: "drift", Event: "schedule", Branch: "main", SHA: sha, Sub: glSubMain, Shell: "sh", PipelineID: "844", JobID: "9344"})
+	require.Equal(t, 0, r.Code, "stdout:\n%s", r.Stdout)
+	assert.Contains(t, r.Stdout, "sops-aws-sync-gitlab: drift issue #1 closed: AWS matches the default branch")
+	h.gl.mu.Lock()
+	assert.Equal(t, "closed", h.gl.issues[0].State)
+	assert.Len(t, h.gl.issues, 1)
+	h.gl.mu.Unlock()
+	for _, q := range h.gl.requests() {
+		assert.True(t, q.Authorized, "%s %s without the token", q.Method, q.Path)
+	}
 }

@@ -225,7 +225,8 @@ func TestGitLab_TemplateStructure(t *testing.T) {
 	hidden := glMap(t, body[".$[[ inputs.name ]]-job"], "hidden job")
 	plan := glMap(t, body["$[[ inputs.name ]]-plan"], "plan job")
 	syncJob := glMap(t, body["$[[ inputs.name ]]-sync"], "sync job")
-	assert.Len(t, body, 3, "the component adds exactly the hidden job, plan and sync")
+	drift := glMap(t, body["$[[ inputs.name ]]-drift"], "drift job")
+	assert.Len(t, body, 4, "the component adds exactly the hidden job, plan, sync and drift")
 
 	// Stages: inputs whose defaults are stages every pipeline has.
 	assert.Equal(t, "$[[ inputs.stage ]]", plan["stage"])
@@ -235,10 +236,11 @@ func TestGitLab_TemplateStructure(t *testing.T) {
 
 	// Rules.
 	for job, want := range map[string]string{
-		"plan": `$CI_PIPELINE_SOURCE == "merge_request_event"`,
-		"sync": `$CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH && $CI_PIPELINE_SOURCE != "merge_request_event"`,
+		"plan":  `$CI_PIPELINE_SOURCE == "merge_request_event"`,
+		"sync":  `$CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH && $CI_PIPELINE_SOURCE != "merge_request_event" && $CI_PIPELINE_SOURCE != "schedule"`,
+		"drift": `$CI_PIPELINE_SOURCE == "schedule" && $CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH`,
 	} {
-		j := map[string]map[string]any{"plan": plan, "sync": syncJob}[job]
+		j := map[string]map[string]any{"plan": plan, "sync": syncJob, "drift": drift}[job]
 		rules, ok := j["rules"].([]any)
 		require.True(t, ok && len(rules) == 1, "%s: one rule", job)
 		assert.Equal(t, map[string]any{"if": want}, rules[0], "%s rule", job)
@@ -246,6 +248,11 @@ func TestGitLab_TemplateStructure(t *testing.T) {
 	}
 	assert.Equal(t, map[string]any{"mode": "plan"}, map[string]any{"mode": glMap(t, plan["variables"], "plan variables")["GL_SOPS_AWS_SYNC_MODE"]})
 	assert.Equal(t, "sync", glMap(t, syncJob["variables"], "sync variables")["GL_SOPS_AWS_SYNC_MODE"])
+	assert.Equal(t, "drift", glMap(t, drift["variables"], "drift variables")["GL_SOPS_AWS_SYNC_MODE"])
+	assert.Equal(t, "$[[ inputs.stage ]]", drift["stage"])
+	assert.Equal(t, map[string]any{"exit_codes": []any{2}}, drift["allow_failure"], "drift is a warning on the schedule")
+	assert.Equal(t, true, drift["interruptible"])
+	assert.Nil(t, drift["resource_group"], "a drift check writes nothing to AWS")
 
 	// Drift alone may fail the plan job; a sync is never interrupted.
 	assert.Equal(t, map[string]any{"exit_codes": []any{2}}, plan["allow_failure"])
@@ -299,12 +306,25 @@ func TestGitLab_TemplateStructure(t *testing.T) {
 // script makes: GET /user, and list, create and edit the notes of one
 // merge request (paginated with X-Next-Page), recording every request.
 type glStandIn struct {
-	srv   *httptest.Server
-	token string
-	mu    sync.Mutex
-	notes []glNote
-	next  int
-	reqs  []glRequest
+	srv    *httptest.Server
+	token  string
+	mu     sync.Mutex
+	notes  []glNote
+	issues []glIssue
+	next   int
+	reqs   []glRequest
+}
+
+// glIssue is an issue of the project as the stand-in keeps it.
+type glIssue struct {
+	IID         int      `json:"iid"`
+	Title       string   `json:"title"`
+	Description string   `json:"description"`
+	State       string   `json:"state"`
+	Labels      []string `json:"labels"`
+	Author      struct {
+		ID int `json:"id"`
+	} `json:"author"`
 }
 
 type glNote struct {
@@ -427,6 +447,65 @@ func (g *glStandIn) serve(w http.ResponseWriter, r *http.Request) {
 				}
 				g.notes[i].Body = req.Body
 				writeJSON(200, g.notes[i])
+				return
+			}
+		}
+		writeJSON(404, map[string]any{"message": "404 Not found"})
+	case strings.HasPrefix(r.URL.Path, "/api/v4/projects/"+glProjectID+"/issues"):
+		g.serveIssues(w, r, body, writeJSON)
+	default:
+		writeJSON(404, map[string]any{"message": "404 Not found"})
+	}
+}
+
+// serveIssues: list (state and labels filters, one page), create, edit
+// (description) and close (state_event) the project's issues, the token's
+// user as the author of what it creates.
+func (g *glStandIn) serveIssues(w http.ResponseWriter, r *http.Request, body []byte, writeJSON func(int, any)) {
+	base := "/api/v4/projects/" + glProjectID + "/issues"
+	switch {
+	case r.Method == http.MethodGet && r.URL.Path == base:
+		q := r.URL.Query()
+		out := []glIssue{}
+		for _, is := range g.issues {
+			if (q.Get("state") == "opened" && is.State != "opened") || (q.Get("labels") != "" && !slices.Contains(is.Labels, q.Get("labels"))) {
+				continue
+			}
+			out = append(out, is)
+		}
+		w.Header().Set("X-Next-Page", "")
+		writeJSON(200, out)
+	case r.Method == http.MethodPost && r.URL.Path == base:
+		var req struct {
+			Title, Description, Labels string
+		}
+		if json.Unmarshal(body, &req) != nil || req.Title == "" {
+			writeJSON(400, map[string]any{"message": "title is missing"})
+			return
+		}
+		is := glIssue{IID: len(g.issues) + 1, Title: req.Title, Description: req.Description, State: "opened", Labels: strings.Split(req.Labels, ",")}
+		is.Author.ID = glBotUserID
+		g.issues = append(g.issues, is)
+		writeJSON(201, is)
+	case r.Method == http.MethodPut && strings.HasPrefix(r.URL.Path, base+"/"):
+		iid, _ := strconv.Atoi(strings.TrimPrefix(r.URL.Path, base+"/"))
+		var req struct {
+			Description *string `json:"description"`
+			StateEvent  string  `json:"state_event"`
+		}
+		if json.Unmarshal(body, &req) != nil {
+			writeJSON(400, map[string]any{"message": "not JSON"})
+			return
+		}
+		for i := range g.issues {
+			if g.issues[i].IID == iid {
+				if req.Description != nil {
+					g.issues[i].Description = *req.Description
+				}
+				if req.StateEvent == "close" {
+					g.issues[i].State = "closed"
+				}
+				writeJSON(200, g.issues[i])
 				return
 			}
 		}
