@@ -113,3 +113,39 @@ func taken(top, stem string, suffixes []string) bool {
 	}
 	return false
 }
+
+// ReplaceFile replaces the file at p with data so that a reader sees the
+// old bytes or the new ones, never a part (import's rewrite of the
+// --config file): a temporary file of the same directory with p's mode,
+// synced, renamed over p.
+func ReplaceFile(p string, data []byte) error {
+	st, err := os.Stat(p)
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".*"+tempSuffix)
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(st.Mode().Perm()); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, p); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(p))
+}

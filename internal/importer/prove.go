@@ -28,7 +28,12 @@ func (req Request) writeAndProve(ctx context.Context, src run.Sources, log *slog
 		// Not under ctx: an interrupted import still removes what it wrote.
 		_ = req.Git.Unstage(context.WithoutCancel(ctx), written)
 		for _, p := range written {
-			_ = os.Remove(filepath.Join(req.Git.Top, filepath.FromSlash(p)))
+			abs := filepath.Join(req.Git.Top, filepath.FromSlash(p))
+			_ = os.Remove(abs)
+			// The directories it made, once empty (os.Remove refuses any
+			// other).
+			for dir := filepath.Dir(abs); len(dir) > len(req.Git.Top) && os.Remove(dir) == nil; dir = filepath.Dir(dir) {
+			}
 		}
 	}
 	for _, c := range cands {

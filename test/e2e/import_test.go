@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -255,4 +256,85 @@ func TestImport_SIGKILLLeavesOnlyWholeEncryptedDocuments(t *testing.T) {
 			noCanaryInFiles(t, canaries, f.Repo, tmp)
 		})
 	}
+}
+
+// TestImport_ADocumentThatDoesNotPlanAdoptRemovesEveryDocument: when the
+// plan of the staged tree does not adopt one imported secret with value
+// equal (here the plan's DescribeSecret of one name answers
+// ResourceNotFoundException, so the plan would create it), import exits 3
+// with import:not-adopted and leaves nothing behind: no document in the
+// work tree, nothing staged, nothing written to AWS.
+func TestImport_ADocumentThatDoesNotPlanAdoptRemovesEveryDocument(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	f.sopsRule()
+	es := mixedEstate()[:3]
+	e.makeEstate(t, f.Prefix, es)
+	for _, s := range es {
+		f.Values = append(f.Values, s.canary)
+		f.Names = append(f.Names, s.rel)
+	}
+	// The import describes each of the 3 names (#1–#3); the plan of the
+	// staged tree describes them again, and #4 says the secret is gone.
+	e.setFaults(emulator.Faults{Script: []emulator.ScriptedFault{{Operation: "DescribeSecret", Nth: 4, Fault: "error:ResourceNotFoundException"}}})
+	before := e.mutatingCalls()
+	tmp := t.TempDir()
+	r := f.run(e, runOpts{Env: f.importEnv(tmp)}, f.args("import")...)
+	expect(t, r, 3, vocab.StatusInvalid, vocab.VerificationNotRun, nil)
+	rec := findRecord(r.records(t), func(m map[string]any) bool { return m["error_class"] == "import:not-adopted" })
+	require.NotNil(t, rec, r.Stdout)
+	assert.Equal(t, before, e.mutatingCalls(), "nothing written to AWS")
+	assert.Empty(t, f.git("diff", "--cached", "--name-only"), "nothing staged")
+	assert.Empty(t, f.git("status", "--porcelain", "--untracked-files=all"), "no document left in the work tree")
+	assert.NoDirExists(t, filepath.Join(f.Repo, "secrets"), "the directories import made are removed")
+	noCanaryInFiles(t, []string{es[0].canary, es[1].canary, es[2].canary}, f.Repo, tmp)
+}
+
+// TestImport_ConfigFileGainsTheEntriesAndThePlanAdoptsThem: with a
+// --config file that lists the scope, import rewrites the file in place
+// — its comments and key order kept — with the imported names in the
+// scope's adopt and an aws-owned entry for the rotating secret; after a
+// commit, plan and sync with that file alone adopt every one (value
+// equal, no value written).
+func TestImport_ConfigFileGainsTheEntriesAndThePlanAdoptsThem(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	f.sopsRule()
+	all := mixedEstate()
+	es := []importEstate{all[0], all[2], all[5]}
+	e.makeEstate(t, f.Prefix, es)
+	e.conditions(emulator.Conditions{Name: f.Prefix + "/" + es[2].rel, RotationEnabled: aws.Bool(true)})
+	for _, s := range es {
+		f.Values = append(f.Values, s.canary)
+		f.Names = append(f.Names, s.rel)
+	}
+	cfg := filepath.Join(f.Repo, "sops-aws-sync.yaml")
+	head := "# the estate, moved in by import\nrepository-id: " + f.RepoID + "\nscopes:\n" +
+		"  - name: app # the one scope\n    secret-prefix: " + f.Prefix + "\n"
+	require.NoError(t, os.WriteFile(cfg, []byte(head), 0o640))
+	r := f.run(e, runOpts{Env: f.importEnv(t.TempDir())}, "import", "--config", cfg)
+	expect(t, r, 0, vocab.StatusDrift, vocab.VerificationNotRun, &vocab.Counts{Update: 3})
+	got, err := os.ReadFile(cfg)
+	require.NoError(t, err)
+	want := head + "    adopt:\n"
+	var names []string
+	for _, s := range es {
+		names = append(names, f.Prefix+"/"+s.rel)
+	}
+	slices.Sort(names) // the names as listed
+	for _, n := range names {
+		want += "      - " + n + "\n"
+	}
+	want += "    aws-owned:\n      - secret: " + es[2].rel + "\n        keys: [/password]\n"
+	assert.Equal(t, want, string(got))
+	st, err := os.Stat(cfg)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o640), st.Mode().Perm(), "the file keeps its mode")
+
+	f.commit("import")
+	r = f.run(e, runOpts{}, "plan", "--config", cfg)
+	expect(t, r, 0, vocab.StatusDrift, vocab.VerificationNotRun, &vocab.Counts{Update: 3})
+	r = f.run(e, runOpts{}, "sync", "--config", cfg)
+	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, nil)
+	assert.Zero(t, e.stats().Calls["PutSecretValue"], "no value written")
 }

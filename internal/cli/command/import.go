@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"time"
 
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/factory"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/importer"
@@ -151,7 +153,40 @@ func importOnce(ctx context.Context, f *factory.Factory, opts *Options, req run.
 		return importer.Result{Outcome: logStop(req, diag.New(diag.ImportGit, diag.Subject{}).WithSummary("the repository is not a Git work tree, or git is not on PATH"))}
 	}
 	ir.Git = g
-	return importer.Run(ctx, f.Sources, ir)
+	res := importer.Run(ctx, f.Sources, ir)
+	if fl.DryRun || res.Outcome.Run.Status != "" || len(res.Adopt) == 0 || opts.Config.Run.ConfigFile == "" {
+		return res
+	}
+	if d, ok := addToConfig(f, opts, res); !ok {
+		req.Log.Error(d.Sentence(), d.Attrs()...)
+		res.Outcome.Run.Status = vocab.StatusInvalid
+		res.Outcome.Run.Diagnostics = append(res.Outcome.Run.Diagnostics, d)
+		return res
+	}
+	req.Log.Info("config file updated", slog.String(vocab.FieldPhase, vocab.PhaseApply), slog.Int(vocab.FieldCount, len(res.Adopt)))
+	return res
+}
+
+// addToConfig rewrites the --config file with the imported names in the
+// scope's adopt and the new aws-owned entries (config.AddEntries: its
+// comments and order kept), replacing it whole (importer.ReplaceFile);
+// false with import:config-file when it cannot.
+func addToConfig(f *factory.Factory, opts *Options, res importer.Result) (diag.Diagnostic, bool) {
+	sc := opts.Config.Scopes[0]
+	path := opts.Config.Run.ConfigFile
+	d := diag.New(diag.ImportConfigFile, diag.Subject{Origin: diag.OriginFile})
+	raw, err := f.Host.ReadFile(path)
+	if err != nil {
+		return d, false
+	}
+	out, err := config.AddEntries(raw, sc.Name, sc.Listed, sc.Engine.Adopt, res.Adopt, sc.Engine.AWSOwned, res.AWSOwned)
+	if err != nil {
+		return d.WithSummary("the --config file could not be edited (" + err.Error() + "); the documents are written and staged"), false
+	}
+	if err := importer.ReplaceFile(path, out); err != nil {
+		return d, false
+	}
+	return d, true
 }
 
 // logStop logs d and is the outcome of an import stopped by it.
