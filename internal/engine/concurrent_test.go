@@ -178,3 +178,37 @@ func TestConcurrentCreateExistsButUnobservable_VerificationFailed(t *testing.T) 
 		}
 	})
 }
+
+// arnlessPort is the adapter with Create answering no ARN, as Parameter
+// Store's PutParameter answers none.
+type arnlessPort struct{ Port }
+
+func (p arnlessPort) Create(ctx context.Context, req engine.CreateRequest) (engine.WriteResult, error) {
+	res, err := p.Port.Create(ctx, req)
+	res.ARN = ""
+	return res, err
+}
+
+// TestChangesOfAStoppedApplyNameTheirARNs: a create whose write returned
+// no ARN took its ARN from verification's re-observation; when the apply
+// stopped first (the third create refused: apply-failed, no
+// verification) the run describes each such name once, so every change
+// names its ARN (the changes file refuses one without). Before, the two
+// creates that took effect had none.
+func TestChangesOfAStoppedApplyNameTheirARNs(t *testing.T) {
+	e := newEnv(t)
+	st := state(doc{"a", `{"k":"a"}`}, doc{"b", `{"k":"b"}`}, doc{"c", `{"k":"c"}`})
+	e.srv.SetFaults(t, emulator.Faults{Script: script("CreateSecret", "error:AccessDeniedException", 3)})
+	res := e.runPort(t, e.cfg(engine.ModeSync, 3), st, arnlessPort{e.port})
+	if res.Status != vocab.StatusApplyFailed || res.Counts.Create != 2 {
+		t.Fatalf("result = %+v", res)
+	}
+	if len(res.Changes) != 2 {
+		t.Fatalf("changes %+v: want the two creates that took effect", res.Changes)
+	}
+	for _, c := range res.Changes {
+		if want := e.secret(t, c.Name).ARN; c.ARN != want {
+			t.Errorf("change of %s names ARN %q, want %q", c.Name, c.ARN, want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"reflect"
 	"slices"
 	"strconv"
@@ -264,5 +265,46 @@ func TestLedgerChangeTakesTheARNLearnedAfterItsWrite(t *testing.T) {
 	got := l.changeList()
 	if got[0].ARN != arn || got[1].ARN != "arn:aws:ssm:us-east-1:123456789012:parameter/app/b" {
 		t.Errorf("changes %+v: want the learned ARN on the create and the returned one on the update", got)
+	}
+}
+
+// TestLedgerUnnamedListsEachChangeWithoutAnARNOnce: the names a run must
+// describe after its apply so that the changes file names each change by
+// its ARN (runner.learnChangeARNs): a change accepted without an ARN
+// whose name's ARN was not learned since, once however many changes it
+// has, in change order; none once it is learned, none for a change whose
+// write returned its ARN.
+func TestLedgerUnnamedListsEachChangeWithoutAnARNOnce(t *testing.T) {
+	l := newLedger(ledgerState(), false, ModeSync)
+	if got := l.unnamed(); got != nil {
+		t.Fatalf("no change, yet unnamed %v", got)
+	}
+	l.accept(plan.Operation{Name: "app/b", Action: vocab.ActionCreate}, "", "1")
+	l.accept(plan.Operation{Name: "app/a", Action: vocab.ActionCreate}, "", "1")
+	l.accept(plan.Operation{Name: "app/a", Action: vocab.ActionUpdate}, "", "2")
+	l.accept(plan.Operation{Name: "app/c", Action: vocab.ActionUpdate}, "arn:aws:ssm:us-east-1:123456789012:parameter/app/c", "2")
+	if got, want := l.unnamed(), []string{"app/b", "app/a"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("unnamed %v, want %v", got, want)
+	}
+	l.learnARN("app/b", "arn:aws:ssm:us-east-1:123456789012:parameter/app/b")
+	if got, want := l.unnamed(), []string{"app/a"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("after app/b's ARN was learned, unnamed %v, want %v", got, want)
+	}
+}
+
+// TestExistsCodeIsTheServicesOwn: verify:second-writer's record names the
+// code AWS sent for a create whose name is taken (Parameter Store's
+// ParameterAlreadyExists, Secrets Manager's ResourceExistsException), and
+// Secrets Manager's when the error carries none.
+func TestExistsCodeIsTheServicesOwn(t *testing.T) {
+	for err, want := range map[error]string{
+		&Error{Code: "ParameterAlreadyExists", Exists: true}:  "ParameterAlreadyExists",
+		&Error{Code: "ResourceExistsException", Exists: true}: "ResourceExistsException",
+		&Error{Exists: true}: codeResourceExists,
+		context.Canceled:     codeResourceExists,
+	} {
+		if got := existsCode(err); got != want {
+			t.Errorf("existsCode(%v) = %q, want %q", err, got, want)
+		}
 	}
 }
