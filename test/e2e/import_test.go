@@ -338,3 +338,41 @@ func TestImport_ConfigFileGainsTheEntriesAndThePlanAdoptsThem(t *testing.T) {
 	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, nil)
 	assert.Zero(t, e.stats().Calls["PutSecretValue"], "no value written")
 }
+
+// TestImport_DryRunReadsNoValueAndWritesNothing: --dry-run lists and
+// describes (no GetSecretValue, no BatchGetSecretValue), logs one "document
+// would be written" record per secret it would import and the warnings of
+// those it would skip, and writes no file; with --show-resource-names the
+// records name the paths.
+func TestImport_DryRunReadsNoValueAndWritesNothing(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	f.sopsRule()
+	es := mixedEstate()
+	e.makeEstate(t, f.Prefix, es)
+	e.conditions(emulator.Conditions{Name: f.Prefix + "/" + es[6].rel, OwningService: aws.String("rds")})
+	for _, s := range es {
+		f.Values = append(f.Values, s.canary)
+		f.Names = append(f.Names, s.rel)
+	}
+	r := f.run(e, runOpts{Env: f.importEnv(t.TempDir()), ShowNames: true}, f.args("import", "--dry-run", "--show-resource-names",
+		"--replica-regions", "eu-west-1")...)
+	expect(t, r, 0, vocab.StatusDrift, vocab.VerificationNotRun, &vocab.Counts{})
+	calls := e.stats().Calls
+	assert.Zero(t, calls["GetSecretValue"]+calls["BatchGetSecretValue"], "no value read")
+	assert.Zero(t, e.mutatingCalls()-int64(len(es)), "nothing written to AWS but the estate")
+	var would []string
+	for _, rec := range r.records(t) {
+		if rec["msg"] == "document would be written" {
+			would = append(would, rec["resource"].(string))
+		}
+	}
+	assert.ElementsMatch(t, []string{"secrets/api/json-" + tokOf(es) + ".sops.*", "secrets/console-" + tokOf(es) + ".sops.*",
+		"secrets/tls/cert-" + tokOf(es) + ".sops.*", "secrets/blob-" + tokOf(es) + ".sops.*", "secrets/replicated-" + tokOf(es) + ".sops.*",
+		"secrets/db-" + tokOf(es) + ".sops.*"}, would)
+	assert.NotNil(t, findRecord(r.records(t), func(m map[string]any) bool { return m["error_class"] == "warning:import-service-owned" }))
+	assert.Empty(t, f.git("status", "--porcelain", "--untracked-files=all"), "nothing written")
+}
+
+// tokOf is the token mixedEstate put in every name.
+func tokOf(es []importEstate) string { return strings.TrimPrefix(es[0].rel, "api/json-") }
