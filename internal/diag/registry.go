@@ -97,6 +97,15 @@ const (
 	ConfigInvalidValue = "config:invalid-value"
 	ConfigRequired     = "config:required"
 	ConfigFile         = "config:file"
+	// ConfigTemplate: scopes generate's --template file, --regions,
+	// --role-name or --plan-role-name breaks its rule (SPEC §17).
+	ConfigTemplate = "config:template"
+	// ConfigUnknownOU: an --ou of scopes generate names no root or OU of
+	// the organization.
+	ConfigUnknownOU = "config:unknown-ou"
+	// ConfigGeneratedName: scopes generate would give two scopes one name,
+	// or a name that is not a scope name.
+	ConfigGeneratedName = "config:generated-name"
 	// ConfigReplicaRegion: replica-regions lists the scope's own Region,
 	// or a Region of another partition, where that Region is only known
 	// once the SDK resolved it (aws-region not given).
@@ -204,6 +213,9 @@ const (
 	// listing of each scope's source root the GitHub Action reads) could
 	// not be written.
 	ReportSourceRootsWriteFailed = "report:source-roots-write-failed"
+	// ReportScopesWriteFailed: scopes generate's --output could not be
+	// probed or written.
+	ReportScopesWriteFailed = "report:scopes-write-failed"
 	// ReportChangesWriteFailed: sync's --changes-file could not be
 	// written (the run's writes took effect; the file does not list them).
 	ReportChangesWriteFailed = "report:changes-write-failed"
@@ -229,6 +241,9 @@ const (
 	// ObserveFailed: observing the scope failed (access denied, a fault
 	// that outlived the retries); the log record has the error_code.
 	ObserveFailed = "observe:failed"
+	// ObserveOrganizations: scopes generate could not list the
+	// organization through AWS Organizations (SPEC §17).
+	ObserveOrganizations = "observe:organizations"
 	// ApplyHalted: in a run of several scopes (SPEC §10), another scope
 	// failed while this one had operations left; none of them was started
 	// (apply-failed, exit 5).
@@ -449,6 +464,12 @@ var entries = []Entry{
 	{ConfigInvalidValue, FamilyConfig, "is out of its rule", nextConfig},
 	{ConfigRequired, FamilyConfig, "is required", nextConfig},
 	{ConfigFile, FamilyConfig, "cannot be read or is not a YAML mapping", nextConfig},
+	{ConfigTemplate, FamilyConfig, "the scopes template, --regions, --role-name or --plan-role-name breaks its rule",
+		"fix the template file or the flag (docs/many-accounts.md lists the template's keys and placeholders), then re-run scopes generate; nothing was written"},
+	{ConfigUnknownOU, FamilyConfig, "an --ou names no root or organizational unit of the organization",
+		"give an OU id (ou-…, r-…) or a path of OU names from the root (platform/prod) that the organization has (aws organizations list-organizational-units-for-parent), then re-run; nothing was written"},
+	{ConfigGeneratedName, FamilyConfig, "two generated scopes would share one name, or a generated name is not a scope name",
+		"put {account-id} in the template's name (or shorten it to 32 characters of a-z, 0-9 and -), then re-run scopes generate; nothing was written"},
 	{ConfigReplicaRegion, FamilyConfig, "lists the scope's own Region (as the SDK resolved it) or a Region of another partition",
 		"list only other Regions of the scope's partition in replica-regions, or give --aws-region; nothing was read or changed"},
 	{ConfigScopeAmbiguous, FamilyConfig, "is a per-scope setting and the config file lists scopes, but --scope does not select exactly one, so it is unclear which scopes it is meant for",
@@ -524,6 +545,8 @@ var entries = []Entry{
 		"make sure the directory of --report-file exists and is writable, then re-run to see the real outcome"},
 	{ReportNotRegularFile, FamilyReport, "--report-file names an existing FIFO, device, socket or symbolic link, which the report would replace",
 		"give --report-file a path that does not exist yet or is a regular file, then re-run"},
+	{ReportScopesWriteFailed, FamilyReport, "the scopes file (scopes generate --output) could not be written",
+		"give --output a path that does not exist yet or is a regular file, in a directory that exists and is writable, then re-run"},
 	{ReportSourceRootsWriteFailed, FamilyReport, "the source-roots file (validate --source-roots-file) could not be written",
 		"give --source-roots-file a path that does not exist yet or is a regular file, in a directory that exists and is writable, then re-run"},
 	{ReportChangesWriteFailed, FamilyReport, "the changes file could not be written; the secrets this sync changed are not listed",
@@ -539,6 +562,8 @@ var entries = []Entry{
 		"shorten the document (split it into several documents, each its own secret) or lower generate in its aws-owned entry, so that the document and the keys AWS owns fit the limit (65,536 bytes for Secrets Manager; the tier's for Parameter Store), then re-run; a new secret is not created until then"},
 	{GateEmptyScope, FamilyGate, "the commit has no documents, so the plan would delete every resource the scope owns; nothing was changed",
 		"if unintended, restore the documents; to empty the scope, re-run with --allow-empty (with a config file that lists scopes, --scope NAME --allow-empty)"},
+	{ObserveOrganizations, FamilyObserve, "the organization could not be listed through AWS Organizations",
+		"run with credentials of the management account or of a delegated administrator that hold the Organizations read actions (docs/iam-policy.md#reading-the-organization), then re-run; for a throttle or a timeout re-run later; nothing was written"},
 	{ObserveFailed, FamilyObserve, "the scope could not be read from AWS",
 		"see the failure record's error_code and iam_actions (the plan file, show) or the log record's: re-run for a transient fault; for AccessDeniedException grant the role those IAM actions (docs/iam-policy.md)"},
 	{ApplyHalted, FamilyApply, "another scope of the run failed while applying, so this scope's remaining operations were not started",

@@ -27,7 +27,8 @@ type ParameterDump = ssm.ParameterDump
 // Amz-Sdk-Request header says attempt=2 or later: after a transport error,
 // a 5xx or a throttle the SDK retries itself; a call the tool re-sends after
 // a throttle is a new call, attempt=1); Throttled counts requests
-// answered with ThrottlingException by the quota buckets; Faults counts
+// answered with ThrottlingException (Organizations:
+// TooManyRequestsException) by the quota buckets; Faults counts
 // injected faults by kind: "latency", "error:<Code>" (random or scripted),
 // "ambiguous-after-apply", "ambiguous-before-apply" (KMS key faults count
 // as "error:EncryptionFailure", "error:DecryptionFailure" or

@@ -92,11 +92,27 @@ func ParameterStoreLimits() Limits {
 	return Limits{Writes: ParameterStoreWrites, Reads: ParameterStoreReads, Batches: ParameterStoreBatches, Lists: ParameterStoreLists}
 }
 
+// Organizations' ceilings, for `scopes generate`'s own controller: AWS
+// publishes no request rate for the List calls (the Organizations quotas
+// page: requests are throttled "to protect the service"), so 10 list
+// pages and 10 tag reads a second are assumed [unverified] and the law
+// cuts them on the first TooManyRequestsException.
+const (
+	OrganizationsLists = 10
+	OrganizationsReads = 10
+)
+
+// OrganizationsLimits returns Organizations' ceilings.
+func OrganizationsLimits() Limits {
+	return Limits{Lists: OrganizationsLists, Reads: OrganizationsReads}
+}
+
 // ceilings are each AWS service's ceilings, keyed by its service namespace
 // (model.Target.Service: the target table's reference to its row here).
 var ceilings = map[string]func() Limits{
 	"secretsmanager": DefaultLimits,
 	"ssm":            ParameterStoreLimits,
+	"organizations":  OrganizationsLimits,
 }
 
 // LimitsOf returns the ceilings of the AWS service namespace service

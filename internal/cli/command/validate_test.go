@@ -248,6 +248,10 @@ func TestValidateRaisesEveryClassPlanRaisesBeforeAWS(t *testing.T) {
 		diag.AWSNoRegion: "the machine's Region (AWS_REGION), not the repository's configuration: validate runs where none is set " +
 			"(a pre-commit hook, a fork's job with an empty environment); a Region it does know, it checks replica-regions against",
 		diag.ReportSourceRootsWriteFailed: "validate's own --source-roots-file",
+		diag.ConfigTemplate:               "scopes generate's own template and flags (internal/scopegen, internal/cli/scopes)",
+		diag.ConfigUnknownOU:              "scopes generate's --ou (internal/scopegen)",
+		diag.ConfigGeneratedName:          "scopes generate's generated names (internal/scopegen)",
+		diag.ReportScopesWriteFailed:      "scopes generate's --output",
 		diag.ReportChangesWriteFailed:     "sync's --changes-file",
 		diag.ReportChangesNotRegularFile:  "sync's --changes-file",
 		diag.ReportChangesSameFile:        "sync's --changes-file",

@@ -16,14 +16,15 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/command"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/exitcode"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/factory"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/scopes"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/show"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/version"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 )
 
-// NewCmdRoot returns the root command with plan, sync, validate, show and
-// version.
+// NewCmdRoot returns the root command with plan, sync, validate, show,
+// scopes and version.
 func NewCmdRoot(f *factory.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sops-aws-sync <command> [flags]",
@@ -56,7 +57,7 @@ func NewCmdRoot(f *factory.Factory) *cobra.Command {
 	cmd.SetOut(f.IOStreams.Out)
 	cmd.SetErr(f.IOStreams.ErrOut)
 	cmd.SetFlagErrorFunc(flagError)
-	cmd.AddCommand(command.NewCmdPlan(f, nil), command.NewCmdSync(f, nil), command.NewCmdValidate(f, nil), command.NewCmdImport(f, nil), show.NewCmdShow(f, nil), version.NewCmdVersion(f, command.NoArgs))
+	cmd.AddCommand(command.NewCmdPlan(f, nil), command.NewCmdSync(f, nil), command.NewCmdValidate(f, nil), command.NewCmdImport(f, nil), show.NewCmdShow(f, nil), scopes.NewCmdScopes(f, nil), version.NewCmdVersion(f, command.NoArgs))
 	return cmd
 }
 
