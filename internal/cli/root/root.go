@@ -23,8 +23,8 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 )
 
-// NewCmdRoot returns the root command with plan, sync, validate, show,
-// scopes and version.
+// NewCmdRoot returns the root command with plan, sync, validate, import,
+// show, scopes and version.
 func NewCmdRoot(f *factory.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sops-aws-sync <command> [flags]",
