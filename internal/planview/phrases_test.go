@@ -4,7 +4,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -38,4 +40,26 @@ func TestEveryActionHasWords(t *testing.T) {
 			assert.NotEmpty(t, caseText[k][1], "case %s of %s has no next action", k, c)
 		}
 	}
+}
+
+// TestConflictWordsInTheTargetsWords: a conflict every target can meet
+// names the target's resource with the article it takes and the deletion
+// it makes; the texts of one service's own classes are left as they are.
+func TestConflictWordsInTheTargetsWords(t *testing.T) {
+	entry := model.TargetWords{Resource: "entry"}
+	got, ok := conflictWords(vocab.ConflictOwnership, "", entry, true)
+	require.True(t, ok)
+	assert.Equal(t, "an entry with this name exists and is not owned by this scope", got[0])
+	assert.Contains(t, got[1], "to take over an entry made by hand")
+	got, _ = conflictWords(vocab.ConflictOwnership, "", model.TargetWords{Resource: "secret"}, false)
+	assert.Equal(t, "a secret with this name exists and is not owned by this scope", got[0])
+	got, _ = conflictWords(vocab.ConflictSource, "", entry, true)
+	assert.Contains(t, got[1], "let the old entry be deleted first")
+	got, _ = conflictWords(vocab.ConflictSource, "", model.TargetWords{Resource: "secret"}, false)
+	assert.Contains(t, got[1], "let the old secret be scheduled for deletion first")
+	got, ok = conflictWords(vocab.ConflictRotation, vocab.CaseRotationInFlight, entry, true)
+	require.True(t, ok)
+	assert.Equal(t, caseText[vocab.CaseRotationInFlight], got)
+	_, ok = conflictWords("no-such-class", "", entry, true)
+	assert.False(t, ok)
 }
