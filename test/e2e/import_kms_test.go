@@ -31,7 +31,7 @@ func localKMS(t *testing.T) string {
 		if p := filepath.Join(filepath.Dir(sopsBin), "local-kms"); fileExists(p) {
 			bin = p
 		} else if os.Getenv("CI") != "" {
-			t.Fatal("local-kms not found; CI must install it (make tools)")
+			require.FailNow(t, "local-kms not found; CI must install it (make tools)")
 		} else {
 			t.Skip("local-kms not found (make tools installs it)")
 		}
@@ -52,7 +52,7 @@ func localKMS(t *testing.T) string {
 			return "http://127.0.0.1:" + m[1]
 		}
 	}
-	t.Fatal("local-kms exited before it reported its port")
+	require.FailNow(t, "local-kms exited before it reported its port")
 	return ""
 }
 
