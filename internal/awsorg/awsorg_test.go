@@ -111,3 +111,47 @@ func TestRead_AccessDeniedIsConverted(t *testing.T) {
 		t.Fatalf("got %v, want AccessDeniedException converted", err)
 	}
 }
+
+// TestRead_FiveHundredAccountsInTwentyOUs_PageCountMinimum: the issue's
+// benchmark row (docs/benchmarks.md, "scopes generate"): 500 accounts in
+// 20 OUs are read in exactly the page-count minimum, 1 ListRoots + one OU
+// page per unit (21) + the account pages (25 accounts an OU: 2 pages each,
+// the root's management account 1) = 63 calls, and 500 more for tags when
+// every account is selected by tag.
+func TestRead_FiveHundredAccountsInTwentyOUs_PageCountMinimum(t *testing.T) {
+	srv := emulatortest.Start(t)
+	c := srv.OrganizationsClient(t, "")
+	ctx := context.Background()
+	must[*organizations.CreateOrganizationOutput](t)(c.CreateOrganization(ctx, &organizations.CreateOrganizationInput{}))
+	root := aws.ToString(must[*organizations.ListRootsOutput](t)(c.ListRoots(ctx, &organizations.ListRootsInput{})).Roots[0].Id)
+	for o := range 20 {
+		ou := aws.ToString(must[*organizations.CreateOrganizationalUnitOutput](t)(c.CreateOrganizationalUnit(ctx,
+			&organizations.CreateOrganizationalUnitInput{ParentId: aws.String(root), Name: aws.String(fmt.Sprintf("ou-%02d", o))})).OrganizationalUnit.Id)
+		for a := range 25 {
+			name := fmt.Sprintf("acct-%02d-%02d", o, a)
+			must[*organizations.CreateAccountOutput](t)(c.CreateAccount(ctx, &organizations.CreateAccountInput{AccountName: aws.String(name), Email: aws.String(name + "@example.com")}))
+			// The request completes on the next call; move it out of the root.
+			accts := must[*organizations.ListAccountsForParentOutput](t)(c.ListAccountsForParent(ctx, &organizations.ListAccountsForParentInput{ParentId: aws.String(root)}))
+			for _, x := range accts.Accounts {
+				if aws.ToString(x.Name) == name {
+					must[*organizations.MoveAccountOutput](t)(c.MoveAccount(ctx, &organizations.MoveAccountInput{AccountId: x.Id, SourceParentId: aws.String(root), DestinationParentId: aws.String(ou)}))
+				}
+			}
+		}
+	}
+	before := srv.Stats(t).Calls
+	org, err := reader(srv, t).Read(ctx, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := srv.Stats(t).Calls
+	var total int64
+	for op, n := range after {
+		if op != "organizations:CreateAccount" && op != "organizations:MoveAccount" {
+			total += n - before[op]
+		}
+	}
+	if len(org.Accounts) != 501 || total != 63 {
+		t.Errorf("read %d accounts in %d calls, want 501 in the page-count minimum 63", len(org.Accounts), total)
+	}
+}
