@@ -296,3 +296,36 @@ func TestOversized(t *testing.T) {
 		t.Errorf("no limit: %v", got)
 	}
 }
+
+// TestOversized_CountsTheCanonicalBytesOfTheFill: a create's size is that
+// of the value with its generated keys in canonical form (Rules.Canonical,
+// RFC 8785), not the filler's encoding. Go's encoder writes U+2028 as the
+// six-byte escape \u2028; the canonical form, the bytes the create sends,
+// holds it raw (three bytes). A value of exactly the limit once canonical
+// fits; one byte more does not.
+func TestOversized_CountsTheCanonicalBytesOfTheFill(t *testing.T) {
+	doc := func(pad int) string {
+		return `{"host":"h","note":"` + strings.Repeat("\u2028", 4) + `","pad":"` + strings.Repeat("x", pad) + `"}`
+	}
+	// doc(n) is 43+n bytes (four U+2028 of 3 bytes each); ,"password":"" adds 14.
+	rules := plan.Rules{ScopeDigest: testScope.Digest(), Canonical: canonical.FromJSON, MaxValueBytes: 1000,
+		AWSOwned: map[string]model.AWSOwned{
+			"app/fits": {Secret: "fits", Keys: []string{"/password"}, Generate: 32},
+			"app/over": {Secret: "over", Keys: []string{"/password"}, Generate: 32},
+		}}
+	if n := len(doc(0)); n != 43 {
+		t.Fatalf("doc(0) is %d bytes, want 43", n)
+	}
+	st := model.State{Scope: testScope, Secrets: []model.Secret{
+		*want("app/fits", "secrets/fits.sops.json", doc(1000-43-14-32)),
+		*want("app/over", "secrets/over.sops.json", doc(1000-43-14-32+1)),
+	}}
+	p := plan.Build(st, nil, plan.Policy{Rules: rules})
+	var got []string
+	for _, op := range plan.Oversized(p, rules) {
+		got = append(got, op.Name)
+	}
+	if strings.Join(got, ",") != "app/over" {
+		t.Errorf("oversized %v, want [app/over] (app/fits is 1,000 bytes canonical, 1,012 as Go's encoder escapes U+2028)", got)
+	}
+}
