@@ -76,6 +76,12 @@ func (req Request) writeAndProve(ctx context.Context, src run.Sources, log *slog
 	sc.Engine.AWSOwned = append(slices.Clone(sc.Engine.AWSOwned), res.AWSOwned...)
 	opts.Scopes = []config.Scope{sc}
 	got := run.Execute(ctx, src, run.Request{Mode: engine.ModePlan, Options: opts, Log: req.Log, Clock: req.Clock})
+	if ctx.Err() != nil {
+		// Interrupted (a signal, the run timeout) before the proof: what
+		// was written is unproved, so it goes.
+		undo()
+		return Result{Outcome: run.Outcome{Run: engine.Result{Status: vocab.StatusInterrupted, Diagnostics: warns}}}
+	}
 	if ds := notAdopted(got, cands, show); len(ds) > 0 {
 		undo()
 		for _, d := range ds {

@@ -376,3 +376,26 @@ func TestImport_DryRunReadsNoValueAndWritesNothing(t *testing.T) {
 
 // tokOf is the token mixedEstate put in every name.
 func tokOf(es []importEstate) string { return strings.TrimPrefix(es[0].rel, "api/json-") }
+
+// TestImport_SIGINTRemovesWhatItWrote: an import interrupted by SIGINT
+// while the plan of the staged tree waits on AWS (a hung ListSecrets)
+// unstages and removes every document it wrote and exits 130.
+func TestImport_SIGINTRemovesWhatItWrote(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	f.sopsRule()
+	es := mixedEstate()[:3]
+	e.makeEstate(t, f.Prefix, es)
+	for _, s := range es {
+		f.Values = append(f.Values, s.canary)
+		f.Names = append(f.Names, s.rel)
+	}
+	e.setFaults(emulator.Faults{Script: []emulator.ScriptedFault{{Operation: "ListSecrets", Nth: 2, Fault: "hang"}}})
+	run := f.start(e, runOpts{Env: f.importEnv(t.TempDir())}, f.args("import", "--operation-timeout", "10m")...)
+	require.True(t, run.waitFor(func(m map[string]any) bool { return m["msg"] == "documents staged" }))
+	require.NoError(t, run.cmd.Process.Signal(syscall.SIGINT))
+	r := run.wait()
+	expect(t, r, 130, vocab.StatusInterrupted, vocab.VerificationNotRun, nil)
+	assert.Empty(t, f.git("diff", "--cached", "--name-only"), "nothing staged")
+	assert.Empty(t, f.git("status", "--porcelain", "--untracked-files=all"), "no document left")
+}
