@@ -131,7 +131,9 @@ func TestTargetARNForms(t *testing.T) {
 }
 
 // TestTargetIAMActions: a target's IAM actions are its own service's and
-// the shared STS and KMS ones (the plan file's failure records, SPEC §16).
+// the shared STS and KMS ones (the plan file's failure records, SPEC §16),
+// each of 1 to 64 ASCII letters (64 taken, 65 refused; z and Z are
+// letters, '@' and '{' beside the ranges are not).
 func TestTargetIAMActions(t *testing.T) {
 	for _, c := range []struct {
 		target Target
@@ -148,6 +150,10 @@ func TestTargetIAMActions(t *testing.T) {
 		{TargetParameterStore, "ssm:", false},
 		{TargetParameterStore, "ssm:Put-Parameter", false},
 		{TargetParameterStore, "ssm:" + strings.Repeat("A", 65), false},
+		{TargetParameterStore, "ssm:" + strings.Repeat("A", 64), true},
+		{TargetParameterStore, "kms:ZzAa", true},
+		{TargetParameterStore, "ssm:Get@", false},
+		{TargetParameterStore, "ssm:Get{", false},
 		{TargetParameterStore, "ssm", false},
 	} {
 		if got := c.target.ValidIAMAction(c.action); got != c.want {
@@ -171,5 +177,34 @@ func TestParseTarget(t *testing.T) {
 	}
 	if !Target("").IsDefault() || Target("").Resolved() != TargetSecretsManager || TargetParameterStore.IsDefault() {
 		t.Error("the default target is not secrets-manager")
+	}
+}
+
+// TestAddTestTargetIsFoundByItsARNForm: a row a test adds answers
+// TargetOfARN for its own ARN form (ARNResource+name) and no other name,
+// and is gone once removed, the table and Targets as they were before.
+func TestAddTestTargetIsFoundByItsARNForm(t *testing.T) {
+	const tt = Target("test-store")
+	before := slices.Clone(Targets)
+	remove := AddTestTarget(TestTarget{Target: tt, Service: "teststore", ARNResource: "entry/", MaxValue: 10, MaxDescription: 10})
+	arn := "arn:aws:teststore:us-east-1:123456789012:entry/app/db"
+	if got, ok := TargetOfARN(arn, "app/db"); !ok || got != tt {
+		t.Errorf("TargetOfARN(%q, app/db) = %q, %t; want %q", arn, got, ok, tt)
+	}
+	if got, ok := TargetOfARN(arn, "app/other"); ok {
+		t.Errorf("TargetOfARN(%q, app/other) = %q: an ARN of another name", arn, got)
+	}
+	if want := append(slices.Clone(before), tt); !slices.Equal(Targets, want) {
+		t.Errorf("Targets with the row added: %v, want %v", Targets, want)
+	}
+	remove()
+	if got, ok := TargetOfARN(arn, "app/db"); ok {
+		t.Errorf("after remove, TargetOfARN = %q", got)
+	}
+	if got, ok := TargetOfARN("arn:aws:ssm:us-east-1:123456789012:parameter/app/db", "app/db"); !ok || got != TargetParameterStore {
+		t.Errorf("after remove, a parameter's ARN is %q, %t: the product's rows must stay", got, ok)
+	}
+	if !slices.Equal(Targets, before) {
+		t.Errorf("Targets after remove: %v, want %v", Targets, before)
 	}
 }
