@@ -207,6 +207,58 @@ fi
 id_token=
 [ -z "$region" ] || export AWS_REGION="$region"
 
+# curl_api METHOD URL BODY_FILE OUT_FILE: the HTTP status, the token only
+# from its file (never an argument), no redirect followed.
+curl_api() {
+	if [ -n "$3" ]; then
+		curl -sS --max-time 30 -X "$1" -H @"$tmp/auth" -H 'Content-Type: application/json' \
+			--data-binary @"$3" -D "$tmp/headers" -o "$4" -w '%{http_code}' "$2" 2>/dev/null
+	else
+		curl -sS --max-time 30 -X "$1" -H @"$tmp/auth" -D "$tmp/headers" -o "$4" -w '%{http_code}' "$2" 2>/dev/null
+	fi
+}
+
+# reviewed_plan: fetches into $tmp/reviewed.json the plan file the plan job
+# of the merge request merged as this commit left in its artifacts (the
+# same component name, so the same scope), as the reviewer saw it. Fails
+# (with the reason on stdout) when there is none to be had.
+reviewed_plan() {
+	for tool in curl jq; do
+		command -v "$tool" >/dev/null 2>&1 || {
+			echo "the job's image has no $tool"
+			return 1
+		}
+	done
+	[ -n "$note_token" ] || {
+		echo "GL_SOPS_AWS_SYNC_NOTE_TOKEN is not set"
+		return 1
+	}
+	api=${CI_API_V4_URL:-}
+	if ! digits "${CI_PROJECT_ID:-}" || [ -z "$api" ]; then
+		echo "CI_PROJECT_ID or CI_API_V4_URL is unusable"
+		return 1
+	fi
+	printf 'PRIVATE-TOKEN: %s\n' "$note_token" >"$tmp/auth"
+	code=$(curl_api GET "$api/projects/$CI_PROJECT_ID/repository/commits/$sha/merge_requests" "" "$tmp/mrs.json")
+	[ "$code" = 200 ] || {
+		echo "listing the merge requests of the commit returned HTTP $code"
+		return 1
+	}
+	iid=$(jq -r '[.[] | select(.state == "merged")][0].iid // empty' "$tmp/mrs.json" 2>/dev/null)
+	digits "$iid" || {
+		echo "no merged merge request has this commit (a direct push?)"
+		return 1
+	}
+	job=${GL_SOPS_AWS_SYNC_JOB_PREFIX:-sops-aws-sync}-plan
+	rel=${out#"${CI_PROJECT_DIR:-.}"/}
+	code=$(curl_api GET "$api/projects/$CI_PROJECT_ID/jobs/artifacts/refs%2Fmerge-requests%2F$iid%2Fhead/raw/$rel/plan.json?job=$job" "" "$tmp/reviewed.json")
+	[ "$code" = 200 ] || {
+		echo "merge request !$iid has no plan artifact of job $job (HTTP $code: expired, or the plan job did not run)"
+		return 1
+	}
+	echo "$iid"
+}
+
 # --max-deletions is one number for one scope: with a config file of
 # several scopes the CLI cannot tell which scope it is for.
 if [ -n "${GL_SOPS_AWS_SYNC_MAX_DELETIONS:-}" ] && [ -n "$config" ]; then
@@ -218,6 +270,19 @@ fi
 set -- "$cmd" "$@"
 [ "$cmd" != plan ] || set -- "$@" --detailed-exit-code
 [ "$mode" != sync ] || set -- "$@" "--changes-file=$out/changes.json"
+# The reviewed plan: a sync of the default branch applies exactly the plan
+# of the merge request merged as this commit when there is one; with
+# require-reviewed-plan, none found fails the job before the CLI runs.
+if [ "$mode" = sync ]; then
+	if found=$(reviewed_plan); then
+		set -- "$@" "--reviewed-plan=$tmp/reviewed.json"
+		say "applying the plan reviewed on merge request !$found"
+	elif [ "${GL_SOPS_AWS_SYNC_REQUIRE_REVIEWED_PLAN:-false}" = true ]; then
+		refuse "require-reviewed-plan: no reviewed plan to apply ($found); nothing was run (docs/gitlab-ci.md, the reviewed plan)"
+	else
+		say "no reviewed plan ($found): the sync applies the plan of this commit as it is"
+	fi
+fi
 [ "${GL_SOPS_AWS_SYNC_SHOW_RESOURCE_NAMES:-false}" != true ] || set -- "$@" --show-resource-names=true
 [ -z "${GL_SOPS_AWS_SYNC_MAX_DELETIONS:-}" ] || set -- "$@" "--max-deletions=$GL_SOPS_AWS_SYNC_MAX_DELETIONS"
 
@@ -321,17 +386,6 @@ fi
 note_fail() {
 	say "warning: sops-aws-sync could not post the plan note on the merge request: $1"
 	return 1
-}
-
-# curl_api METHOD URL BODY_FILE OUT_FILE: the HTTP status, the token only
-# from its file (never an argument), no redirect followed.
-curl_api() {
-	if [ -n "$3" ]; then
-		curl -sS --max-time 30 -X "$1" -H @"$tmp/auth" -H 'Content-Type: application/json' \
-			--data-binary @"$3" -D "$tmp/headers" -o "$4" -w '%{http_code}' "$2" 2>/dev/null
-	else
-		curl -sS --max-time 30 -X "$1" -H @"$tmp/auth" -D "$tmp/headers" -o "$4" -w '%{http_code}' "$2" 2>/dev/null
-	fi
 }
 
 # scope_digest: what the run writes to, hashed so that no prefix, role or

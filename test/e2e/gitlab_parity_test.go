@@ -185,3 +185,58 @@ func TestGitLab_ScheduledDriftJobKeepsOneIssue(t *testing.T) {
 		assert.True(t, q.Authorized, "%s %s without the token", q.Method, q.Path)
 	}
 }
+
+// TestGitLab_SyncAppliesThePlanReviewedOnTheMergeRequest: the sync job of
+// a commit that a merge request was merged as fetches that merge
+// request's plan job artifact (the GitLab API: the commit's merge
+// requests, then the job artifact of refs/merge-requests/<iid>/head) and
+// runs sync --reviewed-plan with it: it says which merge request, and the
+// CLI that it applies the reviewed plan. A direct push with
+// require-reviewed-plan fails before the CLI runs; without it the sync
+// runs and says there was no reviewed plan.
+func TestGitLab_SyncAppliesThePlanReviewedOnTheMergeRequest(t *testing.T) {
+	h := newGitLabHarness(t)
+	docs := h.f.standardDocs()
+	sha := h.f.git("rev-parse", "HEAD")
+
+	r := h.run(glPipeline{Job: "plan", Event: "merge_request_event", SHA: sha, Sub: glSubFeature, Shell: "sh", PipelineID: "851", JobID: "9351"})
+	require.Equal(t, 2, r.Code, "stdout:\n%s", r.Stdout)
+	reviewed, err := os.ReadFile(filepath.Join(r.Out, "plan.json"))
+	require.NoError(t, err)
+	h.gl.mu.Lock()
+	h.gl.mergedBy = map[string]string{sha: glMRIID}
+	h.gl.artifacts = map[string][]byte{glMRIID + " sops-aws-sync-plan .sops-aws-sync/sops-aws-sync/plan.json": reviewed}
+	h.gl.reqs = nil
+	h.gl.mu.Unlock()
+
+	req := map[string]string{"require-reviewed-plan": "true"}
+	r = h.run(glPipeline{Job: "sync", Event: "push", Branch: "main", SHA: sha, Sub: glSubMain, Shell: "sh", PipelineID: "852", JobID: "9352", Inputs: req})
+	require.Equal(t, 0, r.Code, "stdout:\n%s", r.Stdout)
+	assert.Contains(t, r.Stdout, "sops-aws-sync-gitlab: applying the plan reviewed on merge request !"+glMRIID)
+	assert.Contains(t, r.Stdout, "applying the reviewed plan")
+	assert.Equal(t, 3, r.Report.Counts.Create)
+	for _, d := range docs {
+		assert.NotNil(t, h.e.secret(d.Name), "%s synced", d.Name)
+	}
+	var paths []string
+	for _, q := range h.gl.requests() {
+		assert.True(t, q.Authorized)
+		paths = append(paths, q.Method+" "+q.Path)
+	}
+	assert.Equal(t, []string{
+		"GET /api/v4/projects/" + glProjectID + "/repository/commits/" + sha + "/merge_requests",
+		"GET /api/v4/projects/" + glProjectID + "/jobs/artifacts/refs/merge-requests/" + glMRIID + "/head/raw/.sops-aws-sync/sops-aws-sync/plan.json",
+	}, paths)
+
+	h.f.addDoc("pushed", ".sops.json", `{"k": "CANARY-pushed-`+token(4)+`"}`)
+	direct := h.f.commit("a direct push")
+	before := len(h.cliEnvs())
+	r = h.run(glPipeline{Job: "sync", Event: "push", Branch: "main", SHA: direct, Sub: glSubMain, Shell: "bash", PipelineID: "853", JobID: "9353", Inputs: req})
+	assert.Equal(t, 1, r.Code, "stdout:\n%s", r.Stdout)
+	assert.Contains(t, r.Stdout, "require-reviewed-plan: no reviewed plan to apply (no merged merge request has this commit (a direct push?))")
+	assert.Equal(t, before, len(h.cliEnvs()), "the CLI never ran")
+
+	r = h.run(glPipeline{Job: "sync", Event: "push", Branch: "main", SHA: direct, Sub: glSubMain, Shell: "sh", PipelineID: "854", JobID: "9354"})
+	require.Equal(t, 0, r.Code, "stdout:\n%s", r.Stdout)
+	assert.Contains(t, r.Stdout, "no reviewed plan (no merged merge request has this commit (a direct push?)): the sync applies the plan of this commit as it is")
+}

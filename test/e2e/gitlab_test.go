@@ -311,8 +311,12 @@ type glStandIn struct {
 	mu     sync.Mutex
 	notes  []glNote
 	issues []glIssue
-	next   int
-	reqs   []glRequest
+	// mergedBy: the merge request (iid) merged as a commit (its SHA);
+	// artifacts: a plan job's artifact file by "iid job path".
+	mergedBy  map[string]string
+	artifacts map[string][]byte
+	next      int
+	reqs      []glRequest
 }
 
 // glIssue is an issue of the project as the stand-in keeps it.
@@ -451,6 +455,25 @@ func (g *glStandIn) serve(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		writeJSON(404, map[string]any{"message": "404 Not found"})
+	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/api/v4/projects/"+glProjectID+"/repository/commits/") &&
+		strings.HasSuffix(r.URL.Path, "/merge_requests"):
+		sha := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/api/v4/projects/"+glProjectID+"/repository/commits/"), "/merge_requests")
+		out := []map[string]any{}
+		if iid, ok := g.mergedBy[sha]; ok {
+			n, _ := strconv.Atoi(iid)
+			out = append(out, map[string]any{"iid": n, "state": "merged"})
+		}
+		writeJSON(200, out)
+	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.EscapedPath(), "/api/v4/projects/"+glProjectID+"/jobs/artifacts/refs%2Fmerge-requests%2F"):
+		rest := strings.TrimPrefix(r.URL.EscapedPath(), "/api/v4/projects/"+glProjectID+"/jobs/artifacts/refs%2Fmerge-requests%2F")
+		iid, path, ok := strings.Cut(rest, "%2Fhead/raw/")
+		b, found := g.artifacts[iid+" "+r.URL.Query().Get("job")+" "+path]
+		if !ok || !found {
+			writeJSON(404, map[string]any{"message": "404 Not found"})
+			return
+		}
+		w.WriteHeader(200)
+		_, _ = w.Write(b)
 	case strings.HasPrefix(r.URL.Path, "/api/v4/projects/"+glProjectID+"/issues"):
 		g.serveIssues(w, r, body, writeJSON)
 	default:
@@ -920,7 +943,9 @@ func TestGitLab_MergeRequestPlanNoteThenDefaultBranchSync(t *testing.T) {
 	require.Equal(t, 0, r.Code, "stdout:\n%s\nstderr:\n%s", r.Stdout, r.Stderr)
 	assert.Equal(t, "converged", string(r.Report.Status))
 	assert.Equal(t, 3, r.Report.Counts.Create)
-	assert.Empty(t, h.gl.requests(), "a sync posts no note")
+	for _, q := range h.gl.requests() {
+		assert.Equal(t, http.MethodGet, q.Method, "a sync posts no note: %s %s", q.Method, q.Path)
+	}
 	sm := h.e.sdk()
 	for _, d := range docs {
 		out, err := sm.GetSecretValue(context.Background(), &secretsmanager.GetSecretValueInput{SecretId: aws.String(d.Name)})
