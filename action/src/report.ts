@@ -19,6 +19,7 @@ export const STATUSES = [
   'verification-failed',
   'verification-inconclusive',
   'interrupted',
+  'unreachable',
 ] as const;
 export type Status = (typeof STATUSES)[number];
 
@@ -186,7 +187,7 @@ export const EXIT_STATUS: ReadonlyMap<number, readonly Status[]> = new Map<numbe
   [2, ['drift']],
   [3, ['invalid']],
   [4, ['conflict']],
-  [5, ['apply-failed', 'observation-failed']],
+  [5, ['apply-failed', 'observation-failed', 'unreachable']],
   [6, ['verification-failed', 'verification-inconclusive']],
   [130, ['interrupted']],
 ]);

@@ -280,6 +280,10 @@ type Run struct {
 	// ScopeNames is --scope: the scopes to run (nil = every scope); each
 	// names a scope of the configuration (checked by Resolve).
 	ScopeNames []string
+	// MaxUnreachable is --max-unreachable-scopes: how many scopes whose
+	// account cannot be reached a run may skip (SPEC §17); 0 = none, the
+	// run is all or nothing.
+	MaxUnreachable int
 }
 
 // Defaults returns the options every declared default gives, with the

@@ -231,6 +231,7 @@ const (
 	AWSOwned            = "aws-owned"
 	Target              = "target"
 	ParameterTier       = "parameter-tier"
+	MaxUnreachable      = "max-unreachable-scopes"
 )
 
 // DefaultConcurrency is the default of --concurrency: parallel AWS calls
@@ -377,6 +378,8 @@ var Settings = []Setting{
 			o.Run.ScopeNames = names
 			return err
 		}},
+	{Name: MaxUnreachable, Kind: KindInt, Default: "0", Usage: "skip up to this many scopes whose account cannot be reached (STS AssumeRole refused or not answered): each is reported unreachable and the run exits 5 after the others converged; more than this = nothing applied anywhere (0 = all or nothing)",
+		bind: into(between(0, 10000, "must be between 0 and 10000"), func(o *Options) *int { return &o.Run.MaxUnreachable })},
 	{Name: DetailedExitCode, Kind: KindBool, Default: "false", FlagOnly: true, PlanOnly: true, Usage: "exit 2 when any operation is planned",
 		bind: into[bool](nil, func(o *Options) *bool { return &o.Run.DetailedExitCode })},
 	{Name: Concurrency, Kind: KindInt, Default: strconv.Itoa(DefaultConcurrency), Usage: "parallel AWS calls inside one phase (1 = sequential)",

@@ -199,6 +199,12 @@ const (
 	// CredentialsAssumeRole: STS refused or failed the AssumeRole of a
 	// scope's role-arn at set-up; the subject names the scope's setting.
 	CredentialsAssumeRole = "credentials:assume-role"
+	// CredentialsScopeUnreachable: a scope skipped under
+	// --max-unreachable-scopes (SPEC §17): STS refused its role
+	// (AccessDenied: the role's trust, or its account suspended or
+	// closed) or did not answer within --operation-timeout; nothing of
+	// the scope was read or changed, the other scopes ran.
+	CredentialsScopeUnreachable = "credentials:scope-unreachable"
 	// CredentialsCallerIdentity: STS GetCallerIdentity of the base
 	// credentials failed (the account of scopes without a role is needed
 	// to group them by account and Region).
@@ -538,6 +544,8 @@ var entries = []Entry{
 
 	{CredentialsAssumeRole, FamilyCredentials, "the scope's role (role-arn; for plan, plan-role-arn when given) could not be assumed with the base credentials (STS refused or did not answer)",
 		"check that the base identity may call sts:AssumeRole on the scope's role and that the role's trust policy names the base identity (docs/iam-policy.md), then re-run; nothing was read or changed"},
+	{CredentialsScopeUnreachable, FamilyCredentials, "the scope's account could not be reached (STS refused the scope's role or did not answer), so the scope was skipped: nothing of it was read or changed, the other scopes ran",
+		"check the account's status in AWS Organizations (a suspended or closed account: remove its scope from the config file in a reviewed change) and the role's trust policy (docs/iam-policy.md), then re-run to converge the scope (docs/recovery.md, a scope is unreachable)"},
 	{CredentialsCallerIdentity, FamilyCredentials, "the account of the base credentials could not be learned (STS GetCallerIdentity failed)",
 		"check the base credentials and network access to STS (AWS_ENDPOINT_URL_STS when set), then re-run; nothing was read or changed"},
 

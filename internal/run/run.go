@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -23,7 +24,10 @@ type Sources interface {
 	// overlap rule checked over configured, every scope of the
 	// configuration (factory.NewPorts). Errors: a diag.Diagnostics or a
 	// diag.Diagnostic (aws:*, credentials:*, config:scope-overlap), or
-	// ctx's error when ctx ends during the set-up.
+	// ctx's error when ctx ends during the set-up. When the error holds
+	// only credentials:assume-role diagnostics of scopes whose account
+	// cannot be reached, the ports are returned beside it, those scopes'
+	// marked Unreachable (SPEC §17); otherwise they are nil.
 	Ports(ctx context.Context, scopes, configured []config.Scope) ([]ScopePort, error)
 	// Revision resolves o.Revision in o.RepoPath to its 40-hex commit
 	// (desired.Resolve). Errors: diag.Diagnostics (git:*).
@@ -59,6 +63,10 @@ type ScopePort struct {
 	// AWS's request quotas. It holds the account id: never print or log
 	// it.
 	Bucket string
+	// Unreachable is set when STS refused the scope's role or did not
+	// answer (factory.Unreachable; SPEC §17): the scope has no Port, and
+	// the run skips it under --max-unreachable-scopes.
+	Unreachable bool
 	// Port is the port of the scope's target (Secrets Manager, or
 	// Parameter Store), calling AWS with the scope's credentials; it paces its calls with its bucket's
 	// controller (engine.Paced).
@@ -165,13 +173,16 @@ func Execute(ctx context.Context, src Sources, req Request) Outcome {
 		return Stopped(logDesired(req.Log, err))
 	}
 	ports, err := src.Ports(ctx, scopes, req.Options.Configured)
+	var skipped map[int]diag.Diagnostic
 	if err != nil {
 		if ctx.Err() != nil {
 			return interrupted()
 		}
-		got := haltedScopes(req.Log, scopes, setUpFailed(req.Log, scopes, err))
-		got.Revision = commit
-		return got
+		if skipped = skippable(scopes, ports, err, req.Options.Run.MaxUnreachable); skipped == nil {
+			got := haltedScopes(req.Log, scopes, setUpFailed(req.Log, scopes, tooManyUnreachable(ports, err, req.Options.Run.MaxUnreachable)))
+			got.Revision = commit
+			return got
+		}
 	}
 
 	got := Outcome{Scopes: make([]ScopeOutcome, len(scopes))}
@@ -216,14 +227,20 @@ func Execute(ctx context.Context, src Sources, req Request) Outcome {
 		return rejected(ctx, got, loads, commit, scopes)
 	}
 
-	runs := make([]engine.ScopeRun, len(scopes))
+	runs := make([]engine.ScopeRun, 0, len(scopes))
+	ran := make([]int, 0, len(scopes)) // the index in scopes of each of runs
 	tally := &reviewTally{}
 	for i, sc := range scopes {
+		if d, ok := skipped[i]; ok {
+			got.Scopes[i].Result = unreachableScope(loads[i].log, d)
+			continue
+		}
 		a := loads[i].load.Arrival()
-		runs[i] = engine.ScopeRun{Bucket: ports[i].Bucket, Arrival: a, Port: ports[i].Port, Log: loads[i].log,
-			Config: engine.Config{Mode: req.Mode, Scope: sc.Name, Engine: sc.Engine, Siblings: siblings(req.Options, a.Outline().Scope), Listed: listed(sc), ReplicasSetting: sc.SettingSubject(config.ReplicaRegions), AdoptSetting: sc.SettingSubject(config.Adopt)}}
+		ran = append(ran, i)
+		runs = append(runs, engine.ScopeRun{Bucket: ports[i].Bucket, Arrival: a, Port: ports[i].Port, Log: loads[i].log,
+			Config: engine.Config{Mode: req.Mode, Scope: sc.Name, Engine: sc.Engine, Siblings: siblings(req.Options, a.Outline().Scope), Listed: listed(sc), ReplicasSetting: sc.SettingSubject(config.ReplicaRegions), AdoptSetting: sc.SettingSubject(config.Adopt)}})
 		if v := req.Reviewed; v != nil {
-			runs[i].Reviewed = scopeReview{reviewed: v.Scopes[i], salt: v.Salt(), namesShown: v.NamesShown,
+			runs[len(runs)-1].Reviewed = scopeReview{reviewed: v.Scopes[i], salt: v.Salt(), namesShown: v.NamesShown,
 				scope: got.Scopes[i], showNames: req.Options.Output.ShowResourceNames, commit: v.GitRevision, tally: tally}
 		}
 	}
@@ -237,11 +254,76 @@ func Execute(ctx context.Context, src Sources, req Request) Outcome {
 			return rejected(ctx, got, loads, commit, scopes)
 		}
 	}
-	for i, r := range results {
-		got.Scopes[i].Result = r
+	for k, r := range results {
+		got.Scopes[ran[k]].Result = r
 	}
 	got.Revision = commit
 	return got
+}
+
+// skippable is the scopes a run may skip because their account cannot be
+// reached (SPEC §17), by index in scopes, each with the
+// credentials:scope-unreachable diagnostic it ends with: when the AWS
+// set-up's error err holds only credentials:assume-role diagnostics of
+// scopes whose ports are marked Unreachable (Sources.Ports returned the
+// ports beside it), and there are at most max of them. nil when the run
+// cannot go on: any other problem, more than max such scopes, or max 0
+// (all or nothing, the default).
+func skippable(scopes []config.Scope, ports []ScopePort, err error, max int) map[int]diag.Diagnostic {
+	var ds diag.Diagnostics
+	if max == 0 || len(ports) != len(scopes) || !errors.As(err, &ds) {
+		return nil
+	}
+	names := make([]string, len(scopes))
+	for i, sc := range scopes {
+		names[i] = sc.Name
+	}
+	out := map[int]diag.Diagnostic{}
+	for _, d := range ds {
+		i := slices.Index(names, ScopeOf(d, names))
+		if d.Class != diag.CredentialsAssumeRole || i < 0 || !ports[i].Unreachable {
+			return nil
+		}
+		out[i] = diag.New(diag.CredentialsScopeUnreachable, d.Subject)
+	}
+	if len(out) == 0 || len(out) > max {
+		return nil
+	}
+	return out
+}
+
+// tooManyUnreachable is err, the AWS set-up's error, with one more
+// diagnostic when --max-unreachable-scopes is set and the scopes whose
+// account cannot be reached are more than it allows (SPEC §17): the run's
+// own credentials:scope-unreachable, saying that nothing was applied
+// anywhere and why; err as it is otherwise.
+func tooManyUnreachable(ports []ScopePort, err error, max int) error {
+	var ds diag.Diagnostics
+	if max == 0 || !errors.As(err, &ds) {
+		return err
+	}
+	n := 0
+	for _, p := range ports {
+		if p.Unreachable {
+			n++
+		}
+	}
+	if n <= max {
+		return err
+	}
+	d := diag.New(diag.CredentialsScopeUnreachable, diag.Subject{Setting: config.MaxUnreachable}).
+		WithSummary(fmt.Sprintf("%d scopes could not be reached, more than --max-unreachable-scopes %d allows, so no scope was read or changed", n, max)).
+		WithNext("make the accounts reachable (their status in AWS Organizations, the roles' trust policies), or remove their scopes from the config file in a reviewed change, then re-run; raise --max-unreachable-scopes only when skipping that many accounts is acceptable")
+	return append(slices.Clone(ds), d)
+}
+
+// unreachableScope is the Result of a scope skipped because its account
+// cannot be reached (skippable): status unreachable, nothing read, its
+// diagnostic d logged once on the scope's logger.
+func unreachableScope(log *slog.Logger, d diag.Diagnostic) engine.Result {
+	log.Error(d.Sentence(), append([]any{slog.String(vocab.FieldPhase, vocab.PhaseAWS),
+		slog.String(vocab.FieldStatus, string(vocab.StatusUnreachable))}, d.Attrs()...)...)
+	return engine.Result{Status: vocab.StatusUnreachable, Verification: vocab.VerificationNotRun, Diagnostics: diag.Diagnostics{d}}
 }
 
 // shownRegion is the Region shown for a scope: the Region the SDK chain

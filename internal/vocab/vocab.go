@@ -14,6 +14,11 @@ const (
 	StatusVerificationFailed       Status = "verification-failed"
 	StatusVerificationInconclusive Status = "verification-inconclusive"
 	StatusInterrupted              Status = "interrupted"
+	// StatusUnreachable: a scope whose account could not be reached (STS
+	// AssumeRole refused, or not answered within --operation-timeout) and
+	// that the run skipped under --max-unreachable-scopes (SPEC §17): a
+	// scope's status only, the run's when it is the most severe; exit 5.
+	StatusUnreachable Status = "unreachable"
 )
 
 // Statuses lists every status in the order of SPEC §7.1: the one set the
@@ -21,6 +26,7 @@ const (
 var Statuses = []Status{
 	StatusConverged, StatusDrift, StatusInvalid, StatusConflict, StatusApplyFailed,
 	StatusObservationFailed, StatusVerificationFailed, StatusVerificationInconclusive, StatusInterrupted,
+	StatusUnreachable,
 }
 
 // Verification is the outcome of the post-apply verification (SPEC §6, §7.1).
@@ -63,7 +69,7 @@ func ExitCode(s Status, detailedExitCode bool) int {
 		return ExitInvalid
 	case StatusConflict:
 		return ExitConflict
-	case StatusApplyFailed, StatusObservationFailed:
+	case StatusApplyFailed, StatusObservationFailed, StatusUnreachable:
 		return ExitApply
 	case StatusVerificationFailed, StatusVerificationInconclusive:
 		return ExitVerify
@@ -75,13 +81,13 @@ func ExitCode(s Status, detailedExitCode bool) int {
 
 // severity orders the statuses for a run of several scopes (SPEC §10):
 // by exit code 130 > 5 > 6 > 4 > 3 > 2 > 0, and within one exit code the
-// status that says more went wrong (apply-failed over observation-failed,
-// verification-failed over verification-inconclusive, drift over
-// converged). Higher is more severe.
+// status that says more went wrong (apply-failed over observation-failed
+// over unreachable, a scope skipped on purpose; verification-failed over
+// verification-inconclusive, drift over converged). Higher is more severe.
 var severity = map[Status]int{
 	StatusConverged: 0, StatusDrift: 1, StatusInvalid: 2, StatusConflict: 3,
-	StatusVerificationInconclusive: 4, StatusVerificationFailed: 5,
-	StatusObservationFailed: 6, StatusApplyFailed: 7, StatusInterrupted: 8,
+	StatusVerificationInconclusive: 4, StatusVerificationFailed: 5, StatusUnreachable: 6,
+	StatusObservationFailed: 7, StatusApplyFailed: 8, StatusInterrupted: 9,
 }
 
 // MostSevere returns the most severe of statuses by the exit precedence

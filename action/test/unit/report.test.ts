@@ -69,6 +69,22 @@ describe('parseReport', () => {
     ]);
   });
 
+  it('accepts a scope skipped as unreachable beside scopes that converged (SPEC §17)', () => {
+    const r = parseReport(
+      JSON.stringify(
+        report({
+          status: 'unreachable',
+          scopes: [scope(), scope({ name: 'bravo', status: 'unreachable', counts: { create: 0, update: 0, restore: 0, schedule_delete: 0, unchanged: 0, conflicts: 0 } })],
+        }),
+      ),
+    );
+    expect(r.status).toBe('unreachable');
+    expect(r.scopes?.map((s) => [s.name, s.status])).toEqual([
+      ['prod', 'converged'],
+      ['bravo', 'unreachable'],
+    ]);
+  });
+
   it.each<[string, unknown]>([
     ['an empty scopes array', []],
     ['scopes that are not an array', { prod: scope() }],
@@ -115,6 +131,9 @@ describe('crossCheck (SPEC §7.1)', () => {
     [4, r('conflict', 'not-run'), sync],
     [5, r('apply-failed', 'not-run'), sync],
     [5, r('observation-failed', 'not-run'), plan],
+    // A scope skipped under --max-unreachable-scopes (SPEC §17): never exit 0.
+    [5, r('unreachable', 'not-run', 2), sync],
+    [5, r('unreachable', 'not-run'), plan],
     [6, r('verification-failed', 'failed'), sync],
     [6, r('verification-inconclusive', 'inconclusive'), sync],
     [130, r('interrupted', 'not-run'), sync],
@@ -140,6 +159,8 @@ describe('crossCheck (SPEC §7.1)', () => {
     [5, r('apply-failed', 'converged'), sync],
     [3, r('apply-failed', 'not-run'), sync],
     [130, r('converged', 'converged'), sync],
+    [0, r('unreachable', 'not-run'), sync],
+    [3, r('unreachable', 'not-run'), sync],
   ])('disagrees: exit %i with %o', (code, rep, ctx) => {
     expect(crossCheck(code, rep, ctx)).toBeTypeOf('string');
   });

@@ -2,6 +2,7 @@ package factory
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -15,6 +16,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
+	"github.com/aws/smithy-go"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/awsps"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/awssm"
@@ -68,8 +71,13 @@ import (
 // scope's role came from, role-arn or plan-role-arn, exit 5). No diagnostic carries an ARN, an account id
 // or the provider's text. Each STS call is bounded by --operation-timeout
 // (the SDK's retries counted in); one that does not answer in time is its
-// credentials:* diagnostic. When ctx ends during an STS call the error is
-// ctx's cause (the caller reports an interruption).
+// credentials:* diagnostic. When every problem is a credentials:assume-role
+// of a scope whose account cannot be reached (Unreachable), the ports are
+// returned beside the error: those scopes' with Unreachable set and no
+// Port, every other scope's whole, so that the run may skip them under
+// --max-unreachable-scopes (SPEC §17); otherwise the ports are nil. When
+// ctx ends during an STS call the error is ctx's cause (the caller
+// reports an interruption).
 func NewPorts(ctx context.Context, trail Trail, scopes, configured []config.Scope) ([]run.ScopePort, error) {
 	if len(scopes) == 0 {
 		return nil, nil
@@ -127,6 +135,7 @@ func NewPorts(ctx context.Context, trail Trail, scopes, configured []config.Scop
 		return nil, probs
 	}
 
+	onlyUnreachable := true
 	for i, sc := range scopes {
 		if sc.AWS.RoleARN == "" {
 			continue
@@ -137,16 +146,21 @@ func NewPorts(ctx context.Context, trail Trail, scopes, configured []config.Scop
 				return nil, context.Cause(ctx)
 			}
 			probs = append(probs, diag.New(diag.CredentialsAssumeRole, settingOf(sc, roleSetting(sc.AWS))))
+			out[i].Unreachable = Unreachable(err)
+			onlyUnreachable = onlyUnreachable && out[i].Unreachable
 			continue
 		}
 		cfgs[i].Credentials = creds
 	}
-	if len(probs) > 0 {
+	if len(probs) > 0 && !onlyUnreachable {
 		return nil, probs
 	}
 
 	pacers := map[string]*pace.Controller{}
 	for i, sc := range scopes {
+		if out[i].Unreachable {
+			continue
+		}
 		t := sc.Target()
 		p := pacers[out[i].Bucket]
 		if p == nil {
@@ -155,7 +169,28 @@ func NewPorts(ctx context.Context, trail Trail, scopes, configured []config.Scop
 		}
 		out[i].Port = adapters[t](cfgs[i], sc, p)
 	}
+	if len(probs) > 0 {
+		return out, probs
+	}
 	return out, nil
+}
+
+// Unreachable reports whether err, a failed AssumeRole of a scope's role,
+// means the scope's account cannot be reached (SPEC §17), from typed
+// facts only, never the provider's text: STS answered with the error code
+// AccessDenied (STS API reference, AssumeRole: the trust policy does not
+// admit the caller; AWS answers the same for a role of a suspended or
+// closed account), or STS did not answer (the call's --operation-timeout
+// passed, or the request could not be sent). Any other answer (a
+// malformed request, an expired base token, throttling past the SDK's
+// retries) is not about the account and is not unreachable.
+func Unreachable(err error) bool {
+	var api smithy.APIError
+	if errors.As(err, &api) {
+		return api.ErrorCode() == "AccessDenied"
+	}
+	var send *smithyhttp.RequestSendError
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &send)
 }
 
 // adapters are the ports of each target (model.Target): one adapter per

@@ -3,11 +3,14 @@ package factory
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/aws/smithy-go"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -400,4 +403,58 @@ func TestNewPorts_ParameterStoreScopeHasItsOwnAdapterAndBucket(t *testing.T) {
 	var ds diag.Diagnostics
 	require.ErrorAs(t, err, &ds)
 	assert.Equal(t, diag.ConfigScopeOverlap, ds[0].Class)
+}
+
+// Scopes whose account cannot be reached (SPEC §17) come back marked
+// beside the error when they are its only problem: a role STS refuses
+// (AccessDenied) and an account whose STS never answers (bounded by the
+// operation timeout) are Unreachable with no port, the reachable scope's
+// port is whole, and the error still names each refused scope
+// (credentials:assume-role), so that a run without
+// --max-unreachable-scopes stops as before.
+func TestNewPorts_UnreachableScopesComeBackMarkedBesideTheError(t *testing.T) {
+	srv := stsEmulator(t)
+	srv.Control().Must(t).SetFaults(emulator.Faults{STSSilentAccounts: []string{acctStaging}})
+	scopes := []config.Scope{
+		scope("prod", "prod/payments", "eu-west-1", roleProd),
+		scope("locked", "locked/payments", "eu-west-1", roleDenied),
+		scope("silent", "silent/payments", "eu-west-1", roleStaging),
+	}
+	for i := range scopes {
+		scopes[i].AWS.OperationTimeout = 300 * time.Millisecond
+	}
+	ports, err := NewPorts(context.Background(), Trail{}, scopes, nil)
+	ds := setUpError(t, err)
+	require.Len(t, ds, 2)
+	assert.Equal(t, []string{diag.CredentialsAssumeRole, diag.CredentialsAssumeRole}, []string{ds[0].Class, ds[1].Class})
+	require.Len(t, ports, 3)
+	assert.False(t, ports[0].Unreachable)
+	assert.NotNil(t, ports[0].Port)
+	for _, p := range ports[1:] {
+		assert.True(t, p.Unreachable, p.Name)
+		assert.Nil(t, p.Port, p.Name)
+	}
+	assert.Positive(t, srv.Stats(t).Faults["sts-silent-account"])
+	assert.Zero(t, srv.Stats(t).Calls["ListSecrets"], "nothing read")
+}
+
+// Unreachable decides from typed facts only: STS's error code
+// AccessDenied, or no answer (the call's deadline, a request that could
+// not be sent); any other code or failure is not about the account.
+func TestUnreachable_FromTheErrorCodeOrNoAnswer(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"AccessDenied", &smithy.OperationError{ServiceID: "STS", OperationName: "AssumeRole", Err: &smithy.GenericAPIError{Code: "AccessDenied", Message: "not authorized"}}, true},
+		{"ValidationError", &smithy.OperationError{Err: &smithy.GenericAPIError{Code: "ValidationError"}}, false},
+		{"ExpiredToken", &smithy.GenericAPIError{Code: "ExpiredToken"}, false},
+		{"a message that mentions AccessDenied", &smithy.GenericAPIError{Code: "RegionDisabledException", Message: "AccessDenied"}, false},
+		{"deadline", &smithy.OperationError{Err: fmt.Errorf("canceled: %w", context.DeadlineExceeded)}, true},
+		{"not sent", &smithy.OperationError{Err: &smithyhttp.RequestSendError{Err: errors.New("connection refused")}}, true},
+		{"other", errors.New("AccessDenied"), false},
+	} {
+		assert.Equal(t, c.want, Unreachable(c.err), c.name)
+	}
 }
