@@ -617,7 +617,8 @@ func TestRegression_SyncFileIsNotRenderedAsAPlan(t *testing.T) {
 // applied a reviewed plan says so in its renderings, with the plan's
 // operations and the commit it was reviewed at, and its file keeps the
 // key reviewed; a file of any other command, or with no commit, that
-// carries it is planfile:malformed; without it nothing is said.
+// carries it is planfile:malformed, as is a negative count (0, a reviewed
+// plan of converged scopes, is valid); without it nothing is said.
 func TestReviewedPlanIsSaidApplied(t *testing.T) {
 	const at = "fedcba9876543210fedcba9876543210fedcba98"
 	in := fixtures(t)["full"]
@@ -645,6 +646,9 @@ func TestReviewedPlanIsSaidApplied(t *testing.T) {
 	} {
 		assert.Equal(t, diag.PlanfileMalformed, classOf(bad.Validate()), name)
 	}
+	converged := v
+	converged.Reviewed = &Reviewed{GitRevision: at, Operations: 0}
+	assert.NoError(t, converged.Validate(), "a reviewed plan of 0 operations (every scope converged) is valid")
 	in.Reviewed = nil
 	assert.NotContains(t, Text(Build(in, model.Redaction{})), "reviewed plan")
 }
