@@ -229,3 +229,37 @@ func FuzzParseTemplate(f *testing.F) {
 		}
 	})
 }
+
+// TestEdges_MutationSurvivors: the edges mutation testing found untested
+// (docs/testing.md, scopegen row): slugs at 'z' and a leading separator,
+// the root selected by "/", no left-out header without one, a template of
+// exactly 64 KiB, regions and a null defaults read.
+func TestEdges_MutationSurvivors(t *testing.T) {
+	if got := slug(" !Zeta Ops"); got != "zeta-ops" {
+		t.Errorf("slug = %q, want zeta-ops", got)
+	}
+	if !Selected(Account{Path: "x/y"}, []string{"/"}) {
+		t.Error(`"/" is the root: it selects every account`)
+	}
+	out, err := Generate(Org{Units: map[string]string{"r-root": ""}, Accounts: []Account{{ID: "111111111111", Name: "a", Status: "ACTIVE", Units: []string{"r-root"}}}},
+		Request{Template: DefaultTemplate(), Regions: []string{"eu-west-1"}, RoleName: "r"})
+	if err != nil || bytes.Contains(out.Bytes, []byte("Left out")) {
+		t.Errorf("no account left out, yet a header says so (%v):\n%s", err, out.Bytes)
+	}
+	base := []byte("regions: [eu-west-1]\ndefaults:\n")
+	full := append(base, append([]byte("#"), bytes.Repeat([]byte("x"), MaxTemplateBytes-len(base)-2)...)...)
+	full = append(full, '\n')
+	if len(full) != MaxTemplateBytes {
+		t.Fatalf("test template is %d bytes", len(full))
+	}
+	tmpl, err := ParseTemplate(full)
+	if err != nil {
+		t.Fatalf("a template of exactly 64 KiB: %v", err)
+	}
+	if !slices.Equal(tmpl.Regions, []string{"eu-west-1"}) || tmpl.Defaults != nil {
+		t.Errorf("regions %v, defaults %v: want eu-west-1 and none (null)", tmpl.Regions, tmpl.Defaults)
+	}
+	if _, err := ParseTemplate([]byte("regions: 5\n")); classOf(err) != diag.ConfigTemplate {
+		t.Errorf("regions that are no list: %v", err)
+	}
+}
