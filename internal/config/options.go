@@ -284,6 +284,10 @@ type Run struct {
 	// account cannot be reached a run may skip (SPEC §17); 0 = none, the
 	// run is all or nothing.
 	MaxUnreachable int
+	// ParallelScopes is --parallel-scopes resolved: how many (account,
+	// Region) buckets of a run are worked on at once (SPEC §17), ≥ 1
+	// (0 given = DefaultParallelScopes()).
+	ParallelScopes int
 }
 
 // Defaults returns the options every declared default gives, with the

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -232,7 +233,17 @@ const (
 	Target              = "target"
 	ParameterTier       = "parameter-tier"
 	MaxUnreachable      = "max-unreachable-scopes"
+	ParallelScopes      = "parallel-scopes"
 )
+
+// DefaultParallelScopes is --parallel-scopes 0 resolved: 4 buckets per
+// CPU the process may use (runtime.GOMAXPROCS), at least 4 and at most
+// 32. A bucket's work is mostly waiting on AWS (each bucket runs up to
+// --concurrency calls of its own and is paced to its own quota), so more
+// buckets than CPUs keep the run busy; the ceiling bounds the memory of
+// the observations held at once and the connections open (each bucket
+// keeps up to --concurrency). On the 2-CPU reference machine it is 8.
+func DefaultParallelScopes() int { return max(4, min(32, 4*runtime.GOMAXPROCS(0))) }
 
 // DefaultConcurrency is the default of --concurrency: parallel AWS calls
 // inside one phase (SPEC §2.1
@@ -380,6 +391,18 @@ var Settings = []Setting{
 		}},
 	{Name: MaxUnreachable, Kind: KindInt, Default: "0", Usage: "skip up to this many scopes whose account cannot be reached (STS AssumeRole refused or not answered): each is reported unreachable and the run exits 5 after the others converged; more than this = nothing applied anywhere (0 = all or nothing)",
 		bind: into(between(0, 10000, "must be between 0 and 10000"), func(o *Options) *int { return &o.Run.MaxUnreachable })},
+	{Name: ParallelScopes, Kind: KindInt, Default: "0", Usage: "(account, Region) buckets of a run worked on at once, in planning and in apply; one bucket's scopes always run one after another (0 = sized to the machine: 4 per CPU, 4 to 32)",
+		bind: func(o *Options, v any) error {
+			n := v.(int)
+			if n < 0 || n > 1000 {
+				return errors.New("must be between 0 and 1000 (0 = sized to the machine)")
+			}
+			if n == 0 {
+				n = DefaultParallelScopes()
+			}
+			o.Run.ParallelScopes = n
+			return nil
+		}},
 	{Name: DetailedExitCode, Kind: KindBool, Default: "false", FlagOnly: true, PlanOnly: true, Usage: "exit 2 when any operation is planned",
 		bind: into[bool](nil, func(o *Options) *bool { return &o.Run.DetailedExitCode })},
 	{Name: Concurrency, Kind: KindInt, Default: strconv.Itoa(DefaultConcurrency), Usage: "parallel AWS calls inside one phase (1 = sequential)",

@@ -396,7 +396,7 @@ func TestAdopt_RunScopesEntryNamingNoDocumentReadsNothing(t *testing.T) {
 		runs = append(runs, engine.ScopeRun{Bucket: d.bucket, Config: cfg, Arrival: model.Arrived(d.state()), Port: newAdapter(e.client)})
 	}
 	before := e.calls(t)
-	res := engine.RunScopes(context.Background(), runs, nil)
+	res := engine.RunScopes(context.Background(), runs, 0, nil)
 	if n := totalCalls(e.calls(t)) - totalCalls(before); n != 0 {
 		t.Fatalf("%d AWS calls, want none", n)
 	}

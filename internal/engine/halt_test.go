@@ -60,7 +60,7 @@ func TestRegression_VerificationFindingHaltsOtherScopes(t *testing.T) {
 						runs = append(runs, engine.ScopeRun{Bucket: d.bucket, Config: cfg, Arrival: model.Arrived(d.state()),
 							Port: newAdapter(e.client), Log: log.With(slog.String(vocab.FieldScope, d.name))})
 					}
-					return engine.RunScopes(context.Background(), runs, log)
+					return engine.RunScopes(context.Background(), runs, 0, log)
 				}
 				// The first run creates the first scope's secret; its
 				// replica then fails (or stays InProgress).
@@ -135,7 +135,7 @@ func TestRegression_InterruptReportedAsHalted(t *testing.T) {
 					Port: &heldCreates{Port: detachedCreates{Port: newAdapter(e.client)}, entered: entered, release: over},
 					Log:  slog.New(slog.DiscardHandler)},
 			}
-			got := engine.RunScopes(ctx, runs, nil)
+			got := engine.RunScopes(ctx, runs, 0, nil)
 			if got[0].Status != tc.oneStatus {
 				t.Errorf("scope one's status = %s, want %s", got[0].Status, tc.oneStatus)
 			}

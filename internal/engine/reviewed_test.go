@@ -46,7 +46,7 @@ func (e *env) runReviewed(t *testing.T, reviews []*reviewer, defs ...scopeDef) [
 		}
 		runs = append(runs, run)
 	}
-	return engine.RunScopes(context.Background(), runs, log)
+	return engine.RunScopes(context.Background(), runs, 0, log)
 }
 
 // A scope whose plan differs from its reviewed plan ends invalid with the

@@ -69,8 +69,13 @@ type Reviewer interface {
 // instead when the run's context is done: interrupted wins). Every scope
 // whose apply finished is verified (Prepared.Apply).
 //
+// At most parallel buckets are worked on at once, in planning and in
+// apply (--parallel-scopes, SPEC §17; 0 = no bound): a bucket takes a
+// slot for its scopes one after another and frees it when its last scope
+// is done, buckets taking slots in the order of their first scope.
+//
 // log takes the run's own records (no scope field); it may be nil.
-func RunScopes(ctx context.Context, scopes []ScopeRun, log *slog.Logger) []Result {
+func RunScopes(ctx context.Context, scopes []ScopeRun, parallel int, log *slog.Logger) []Result {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -89,7 +94,7 @@ func RunScopes(ctx context.Context, scopes []ScopeRun, log *slog.Logger) []Resul
 		}
 		return results(prepared)
 	}
-	inBuckets(scopes, func(i int) {
+	inBuckets(scopes, parallel, func(i int) {
 		s := scopes[i]
 		prepared[i] = prepare(ctx, s.Config, s.Arrival, s.Port, s.Log, h)
 	})
@@ -129,7 +134,7 @@ func RunScopes(ctx context.Context, scopes []ScopeRun, log *slog.Logger) []Resul
 			slog.String(vocab.FieldPhase, vocab.PhasePlan), slog.String(vocab.FieldErrorClass, diag.PlanStale),
 			slog.Int(vocab.FieldCount, stale))
 	case pending > 0:
-		inBuckets(scopes, func(i int) { prepared[i].Apply(ctx) })
+		inBuckets(scopes, parallel, func(i int) { prepared[i].Apply(ctx) })
 	}
 
 	return results(prepared)
@@ -215,10 +220,11 @@ func adoptNotDesired(scopes []ScopeRun) bool {
 	return false
 }
 
-// inBuckets calls fn(i) for every scope: the buckets in parallel, one
-// bucket's scopes one after another in the order given. It returns when
-// every call has returned.
-func inBuckets(scopes []ScopeRun, fn func(i int)) {
+// inBuckets calls fn(i) for every scope: the buckets in parallel, at most
+// parallel of them at once (0 = no bound), one bucket's scopes one after
+// another in the order given; a bucket waits for its slot in the order of
+// its first scope. It returns when every call has returned.
+func inBuckets(scopes []ScopeRun, parallel int, fn func(i int)) {
 	var order []string
 	members := map[string][]int{}
 	for i, s := range scopes {
@@ -227,11 +233,17 @@ func inBuckets(scopes []ScopeRun, fn func(i int)) {
 		}
 		members[s.Bucket] = append(members[s.Bucket], i)
 	}
+	if parallel <= 0 || parallel > len(order) {
+		parallel = len(order)
+	}
+	slots := make(chan struct{}, parallel)
 	var wg sync.WaitGroup
 	for _, b := range order {
+		slots <- struct{}{}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() { <-slots }()
 			for _, i := range members[b] {
 				fn(i)
 			}

@@ -61,7 +61,7 @@ func (e *env) runScopes(t *testing.T, mode engine.Mode, conc int, defs ...scopeD
 		runs = append(runs, engine.ScopeRun{Bucket: d.bucket, Config: cfg, Arrival: model.Arrived(d.state()),
 			Port: newAdapter(e.client), Log: log.With(slog.String(vocab.FieldScope, d.name))})
 	}
-	return engine.RunScopes(context.Background(), runs, log)
+	return engine.RunScopes(context.Background(), runs, 0, log)
 }
 
 // writesUnder counts the versions the emulator holds of the secrets under
@@ -320,7 +320,7 @@ func TestRunScopes_FailureHaltsOtherBuckets(t *testing.T) {
 		{Bucket: two.bucket, Config: cfg, Arrival: model.Arrived(two.state()), Port: &heldCreates{Port: newAdapter(e.client), entered: entered, release: over},
 			Log: slog.New(slog.DiscardHandler)},
 	}
-	got := engine.RunScopes(context.Background(), runs, nil)
+	got := engine.RunScopes(context.Background(), runs, 0, nil)
 	wantResult(t, got[0], vocab.StatusApplyFailed, vocab.VerificationNotRun, vocab.Counts{})
 	wantResult(t, got[1], vocab.StatusApplyFailed, vocab.VerificationNotRun, vocab.Counts{Create: 1})
 	if ds := got[1].Diagnostics; len(ds) != 1 || ds[0].Class != diag.ApplyHalted {
@@ -356,7 +356,7 @@ func TestRunScopes_FailureHaltsOtherBucketsWhileItsPhaseRuns(t *testing.T) {
 		{Bucket: two.bucket, Config: cfgTwo, Arrival: model.Arrived(two.state()), Port: &heldCreates{Port: newAdapter(e.client), entered: entered, release: counted},
 			Log: slog.New(watch{msg: "phase applied", seen: twoOver, once: &sync.Once{}})},
 	}
-	got := engine.RunScopes(context.Background(), runs, nil)
+	got := engine.RunScopes(context.Background(), runs, 0, nil)
 	wantResult(t, got[0], vocab.StatusApplyFailed, vocab.VerificationNotRun, vocab.Counts{Create: 1})
 	wantResult(t, got[1], vocab.StatusApplyFailed, vocab.VerificationNotRun, vocab.Counts{Create: 1})
 	if ds := got[1].Diagnostics; len(ds) != 1 || ds[0].Class != diag.ApplyHalted {

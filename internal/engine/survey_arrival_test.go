@@ -60,7 +60,7 @@ func (e *env) runArrivingLate(t *testing.T, mode engine.Mode, st model.State, p 
 		"waiting for the desired state to finish decrypting", finish})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	got := engine.RunScopes(ctx, []engine.ScopeRun{{Config: e.cfg(mode, 2), Arrival: a, Port: p, Log: log}}, log)
+	got := engine.RunScopes(ctx, []engine.ScopeRun{{Config: e.cfg(mode, 2), Arrival: a, Port: p, Log: log}}, 0, log)
 	if !strings.Contains(e.logs.String(), "waiting for the desired state to finish decrypting") {
 		t.Fatalf("the values were needed before the first observation ended:\n%s", e.logs)
 	}

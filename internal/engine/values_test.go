@@ -57,7 +57,7 @@ func (e *env) runValues(t *testing.T, mode engine.Mode, runs ...engine.ScopeRun)
 		runs[i].Config = e.cfg(mode, 4)
 		runs[i].Log = log
 	}
-	return engine.RunScopes(ctx, runs, log)
+	return engine.RunScopes(ctx, runs, 0, log)
 }
 
 // TestValues_ObservationBeginsBeforeTheValuesAndThePlanUsesThem: the scope
@@ -125,7 +125,7 @@ func TestValues_InterruptedWhileDecryptingWritesNothing(t *testing.T) {
 		cancel() // the signal arrives while the documents are decrypted
 	}()
 	before := e.calls(t)
-	got := engine.RunScopes(ctx, []engine.ScopeRun{{Config: e.cfg(engine.ModeSync, 4), Arrival: never, Port: port}}, nil)
+	got := engine.RunScopes(ctx, []engine.ScopeRun{{Config: e.cfg(engine.ModeSync, 4), Arrival: never, Port: port}}, 0, nil)
 	wantResult(t, got[0], vocab.StatusInterrupted, vocab.VerificationNotRun, vocab.Counts{})
 	if n := mutations(before, e.calls(t)); n != 0 {
 		t.Fatalf("%d mutating calls after an interruption during decryption, want 0", n)

@@ -244,7 +244,7 @@ func Execute(ctx context.Context, src Sources, req Request) Outcome {
 				scope: got.Scopes[i], showNames: req.Options.Output.ShowResourceNames, commit: v.GitRevision, tally: tally}
 		}
 	}
-	results := engine.RunScopes(ectx, runs, req.Log)
+	results := engine.RunScopes(ectx, runs, req.Options.Run.ParallelScopes, req.Log)
 	if req.Reviewed != nil {
 		got.Reviewed = tally.applied(len(scopes), req.Reviewed.GitRevision)
 	}

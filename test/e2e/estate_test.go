@@ -170,7 +170,8 @@ func TestScopes_FirstSyncCreatesAllRerunIsNoOp(t *testing.T) {
 	for _, s := range es.e.ctl.Sessions().Sessions {
 		sessions = append(sessions, s.RoleARN+" "+s.SessionName)
 	}
-	assert.ElementsMatch(t, []string{roleA + " sops-aws-sync-prod-eu", roleB + " sops-aws-sync-staging", roleA + " sops-aws-sync-prod-us"}, sessions)
+	assert.ElementsMatch(t, []string{roleA + " sops-aws-sync-prod-eu", roleB + " sops-aws-sync-staging"}, sessions,
+		"one session per role for the run (SPEC §17): prod-us shares prod-eu's")
 
 	before := es.e.stats()
 	r = es.run(t, cfg, "sync")

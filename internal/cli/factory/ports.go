@@ -39,8 +39,10 @@ import (
 //     for a plan, as config.Resolve chose) calls AWS with its credentials: STS
 //     AssumeRole from the base credentials (stscreds), session name
 //     trail.SessionName(scope), in an aws.CredentialsCache that renews them for
-//     the run; the role is assumed here, once, so that a refused role stops
-//     the run before anything is read;
+//     the run; the role is assumed here, once per role for the whole run
+//     (SPEC §17: the scopes that name one role, in any Region, share its
+//     session, named after the first of them in config order), so that a
+//     refused role stops the run before anything is read;
 //   - a scope whose target is parameter-store (SPEC §16) gets the
 //     Systems Manager adapter (awsps) with its own quota bucket (bucket)
 //     and Parameter Store's pace ceilings; the others awssm;
@@ -136,21 +138,27 @@ func NewPorts(ctx context.Context, trail Trail, scopes, configured []config.Scop
 	}
 
 	onlyUnreachable := true
+	sessions := map[string]*session{} // by role ARN: one AssumeRole per role per run
 	for i, sc := range scopes {
 		if sc.AWS.RoleARN == "" {
 			continue
 		}
-		creds, err := assumeRole(ctx, cfgs[i], sc, trail.SessionName(sc.Name))
-		if err != nil {
-			if ctx.Err() != nil {
+		s := sessions[sc.AWS.RoleARN]
+		if s == nil {
+			creds, err := assumeRole(ctx, cfgs[i], sc, trail.SessionName(sc.Name))
+			if err != nil && ctx.Err() != nil {
 				return nil, context.Cause(ctx)
 			}
+			s = &session{creds: creds, failed: err != nil, unreachable: err != nil && Unreachable(err)}
+			sessions[sc.AWS.RoleARN] = s
+		}
+		if s.failed {
 			probs = append(probs, diag.New(diag.CredentialsAssumeRole, settingOf(sc, roleSetting(sc.AWS))))
-			out[i].Unreachable = Unreachable(err)
-			onlyUnreachable = onlyUnreachable && out[i].Unreachable
+			out[i].Unreachable = s.unreachable
+			onlyUnreachable = onlyUnreachable && s.unreachable
 			continue
 		}
-		cfgs[i].Credentials = creds
+		cfgs[i].Credentials = s.creds
 	}
 	if len(probs) > 0 && !onlyUnreachable {
 		return nil, probs
@@ -173,6 +181,14 @@ func NewPorts(ctx context.Context, trail Trail, scopes, configured []config.Scop
 		return out, probs
 	}
 	return out, nil
+}
+
+// session is the outcome of one role's AssumeRole in a run (NewPorts):
+// its credentials, cached and renewed for every scope that names the role,
+// or that it failed (and whether the account is unreachable).
+type session struct {
+	creds               aws.CredentialsProvider
+	failed, unreachable bool
 }
 
 // Unreachable reports whether err, a failed AssumeRole of a scope's role,

@@ -68,7 +68,8 @@ func pacer(t *testing.T, p engine.Port) any {
 // Each scope's calls go with its own credentials: a role's to the role's
 // account (in the scope's Region), the others' to the base account; the
 // ports of one (account, Region) share one pace; the base account costs one
-// GetCallerIdentity, each role one AssumeRole with the scope's session name.
+// GetCallerIdentity, each role one AssumeRole with the session name of its
+// first scope.
 func TestNewPorts_ScopesCallWithTheirRolesAndShareBuckets(t *testing.T) {
 	srv := stsEmulator(t)
 	scopes := []config.Scope{
@@ -93,11 +94,11 @@ func TestNewPorts_ScopesCallWithTheirRolesAndShareBuckets(t *testing.T) {
 
 	st := srv.Stats(t)
 	assert.Equal(t, int64(1), st.Calls["GetCallerIdentity"], "one call for the base account")
-	assert.Equal(t, int64(3), st.Calls["AssumeRole"], "each role assumed once, at set-up")
+	assert.Equal(t, int64(2), st.Calls["AssumeRole"], "each role assumed once, at set-up (prod-b shares prod-a's session)")
 	sessions := srv.Control().Must(t).Sessions().Sessions
-	require.Len(t, sessions, 3)
+	require.Len(t, sessions, 2)
 	for i, want := range []struct{ role, name, acct string }{
-		{roleProd, "sops-aws-sync-prod-a", acctProd}, {roleProd, "sops-aws-sync-prod-b", acctProd}, {roleStaging, "sops-aws-sync-staging", acctStaging},
+		{roleProd, "sops-aws-sync-prod-a", acctProd}, {roleStaging, "sops-aws-sync-staging", acctStaging},
 	} {
 		assert.Equal(t, want.role, sessions[i].RoleARN)
 		assert.Equal(t, want.name, sessions[i].SessionName)
@@ -115,7 +116,7 @@ func TestNewPorts_ScopesCallWithTheirRolesAndShareBuckets(t *testing.T) {
 		acctStaging + "/eu-central-1":            {"ListSecrets": 1},
 		emulator.DefaultAccountID + "/eu-west-1": {"ListSecrets": 1},
 	}, srv.Stats(t).CallsByAccountRegion, "assumed credentials map to the role's account")
-	assert.Equal(t, int64(3), srv.Stats(t).Calls["AssumeRole"], "the credentials are cached for the run")
+	assert.Equal(t, int64(2), srv.Stats(t).Calls["AssumeRole"], "the credentials are cached for the run")
 }
 
 // A single-scope run makes no STS call without a role (today's call
@@ -457,4 +458,36 @@ func TestUnreachable_FromTheErrorCodeOrNoAnswer(t *testing.T) {
 	} {
 		assert.Equal(t, c.want, Unreachable(c.err), c.name)
 	}
+}
+
+// One AssumeRole per role per run (SPEC §17): three scopes of one role in
+// three Regions and a fourth with another role make two AssumeRole calls
+// (the emulator's call stats), the scopes of the shared role calling with
+// one session named after the first of them; a refused role shared by two
+// scopes is asked once and names both scopes.
+func TestNewPorts_OneAssumeRolePerRolePerRun(t *testing.T) {
+	srv := stsEmulator(t)
+	ports, err := NewPorts(context.Background(), Trail{}, []config.Scope{
+		scope("eu", "app", "eu-west-1", roleProd),
+		scope("us", "app", "us-east-1", roleProd),
+		scope("staging", "app", "eu-west-1", roleStaging),
+		scope("ap", "app", "ap-southeast-2", roleProd),
+	}, nil)
+	require.NoError(t, err)
+	require.Len(t, ports, 4)
+	assert.Equal(t, int64(2), srv.Stats(t).Calls["AssumeRole"])
+	var names []string
+	for _, s := range srv.Control().Must(t).Sessions().Sessions {
+		names = append(names, s.SessionName)
+	}
+	assert.ElementsMatch(t, []string{"sops-aws-sync-eu", "sops-aws-sync-staging"}, names)
+
+	_, err = NewPorts(context.Background(), Trail{}, []config.Scope{
+		scope("a", "a", "eu-west-1", roleDenied),
+		scope("b", "b", "us-east-1", roleDenied),
+	}, nil)
+	ds := setUpError(t, err)
+	require.Len(t, ds, 2)
+	assert.Equal(t, "config file key scopes.b.role-arn", ds[1].Subject.Name())
+	assert.Equal(t, int64(3), srv.Stats(t).Calls["AssumeRole"], "the refused role was asked once")
 }
