@@ -183,6 +183,9 @@ func TestRegression_GeneratedKeyPastTheSizeLimitIsWrittenWithoutIt(t *testing.T)
 		if d := res.Diagnostics[0]; !strings.Contains(d.Summary, "65536 bytes") || d.Next == "" {
 			t.Errorf("mode %v: %q / %q: the summary names the limit, the next action is given", mode, d.Summary, d.Next)
 		}
+		if d := res.Diagnostics[0]; !strings.Contains(d.Summary, "generated at their configured length") || !strings.Contains(d.Summary, "the create would store") {
+			t.Errorf("mode %v: %q: a create's summary says the keys are generated at their length", mode, d.Summary)
+		}
 	}
 	at := bigDoc(t, model.MaxValueBytes-14-32)
 	res := e.runPort(t, awsOwnedCfg(e, engine.ModeSync, entry), state(doc{"db", at}), e.port)
