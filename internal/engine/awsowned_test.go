@@ -474,3 +474,46 @@ func TestRegression_LostWriteResponseOfAnAWSOwnedMergeCrashesTheRun(t *testing.T
 		})
 	}
 }
+
+// refusingBackPort refuses every move of AWSCURRENT (the move back after a
+// rotation raced the write) with an answered AccessDeniedException.
+type refusingBackPort struct {
+	*rotatingPort
+}
+
+func (p refusingBackPort) MoveLabel(ctx context.Context, id, label, to, from string) error {
+	if label == "AWSCURRENT" {
+		return &engine.Error{Operation: "UpdateSecretVersionStage", Code: "AccessDeniedException", Fault: engine.FaultClient, RequestID: "req-refused-back"}
+	}
+	return p.rotatingPort.MoveLabel(ctx, id, label, to, from)
+}
+
+// A rotation finished between the read and the write and the move back
+// was refused (sent, then resent once): the run ends verify:rotation-raced
+// and its log line carries the refusal's code and request id, so the
+// operator knows which call AWS refused and can quote the request.
+func TestAWSOwned_RefusedMoveBackIsLoggedWithItsCode(t *testing.T) {
+	e := newEnv(t)
+	entry := model.AWSOwned{Secret: "db", Keys: []string{"/password"}}
+	seedRotating(t, e, entry)
+	p := refusingBackPort{&rotatingPort{Port: e.port, rotate: func(i int) {
+		if i == 0 {
+			rotateFully(t, e, nameOf("db"), "r1", false)
+		}
+	}}}
+	res := e.runPort(t, awsOwnedCfg(e, engine.ModeSync, entry), state(doc{"db", `{"host":"h2","password":"seed"}`}), p)
+	if res.Status != vocab.StatusVerificationFailed || len(res.Failures) != 1 || res.Failures[0].Class != diag.VerifyRotationRaced {
+		t.Fatalf("status %s, failures %+v, want verification-failed with one verify:rotation-raced", res.Status, res.Failures)
+	}
+	var line string
+	for _, l := range strings.Split(e.logs.String(), "\n") {
+		if strings.Contains(l, "could not be made current again") {
+			line = l
+		}
+	}
+	for _, want := range []string{"AccessDeniedException", "req-refused-back"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("the move-back failure's log line %q lacks %q", line, want)
+		}
+	}
+}
