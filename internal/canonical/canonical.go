@@ -98,6 +98,27 @@ func FromYAML(plain []byte) ([]byte, error) { return Canonicalize(YAML, plain) }
 // JSON object of strings; see the package documentation of fromDotenv.
 func FromDotenv(plain []byte) ([]byte, error) { return Canonicalize(Dotenv, plain) }
 
+// Unbounded is FromJSON without the size rule: the canonical form of a
+// value the tool builds rather than reads from a document (a merge of a
+// document with the live values of the keys AWS owns, a create with
+// generated keys, SPEC §13), whose size is judged against the target's
+// own limit by the plan's gate (plan.Oversized, gate:value-too-large), not
+// refused here as if the document were too large. Errors are those of
+// FromJSON other than ClassTooLarge.
+func Unbounded(plain []byte) ([]byte, error) {
+	if e := checkText(plain); e != nil {
+		return nil, e
+	}
+	if e := validateJSON(plain); e != nil {
+		return nil, e
+	}
+	out, e := transform(plain)
+	if e != nil {
+		return nil, e
+	}
+	return out, nil
+}
+
 func checkText(plain []byte) *Error {
 	if bytes.HasPrefix(plain, utf8BOM) {
 		return errBOM
@@ -142,14 +163,10 @@ func fromDotenv(plain []byte) ([]byte, *Error) {
 
 // finish runs RFC 8785 on validated JSON text and applies the size rule.
 func finish(j []byte) ([]byte, *Error) {
-	out, err := jcs.Transform(j)
-	if err != nil {
-		return nil, errCanonical
+	out, e := transform(j)
+	if e != nil {
+		return nil, e
 	}
-	// jcs returns its bytes.Buffer's slice, whose capacity follows the
-	// input (SOPS's indented plaintext) rather than the canonical length;
-	// the value is kept for the whole run, so keep it at its own size.
-	out = bytes.Clone(out)
 	if len(out) > MaxValueBytes {
 		return nil, errTooLarge
 	}
@@ -157,6 +174,18 @@ func finish(j []byte) ([]byte, *Error) {
 		return nil, errEmpty
 	}
 	return out, nil
+}
+
+// transform is RFC 8785 over validated JSON text, its result at its own
+// size: jcs returns its bytes.Buffer's slice, whose capacity follows the
+// input (SOPS's indented plaintext) rather than the canonical length, and
+// the value is kept for the whole run.
+func transform(j []byte) ([]byte, *Error) {
+	out, err := jcs.Transform(j)
+	if err != nil {
+		return nil, errCanonical
+	}
+	return bytes.Clone(out), nil
 }
 
 // writeJSONString appends s as a JSON string literal. s must be valid UTF-8.

@@ -215,6 +215,23 @@ func TestSizeLimitIsInclusive(t *testing.T) {
 	}
 }
 
+// Unbounded keeps every rule but the size one: a value one byte past the
+// limit is canonicalized whole (the plan's gate judges it against the
+// target's limit), where FromJSON refuses it as plaintext:too-large.
+func TestUnboundedHasNoSizeRule(t *testing.T) {
+	in := `{"a":"` + strings.Repeat("x", MaxValueBytes-7) + `"}`
+	if _, err := FromJSON([]byte(in)); err == nil {
+		t.Fatal("FromJSON must refuse a value one byte past the limit")
+	}
+	out, err := Unbounded([]byte(in))
+	if err != nil || len(out) != MaxValueBytes+1 {
+		t.Fatalf("Unbounded: len %d, %v; want the whole %d bytes", len(out), err, MaxValueBytes+1)
+	}
+	if _, err := Unbounded([]byte(`{"a":1,"a":2}`)); err == nil {
+		t.Error("Unbounded must keep the other rules (duplicate member names)")
+	}
+}
+
 func TestClassTokensAreStable(t *testing.T) {
 	got := []string{ClassNotUTF8, ClassBOM, ClassNotObject, ClassDuplicateKey, ClassMultiDocument,
 		ClassAnchorOrAlias, ClassNonStringKey, ClassUnsupportedScalar, ClassNonFiniteNumber, ClassNumberPrecision,

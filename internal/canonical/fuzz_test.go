@@ -75,3 +75,34 @@ func FuzzDotenv(f *testing.F) {
 		checkOutcome(t, in, out, err)
 	})
 }
+
+// FuzzUnbounded: Unbounded agrees with FromJSON on every input but one
+// whose canonical form is past MaxValueBytes, which it returns whole
+// (a fixed point of itself) where FromJSON says ClassTooLarge.
+func FuzzUnbounded(f *testing.F) {
+	for _, s := range []string{`{"a":1}`, `{"a":1,"a":2}`, `[]`, "\ufeff{}", `{"b":"` + string(bytes.Repeat([]byte("x"), MaxValueBytes)) + `"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		out, err := Unbounded(in)
+		want, werr := FromJSON(in)
+		var ce *Error
+		switch {
+		case werr == nil:
+			if err != nil || !bytes.Equal(out, want) {
+				t.Fatalf("Unbounded %q, %v; FromJSON %q", out, err, want)
+			}
+		case errors.As(werr, &ce) && ce.Class == ClassTooLarge:
+			if err != nil || len(out) <= MaxValueBytes {
+				t.Fatalf("past the limit: Unbounded gave %d bytes, %v", len(out), err)
+			}
+			if again, e := Unbounded(out); e != nil || !bytes.Equal(again, out) {
+				t.Fatalf("Unbounded's output is not a fixed point: %v", e)
+			}
+		default:
+			if err == nil || err.Error() != werr.Error() {
+				t.Fatalf("Unbounded %v, FromJSON %v: the same refusal", err, werr)
+			}
+		}
+	})
+}

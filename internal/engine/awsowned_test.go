@@ -198,6 +198,42 @@ func TestRegression_GeneratedKeyPastTheSizeLimitIsWrittenWithoutIt(t *testing.T)
 	}
 }
 
+// TestRegression_OversizedMergeOfAnUpdatePlannedConflictAWSOwnedMissing:
+// a secret created at the limit exactly with a generated /password, whose
+// document then grew by one byte, planned conflict aws-owned-missing (the
+// merge with the live password was refused by the canonicalizer's size
+// rule, taken for a key the tool did not know): the next action named
+// was wrong and the run exit 4. The plan must say what it is, in plan
+// and sync: gate:value-too-large about the document, status invalid, no
+// mutating call, the summary naming the merge and the limit.
+func TestRegression_OversizedMergeOfAnUpdatePlannedConflictAWSOwnedMissing(t *testing.T) {
+	e := newEnv(t)
+	entry := model.AWSOwned{Secret: "db", Keys: []string{"/password"}, Generate: 32}
+	at := bigDoc(t, model.MaxValueBytes-14-32)
+	res := e.runPort(t, awsOwnedCfg(e, engine.ModeSync, entry), state(doc{"db", at}), e.port)
+	wantResult(t, res, vocab.StatusConverged, vocab.VerificationConverged, vocab.Counts{Create: 1})
+	over := bigDoc(t, model.MaxValueBytes-14-32+1)
+	for _, mode := range []engine.Mode{engine.ModePlan, engine.ModeSync} {
+		before := e.calls(t)
+		res := e.runPort(t, awsOwnedCfg(e, mode, entry), state(doc{"db", over}), e.port)
+		if res.Status != vocab.StatusInvalid || res.Counts.Conflicts != 0 {
+			t.Fatalf("mode %v: status %s, %d conflicts; want invalid, none", mode, res.Status, res.Counts.Conflicts)
+		}
+		if n := mutations(before, e.calls(t)); n != 0 {
+			t.Errorf("mode %v: %d mutating calls, want none", mode, n)
+		}
+		if len(res.Diagnostics) != 1 || res.Diagnostics[0].Class != diag.GateValueTooLarge || res.Diagnostics[0].Subject.Label() != "resource-0001" {
+			t.Fatalf("mode %v: diagnostics %+v, want one gate:value-too-large about resource-0001", mode, res.Diagnostics)
+		}
+		if d := res.Diagnostics[0]; !strings.Contains(d.Summary, "merged") || !strings.Contains(d.Summary, "the update would store") || !strings.Contains(d.Summary, "65536 bytes") {
+			t.Errorf("mode %v: %q: the summary names the merge, the update and the limit", mode, d.Summary)
+		}
+	}
+	if n := len(current(e.secret(t, nameOf("db")))); n != model.MaxValueBytes {
+		t.Errorf("stored %d bytes after the refused runs, want the %d the create wrote", n, model.MaxValueBytes)
+	}
+}
+
 // strayPending returns the ids of the versions of name that carry
 // AWSPENDING without AWSCURRENT: what AWS's RotateSecret and the planner
 // take for a rotation in flight.

@@ -135,7 +135,7 @@ func newRunner(cfg Config, arrival *model.Arrival, port Port, log *slog.Logger, 
 		policy: plan.Policy{
 			Rules: plan.Rules{ScopeDigest: want.Scope.Digest(), Metadata: cfg.Metadata, Replicas: cfg.Replicas,
 				Region: caps.region(), Adopt: plan.AdoptSet(cfg.Adopt), AdoptRequireMatch: cfg.AdoptRequireMatch,
-				Canonical: canonical.FromJSON, AWSOwned: plan.AWSOwnedSet(want, cfg.AWSOwned),
+				Canonical: canonical.Unbounded, AWSOwned: plan.AWSOwnedSet(want, cfg.AWSOwned),
 				MaxValueBytes: want.Scope.Target.ValueLimit(cfg.ParameterTier)},
 			AllowEmpty: cfg.AllowEmpty, MaxDeletions: cfg.MaxDeletions,
 		},

@@ -56,8 +56,10 @@ type Rules struct {
 	// document's is conflict adopt-mismatch (adopt-require-match).
 	AdoptRequireMatch bool
 	// Canonical is the canonical form of JSON plaintext (the engine passes
-	// canonical.FromJSON; a pure function, kept out of this package's
-	// imports to keep the planner small): under AdoptRequireMatch a live
+	// canonical.Unbounded: no size rule, since a merge past the target's
+	// limit is Oversized's gate:value-too-large, not a conflict; a pure
+	// function, kept out of this package's imports to keep the planner
+	// small): under AdoptRequireMatch a live
 	// SecretString whose canonical form is the document's value matches
 	// (sameContent). Nil = bytes only.
 	Canonical func(plain []byte) ([]byte, error)
