@@ -645,7 +645,7 @@ var entries = []Entry{
 	{WarningImportServiceOwned, FamilyWarning, "import skipped a secret another AWS service owns (OwningService)",
 		"leave it to that service: it is never managed by this tool"},
 	{WarningImportUnadoptable, FamilyWarning, "import skipped a secret adoption would refuse in its present state (scheduled for deletion, a replica of another Region's primary, a rotation in flight, not one current version, a parameter that is not a plain SecureString, or changed while it was read)",
-		"wait for the rotation or change to finish, or fix the secret's state, then re-run import with --match for it"},
+		"wait for the rotation or change to finish, or fix the secret's state (a String or StringList parameter: recreate it as a SecureString, as AWS changes no parameter's type in place), then re-run import with --match for it"},
 	{WarningImportReplicated, FamilyWarning, "import skipped a secret with replicas in Regions the scope's replica-regions does not list",
 		"add those Regions to the scope's replica-regions (docs/configuration.md), then re-run import with --match for it"},
 	{WarningImportName, FamilyWarning, "import skipped a secret whose name maps to no document path (an empty, '.' or '..' segment, a path into .git, or a name the target refuses)",

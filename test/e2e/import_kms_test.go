@@ -74,11 +74,7 @@ func TestImport_KMSDocumentsDecryptWithTheSopsCLI(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(f.Repo, ".sops.yaml"), []byte(rule), 0o600))
 	f.commit("sops rule")
 	es := mixedEstate()[:4] // canonical JSON, hand-spelled JSON, PEM, binary
-	e.makeEstate(t, f.Prefix, es)
-	for _, s := range es {
-		f.Values = append(f.Values, s.canary)
-		f.Names = append(f.Names, s.rel)
-	}
+	f.estate(e, es)
 	kmsEnv := []string{"AWS_ENDPOINT_URL_KMS=" + kms}
 	r := f.run(e, runOpts{Env: append(f.importEnv(t.TempDir()), kmsEnv...)}, f.args("import")...)
 	expect(t, r, 0, vocab.StatusDrift, vocab.VerificationNotRun, &vocab.Counts{Update: 4})

@@ -15,6 +15,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+	ssmtypes "github.com/aws/aws-sdk-go-v2/service/ssm/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -36,6 +37,10 @@ type importEstate struct {
 	doc    string
 	plain  []byte
 	canary string
+	// ptype and tags are a parameter's type ("" = SecureString) and tags
+	// (paramEstate).
+	ptype ssmtypes.ParameterType
+	tags  map[string]string
 }
 
 // sopsRule writes the repository's .sops.yaml: documents under secrets/
@@ -53,14 +58,41 @@ func (f *fixture) importEnv(tmp string) []string {
 	return []string{"PATH=" + filepath.Dir(sopsBin) + string(os.PathListSeparator) + os.Getenv("PATH"), "TMPDIR=" + tmp}
 }
 
-// makeEstate creates the secrets of es in the emulator.
-func (e *emu) makeEstate(t *testing.T, prefix string, es []importEstate) {
+// startImport is the start of most import tests: a fixture whose
+// .sops.yaml (committed) encrypts the documents under secrets/ for its age
+// key, an emulator of the test's own holding the estate es in Secrets
+// Manager (f.estate), and the estate's values, the canaries.
+func startImport(t *testing.T, es []importEstate) (*fixture, *emu, []string) {
 	t.Helper()
+	f := newFixture(t)
+	e := startEmulator(t)
+	f.sopsRule()
+	return f, e, f.estate(e, es)
+}
+
+// estate creates the secrets of es in the emulator under the fixture's
+// prefix and makes each one's value and name a canary of every later run
+// (names only while they are hidden); it returns the values' canaries.
+func (f *fixture) estate(e *emu, es []importEstate) []string {
+	f.t.Helper()
 	for _, s := range es {
-		in := &secretsmanager.CreateSecretInput{Name: aws.String(prefix + "/" + s.rel), SecretString: s.str, SecretBinary: s.bin}
+		in := &secretsmanager.CreateSecretInput{Name: aws.String(f.Prefix + "/" + s.rel), SecretString: s.str, SecretBinary: s.bin}
 		_, err := e.sdk().CreateSecret(context.Background(), in)
-		require.NoError(t, err, s.rel)
+		require.NoError(f.t, err, s.rel)
 	}
+	return f.canaries(es)
+}
+
+// canaries makes each value and name of es a canary of every later run
+// and returns the values' canaries.
+func (f *fixture) canaries(es []importEstate) []string {
+	var out []string
+	for _, s := range es {
+		out = append(out, s.canary)
+		f.Names = append(f.Names, s.rel)
+	}
+	f.Values = append(f.Values, out...)
+	return out
 }
 
 // decrypt runs `sops decrypt` on a document of the work tree and returns
@@ -74,6 +106,56 @@ func (f *fixture) decrypt(rel string) []byte {
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	require.NoError(f.t, cmd.Run(), "sops decrypt %s: %s", rel, errb.String())
 	return out.Bytes()
+}
+
+// classes counts the records of r's stdout by their error_class.
+func classes(t *testing.T, r result) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	for _, rec := range r.records(t) {
+		if c, ok := rec["error_class"].(string); ok {
+			out[c]++
+		}
+	}
+	return out
+}
+
+// importedDocs checks that the documents of es, and nothing else, are
+// staged, and that each decrypts with the sops CLI to its plaintext (a
+// .sops.json to it in canonical form).
+func (f *fixture) importedDocs(es []importEstate) {
+	f.t.Helper()
+	staged := strings.Fields(f.git("diff", "--cached", "--name-only"))
+	var docs []string
+	for _, s := range es {
+		if s.doc == "" {
+			continue
+		}
+		docs = append(docs, s.doc)
+		assert.Contains(f.t, staged, s.doc)
+		got := f.decrypt(s.doc)
+		if strings.HasSuffix(s.doc, ".sops.json") {
+			// The JSON store writes its own spelling; the value is its
+			// canonical form (SPEC §3.3), the live bytes.
+			var err error
+			got, err = canonical.FromJSON(got)
+			require.NoError(f.t, err)
+		}
+		assert.Equal(f.t, s.plain, got, "%s decrypts to the live bytes", s.doc)
+	}
+	assert.ElementsMatch(f.t, docs, staged, "only the documents are staged")
+}
+
+// adoptFlags are the --adopt flags of the names of es that import writes
+// a document for.
+func (f *fixture) adoptFlags(es []importEstate) []string {
+	var out []string
+	for _, s := range es {
+		if s.doc != "" {
+			out = append(out, "--adopt", f.Prefix+"/"+s.rel)
+		}
+	}
+	return out
 }
 
 // noCanaryInFiles fails when any regular file under the directories holds
@@ -132,54 +214,20 @@ func mixedEstate() []importEstate {
 // is in any file of the work tree (Git's objects included), of the run's
 // TMPDIR, of its logs or of its report.
 func TestImport_MixedEstateImportsAndSyncAdoptsWithoutValueWrites(t *testing.T) {
-	f := newFixture(t)
-	e := startEmulator(t)
-	f.sopsRule()
 	es := mixedEstate()
-	e.makeEstate(t, f.Prefix, es)
+	f, e, canaries := startImport(t, es)
 	e.conditions(emulator.Conditions{Name: f.Prefix + "/" + es[4].rel, ReplicaRegions: []string{"eu-west-1"}})
 	e.conditions(emulator.Conditions{Name: f.Prefix + "/" + es[5].rel, RotationEnabled: aws.Bool(true)})
 	e.conditions(emulator.Conditions{Name: f.Prefix + "/" + es[6].rel, OwningService: aws.String("rds")})
-	var canaries []string
-	for _, s := range es {
-		canaries = append(canaries, s.canary)
-		f.Names = append(f.Names, s.rel)
-	}
-	f.Values = append(f.Values, canaries...)
 	tmp := t.TempDir()
 	before := e.mutatingCalls()
 
 	r := f.run(e, runOpts{Env: f.importEnv(tmp)}, f.args("import", "--replica-regions", "eu-west-1")...)
 	expect(t, r, 0, vocab.StatusDrift, vocab.VerificationNotRun, &vocab.Counts{Update: 6})
 	assert.Equal(t, before, e.mutatingCalls(), "import writes nothing to AWS")
-	warned := map[string]bool{}
-	for _, rec := range r.records(t) {
-		if c, ok := rec["error_class"].(string); ok {
-			warned[c] = true
-		}
-	}
-	assert.True(t, warned["warning:import-service-owned"], r.Stdout)
-	assert.True(t, warned["warning:import-name"], r.Stdout)
+	assert.Equal(t, map[string]int{"warning:import-service-owned": 1, "warning:import-name": 1}, classes(t, r), r.Stdout)
 
-	staged := strings.Fields(f.git("diff", "--cached", "--name-only"))
-	var docs []string
-	for _, s := range es {
-		if s.doc == "" {
-			continue
-		}
-		docs = append(docs, s.doc)
-		assert.Contains(t, staged, s.doc)
-		got := f.decrypt(s.doc)
-		if strings.HasSuffix(s.doc, ".sops.json") {
-			// The JSON store writes its own spelling; the value is its
-			// canonical form (SPEC §3.3), the live bytes.
-			var err error
-			got, err = canonical.FromJSON(got)
-			require.NoError(t, err)
-		}
-		assert.Equal(t, s.plain, got, "%s decrypts to the live bytes", s.doc)
-	}
-	assert.Len(t, staged, len(docs), "only the documents are staged")
+	f.importedDocs(es)
 	var rot map[string]any
 	require.NoError(t, json.Unmarshal(f.decrypt(es[5].doc), &rot))
 	assert.NotContains(t, rot, "password", "a rotated key's value is not copied into Git")
@@ -187,13 +235,8 @@ func TestImport_MixedEstateImportsAndSyncAdoptsWithoutValueWrites(t *testing.T) 
 
 	// The documents committed, sync adopts every one with no value write.
 	f.commit("import")
-	sync := f.args("sync", "--replica-regions", "eu-west-1",
-		"--aws-owned", `[{"secret":"`+es[5].rel+`","keys":["/password"]}]`)
-	for _, s := range es {
-		if s.doc != "" {
-			sync = append(sync, "--adopt", f.Prefix+"/"+s.rel)
-		}
-	}
+	sync := f.args("sync", append([]string{"--replica-regions", "eu-west-1",
+		"--aws-owned", `[{"secret":"` + es[5].rel + `","keys":["/password"]}]`}, f.adoptFlags(es)...)...)
 	r = f.run(e, runOpts{}, sync...)
 	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, nil)
 	assert.Equal(t, 6, r.Report.Counts.Update, "every imported secret adopted")
@@ -212,17 +255,8 @@ func TestImport_MixedEstateImportsAndSyncAdoptsWithoutValueWrites(t *testing.T) 
 func TestImport_SIGKILLLeavesOnlyWholeEncryptedDocuments(t *testing.T) {
 	for _, at := range []string{"document written", "documents staged"} {
 		t.Run(strings.ReplaceAll(at, " ", "-"), func(t *testing.T) {
-			f := newFixture(t)
-			e := startEmulator(t)
-			f.sopsRule()
 			es := mixedEstate()[:4]
-			e.makeEstate(t, f.Prefix, es)
-			var canaries []string
-			for _, s := range es {
-				canaries = append(canaries, s.canary)
-				f.Names = append(f.Names, s.rel)
-			}
-			f.Values = append(f.Values, canaries...)
+			f, e, canaries := startImport(t, es)
 			// The import's own listing is ListSecrets #1; the plan of the
 			// staged tree lists with #2, which never answers.
 			e.setFaults(emulator.Faults{Script: []emulator.ScriptedFault{{Operation: "ListSecrets", Nth: 2, Fault: "hang"}}})
@@ -265,15 +299,7 @@ func TestImport_SIGKILLLeavesOnlyWholeEncryptedDocuments(t *testing.T) {
 // with import:not-adopted and leaves nothing behind: no document in the
 // work tree, nothing staged, nothing written to AWS.
 func TestImport_ADocumentThatDoesNotPlanAdoptRemovesEveryDocument(t *testing.T) {
-	f := newFixture(t)
-	e := startEmulator(t)
-	f.sopsRule()
-	es := mixedEstate()[:3]
-	e.makeEstate(t, f.Prefix, es)
-	for _, s := range es {
-		f.Values = append(f.Values, s.canary)
-		f.Names = append(f.Names, s.rel)
-	}
+	f, e, canaries := startImport(t, mixedEstate()[:3])
 	// The import describes each of the 3 names (#1–#3); the plan of the
 	// staged tree describes them again, and #4 says the secret is gone.
 	e.setFaults(emulator.Faults{Script: []emulator.ScriptedFault{{Operation: "DescribeSecret", Nth: 4, Fault: "error:ResourceNotFoundException"}}})
@@ -287,7 +313,7 @@ func TestImport_ADocumentThatDoesNotPlanAdoptRemovesEveryDocument(t *testing.T) 
 	assert.Empty(t, f.git("diff", "--cached", "--name-only"), "nothing staged")
 	assert.Empty(t, f.git("status", "--porcelain", "--untracked-files=all"), "no document left in the work tree")
 	assert.NoDirExists(t, filepath.Join(f.Repo, "secrets"), "the directories import made are removed")
-	noCanaryInFiles(t, []string{es[0].canary, es[1].canary, es[2].canary}, f.Repo, tmp)
+	noCanaryInFiles(t, canaries, f.Repo, tmp)
 }
 
 // TestImport_ConfigFileGainsTheEntriesAndThePlanAdoptsThem: with a
@@ -297,17 +323,10 @@ func TestImport_ADocumentThatDoesNotPlanAdoptRemovesEveryDocument(t *testing.T) 
 // commit, plan and sync with that file alone adopt every one (value
 // equal, no value written).
 func TestImport_ConfigFileGainsTheEntriesAndThePlanAdoptsThem(t *testing.T) {
-	f := newFixture(t)
-	e := startEmulator(t)
-	f.sopsRule()
 	all := mixedEstate()
 	es := []importEstate{all[0], all[2], all[5]}
-	e.makeEstate(t, f.Prefix, es)
+	f, e, _ := startImport(t, es)
 	e.conditions(emulator.Conditions{Name: f.Prefix + "/" + es[2].rel, RotationEnabled: aws.Bool(true)})
-	for _, s := range es {
-		f.Values = append(f.Values, s.canary)
-		f.Names = append(f.Names, s.rel)
-	}
 	cfg := filepath.Join(f.Repo, "sops-aws-sync.yaml")
 	head := "# the estate, moved in by import\nrepository-id: " + f.RepoID + "\nscopes:\n" +
 		"  - name: app # the one scope\n    secret-prefix: " + f.Prefix + "\n"
@@ -345,16 +364,9 @@ func TestImport_ConfigFileGainsTheEntriesAndThePlanAdoptsThem(t *testing.T) {
 // those it would skip, and writes no file; with --show-resource-names the
 // records name the paths.
 func TestImport_DryRunReadsNoValueAndWritesNothing(t *testing.T) {
-	f := newFixture(t)
-	e := startEmulator(t)
-	f.sopsRule()
 	es := mixedEstate()
-	e.makeEstate(t, f.Prefix, es)
+	f, e, _ := startImport(t, es)
 	e.conditions(emulator.Conditions{Name: f.Prefix + "/" + es[6].rel, OwningService: aws.String("rds")})
-	for _, s := range es {
-		f.Values = append(f.Values, s.canary)
-		f.Names = append(f.Names, s.rel)
-	}
 	r := f.run(e, runOpts{Env: f.importEnv(t.TempDir()), ShowNames: true}, f.args("import", "--dry-run", "--show-resource-names",
 		"--replica-regions", "eu-west-1")...)
 	expect(t, r, 0, vocab.StatusDrift, vocab.VerificationNotRun, &vocab.Counts{})
@@ -381,15 +393,7 @@ func tokOf(es []importEstate) string { return strings.TrimPrefix(es[0].rel, "api
 // while the plan of the staged tree waits on AWS (a hung ListSecrets)
 // unstages and removes every document it wrote and exits 130.
 func TestImport_SIGINTRemovesWhatItWrote(t *testing.T) {
-	f := newFixture(t)
-	e := startEmulator(t)
-	f.sopsRule()
-	es := mixedEstate()[:3]
-	e.makeEstate(t, f.Prefix, es)
-	for _, s := range es {
-		f.Values = append(f.Values, s.canary)
-		f.Names = append(f.Names, s.rel)
-	}
+	f, e, _ := startImport(t, mixedEstate()[:3])
 	e.setFaults(emulator.Faults{Script: []emulator.ScriptedFault{{Operation: "ListSecrets", Nth: 2, Fault: "hang"}}})
 	run := f.start(e, runOpts{Env: f.importEnv(t.TempDir())}, f.args("import", "--operation-timeout", "10m")...)
 	require.True(t, run.waitFor(func(m map[string]any) bool { return m["msg"] == "documents staged" }))
