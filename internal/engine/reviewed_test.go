@@ -25,6 +25,8 @@ const reviewedAt = "0123456789abcdef0123456789abcdef01234567"
 
 func (r *reviewer) Commit() string { return reviewedAt }
 
+func (r *reviewer) Skipped() []string { return nil }
+
 func (r *reviewer) Review(planned engine.Result) diag.Diagnostics {
 	r.shown = append(r.shown, planned.Status)
 	return r.differences

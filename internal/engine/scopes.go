@@ -8,6 +8,7 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -51,6 +52,10 @@ type Reviewer interface {
 	// Commit is the commit the reviewed plan was made at (its
 	// git_revision, 40 hex), which the run's record of applying it names.
 	Commit() string
+	// Skipped names the run's scopes skipped as unreachable under
+	// --max-unreachable-scopes (SPEC §17), which RunScopes never sees:
+	// the record of applying the reviewed plan names them. nil for none.
+	Skipped() []string
 }
 
 // RunScopes runs several scopes as one run (SPEC §10) and returns one
@@ -143,14 +148,17 @@ func RunScopes(ctx context.Context, scopes []ScopeRun, parallel int, log *slog.L
 // applyingReviewed logs, for a sync given a reviewed plan that every
 // scope's plan equalled (SPEC §14), that the reviewed plan is applied: how
 // many operations it holds over the scopes and the commit it was reviewed
-// at. A run without a reviewed plan logs nothing.
+// at, and the scopes of the run skipped as unreachable, whose operations
+// are not counted (planview.ReviewedTally). A run without a reviewed plan
+// logs nothing.
 func applyingReviewed(log *slog.Logger, scopes []ScopeRun, prepared []*Prepared) {
 	commit, n := "", 0
+	var skipped []string
 	for i, s := range scopes {
 		if s.Reviewed == nil {
 			continue
 		}
-		commit = s.Reviewed.Commit()
+		commit, skipped = s.Reviewed.Commit(), s.Reviewed.Skipped()
 		for _, o := range prepared[i].Result().Plan {
 			if o.Action.IsOperation() {
 				n++
@@ -160,7 +168,7 @@ func applyingReviewed(log *slog.Logger, scopes []ScopeRun, prepared []*Prepared)
 	if commit == "" {
 		return
 	}
-	log.Info("applying the reviewed plan ("+plural(n, "operation", "operations")+", reviewed at commit "+commit+")",
+	log.Info("applying "+planview.ReviewedTally(n, commit, skipped),
 		slog.String(vocab.FieldPhase, vocab.PhaseApply), slog.Int(vocab.FieldCount, n))
 }
 

@@ -740,3 +740,19 @@ func TestConflictCaseRoundTripsAndSaysItsNextAction(t *testing.T) {
 	s.Operations[j].Case = vocab.CaseRotationInFlight
 	assert.Error(t, v.Validate(), "a case on an action other than conflict")
 }
+
+// TestReviewedTallyNamesTheScopesSkippedAsUnreachable (SPEC §17): a sync
+// that applied a reviewed plan while skipping scopes whose account could
+// not be reached says which, after the commit, in its renderings; the
+// tally alone names one scope or several.
+func TestReviewedTallyNamesTheScopesSkippedAsUnreachable(t *testing.T) {
+	const at = "fedcba9876543210fedcba9876543210fedcba98"
+	assert.Equal(t, "the reviewed plan (2 operations, reviewed at commit "+at+")", ReviewedTally(2, at, nil))
+	assert.Equal(t, "the reviewed plan (1 operation, reviewed at commit "+at+"; skipped as unreachable: scope b)", ReviewedTally(1, at, []string{"b"}))
+	assert.Equal(t, "the reviewed plan (0 operations, reviewed at commit "+at+"; skipped as unreachable: scopes b, c)", ReviewedTally(0, at, []string{"b", "c"}))
+	v := View{Command: CommandSync, GitRevision: at, Reviewed: &Reviewed{GitRevision: at, Operations: 2},
+		Scopes: []ScopeView{{Name: "a", Status: vocab.StatusConverged}, {Name: "b", Status: vocab.StatusUnreachable}}}
+	line := "Applying the reviewed plan (2 operations, reviewed at commit " + at + "; skipped as unreachable: scope b): this run planned exactly what was reviewed of the scopes it reached."
+	assert.Contains(t, Text(v), "\n"+line+"\n")
+	assert.Contains(t, Markdown(v), "\n"+line+"\n")
+}

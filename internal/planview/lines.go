@@ -400,8 +400,35 @@ func reviewedLine(v View) string {
 	if v.Reviewed == nil {
 		return ""
 	}
-	return "Applying the reviewed plan (" + plural(v.Reviewed.Operations, "operation", "operations") +
-		", reviewed at commit " + v.Reviewed.GitRevision + "): this run planned exactly what was reviewed."
+	var skipped []string
+	for _, s := range v.Scopes {
+		if s.Status == vocab.StatusUnreachable {
+			skipped = append(skipped, s.Name)
+		}
+	}
+	if len(skipped) > 0 {
+		return "Applying " + ReviewedTally(v.Reviewed.Operations, v.Reviewed.GitRevision, skipped) +
+			": this run planned exactly what was reviewed of the scopes it reached."
+	}
+	return "Applying " + ReviewedTally(v.Reviewed.Operations, v.Reviewed.GitRevision, nil) + ": this run planned exactly what was reviewed."
+}
+
+// ReviewedTally is the words of a reviewed plan a sync applies (SPEC §14,
+// §17): "the reviewed plan (3 operations, reviewed at commit C)", where
+// operations are those of the scopes the run applies, and with the scopes
+// skipped as unreachable under --max-unreachable-scopes named after the
+// commit ("…; skipped as unreachable: scopes a, b)"). The engine's record
+// of applying it and the renderings say the same words.
+func ReviewedTally(operations int, commit string, skipped []string) string {
+	s := "the reviewed plan (" + plural(operations, "operation", "operations") + ", reviewed at commit " + commit
+	if len(skipped) > 0 {
+		word := "scope "
+		if len(skipped) > 1 {
+			word = "scopes "
+		}
+		s += "; skipped as unreachable: " + word + strings.Join(skipped, ", ")
+	}
+	return s + ")"
 }
 
 func runLine(v View) string {

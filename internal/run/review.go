@@ -72,6 +72,8 @@ type scopeReview struct {
 	// reviews (shared by its scopes).
 	commit string
 	tally  *reviewTally
+	// skipped names the run's scopes skipped as unreachable.
+	skipped []string
 }
 
 // reviewTally counts the reviews of one run's scopes as the engine asks
@@ -83,7 +85,8 @@ type reviewTally struct {
 }
 
 // applied is the reviewed plan the run applies, nil unless every one of
-// its scopes was reviewed and none differed.
+// the scopes it ran (scopes: those not skipped as unreachable) was
+// reviewed and none differed.
 func (t *reviewTally) applied(scopes int, commit string) *planview.Reviewed {
 	if t.asked != scopes || t.differed > 0 {
 		return nil
@@ -93,6 +96,9 @@ func (t *reviewTally) applied(scopes int, commit string) *planview.Reviewed {
 
 // Commit is the commit the reviewed plan was made at (engine.Reviewer).
 func (v scopeReview) Commit() string { return v.commit }
+
+// Skipped names the run's scopes skipped as unreachable (engine.Reviewer).
+func (v scopeReview) Skipped() []string { return v.skipped }
 
 // Review builds the scope's view as planned with the reviewed file's salt
 // and names setting (so digests and resources compare) and returns one

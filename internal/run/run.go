@@ -230,6 +230,12 @@ func Execute(ctx context.Context, src Sources, req Request) Outcome {
 	runs := make([]engine.ScopeRun, 0, len(scopes))
 	ran := make([]int, 0, len(scopes)) // the index in scopes of each of runs
 	tally := &reviewTally{}
+	var unreachable []string
+	for i, sc := range scopes {
+		if _, ok := skipped[i]; ok {
+			unreachable = append(unreachable, sc.Name)
+		}
+	}
 	for i, sc := range scopes {
 		if d, ok := skipped[i]; ok {
 			got.Scopes[i].Result = unreachableScope(loads[i].log, d)
@@ -241,12 +247,12 @@ func Execute(ctx context.Context, src Sources, req Request) Outcome {
 			Config: engine.Config{Mode: req.Mode, Scope: sc.Name, Engine: sc.Engine, Siblings: siblings(req.Options, a.Outline().Scope), Listed: listed(sc), ReplicasSetting: sc.SettingSubject(config.ReplicaRegions), AdoptSetting: sc.SettingSubject(config.Adopt)}})
 		if v := req.Reviewed; v != nil {
 			runs[len(runs)-1].Reviewed = scopeReview{reviewed: v.Scopes[i], salt: v.Salt(), namesShown: v.NamesShown,
-				scope: got.Scopes[i], showNames: req.Options.Output.ShowResourceNames, commit: v.GitRevision, tally: tally}
+				scope: got.Scopes[i], showNames: req.Options.Output.ShowResourceNames, commit: v.GitRevision, tally: tally, skipped: unreachable}
 		}
 	}
 	results := engine.RunScopes(ectx, runs, req.Options.Run.ParallelScopes, req.Log)
 	if req.Reviewed != nil {
-		got.Reviewed = tally.applied(len(scopes), req.Reviewed.GitRevision)
+		got.Reviewed = tally.applied(len(runs), req.Reviewed.GitRevision)
 	}
 	<-decrypted
 	for _, l := range loads {

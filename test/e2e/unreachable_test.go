@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
 
@@ -226,4 +227,36 @@ func TestExit3_ContentErrorWithAnUnreachableScopeAppliesNothing(t *testing.T) {
 	assert.Equal(t, vocab.StatusInvalid, r.Report.Status)
 	assert.Zero(t, e.mutatingCalls(), "nothing applied anywhere")
 	assert.Empty(t, byAccount(e))
+}
+
+// TestRegression_ReviewedPlanTallySaysWhichScopesWereSkipped: a sync
+// given a reviewed plan (made while every account answered) that skips a
+// scope whose account was suspended since (--max-unreachable-scopes 1)
+// said nothing of the reviewed plan: its record of applying it now names
+// the skipped scope and counts only the operations applied (the two
+// reachable scopes' creates, not the skipped one's), and so do its plan
+// file (reviewed) and show's text and Markdown.
+func TestRegression_ReviewedPlanTallySaysWhichScopesWereSkipped(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	ids, env := orgAccounts(t, e, "alpha", "bravo", "charlie")
+	cfg := accountScopes(f, ids, "", "alpha", "bravo", "charlie")
+	reviewedAt := strings.TrimSpace(f.git("rev-parse", "HEAD"))
+	reviewed := filepath.Join(t.TempDir(), "reviewed.json")
+	r := f.run(e, runOpts{Env: env, Config: cfg}, "plan", "--plan-file", reviewed)
+	require.Equal(t, 0, r.Code, r.Stdout)
+	e.ctl.SetAccountStatus(emulator.AccountStatus{AccountID: ids["bravo"], Status: "SUSPENDED"})
+
+	r, v, raw := f.runPlan(e, runOpts{Env: env, Config: cfg}, "sync", "--reviewed-plan", reviewed, "--max-unreachable-scopes", "1")
+	expect(t, r, 5, vocab.StatusUnreachable, vocab.VerificationNotRun, &vocab.Counts{Create: 2})
+	assert.Equal(t, map[string]int{ids["alpha"]: 1, ids["charlie"]: 1}, byAccount(e))
+	line := "applying the reviewed plan (2 operations, reviewed at commit " + reviewedAt + "; skipped as unreachable: scope bravo)"
+	rec := findRecord(r.records(t), func(m map[string]any) bool { return m["msg"] == line })
+	require.NotNil(t, rec, "no record %q:\n%s", line, r.Stdout)
+	assert.EqualValues(t, 2, rec["count"])
+	assert.Equal(t, &planview.Reviewed{GitRevision: reviewedAt, Operations: 2}, v.Reviewed)
+	text, md := shown(t, writeTemp(t, raw))
+	for _, out := range []string{text, md} {
+		assert.Contains(t, out, "Applying the reviewed plan (2 operations, reviewed at commit "+reviewedAt+"; skipped as unreachable: scope bravo)")
+	}
 }
