@@ -134,6 +134,11 @@ func (e *Emulator) serveControl(w http.ResponseWriter, r *http.Request) {
 		}
 	case "/_emulator/faults":
 		serveSettings(w, r, e.Faults, e.SetFaults)
+	case "/_emulator/release":
+		if allow(http.MethodPost) {
+			e.Release()
+			writeJSON(w, statusOK)
+		}
 	case "/_emulator/quotas":
 		serveSettings(w, r, e.Quotas, e.SetQuotas)
 	case "/_emulator/iam":

@@ -46,8 +46,9 @@ type Emulator struct {
 	logger     *slog.Logger
 	nth        map[string]int64
 	stats      Stats
-	userAgents userAgentLog // GET /_emulator/user-agents; cleared with stats
-	inFlight   int64        // API requests being served now
+	userAgents userAgentLog  // GET /_emulator/user-agents; cleared with stats
+	inFlight   int64         // API requests being served now
+	release    chan struct{} // closed by Release: the scripted holds go on
 
 	orgs        *organizations.Store // Organizations' organizations; emptied by Reset
 	kms         *kms.Registry        // KMS keys and aliases; survives Reset
@@ -274,6 +275,12 @@ func (e *Emulator) handleAPI(w http.ResponseWriter, r *http.Request) (op string,
 		// Never answered, never applied: held until the client gives up.
 		<-r.Context().Done()
 		return op, 0, "", fault
+	case faultHold:
+		select {
+		case <-plan.hold:
+		case <-r.Context().Done():
+			return op, 0, "", fault
+		}
 	case faultAmbiguousBefore:
 		core.Abort(w)
 		return op, 0, "", fault

@@ -24,6 +24,7 @@ const (
 	faultAmbiguousBefore
 	faultAmbiguousAfter
 	faultHang
+	faultHold
 )
 
 const (
@@ -34,6 +35,12 @@ const (
 	// request lost on a black-holed route would be: a test stalls a
 	// client at an exact call (an addition to AWS's own faults).
 	kindHang = "hang"
+	// kindHold holds the call unanswered and unapplied until the control
+	// API releases the held calls (POST /_emulator/release), then serves
+	// it as usual; a client that gives up first ends it as a hang does.
+	// A test holds one exact call and shows what else arrives meanwhile
+	// (an addition to AWS's own faults).
+	kindHold = "hold"
 )
 
 // callPlan is what admit decided for one request.
@@ -42,6 +49,9 @@ type callPlan struct {
 	kind      faultKind
 	err       *core.Error
 	throttled bool // err is the quota's ThrottlingException
+	// hold is closed when the control API releases the held calls
+	// (faultHold), taken when the call was admitted.
+	hold <-chan struct{}
 }
 
 // name is the plan's fault kind for logs ("" when none).
@@ -57,6 +67,8 @@ func (p callPlan) name() string {
 		return kindBefore
 	case p.kind == faultHang:
 		return kindHang
+	case p.kind == faultHold:
+		return kindHold
 	}
 	if p.delay > 0 {
 		return "latency"
@@ -142,14 +154,18 @@ func ValidateFaults(f Faults) error {
 		}
 	}
 	for i, s := range f.Script {
-		if serviceOf(s.Operation) == nil {
+		if serviceOf(s.Operation) == nil && !sts.Serves(s.Operation) {
 			return fmt.Errorf("script[%d].operation %q is not a served operation", i, s.Operation)
 		}
 		if s.Nth < 1 {
 			return fmt.Errorf("script[%d].nth must be >= 1", i)
 		}
-		if _, err := parseScriptFault(s.Fault); err != nil {
+		p, err := parseScriptFault(s.Fault)
+		if err != nil {
 			return fmt.Errorf("script[%d].fault: %v", i, err)
+		}
+		if sts.Serves(s.Operation) && (p.kind == faultAmbiguousAfter || p.kind == faultAmbiguousBefore) {
+			return fmt.Errorf("script[%d].fault: an STS action takes hang, hold or error:<Code>[:<Message>]", i)
 		}
 	}
 	return nil
@@ -178,10 +194,12 @@ func parseScriptFault(s string) (callPlan, error) {
 		return callPlan{kind: faultAmbiguousBefore}, nil
 	case kindHang:
 		return callPlan{kind: faultHang}, nil
+	case kindHold:
+		return callPlan{kind: faultHold}, nil
 	}
 	rest, ok := strings.CutPrefix(s, "error:")
 	if !ok {
-		return callPlan{}, fmt.Errorf("%q is not ambiguous-after-apply, ambiguous-before-apply, hang or error:<Code>[:<Message>]", s)
+		return callPlan{}, fmt.Errorf("%q is not ambiguous-after-apply, ambiguous-before-apply, hang, hold or error:<Code>[:<Message>]", s)
 	}
 	code, msg, _ := strings.Cut(rest, ":")
 	if code == "" || strings.ContainsAny(code, " \t#") {
@@ -195,7 +213,7 @@ func parseScriptFault(s string) (callPlan, error) {
 
 func defaultMessage(code string) string {
 	switch code {
-	case "ThrottlingException":
+	case "ThrottlingException", "Throttling":
 		return core.MsgRateExceeded
 	case "TooManyRequestsException":
 		return organizations.MsgTooManyRequests
@@ -258,6 +276,7 @@ func (e *Emulator) resetFaultState() {
 	e.idGen++
 	e.idRNG = rand.New(rand.NewPCG(seed, 0x6964656e74<<8+e.idGen))
 	e.nth = map[string]int64{}
+	e.release = make(chan struct{})
 	for _, p := range e.partOrder {
 		p.buckets = map[string]*bucket{}
 	}
@@ -289,6 +308,9 @@ func (e *Emulator) admit(p *part, op string, attempt int) callPlan {
 		if s.Operation == op && s.Nth == e.nth[op] {
 			p, _ := parseScriptFault(s.Fault) // validated when set
 			plan.kind, plan.err = p.kind, p.err
+			if p.kind == faultHold {
+				plan.hold = e.release
+			}
 			e.countFault(plan)
 			return plan
 		}
@@ -340,6 +362,22 @@ func (e *Emulator) countFault(p callPlan) {
 		e.stats.Faults[kindAfter]++
 	case faultAmbiguousBefore:
 		e.stats.Faults[kindBefore]++
+	case faultHold:
+		e.stats.Faults[kindHold]++
+	}
+}
+
+// Release serves every call a scripted hold keeps waiting (POST
+// /_emulator/release): each goes on as if it had just arrived, and a hold
+// reached later does not wait, until the faults are set again (so a test
+// never races its release against the held call's arrival).
+func (e *Emulator) Release() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	select {
+	case <-e.release:
+	default:
+		close(e.release)
 	}
 }
 

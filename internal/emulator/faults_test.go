@@ -339,3 +339,32 @@ func TestFault_DeniedAnswersAccessDeniedForEveryCallOfTheAction(t *testing.T) {
 		}
 	}
 }
+
+// A scripted hold keeps the Nth call of an operation waiting, unapplied,
+// until the control API releases it; then it is served as usual.
+func TestFault_ScriptedHoldWaitsForTheRelease(t *testing.T) {
+	srv, c := start(t)
+	srv.SetFaults(t, emulator.Faults{Script: []emulator.ScriptedFault{{Operation: "CreateSecret", Nth: 1, Fault: "hold"}}})
+	held := make(chan error, 1)
+	go func() {
+		_, err := c.CreateSecret(ctx, &secretsmanager.CreateSecretInput{Name: aws.String("held"), SecretString: aws.String("v")})
+		held <- err
+	}()
+	// Another operation is served meanwhile.
+	must[*secretsmanager.ListSecretsOutput](t)(c.ListSecrets(ctx, &secretsmanager.ListSecretsInput{}))
+	select {
+	case err := <-held:
+		t.Fatalf("the held call was answered before the release: %v", err)
+	default:
+	}
+	if n := len(srv.State(t).Secrets); n != 0 {
+		t.Fatalf("%d secrets while the create is held", n)
+	}
+	srv.Control().Must(t).Release()
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	if st := srv.Stats(t); len(srv.State(t).Secrets) != 1 || st.Faults["hold"] != 1 {
+		t.Fatalf("after release: %d secrets, faults %v", len(srv.State(t).Secrets), st.Faults)
+	}
+}

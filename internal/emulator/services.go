@@ -179,7 +179,33 @@ func (h host) Roles() ([]sts.Role, bool) {
 	}
 	return roles, h.e.iam.RequireRoles
 }
-func (h host) Issued() *sts.Issued      { return h.e.sessions }
+func (h host) Issued() *sts.Issued { return h.e.sessions }
+
+// Scripted counts one request of the STS action for the faults' script
+// and returns its scripted fault (emulator.Faults's Script), the lock
+// held.
+func (h host) Scripted(action string) sts.Scripted {
+	e := h.e
+	e.nth[action]++
+	for _, s := range e.faults.Script {
+		if s.Operation != action || s.Nth != e.nth[action] {
+			continue
+		}
+		p, _ := parseScriptFault(s.Fault) // validated when set
+		e.countFault(p)
+		out := sts.Scripted{Fault: p.name()}
+		switch p.kind {
+		case faultHang:
+			out.Hang = true
+		case faultHold:
+			out.Hold = e.release
+		case faultError:
+			out.Code, out.Message = p.err.Code, p.err.Message
+		}
+		return out
+	}
+	return sts.Scripted{}
+}
 func (h host) Hangs(action string) bool { return slices.Contains(h.e.faults.STSHang, action) }
 
 func (h host) CountCall(action string, retry bool) {

@@ -291,3 +291,62 @@ func TestSTS_RolesValidatedAndUnknownActionsRefused(t *testing.T) {
 		t.Fatalf("unsigned AssumeRole: %d %s", resp.StatusCode, b)
 	}
 }
+
+// The faults' script reaches STS actions: the Nth AssumeRole answers
+// Throttling "Rate exceeded" (HTTP 400, STS's throttle) or any scripted
+// error, nothing issued; a hold keeps the call waiting until the control
+// API releases it, while other calls are served. Ambiguous faults are
+// refused for an STS action.
+func TestSTS_ScriptedFaultsAndHolds(t *testing.T) {
+	srv := startSTS(t, emulator.IAM{})
+	base := srv.STSClient(t, "us-east-1", staticKey(keyCI), noSTSRetry)
+	assume := func(role string) error {
+		_, err := base.AssumeRole(ctx, &sts.AssumeRoleInput{RoleArn: aws.String(role), RoleSessionName: aws.String("s1")})
+		return err
+	}
+	srv.SetFaults(t, emulator.Faults{Script: []emulator.ScriptedFault{
+		{Operation: "AssumeRole", Nth: 1, Fault: "error:Throttling"},
+		{Operation: "AssumeRole", Nth: 2, Fault: "error:InternalFailure"},
+		{Operation: "GetCallerIdentity", Nth: 1, Fault: "error:Throttling"},
+	}})
+	wantSTSError(t, assume(roleProd), 400, "Throttling", "Rate exceeded")
+	wantSTSError(t, assume(roleProd), 500, "InternalFailure", "")
+	if err := assume(roleProd); err != nil {
+		t.Fatal(err)
+	}
+	_, err := base.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
+	wantSTSError(t, err, 400, "Throttling", "Rate exceeded")
+	if n := len(srv.Control().Must(t).Sessions().Sessions); n != 1 {
+		t.Fatalf("%d sessions issued, want the one answered", n)
+	}
+	if st := srv.Stats(t); st.Calls["AssumeRole"] != 3 || st.Faults["error:Throttling"] != 2 || st.Faults["error:InternalFailure"] != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+
+	srv.SetFaults(t, emulator.Faults{Script: []emulator.ScriptedFault{{Operation: "AssumeRole", Nth: 1, Fault: "hold"}}})
+	held := make(chan error, 1)
+	go func() { held <- assume(roleProd) }()
+	// Another call is answered while the first is held: the hold keeps
+	// one call, not the service.
+	if _, err := base.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-held:
+		t.Fatalf("the held call was answered before the release: %v", err)
+	default:
+	}
+	srv.Control().Must(t).Release()
+	if err := <-held; err != nil {
+		t.Fatalf("the released call: %v", err)
+	}
+	if st := srv.Stats(t); st.Faults["hold"] != 1 || st.Calls["AssumeRole"] != 4 {
+		t.Fatalf("stats %+v", st)
+	}
+
+	err = srv.Control().SetFaults(ctx, emulator.Faults{Script: []emulator.ScriptedFault{{Operation: "AssumeRole", Nth: 1, Fault: "ambiguous-after-apply"}}})
+	var ce *emulatortest.ControlError
+	if !errors.As(err, &ce) || !strings.Contains(ce.Error(), "an STS action takes hang, hold or error") {
+		t.Fatalf("ambiguous fault on STS: %v", err)
+	}
+}

@@ -98,7 +98,7 @@ func Run(ctx context.Context, src run.Sources, req Request) Result {
 	sc := req.Options.Scopes[0]
 	show := req.Options.Output.ShowResourceNames
 	log := req.Log.With(slog.String(vocab.FieldScope, sc.Name))
-	ports, err := src.Ports(ctx, req.Options.Scopes[:1], req.Options.Configured)
+	ports, err := src.Ports(ctx, req.Options.Scopes[:1], req.Options.Configured, req.Options.Run.ParallelScopes)
 	if err != nil {
 		return stopped(log, vocab.PhaseAWS, setUp(err))
 	}

@@ -107,12 +107,26 @@ func OrganizationsLimits() Limits {
 	return Limits{Lists: OrganizationsLists, Reads: OrganizationsReads}
 }
 
+// STS's ceiling, for a run's own controller of its STS calls (AssumeRole
+// of each role, GetCallerIdentity; both Reads): AWS STS's request quota
+// is 600 requests per second per account per Region, shared by every
+// caller in the account (IAM User Guide, "IAM and AWS STS quotas", AWS STS
+// request quotas), and every AssumeRole of a run is made by the base
+// identity's account, so the run keeps to 100 a second, a sixth of it,
+// leaving the rest to the account's other callers (other CI jobs, their
+// OIDC federation); the law cuts it on STS's first Throttling.
+const STSReads = 100
+
+// STSLimits returns STS's ceilings.
+func STSLimits() Limits { return Limits{Reads: STSReads} }
+
 // ceilings are each AWS service's ceilings, keyed by its service namespace
 // (model.Target.Service: the target table's reference to its row here).
 var ceilings = map[string]func() Limits{
 	"secretsmanager": DefaultLimits,
 	"ssm":            ParameterStoreLimits,
 	"organizations":  OrganizationsLimits,
+	"sts":            STSLimits,
 }
 
 // LimitsOf returns the ceilings of the AWS service namespace service

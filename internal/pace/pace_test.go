@@ -429,12 +429,14 @@ func TestWaitingCountsCallersInsideWait(t *testing.T) {
 }
 
 // TestLimitsOfEachService: the target table's reference to its ceilings
-// (model.Target.Service) finds Secrets Manager's and Parameter Store's;
-// an unknown service gets the default ceilings.
+// (model.Target.Service) finds Secrets Manager's and Parameter Store's,
+// the factory's STS controller STS's (100 reads a second, nothing else
+// paced); an unknown service gets the default ceilings.
 func TestLimitsOfEachService(t *testing.T) {
 	for service, want := range map[string]Limits{
 		"secretsmanager": DefaultLimits(),
 		"ssm":            ParameterStoreLimits(),
+		"sts":            {Reads: 100},
 		"s3":             DefaultLimits(),
 	} {
 		if got := LimitsOf(service); got != want {

@@ -27,8 +27,10 @@ type Sources interface {
 	// ctx's error when ctx ends during the set-up. When the error holds
 	// only credentials:assume-role diagnostics of scopes whose account
 	// cannot be reached, the ports are returned beside it, those scopes'
-	// marked Unreachable (SPEC §17); otherwise they are nil.
-	Ports(ctx context.Context, scopes, configured []config.Scope) ([]ScopePort, error)
+	// marked Unreachable (SPEC §17); otherwise they are nil. parallel is
+	// --parallel-scopes resolved: the set-up's concurrent STS calls (the
+	// roles assumed at once) stay within it.
+	Ports(ctx context.Context, scopes, configured []config.Scope, parallel int) ([]ScopePort, error)
 	// Revision resolves o.Revision in o.RepoPath to its 40-hex commit
 	// (desired.Resolve). Errors: diag.Diagnostics (git:*).
 	Revision(o config.Desired) (string, error)
@@ -172,7 +174,7 @@ func Execute(ctx context.Context, src Sources, req Request) Outcome {
 	if err != nil {
 		return Stopped(logDesired(req.Log, err))
 	}
-	ports, err := src.Ports(ctx, scopes, req.Options.Configured)
+	ports, err := src.Ports(ctx, scopes, req.Options.Configured, req.Options.Run.ParallelScopes)
 	var skipped map[int]diag.Diagnostic
 	if err != nil {
 		if ctx.Err() != nil {

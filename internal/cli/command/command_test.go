@@ -58,7 +58,7 @@ func (h memHost) ReadFile(name string) ([]byte, error) {
 // AWS, Git or SOPS.
 type unreachable struct{ t *testing.T }
 
-func (u unreachable) Ports(context.Context, []config.Scope, []config.Scope) ([]run.ScopePort, error) {
+func (u unreachable) Ports(context.Context, []config.Scope, []config.Scope, int) ([]run.ScopePort, error) {
 	assert.Fail(u.t, "the command test reached AWS")
 	return nil, errors.New("unreachable")
 }

@@ -36,9 +36,9 @@ type paritySources struct {
 	ports       *atomic.Int64 // Ports calls
 }
 
-func (s paritySources) Ports(ctx context.Context, scopes, configured []config.Scope) ([]run.ScopePort, error) {
+func (s paritySources) Ports(ctx context.Context, scopes, configured []config.Scope, parallel int) ([]run.ScopePort, error) {
 	s.ports.Add(1)
-	return factory.Sources{}.Ports(ctx, scopes, configured)
+	return factory.Sources{}.Ports(ctx, scopes, configured, parallel)
 }
 
 func (s paritySources) Revision(o config.Desired) (string, error) {

@@ -101,8 +101,8 @@ type Sources struct {
 }
 
 // Ports is NewPorts with s's trail.
-func (s Sources) Ports(ctx context.Context, scopes, configured []config.Scope) ([]run.ScopePort, error) {
-	return NewPorts(ctx, s.Trail, scopes, configured)
+func (s Sources) Ports(ctx context.Context, scopes, configured []config.Scope, parallel int) ([]run.ScopePort, error) {
+	return NewPorts(ctx, s.Trail, scopes, configured, parallel)
 }
 
 // Revision is desired.Resolve.

@@ -26,7 +26,7 @@ import (
 // onePort is the port NewPorts builds for one scope named default with
 // the AWS options o; its error is NewPorts' first diagnostic.
 func onePort(ctx context.Context, o config.AWS) (engine.Port, error) {
-	ps, err := NewPorts(ctx, Trail{}, []config.Scope{{Name: model.DefaultScopeName, AWS: o}}, nil)
+	ps, err := NewPorts(ctx, Trail{}, []config.Scope{{Name: model.DefaultScopeName, AWS: o}}, nil, 0)
 	if err != nil {
 		var ds diag.Diagnostics
 		if errors.As(err, &ds) && len(ds) > 0 {

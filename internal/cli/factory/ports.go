@@ -19,6 +19,7 @@ import (
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/awscore"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/awsps"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/awssm"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
@@ -42,7 +43,11 @@ import (
 //     the run; the role is assumed here, once per role for the whole run
 //     (SPEC §17: the scopes that name one role, in any Region, share its
 //     session, named after the first of them in config order), so that a
-//     refused role stops the run before anything is read;
+//     refused role stops the run before anything is read. The roles are
+//     assumed at once, at most parallel at a time (--parallel-scopes; ≤ 0:
+//     config.DefaultParallelScopes), each through the pace of STS in its
+//     Region (pace.STSLimits: resent after a new turn while STS answers
+//     Throttling, assumeRoles);
 //   - a scope whose target is parameter-store (SPEC §16) gets the
 //     Systems Manager adapter (awsps) with its own quota bucket (bucket)
 //     and Parameter Store's pace ceilings; the others awssm;
@@ -80,7 +85,7 @@ import (
 // --max-unreachable-scopes (SPEC §17); otherwise the ports are nil. When
 // ctx ends during an STS call the error is ctx's cause (the caller
 // reports an interruption).
-func NewPorts(ctx context.Context, trail Trail, scopes, configured []config.Scope) ([]run.ScopePort, error) {
+func NewPorts(ctx context.Context, trail Trail, scopes, configured []config.Scope, parallel int) ([]run.ScopePort, error) {
 	if len(scopes) == 0 {
 		return nil, nil
 	}
@@ -116,10 +121,11 @@ func NewPorts(ctx context.Context, trail Trail, scopes, configured []config.Scop
 	if len(probs) > 0 {
 		return nil, probs
 	}
+	paces := stsPaces(cfgs)
 	all := configuredWith(configured, scopes)
 	var acct string // the base account; "" while not looked up
 	if needCaller || mixedOverlap(all) {
-		if acct, err = callerAccount(ctx, cfgs, scopes); err != nil {
+		if acct, err = callerAccount(ctx, cfgs, scopes, paces); err != nil {
 			return nil, err
 		}
 		for i, sc := range scopes {
@@ -137,21 +143,16 @@ func NewPorts(ctx context.Context, trail Trail, scopes, configured []config.Scop
 		return nil, probs
 	}
 
+	sessions, err := assumeRoles(ctx, trail, cfgs, scopes, parallel, paces)
+	if err != nil {
+		return nil, err
+	}
 	onlyUnreachable := true
-	sessions := map[string]*session{} // by role ARN: one AssumeRole per role per run
 	for i, sc := range scopes {
 		if sc.AWS.RoleARN == "" {
 			continue
 		}
 		s := sessions[sc.AWS.RoleARN]
-		if s == nil {
-			creds, err := assumeRole(ctx, cfgs[i], sc, trail.SessionName(sc.Name))
-			if err != nil && ctx.Err() != nil {
-				return nil, context.Cause(ctx)
-			}
-			s = &session{creds: creds, failed: err != nil, unreachable: err != nil && Unreachable(err)}
-			sessions[sc.AWS.RoleARN] = s
-		}
 		if s.failed {
 			probs = append(probs, diag.New(diag.CredentialsAssumeRole, settingOf(sc, roleSetting(sc.AWS))))
 			out[i].Unreachable = s.unreachable
@@ -179,6 +180,88 @@ func NewPorts(ctx context.Context, trail Trail, scopes, configured []config.Scop
 	}
 	if len(probs) > 0 {
 		return out, probs
+	}
+	return out, nil
+}
+
+// stsCodes are the STS error codes a converted error may carry
+// (awscore.ConvertError; STS API reference, AssumeRole and
+// GetCallerIdentity "Errors"); the pace reads only whether it is a
+// throttle, the reachability of an account the SDK's error (Unreachable).
+var stsCodes = awscore.Codes{Known: map[string]bool{
+	"AccessDenied": true, "ExpiredTokenException": true, "MalformedPolicyDocument": true,
+	"PackedPolicyTooLarge": true, "RegionDisabledException": true, "ValidationError": true,
+}}
+
+// stsPaces is one STS controller per Region of cfgs (pace.STSLimits): STS's
+// request quota is per account and Region, and every STS call of a run is
+// the base identity's, in the Region of the scope that makes it.
+func stsPaces(cfgs []aws.Config) map[string]*pace.Controller {
+	out := map[string]*pace.Controller{}
+	for _, c := range cfgs {
+		if out[c.Region] == nil {
+			out[c.Region] = pace.New(pace.SystemClock{}, pace.STSLimits())
+		}
+	}
+	return out
+}
+
+// stsCalls are the STS calls of one scope's configuration c: its
+// --operation-timeout per attempt and the pace of STS in its Region.
+func stsCalls(c aws.Config, sc config.Scope, paces map[string]*pace.Controller) awscore.Calls {
+	return awscore.Calls{Timeout: sc.AWS.OperationTimeout, Pace: paces[c.Region], Codes: stsCodes}
+}
+
+// stsClient is the STS client of c whose retryer leaves throttles to the
+// run's pace (awscore.NoThrottleRetry), as every adapter's does.
+func stsClient(c aws.Config) *sts.Client {
+	return sts.NewFromConfig(c, func(o *sts.Options) { o.Retryer = awscore.NoThrottleRetry(o.Retryer) })
+}
+
+// assumeRoles assumes every role scopes name, once per role (SPEC §17),
+// with the configuration (base credentials, Region) of the first scope
+// that names it in config order and a session named after that scope
+// (trail.SessionName). The roles are assumed concurrently, at most
+// parallel at a time (≤ 0: config.DefaultParallelScopes()), each
+// AssumeRole waiting for a turn of its Region's STS pace and resent after
+// a new turn while STS throttles (assumeRole). It returns each role's
+// session by ARN, failed ones included; the only error is ctx's cause
+// when ctx ends meanwhile.
+func assumeRoles(ctx context.Context, trail Trail, cfgs []aws.Config, scopes []config.Scope, parallel int, paces map[string]*pace.Controller) (map[string]*session, error) {
+	if parallel <= 0 {
+		parallel = config.DefaultParallelScopes()
+	}
+	var first []int // the index of the first scope of each role
+	out := map[string]*session{}
+	for i, sc := range scopes {
+		if r := sc.AWS.RoleARN; r != "" && out[r] == nil {
+			out[r] = &session{}
+			first = append(first, i)
+		}
+	}
+	slots := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for _, i := range first {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		sc := scopes[i]
+		s := out[sc.AWS.RoleARN]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			creds, err := assumeRole(ctx, cfgs[i], sc, trail.SessionName(sc.Name), stsCalls(cfgs[i], sc, paces))
+			s.creds, s.failed, s.unreachable = creds, err != nil, err != nil && Unreachable(err)
+		}()
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
 	}
 	return out, nil
 }
@@ -376,21 +459,26 @@ func loadBase(ctx context.Context, o config.AWS, idle int) (aws.Config, error) {
 
 // callerAccount is the account of the base credentials: one STS
 // GetCallerIdentity, in the Region of the first scope without a role,
-// bounded like every other AWS call by the run's --operation-timeout
-// (the SDK's retries inside it): an STS that never answers is
-// credentials:caller-identity, exit 5, within that bound, not a hang until
-// --run-timeout.
-func callerAccount(ctx context.Context, cfgs []aws.Config, scopes []config.Scope) (string, error) {
-	c := cfgs[0]
-	for i, sc := range scopes {
-		if sc.AWS.RoleARN == "" {
-			c = cfgs[i]
+// through that Region's STS pace (resent after a new turn while
+// throttled), each attempt bounded like every other AWS call by the run's
+// --operation-timeout (the SDK's retries inside it): an STS that never
+// answers is credentials:caller-identity, exit 5, within that bound, not a
+// hang until --run-timeout.
+func callerAccount(ctx context.Context, cfgs []aws.Config, scopes []config.Scope, paces map[string]*pace.Controller) (string, error) {
+	c, sc := cfgs[0], scopes[0]
+	for i, s := range scopes {
+		if s.AWS.RoleARN == "" {
+			c, sc = cfgs[i], s
 			break
 		}
 	}
-	call, cancel := bounded(ctx, scopes[0].AWS.OperationTimeout)
-	defer cancel()
-	out, err := sts.NewFromConfig(c).GetCallerIdentity(call, &sts.GetCallerIdentityInput{})
+	sc.AWS.OperationTimeout = scopes[0].AWS.OperationTimeout
+	client := stsClient(c)
+	var out *sts.GetCallerIdentityOutput
+	err := stsCalls(c, sc, paces).Read(ctx, pace.Reads, "GetCallerIdentity", func(call context.Context) (err error) {
+		out, err = client.GetCallerIdentity(call, &sts.GetCallerIdentityInput{})
+		return err
+	})
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return "", context.Cause(ctx)
@@ -402,35 +490,57 @@ func callerAccount(ctx context.Context, cfgs []aws.Config, scopes []config.Scope
 
 // assumeRole returns the credentials of sc's role: STS AssumeRole with the
 // base credentials of c (in the scope's Region), session name session,
-// cached and renewed by the SDK. The first AssumeRole is made here, within
-// the scope's --operation-timeout (SDK retries included), and its
+// cached and renewed by the SDK. The first AssumeRole is made here
+// through calls (retrieve: paced, resent while throttled, each attempt
+// within the scope's --operation-timeout, SDK retries included), and its
 // credentials are the cache's first; each renewal later in the run is
-// bounded the same way (boundedRole).
-func assumeRole(ctx context.Context, c aws.Config, sc config.Scope, session string) (aws.CredentialsProvider, error) {
-	p := stscreds.NewAssumeRoleProvider(sts.NewFromConfig(c), sc.AWS.RoleARN, func(o *stscreds.AssumeRoleOptions) {
+// one more retrieve, bounded as a whole by the same timeout (boundedRole).
+// The error is the SDK's (Unreachable reads it) or ctx's.
+func assumeRole(ctx context.Context, c aws.Config, sc config.Scope, session string, calls awscore.Calls) (aws.CredentialsProvider, error) {
+	p := stscreds.NewAssumeRoleProvider(stsClient(c), sc.AWS.RoleARN, func(o *stscreds.AssumeRoleOptions) {
 		o.RoleSessionName = session
 	})
-	call, cancel := bounded(ctx, sc.AWS.OperationTimeout)
-	defer cancel()
-	creds, err := p.Retrieve(call)
+	creds, err := retrieve(ctx, calls, p)
 	if err != nil {
 		return nil, err
 	}
-	return aws.NewCredentialsCache(&boundedRole{inner: p, timeout: sc.AWS.OperationTimeout, first: &creds}), nil
+	return aws.NewCredentialsCache(&boundedRole{inner: p, calls: calls, first: &creds}), nil
+}
+
+// retrieve is one AssumeRole of p through calls (awscore.Calls.Read):
+// each attempt waits for a turn of STS's pace, a Throttling answer cuts
+// the pace and is resent after a new turn, any other answer ends it. The
+// error is the last attempt's as the SDK returned it (not converted: the
+// reachability rule reads its code), or ctx's when ctx ends.
+func retrieve(ctx context.Context, calls awscore.Calls, p aws.CredentialsProvider) (aws.Credentials, error) {
+	var creds aws.Credentials
+	var last error
+	err := calls.Read(ctx, pace.Reads, "AssumeRole", func(call context.Context) error {
+		creds, last = p.Retrieve(call)
+		return last
+	})
+	switch {
+	case err == nil:
+		return creds, nil
+	case ctx.Err() != nil || last == nil:
+		return aws.Credentials{}, err
+	}
+	return aws.Credentials{}, last
 }
 
 // boundedRole is a role's provider as aws.CredentialsCache calls it: the
 // first Retrieve returns the credentials the set-up already has (no second
-// AssumeRole), every later one (a renewal) is one AssumeRole bounded by
-// timeout. The bound must be here: the cache hands its provider a context
-// stripped of the caller's deadline and cancellation (it only stops
-// waiting), so without it an STS that never answers would hold a renewal
-// open for the rest of the run.
+// AssumeRole), every later one (a renewal) is one retrieve through calls
+// (paced, resent while throttled), bounded as a whole by calls.Timeout.
+// The bound must be here: the cache hands its provider a context stripped
+// of the caller's deadline and cancellation (it only stops waiting), so
+// without it an STS that never answers, or throttles without end, would
+// hold a renewal open for the rest of the run.
 type boundedRole struct {
-	inner   aws.CredentialsProvider
-	timeout time.Duration
-	mu      sync.Mutex
-	first   *aws.Credentials // nil once handed out
+	inner aws.CredentialsProvider
+	calls awscore.Calls
+	mu    sync.Mutex
+	first *aws.Credentials // nil once handed out
 }
 
 // Retrieve implements aws.CredentialsProvider.
@@ -442,9 +552,9 @@ func (b *boundedRole) Retrieve(ctx context.Context) (aws.Credentials, error) {
 	if first != nil {
 		return *first, nil
 	}
-	call, cancel := bounded(ctx, b.timeout)
+	call, cancel := bounded(ctx, b.calls.Timeout)
 	defer cancel()
-	return b.inner.Retrieve(call)
+	return retrieve(call, b.calls, b.inner)
 }
 
 var _ aws.CredentialsProvider = (*boundedRole)(nil)

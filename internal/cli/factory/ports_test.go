@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -39,8 +42,8 @@ const (
 // stsEmulator is an emulator whose STS knows the three roles (prod and
 // staging trust the base account, denied refuses everyone), with the SDK
 // chain pointed at it for Secrets Manager and STS.
-func stsEmulator(t *testing.T) *emulatortest.Server {
-	srv := emulatortest.Start(t)
+func stsEmulator(t *testing.T, opts ...emulator.Option) *emulatortest.Server {
+	srv := emulatortest.Start(t, opts...)
 	awsEnv(t, srv.URL)
 	t.Setenv("AWS_ENDPOINT_URL_STS", srv.URL)
 	srv.Control().Must(t).SetIAM(emulator.IAM{RequireRoles: true, Roles: []emulator.Role{
@@ -78,7 +81,7 @@ func TestNewPorts_ScopesCallWithTheirRolesAndShareBuckets(t *testing.T) {
 		scope("staging", "staging/payments", "eu-central-1", roleStaging),
 		scope("dev", "prod/a", "eu-west-1", ""), // prod-a's prefix, but another account
 	}
-	ports, err := NewPorts(context.Background(), Trail{}, scopes, nil)
+	ports, err := NewPorts(context.Background(), Trail{}, scopes, nil, 0)
 	require.NoError(t, err)
 	require.Len(t, ports, 4)
 	for i, p := range ports {
@@ -97,6 +100,8 @@ func TestNewPorts_ScopesCallWithTheirRolesAndShareBuckets(t *testing.T) {
 	assert.Equal(t, int64(2), st.Calls["AssumeRole"], "each role assumed once, at set-up (prod-b shares prod-a's session)")
 	sessions := srv.Control().Must(t).Sessions().Sessions
 	require.Len(t, sessions, 2)
+	// The roles are assumed at once: their issue order is not the config's.
+	slices.SortFunc(sessions, func(a, b emulator.Session) int { return strings.Compare(a.RoleARN, b.RoleARN) })
 	for i, want := range []struct{ role, name, acct string }{
 		{roleProd, "sops-aws-sync-prod-a", acctProd}, {roleStaging, "sops-aws-sync-staging", acctStaging},
 	} {
@@ -124,14 +129,14 @@ func TestNewPorts_ScopesCallWithTheirRolesAndShareBuckets(t *testing.T) {
 func TestNewPorts_SingleScopeCallsSTSOnlyForItsRole(t *testing.T) {
 	srv := stsEmulator(t)
 	def := config.Scope{Name: model.DefaultScopeName, AWS: config.AWS{Region: "eu-west-1"}}
-	ports, err := NewPorts(context.Background(), Trail{}, []config.Scope{def}, nil)
+	ports, err := NewPorts(context.Background(), Trail{}, []config.Scope{def}, nil, 0)
 	require.NoError(t, err)
 	require.Len(t, ports, 1)
 	st := srv.Stats(t)
 	assert.Zero(t, st.Calls["GetCallerIdentity"]+st.Calls["AssumeRole"], "no STS call")
 
 	def.AWS.RoleARN = roleStaging
-	ports, err = NewPorts(context.Background(), Trail{}, []config.Scope{def}, nil)
+	ports, err = NewPorts(context.Background(), Trail{}, []config.Scope{def}, nil, 0)
 	require.NoError(t, err)
 	st = srv.Stats(t)
 	assert.Zero(t, st.Calls["GetCallerIdentity"])
@@ -164,7 +169,7 @@ func TestNewPorts_DeniedRoleIsCredentialsAssumeRole(t *testing.T) {
 		scope("prod", "prod/payments", "eu-west-1", roleProd),
 		scope("locked", "locked/payments", "eu-west-1", roleDenied),
 		scope("unknown", "other/payments", "eu-west-1", "arn:aws:iam::444444444444:role/not-listed"),
-	}, nil)
+	}, nil, 0)
 	ds := setUpError(t, err)
 	require.Len(t, ds, 2)
 	for i, name := range []string{"locked", "unknown"} {
@@ -174,7 +179,7 @@ func TestNewPorts_DeniedRoleIsCredentialsAssumeRole(t *testing.T) {
 	assert.Equal(t, vocab.ExitApply, ds.ExitCode())
 	assert.Zero(t, srv.Stats(t).Calls["ListSecrets"], "nothing read")
 
-	_, err = NewPorts(context.Background(), Trail{}, []config.Scope{{Name: model.DefaultScopeName, AWS: config.AWS{Region: "eu-west-1", RoleARN: roleDenied}}}, nil)
+	_, err = NewPorts(context.Background(), Trail{}, []config.Scope{{Name: model.DefaultScopeName, AWS: config.AWS{Region: "eu-west-1", RoleARN: roleDenied}}}, nil, 0)
 	ds = setUpError(t, err)
 	require.Len(t, ds, 1)
 	assert.Equal(t, "setting --role-arn", ds[0].Subject.Name(), "a single-scope run names the setting")
@@ -190,7 +195,7 @@ func TestNewPorts_OverlappingPrefixesInOneBucketAreRefused(t *testing.T) {
 		scope("app", "prod/app", "eu-west-1", roleProd),
 		scope("apps", "prod/apps", "eu-west-1", roleProd),
 		scope("app-eu", "prod/app/eu", "eu-west-1", roleProd),
-	}, nil)
+	}, nil, 0)
 	ds := setUpError(t, err)
 	require.Len(t, ds, 2)
 	assert.Equal(t, diag.ConfigScopeOverlap, ds[0].Class)
@@ -204,7 +209,7 @@ func TestNewPorts_OverlappingPrefixesInOneBucketAreRefused(t *testing.T) {
 		scope("us", "prod/app", "us-east-1", roleProd),
 		scope("staging", "prod/app", "eu-west-1", roleStaging),
 		scope("base", "prod/app", "eu-west-1", ""),
-	}, nil)
+	}, nil, 0)
 	require.NoError(t, err)
 	assert.Len(t, ports, 4)
 	assert.Empty(t, Overlaps([]config.Scope{scope("a", "prod/app", "", ""), scope("b", "/prod/app", "", "")}, []run.ScopePort{{Bucket: "x"}, {Bucket: "x"}}))
@@ -221,7 +226,7 @@ func TestNewPorts_CallerIdentityFailureStopsTheRun(t *testing.T) {
 	t.Setenv("AWS_ENDPOINT_URL_STS", closed)
 	a, b := scope("a", "a", "eu-west-1", ""), scope("b", "b", "eu-west-1", "")
 	a.AWS.MaxAttempts = 1
-	_, err = NewPorts(context.Background(), Trail{}, []config.Scope{a, b}, nil)
+	_, err = NewPorts(context.Background(), Trail{}, []config.Scope{a, b}, nil, 0)
 	ds := setUpError(t, err)
 	require.Len(t, ds, 1)
 	assert.Equal(t, diag.CredentialsCallerIdentity, ds[0].Class)
@@ -232,7 +237,7 @@ func TestNewPorts_CallerIdentityFailureStopsTheRun(t *testing.T) {
 func TestNewPorts_NoRegionNamesTheScope(t *testing.T) {
 	stsEmulator(t)
 	t.Setenv("AWS_REGION", "")
-	_, err := NewPorts(context.Background(), Trail{}, []config.Scope{scope("a", "a", "eu-west-1", ""), scope("b", "b", "", "")}, nil)
+	_, err := NewPorts(context.Background(), Trail{}, []config.Scope{scope("a", "a", "eu-west-1", ""), scope("b", "b", "", "")}, nil, 0)
 	ds := setUpError(t, err)
 	require.Len(t, ds, 1)
 	assert.Equal(t, diag.AWSNoRegion, ds[0].Class)
@@ -267,7 +272,7 @@ func TestRegression_ReplicaRegionOfAnotherScopesBucket(t *testing.T) {
 			withReplicas(scope("west", "prod/app", "eu-west-1", roleProd), "us-east-1"),
 			withReplicas(scope("central", "prod/app/eu", "eu-central-1", roleProd), "us-east-1")}},
 	} {
-		_, err := NewPorts(context.Background(), Trail{}, tc.scopes, nil)
+		_, err := NewPorts(context.Background(), Trail{}, tc.scopes, nil, 0)
 		ds := setUpError(t, err)
 		require.Len(t, ds, 2, tc.name)
 		for i, d := range ds {
@@ -282,7 +287,7 @@ func TestRegression_ReplicaRegionOfAnotherScopesBucket(t *testing.T) {
 		scope("other-account", "prod/app", "eu-central-1", roleStaging),
 		scope("no-replica-here", "prod/app", "us-east-1", roleProd),
 		scope("other-prefix", "prod/api", "eu-central-1", roleProd),
-	}, nil)
+	}, nil, 0)
 	require.NoError(t, err)
 	assert.Len(t, ports, 4)
 }
@@ -302,7 +307,7 @@ func TestRegression_ScopeSelectionNarrowedTheOverlapRule(t *testing.T) {
 		scope("app-eu", "prod/app/eu", "eu-west-1", roleProd),
 	}
 	for _, run := range [][]config.Scope{configured[1:2], configured[:1], configured} {
-		_, err := NewPorts(context.Background(), Trail{}, run, configured)
+		_, err := NewPorts(context.Background(), Trail{}, run, configured, 0)
 		ds := setUpError(t, err)
 		require.Len(t, ds, 2, run[0].Name)
 		assert.Equal(t, diag.ConfigScopeOverlap, ds[0].Class)
@@ -316,7 +321,7 @@ func TestRegression_ScopeSelectionNarrowedTheOverlapRule(t *testing.T) {
 	// GetCallerIdentity tells that they share the account.
 	base := scope("base", "legacy/app", "eu-west-1", "")
 	same := scope("same", "legacy", "eu-west-1", "arn:aws:iam::"+emulator.DefaultAccountID+":role/not-assumed")
-	_, err := NewPorts(context.Background(), Trail{}, []config.Scope{base}, []config.Scope{base, same})
+	_, err := NewPorts(context.Background(), Trail{}, []config.Scope{base}, []config.Scope{base, same}, 0)
 	ds := setUpError(t, err)
 	require.Len(t, ds, 2)
 	assert.Equal(t, "config file key scopes.same.secret-prefix", ds[1].Subject.Name())
@@ -330,7 +335,7 @@ func TestRegression_ScopeSelectionNarrowedTheOverlapRule(t *testing.T) {
 		scope("us", "prod/app", "us-east-1", roleProd),
 		scope("base", "base/app", "eu-west-1", ""),
 	}
-	ports, err := NewPorts(context.Background(), Trail{}, configured[:1], configured)
+	ports, err := NewPorts(context.Background(), Trail{}, configured[:1], configured, 0)
 	require.NoError(t, err)
 	require.Len(t, ports, 1)
 	assert.Equal(t, "app", ports[0].Name)
@@ -364,7 +369,7 @@ func TestRegression_STSThatNeverAnswersIsBoundedByTheOperationTimeout(t *testing
 			defer cancel(nil)
 			stop := time.AfterFunc(2*time.Minute, func() { cancel(errors.New("the run's own deadline")) })
 			defer stop.Stop()
-			_, err := NewPorts(run, Trail{}, c.scopes, nil)
+			_, err := NewPorts(run, Trail{}, c.scopes, nil, 0)
 			require.NoError(t, run.Err(), "the set-up ended by the run's deadline, not the call's")
 			ds := setUpError(t, err)
 			require.Len(t, ds, 1)
@@ -388,7 +393,7 @@ func TestNewPorts_ParameterStoreScopeHasItsOwnAdapterAndBucket(t *testing.T) {
 	ps.Desired.Target = model.TargetParameterStore
 	sm := scope("secrets", "prod/a", "eu-west-1", roleProd)
 	sm.Desired.Target = model.TargetSecretsManager
-	ports, err := NewPorts(context.Background(), Trail{}, []config.Scope{sm, ps}, nil)
+	ports, err := NewPorts(context.Background(), Trail{}, []config.Scope{sm, ps}, nil, 0)
 	require.NoError(t, err)
 	require.Len(t, ports, 2)
 	assert.IsType(t, &awssm.Adapter{}, ports[0].Port)
@@ -400,7 +405,7 @@ func TestNewPorts_ParameterStoreScopeHasItsOwnAdapterAndBucket(t *testing.T) {
 	// Two parameter-store scopes with one prefix in one bucket overlap.
 	ps2 := ps
 	ps2.Name = "params-2"
-	_, err = NewPorts(context.Background(), Trail{}, []config.Scope{ps, ps2}, nil)
+	_, err = NewPorts(context.Background(), Trail{}, []config.Scope{ps, ps2}, nil, 0)
 	var ds diag.Diagnostics
 	require.ErrorAs(t, err, &ds)
 	assert.Equal(t, diag.ConfigScopeOverlap, ds[0].Class)
@@ -424,7 +429,7 @@ func TestNewPorts_UnreachableScopesComeBackMarkedBesideTheError(t *testing.T) {
 	for i := range scopes {
 		scopes[i].AWS.OperationTimeout = 300 * time.Millisecond
 	}
-	ports, err := NewPorts(context.Background(), Trail{}, scopes, nil)
+	ports, err := NewPorts(context.Background(), Trail{}, scopes, nil, 0)
 	ds := setUpError(t, err)
 	require.Len(t, ds, 2)
 	assert.Equal(t, []string{diag.CredentialsAssumeRole, diag.CredentialsAssumeRole}, []string{ds[0].Class, ds[1].Class})
@@ -472,7 +477,7 @@ func TestNewPorts_OneAssumeRolePerRolePerRun(t *testing.T) {
 		scope("us", "app", "us-east-1", roleProd),
 		scope("staging", "app", "eu-west-1", roleStaging),
 		scope("ap", "app", "ap-southeast-2", roleProd),
-	}, nil)
+	}, nil, 0)
 	require.NoError(t, err)
 	require.Len(t, ports, 4)
 	assert.Equal(t, int64(2), srv.Stats(t).Calls["AssumeRole"])
@@ -485,9 +490,144 @@ func TestNewPorts_OneAssumeRolePerRolePerRun(t *testing.T) {
 	_, err = NewPorts(context.Background(), Trail{}, []config.Scope{
 		scope("a", "a", "eu-west-1", roleDenied),
 		scope("b", "b", "us-east-1", roleDenied),
-	}, nil)
+	}, nil, 0)
 	ds := setUpError(t, err)
 	require.Len(t, ds, 2)
 	assert.Equal(t, "config file key scopes.b.role-arn", ds[1].Subject.Name())
 	assert.Equal(t, int64(3), srv.Stats(t).Calls["AssumeRole"], "the refused role was asked once")
+}
+
+// answered is an emulator log handler that closes ch at the first call
+// of op the emulator answered 200: a test waits on it instead of polling.
+type answered struct {
+	op   string
+	ch   chan struct{}
+	once sync.Once
+}
+
+func newAnswered(op string) *answered { return &answered{op: op, ch: make(chan struct{})} }
+
+func (a *answered) Enabled(context.Context, slog.Level) bool { return true }
+func (a *answered) WithAttrs([]slog.Attr) slog.Handler       { return a }
+func (a *answered) WithGroup(string) slog.Handler            { return a }
+func (a *answered) Handle(_ context.Context, r slog.Record) error {
+	var op string
+	var status int64
+	r.Attrs(func(at slog.Attr) bool {
+		switch at.Key {
+		case "operation":
+			op = at.Value.String()
+		case "status":
+			status = at.Value.Int64()
+		}
+		return true
+	})
+	if op == a.op && status == 200 {
+		a.once.Do(func() { close(a.ch) })
+	}
+	return nil
+}
+
+// The roles of a run are assumed concurrently (SPEC §17, --parallel-scopes
+// bounds them): with the first AssumeRole to reach STS held (the
+// emulator's scripted hold), another role's AssumeRole arrives and is
+// answered while it is held; once released, the set-up ends with both
+// sessions, one AssumeRole per role. Assumed one after another, the
+// second role would never be asked while the first is held (the set-up
+// would end only with the test's context).
+func TestNewPorts_RolesAreAssumedConcurrently(t *testing.T) {
+	second := newAnswered("AssumeRole")
+	srv := stsEmulator(t, emulator.WithLogger(slog.New(second)))
+	srv.Control().Must(t).SetFaults(emulator.Faults{Script: []emulator.ScriptedFault{{Operation: "AssumeRole", Nth: 1, Fault: "hold"}}})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	type result struct {
+		ports []run.ScopePort
+		err   error
+	}
+	done := make(chan result, 1)
+	go func() {
+		ports, err := NewPorts(ctx, Trail{}, []config.Scope{
+			scope("prod", "prod/payments", "eu-west-1", roleProd),
+			scope("staging", "staging/payments", "eu-west-1", roleStaging),
+		}, nil, 2)
+		done <- result{ports, err}
+	}()
+	select {
+	case <-second.ch:
+	case got := <-done:
+		require.FailNowf(t, "not concurrent", "the set-up ended (%v) before a second role's AssumeRole was answered: the roles were not assumed at once", got.err)
+	}
+	srv.Control().Must(t).Release()
+	got := <-done
+	require.NoError(t, got.err)
+	require.Len(t, got.ports, 2)
+	for _, p := range got.ports {
+		assert.NotNil(t, p.Port, p.Name)
+	}
+	st := srv.Stats(t)
+	assert.Equal(t, int64(2), st.Calls["AssumeRole"], "one AssumeRole per role")
+	assert.Equal(t, int64(1), st.Faults["hold"])
+}
+
+// STS throttling is paced and resent (SPEC §17): the first AssumeRoles
+// and the GetCallerIdentity answered Throttling are resent by the run
+// after a new turn of STS's pace (not by the SDK's retryer: no request
+// is an SDK retry), and the set-up converges with one session per role.
+func TestNewPorts_ThrottledSTSIsResentAndConverges(t *testing.T) {
+	srv := stsEmulator(t)
+	srv.Control().Must(t).SetFaults(emulator.Faults{Script: []emulator.ScriptedFault{
+		{Operation: "AssumeRole", Nth: 1, Fault: "error:Throttling"},
+		{Operation: "AssumeRole", Nth: 2, Fault: "error:Throttling"},
+		{Operation: "AssumeRole", Nth: 3, Fault: "error:Throttling"},
+		{Operation: "GetCallerIdentity", Nth: 1, Fault: "error:Throttling"},
+	}})
+	ports, err := NewPorts(context.Background(), Trail{}, []config.Scope{
+		scope("prod", "prod/payments", "eu-west-1", roleProd),
+		scope("staging", "staging/payments", "eu-west-1", roleStaging),
+		scope("dev", "dev/payments", "eu-west-1", ""),
+	}, nil, 4)
+	require.NoError(t, err)
+	require.Len(t, ports, 3)
+	for _, p := range ports {
+		require.NotNil(t, p.Port, p.Name)
+		_, err := p.Port.ListCandidates(context.Background(), "")
+		require.NoError(t, err, p.Name)
+	}
+	st := srv.Stats(t)
+	assert.Equal(t, int64(4), st.Faults["error:Throttling"])
+	assert.Equal(t, int64(2+3), st.Calls["AssumeRole"], "two roles, three throttled answers resent")
+	assert.Equal(t, int64(2), st.Calls["GetCallerIdentity"], "one throttled, resent once")
+	assert.Zero(t, st.Retries["AssumeRole"]+st.Retries["GetCallerIdentity"], "the resends are the run's, after a turn of the pace, not the SDK's")
+	assert.Len(t, srv.Control().Must(t).Sessions().Sessions, 2, "one session per role")
+}
+
+// At scale, the STS call counter is the number of distinct roles (SPEC
+// §17): 60 scopes over 20 roles (3 Regions each) assumed 8 at a time make
+// 20 AssumeRole calls, each session named after its role's first scope
+// in config order.
+func TestNewPorts_ManyScopesOneAssumeRolePerDistinctRole(t *testing.T) {
+	srv := stsEmulator(t)
+	var scopes []config.Scope
+	want := map[string]string{} // role ARN → session name
+	for _, region := range []string{"eu-west-1", "us-east-1", "ap-southeast-2"} {
+		for i := range 20 {
+			role := fmt.Sprintf("arn:aws:iam::%012d:role/secrets-sync", 500000000000+i)
+			name := fmt.Sprintf("acct-%02d-%s", i, region)
+			scopes = append(scopes, scope(name, "app", region, role))
+			if want[role] == "" {
+				want[role] = "sops-aws-sync-" + name
+			}
+		}
+	}
+	srv.Control().Must(t).SetIAM(emulator.IAM{}) // any role may be assumed
+	ports, err := NewPorts(context.Background(), Trail{}, scopes, nil, 8)
+	require.NoError(t, err)
+	require.Len(t, ports, 60)
+	assert.Equal(t, int64(20), srv.Stats(t).Calls["AssumeRole"])
+	got := map[string]string{}
+	for _, s := range srv.Control().Must(t).Sessions().Sessions {
+		got[s.RoleARN] = s.SessionName
+	}
+	assert.Equal(t, want, got)
 }

@@ -233,6 +233,12 @@ func (c Control) do(ctx context.Context, method, path string, in, out any) error
 	return nil
 }
 
+// Release serves every call a scripted hold keeps waiting (POST
+// /_emulator/release).
+func (c Control) Release(ctx context.Context) error {
+	return c.do(ctx, http.MethodPost, "/_emulator/release", nil, nil)
+}
+
 // Must returns c's requests in the form tests want: each fails t
 // (t.Fatal) on any error, so callers check nothing.
 func (c Control) Must(t testing.TB) Must { return Must{t: t, c: c} }
@@ -343,6 +349,12 @@ func (m Must) AdvanceClock(d time.Duration) time.Time {
 func (m Must) Reset() {
 	m.t.Helper()
 	fatalIf(m.t, m.c.Reset(context.Background()))
+}
+
+// Release is Control.Release.
+func (m Must) Release() {
+	m.t.Helper()
+	fatalIf(m.t, m.c.Release(context.Background()))
 }
 
 // KMSKeys is Control.KMSKeys.

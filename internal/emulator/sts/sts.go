@@ -139,6 +139,27 @@ type Host interface {
 	// Silent reports whether the assumption of a role of account is never
 	// answered (emulator.Faults's STSSilentAccounts).
 	Silent(account string) bool
+	// Scripted counts one request of action for the faults' script
+	// (emulator.Faults's Script: the Nth request of an STS action, as of
+	// every served operation) and returns the fault it gives this one.
+	Scripted(action string) Scripted
+}
+
+// Scripted is the scripted fault of one STS request (Host.Scripted): the
+// zero value is none.
+type Scripted struct {
+	// Hang: never answered, held until the client gives up.
+	Hang bool
+	// Hold, when not nil, holds the request until it is closed (the
+	// control API's release), then serves it as usual; a client that gives
+	// up first ends it as a hang does.
+	Hold <-chan struct{}
+	// Code and Message: answered with this error (Code "" is none):
+	// HTTP 500 for InternalFailure, 403 for AccessDenied, else 400
+	// (Throttling is STS's throttle: "Rate exceeded").
+	Code, Message string
+	// Fault is the kind the emulator counts and logs ("" when none).
+	Fault string
 }
 
 // ValidateRoles reports the first invalid role, in words fit for a 400.
@@ -285,8 +306,12 @@ func Serve(e Host, w http.ResponseWriter, r *http.Request, body []byte) (op stri
 	}
 	e.Lock()
 	e.CountCall(op, core.SDKAttempt(r.Header) > 1)
+	sf := e.Scripted(op)
 	hang := ""
 	switch {
+	case sf.Hang:
+		hang = sf.Fault
+	case sf.Hold != nil || sf.Code != "":
 	case e.Hangs(op):
 		hang = "sts-hang"
 	case op != "GetCallerIdentity" && e.Silent(roleAccount(form.Get("RoleArn"))):
@@ -300,6 +325,28 @@ func Serve(e Host, w http.ResponseWriter, r *http.Request, body []byte) (op stri
 		// Never answered: held until the client gives up.
 		<-r.Context().Done()
 		return op, 0, "", hang
+	}
+	if sf.Hold != nil {
+		select {
+		case <-sf.Hold:
+		case <-r.Context().Done():
+			return op, 0, "", sf.Fault
+		}
+	}
+	if sf.Code != "" {
+		status := http.StatusBadRequest
+		switch sf.Code {
+		case "InternalFailure":
+			status = http.StatusInternalServerError
+		case "AccessDenied":
+			status = http.StatusForbidden
+		}
+		err := stsErr(status, sf.Code, "%s", sf.Message)
+		if status >= 500 {
+			err.typ = "Receiver"
+		}
+		writeSTSError(w, err)
+		return op, err.status, err.code, sf.Fault
 	}
 	var out any
 	var serr *stsError
@@ -319,7 +366,7 @@ func Serve(e Host, w http.ResponseWriter, r *http.Request, body []byte) (op stri
 		return fail(&stsError{status: http.StatusInternalServerError, typ: "Receiver", code: "InternalFailure", msg: "cannot encode the response"})
 	}
 	writeSTS(w, http.StatusOK, b)
-	return op, http.StatusOK, "", ""
+	return op, http.StatusOK, "", sf.Fault
 }
 
 func writeSTS(w http.ResponseWriter, status int, b []byte) {

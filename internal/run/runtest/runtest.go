@@ -51,7 +51,7 @@ type Sources struct {
 
 // Ports returns one port per scope (Port, Region, bucket = the scope's
 // name), or PortErr.
-func (s *Sources) Ports(_ context.Context, scopes, _ []config.Scope) ([]run.ScopePort, error) {
+func (s *Sources) Ports(_ context.Context, scopes, _ []config.Scope, _ int) ([]run.ScopePort, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.PortsCalls++
