@@ -14,7 +14,7 @@ DATE          ?= $(shell git log -1 --format=%cI 2>/dev/null || echo unknown)
 LDFLAGS       := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(DATE)
 export PATH   := $(GOBIN):$(PATH)
 
-.PHONY: all build tools test fmt-check test-go test-action test-action-ci test-gitlab-schema fuzz demo bench bench-scale bench-ps bench-validate bench-figures chaos release-snapshot image packages clean
+.PHONY: all build tools test fmt-check test-go test-action test-action-ci test-gitlab-schema fuzz demo bench bench-scale bench-ps bench-import bench-validate bench-figures chaos release-snapshot image packages clean
 
 all: build
 
@@ -155,6 +155,16 @@ PS_CREATE_N ?= 2000
 bench-ps: tools
 	$(GO) run ./bench/cmd/bench -root $(CURDIR) -only ps -ps-n $(PS_N) -ps-create-n $(PS_CREATE_N) \
 		-section bench-ps -out docs/benchmarks.md $(BENCH_ARGS)
+
+## bench-import: issue 46's import rows: one import of IMPORT_N=1000 secrets made by hand (JSON, text, binary in turn;
+##   20 ms per call, AWS's quotas), IMPORT_RUNS=2 runs (with BASELINE=rev, that revision's CLI alternately), against
+##   the bound the read quota and the sops CLI's measured encryption CPU set; results into docs/benchmarks.md
+##   (block bench-import). A few minutes on the idle 2-core machine.
+IMPORT_N    ?= 1000
+IMPORT_RUNS ?= 2
+bench-import: tools
+	$(GO) run ./bench/cmd/bench -root $(CURDIR) -only import -import-n $(IMPORT_N) -import-runs $(IMPORT_RUNS) \
+		$(if $(BASELINE),-baseline $(BASELINE)) -section bench-import -out docs/benchmarks.md $(BENCH_ARGS)
 
 ## bench-validate: `validate --no-decrypt` and `validate` with the age key over repositories of
 ##   VALIDATE_N=1000,10000 documents (no AWS: validate builds no client), VALIDATE_RUNS=3 alternating runs each;

@@ -49,6 +49,9 @@ type Request struct {
 	// Sops encrypts (nil in a dry run); Git stages and writes the tree.
 	Sops Encrypter
 	Git  *Git
+	// Workers bounds the encryptions run at once (0: one per CPU the Go
+	// runtime uses, runtime.GOMAXPROCS).
+	Workers int
 }
 
 // Document is one document import wrote (or would write, in a dry run).

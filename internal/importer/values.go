@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/canonical"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
@@ -142,21 +144,47 @@ func (req Request) rules(cands []candidate, show bool) diag.Diagnostics {
 	return ds
 }
 
-// encrypt encrypts every candidate's document (Encrypter) and checks
-// that nothing was left in clear (CheckEncrypted: such a candidate is
-// skipped with warning:import-in-clear). A failed encryption refuses the
-// import (import:encrypt), nothing written.
+// encrypt encrypts every candidate's document (Encrypter), at most
+// req.workers() at once, and checks that nothing was left in clear
+// (CheckEncrypted: such a candidate is skipped with
+// warning:import-in-clear). A failed encryption refuses the import
+// (import:encrypt), nothing written. The outcome is the same as one
+// encryption after another: the candidates, warnings and diagnostics in
+// the candidates' order, whichever encryption ends first.
 func (req Request) encrypt(ctx context.Context, cands []candidate, show bool) ([]candidate, diag.Diagnostics, diag.Diagnostics) {
+	type outcome struct {
+		doc []byte
+		err error
+	}
+	done := make([]outcome, len(cands))
+	sem := make(chan struct{}, req.workers())
+	var wg sync.WaitGroup
+	for i := range cands {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			c := &cands[i]
+			doc, err := req.Sops.Encrypt(ctx, c.config, filepath.Join(req.Git.Top, filepath.FromSlash(c.path)), c.value.Plain)
+			if err == nil {
+				err = CheckEncrypted(doc)
+			}
+			done[i] = outcome{doc, err}
+		})
+	}
+	wg.Wait()
 	var out []candidate
 	var warns, ds diag.Diagnostics
-	for _, c := range cands {
-		doc, err := req.Sops.Encrypt(ctx, c.config, filepath.Join(req.Git.Top, filepath.FromSlash(c.path)), c.value.Plain)
-		if err == nil {
-			err = CheckEncrypted(doc)
-		}
-		switch {
-		case ctx.Err() != nil:
-			return nil, warns, diag.Diagnostics{diag.New(diag.InterruptedSignal, diag.Subject{}).WithCause(ctx.Err())}
+	if ctx.Err() != nil {
+		return nil, warns, diag.Diagnostics{diag.New(diag.InterruptedSignal, diag.Subject{}).WithCause(ctx.Err())}
+	}
+	for i, c := range cands {
+		switch err := done[i].err; {
 		case errors.Is(err, ErrInClear):
 			warns = append(warns, skip(diag.WarningImportInClear, c, show))
 			continue
@@ -164,9 +192,20 @@ func (req Request) encrypt(ctx context.Context, cands []candidate, show bool) ([
 			ds = append(ds, diag.New(diag.ImportEncrypt, diag.Document(c.ordinal, c.path, show)))
 			continue
 		}
-		c.doc = doc
+		c.doc = done[i].doc
 		c.value = Value{Format: c.value.Format} // the plaintext is no longer needed
 		out = append(out, c)
 	}
 	return out, warns, ds
+}
+
+// workers is how many encryptions run at once: Request.Workers, or as
+// many as the Go runtime runs threads of Go code (runtime.GOMAXPROCS: the
+// CPUs this process may use, its container's CPU limit included), since
+// each is a sops process that computes until it ends.
+func (req Request) workers() int {
+	if req.Workers > 0 {
+		return req.Workers
+	}
+	return max(1, runtime.GOMAXPROCS(0))
 }

@@ -61,6 +61,10 @@ type options struct {
 	// run unless -only names it: `make bench-ps`).
 	psSizes   []int
 	psCreateN int
+	// importN is the estate of the import rows (row group import, run
+	// alone: `make bench-import`) and importRuns how many imports of
+	// the current build they measure (bench/cmd/bench/import.go).
+	importN, importRuns int
 }
 
 // rowGroups are the groups of rows -skip and -only select: the no-op plan
@@ -69,7 +73,7 @@ type options struct {
 // for both of those), and the scale rows at -scale-n (not run by
 // default: `make bench-scale` selects them), and the first sync in
 // -regions Regions in one run beside the same in one Region.
-var rowGroups = []string{"noop", "sweep", "changed", "create", "quota-create", "quota-noop", "scale", "regions", "ps"}
+var rowGroups = []string{"noop", "sweep", "changed", "create", "quota-create", "quota-noop", "scale", "regions", "ps", "import"}
 
 // sectionName is what -section accepts: it becomes a marker and a file name.
 var sectionName = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
@@ -133,6 +137,8 @@ func parseFlags(args []string) (options, error) {
 	var cliEnv, skip, only, psSizes string
 	fs.StringVar(&psSizes, "ps-n", "1000,10000", "comma-separated N of the Parameter Store no-op syncs (row group ps)")
 	fs.IntVar(&o.psCreateN, "ps-create-n", 2000, "parameters the Parameter Store first sync creates (row group ps; 0 = none)")
+	fs.IntVar(&o.importN, "import-n", 1000, "secrets of the import rows' estate (row group import, run alone)")
+	fs.IntVar(&o.importRuns, "import-runs", 2, "imports of the current build the import rows measure (1..5)")
 	fs.StringVar(&cliEnv, "cli-env", "", "comma-separated KEY=VALUE added to every CLI run's environment (for experiments such as GOGC=200; recorded in the output)")
 	fs.StringVar(&skip, "skip", "", "comma-separated row groups not to run: noop, sweep, changed, create, quota-create, quota-noop, quota (= both quota rows), scale (skipped unless -only names it); the targets they decide become unknown")
 	fs.StringVar(&only, "only", "", "comma-separated row groups to run, alone (same names as -skip), e.g. -only quota for issue 15's reduced-quota rows")
@@ -169,6 +175,7 @@ func parseFlags(args []string) (options, error) {
 		// about 15: only -only scale or -only ps runs them.
 		o.skip["scale"] = true
 		o.skip["ps"] = true
+		o.skip["import"] = true
 	}
 	if only != "" {
 		// A partial run must not replace the whole generated section of
@@ -191,6 +198,15 @@ func parseFlags(args []string) (options, error) {
 				o.skip[g] = true
 			}
 		}
+		if sel["import"] && len(sel) > 1 {
+			return o, fmt.Errorf("-only: the row group import runs alone (its own estate, repository and emulator)")
+		}
+		if sel["import"] && !set["section"] {
+			o.section = "bench-import" // never the main block of -out
+		}
+	}
+	if o.importN < 1 || o.importRuns < 1 || o.importRuns > 5 {
+		return o, fmt.Errorf("-import-n must be >= 1 and -import-runs in 1..5")
 	}
 	if !(o.quotaScale > 0 && o.quotaScale <= 1) || !(o.describeScale > 0 && o.describeScale <= 1) {
 		return o, fmt.Errorf("-quota-scale and -describe-quota-scale must be in (0, 1]")

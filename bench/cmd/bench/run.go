@@ -86,6 +86,10 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 
+	if o.runs("import") {
+		return e.runImport(ctx, work, started) // alone (parseFlags): import.go
+	}
+
 	corpora, create, psCorpora, err := e.makeRepo(work)
 	if err != nil {
 		return err
