@@ -672,7 +672,7 @@ var entries = []Entry{
 	{ImportScope, FamilyImport, "import takes exactly one scope",
 		"select one scope with --scope NAME"},
 	{ImportConfigFile, FamilyImport, "the --config file could not be rewritten with the imported names; the documents are written and staged",
-		"add the entries the log lists to the scope's adopt (and aws-owned) by hand, or fix the file's permissions and re-run import"},
+		"add the imported names (the staged documents' paths give them: docs/recovery.md) to the scope's adopt, and aws-owned entries for rotating secrets, by hand; or unstage and delete the staged documents, fix the file, and re-run import"},
 
 	{Internal, FamilyInternal, "internal error", nextBug},
 }
