@@ -103,6 +103,9 @@ const (
 	// ConfigUnknownOU: an --ou of scopes generate names no root or OU of
 	// the organization.
 	ConfigUnknownOU = "config:unknown-ou"
+	// ConfigScopesFile: scopes generate --check cannot read the committed
+	// scopes file (--output) as a scopes config (SPEC §17).
+	ConfigScopesFile = "config:scopes-file"
 	// ConfigGeneratedName: scopes generate would give two scopes one name,
 	// or a name that is not a scope name.
 	ConfigGeneratedName = "config:generated-name"
@@ -474,6 +477,8 @@ var entries = []Entry{
 		"fix the template file or the flag (docs/many-accounts.md lists the template's keys and placeholders), then re-run scopes generate; nothing was written"},
 	{ConfigUnknownOU, FamilyConfig, "an --ou names no root or organizational unit of the organization",
 		"give an OU id (ou-…, r-…) or a path of OU names from the root (platform/prod) that the organization has (aws organizations list-organizational-units-for-parent), then re-run; nothing was written"},
+	{ConfigScopesFile, FamilyConfig, "the committed scopes file (--output) cannot be read as a scopes config",
+		"give --output the committed file that scopes generate wrote (a regular file of at most 1 MiB with a scopes list), then re-run scopes generate --check; nothing was written"},
 	{ConfigGeneratedName, FamilyConfig, "two generated scopes would share one name, or a generated name is not a scope name",
 		"put {account-id} in the template's name (or shorten it to 32 characters of a-z, 0-9 and -), then re-run scopes generate; nothing was written"},
 	{ConfigReplicaRegion, FamilyConfig, "lists the scope's own Region (as the SDK resolved it) or a Region of another partition",

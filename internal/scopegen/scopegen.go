@@ -76,6 +76,7 @@ type Output struct {
 	Bytes   []byte
 	Scopes  int
 	LeftOut []Account // selected accounts that are not ACTIVE, in file order
+	scopes  []scope   // the generated scopes, sorted by name (Compare)
 }
 
 // fail is a failure of a generation: a diag.Diagnostics of one diagnostic
@@ -186,7 +187,7 @@ func Generate(org Org, req Request) (Output, error) {
 	if err != nil {
 		return Output{}, err
 	}
-	out.Bytes, out.Scopes = b, len(scopes)
+	out.Bytes, out.Scopes, out.scopes = b, len(scopes), scopes
 	return out, nil
 }
 

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -194,4 +195,107 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestScopesGenerate_CheckNamesAddedSuspendedAndMovedAccounts: the drift
+// check of SPEC §17 with the real binary. `scopes generate --check`
+// compares the committed file with the organization through the read
+// role (--organizations-role-arn, one AssumeRole): unchanged, exit 0 and
+// no difference; after an account is added, one closed (SUSPENDED) and
+// one moved out of --ou, exit 2, the committed file untouched, and the
+// JSON diff, the Markdown section and the lines name the three accounts
+// (never an account id).
+func TestScopesGenerate_CheckNamesAddedSuspendedAndMovedAccounts(t *testing.T) {
+	need(t)
+	e := startEmulator(t)
+	ctx := context.Background()
+	c := orgClient(e)
+	_, err := c.CreateOrganization(ctx, &organizations.CreateOrganizationInput{})
+	require.NoError(t, err)
+	desc, err := c.DescribeOrganization(ctx, &organizations.DescribeOrganizationInput{})
+	require.NoError(t, err)
+	roots, err := c.ListRoots(ctx, &organizations.ListRootsInput{})
+	require.NoError(t, err)
+	root := aws.ToString(roots.Roots[0].Id)
+	ou, err := c.CreateOrganizationalUnit(ctx, &organizations.CreateOrganizationalUnitInput{ParentId: aws.String(root), Name: aws.String("prod")})
+	require.NoError(t, err)
+	prod := aws.ToString(ou.OrganizationalUnit.Id)
+	ids := map[string]string{}
+	add := func(name string) {
+		out, err := c.CreateAccount(ctx, &organizations.CreateAccountInput{AccountName: aws.String(name), Email: aws.String(name + "@example.com")})
+		require.NoError(t, err)
+		st, err := c.DescribeCreateAccountStatus(ctx, &organizations.DescribeCreateAccountStatusInput{CreateAccountRequestId: out.CreateAccountStatus.Id})
+		require.NoError(t, err)
+		ids[name] = aws.ToString(st.CreateAccountStatus.AccountId)
+		_, err = c.MoveAccount(ctx, &organizations.MoveAccountInput{AccountId: aws.String(ids[name]), SourceParentId: aws.String(root), DestinationParentId: aws.String(prod)})
+		require.NoError(t, err)
+	}
+	for _, n := range []string{"alpha", "bravo", "charlie"} {
+		add(n)
+	}
+	f := newFixture(t)
+	dir := t.TempDir()
+	committed := filepath.Join(dir, "sops-aws-sync.yaml")
+	env := []string{"AWS_ENDPOINT_URL_ORGANIZATIONS=" + e.URL, "AWS_ENDPOINT_URL_STS=" + e.URL}
+	readRole := "arn:aws:iam::" + aws.ToString(desc.Organization.MasterAccountId) + ":role/organizations-read"
+	generate := func(extra ...string) result {
+		return f.run(e, runOpts{Env: env}, append([]string{"scopes", "generate", "--from-organizations", "--ou", "prod",
+			"--regions", "eu-west-1", "--role-name", "secrets-sync", "--output", committed}, extra...)...)
+	}
+	r := generate()
+	require.Equal(t, 0, r.Code, r.Stderr)
+	before, err := os.ReadFile(committed)
+	require.NoError(t, err)
+
+	diffJSON, diffMD := filepath.Join(dir, "diff.json"), filepath.Join(dir, "diff.md")
+	assumed := e.stats().Calls["AssumeRole"]
+	r = generate("--check", "--organizations-role-arn", readRole, "--diff-file", diffJSON, "--diff-markdown", diffMD)
+	require.Equal(t, 0, r.Code, "unchanged organization: %s %s", r.Stdout, r.Stderr)
+	assert.Equal(t, assumed+1, e.stats().Calls["AssumeRole"], "one AssumeRole of the read role")
+	assert.Contains(t, r.Stdout, "scopes generate --check: "+committed+" is what the organization gives now")
+	raw, err := os.ReadFile(diffJSON)
+	require.NoError(t, err)
+	assert.Contains(t, string(raw), `"differs": false`)
+
+	add("delta")
+	_, err = c.CloseAccount(ctx, &organizations.CloseAccountInput{AccountId: aws.String(ids["bravo"])})
+	require.NoError(t, err)
+	_, err = c.MoveAccount(ctx, &organizations.MoveAccountInput{AccountId: aws.String(ids["charlie"]), SourceParentId: aws.String(prod), DestinationParentId: aws.String(root)})
+	require.NoError(t, err)
+	r = generate("--check", "--organizations-role-arn", readRole, "--diff-file", diffJSON, "--diff-markdown", diffMD)
+	require.Equal(t, 2, r.Code, "the organization changed: %s %s", r.Stdout, r.Stderr)
+	after, err := os.ReadFile(committed)
+	require.NoError(t, err)
+	assert.Equal(t, string(before), string(after), "--check never writes --output")
+	raw, err = os.ReadFile(diffJSON)
+	require.NoError(t, err)
+	var d struct {
+		Schema   string
+		Differs  bool
+		Accounts []struct{ Change, Why, Name, Status string }
+	}
+	require.NoError(t, json.Unmarshal(raw, &d))
+	assert.Equal(t, "sops-aws-sync/scopes-diff/v1", d.Schema)
+	assert.True(t, d.Differs)
+	type acc = struct{ Change, Why, Name, Status string }
+	assert.Equal(t, []acc{{"added", "", "delta", "ACTIVE"}, {"not-active", "", "bravo", "SUSPENDED"}, {"moved", "ou", "charlie", "ACTIVE"}}, d.Accounts)
+	md, err := os.ReadFile(diffMD)
+	require.NoError(t, err)
+	for _, w := range []string{"| delta | added", "| bravo | suspended or closed: SUSPENDED", "| charlie | moved: no longer under any \\-\\-ou"} {
+		assert.Contains(t, string(md), w)
+	}
+	for _, w := range []string{`account "delta" (in OU prod) added`, `account "bravo" (in OU prod) suspended or closed`, `account "charlie" (in the root) moved`} {
+		assert.Contains(t, r.Stdout, w)
+	}
+	for _, id := range ids {
+		assert.NotContains(t, r.Stdout+r.Stderr+string(raw)+string(md), id, "account ids are never printed")
+	}
+
+	// A refused read role: credentials:assume-role, exit 5, nothing written.
+	e.setFaults(emulator.Faults{STSRefuseAccounts: []string{aws.ToString(desc.Organization.MasterAccountId)}})
+	require.NoError(t, os.Remove(diffJSON))
+	r = generate("--check", "--organizations-role-arn", readRole, "--diff-file", diffJSON)
+	assert.Equal(t, 5, r.Code, r.Stderr)
+	assert.Contains(t, r.Stderr, "credentials:assume-role")
+	assert.NoFileExists(t, diffJSON)
 }

@@ -17,6 +17,11 @@
 //   - Accounts not ACTIVE are left out and named, one line each on
 //     stderr and in the file's header; account ids are not printed.
 //   - The same organization gives the same bytes (scopegen).
+//   - --check writes nothing to --output: it compares that committed file
+//     with the bytes the organization gives now (scopegen.Compare), writes
+//     the diff to --diff-file (JSON) and --diff-markdown, prints it, and
+//     exits 2 when they differ, 0 when not (the scheduled drift check of
+//     SPEC §17).
 package scopes
 
 import (
@@ -31,11 +36,14 @@ import (
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/awscore"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/awsorg"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/exitcode"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/cli/factory"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/pace"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/scopegen"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/wirefile"
 )
 
@@ -49,6 +57,13 @@ type GenerateOptions struct {
 	PlanRoleName      string
 	Template          string // --template FILE ("" for the default template)
 	Output            string
+	// OrganizationsRole is --organizations-role-arn: the read role assumed
+	// from the SDK chain's credentials ("" reads with those credentials).
+	OrganizationsRole string
+	// Check is --check: Output is the committed file, compared and never
+	// written; DiffFile and DiffMarkdown receive the diff ("" for none).
+	Check                  bool
+	DiffFile, DiffMarkdown string
 }
 
 // callTimeout bounds each Organizations call, the SDK's retries included.
@@ -97,6 +112,10 @@ func newCmdGenerate(f *factory.Factory, runF func(context.Context, *GenerateOpti
 				return usage(diag.UsageBadFlag, "scopes generate needs --role-name, the role sync assumes in each account")
 			case o.Output == "":
 				return usage(diag.UsageBadFlag, "scopes generate needs --output FILE")
+			case !o.Check && (o.DiffFile != "" || o.DiffMarkdown != ""):
+				return usage(diag.UsageBadFlag, "--diff-file and --diff-markdown go with --check")
+			case o.OrganizationsRole != "" && model.ValidateRoleARN(o.OrganizationsRole) != nil:
+				return usage(diag.UsageBadFlag, "flag --organizations-role-arn must be an IAM role ARN, arn:<partition>:iam::<account>:role/[<path>/]<name>")
 			}
 			if runF != nil {
 				return runF(cmd.Context(), o)
@@ -112,7 +131,11 @@ func newCmdGenerate(f *factory.Factory, runF func(context.Context, *GenerateOpti
 	fs.StringVar(&o.RoleName, "role-name", "", "role that sync assumes in each account, [<path>/]<name> (role-arn of each scope; required)")
 	fs.StringVar(&o.PlanRoleName, "plan-role-name", "", "role that plan assumes in each account (plan-role-arn of each scope)")
 	fs.StringVar(&o.Template, "template", "", "YAML template: name, source-root, secret-prefix, regions, defaults (docs/many-accounts.md)")
-	fs.StringVar(&o.Output, "output", "", "the scopes config file to write (required)")
+	fs.StringVar(&o.Output, "output", "", "the scopes config file to write (required; with --check, the committed file to compare)")
+	fs.StringVar(&o.OrganizationsRole, "organizations-role-arn", "", "read role assumed (STS AssumeRole from the SDK chain's credentials) to list the organization")
+	fs.BoolVar(&o.Check, "check", false, "compare --output with what the organization gives now instead of writing it: exit 0 when equal, 2 when it differs")
+	fs.StringVar(&o.DiffFile, "diff-file", "", "with --check, write the difference as JSON (schema sops-aws-sync/scopes-diff/v1)")
+	fs.StringVar(&o.DiffMarkdown, "diff-markdown", "", "with --check, write the difference as a Markdown section (the drift issue's)")
 	return cmd
 }
 
@@ -123,10 +146,24 @@ func Generate(ctx context.Context, f *factory.Factory, o *GenerateOptions) error
 	if err != nil {
 		return err
 	}
-	if err := scopesFile.Probe(o.Output); err != nil {
+	var committed []byte
+	if o.Check {
+		if committed, err = f.Host.ReadFile(o.Output); err != nil {
+			return diag.Diagnostics{diag.New(diag.ConfigScopesFile, diag.Subject{}).
+				WithSummary("the committed scopes file (--output) cannot be read")}
+		}
+		for _, p := range []string{o.DiffFile, o.DiffMarkdown} {
+			if p == "" {
+				continue
+			}
+			if err := diffFile.Probe(p); err != nil {
+				return diffFailure(err)
+			}
+		}
+	} else if err := scopesFile.Probe(o.Output); err != nil {
 		return writeFailure(err)
 	}
-	client, err := factory.NewOrganizations(ctx, factory.TrailOf(f.Host.Environ(), f.Build.Version))
+	client, err := factory.NewOrganizations(ctx, factory.TrailOf(f.Host.Environ(), f.Build.Version), o.OrganizationsRole, callTimeout)
 	if err != nil {
 		return err
 	}
@@ -142,6 +179,9 @@ func Generate(ctx context.Context, f *factory.Factory, o *GenerateOptions) error
 	out, err := scopegen.Generate(org, req)
 	if err != nil {
 		return err
+	}
+	if o.Check {
+		return check(f, o, committed, org, req, out)
 	}
 	if err := scopesFile.Write(o.Output, out.Bytes); err != nil {
 		return writeFailure(err)
@@ -179,6 +219,41 @@ func request(f *factory.Factory, o *GenerateOptions) (scopegen.Request, error) {
 		req.Tags[k] = v
 	}
 	return req, scopegen.Check(req)
+}
+
+var diffFile = wirefile.File{Temp: ".sops-aws-sync-scopes-diff-*.tmp", MaxBytes: 4 << 20}
+
+// check is scopes generate --check: the committed bytes compared with
+// out (scopegen.Compare), the diff's files written, its lines on stdout;
+// a diff is exit 2 (the drift of plan --detailed-exit-code), none exit 0.
+func check(f *factory.Factory, o *GenerateOptions, committed []byte, org scopegen.Org, req scopegen.Request, out scopegen.Output) error {
+	d, err := scopegen.Compare(committed, org, req, out)
+	if err != nil {
+		return err
+	}
+	for _, w := range []struct {
+		path string
+		b    []byte
+	}{{o.DiffFile, d.JSON()}, {o.DiffMarkdown, []byte(d.Markdown(o.Output))}} {
+		if w.path == "" {
+			continue
+		}
+		if err := diffFile.Write(w.path, w.b); err != nil {
+			return diffFailure(err)
+		}
+	}
+	for _, l := range d.Lines(o.Output) {
+		fmt.Fprintln(f.IOStreams.Out, l)
+	}
+	if d.Differs {
+		return &exitcode.RunError{Status: vocab.StatusDrift, Detailed: true}
+	}
+	return nil
+}
+
+func diffFailure(err error) error {
+	return diag.Diagnostics{diag.New(diag.ReportScopesWriteFailed, diag.Subject{}).
+		WithSummary("the scopes diff (--diff-file or --diff-markdown) could not be written (step " + wirefile.StepOf(err) + ")")}
 }
 
 func readFailure(err error) error {
