@@ -251,6 +251,7 @@ func TestValidateRaisesEveryClassPlanRaisesBeforeAWS(t *testing.T) {
 		diag.ConfigTemplate:               "scopes generate's own template and flags (internal/scopegen, internal/cli/scopes)",
 		diag.ConfigUnknownOU:              "scopes generate's --ou (internal/scopegen)",
 		diag.ConfigGeneratedName:          "scopes generate's generated names (internal/scopegen)",
+		diag.ConfigScopesFile:             "scopes generate --check's committed file (internal/scopegen)",
 		diag.ReportScopesWriteFailed:      "scopes generate's --output",
 		diag.ReportChangesWriteFailed:     "sync's --changes-file",
 		diag.ReportChangesNotRegularFile:  "sync's --changes-file",
