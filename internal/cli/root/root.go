@@ -203,6 +203,8 @@ func isKnown(err error) bool {
 // signal gets the default behaviour and ends the process at once.
 func Main(b factory.BuildInfo, args []string) int {
 	paceGC()
+	stopProfiles := startProfiles(os.Getenv)
+	defer stopProfiles()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {
