@@ -58,7 +58,7 @@ func checkBinaryStore(f canonical.Format, branches sops.TreeBranches) *decryptFa
 			return &decryptFailure{ce.Class, ce.What, ce.Next}
 		}
 		return failWholeShape
-	case !sopsCiphertext.MatchString(v):
+	case !isSOPSCiphertext(v):
 		return failCleartext
 	}
 	return nil

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/getsops/sops/v3/aes"
 	sopsage "github.com/getsops/sops/v3/age"
 	"github.com/getsops/sops/v3/cmd/sops/formats"
 	"github.com/getsops/sops/v3/keys"
@@ -339,7 +338,7 @@ func decryptSteps(data []byte, f canonical.Format, src *keySources) ([]byte, *de
 		}
 		return nil, withKeys(failNoKey, rep)
 	}
-	cipher := aes.NewCipher()
+	cipher := newValueCipher()
 	mac, err := tree.Decrypt(key, cipher)
 	if err != nil {
 		return nil, classifyTreeError(err)
