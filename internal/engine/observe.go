@@ -42,7 +42,7 @@ type observation map[string]plan.ObservedSecret
 func (r *runner) observe(ctx context.Context, phase string, extra []string, list listing) (observation, []Candidate, error) {
 	known := r.knownNames(extra)
 	o := &observer{r: r, ctx: ctx, sem: make(chan struct{}, r.concurrency), out: observation{}, scheduled: map[string]bool{},
-		prog: r.startProgress(phase, "", len(known))}
+		prog: r.startProgress(phase, "", len(known)), pool: newWorkers()}
 	// The desired values may still be decrypting: when they arrive, the
 	// values this observation has read are shared with them at once
 	// (runner.fill), not only at its end.
@@ -57,6 +57,7 @@ func (r *runner) observe(ctx context.Context, phase string, extra []string, list
 	o.flush()
 	o.reads.Wait()
 	o.othersListed.Wait()
+	o.pool.stop()
 	if o.err != nil {
 		return nil, nil, firstErr(ctx, o.err)
 	}

@@ -17,6 +17,10 @@ type observer struct {
 	// prog counts the names described.
 	prog *progress
 
+	// pool runs the describes and value batches (stopped by observe once
+	// both have ended).
+	pool *workers
+
 	describes, reads sync.WaitGroup
 	// othersListed is a Surveyor's listing of other scopes' entries
 	// (surveying.list).
@@ -77,7 +81,7 @@ func (o *observer) observeName(name, id string, given *plan.ObservedSecret, list
 		o.sem <- struct{}{}
 	}
 	o.describes.Add(1)
-	go func() {
+	o.pool.run(func() {
 		// The unit is counted (and the clock read) while it still holds its
 		// slot: released first, the next describe could start and move the
 		// clock before this unit's completion time is read, and a record
@@ -129,7 +133,7 @@ func (o *observer) observeName(name, id string, given *plan.ObservedSecret, list
 		if batch != nil {
 			o.read(batch)
 		}
-	}()
+	})
 }
 
 // flush starts batches for the names still waiting for a value.
@@ -149,7 +153,7 @@ func (o *observer) flush() {
 // port paces batches (its pace's ceiling of that family).
 func (o *observer) read(names []string) {
 	o.reads.Add(1)
-	go func() {
+	o.pool.run(func() {
 		defer o.reads.Done()
 		if o.stopped() {
 			return
@@ -189,7 +193,7 @@ func (o *observer) read(names []string) {
 			o.out[n] = obs
 		}
 		o.mu.Unlock()
-	}()
+	})
 }
 
 // reread reads once more, one by one, the values in vs that came back

@@ -38,3 +38,35 @@ func TestEach_BoundsInFlightAndStopsAfterFailure(t *testing.T) {
 		t.Fatalf("sequential: %d calls, want 5 (none after the failure)", calls.Load())
 	}
 }
+
+// workers never makes a function wait for another: functions handed in
+// while others block all start, also when handed in from inside one.
+func TestWorkers_RunsEveryFunctionWithoutWaiting(t *testing.T) {
+	w := newWorkers()
+	const n = 16
+	started := make(chan int, 2*n)
+	release := make(chan struct{})
+	for i := range n {
+		w.run(func() {
+			started <- i
+			if i == 0 {
+				w.run(func() { started <- n }) // nested, as a describe starts a value batch
+			}
+			<-release
+		})
+	}
+	seen := map[int]bool{}
+	for range n + 1 {
+		seen[<-started] = true
+	}
+	if len(seen) != n+1 {
+		t.Fatalf("started %d distinct functions, want %d", len(seen), n+1)
+	}
+	close(release)
+	// Functions handed in after the first ones returned run too (on a kept
+	// goroutine or a new one).
+	done := make(chan struct{})
+	w.run(func() { close(done) })
+	<-done
+	w.stop()
+}
