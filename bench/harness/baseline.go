@@ -2,6 +2,7 @@ package harness
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -179,8 +180,8 @@ func judgeBeforeAfter(ba *BeforeAfter) []Verdict {
 // per run in the order run, then the mean of each build.
 func BeforeAfterTable(ba BeforeAfter) string {
 	var b strings.Builder
-	b.WriteString("| run | binary | wall | lower bound | wall / bound | CPU | CPU s per 1,000 | peak RSS | desired-state time | result |\n")
-	b.WriteString("|---:|---|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	b.WriteString("| run | binary | wall | lower bound | wall / bound | CPU | CPU s per 1,000 | peak RSS | desired-state time | load | result |\n")
+	b.WriteString("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	type entry struct {
 		r    *Row
 		name string
@@ -197,16 +198,16 @@ func BeforeAfterTable(ba BeforeAfter) string {
 	for i, e := range order {
 		r := e.r
 		if r.Skipped != "" {
-			fmt.Fprintf(&b, "| %d | %s | — | %s | — | — | — | — | — | not run: %s |\n", i+1, e.name, FormatDuration(r.Bound), r.Skipped)
+			fmt.Fprintf(&b, "| %d | %s | — | %s | — | — | — | — | — | — | not run: %s |\n", i+1, e.name, FormatDuration(r.Bound), r.Skipped)
 			continue
 		}
 		result := fmt.Sprintf("exit %d, %s", r.ExitCode, r.Status)
 		if len(r.Problems) > 0 {
 			result += "; **" + strings.Join(r.Problems, "; ") + "**"
 		}
-		fmt.Fprintf(&b, "| %d | %s | %s | %s | %.2f | %s | %s | %.0f MiB | %s | %s |\n", i+1, e.name,
+		fmt.Fprintf(&b, "| %d | %s | %s | %s | %.2f | %s | %s | %.0f MiB | %s | %s | %s |\n", i+1, e.name,
 			FormatDuration(r.Wall), FormatDuration(r.Bound), r.Ratio(), FormatDuration(r.CPU), formatPer1000(r.CPUPer1000()),
-			float64(r.MaxRSSKiB)/1024, FormatDuration(r.Decrypt()), result)
+			float64(r.MaxRSSKiB)/1024, FormatDuration(r.Decrypt()), cmp.Or(r.Load, "—"), result)
 	}
 	for _, m := range []struct {
 		name string
@@ -226,11 +227,11 @@ func BeforeAfterTable(ba BeforeAfter) string {
 			}
 		}
 		if k == 0 {
-			fmt.Fprintf(&b, "| mean | %s | — | — | — | — | — | — | — | no clean run |\n", m.name)
+			fmt.Fprintf(&b, "| mean | %s | — | — | — | — | — | — | — | — | no clean run |\n", m.name)
 			continue
 		}
 		f := float64(k)
-		fmt.Fprintf(&b, "| mean | %s | %s | %s | %.2f | — | %.3f s | %.0f MiB | %s | %d clean runs |\n", m.name,
+		fmt.Fprintf(&b, "| mean | %s | %s | %s | %.2f | — | %.3f s | %.0f MiB | %s | — | %d clean runs |\n", m.name,
 			FormatDuration(seconds(wall/f)), FormatDuration(m.rows[0].Bound), ratio/f, mean, rss/f, FormatDuration(seconds(dec/f)), k)
 	}
 	return b.String()

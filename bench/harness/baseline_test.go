@@ -124,13 +124,14 @@ func TestBeforeAfterTable_AlternatesAndAverages(t *testing.T) {
 		Before: []*Row{noopRow(10000, 12, 10), noopRow(10000, 14, 12)},
 		After:  []*Row{noopRow(10000, 9, 8), noopRow(10000, 11, 7)}}
 	ba.Before[0].Phases = map[string]int64{DesiredLoadKey: 4000}
+	ba.Before[0].Load = "3.20"
 	tab := BeforeAfterTable(ba)
 	lines := strings.Split(strings.TrimSpace(tab), "\n")
 	require.Len(t, lines, 2+4+2)
-	assert.Equal(t, "| 1 | baseline 4886998 | 12.0 s | 7.58 s | 1.58 | 10.0 s | 1.000 s | 100 MiB | 4.00 s | exit 0, converged |", lines[2])
+	assert.Equal(t, "| 1 | baseline 4886998 | 12.0 s | 7.58 s | 1.58 | 10.0 s | 1.000 s | 100 MiB | 4.00 s | 3.20 | exit 0, converged |", lines[2])
 	assert.True(t, strings.HasPrefix(lines[3], "| 2 | current | 9.00 s |"), lines[3])
 	assert.True(t, strings.HasPrefix(lines[4], "| 3 | baseline 4886998 | 14.0 s |"), lines[4])
 	assert.True(t, strings.HasPrefix(lines[5], "| 4 | current | 11.0 s |"), lines[5])
-	assert.Equal(t, "| mean | baseline 4886998 | 13.0 s | 7.58 s | 1.72 | — | 1.100 s | 100 MiB | 2.00 s | 2 clean runs |", lines[6])
-	assert.Equal(t, "| mean | current | 10.0 s | 7.58 s | 1.32 | — | 0.750 s | 100 MiB | — | 2 clean runs |", lines[7])
+	assert.Equal(t, "| mean | baseline 4886998 | 13.0 s | 7.58 s | 1.72 | — | 1.100 s | 100 MiB | 2.00 s | — | 2 clean runs |", lines[6])
+	assert.Equal(t, "| mean | current | 10.0 s | 7.58 s | 1.32 | — | 0.750 s | 100 MiB | — | — | 2 clean runs |", lines[7])
 }

@@ -51,6 +51,8 @@ type ResultRow struct {
 	// Binary is "baseline" or "current" in Results.BeforeAfter; "" in
 	// Rows (the current build).
 	Binary string `json:"binary,omitempty"`
+	// Load is the 1-minute load average as the run started.
+	Load string `json:"load,omitempty"`
 }
 
 // NewResultRow records r; ok is false for a row that was not measured.
@@ -64,7 +66,7 @@ func NewResultRow(r Row, isDefault bool) (ResultRow, bool) {
 		Wall: r.Wall.Seconds(), Bound: r.Bound.Seconds(), Ratio: r.Ratio(), Decrypt: r.Decrypt().Seconds(),
 		CPU: r.CPU.Seconds(), CPUPer1000: r.CPUPer1000(), PeakRSS: float64(r.MaxRSSKiB) / 1024,
 		Calls: r.Delta.Calls.Total(), Throttled: r.Delta.Throttled.Total(),
-		Exit: r.ExitCode, Status: r.Status, Problems: r.Problems,
+		Exit: r.ExitCode, Status: r.Status, Problems: r.Problems, Load: r.Load,
 	}, true
 }
 

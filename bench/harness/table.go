@@ -31,6 +31,9 @@ type Row struct {
 	Notes []string
 	// Skipped says why the run was not measured ("" = measured).
 	Skipped string
+	// Load is the machine's 1-minute load average as the run started
+	// (LoadAvg; "" when not recorded).
+	Load string
 }
 
 // DesiredLoadKey is the CLI log record (phase/msg) whose duration is the
@@ -185,6 +188,12 @@ type Targets struct {
 	// current one in the same run (-baseline); nil when none was asked
 	// for.
 	BeforeAfter *BeforeAfter
+	// ScaleBeforeAfter is the same comparison at the scale N (row group
+	// scale with -baseline); nil when not run.
+	ScaleBeforeAfter *BeforeAfter
+	// MaxRegression is RegressionCheck's limit over both comparisons (0 =
+	// DefaultRegressionLimit, < 0 = no check).
+	MaxRegression float64
 	// PS are the Parameter Store rows (row group ps), each judged on its
 	// own bound; empty when not run.
 	PS []*Row
@@ -290,6 +299,8 @@ func Judge(t Targets) []Verdict {
 
 	out = append(out, judgeScale(t)...)
 	out = append(out, judgeBeforeAfter(t.BeforeAfter)...)
+	out = append(out, judgeBeforeAfter(t.ScaleBeforeAfter)...)
+	out = append(out, judgeRegressions(t.Comparisons(), t.RegressionLimit())...)
 
 	v = Verdict{Target: "peak RSS < 300 MiB at the large N × 1 KiB"}
 	var peak int64

@@ -115,6 +115,7 @@ func (e *env) measureBin(ctx context.Context, bin, who string, kind harness.Kind
 			}
 		}()
 	}
+	row.Load = harness.LoadAvg()
 	before, err := e.ctl.Stats(ctx)
 	if err != nil {
 		return nil, err

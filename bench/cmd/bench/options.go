@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sops-aws-sync/sops-aws-sync/bench/harness"
 )
 
 type options struct {
@@ -56,6 +58,10 @@ type options struct {
 	baseline string
 	// baselinePairs is how many (baseline, current) pairs run.
 	baselinePairs int
+	// maxRegression is the benchmark's own check of the -baseline
+	// comparisons (harness.RegressionCheck): the fraction a compared row's
+	// CPU per 1,000 or peak RSS may exceed the baseline's; < 0 = no check.
+	maxRegression float64
 	// psSizes are the N of the Parameter Store no-op syncs and psCreateN
 	// the parameters its first sync creates (row group ps; not
 	// run unless -only names it: `make bench-ps`).
@@ -149,7 +155,8 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.regions, "regions", 3, "Regions of the regions row: one run creates the -create-n secrets in each, one scope per Region (2..8)")
 	fs.StringVar(&o.section, "section", "bench", "name of the generated block in -out (markers <!-- NAME:begin … -->, <!-- NAME:end -->) and of its JSON results file")
 	fs.StringVar(&o.jsonOut, "json", "", "JSON results file (default: benchmarks/NAME.json beside -out when -out is set; \"\" with -out unset)")
-	fs.StringVar(&o.baseline, "baseline", "", "git revision (of -root's repository) whose CLI is built (git archive + the same build flags) and run alternately with the current CLI: the no-op sync at the largest -n, default concurrency; reported as before/after rows and a target line (a baseline that does not build is reported as not measured)")
+	fs.StringVar(&o.baseline, "baseline", "", "git revision (of -root's repository) whose CLI is built (git archive + the same build flags) and run alternately with the current CLI: the no-op sync at the largest -n (and at -scale-n when the scale rows run), default concurrency; reported as before/after rows and target lines, and checked by -max-regression (a baseline that does not build is reported as not measured)")
+	fs.Float64Var(&o.maxRegression, "max-regression", harness.DefaultRegressionLimit, "the benchmark's own check with -baseline: the run fails (exit 1, naming the row) when a compared row's mean CPU per 1,000 secrets or mean peak RSS is more than this fraction above the baseline build's (0 = the default; negative = no check)")
 	fs.IntVar(&o.baselinePairs, "baseline-pairs", 2, "how many (baseline, current) pairs of -baseline runs, alternating (1..5)")
 	if err := fs.Parse(args); err != nil {
 		return o, err

@@ -112,8 +112,11 @@ func render(e *env, rows []*harness.Row, verdicts []harness.Verdict, micro []mic
 		w("The figures of this run are in `%s` and drawn by `go run ./bench/cmd/benchplot` (see the figures in this file).\n\n", relTo(o.root, o.jsonOut))
 	}
 
-	if ba := e.ba; ba.Asked() {
-		w("### Before and after, same run\n\n")
+	for _, ba := range []harness.BeforeAfter{e.ba, e.baScale} {
+		if !ba.Asked() {
+			continue
+		}
+		w("### Before and after, same run (%s)\n\n", ba.RowName())
 		switch {
 		case ba.Baseline.Err != "":
 			w("Not measured: %s (`-baseline %s`) did not build: %s\n\n", ba.Baseline.Label(), ba.Baseline.Rev, ba.Baseline.Err)

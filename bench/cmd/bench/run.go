@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
@@ -38,6 +39,9 @@ type env struct {
 	// ba is the before/after comparison with -baseline (Baseline.Rev ""
 	// when none was asked for).
 	ba harness.BeforeAfter
+	// baScale is the same comparison at the scale N (row group scale);
+	// its Baseline is ba's once built.
+	baScale harness.BeforeAfter
 }
 
 func logf(format string, args ...any) {
@@ -163,7 +167,7 @@ func run(ctx context.Context, o options) error {
 			// Before and after in the same run: the baseline build and
 			// the current one alternately, over the scope the rows above
 			// left as seeded.
-			if err := e.beforeAfter(ctx, c); err != nil {
+			if err := e.beforeAfter(ctx, c, &e.ba); err != nil {
 				return err
 			}
 		}
@@ -216,6 +220,14 @@ func run(ctx context.Context, o options) error {
 				defaultNoop = r
 			}
 			tg.ScaleNoop = defaultNoop
+			if e.ba.Asked() && e.ba.Baseline.Err == "" {
+				// Before and after at the scale N too, over the seeded
+				// scope, before the create row empties it.
+				e.baScale.Baseline = e.ba.Baseline
+				if err := e.beforeAfter(ctx, c, &e.baScale); err != nil {
+					return err
+				}
+			}
 			if err := e.emptyScope(ctx); err != nil {
 				return err
 			}
@@ -304,6 +316,10 @@ func run(ctx context.Context, o options) error {
 	if e.ba.Asked() {
 		tg.BeforeAfter = &e.ba
 	}
+	if e.baScale.Asked() {
+		tg.ScaleBeforeAfter = &e.baScale
+	}
+	tg.MaxRegression = o.maxRegression
 
 	var micro []microResult
 	if o.micro {
@@ -324,25 +340,35 @@ func run(ctx context.Context, o options) error {
 		}
 		logf("wrote %s", o.jsonOut)
 	}
+	// The benchmark's own check (-baseline, -max-regression): after the
+	// results are written, so a failed run still leaves its rows.
+	if regs := harness.RegressionCheck(tg.Comparisons(), tg.RegressionLimit()); len(regs) > 0 {
+		msgs := make([]string, len(regs))
+		for i, r := range regs {
+			msgs[i] = r.String()
+			logf("  ! regression: %s", msgs[i])
+		}
+		return fmt.Errorf("regression against %s: %s", e.ba.Baseline.Label(), strings.Join(msgs, "; "))
+	}
 	return nil
 }
 
 // beforeAfter runs the no-op sync over c at the default concurrency with
 // the baseline build and the current one alternately, -baseline-pairs
-// times, into e.ba. A run that goes wrong is recorded with its problems
+// times, into ba. A run that goes wrong is recorded with its problems
 // (and left out of the means), not returned as an error.
-func (e *env) beforeAfter(ctx context.Context, c harness.Corpus) error {
-	e.ba.N = len(c.Docs)
+func (e *env) beforeAfter(ctx context.Context, c harness.Corpus, ba *harness.BeforeAfter) error {
+	ba.N = len(c.Docs)
 	for range e.o.baselinePairs {
-		r, err := e.measureBin(ctx, e.ba.Baseline.CLI, e.ba.Baseline.Label(), harness.NoopSync, c, 0, emulator.Quotas{}, 0)
+		r, err := e.measureBin(ctx, ba.Baseline.CLI, ba.Baseline.Label(), harness.NoopSync, c, 0, emulator.Quotas{}, 0)
 		if err != nil {
 			return err
 		}
-		e.ba.Before = append(e.ba.Before, r)
+		ba.Before = append(ba.Before, r)
 		if r, err = e.measureBin(ctx, e.bins.CLI, "current", harness.NoopSync, c, 0, emulator.Quotas{}, 0); err != nil {
 			return err
 		}
-		e.ba.After = append(e.ba.After, r)
+		ba.After = append(ba.After, r)
 	}
 	return nil
 }
@@ -547,12 +573,14 @@ func (e *env) results(rows []*harness.Row, verdicts []harness.Verdict, started t
 				res.BeforeAfter = append(res.BeforeAfter, rr)
 			}
 		}
-		for i := range max(len(e.ba.Before), len(e.ba.After)) {
-			if i < len(e.ba.Before) {
-				add(e.ba.Before[i], "baseline")
-			}
-			if i < len(e.ba.After) {
-				add(e.ba.After[i], "current")
+		for _, ba := range []harness.BeforeAfter{e.ba, e.baScale} {
+			for i := range max(len(ba.Before), len(ba.After)) {
+				if i < len(ba.Before) {
+					add(ba.Before[i], "baseline")
+				}
+				if i < len(ba.After) {
+					add(ba.After[i], "current")
+				}
 			}
 		}
 	}
