@@ -3,7 +3,9 @@ package root
 import (
 	"os"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
+	"sync"
 )
 
 // Profiling hook for performance work (docs/benchmarks.md "Profiling the
@@ -13,7 +15,11 @@ import (
 //	SOPSAWSSYNC_CPUPROFILE=FILE    CPU profile of the whole run (pprof format)
 //	SOPSAWSSYNC_MEMPROFILE=FILE    heap profile at the end of the run (pprof
 //	                                "allocs": alloc_space/alloc_objects of the
-//	                                whole run, inuse_* at the end)
+//	                                whole run, inuse_* at the end), and
+//	                                FILE.peak: the heap profile as of the
+//	                                collection that found the most live heap
+//	                                (its inuse_* is what the run held at its
+//	                                largest)
 //
 // A file that cannot be created leaves the run unprofiled: the hook never
 // changes what the run does or its exit code. The names are outside the
@@ -38,6 +44,9 @@ func startProfiles(getenv func(string) string) (stop func()) {
 		}
 	}
 	mem := getenv(memProfileEnv)
+	if mem != "" {
+		watchPeak(mem + ".peak")
+	}
 	return func() {
 		if cpu != nil {
 			pprof.StopCPUProfile()
@@ -54,4 +63,38 @@ func startProfiles(getenv func(string) string) (stop func()) {
 		_ = pprof.Lookup("allocs").WriteTo(f, 0)
 		_ = f.Close()
 	}
+}
+
+// peakWatch writes the heap profile each time a collection finds more live
+// heap than any before (a finalizer that re-arms itself, as the collector's
+// pacer does): a heap profile's inuse figures are those of the last
+// completed collection, so the file left is the heap at its largest.
+type peakWatch struct {
+	_    [32]byte // above the tiny-allocation size, so it is finalized
+	path string
+}
+
+var (
+	peakMu   sync.Mutex
+	peakLive uint64
+)
+
+func watchPeak(path string) { runtime.SetFinalizer(&peakWatch{path: path}, onPeakCollection) }
+
+func onPeakCollection(w *peakWatch) {
+	sample := []metrics.Sample{{Name: liveHeapStats}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() == metrics.KindUint64 {
+		live := sample[0].Value.Uint64()
+		peakMu.Lock()
+		if live > peakLive {
+			peakLive = live
+			if f, err := os.Create(w.path); err == nil {
+				_ = pprof.Lookup("heap").WriteTo(f, 0)
+				_ = f.Close()
+			}
+		}
+		peakMu.Unlock()
+	}
+	runtime.SetFinalizer(w, onPeakCollection)
 }

@@ -54,3 +54,24 @@ func TestStartProfiles_UncreatableFileIsIgnored(t *testing.T) {
 	_, err := os.Stat(missing)
 	assert.True(t, os.IsNotExist(err))
 }
+
+// A collection that finds more live heap than any before writes the peak
+// heap profile; one that finds less leaves it.
+func TestPeakWatch_WritesAtANewMaximumOnly(t *testing.T) {
+	peakMu.Lock()
+	peakLive = 0
+	peakMu.Unlock()
+	path := filepath.Join(t.TempDir(), "mem.prof.peak")
+	onPeakCollection(&peakWatch{path: path})
+	st, err := os.Stat(path)
+	require.NoError(t, err, "the first collection is the largest so far")
+	assert.Positive(t, st.Size())
+
+	require.NoError(t, os.Remove(path))
+	peakMu.Lock()
+	peakLive = 1 << 62 // more than any heap here
+	peakMu.Unlock()
+	onPeakCollection(&peakWatch{path: path})
+	_, err = os.Stat(path)
+	assert.True(t, os.IsNotExist(err), "a smaller live heap writes nothing")
+}
