@@ -60,7 +60,8 @@ function exactKeys(v: Record<string, unknown>, keys: readonly string[], what: st
 /**
  * Parses a changes file's text: exactly the v1 keys at every level, the
  * schema, string fields, actions that are operations, ARNs of one of the
- * targets (TARGET_ROWS: a secret's or a parameter's), digests of the form sha256:<64 hex>. The error messages never
+ * targets (TARGET_ROWS: a secret's or a parameter's; empty only in a scope
+ * that did not converge), digests of the form sha256:<64 hex>. The error messages never
  * quote the file.
  */
 export function parseChanges(text: string): ChangesOutputs {
@@ -74,24 +75,33 @@ export function parseChanges(text: string): ChangesOutputs {
   exactKeys(doc, TOP_KEYS, 'changes file');
   if (doc.schema_version !== CHANGES_SCHEMA) throw new ChangesError('changes file has an unknown schema_version');
   if (!Array.isArray(doc.changes) || !Array.isArray(doc.scopes)) throw new ChangesError('changes and scopes must be lists');
+  const digests: Record<string, string> = {};
+  const status: Record<string, string> = {};
+  for (const s of doc.scopes as unknown[]) {
+    if (!isObject(s)) throw new ChangesError('a scope is not an object');
+    exactKeys(s, SCOPE_KEYS, 'a scope');
+    if (typeof s.name !== 'string' || typeof s.state_digest !== 'string' || typeof s.status !== 'string') {
+      throw new ChangesError("a scope's name, status or digest is not a string");
+    }
+    status[s.name] = s.status;
+    if (s.state_digest === '') continue;
+    if (!/^sha256:[0-9a-f]{64}$/.test(s.state_digest)) throw new ChangesError('a state digest is not sha256:<64 hex>');
+    digests[s.name] = s.state_digest;
+  }
   const changed: Change[] = doc.changes.map((c: unknown) => {
     if (!isObject(c)) throw new ChangesError('a change is not an object');
     exactKeys(c, CHANGE_KEYS, 'a change');
     for (const k of CHANGE_KEYS) if (typeof c[k] !== 'string') throw new ChangesError(`a change's ${k} is not a string`);
     const ch = c as unknown as Change;
     if (!ACTIONS.has(ch.action)) throw new ChangesError("a change's action is not an operation");
-    if (!TARGET_ARN.test(ch.arn)) throw new ChangesError("a change's arn is not an ARN of a target (a secret's or a parameter's)");
+    // An empty arn only in a scope that did not converge: a Parameter
+    // Store create (PutParameter answers no ARN) that the stopped run
+    // never observed (the CLI's changes.Validate).
+    if (ch.arn === '' ? status[ch.scope] === 'converged' : !TARGET_ARN.test(ch.arn)) {
+      throw new ChangesError("a change's arn is not an ARN of a target (a secret's or a parameter's)");
+    }
     return { scope: ch.scope, action: ch.action, name: ch.name, arn: ch.arn, version_id: ch.version_id };
   });
-  const digests: Record<string, string> = {};
-  for (const s of doc.scopes as unknown[]) {
-    if (!isObject(s)) throw new ChangesError('a scope is not an object');
-    exactKeys(s, SCOPE_KEYS, 'a scope');
-    if (typeof s.name !== 'string' || typeof s.state_digest !== 'string') throw new ChangesError("a scope's name or digest is not a string");
-    if (s.state_digest === '') continue;
-    if (!/^sha256:[0-9a-f]{64}$/.test(s.state_digest)) throw new ChangesError('a state digest is not sha256:<64 hex>');
-    digests[s.name] = s.state_digest;
-  }
   return { changed: JSON.stringify(changed), stateDigests: JSON.stringify(digests) };
 }
 

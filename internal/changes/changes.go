@@ -85,7 +85,10 @@ func New(toolVersion, revision string, status vocab.Status, scopes []Scope, cs [
 // is an operation, a name of the secret-name rule, an ARN of one of the
 // targets naming the resource of that name (model.TargetOfARN: the target
 // table's ARN forms, a secret's "…:secretsmanager:…:secret:NAME-XXXXXX",
-// a parameter's "…:ssm:…:parameter/NAME"), a version id of at most 64
+// a parameter's "…:ssm:…:parameter/NAME"), or "" in a scope that did not
+// converge (a Parameter Store create's ARN, which PutParameter does not
+// answer, when the run stopped before it observed the name: interrupted,
+// or its describe after a stopped apply failed; docs/results.md), a version id of at most 64
 // printable ASCII characters (Secrets Manager's VersionId: 32–64;
 // Parameter Store's version: 1, 2, …).
 func (c Changes) Validate() error {
@@ -100,6 +103,7 @@ func (c Changes) Validate() error {
 		return errors.New("changes: changes and scopes are lists, never null")
 	}
 	seen := map[string]bool{}
+	status := map[string]vocab.Status{}
 	for _, s := range c.Scopes {
 		switch {
 		case model.ValidateScopeName(s.Name) != nil:
@@ -116,6 +120,7 @@ func (c Changes) Validate() error {
 			return errors.New("changes: a state digest is not sha256:<64 hex>")
 		}
 		seen[s.Name] = true
+		status[s.Name] = s.Status
 	}
 	for _, ch := range c.Changes {
 		switch {
@@ -125,7 +130,9 @@ func (c Changes) Validate() error {
 			return errors.New("changes: a change's action is not an operation")
 		case model.ValidateName(ch.Name) != nil:
 			return errors.New("changes: a change's name breaks the secret-name rule")
-		case !validARN(ch.ARN, ch.Name):
+		case ch.ARN == "" && status[ch.Scope] == vocab.StatusConverged:
+			return errors.New("changes: a change of a converged scope has no arn")
+		case ch.ARN != "" && !validARN(ch.ARN, ch.Name):
 			return errors.New("changes: a change's arn is not an ARN of its name in a target's form (a secret's or a parameter's)")
 		case !validVersion(ch.VersionID):
 			return errors.New("changes: a change's version_id is longer than 64 characters or not printable ASCII")

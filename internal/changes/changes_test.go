@@ -77,6 +77,7 @@ func TestValidateRefusesWhatBreaksARule(t *testing.T) {
 		"name rule":               func(c *Changes) { c.Changes[0].Name = "prod/app api" },
 		"arn of another name":     func(c *Changes) { c.Changes[1].ARN = strings.Replace(arnDB, "prod/app/db", "prod/app/dc", 1) },
 		"arn of another service":  func(c *Changes) { c.Changes[1].ARN = strings.Replace(arnDB, "secretsmanager", "ssm", 1) },
+		"no arn, scope converged": func(c *Changes) { c.Changes[1].ARN = "" },
 		"version too long":        func(c *Changes) { c.Changes[0].VersionID = strings.Repeat("a", 65) },
 		"version not printable":   func(c *Changes) { c.Changes[0].VersionID = "a b" },
 	}
@@ -86,6 +87,21 @@ func TestValidateRefusesWhatBreaksARule(t *testing.T) {
 		breakIt(&c)
 		assert.Error(t, c.Validate(), name)
 	}
+}
+
+// A change of a scope that did not converge may lack its ARN (a
+// Parameter Store create the run stopped before observing: PutParameter
+// answers no ARN); the file is valid and round-trips.
+func TestChangeWithoutARNInAScopeThatStopped(t *testing.T) {
+	c := New("v1.2.3", sha, vocab.StatusInterrupted,
+		[]Scope{{Name: "params", Region: "eu-west-1", Status: vocab.StatusInterrupted}},
+		[]Change{{Scope: "params", Action: vocab.ActionCreate, Name: "/prod/params/api", VersionID: "1"}})
+	require.NoError(t, c.Validate())
+	b, err := wirefile.Marshal(c)
+	require.NoError(t, err)
+	back, err := Parse(b)
+	require.NoError(t, err)
+	assert.Equal(t, c, back)
 }
 
 // TestParseIsStrict: an unknown key, a missing one or a key in another

@@ -3,6 +3,7 @@ package e2e
 import (
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -46,6 +47,43 @@ func TestRegression_ParameterStoreChangesFileOfAStoppedApplyLackedItsCreatesARNs
 		assert.True(t, model.TargetParameterStore.ValidARN(ch.ARN, ch.Name), "a parameter ARN: %q", ch.ARN)
 		assert.Equal(t, "1", ch.VersionID)
 	}
+}
+
+// TestRegression_InterruptedParameterStoreCreateMaskedTheInterruption: a
+// Parameter Store sync interrupted after a create took effect and before
+// anything observed the new parameter (PutParameter answers no ARN, and a
+// cancelled run describes nothing more) left that change without an ARN;
+// the changes file failed its own check and the run ended exit 3,
+// status invalid, report:changes-write-failed, hiding the interruption and
+// the parameter a redeploy needs. A change of a scope that did not
+// converge may now carry an empty arn: exit 130, interrupted, a valid
+// file naming the create.
+func TestRegression_InterruptedParameterStoreCreateMaskedTheInterruption(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	f.standardDocs()
+	// The second create's answer never comes: the run is interrupted there.
+	e.setFaults(emulator.Faults{Script: []emulator.ScriptedFault{{Operation: "PutParameter", Nth: 2, Fault: "hang"}}})
+	p := filepath.Join(t.TempDir(), "changes.json")
+	o := psEnv(e)
+	run := f.start(e, o, f.psArgs("sync", "--changes-file", p, "--concurrency", "1", "--operation-timeout", "10m")...)
+	require.True(t, run.waitFor(func(m map[string]any) bool { return m["msg"] == "operation applied" && m["operation"] == "create" }),
+		"the first create took effect")
+	require.NoError(t, run.cmd.Process.Signal(syscall.SIGINT))
+	r := run.wait()
+	expect(t, r, 130, vocab.StatusInterrupted, vocab.VerificationNotRun, nil)
+	b, err := os.ReadFile(p)
+	require.NoError(t, err, "no changes file\nstdout:\n%s", r.Stdout)
+	c, err := changes.Parse(b)
+	require.NoError(t, err, "%s", b)
+	require.Len(t, c.Changes, 1, "%s", b)
+	assert.Equal(t, vocab.ActionCreate, c.Changes[0].Action)
+	assert.Equal(t, "1", c.Changes[0].VersionID)
+	if a := c.Changes[0].ARN; a != "" {
+		assert.True(t, model.TargetParameterStore.ValidARN(a, c.Changes[0].Name), "empty or a parameter ARN: %q", a)
+	}
+	require.Len(t, c.Scopes, 1)
+	assert.Equal(t, vocab.StatusInterrupted, c.Scopes[0].Status)
 }
 
 // TestRegression_SecondWriterRecordOfAParameterNamedSecretsManagersCode: a

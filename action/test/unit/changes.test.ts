@@ -35,6 +35,21 @@ describe('parseChanges', () => {
     expect(out[0]).toMatchObject({ arn: 'arn:aws:ssm:eu-west-1:111111111111:parameter/prod/app/api', version_id: '1' });
   });
 
+  // Regression: a Parameter Store sync stopped after a create (PutParameter
+  // answers no ARN) and before verification observed it wrote no changes
+  // file; the CLI now writes the change with an empty arn in a scope that
+  // did not converge, and the Action reads it.
+  it('reads a change without its arn in a scope that did not converge, and refuses one in a converged scope', () => {
+    const stopped = golden
+      .replace('"arn": "arn:aws:secretsmanager:eu-west-1:111111111111:secret:prod/app/api-Zx12Yw"', '"arn": ""')
+      .replace(/("name": "prod",\n\s*"region": "eu-west-1",\n\s*"status": )"converged",\n(\s*)"state_digest": "sha256:a+b[ab]*"/, '$1"interrupted",\n$2"state_digest": ""');
+    expect(stopped).toContain('"status": "interrupted"');
+    const out = JSON.parse(parseChanges(stopped).changed) as { arn: string; name: string }[];
+    expect(out[0]).toMatchObject({ name: 'prod/app/api', arn: '' });
+    const converged = golden.replace('"arn": "arn:aws:secretsmanager:eu-west-1:111111111111:secret:prod/app/api-Zx12Yw"', '"arn": ""');
+    expect(() => parseChanges(converged)).toThrow(ChangesError);
+  });
+
   it.each([
     ['not JSON', '{'],
     ['another schema', golden.replace('changes/v1', 'changes/v2')],
