@@ -29,7 +29,7 @@ type architecture struct {
 var (
 	ruleLine = regexp.MustCompile(`^- \*\*([^*]+?)\.\*\* (.*)$`)
 	// treePath is a path of the module's Go trees as the doc names it.
-	treePath = regexp.MustCompile(`^(internal|cmd|test|bench|scripts)(/[a-z0-9_.-]+)*$`)
+	treePath = regexp.MustCompile(`^(internal|cmd|test|bench|scripts|schemas)(/[a-z0-9_.-]+)*$`)
 	codeSpan = regexp.MustCompile("`([^`]+)`")
 	// a layer line: paths separated by ", ", then two or more spaces (or
 	// the end of the line), then the description.

@@ -27,11 +27,13 @@ import (
 // (the pull-request comment's and the job summary's plan section), sync's
 // changes file, the GitLab note — for every target, at every ending the
 // tool has: converged, drift, each gate and invalid input (exit 3), a
-// conflict (4), a failed write and a failed observation (5), a failed
-// verification (6), an interruption (130). Each cell is one run of the
+// conflict (4), a failed write, a failed observation and a scope whose
+// account cannot be reached (5), a failed verification (6), an
+// interruption (130). Each cell is one run of the
 // built binary against the emulator (faults from its fault controls, no
 // sleep), judged by test/outputs: written, valid against its own reader,
-// in its target's words. A plan cell also runs the GitLab component's
+// in its target's words, and valid against its published JSON Schema
+// (schemas/). A plan cell also runs the GitLab component's
 // plan job on the same state and judges the note it posts.
 //
 // One emulator per target, its cells in turn (faults are the emulator's,
@@ -120,6 +122,8 @@ type outResult struct {
 	arrange func(c *outCell) (args []string, inputs map[string]string)
 	// says are lines every rendering holds, in the target's words.
 	says func(c *outCell) []string
+	// sts points the run's STS at the emulator (a cell that assumes a role).
+	sts bool
 }
 
 var outResults = []outResult{
@@ -205,7 +209,16 @@ var outResults = []outResult{
 		says: func(c *outCell) []string {
 			return []string{"(verify:second-writer): " + c.tg.existsCode}
 		}},
-	{name: "interrupted", command: "sync", code: 130, status: vocab.StatusInterrupted, verif: vocab.VerificationNotRun,
+	{name: "unreachable", command: "sync", code: 5, status: vocab.StatusUnreachable, verif: vocab.VerificationNotRun,
+		counts: &vocab.Counts{}, class: diag.CredentialsScopeUnreachable, sts: true,
+		arrange: func(c *outCell) ([]string, map[string]string) {
+			// STS refuses the scope's account: with --max-unreachable-scopes 1
+			// the scope is skipped, named unreachable, and nothing is written.
+			c.e.setFaults(emulator.Faults{STSRefuseAccounts: []string{emulator.DefaultAccountID}})
+			return []string{"--role-arn", "arn:aws:iam::" + emulator.DefaultAccountID + ":role/e2e-outputs",
+				"--max-unreachable-scopes", "1"}, nil
+		}},
+	{name: "interrupted", command: "sync", code: 130, sts: true, status: vocab.StatusInterrupted, verif: vocab.VerificationNotRun,
 		counts: &vocab.Counts{}, class: diag.InterruptedTimeout,
 		arrange: func(c *outCell) ([]string, map[string]string) {
 			// The role's AssumeRole never answers: the run timeout ends
@@ -249,7 +262,7 @@ func playOutputs(t *testing.T, e0 *emu, tg outTarget, row outResult) {
 		args = append(args, "--changes-file", chg)
 	}
 	o := c.opts()
-	if row.name == "interrupted" {
+	if row.sts {
 		o.Env = append(o.Env, "AWS_ENDPOINT_URL_STS="+e.URL)
 	}
 	r := f.run(e, o, f.args(row.command, args...)...)

@@ -3,7 +3,10 @@
 // the changes file, the GitLab note's body) and what the run must have
 // ended as, it checks that each output was written, is valid against its
 // own check (report.Parse, planview.Parse, changes.Parse: the readers
-// every consumer uses) and says the right thing: the status, the
+// every consumer uses) and against its published JSON Schema (schemas:
+// the one its schema_version names, what a CI tool or policy reads it
+// by; a product target's outputs only: the schemas publish the product's
+// targets, not a test-only one), and says the right thing: the status, the
 // verification, the counts, the class token of what stopped the run, in
 // its target's words and forms (model.Target's row: its service, its
 // resources, its deletion, its ARNs, its IAM actions) and never in
@@ -19,6 +22,7 @@ package outputs
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -30,6 +34,7 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/report"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+	"github.com/sops-aws-sync/sops-aws-sync/schemas"
 )
 
 // Want is what one cell of the table must say: the run's command, target
@@ -69,6 +74,10 @@ func Check(t *testing.T, want Want, got Got) {
 	t.Helper()
 	rep, err := report.Parse(got.Report)
 	require.NoError(t, err, "the report is not valid:\n%s", got.Report)
+	published := slices.Contains([]model.Target{model.TargetSecretsManager, model.TargetParameterStore}, want.Target)
+	if published {
+		assert.NoError(t, schemas.Validate(got.Report), "the report against its schema")
+	}
 	assert.Equal(t, want.Status, rep.Status, "report status")
 	assert.Equal(t, want.Verification, rep.Verification, "report verification")
 	if want.Counts != nil {
@@ -79,8 +88,11 @@ func Check(t *testing.T, want Want, got Got) {
 
 	v, err := planview.Parse(got.Plan)
 	require.NoError(t, err, "the plan file is not valid:\n%s", got.Plan)
+	if published {
+		assert.NoError(t, schemas.Validate(got.Plan), "the plan file against its schema")
+	}
 	checkPlan(t, want, v)
-	checkChanges(t, want, got.Changes)
+	checkChanges(t, want, got.Changes, published)
 
 	views := map[string]string{"show (text)": got.Text, "Markdown": got.Markdown}
 	if got.Note != "" {
@@ -144,7 +156,7 @@ func ClassesOf(v planview.View) []string {
 
 // checkChanges: sync writes a valid changes file of the run's status whose
 // every ARN is one of the target's form; plan writes none.
-func checkChanges(t *testing.T, want Want, raw []byte) {
+func checkChanges(t *testing.T, want Want, raw []byte, published bool) {
 	t.Helper()
 	if want.Command != "sync" {
 		assert.Nil(t, raw, "a plan writes no changes file")
@@ -153,6 +165,9 @@ func checkChanges(t *testing.T, want Want, raw []byte) {
 	require.NotNil(t, raw, "sync wrote no changes file")
 	c, err := changes.Parse(raw)
 	require.NoError(t, err, "the changes file is not valid:\n%s", raw)
+	if published {
+		assert.NoError(t, schemas.Validate(raw), "the changes file against its schema")
+	}
 	assert.Equal(t, want.Status, c.Status, "the changes file's status")
 	require.Len(t, c.Scopes, 1, "the changes file's scopes")
 	assert.Equal(t, want.Status, c.Scopes[0].Status, "the changes file's scope status")
