@@ -198,11 +198,14 @@ e2e: tools
 ##   race at the -fuzztime deadline (go.dev/issue/75804, Go < 1.27), said and not counted.
 ##   Replay one scenario: make chaos SEED=S CHAOS_ARGS='-only N -v'
 ##   The 500 of docs/reliability.md: SCENARIOS estate scenarios, then CHAOS_ROTATIONS rotation
-##   scenarios (SPEC §13) and CHAOS_PS_PRIMARY scenarios with Parameter Store as the primary scope
-##   (SPEC §16): 380 + 60 + 60 by default; 4 and 3 below 200 estate scenarios (CI's 30).
+##   scenarios (SPEC §13), CHAOS_PS_PRIMARY scenarios with Parameter Store as the primary scope
+##   (SPEC §16) and CHAOS_ACCOUNTS many-accounts scenarios (SPEC §17: 20-40 scopes over several
+##   accounts, some unreachable): 380 + 60 + 60 + 60 by default; 4, 3 and 2 below 200 estate
+##   scenarios (CI's 30).
 SCENARIOS      ?= 380
 CHAOS_ROTATIONS  ?= $(if $(shell [ $(SCENARIOS) -ge 200 ] && echo long),60,4)
 CHAOS_PS_PRIMARY ?= $(if $(shell [ $(SCENARIOS) -ge 200 ] && echo long),60,3)
+CHAOS_ACCOUNTS   ?= $(if $(shell [ $(SCENARIOS) -ge 200 ] && echo long),60,2)
 SEED           ?= 1
 CHAOS_WORKERS  ?= 2
 CHAOS_DOC      ?= docs/reliability.md
@@ -211,7 +214,7 @@ CHAOS_FUZZ_PKGS ?= ./internal/desired ./internal/desired/decryptor ./internal/ca
 CHAOS_ARGS     ?=
 chaos: tools build
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/chaos-campaign ./test/chaos/cmd/chaos
-	$(BIN)/chaos-campaign -scenarios $(SCENARIOS) -rotations $(CHAOS_ROTATIONS) -ps-primary $(CHAOS_PS_PRIMARY) -seed $(SEED) -workers $(CHAOS_WORKERS) \
+	$(BIN)/chaos-campaign -scenarios $(SCENARIOS) -rotations $(CHAOS_ROTATIONS) -ps-primary $(CHAOS_PS_PRIMARY) -accounts $(CHAOS_ACCOUNTS) -seed $(SEED) -workers $(CHAOS_WORKERS) \
 		-cli $(BIN)/sops-aws-sync -emulator $(BIN)/secretsmanager-emulator \
 		-artifacts $(BIN)/chaos/failures -summary $(BIN)/chaos/summary.md \
 		$(if $(CHAOS_DOC),-doc $(CHAOS_DOC)) $(CHAOS_ARGS)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -38,6 +39,9 @@ type Config struct {
 	// PSPrimary is the number of Parameter Store primary scenarios
 	// (GeneratePSPrimary, SPEC §16) played after the others; 0 = none.
 	PSPrimary int
+	// Accounts is the number of many-accounts scenarios
+	// (GenerateAccounts, SPEC §17) played after the others; 0 = none.
+	Accounts int
 }
 
 // Summary aggregates a campaign.
@@ -121,17 +125,31 @@ type Summary struct {
 	PSScenarios, PSRuns, PSViolations          int
 	PSKillPlans, PSKills, PSDrifts             int
 	PSCalls, PSThrottled, PSScripted, PSParams int64
+	// The many-accounts scenarios (Accounts, GenerateAccounts): Acc counts
+	// them, AccRuns their syncs, AccConverged those whose two final runs
+	// ended as required, AccViolations their violations; AccScopes sums
+	// their scopes, AccAccounts their accounts; AccModes counts the
+	// (run, account) unreachable draws by way; AccWithin, AccBeyond and
+	// AccBroken count the runs with 0 < U ≤ N, U > N and a broken commit;
+	// AccKillPlans and AccKills their kill plans and SIGKILLs fired;
+	// AccAssumeRoles the AssumeRole calls STS saw.
+	Acc, AccRuns, AccConverged, AccViolations int
+	AccScopes, AccAccounts                    int
+	AccModes                                  map[string]int
+	AccWithin, AccBeyond, AccBroken           int
+	AccKillPlans, AccKills, AccAssumeRoles    int
 }
 
 // Failed reports whether the campaign must fail.
 func (s *Summary) Failed() bool {
 	return len(s.Violations) > 0 || len(s.Leaks) > 0 || s.HarnessErrors > 0 || s.Converged < s.Scenarios || s.PSPConverged < s.PSP ||
-		s.RotationConverged < s.Rotations
+		s.RotationConverged < s.Rotations || s.AccConverged < s.Acc
 }
 
 // Total is the number of scenarios of every family: the estate scenarios,
-// the rotation scenarios and the Parameter Store primary ones.
-func (s *Summary) Total() int { return s.Scenarios + s.Rotations + s.PSP }
+// the rotation scenarios, the Parameter Store primary ones and the
+// many-accounts ones.
+func (s *Summary) Total() int { return s.Scenarios + s.Rotations + s.PSP + s.Acc }
 
 // RunCampaign plays the campaign and returns its summary.
 func RunCampaign(cfg Config) (*Summary, error) {
@@ -347,10 +365,11 @@ func describe(o Outcome) string {
 }
 
 // extraJob is one scenario of a family played after the estate scenarios:
-// a rotation scenario or a Parameter Store primary one.
+// a rotation scenario, a Parameter Store primary one or a many-accounts
+// one.
 type extraJob struct {
-	rotation bool
-	index    int
+	family string // "rotation", "psp" or "accounts"
+	index  int
 }
 
 // runExtras plays cfg.Rotations rotation scenarios and cfg.PSPrimary
@@ -365,24 +384,30 @@ func runExtras(cfg Config, enc *Encrypter, sum *Summary) error {
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				name := fmt.Sprintf("psp-%d", j.index)
-				if j.rotation {
-					name = fmt.Sprintf("rotation-%d", j.index)
-				}
-				dir := filepath.Join(cfg.WorkDir, name)
+				dir := filepath.Join(cfg.WorkDir, fmt.Sprintf("%s-%d", j.family, j.index))
 				if err := os.MkdirAll(dir, 0o700); err != nil {
 					mu.Lock()
 					sum.HarnessErrors++
 					mu.Unlock()
 					continue
 				}
-				if j.rotation {
+				switch j.family {
+				case "rotation":
 					rs := GenerateRotation(cfg.Seed, j.index)
 					obs, err := PlayRotation(cfg.CLI, cfg.Emulator, enc, dir, rs)
 					mu.Lock()
 					sum.addRotation(cfg, j.index, rs, obs, err)
 					mu.Unlock()
-				} else {
+				case "accounts":
+					as, err := GenerateAccounts(cfg.Seed, j.index)
+					var ev AccEvidence
+					if err == nil {
+						ev, err = PlayAccounts(cfg.CLI, cfg.Emulator, enc, dir, as)
+					}
+					mu.Lock()
+					sum.addAccounts(cfg, j.index, as, ev, err)
+					mu.Unlock()
+				default:
 					ps, err := GeneratePSPrimary(cfg.Seed, j.index)
 					var ev Evidence
 					if err == nil {
@@ -396,12 +421,15 @@ func runExtras(cfg Config, enc *Encrypter, sum *Summary) error {
 			}
 		}()
 	}
-	for i := range max(cfg.Rotations, cfg.PSPrimary) {
+	for i := range max(cfg.Rotations, cfg.PSPrimary, cfg.Accounts) {
 		if i < cfg.Rotations {
-			jobs <- extraJob{rotation: true, index: i}
+			jobs <- extraJob{family: "rotation", index: i}
 		}
 		if i < cfg.PSPrimary {
-			jobs <- extraJob{index: i}
+			jobs <- extraJob{family: "psp", index: i}
+		}
+		if i < cfg.Accounts {
+			jobs <- extraJob{family: "accounts", index: i}
 		}
 	}
 	close(jobs)
@@ -531,6 +559,91 @@ func keepPSPrimary(artifacts string, i int, ps PSPScenario, ev Evidence) {
 		run := ps.Runs[k]
 		head := fmt.Sprintf("%s revision %d tier %s metadata %+v max-deletions %v faults %+v final %v exit %d\n",
 			run.Command, run.Revision, run.Tier, run.Metadata, run.MaxDeletions != nil, run.Faults, run.Final, rr.Exit)
+		body := bytes.Join([][]byte{[]byte(head), rr.Stdout, rr.Stderr, rr.Report}, []byte("\n"))
+		_ = os.WriteFile(filepath.Join(dir, fmt.Sprintf("run-%d.txt", k+1)), body, 0o644)
+	}
+}
+
+// addAccounts adds many-accounts scenario i to s (the caller holds the
+// lock).
+func (s *Summary) addAccounts(cfg Config, i int, as AccScenario, ev AccEvidence, err error) {
+	s.Acc++
+	if err != nil {
+		s.HarnessErrors++
+		if cfg.Progress != nil {
+			fmt.Fprintf(cfg.Progress, "many-accounts scenario %d: harness error: %v\n", i, err)
+		}
+		return
+	}
+	if s.AccModes == nil {
+		s.AccModes = map[string]int{}
+	}
+	s.AccRuns += len(ev.Runs)
+	s.AccScopes += len(as.Scopes)
+	s.AccAccounts += as.Accounts
+	for k, run := range as.Runs {
+		for _, m := range run.Unreachable {
+			s.AccModes[m]++
+		}
+		u := as.UnreachableScopes(run)
+		switch {
+		case u > run.Max:
+			s.AccBeyond++
+		case u > 0:
+			s.AccWithin++
+		}
+		if run.Broken {
+			s.AccBroken++
+		}
+		if run.Kill != nil {
+			s.AccKillPlans++
+			if k < len(ev.Runs) && ev.Runs[k].Killed {
+				s.AccKills++
+			}
+		}
+	}
+	for _, c := range ev.STS {
+		if c.Action == "AssumeRole" {
+			s.AccAssumeRoles++
+		}
+	}
+	vs := CheckAccounts(as, ev)
+	final := 0
+	for k, rr := range ev.Runs {
+		if as.Runs[k].Final && (rr.Exit == 0 || rr.Exit == 5) {
+			final++
+		}
+	}
+	if final == 2 && !slices.ContainsFunc(vs, func(v Violation) bool { return v.Kind == "acc-no-convergence" }) {
+		s.AccConverged++
+	}
+	for _, v := range vs {
+		if v.Kind == "acc-leak" {
+			s.Leaks[v.Kind]++
+		} else {
+			s.Violations[v.Kind]++
+			s.AccViolations++
+		}
+		if cfg.Progress != nil {
+			fmt.Fprintf(cfg.Progress, "many-accounts scenario %d FAILED: %s\n", i, v)
+		}
+	}
+	if len(vs) > 0 && cfg.Artifacts != "" {
+		keepAccounts(cfg.Artifacts, i, as, ev)
+	}
+}
+
+// keepAccounts writes a failing many-accounts scenario's runs (outputs
+// and reports, never a key) under artifacts/accounts-N.
+func keepAccounts(artifacts string, i int, as AccScenario, ev AccEvidence) {
+	dir := filepath.Join(artifacts, fmt.Sprintf("accounts-%d", i))
+	if os.MkdirAll(dir, 0o755) != nil {
+		return
+	}
+	for k, rr := range ev.Runs {
+		run := as.Runs[k]
+		head := fmt.Sprintf("revision %d broken %v unreachable %v max %d kill %v final %v exit %d killed %v\n",
+			run.Revision, run.Broken, run.Unreachable, run.Max, run.Kill, run.Final, rr.Exit, rr.Killed)
 		body := bytes.Join([][]byte{[]byte(head), rr.Stdout, rr.Stderr, rr.Report}, []byte("\n"))
 		_ = os.WriteFile(filepath.Join(dir, fmt.Sprintf("run-%d.txt", k+1)), body, 0o644)
 	}

@@ -1,14 +1,11 @@
 package chaos
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -249,20 +246,7 @@ func PlayPSPrimary(cli, emuBin string, enc *Encrypter, dir string, s PSPScenario
 	}
 	defer emu.Close()
 	ctx := context.Background()
-	var commits []map[string][]byte
-	for _, docs := range s.Scope.Docs {
-		files := map[string][]byte{}
-		for _, d := range docs {
-			b, err := enc.Encrypt(d)
-			if err != nil {
-				return ev, err
-			}
-			files[d.Path] = b
-		}
-		commits = append(commits, files)
-	}
-	repo := filepath.Join(dir, "repo")
-	shas, err := WriteRepo(repo, commits)
+	repo, shas, err := commitRevisions(enc, dir, s.Scope.Docs, nil)
 	if err != nil {
 		return ev, err
 	}
@@ -338,27 +322,11 @@ func pspRun(cli, dir, repo, sha string, enc *Encrypter, endpoint string, i int, 
 		args = append(args, "--detailed-exit-code")
 	}
 	home := filepath.Join(dir, "home")
-	cmd := exec.Command(cli, args...)
-	cmd.Env = []string{"HOME=" + home, "PATH=/usr/local/bin:/usr/bin:/bin",
-		"AWS_ENDPOINT_URL_SSM=" + endpoint, "AWS_ENDPOINT_URL_SECRETS_MANAGER=" + endpoint,
-		"AWS_SDK_UA_APP_ID=" + RunAppID(i+1),
-		"AWS_ACCESS_KEY_ID=AKIACHAOSPSPRIMARY", "AWS_SECRET_ACCESS_KEY=chaos-psp-secret", "AWS_EC2_METADATA_DISABLED=true",
-		"AWS_CONFIG_FILE=" + filepath.Join(home, "none"), "AWS_SHARED_CREDENTIALS_FILE=" + filepath.Join(home, "none"),
-		"SOPS_AGE_KEY_FILE=" + enc.KeyFile}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	rr := RunResult{Run: run.Run, Revision: sha}
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		rr.Exit = ee.ExitCode()
-	} else if err != nil {
-		return rr, err
-	}
-	rr.Stdout, rr.Stderr = stdout.Bytes(), stderr.Bytes()
-	if b, err := os.ReadFile(report); err == nil {
-		rr.Report = b
-	}
-	return rr, nil
+	env := cliEnv(home, enc, "AKIACHAOSPSPRIMARY", "chaos-psp-secret",
+		"AWS_ENDPOINT_URL_SSM="+endpoint, "AWS_ENDPOINT_URL_SECRETS_MANAGER="+endpoint, "AWS_SDK_UA_APP_ID="+RunAppID(i+1))
+	rr, err := execCLI(cli, args, env, report, nil)
+	rr.Run, rr.Revision = run.Run, sha
+	return rr, err
 }
 
 // CheckPSPrimary judges a played Parameter Store primary scenario (pure):

@@ -2,8 +2,6 @@ package chaos
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -156,25 +154,13 @@ func TestGeneratePSPrimaryDrawsEverySetting(t *testing.T) {
 // The Parameter Store primary scenarios pass against the real binaries
 // (CHAOS_BIN, as for TestRotationScenariosPass; skipped otherwise).
 func TestPSPrimaryScenariosPass(t *testing.T) {
-	bin := os.Getenv("CHAOS_BIN")
-	if bin == "" {
-		t.Skip("CHAOS_BIN (directory of sops-aws-sync and secretsmanager-emulator) not set")
-	}
-	dir := t.TempDir()
-	enc, err := NewEncrypter(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cli, emu, enc, dir := realBinaries(t)
 	for i := range 2 {
 		s, err := GeneratePSPrimary(11, i)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sd := filepath.Join(dir, "p"+string(rune('0'+i)))
-		if err := os.MkdirAll(sd, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		ev, err := PlayPSPrimary(filepath.Join(bin, "sops-aws-sync"), filepath.Join(bin, "secretsmanager-emulator"), enc, sd, s)
+		ev, err := PlayPSPrimary(cli, emu, enc, dir(i), s)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 
@@ -248,17 +247,13 @@ func PlayRotation(cli, emuBin string, enc *Encrypter, dir string, s RotScenario)
 		return nil, err
 	}
 	defer emu.Close()
-	var commits []map[string][]byte
+	var revs []map[string]Doc
 	for _, h := range s.Hosts {
 		d := Doc{Path: "secrets/db/main.sops.json", Format: canonical.JSON, Plain: []byte(`{"host": "` + h + `", "port": 5432}`)}
-		b, err := enc.Encrypt(d)
-		if err != nil {
-			return nil, err
-		}
-		commits = append(commits, map[string][]byte{d.Path: b})
+		revs = append(revs, map[string]Doc{d.Path: d})
 	}
-	repo := filepath.Join(dir, "repo")
-	if _, err := WriteRepo(repo, commits); err != nil {
+	repo, _, err := commitRevisions(enc, dir, revs, nil)
+	if err != nil {
 		return nil, err
 	}
 	cfg := filepath.Join(dir, "config.yaml")
@@ -335,26 +330,16 @@ func PlayRotation(cli, emuBin string, enc *Encrypter, dir string, s RotScenario)
 			if e.Final {
 				timeouts = []string{"--run-timeout", "60s", "--verification-timeout", "15s", "--operation-timeout", "10s"}
 			}
-			cmd := exec.Command(cli, append([]string{"sync", "--repository", repo, "--revision", "rev-" + strconv.Itoa(e.Revision),
+			args := append([]string{"sync", "--repository", repo, "--revision", "rev-" + strconv.Itoa(e.Revision),
 				"--repository-id", "chaos/rotation", "--secret-prefix", "rot/app", "--aws-region", ChaosRegion,
-				"--config", cfg, "--report-file", report, "--log-level", "debug", "--aws-max-attempts", "1"}, timeouts...)...)
-			cmd.Env = []string{"HOME=" + dir, "PATH=/usr/local/bin:/usr/bin:/bin", "AWS_ENDPOINT_URL_SECRETS_MANAGER=" + proxy.URL,
-				"AWS_ACCESS_KEY_ID=AKIACHAOSROTATION", "AWS_SECRET_ACCESS_KEY=chaos-rotation-secret", "AWS_EC2_METADATA_DISABLED=true",
-				"AWS_CONFIG_FILE=" + filepath.Join(dir, "none"), "AWS_SHARED_CREDENTIALS_FILE=" + filepath.Join(dir, "none"),
-				"SOPS_AGE_KEY_FILE=" + enc.KeyFile}
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			err := cmd.Run()
-			if ee, ok := err.(*exec.ExitError); ok {
-				o.Code = ee.ExitCode()
-			} else if err != nil {
+				"--config", cfg, "--report-file", report, "--log-level", "debug", "--aws-max-attempts", "1"}, timeouts...)
+			rr, err := execCLI(cli, args, cliEnv(dir, enc, "AKIACHAOSROTATION", "chaos-rotation-secret", "AWS_ENDPOINT_URL_SECRETS_MANAGER="+proxy.URL), report, nil)
+			if err != nil {
 				return nil, err
-			} else {
-				o.Code = 0
 			}
+			o.Code = rr.Exit
 			proxy.Drain()
-			rep, _ := os.ReadFile(report)
-			o.Outputs = bytes.Join([][]byte{stdout.Bytes(), stderr.Bytes(), rep}, []byte("\n"))
+			o.Outputs = bytes.Join([][]byte{rr.Stdout, rr.Stderr, rr.Report}, []byte("\n"))
 			if during {
 				o.Fired = proxy.Fired()
 				o.RunPassword, o.RunHost, o.RunPendingHost = live()

@@ -1,8 +1,6 @@
 package chaos
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -135,22 +133,10 @@ func TestGenerateRotationDrawsEveryPointOfARun(t *testing.T) {
 // The rotation scenarios pass against the real binaries (CHAOS_BIN, as for
 // TestCampaignCatchesBrokenCLIs; skipped otherwise).
 func TestRotationScenariosPass(t *testing.T) {
-	bin := os.Getenv("CHAOS_BIN")
-	if bin == "" {
-		t.Skip("CHAOS_BIN (directory of sops-aws-sync and secretsmanager-emulator) not set")
-	}
-	dir := t.TempDir()
-	enc, err := NewEncrypter(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cli, emu, enc, dir := realBinaries(t)
 	for i := range 3 {
 		s := GenerateRotation(11, i)
-		sd := filepath.Join(dir, "s"+string(rune('0'+i)))
-		if err := os.MkdirAll(sd, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		obs, err := PlayRotation(filepath.Join(bin, "sops-aws-sync"), filepath.Join(bin, "secretsmanager-emulator"), enc, sd, s)
+		obs, err := PlayRotation(cli, emu, enc, dir(i), s)
 		if err != nil {
 			t.Fatal(err)
 		}

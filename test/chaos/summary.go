@@ -26,15 +26,15 @@ func (s *Summary) Markdown() string {
 	if !s.Quotas {
 		args = " CHAOS_ARGS=-quotas=false"
 	}
-	p("Campaign of %s: `make chaos SCENARIOS=%d CHAOS_ROTATIONS=%d CHAOS_PS_PRIMARY=%d SEED=%d%s` with %d workers — **%s**.\n\n",
-		s.Started.UTC().Format("2006-01-02 15:04 UTC"), s.Scenarios, s.Rotations, s.PSP, s.Seed, args, s.Workers, verdict)
+	p("Campaign of %s: `make chaos SCENARIOS=%d CHAOS_ROTATIONS=%d CHAOS_PS_PRIMARY=%d CHAOS_ACCOUNTS=%d SEED=%d%s` with %d workers — **%s**.\n\n",
+		s.Started.UTC().Format("2006-01-02 15:04 UTC"), s.Scenarios, s.Rotations, s.PSP, s.Acc, s.Seed, args, s.Workers, verdict)
 	p("| scenarios | runs of the CLI | kill plans | SIGKILLs fired (scenarios) | converged | invariant violations | leaks | harness errors | wall time |\n")
 	p("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	p("| %d | %d | %d | %d (%d) | %d | %d | %d | %d | %s |\n\n",
-		s.Total(), s.Runs+s.RotationSyncs+s.PSPRuns, s.KillPlans, s.Kills, s.ScenariosWithKillFired, s.Converged+s.RotationConverged+s.PSPConverged,
+		s.Total(), s.Runs+s.RotationSyncs+s.PSPRuns+s.AccRuns, s.KillPlans+s.AccKillPlans, s.Kills+s.AccKills, s.ScenariosWithKillFired, s.Converged+s.RotationConverged+s.PSPConverged+s.AccConverged,
 		total(s.Violations), total(s.Leaks), s.HarnessErrors, s.Wall.Round(time.Second))
-	p("Scenarios by family: %d estate scenarios (%d runs of the CLI; the figures below up to Rotation are theirs), %d rotation scenarios (%d syncs), %d Parameter Store primary scenarios (%d runs).\n\n",
-		s.Scenarios, s.Runs, s.Rotations, s.RotationSyncs, s.PSP, s.PSPRuns)
+	p("Scenarios by family: %d estate scenarios (%d runs of the CLI; the figures below up to Rotation are theirs), %d rotation scenarios (%d syncs), %d Parameter Store primary scenarios (%d runs), %d many-accounts scenarios (%d syncs).\n\n",
+		s.Scenarios, s.Runs, s.Rotations, s.RotationSyncs, s.PSP, s.PSPRuns, s.Acc, s.AccRuns)
 	p("Scenario duration: %s. Documents cross-checked with the sops CLI: %d.\n\n", s.ScenarioDurationsSummary, s.CrossChecked)
 	if s.Runs > 0 {
 		p("CLI processes: %d ms of wall time on average, of which the run itself (report `duration_ms`) %d ms.\n\n",
@@ -73,6 +73,12 @@ func (s *Summary) Markdown() string {
 		p("Parameter Store as the primary scope (SPEC §16): %d scenarios whose only scope is a parameter-store scope given by flags, %d CLI runs (%d under faults), %d converged (final sync and plan exit 0); %d with a value past the standard tier (every run advanced). Runs by tier: %d standard, %d advanced; by kms-key-id: %s; %d runs configured a description. PutParameter calls by the tier they named: %s. %d changes by another writer applied; %d parameters desired at the end, read back with the SDK's SSM client; %d violations. The checker holds every Parameter Store invariant above (ps-*) and the primary's own (psp-*: exit code and report agree, no conflict and no failure without a fault, convergence and an idempotent plan, the tier named as configured and never upgraded by a standard run, the configured key and description on every parameter, no leak).\n\n",
 			s.PSP, s.PSPRuns, s.PSPFaultRuns, s.PSPConverged, s.PSPBig, s.PSPTiers["standard"], s.PSPTiers["advanced"],
 			countsText(s.PSPKMS), s.PSPDescribed, countsText(s.PSPPuts), s.PSPDrifts, s.PSPParams, s.PSPViolations)
+	}
+
+	if s.Acc > 0 {
+		p("Many accounts (SPEC §17): %d scenarios of %d scopes in all over %d accounts of an organization (each scope through its account's OrganizationAccountAccessRole, one to three Regions), %d syncs, %d AssumeRole calls; accounts made unreachable for a run %d times (STS refusing: %d, STS silent: %d, suspended: %d); %d runs with 0 < U ≤ N unreachable scopes (skipped), %d with U > N (nothing applied), %d of a commit with a document not encrypted (nothing applied); %d kill plans, %d SIGKILLs fired; %d scenarios ended as required (the final run with one account unreachable exit 5, every other scope converged; the final run with every account reachable exit 0); %d violations. The checker (acc-*) requires: no write anywhere in a run with U > N or a content error, killed or not; nothing changed in an unreachable account; every scope in the report, none of an unreachable account converged, none of a reachable one unreachable, at most N skipped; the exit code and status the table of CheckAccounts gives; every reachable scope holding exactly its documents after a run that ended converged or unreachable; no secret value, name or account id in any output.\n\n",
+			s.Acc, s.AccScopes, s.AccAccounts, s.AccRuns, s.AccAssumeRoles, s.AccModes[AccRefuse]+s.AccModes[AccSilent]+s.AccModes[AccSuspended],
+			s.AccModes[AccRefuse], s.AccModes[AccSilent], s.AccModes[AccSuspended], s.AccWithin, s.AccBeyond, s.AccBroken, s.AccKillPlans, s.AccKills, s.AccConverged, s.AccViolations)
 	}
 
 	p("Faults injected, by kind (emulator counters, `GET /_emulator/stats`, summed over scenarios):\n\n")

@@ -36,6 +36,7 @@ func run() int {
 	flag.BoolVar(&cfg.Gen.Replicas, "replicas", cfg.Gen.Replicas, "configure replica-regions in 30% of the scenarios, Regions changing between runs, some owned secrets seeded with replicas, some runs with a replication lag or --max-deletions (SPEC §12)")
 	flag.BoolVar(&cfg.Gen.ParameterStore, "ps", cfg.Gen.ParameterStore, "run a target parameter-store scope beside 20% of the scenarios (mixed-target runs), with SSM faults, kills, reduced quotas and another writer (SPEC §16)")
 	flag.IntVar(&cfg.PSPrimary, "ps-primary", 3, "Parameter Store primary scenarios (SPEC §16: a parameter-store scope alone, by flags, its tier, kms-key-id, description and tags drawn per run, under faults and another writer) played after the others")
+	flag.IntVar(&cfg.Accounts, "accounts", 2, "many-accounts scenarios (SPEC §17: 20-40 scopes over three to six accounts of an organization, some accounts unreachable per run, a random --max-unreachable-scopes, kills, a document not encrypted now and then) played after the others")
 	flag.IntVar(&cfg.Rotations, "rotations", 4, "rotation scenarios (SPEC §13: a secret whose /password AWS owns, rotation steps interleaved with syncs under ambiguous writes) played after the others")
 	flag.StringVar(&cfg.WorkDir, "work", "", "scratch directory (default: a new temp dir, removed at the end)")
 	flag.StringVar(&cfg.Artifacts, "artifacts", "bin/chaos/failures", "where failing scenarios are kept")
