@@ -14,7 +14,7 @@ DATE          ?= $(shell git log -1 --format=%cI 2>/dev/null || echo unknown)
 LDFLAGS       := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(DATE)
 export PATH   := $(GOBIN):$(PATH)
 
-.PHONY: all build tools test fmt-check test-go test-action test-action-ci test-gitlab-schema fuzz demo bench bench-scale bench-ps bench-import bench-validate bench-figures chaos release-snapshot image packages clean
+.PHONY: all build tools test fmt-check test-go test-action test-action-ci test-gitlab-schema fuzz demo bench bench-scale bench-ps bench-import bench-accounts bench-validate bench-figures chaos release-snapshot image packages clean
 
 all: build
 
@@ -165,6 +165,16 @@ IMPORT_RUNS ?= 2
 bench-import: tools
 	$(GO) run ./bench/cmd/bench -root $(CURDIR) -only import -import-n $(IMPORT_N) -import-runs $(IMPORT_RUNS) \
 		$(if $(BASELINE),-baseline $(BASELINE)) -section bench-import -out docs/benchmarks.md $(BENCH_ARGS)
+
+## bench-accounts: issue 45's many-accounts rows (~5 min; SPEC §17): the no-op sync of 200 accounts × 50 secrets at
+##   each ACCOUNTS_PARALLEL --parallel-scopes (0 = the default), the same with 10 accounts refused by STS and
+##   --max-unreachable-scopes 10, and `scopes generate` over 500 accounts in 20 OUs; results into docs/benchmarks.md
+##   (block bench-accounts) and docs/benchmarks/bench-accounts.json, then the figures. Not part of CI.
+ACCOUNTS_PARALLEL ?= 0,1,2,4,16
+bench-accounts: tools
+	$(GO) run ./bench/cmd/bench -root $(CURDIR) -only accounts -accounts-parallel $(ACCOUNTS_PARALLEL) \
+		-section bench-accounts -out docs/benchmarks.md $(BENCH_ARGS)
+	$(MAKE) bench-figures
 
 ## bench-validate: `validate --no-decrypt` and `validate` with the age key over repositories of
 ##   VALIDATE_N=1000,10000 documents (no AWS: validate builds no client), VALIDATE_RUNS=3 alternating runs each;

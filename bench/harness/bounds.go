@@ -49,6 +49,9 @@ type Scenario struct {
 	// once, each in its own Region (its own quota bucket), each over the
 	// same N documents; 0 or 1 is the usual single-scope run.
 	Regions int
+	// Accounts is the shape of a many-accounts run (Kind.ManyAccounts,
+	// OrgGenerate; accounts.go); N is then every scope's documents summed.
+	Accounts AccountsScenario
 }
 
 // PerRun is how many scopes the run holds (Regions, at least 1).
@@ -91,6 +94,9 @@ func percent(f float64) string { return fmt.Sprintf("%g %%", math.Round(f*1000)/
 // Model is what the bound depends on besides the scenario.
 type Model struct {
 	Latency time.Duration // per API call, added by the emulator
+	// STSLatency is the latency of one STS call (the many-accounts rows
+	// put it in front of the emulator's STS, which adds none).
+	STSLatency time.Duration
 	// Quotas scales the quotas the bound assumes, as the emulator scales
 	// its buckets (zero value: AWS's quotas). LowerBound takes it from the
 	// scenario.
@@ -205,6 +211,12 @@ func (m Model) LowerBound(s Scenario) (time.Duration, string) {
 	if s.Kind.ParameterStore() {
 		return m.psBound(s)
 	}
+	if s.Kind.ManyAccounts() {
+		return m.accountsBound(s)
+	}
+	if s.Kind == OrgGenerate {
+		return m.orgBound(s)
+	}
 	n, c := s.N, s.Concurrency
 	switch s.Kind {
 	case NoopPlan, NoopSync:
@@ -245,6 +257,12 @@ func ExpectedCalls(s Scenario) Calls {
 	}
 	if s.Kind.ParameterStore() {
 		return psExpected(s)
+	}
+	if s.Kind.ManyAccounts() {
+		return accountsExpected(s)
+	}
+	if s.Kind == OrgGenerate {
+		return OrgGenerateMinimum(OrgShape{Accounts: s.N, OUs: s.Accounts.OUs})
 	}
 	obs := func(names, listed, values int) Calls {
 		c := Calls{"ListSecrets": int64(max(1, ceilDiv(listed, ListPageSize))), "DescribeSecret": int64(names)}

@@ -53,6 +53,14 @@ type ResultRow struct {
 	Binary string `json:"binary,omitempty"`
 	// Load is the 1-minute load average as the run started.
 	Load string `json:"load,omitempty"`
+	// The many-accounts rows' shape (Scenario.Accounts): the accounts,
+	// those unreachable, --parallel-scopes (OUs for scopes generate), and
+	// the load average as the run ended.
+	Accounts    int    `json:"accounts,omitempty"`
+	Unreachable int    `json:"unreachable,omitempty"`
+	Parallel    int    `json:"parallel_scopes,omitempty"`
+	OUs         int    `json:"ous,omitempty"`
+	LoadAfter   string `json:"load_after,omitempty"`
 }
 
 // NewResultRow records r; ok is false for a row that was not measured.
@@ -67,6 +75,8 @@ func NewResultRow(r Row, isDefault bool) (ResultRow, bool) {
 		CPU: r.CPU.Seconds(), CPUPer1000: r.CPUPer1000(), PeakRSS: float64(r.MaxRSSKiB) / 1024,
 		Calls: r.Delta.Calls.Total(), Throttled: r.Delta.Throttled.Total(),
 		Exit: r.ExitCode, Status: r.Status, Problems: r.Problems, Load: r.Load,
+		Accounts: r.Scenario.Accounts.Accounts, Unreachable: r.Scenario.Accounts.Unreachable, Parallel: r.Scenario.Accounts.Parallel,
+		OUs: r.Scenario.Accounts.OUs, LoadAfter: r.LoadAfter,
 	}, true
 }
 

@@ -32,8 +32,9 @@ type Row struct {
 	// Skipped says why the run was not measured ("" = measured).
 	Skipped string
 	// Load is the machine's 1-minute load average as the run started
-	// (LoadAvg; "" when not recorded).
-	Load string
+	// (LoadAvg; "" when not recorded); LoadAfter as it ended (the
+	// many-accounts rows record it).
+	Load, LoadAfter string
 }
 
 // DesiredLoadKey is the CLI log record (phase/msg) whose duration is the

@@ -71,6 +71,9 @@ type options struct {
 	// alone: `make bench-import`) and importRuns how many imports of
 	// the current build they measure (bench/cmd/bench/import.go).
 	importN, importRuns int
+	// acc are the many-accounts rows' settings (row group accounts; not
+	// run unless -only names it: `make bench-accounts`; accounts.go).
+	acc accountsOptions
 }
 
 // rowGroups are the groups of rows -skip and -only select: the no-op plan
@@ -79,7 +82,7 @@ type options struct {
 // for both of those), and the scale rows at -scale-n (not run by
 // default: `make bench-scale` selects them), and the first sync in
 // -regions Regions in one run beside the same in one Region.
-var rowGroups = []string{"noop", "sweep", "changed", "create", "quota-create", "quota-noop", "scale", "regions", "ps", "import"}
+var rowGroups = []string{"noop", "sweep", "changed", "create", "quota-create", "quota-noop", "scale", "regions", "ps", "import", "accounts"}
 
 // sectionName is what -section accepts: it becomes a marker and a file name.
 var sectionName = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
@@ -157,6 +160,7 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&o.jsonOut, "json", "", "JSON results file (default: benchmarks/NAME.json beside -out when -out is set; \"\" with -out unset)")
 	fs.StringVar(&o.baseline, "baseline", "", "git revision (of -root's repository) whose CLI is built (git archive + the same build flags) and run alternately with the current CLI: the no-op sync at the largest -n (and at -scale-n when the scale rows run), default concurrency; reported as before/after rows and target lines, and checked by -max-regression (a baseline that does not build is reported as not measured)")
 	fs.Float64Var(&o.maxRegression, "max-regression", harness.DefaultRegressionLimit, "the benchmark's own check with -baseline: the run fails (exit 1, naming the row) when a compared row's mean CPU per 1,000 secrets or mean peak RSS is more than this fraction above the baseline build's (0 = the default; negative = no check)")
+	accountsFlags(fs, &o.acc)
 	fs.IntVar(&o.baselinePairs, "baseline-pairs", 2, "how many (baseline, current) pairs of -baseline runs, alternating (1..5)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -183,6 +187,7 @@ func parseFlags(args []string) (options, error) {
 		o.skip["scale"] = true
 		o.skip["ps"] = true
 		o.skip["import"] = true
+		o.skip["accounts"] = true
 	}
 	if only != "" {
 		// A partial run must not replace the whole generated section of
@@ -217,6 +222,9 @@ func parseFlags(args []string) (options, error) {
 	}
 	if !(o.quotaScale > 0 && o.quotaScale <= 1) || !(o.describeScale > 0 && o.describeScale <= 1) {
 		return o, fmt.Errorf("-quota-scale and -describe-quota-scale must be in (0, 1]")
+	}
+	if err := o.acc.check(); err != nil {
+		return o, err
 	}
 	if o.baselinePairs < 1 || o.baselinePairs > 5 {
 		return o, fmt.Errorf("-baseline-pairs must be in 1..5")

@@ -79,6 +79,10 @@ func render(e *env, rows []*harness.Row, verdicts []harness.Verdict, micro []mic
 	w("- Tree: %s.\n", harness.TreeState(e.o.root))
 	w("- CPU is the CLI's own user + system time (every thread; wait4's rusage), also per 1,000 desired documents.\n")
 	w("- Command: `go run ./bench/cmd/bench %s` (`make bench` passes its variables as these flags).\n", strings.Join(os.Args[1:], " "))
+	if accountsOnly(rows) {
+		renderAccounts(w, e, rows, verdicts)
+		return b.String()
+	}
 	psOnly := len(rows) > 0 && !slices.ContainsFunc(rows, func(r *harness.Row) bool { return !r.Scenario.Kind.ParameterStore() })
 	if psOnly {
 		renderPSHead(w, o)

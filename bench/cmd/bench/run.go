@@ -42,6 +42,9 @@ type env struct {
 	// baScale is the same comparison at the scale N (row group scale);
 	// its Baseline is ba's once built.
 	baScale harness.BeforeAfter
+	// accCorpora are the many-accounts rows' corpora, one per account
+	// (accounts.go); nil unless row group accounts runs.
+	accCorpora []harness.Corpus
 }
 
 func logf(format string, args ...any) {
@@ -310,6 +313,14 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 
+	if o.runs("accounts") {
+		acc, err := e.accountsRows(ctx)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, acc...)
+	}
+
 	if e.ba.Asked() && e.ba.Baseline.Err == "" && e.ba.N == 0 {
 		e.ba.Skipped = fmt.Sprintf("no corpus at the largest -n %d (row groups noop and sweep not selected there)", largest)
 	}
@@ -325,7 +336,7 @@ func run(ctx context.Context, o options) error {
 	if o.micro {
 		micro = runMicro(ctx, o.root)
 	}
-	verdicts := harness.Judge(tg)
+	verdicts := append(harness.Judge(tg), harness.JudgeAccounts(rows)...)
 	gen := render(e, rows, verdicts, micro, time.Since(started))
 	fmt.Println(gen)
 	if o.out != "" {
@@ -454,6 +465,12 @@ func (e *env) makeRepo(work string) (map[int]harness.Corpus, harness.Corpus, []h
 			all = append(all, c)
 		}
 	}
+	if o.runs("accounts") {
+		if e.accCorpora, err = accountCorpora(o); err != nil {
+			return nil, harness.Corpus{}, nil, err
+		}
+		all = append(all, e.accCorpora...)
+	}
 	var cipher [][][]byte
 	total := 0
 	t0 := time.Now()
@@ -472,6 +489,9 @@ func (e *env) makeRepo(work string) (map[int]harness.Corpus, harness.Corpus, []h
 	logf("committed them: %s", e.repo.Commit)
 	checked := 0
 	for i, c := range all {
+		if len(e.accCorpora) > 1 && c.Scope.SourceRoot != e.accCorpora[0].Scope.SourceRoot && slices.ContainsFunc(e.accCorpora, func(a harness.Corpus) bool { return a.Scope.SourceRoot == c.Scope.SourceRoot }) {
+			continue // one sample of the many-accounts corpora: they are made alike
+		}
 		for _, j := range []int{0, len(c.Docs) / 2, len(c.Docs) - 1} {
 			if err := harness.VerifyWithSOPS(cipher[i][j], c.Docs[j].Value, e.keyFile, e.home); err != nil {
 				return nil, harness.Corpus{}, nil, fmt.Errorf("document %s: %w", c.Docs[j].Path, err)

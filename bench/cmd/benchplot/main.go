@@ -8,7 +8,10 @@
 //   - scale-rss.svg: peak RSS against N, with the 400 MiB target;
 //   - scale-cpu.svg: the CLI's CPU seconds per 1,000 secrets against N;
 //   - sweep.svg: wall time and lower bound of the no-op sync against
-//     --concurrency at the sweep's largest N.
+//     --concurrency at the sweep's largest N;
+//   - accounts.svg: wall time, lower bound and CPU seconds of the no-op
+//     sync over many accounts against --parallel-scopes (make
+//     bench-accounts).
 //
 // When several files hold the same run (kind, N, concurrency), the one of
 // the latest run wins. Only the bench harness uses this program: gonum is
@@ -66,6 +69,8 @@ type key struct {
 	kind    harness.Kind
 	label   string
 	n, conc int
+	// par and accounts tell the many-accounts rows apart.
+	par, accounts, unreachable int
 }
 
 // merge returns the measured rows of every file, the latest run's row
@@ -87,7 +92,7 @@ func merge(all []harness.Results) []harness.ResultRow {
 			if r.Reduced || r.Wall <= 0 {
 				continue
 			}
-			byKey[key{r.Kind, r.Label, r.N, r.Concurrency}] = r
+			byKey[key{r.Kind, r.Label, r.N, r.Concurrency, r.Parallel, r.Accounts, r.Unreachable}] = r
 		}
 	}
 	rows := make([]harness.ResultRow, 0, len(byKey))
@@ -101,6 +106,9 @@ func merge(all []harness.Results) []harness.ResultRow {
 		}
 		if a.N != b.N {
 			return a.N < b.N
+		}
+		if a.Parallel != b.Parallel {
+			return a.Parallel < b.Parallel
 		}
 		return a.Concurrency < b.Concurrency
 	})
@@ -162,6 +170,9 @@ func draw(rows []harness.ResultRow, dir string) ([]string, error) {
 	if sw := sweep(rows); sw != nil {
 		figs = append(figs, *sw)
 	}
+	if acc := accounts(rows); acc != nil {
+		figs = append(figs, *acc)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -210,6 +221,27 @@ func sweep(rows []harness.ResultRow) *figure {
 	}
 	return &figure{file: "sweep.svg", title: fmt.Sprintf("No-op sync of %d secrets against --concurrency", n), x: "--concurrency", y: "seconds",
 		logX: true, logY: true, lines: []series{wall, bound}}
+}
+
+// accounts is the many-accounts no-op sync against --parallel-scopes (at
+// least two values): wall time, lower bound and the CLI's CPU seconds.
+func accounts(rows []harness.ResultRow) *figure {
+	wall, bound, cpu := series{name: "measured wall time"}, series{name: "lower bound (latency, STS and --parallel-scopes)"}, series{name: "CPU seconds of the CLI (user + sys)"}
+	accts, per := 0, 0
+	for _, r := range rows {
+		if r.Kind != harness.AccountsNoop || r.Parallel <= 0 {
+			continue
+		}
+		wall.pts = append(wall.pts, plotter.XY{X: float64(r.Parallel), Y: r.Wall})
+		bound.pts = append(bound.pts, plotter.XY{X: float64(r.Parallel), Y: r.Bound})
+		cpu.pts = append(cpu.pts, plotter.XY{X: float64(r.Parallel), Y: r.CPU})
+		accts, per = r.Accounts, r.N/max(1, r.Accounts)
+	}
+	if len(wall.pts) < 2 {
+		return nil
+	}
+	return &figure{file: "accounts.svg", title: fmt.Sprintf("No-op sync of %d accounts × %d secrets against --parallel-scopes", accts, per),
+		x: "--parallel-scopes", y: "seconds", logX: true, logY: true, lines: []series{wall, bound, cpu}}
 }
 
 func (f figure) plot() (*plot.Plot, error) {

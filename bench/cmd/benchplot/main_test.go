@@ -50,3 +50,18 @@ func TestDraw_WritesTheScaleAndSweepFigures(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(dir, "sweep.svg"))
 	assert.Contains(t, string(b), "No-op sync of 10000 secrets against --concurrency")
 }
+
+func TestDraw_WritesTheAccountsFigureFromTheParallelScopesRows(t *testing.T) {
+	var rows []harness.ResultRow
+	for _, p := range []int{1, 4, 8} {
+		rows = append(rows, harness.ResultRow{Kind: harness.AccountsNoop, Label: string(harness.AccountsNoop), N: 10000, Concurrency: 28,
+			Accounts: 200, Parallel: p, Wall: 12 / float64(p), Bound: 10 / float64(p), CPU: 8})
+	}
+	dir := t.TempDir()
+	written, err := draw(merge([]harness.Results{{Rows: rows}}), dir)
+	require.NoError(t, err)
+	require.Len(t, written, 1, "only the accounts figure has rows")
+	b, err := os.ReadFile(filepath.Join(dir, "accounts.svg"))
+	require.NoError(t, err)
+	assert.Contains(t, string(b), "No-op sync of 200 accounts × 50 secrets against --parallel-scopes")
+}
