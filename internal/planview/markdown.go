@@ -33,7 +33,9 @@ const minMarkdownLimit = 2048
 // after the symbol is Text's line. Every data string is inside a fenced
 // code block (longer than any backtick run in it), so key names cannot
 // inject markup, links or mentions; scope names, Regions and statuses are
-// checked words (Validate). It has the same lines as Text.
+// checked words (Validate). It has the same lines as Text. The scopes
+// Text folds (Folded) are one row of the table and one line before the
+// sections, as in Text.
 func Markdown(v View) string { return render(v, 0) }
 
 // MarkdownCapped is Markdown cut to fewer than limit bytes (so fewer than
@@ -58,8 +60,9 @@ func render(v View, limit int) string {
 		all = append(all, s.all()...)
 	}
 	type scopeSections struct{ block, ops []section }
-	scopes := make([]scopeSections, len(v.Scopes))
-	for i, s := range v.Scopes {
+	f := foldScopes(v)
+	scopes := make([]scopeSections, len(f.shown))
+	for i, s := range f.shown {
 		p := scopePart(v, s)
 		scopes[i] = scopeSections{blocking(p), phases(p.ops, p.words)}
 		for _, sec := range append(append([]section{}, scopes[i].block...), scopes[i].ops...) {
@@ -98,9 +101,13 @@ func render(v View, limit int) string {
 			b.WriteString("| scope | Region | status | create | update | restore | " + deletion + " | unchanged | conflicts |\n")
 			b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|\n")
 		}
-		rows := make([]string, 0, len(v.Scopes)+1)
-		for _, s := range v.Scopes {
+		rows := make([]string, 0, len(f.shown)+2)
+		for _, s := range f.shown {
 			rows = append(rows, countsRow("`"+s.Name+"`", code(s.Region), string(s.Status), s.Counts, adopt))
+		}
+		if len(f.folded) > 0 {
+			rows = append(rows, countsRow(plural(len(f.folded), "scope", "scopes")+" with no change", "", string(vocab.StatusConverged),
+				vocab.Counts{Unchanged: f.unchanged}, adopt))
 		}
 		if len(v.Scopes) > 1 {
 			rows = append(rows, countsRow("all", "", "", v.Counts(), adopt))
@@ -115,7 +122,10 @@ func render(v View, limit int) string {
 	if len(runBlock) > 0 {
 		w.block(runBlock, "", "", "text", false)
 	}
-	for i, s := range v.Scopes {
+	if l := f.line(func(n string) string { return "`" + n + "`" }); l != "" {
+		w.raw(l + "\n\n")
+	}
+	for i, s := range f.shown {
 		p := scopePart(v, s)
 		head := "#### " + markdownScopeTitle(s) + "\n\n**" + closing(p.counts, p.words) + "**\n\n"
 		if l := verdict(p); l != "" {

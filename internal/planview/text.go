@@ -9,7 +9,9 @@ import "strings"
 // what to do), then one line per operation grouped by apply phase
 // (restore, create, update, schedule-delete; unchanged secrets are only
 // counted), then its closing "Plan: …" line; with several scopes a last
-// line sums them. Every line ends in "\n".
+// line sums them. The scopes with nothing to show but unchanged secrets
+// (Folded) have no section: one line before the sections counts and
+// names them. Every line ends in "\n".
 func Text(v View) string {
 	var b strings.Builder
 	b.WriteString(title(v) + " " + commitLine(v) + "\n")
@@ -19,7 +21,11 @@ func Text(v View) string {
 		b.WriteString(l + "\n")
 	}
 	writeSections(&b, blocking(part{diags: v.Diagnostics}))
-	for _, s := range v.Scopes {
+	f := foldScopes(v)
+	if l := f.line(q); l != "" {
+		b.WriteString("\n" + l + "\n")
+	}
+	for _, s := range f.shown {
 		p := scopePart(v, s)
 		b.WriteString("\n" + scopeTitle(s) + "\n")
 		writeSections(&b, append(blocking(p), phases(p.ops, p.words)...))
