@@ -15,6 +15,7 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
+	"github.com/sops-aws-sync/sops-aws-sync/schemas"
 )
 
 // Defects the outputs × results table (outputs_table_test.go) found, each
@@ -84,6 +85,7 @@ func TestRegression_InterruptedParameterStoreCreateMaskedTheInterruption(t *test
 	}
 	require.Len(t, c.Scopes, 1)
 	assert.Equal(t, vocab.StatusInterrupted, c.Scopes[0].Status)
+	assert.NoError(t, schemas.Validate(b), "the changes file against its published schema")
 }
 
 // TestRegression_SecondWriterRecordOfAParameterNamedSecretsManagersCode: a
