@@ -23,8 +23,11 @@ func TestAccountsBound_KnownFigures(t *testing.T) {
 	u.Kind = AccountsUnreachable
 	b, _ = m.LowerBound(u)
 	assert.InDelta(t, 24*0.06, b.Seconds(), 1e-9, "⌈190/8⌉ = 24 waves")
-	// The roles assumed one after another first: 200·Ls + 25·obs(50).
-	assert.InDelta(t, 4+25*0.04, m.SequentialSTS(noop(8, 0)).Seconds(), 1e-9)
+	// The tool's algorithm: every role first, at most 8 at once, paced at
+	// 100/s with a burst of 12: max(25·Ls, (200 − 12)/100 s + Ls) = 1.90 s,
+	// then 25·obs(50) = 1.0 s.
+	assert.InDelta(t, 1.90+25*0.04, m.PacedSTS(noop(8, 0)).Seconds(), 1e-9)
+	assert.InDelta(t, 200*0.02+200*0.04, m.PacedSTS(noop(1, 0)).Seconds(), 1e-9, "P = 1: the latency of 200 calls in turn binds")
 }
 
 func TestAccountsExpected_OneAssumeRolePerRoleAndTheReachableObservations(t *testing.T) {

@@ -263,8 +263,8 @@ func (e *env) measureAccounts(ctx context.Context, sts string, kind harness.Kind
 			}
 		}()
 	}
-	logf("%s: %d accounts × %d, --parallel-scopes %s, %d unreachable: running (lower bound %s; sequential AssumeRoles: %s)",
-		kind, sc.Accounts.Accounts, per, label, len(unreachable), harness.FormatDuration(row.Bound), harness.FormatDuration(e.model.SequentialSTS(sc)))
+	logf("%s: %d accounts × %d, --parallel-scopes %s, %d unreachable: running (lower bound %s; the tool's paced AssumeRoles first: %s)",
+		kind, sc.Accounts.Accounts, per, label, len(unreachable), harness.FormatDuration(row.Bound), harness.FormatDuration(e.model.PacedSTS(sc)))
 	m, err := e.runMeasured(ctx, row, args, e.accountsEnv(sts))
 	if err != nil {
 		return nil, err
@@ -421,10 +421,11 @@ func renderAccounts(w func(string, ...any), e *env, rows []*harness.Row, verdict
 	if e.o.jsonOut != "" {
 		w("The figures of this run are in `%s`.\n\n", relTo(e.o.root, e.o.jsonOut))
 	}
-	w("### Runs\n\n%s\n", harness.AccountsTable(rows))
+	w("### Runs\n\n%s\n", harness.AccountsTable(rows, e.model.PacedSTS))
 	w("Lower bounds (L = %v per Secrets Manager call, Lₛ = %v per STS call, C = %d calls in flight per scope, P = --parallel-scopes, A accounts of which U unreachable, n secrets each; decryption and process start-up excluded; derived in \"Many accounts\" above): ",
 		e.o.latency, e.model.STSLatency, config.DefaultConcurrency)
-	w("⌈(A − U)/P⌉·(Lₛ + obs(n)) for a sync, obs(n) the single-scope no-op bound; (k − 10)/10 s + L for scopes generate's k Organizations reads under their 10/s quota.\n\n")
+	w("⌈(A − U)/P⌉·(Lₛ + obs(n)) for a sync, obs(n) the single-scope no-op bound; (k − 10)/10 s + L for scopes generate's k Organizations reads under their 10/s quota. The tool's floor is its own algorithm's least time: every role assumed first, at most P at once, paced at %d/s (burst %d), then the buckets: max(⌈A/P⌉·Lₛ, (A − %d)/%d s + Lₛ) + ⌈(A − U)/P⌉·obs(n).\n\n",
+		harness.STSPaceRate, harness.STSPaceBurst, harness.STSPaceBurst, harness.STSPaceRate)
 	w("### Per-run details\n\nAnswered calls (throttled attempts removed) compared with the documented algorithm, and the durations the CLI logged (`phase/msg`: ms, summed over the scopes).\n\n")
 	for _, r := range rows {
 		if r.Scenario.Kind == harness.OrgGenerate {
