@@ -70,6 +70,14 @@ export interface Inputs {
    */
   driftIssue: string | undefined;
   /**
+   * The drift check's comparison of the committed scopes with AWS
+   * Organizations (SPEC §17, src/scopes.ts): the flags of `scopes generate`
+   * as --name=value arguments (input scopes-generate), or undefined when off.
+   */
+  scopesGenerate: string[] | undefined;
+  /** The read role `scopes generate --check` assumes (--organizations-role-arn); '' for the chain's credentials. */
+  organizationsRoleArn: string;
+  /**
    * What a plan run does for a pull request from a fork (src/unplanned.ts):
    * validate --no-decrypt instead, failing when the pull request changes
    * secrets (validate, the default), or fail at once (fail).
@@ -118,6 +126,8 @@ export const INPUT_NAMES = [
   'show-resource-names',
   'pull-request-comment',
   'drift-issue',
+  'scopes-generate',
+  'organizations-role-arn',
   'fork-pull-requests',
   'require-reviewed-plan',
   'changes',
@@ -352,6 +362,48 @@ function parseDriftIssue(read: InputReader, mode: Inputs['mode'], env: NodeJS.Pr
   return label;
 }
 
+/** The flags of `scopes generate` input scopes-generate may give (each line one). */
+export const SCOPES_GENERATE_FLAGS = ['ou', 'account-tag', 'regions', 'role-name', 'plan-role-name', 'template'] as const;
+
+/**
+ * Input scopes-generate: one flag of `scopes generate` a line, `--name
+ * value` or `--name=value`, of SCOPES_GENERATE_FLAGS (--role-name
+ * required); as --name=value arguments. Only with drift-issue and
+ * config-file (the committed scopes file compared).
+ */
+function parseScopesGenerate(read: InputReader, driftIssue: string | undefined, configFile: string): string[] | undefined {
+  const lines = read('scopes-generate')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
+  if (lines.length === 0) return undefined;
+  if (driftIssue === undefined) throw configFailure('Input scopes-generate needs drift-issue: the comparison is reported in the drift issue.');
+  if (configFile === '') throw configFailure('Input scopes-generate needs config-file: the committed scopes file it compares.');
+  const args: string[] = [];
+  for (const line of lines) {
+    const m = /^--([a-z-]+)(?:=|\s+)(\S.*)$/.exec(line);
+    const name = m?.[1] ?? '';
+    const value = (m?.[2] ?? '').trim();
+    if (!(SCOPES_GENERATE_FLAGS as readonly string[]).includes(name) || value === '' || /\p{Cc}/u.test(value)) {
+      throw configFailure(`Input scopes-generate takes one flag a line, --name value, of --${SCOPES_GENERATE_FLAGS.join(', --')}.`);
+    }
+    args.push(`--${name}=${value}`);
+  }
+  if (!args.some((a) => a.startsWith('--role-name='))) throw configFailure('Input scopes-generate needs a --role-name line.');
+  return args;
+}
+
+/** Input organizations-role-arn: an IAM role ARN or ''; only with scopes-generate. */
+function parseOrganizationsRole(read: InputReader, scopesGenerate: string[] | undefined): string {
+  const raw = read('organizations-role-arn').trim();
+  if (raw === '') return '';
+  if (scopesGenerate === undefined) throw configFailure('Input organizations-role-arn needs scopes-generate.');
+  if (!/^arn:aws[a-z-]*:iam::\d{12}:role\/[A-Za-z0-9+=,.@_/-]+$/.test(raw)) {
+    throw configFailure('Input organizations-role-arn must be an IAM role ARN, arn:<partition>:iam::<account>:role/<name>.');
+  }
+  return raw;
+}
+
 /**
  * Validates every input (SPEC §8) and applies the workflow defaults for
  * revision (GITHUB_SHA) and repository-id (GITHUB_REPOSITORY). Rules the CLI
@@ -425,6 +477,8 @@ export function parseInputs(read: InputReader, env: NodeJS.ProcessEnv): Inputs {
     throw configFailure('Input github-token is required to look up and verify the CLI release.');
   }
 
+  const driftIssue = parseDriftIssue(read, mode, env);
+  const scopesGenerate = parseScopesGenerate(read, driftIssue, configFile);
   return {
     mode,
     failOnDrift: parseBoolean(read, 'fail-on-drift'),
@@ -450,7 +504,9 @@ export function parseInputs(read: InputReader, env: NodeJS.ProcessEnv): Inputs {
     keyServices: singleLine(read, 'key-services'),
     showResourceNames: parseBoolean(read, 'show-resource-names'),
     pullRequestComment: parseBoolean(read, 'pull-request-comment'),
-    driftIssue: parseDriftIssue(read, mode, env),
+    driftIssue,
+    scopesGenerate,
+    organizationsRoleArn: parseOrganizationsRole(read, scopesGenerate),
     forkPullRequests,
     requireReviewedPlan,
     changes: parseChangesInput(read, mode),

@@ -30,6 +30,7 @@ import {
   type IssueOutcome,
 } from './issue.js';
 import { readChanges } from './changes.js';
+import { runScopesCheck, scopesCheckArgs, type ScopesCheck } from './scopes.js';
 import { ActionFailure, Message, skewFailure, type FixedMessage } from './messages.js';
 import {
   capMarkdown,
@@ -73,7 +74,7 @@ export const OUTPUT_NAMES = [
 ] as const;
 
 /** The report and plan file paths in a fresh private (0700) directory under RUNNER_TEMP. */
-async function privatePaths(env: NodeJS.ProcessEnv): Promise<{ report: string; plan: string; roots: string; changes: string }> {
+async function privatePaths(env: NodeJS.ProcessEnv): Promise<{ report: string; plan: string; roots: string; changes: string; scopesDiff: string }> {
   const dir = await mkdtemp(join(env.RUNNER_TEMP || tmpdir(), 'sops-aws-sync-'));
   await chmod(dir, 0o700);
   return {
@@ -81,6 +82,7 @@ async function privatePaths(env: NodeJS.ProcessEnv): Promise<{ report: string; p
     plan: join(dir, 'plan.json'),
     roots: join(dir, 'source-roots.json'),
     changes: join(dir, 'changes.json'),
+    scopesDiff: join(dir, 'scopes-diff.md'),
   };
 }
 
@@ -292,7 +294,14 @@ function issueLine(done: IssueOutcome): string {
 /**
  * The scheduled drift check (input drift-issue): exit 2 opens, reopens or
  * edits the scope's issue with the rendered plan, exit 0 (converged) closes
- * it with the verified commit, any other result leaves it alone. Returns the
+ * it with the verified commit, any other result leaves it alone. Exit 5
+ * with status unreachable (scopes skipped under --max-unreachable-scopes,
+ * SPEC §17) opens or edits it too: the rendering names the skipped
+ * scopes, and the step keeps exit 5's failure. With scopes-generate, a
+ * committed scopes file that differs from AWS Organizations (scopes) adds
+ * the comparison's section under the plan and is drift even when the plan
+ * converged; a comparison that failed is a warning and never closes the
+ * issue. Returns the
  * step's failure message: drift that could not be written to the issue (no
  * rendering, an API failure) fails the step with the drift message, so it
  * is never silent; drift written to the issue fails the step only with
@@ -307,18 +316,39 @@ async function maintainDriftIssue(
   markdown: string | undefined,
   failure: FixedMessage | undefined,
   env: NodeJS.ProcessEnv,
+  scopes?: ScopesCheck,
 ): Promise<FixedMessage | undefined> {
-  const drift = exitCode === 2;
+  const planDrift = exitCode === 2;
+  // A plan that skipped unreachable scopes (--max-unreachable-scopes, SPEC
+  // §17): the reachable scopes were planned, and the issue lists the
+  // skipped ones (the rendering names them unreachable); the step still
+  // fails with exit 5's message.
+  const unreachable = exitCode === 5 && report.status === 'unreachable';
   const converged = exitCode === 0 && report.status === 'converged';
-  if (!drift && !converged) {
+  if (!planDrift && !unreachable && !converged) {
     core.info(`sops-aws-sync ${inputs.mode} ended with status ${report.status}: the drift issue is left as it was.`);
     return failure;
   }
-  if (drift && markdown === undefined) {
+  if (scopes?.kind === 'failed') {
+    core.warning(Message.scopesCheckWarning);
+    core.info(`${scopes.reason}.`);
+  }
+  const scopesDrift = scopes?.kind === 'differs';
+  if ((planDrift || unreachable) && markdown === undefined) {
     core.warning(Message.driftIssueWarning);
+    if (unreachable) {
+      core.info('No rendered plan: the drift issue is left as it was.');
+      return failure;
+    }
     core.info('No rendered plan: the drift issue is left as it was, and the drift fails the step.');
     return Message.drift;
   }
+  if (converged && !scopesDrift && scopes?.kind === 'failed') {
+    core.info('The scopes could not be compared with AWS Organizations: the drift issue is left as it was.');
+    return undefined;
+  }
+  const drift = planDrift || unreachable || scopesDrift;
+  const sections = [markdown, scopes?.kind === 'differs' ? scopes.markdown : undefined].filter((m): m is string => m !== undefined);
   const repo = env.GITHUB_REPOSITORY ?? '';
   const id = scopeIdentity(inputs, env);
   const marker = driftMarker(id);
@@ -326,8 +356,8 @@ async function maintainDriftIssue(
   try {
     const api = new GitHubIssues(apiBase(env), inputs.githubToken);
     const done =
-      markdown !== undefined && drift
-        ? await reportDrift(api, repo, label, marker, driftTitle(id, targetRow(inputs.target).service), driftBody(marker, markdown), legacy)
+      drift
+        ? await reportDrift(api, repo, label, marker, driftTitle(id, targetRow(inputs.target).service), driftBody(marker, sections.join('\n\n')), legacy)
         : await reportConvergence(
             api,
             repo,
@@ -337,16 +367,39 @@ async function maintainDriftIssue(
             legacy,
           );
     core.info(issueLine(done));
-    return drift && inputs.failOnDrift ? Message.drift : undefined;
+    if (unreachable) return failure;
+    return (planDrift || scopesDrift) && inputs.failOnDrift ? Message.drift : undefined;
   } catch (e) {
     core.warning(Message.driftIssueWarning);
     if (e instanceof IssueError) core.info(`${e.message}.`);
     else if (e instanceof ActionFailure && e.reason !== undefined) core.info(e.reason);
     else core.info('The drift issue request failed unexpectedly.');
+    if (unreachable) return failure;
     if (!drift) return undefined;
     core.info('The drift could not be written to the drift issue, so it fails the step.');
     return Message.drift;
   }
+}
+
+/**
+ * Input scopes-generate: compares the committed scopes file with AWS
+ * Organizations (src/scopes.ts) for the drift issue; the CLI's lines go to
+ * the log.
+ */
+async function compareScopes(
+  inputs: Inputs,
+  binary: string,
+  markdownFile: string,
+  workspace: string,
+  childEnv: Record<string, string>,
+): Promise<ScopesCheck> {
+  core.info(`Comparing ${inputs.configFile} with AWS Organizations (scopes generate --check).`);
+  const done = await runScopesCheck(binary, scopesCheckArgs(inputs, markdownFile), markdownFile, workspace, childEnv, (line) => {
+    core.info(line);
+  });
+  if (done.kind === 'same') core.info(`${inputs.configFile} is what the organization gives now.`);
+  if (done.kind === 'differs') core.info(`${inputs.configFile} differs from the organization: the drift issue says how.`);
+  return done;
 }
 
 /** A cancellation that arrived before the CLI started: it is never run. */
@@ -426,7 +479,10 @@ async function execute(
       core.info('No plan was computed: the drift issue is left as it was.');
     } else if (inputs.driftIssue !== undefined) {
       if (cancelled) core.info('The run was interrupted: the drift issue is left as it was.');
-      else result = await maintainDriftIssue(inputs, inputs.driftIssue, exitCode, accepted, markdown, failure, env);
+      else {
+        const scopes = inputs.scopesGenerate === undefined ? undefined : await compareScopes(inputs, binary, paths.scopesDiff, workspace, childEnv);
+        result = await maintainDriftIssue(inputs, inputs.driftIssue, exitCode, accepted, markdown, failure, env, scopes);
+      }
     }
     await publish(inputs, accepted, reportPath, result, markdown, notes);
     if (inputs.pullRequestComment) {

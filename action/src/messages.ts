@@ -21,6 +21,7 @@ export const Message = {
   planRenderWarning: 'sops-aws-sync could not render its plan file; the summary has no plan section',
   commentWarning: 'sops-aws-sync could not post the plan comment on the pull request',
   driftIssueWarning: 'sops-aws-sync could not update the drift issue',
+  scopesCheckWarning: 'sops-aws-sync could not compare the scopes with AWS Organizations',
   noReviewedPlan: 'sops-aws-sync found no reviewed plan to apply',
   planUploadWarning: 'sops-aws-sync could not upload the plan file as an artifact',
   reviewLookupWarning: 'sops-aws-sync could not look up the reviewed plan',

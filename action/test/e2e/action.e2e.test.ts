@@ -1100,6 +1100,101 @@ describe('Action with a stand-in CLI release: drift issue', () => {
     expect(driftIssues('apps/prod', 'eu-west-1').map((i) => i.number)).toEqual([old]);
   });
 
+  /** The drift issues the Action's identity opened with the label, whatever their marker. */
+  const labelledIssues = () =>
+    (server.issues.get(REPO) ?? []).filter((i) => i.pullRequest !== true && i.user.login === (server.userLogin ?? ACTIONS_BOT.login) && i.labels.includes(LABEL));
+
+  it('scopes-generate: an organization that changed opens the issue under a converged plan with the accounts added, suspended and moved; the same organization then closes it', async () => {
+    const section = join(work, `scopes-${randomUUID()}.md`);
+    await writeFile(
+      section,
+      '### Scopes and AWS Organizations\n\n| Account | Change | Status | OU | Scopes |\n|---|---|---|---|---|\n' +
+        '| delta | added: ACTIVE and selected, no scope yet | ACTIVE | OU prod | to add `delta-eu-west-1` |\n' +
+        '| bravo | suspended or closed: SUSPENDED, not ACTIVE | SUSPENDED | OU prod | to remove `bravo-eu-west-1` |\n' +
+        '| charlie | moved: no longer under any \\-\\-ou | ACTIVE | the root | to remove `charlie-eu-west-1` |\n',
+    );
+    const argsFile = join(work, `scopes-args-${randomUUID()}`);
+    const gen = {
+      'config-file': 'sops-aws-sync.yaml',
+      'scopes-generate': '--ou prod\n--regions=eu-west-1\n  --role-name sops-aws-sync\n',
+      'organizations-role-arn': 'arn:aws:iam::111111111111:role/organizations-read',
+    };
+    const differs = { STANDIN_SCOPES_EXIT: '2', STANDIN_SCOPES_MARKDOWN: section, STANDIN_SCOPES_ARGS: argsFile, STANDIN_SCOPES_LINE: 'scopes generate --check: account "delta" (in OU prod) added' };
+    const r = await runner.runAction({ inputs: inputs(gen), env: { ...(await convergedRun()), ...differs } });
+    expect(r.code, r.stdout).toBe(0);
+    expect(r.stdout).toContain('scopes generate --check: account "delta" (in OU prod) added');
+    expect((await readFile(argsFile, 'utf8')).trim().split('\n')).toEqual([
+      'scopes',
+      'generate',
+      '--from-organizations',
+      '--check',
+      '--ou=prod',
+      '--regions=eu-west-1',
+      '--role-name=sops-aws-sync',
+      '--organizations-role-arn=arn:aws:iam::111111111111:role/organizations-read',
+      '--output=sops-aws-sync.yaml',
+      expect.stringMatching(/^--diff-markdown=.*scopes-diff\.md$/),
+    ]);
+    const open = labelledIssues();
+    expect(open).toHaveLength(1);
+    const body = open[0]?.body ?? '';
+    expect(body).toContain(markdown(0, 'converged', COMMIT_C));
+    for (const account of ['| delta | added', '| bravo | suspended or closed: SUSPENDED', '| charlie | moved']) expect(body).toContain(account);
+    expect(lineOf(r, 'Opened drift issue')).toHaveLength(1);
+    noCanary(body);
+
+    // fail-on-drift: the organization's drift fails the step as drift.
+    const failing = await runner.runAction({ inputs: inputs({ ...gen, 'fail-on-drift': 'true' }), env: { ...(await convergedRun()), ...differs } });
+    expectFailure(failing, MSG.drift);
+
+    // The comparison fails: a warning, the issue left open.
+    const broken = await runner.runAction({ inputs: inputs(gen), env: { ...(await convergedRun()), STANDIN_SCOPES_EXIT: '5' } });
+    expect(broken.code, broken.stdout).toBe(0);
+    expect(warnings(broken).some((l) => l.includes('sops-aws-sync could not compare the scopes with AWS Organizations'))).toBe(true);
+    expect(broken.stdout).toContain('sops-aws-sync scopes generate --check exited 5.');
+    expect(labelledIssues().filter((i) => i.state === 'open')).toHaveLength(1);
+
+    // The organization matches the file again: the converged plan closes it.
+    const same = await runner.runAction({ inputs: inputs(gen), env: { ...(await convergedRun()), STANDIN_SCOPES_EXIT: '0' } });
+    expect(same.code, same.stdout).toBe(0);
+    expect(labelledIssues().filter((i) => i.state === 'open')).toHaveLength(0);
+    expect(lineOf(same, 'Closed drift issue')).toHaveLength(1);
+  });
+
+  it('scopes-generate is refused without drift-issue, without config-file, without --role-name or with another flag', async () => {
+    for (const [over, why] of [
+      [{ 'drift-issue': 'false', 'config-file': 'c.yaml', 'scopes-generate': '--role-name r' }, 'Input scopes-generate needs drift-issue'],
+      [{ 'scopes-generate': '--role-name r' }, 'Input scopes-generate needs config-file'],
+      [{ 'config-file': 'c.yaml', 'scopes-generate': '--ou prod' }, 'Input scopes-generate needs a --role-name line'],
+      [{ 'config-file': 'c.yaml', 'scopes-generate': '--role-name r\n--output x' }, 'Input scopes-generate takes one flag a line'],
+      [{ 'config-file': 'c.yaml', 'organizations-role-arn': 'arn:aws:iam::111111111111:role/r' }, 'Input organizations-role-arn needs scopes-generate'],
+    ] as const) {
+      const r = await runner.runAction({ inputs: inputs(over), env: scheduled });
+      expectFailure(r, MSG.invalid);
+      expect(r.stdout).toContain(why);
+    }
+  });
+
+  it('exit 5 with scopes skipped as unreachable opens the issue with the rendering that names them, and the step fails with exit 5 message', async () => {
+    const md = `${markdown(1, 'unreachable')}\n| \`bravo\` | us-east-1 | unreachable |\ncredentials:scope-unreachable\n`;
+    const env = {
+      ...(await driftRun(md)),
+      STANDIN_EXIT: '5',
+      STANDIN_REPORT: reportJson({ tool_version: STANDIN, status: 'unreachable', git_revision: COMMIT_A }, { update: 1 }),
+    };
+    const r = await runner.runAction({ inputs: inputs(), env });
+    expectFailure(r, MSG.apply);
+    const issues = driftIssues();
+    expect(issues).toHaveLength(1);
+    expect(issues[0]?.body).toBe(bodyOf(md));
+    expect(issues[0]?.body).toContain('unreachable');
+    expect(lineOf(r, 'Opened drift issue')).toHaveLength(1);
+    // A converged plan later closes it.
+    const converged = await runner.runAction({ inputs: inputs(), env: await convergedRun() });
+    expect(converged.code, converged.stdout).toBe(0);
+    expect(lineOf(converged, 'Closed drift issue')).toHaveLength(1);
+  });
+
   it('refuses drift-issue on a pull_request event before installing anything', async () => {
     const from = server.requests.length;
     const r = await runner.runAction({ inputs: inputs(), env: { ...(await driftRun(markdown(1, 'pr'))), GITHUB_EVENT_NAME: 'pull_request' } });

@@ -662,6 +662,20 @@ if [ "\${1:-}" = "show" ]; then
   cat "$STANDIN_SHOW_MARKDOWN"
   exit 0
 fi
+# scopes generate --check: write the canned section in
+# STANDIN_SCOPES_MARKDOWN (a file) to --diff-markdown, print
+# STANDIN_SCOPES_LINE and exit STANDIN_SCOPES_EXIT (default 0); its
+# arguments go to STANDIN_SCOPES_ARGS.
+if [ "\${1:-}" = "scopes" ]; then
+  printf '%s\\n' "$@" > "\${STANDIN_SCOPES_ARGS:-/dev/null}"
+  for a in "$@"; do
+    case "$a" in
+      --diff-markdown=*) if [ -n "\${STANDIN_SCOPES_MARKDOWN:-}" ]; then cp "$STANDIN_SCOPES_MARKDOWN" "\${a#--diff-markdown=}"; fi ;;
+    esac
+  done
+  if [ -n "\${STANDIN_SCOPES_LINE:-}" ]; then echo "$STANDIN_SCOPES_LINE"; fi
+  exit "\${STANDIN_SCOPES_EXIT:-0}"
+fi
 report=
 plan=
 roots=
