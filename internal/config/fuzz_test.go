@@ -73,3 +73,30 @@ func FuzzParseSize(f *testing.F) {
 		require.False(t, err == nil && n < 0, "negative size %d", n)
 	})
 }
+
+// FuzzPolicyLabels: --policy-labels gives labels that are trimmed, not
+// empty, at most 255 bytes, without a comma or a control character, at
+// most 100; or an error and no label.
+func FuzzPolicyLabels(f *testing.F) {
+	f.Add("a, b,,c")
+	f.Add("allow-prod-deletion")
+	f.Add("x\ny")
+	f.Add(strings.Repeat("a,", 101))
+	f.Fuzz(func(t *testing.T, raw string) {
+		labels, err := policyLabels(raw)
+		if err != nil {
+			require.Nil(t, labels)
+			return
+		}
+		require.LessOrEqual(t, len(labels), 100)
+		for _, l := range labels {
+			require.NotEmpty(t, l)
+			require.Equal(t, strings.TrimSpace(l), l)
+			require.LessOrEqual(t, len(l), 255)
+			require.NotContains(t, l, ",")
+			for _, r := range l {
+				require.False(t, r < 0x20 || r == 0x7f, "control character in %q", l)
+			}
+		}
+	})
+}

@@ -284,6 +284,12 @@ type Run struct {
 	// account cannot be reached a run may skip (SPEC §17); 0 = none, the
 	// run is all or nothing.
 	MaxUnreachable int
+	// Policy is plan's --policy: a directory (or file) of Rego policies
+	// the plan is checked with ("" = none; docs/policy-checks.md).
+	Policy string
+	// PolicyLabels are plan's --policy-labels: the labels of the change
+	// under review, given to the policies (nil = none).
+	PolicyLabels []string
 	// ParallelScopes is --parallel-scopes resolved: how many (account,
 	// Region) buckets of a run are worked on at once (SPEC §17), ≥ 1
 	// (0 given = DefaultParallelScopes()).

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
@@ -234,6 +235,8 @@ const (
 	ParameterTier       = "parameter-tier"
 	MaxUnreachable      = "max-unreachable-scopes"
 	ParallelScopes      = "parallel-scopes"
+	Policy              = "policy"
+	PolicyLabels        = "policy-labels"
 )
 
 // DefaultParallelScopes is --parallel-scopes 0 resolved: 4 buckets per
@@ -403,6 +406,14 @@ var Settings = []Setting{
 			o.Run.ParallelScopes = n
 			return nil
 		}},
+	{Name: Policy, PlanOnly: true, Usage: "check the plan with the Rego policies of this directory or file (OPA, in-process, offline): a denial fails the plan with exit 3, gate:policy-denied, its messages in the plan file (docs/policy-checks.md)",
+		bind: into[string](nil, func(o *Options) *string { return &o.Run.Policy })},
+	{Name: PolicyLabels, PlanOnly: true, Kind: KindCommaList, Items: "labels", Usage: "labels of the change under review, comma-separated, given to the policies as data.sops_aws_sync.labels (the Action and the GitLab component pass the pull or merge request's)",
+		bind: func(o *Options, v any) error {
+			labels, err := policyLabels(v.(string))
+			o.Run.PolicyLabels = labels
+			return err
+		}},
 	{Name: DetailedExitCode, Kind: KindBool, Default: "false", FlagOnly: true, PlanOnly: true, Usage: "exit 2 when any operation is planned",
 		bind: into[bool](nil, func(o *Options) *bool { return &o.Run.DetailedExitCode })},
 	{Name: Concurrency, Kind: KindInt, Default: strconv.Itoa(DefaultConcurrency), Usage: "parallel AWS calls inside one phase (1 = sequential)",
@@ -512,4 +523,25 @@ func thousands(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// policyLabels parses --policy-labels: comma-separated labels, each
+// trimmed, empty ones dropped, at most 100 of at most 255 bytes, none
+// holding a control character.
+func policyLabels(raw string) ([]string, error) {
+	var out []string
+	for _, l := range strings.Split(raw, ",") {
+		l = strings.TrimSpace(l)
+		if l == "" {
+			continue
+		}
+		if len(l) > 255 || strings.IndexFunc(l, unicode.IsControl) >= 0 {
+			return nil, errors.New("each label must be at most 255 bytes without control characters")
+		}
+		out = append(out, l)
+	}
+	if len(out) > 100 {
+		return nil, errors.New("at most 100 labels")
+	}
+	return out, nil
 }

@@ -238,6 +238,14 @@ const (
 	// GateMaxDeletions: the plan would make more deletions than
 	// --max-deletions allows.
 	GateMaxDeletions = "gate:max-deletions"
+	// GatePolicyDenied: plan --policy: a deny or violation rule of the
+	// operator's policies denied the plan (docs/policy-checks.md); one
+	// diagnostic per message, its summary the policy's message.
+	GatePolicyDenied = "gate:policy-denied"
+	// GatePolicyUnusable: plan --policy names policies that cannot be
+	// read, do not compile (a builtin that is not deterministic or
+	// reaches the network included) or failed while evaluating.
+	GatePolicyUnusable = "gate:policy-unusable"
 	// GateEmptyScope: the desired set is empty, owned secrets exist, and
 	// --allow-empty was not given (SPEC §5).
 	GateEmptyScope = "gate:empty-scope"
@@ -571,6 +579,10 @@ var entries = []Entry{
 
 	{GateMaxDeletions, FamilyGate, "the plan would make more deletions than --max-deletions allows; nothing was changed",
 		"check why the documents are gone (a moved directory, a wrong --source-root, a revert); to authorize them, re-run once with --max-deletions COUNT (with a config file that lists scopes, --scope NAME --max-deletions COUNT; replica removals count as deletions)"},
+	{GatePolicyDenied, FamilyGate, "a policy denied the plan (plan --policy); the plan file and the report were written, nothing was changed",
+		"read the policy's message: change the commit so that the plan passes, or, if the policy allows it, give the change what it asks for (a label of the pull or merge request) and re-run the plan (docs/policy-checks.md)"},
+	{GatePolicyUnusable, FamilyGate, "the policies of plan --policy cannot be used: the path holds no .rego file, a policy does not compile (the builtins that reach the network, the clock, randomness or the environment are not available), or a policy failed while evaluating",
+		"fix the policy named in the message (run 'opa check' or 'conftest verify' on the directory), then re-run the plan (docs/policy-checks.md)"},
 	{GateValueTooLarge, FamilyGate, "with the keys owned by AWS (aws-owned: generated at their configured length, or the live values merged), the value this secret would store is larger than the target stores; nothing was changed",
 		"shorten the document (split it into several documents, each its own secret) or lower generate in its aws-owned entry, so that the document and the keys AWS owns fit the limit (65,536 bytes for Secrets Manager; the tier's for Parameter Store), then re-run; a new secret is not created until then"},
 	{GateEmptyScope, FamilyGate, "the commit has no documents, so the plan would delete every resource the scope owns; nothing was changed",

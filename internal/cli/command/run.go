@@ -13,6 +13,7 @@ import (
 	"github.com/sops-aws-sync/sops-aws-sync/internal/engine"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/logging"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/planview"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/policy"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/run"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/vocab"
 )
@@ -33,8 +34,9 @@ func invalidConfig(f *factory.Factory, start time.Time, resolved config.Options,
 }
 
 // reconcile runs one plan or sync with resolved options: resolve the
-// outputs (each proves itself writable), execute the run (run.Execute over
-// the factory's Sources), conclude, write the ending. It returns nil for
+// outputs (each proves itself writable), compile plan --policy's policies,
+// execute the run (run.Execute over the factory's Sources), conclude,
+// check the plan with the policies (checkPolicy), write the ending. It returns nil for
 // exit 0 and otherwise a *exitcode.RunError.
 func reconcile(parent context.Context, f *factory.Factory, opts *Options, start time.Time) error {
 	ctx, cancel := context.WithTimeoutCause(parent, opts.Config.Run.Timeout, errRunTimeout)
@@ -46,6 +48,12 @@ func reconcile(parent context.Context, f *factory.Factory, opts *Options, start 
 		req.Reviewed, ds = readReviewed(req.Log, opts.ReviewedPlan)
 		got = run.Stopped(ds)
 	}
+	var pol *policy.Set
+	if len(got.Run.Diagnostics) == 0 && opts.Config.Run.Policy != "" {
+		var ds diag.Diagnostics
+		pol, ds = loadPolicy(ctx, req.Log, opts.Config)
+		got = run.Stopped(ds)
+	}
 	if len(got.Run.Diagnostics) == 0 {
 		got = run.Execute(ctx, f.Sources, req)
 	}
@@ -53,7 +61,7 @@ func reconcile(parent context.Context, f *factory.Factory, opts *Options, start 
 	if ctx.Err() != nil {
 		h.cause = context.Cause(ctx)
 	}
-	return outs.write(conclude(got, h))
+	return outs.write(checkPolicy(ctx, req.Log, pol, outs, conclude(got, h)))
 }
 
 // resolve builds the run's logger, logs "run started", and returns the
