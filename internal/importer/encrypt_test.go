@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -164,5 +165,16 @@ func TestEncrypt_InterruptedStartsNoMoreAndEndsInterrupted(t *testing.T) {
 	}
 	if n := len(g.started); n != 0 {
 		t.Errorf("%d encryptions started after the interruption", n)
+	}
+}
+
+// TestWorkers: Request.Workers when set, else one per CPU the Go runtime
+// uses (never none: a channel of no slot would block every encryption).
+func TestWorkers(t *testing.T) {
+	if got, want := (Request{}).workers(), max(1, runtime.GOMAXPROCS(0)); got != want {
+		t.Errorf("workers() = %d with Workers unset, want GOMAXPROCS %d", got, want)
+	}
+	if got := (Request{Workers: 5}).workers(); got != 5 {
+		t.Errorf("workers() = %d with Workers 5", got)
 	}
 }

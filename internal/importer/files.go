@@ -12,6 +12,10 @@ import (
 // suffix, so a leftover is never selected: model.DocumentSuffix).
 const tempSuffix = ".sops-aws-sync-import"
 
+// link is os.Link (a variable so that a test can stand for a file system
+// without hard links).
+var link = os.Link
+
 // ErrExists is the error of writing a document whose path is taken.
 var ErrExists = errors.New("a file already exists at the document's path")
 
@@ -45,7 +49,7 @@ func writeDocument(p string, doc []byte) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	switch err := os.Link(tmp, p); {
+	switch err := link(tmp, p); {
 	case err == nil:
 	case errors.Is(err, fs.ErrExist):
 		return ErrExists

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
@@ -30,6 +31,10 @@ func TestDocumentStem(t *testing.T) {
 		{"app", ".", "app/.GIT/x", "", ErrReservedPath},
 		{"app", "secrets", "app/a b", "", ErrNameRule},
 		{"app", "secrets", "app/" + strings.Repeat("x", 250), "", ErrSegment},
+		// The longest file name a segment makes is itself + ".sops.json":
+		// 245 + 10 = 255 bytes fit, 256 do not.
+		{"app", "secrets", "app/" + strings.Repeat("x", 245), "secrets/" + strings.Repeat("x", 245), nil},
+		{"app", "secrets", "app/" + strings.Repeat("x", 246), "", ErrSegment},
 	} {
 		got, err := DocumentStem(c.prefix, c.root, c.name)
 		if got != c.want || !errors.Is(err, c.err) {
@@ -252,6 +257,30 @@ func TestWriteDocumentNeverReplacesAndLeavesNoTemporary(t *testing.T) {
 	}
 	if n := removeLeftovers(dir); n != 1 {
 		t.Fatalf("removed %d leftovers", n)
+	}
+}
+
+// TestWriteDocumentWithoutHardLinks: where link(2) fails for another
+// reason than a taken name (a file system without hard links), the
+// document is renamed into place when its path is free, and a taken path
+// is refused (ErrExists) with the file there untouched; no temporary file
+// is left either way.
+func TestWriteDocumentWithoutHardLinks(t *testing.T) {
+	link = func(string, string) error { return &os.LinkError{Op: "link", Err: syscall.EPERM} }
+	t.Cleanup(func() { link = os.Link })
+	dir := t.TempDir()
+	p := filepath.Join(dir, "d.sops.txt")
+	if err := writeDocument(p, []byte("one")); err != nil {
+		t.Fatalf("free path: %v", err)
+	}
+	if err := writeDocument(p, []byte("two")); !errors.Is(err, ErrExists) {
+		t.Fatalf("taken path: %v, want ErrExists", err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "one" {
+		t.Fatalf("the document holds %q, want %q", b, "one")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Fatalf("leftovers: %v", ents)
 	}
 }
 
