@@ -327,7 +327,7 @@ report_disagrees() {
 	st=$(jq -r '.status // empty' "$out/report.json" 2>/dev/null)
 	ver=$(jq -r '.verification // empty' "$out/report.json" 2>/dev/null)
 	case $cmd/$rc/$st in
-	*/0/converged | plan/2/drift | */3/invalid | */4/conflict | */5/apply-failed | */5/observation-failed) ;;
+	*/0/converged | plan/2/drift | */3/invalid | */4/conflict | */5/apply-failed | */5/observation-failed | */5/unreachable) ;;
 	sync/6/verification-failed | sync/6/verification-inconclusive | */130/interrupted) ;;
 	*)
 		printf 'exit %s does not allow status %s\n' "$rc" "${st:-(none)}"
@@ -451,8 +451,10 @@ issue_fail() {
 
 # drift_issue: keeps one open issue of this scope's marker, written by the
 # token's own user and labelled sops-aws-sync-drift: on drift (exit 2) it
-# is created, or edited when the plan changed; when AWS matches (exit 0)
-# it is closed; any other exit leaves it as it is (the job fails instead).
+# is created, or edited when the plan changed (so too on exit 5 when the
+# plan skipped unreachable scopes, which its rendering names); when AWS
+# matches (exit 0) it is closed; any other exit leaves it as it is (the
+# job fails instead).
 drift_issue() {
 	for tool in curl jq sha256sum; do
 		command -v "$tool" >/dev/null 2>&1 || issue_fail "the job's image has no $tool" || return 1
@@ -510,8 +512,16 @@ drift_issue() {
 	fi
 }
 
-if [ "$mode" = drift ] && [ "${GL_SOPS_AWS_SYNC_DRIFT_ISSUE:-true}" = true ] && { [ "$rc" -eq 0 ] || [ "$rc" -eq 2 ]; }; then
-	if [ "$rc" -eq 2 ] && [ ! -f "$out/plan.md" ]; then
+# A plan that skipped unreachable scopes (exit 5, status unreachable:
+# --max-unreachable-scopes, SPEC §17) planned the scopes it reached; its
+# issue is kept as for drift, the rendering naming the skipped scopes.
+unreachable=false
+if [ "$rc" -eq 5 ] && [ -z "$skew" ] && command -v jq >/dev/null 2>&1 &&
+	[ "$(jq -r '.status // empty' "$out/report.json" 2>/dev/null)" = unreachable ]; then
+	unreachable=true
+fi
+if [ "$mode" = drift ] && [ "${GL_SOPS_AWS_SYNC_DRIFT_ISSUE:-true}" = true ] && { [ "$rc" -eq 0 ] || [ "$rc" -eq 2 ] || [ "$unreachable" = true ]; }; then
+	if [ "$rc" -ne 0 ] && [ ! -f "$out/plan.md" ]; then
 		say "no rendered plan: the drift issue is left as it is"
 	elif [ -z "$note_token" ]; then
 		say "no drift issue: GL_SOPS_AWS_SYNC_NOTE_TOKEN is not set (docs/gitlab-ci.md)"

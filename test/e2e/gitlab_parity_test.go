@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sops-aws-sync/sops-aws-sync/internal/changes"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/emulator"
 )
 
 // The GitLab component at parity with the GitHub Action (issue 44 §2):
@@ -239,4 +240,44 @@ func TestGitLab_SyncAppliesThePlanReviewedOnTheMergeRequest(t *testing.T) {
 	r = h.run(glPipeline{Job: "sync", Event: "push", Branch: "main", SHA: direct, Sub: glSubMain, Shell: "sh", PipelineID: "854", JobID: "9354"})
 	require.Equal(t, 0, r.Code, "stdout:\n%s", r.Stdout)
 	assert.Contains(t, r.Stdout, "no reviewed plan (no merged merge request has this commit (a direct push?)): the sync applies the plan of this commit as it is")
+}
+
+// TestGitLab_Regression_DriftJobWithAnUnreachableScopeKeepsTheIssue: a
+// scheduled drift job whose config file lets one unreachable scope be
+// skipped (max-unreachable-scopes: 1; STS refuses the role of scope
+// "far") ended exit 1 with "the CLI's exit status and its redacted report
+// disagree" (exit 5 with status unreachable was not in the script's
+// table) and left the drift issue alone. Now the job ends exit 5 and the
+// issue holds the plan whose rendering names the unreachable scope.
+func TestGitLab_Regression_DriftJobWithAnUnreachableScopeKeepsTheIssue(t *testing.T) {
+	h := newGitLabHarness(t)
+	h.f.standardDocs()
+	const far = "222222222222"
+	cfg := "repository-id: " + h.f.RepoID + "\nmax-unreachable-scopes: 1\noperation-timeout: 2s\nscopes:\n" +
+		"  - name: near\n    source-root: secrets\n    secret-prefix: " + h.f.Prefix + "\n    aws-region: " + glRegion + "\n" +
+		"  - name: far\n    source-root: secrets\n    secret-prefix: " + h.f.Prefix + "\n    aws-region: " + glRegion + "\n" +
+		"    role-arn: arn:aws:iam::" + far + ":role/sops-aws-sync\n"
+	require.NoError(t, os.WriteFile(filepath.Join(h.f.Repo, "scopes.yaml"), []byte(cfg), 0o600))
+	h.f.commit("two scopes, one in another account")
+	sha := h.f.git("rev-parse", "HEAD")
+	h.e.setFaults(emulator.Faults{STSRefuseAccounts: []string{far}})
+	delete(h.defaultsIn, "secret-prefix")
+	delete(h.defaultsIn, "repository-id")
+
+	r := h.run(glPipeline{Job: "drift", Event: "schedule", Branch: "main", SHA: sha, Sub: glSubMain, Shell: "sh", PipelineID: "861", JobID: "9361",
+		Inputs: map[string]string{"config-file": "scopes.yaml"}})
+	require.Equal(t, 5, r.Code, "stdout:\n%s", r.Stdout)
+	assert.NotContains(t, r.Stdout, "disagree")
+	require.NotNil(t, r.Report)
+	assert.Equal(t, "unreachable", string(r.Report.Status))
+	assert.Contains(t, r.Stdout, "sops-aws-sync-gitlab: drift issue created")
+	h.gl.mu.Lock()
+	require.Len(t, h.gl.issues, 1)
+	issue := h.gl.issues[0]
+	h.gl.mu.Unlock()
+	assert.Contains(t, issue.Description, "far")
+	assert.Contains(t, issue.Description, "unreachable")
+	assert.Contains(t, issue.Description, "credentials:scope-unreachable")
+	marker := regexp.MustCompile(`^<!-- sops-aws-sync:drift:[0-9a-f]{16} -->\n`).FindString(issue.Description)
+	assert.Equal(t, marker+r.PlanMD, issue.Description)
 }
