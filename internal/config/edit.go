@@ -30,8 +30,13 @@ const (
 // the key gains the items it lacks at its end; a key that is absent is
 // added at the mapping's end with current (the scope's resolved list,
 // inherited from the top level or given by a flag) and the new items, so
-// that the scope's effective list only grows. Errors: ErrEdit.
-func AddEntries(raw []byte, scope string, listed bool, currentAdopt, adopt []string, currentOwned, owned []model.AWSOwned) ([]byte, error) {
+// that the scope's effective list only grows. With requireMatch, the
+// mapping's adopt-require-match is set to true (added at its end when
+// absent): import's adopt entries then adopt a secret only while its live
+// value still equals the document's (SPEC §11), so a live change made
+// between the import and the merge is conflict adopt-mismatch rather than
+// overwritten. Errors: ErrEdit.
+func AddEntries(raw []byte, scope string, listed bool, currentAdopt, adopt []string, currentOwned, owned []model.AWSOwned, requireMatch bool) ([]byte, error) {
 	var plain any
 	if yaml.Unmarshal(raw, &plain) != nil { // duplicate keys, …: the reader refuses them too
 		return nil, ErrEdit
@@ -66,6 +71,9 @@ func AddEntries(raw []byte, scope string, listed bool, currentAdopt, adopt []str
 		if !addItems(m, AWSOwned, cur, items, sameSecret) {
 			return nil, ErrEdit
 		}
+	}
+	if requireMatch && !setTrue(m, AdoptRequireMatch) {
+		return nil, ErrEdit
 	}
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
@@ -123,6 +131,22 @@ func addItems(m *yaml.Node, key string, current, items []*yaml.Node, same func(a
 			seq.Content = append(seq.Content, it)
 		}
 	}
+	return true
+}
+
+// setTrue sets key in m to the boolean true: an absent key is added at
+// the mapping's end, a scalar value replaced (its comments kept). False
+// when the key holds no scalar.
+func setTrue(m *yaml.Node, key string) bool {
+	v := valueOf(m, key)
+	if v == nil {
+		m.Content = append(m.Content, scalar(key), &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true"})
+		return true
+	}
+	if v.Kind != yaml.ScalarNode {
+		return false
+	}
+	v.Tag, v.Value, v.Style = "!!bool", "true", 0
 	return true
 }
 

@@ -17,8 +17,9 @@ import (
 
 // writeAndProve writes the candidates' documents, stages them, and plans
 // the staged tree (read by its id, as the pre-commit hook reads the
-// index) with their names added to the scope's adopt list and their new
-// aws-owned entries: every one must plan adopt with value equal (SPEC
+// index) with their names added to the scope's adopt list, their new
+// aws-owned entries and adopt-require-match (as the configuration import
+// writes): every one must plan adopt with value equal (SPEC
 // §18). Otherwise, or when writing or staging fails, the documents are
 // unstaged and removed and the import ends invalid (exit 3).
 func (req Request) writeAndProve(ctx context.Context, src run.Sources, log *slog.Logger, cands []candidate, warns diag.Diagnostics) Result {
@@ -73,6 +74,7 @@ func (req Request) writeAndProve(ctx context.Context, src run.Sources, log *slog
 	sc := opts.Scopes[0]
 	sc.Desired.Revision, sc.Desired.AllowTree = tree, true
 	sc.Engine.Adopt = mergeNames(sc.Engine.Adopt, res.Adopt)
+	sc.Engine.AdoptRequireMatch = true
 	sc.Engine.AWSOwned = append(slices.Clone(sc.Engine.AWSOwned), res.AWSOwned...)
 	opts.Scopes = []config.Scope{sc}
 	got := run.Execute(ctx, src, run.Request{Mode: engine.ModePlan, Options: opts, Log: req.Log, Clock: req.Clock})

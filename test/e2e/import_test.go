@@ -344,7 +344,7 @@ func TestImport_ConfigFileGainsTheEntriesAndThePlanAdoptsThem(t *testing.T) {
 	for _, n := range names {
 		want += "      - " + n + "\n"
 	}
-	want += "    aws-owned:\n      - secret: " + es[2].rel + "\n        keys: [/password]\n"
+	want += "    aws-owned:\n      - secret: " + es[2].rel + "\n        keys: [/password]\n    adopt-require-match: true\n"
 	assert.Equal(t, want, string(got))
 	st, err := os.Stat(cfg)
 	require.NoError(t, err)
@@ -356,6 +356,41 @@ func TestImport_ConfigFileGainsTheEntriesAndThePlanAdoptsThem(t *testing.T) {
 	r = f.run(e, runOpts{}, "sync", "--config", cfg)
 	expect(t, r, 0, vocab.StatusConverged, vocab.VerificationConverged, nil)
 	assert.Zero(t, e.stats().Calls["PutSecretValue"], "no value written")
+}
+
+// TestRegression_ImportedAdoptionOverwroteALiveChangeMadeBeforeTheMerge:
+// import's --config gains adopt-require-match with the adopt entries, so
+// a live value changed out of band between the import and the merge is
+// conflict adopt-mismatch (exit 4, nothing written) in plan and sync,
+// where it used to plan "adopt (value differs)" and the sync wrote the
+// stale Git value over the live one.
+func TestRegression_ImportedAdoptionOverwroteALiveChangeMadeBeforeTheMerge(t *testing.T) {
+	es := mixedEstate()[:2]
+	f, e, _ := startImport(t, es)
+	cfg := filepath.Join(f.Repo, "sops-aws-sync.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte("repository-id: "+f.RepoID+"\nsecret-prefix: "+f.Prefix+"\n"), 0o600))
+	r := f.run(e, runOpts{Env: f.importEnv(t.TempDir())}, "import", "--config", cfg)
+	expect(t, r, 0, vocab.StatusDrift, vocab.VerificationNotRun, &vocab.Counts{Update: 2})
+	f.commit("import")
+
+	changed := `{"password":"CANARY-changed-` + tokOf(es) + `","port":5432}`
+	f.Values = append(f.Values, "CANARY-changed-"+tokOf(es))
+	_, err := e.sdk().PutSecretValue(context.Background(), &secretsmanager.PutSecretValueInput{
+		SecretId: aws.String(f.Prefix + "/" + es[0].rel), SecretString: aws.String(changed)})
+	require.NoError(t, err)
+	for _, cmd := range []string{"plan", "sync"} {
+		before := e.mutatingCalls()
+		r = f.run(e, runOpts{}, cmd, "--config", cfg)
+		expect(t, r, 4, vocab.StatusConflict, vocab.VerificationNotRun, nil)
+		assert.Equal(t, 1, r.Report.Counts.Conflicts, cmd)
+		rec := findRecord(r.records(t), func(m map[string]any) bool { return m["conflict_class"] != nil })
+		require.NotNil(t, rec, r.Stdout)
+		assert.Equal(t, string(vocab.ConflictAdoptMismatch), rec["conflict_class"], cmd)
+		assert.Equal(t, before, e.mutatingCalls(), "%s writes nothing", cmd)
+	}
+	got, err := e.sdk().GetSecretValue(context.Background(), &secretsmanager.GetSecretValueInput{SecretId: aws.String(f.Prefix + "/" + es[0].rel)})
+	require.NoError(t, err)
+	assert.Equal(t, changed, aws.ToString(got.SecretString), "the live change is kept")
 }
 
 // TestImport_DryRunReadsNoValueAndWritesNothing: --dry-run lists and

@@ -106,18 +106,21 @@ func runImport(parent context.Context, f *factory.Factory, opts *Options, start 
 
 // printEntries writes to w (stderr: stdout carries the log records) the
 // configuration import's documents need (SPEC §18), as YAML to paste into
-// the scope's entry: the adopt names and the new aws-owned entries. It
-// names secrets, so only a run with --show-resource-names prints it.
+// the scope's entry: the adopt names, the new aws-owned entries and
+// adopt-require-match: true (SPEC §11: a live value changed before the
+// merge is then conflict adopt-mismatch, not overwritten by the commit's).
+// It names secrets, so only a run with --show-resource-names prints it.
 func printEntries(w io.Writer, res importer.Result) {
 	type owned struct {
 		Secret string   `yaml:"secret"`
 		Keys   []string `yaml:"keys,flow"`
 	}
 	var doc struct {
-		Adopt    []string `yaml:"adopt"`
-		AWSOwned []owned  `yaml:"aws-owned,omitempty"`
+		Adopt        []string `yaml:"adopt"`
+		AWSOwned     []owned  `yaml:"aws-owned,omitempty"`
+		RequireMatch bool     `yaml:"adopt-require-match"`
 	}
-	doc.Adopt = res.Adopt
+	doc.Adopt, doc.RequireMatch = res.Adopt, true
 	for _, e := range res.AWSOwned {
 		doc.AWSOwned = append(doc.AWSOwned, owned{Secret: e.Secret, Keys: e.Keys})
 	}
@@ -168,7 +171,8 @@ func importOnce(ctx context.Context, f *factory.Factory, opts *Options, req run.
 }
 
 // addToConfig rewrites the --config file with the imported names in the
-// scope's adopt and the new aws-owned entries (config.AddEntries: its
+// scope's adopt, the new aws-owned entries and the scope's
+// adopt-require-match set to true (config.AddEntries: its
 // comments and order kept), replacing it whole (importer.ReplaceFile);
 // false with import:config-file when it cannot.
 func addToConfig(f *factory.Factory, opts *Options, res importer.Result) (diag.Diagnostic, bool) {
@@ -179,7 +183,7 @@ func addToConfig(f *factory.Factory, opts *Options, res importer.Result) (diag.D
 	if err != nil {
 		return d, false
 	}
-	out, err := config.AddEntries(raw, sc.Name, sc.Listed, sc.Engine.Adopt, res.Adopt, sc.Engine.AWSOwned, res.AWSOwned)
+	out, err := config.AddEntries(raw, sc.Name, sc.Listed, sc.Engine.Adopt, res.Adopt, sc.Engine.AWSOwned, res.AWSOwned, true)
 	if err != nil {
 		return d.WithSummary("the --config file could not be edited (" + err.Error() + "); the documents are written and staged"), false
 	}
