@@ -91,8 +91,9 @@ type candidate struct {
 
 // Run imports the unowned secrets of the request's scope (SPEC §18): it
 // lists the names under the prefix, describes each, skips (with a warning
-// each) what adoption would refuse or no document can hold, and, unless
-// a dry run, reads the values, checks every document's creation rule
+// each) what adoption would refuse or no document can hold, checks (in a
+// dry run, for every suffix the unread value could give) that each
+// document has a creation rule, and, unless a dry run, reads the values, checks every document's creation rule
 // (none → refused, nothing written), encrypts every document, writes
 // them (whole files only), stages them, and plans the staged tree with
 // the names added to adopt: each must plan adopt with value equal, else
@@ -125,6 +126,9 @@ func Run(ctx context.Context, src run.Sources, req Request) Result {
 	var warns diag.Diagnostics
 	cands, warns = req.admit(cands, ports[0].Region, show)
 	if req.DryRun {
+		if ds := req.dryRules(cands, show); len(ds) > 0 {
+			return stopped(log, vocab.PhasePlan, append(warns, ds...))
+		}
 		return req.dryRun(log, cands, warns)
 	}
 	cands, more, err := req.readValues(ctx, port, cands, show)

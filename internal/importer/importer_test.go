@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/sops-aws-sync/sops-aws-sync/internal/config"
+	"github.com/sops-aws-sync/sops-aws-sync/internal/diag"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/model"
 	"github.com/sops-aws-sync/sops-aws-sync/internal/plan"
 )
@@ -292,5 +294,43 @@ func TestMatching(t *testing.T) {
 	}
 	if len(matching(names, "app", nil)) != 3 {
 		t.Fatal("no glob keeps every name")
+	}
+}
+
+// TestRegression_DryRunPromisedADocumentWithoutACreationRule: the dry run,
+// which reads no value, checks the creation rule of every suffix the value
+// could give the document (.sops.bin only where the target stores binary):
+// a rule for one suffix only, or none, is import:no-creation-rule (as the
+// real run says once the value decides); a rule for every suffix, none.
+func TestRegression_DryRunPromisedADocumentWithoutACreationRule(t *testing.T) {
+	top := t.TempDir()
+	const recip = "age1y2vz30jw397p7jk4f406p38a79jh3e4t4n92v0fh492wwlnn3ylsvtjvxm"
+	rule := "creation_rules:\n  - path_regex: ^secrets/all/\n    age: " + recip + "\n" +
+		"  - path_regex: ^secrets/json/.*\\.sops\\.json$\n    age: " + recip + "\n" +
+		"  - path_regex: ^secrets/text/.*\\.sops\\.(json|txt)$\n    age: " + recip + "\n"
+	if err := os.WriteFile(filepath.Join(top, ".sops.yaml"), []byte(rule), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		target model.Target
+		stem   string
+		want   bool // refused
+	}{
+		{model.TargetSecretsManager, "secrets/all/a", false},
+		{model.TargetSecretsManager, "secrets/none/a", true},
+		{model.TargetSecretsManager, "secrets/json/a", true},
+		{model.TargetSecretsManager, "secrets/text/a", true},
+		{model.TargetParameterStore, "secrets/text/a", false},
+		{model.TargetParameterStore, "secrets/json/a", true},
+	} {
+		var opts config.Options
+		sc := config.Scope{}
+		sc.Desired.Target = c.target
+		opts.Scopes = []config.Scope{sc}
+		req := Request{Options: opts, Git: &Git{Top: top}}
+		ds := req.dryRules([]candidate{{ordinal: 1, name: "p/a", stem: c.stem}}, false)
+		if got := len(ds) == 1 && ds[0].Class == diag.ImportNoCreationRule; got != c.want || len(ds) > 1 {
+			t.Errorf("%s %s: %v, want refused %t", c.target, c.stem, ds, c.want)
+		}
 	}
 }

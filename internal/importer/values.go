@@ -144,6 +144,46 @@ func (req Request) rules(cands []candidate, show bool) diag.Diagnostics {
 	return ds
 }
 
+// dryRules is rules for a dry run, which reads no value and so knows only
+// each document's stem: the value decides its suffix (Classify: .sops.json,
+// .sops.txt, or .sops.bin where the target stores binary), so every one of
+// those must have a creation rule, else one import:no-creation-rule per
+// document (the class and exit the real run gives): a clean dry run means
+// the real run finds a rule for every document. What needs the value
+// (unencrypted_regex and the other in-clear rules, CheckEncrypted) is not
+// seen.
+func (req Request) dryRules(cands []candidate, show bool) diag.Diagnostics {
+	var ds diag.Diagnostics
+	storesBinary := req.Options.Scopes[0].Desired.Target.StoresBinary()
+	for _, c := range cands {
+		var missing []string
+		noConfig := false
+		for _, f := range []model.Format{model.JSON, model.Text, model.Binary} {
+			if f == model.Binary && !storesBinary {
+				continue
+			}
+			sfx := Value{Format: f}.Suffix()
+			_, err := CreationRule(req.Git.Top, filepath.Join(req.Git.Top, filepath.FromSlash(c.stem+sfx)))
+			if err != nil {
+				missing = append(missing, sfx)
+				noConfig = noConfig || errors.Is(err, ErrNoConfig)
+			}
+		}
+		if len(missing) == 0 {
+			continue
+		}
+		d := diag.New(diag.ImportNoCreationRule, diag.Document(c.ordinal, c.stem+".sops.*", show))
+		if noConfig {
+			d = d.WithSummary("no .sops.yaml applies to the document's path (none in its directory or above it, up to the work tree's root)")
+		} else {
+			d = d.WithSummary("no creation rule of .sops.yaml matches the document's path with the suffix " + strings.Join(missing, " or ") +
+				", which the value (not read in a dry run) may give it")
+		}
+		ds = append(ds, d)
+	}
+	return ds
+}
+
 // encrypt encrypts every candidate's document (Encrypter), at most
 // req.workers() at once, and checks that nothing was left in clear
 // (CheckEncrypted: such a candidate is skipped with

@@ -421,6 +421,28 @@ func TestImport_DryRunReadsNoValueAndWritesNothing(t *testing.T) {
 	assert.Empty(t, f.git("status", "--porcelain", "--untracked-files=all"), "nothing written")
 }
 
+// TestRegression_DryRunPromisedADocumentWithoutACreationRule: with a
+// .sops.yaml whose one creation rule covers secrets/api/ only, the dry run
+// refuses the secret outside it with import:no-creation-rule (exit 3, as
+// the real run does), where it used to log "document would be written"
+// and exit 0; the real run gives the same class for the same one.
+func TestRegression_DryRunPromisedADocumentWithoutACreationRule(t *testing.T) {
+	f := newFixture(t)
+	e := startEmulator(t)
+	rule := "creation_rules:\n  - path_regex: ^secrets/api/\n    age: " + f.recip + "\n"
+	require.NoError(t, os.WriteFile(filepath.Join(f.Repo, ".sops.yaml"), []byte(rule), 0o600))
+	f.commit("sops rule for api/ only")
+	es := mixedEstate()[:2]
+	f.estate(e, es)
+	for _, args := range [][]string{{"import", "--dry-run"}, {"import"}} {
+		r := f.run(e, runOpts{Env: f.importEnv(t.TempDir())}, f.args(args[0], args[1:]...)...)
+		expect(t, r, 3, vocab.StatusInvalid, vocab.VerificationNotRun, nil)
+		assert.Equal(t, map[string]int{"import:no-creation-rule": 1}, classes(t, r), "%v: %s", args, r.Stdout)
+		assert.Nil(t, findRecord(r.records(t), func(m map[string]any) bool { return m["msg"] == "document would be written" }), "%v", args)
+		assert.Empty(t, f.git("status", "--porcelain", "--untracked-files=all"), "%v: nothing written", args)
+	}
+}
+
 // tokOf is the token mixedEstate put in every name.
 func tokOf(es []importEstate) string { return strings.TrimPrefix(es[0].rel, "api/json-") }
 
