@@ -58,7 +58,7 @@ func checkBinaryStore(f canonical.Format, branches sops.TreeBranches) *decryptFa
 			return &decryptFailure{ce.Class, ce.What, ce.Next}
 		}
 		return failWholeShape
-	case !isSOPSCiphertext(v):
+	case !sopsCiphertext.MatchString(v):
 		return failCleartext
 	}
 	return nil

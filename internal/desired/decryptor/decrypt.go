@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/getsops/sops/v3/aes"
 	sopsage "github.com/getsops/sops/v3/age"
 	"github.com/getsops/sops/v3/cmd/sops/formats"
 	"github.com/getsops/sops/v3/keys"
@@ -338,7 +339,7 @@ func decryptSteps(data []byte, f canonical.Format, src *keySources) ([]byte, *de
 		}
 		return nil, withKeys(failNoKey, rep)
 	}
-	cipher := newValueCipher()
+	cipher := aes.NewCipher()
 	mac, err := tree.Decrypt(key, cipher)
 	if err != nil {
 		return nil, classifyTreeError(err)

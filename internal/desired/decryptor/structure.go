@@ -100,7 +100,7 @@ func structureWith(data []byte, f canonical.Format, allow model.KeyServices, lis
 			return tree, store, 0, failClearLeaf
 		}
 	}
-	if mac := tree.Metadata.MessageAuthenticationCode; !isSOPSCiphertext(mac) {
+	if mac := tree.Metadata.MessageAuthenticationCode; !sopsCiphertext.MatchString(mac) {
 		return tree, store, 0, failNoMAC
 	}
 	// Keys the operator did not allow are never contacted.
@@ -154,7 +154,7 @@ func (formCipher) Encrypt(any, []byte, string) (string, error) {
 }
 
 func (formCipher) Decrypt(ciphertext string, _ []byte, _ string) (any, error) {
-	if ciphertext == "" || isSOPSCiphertext(ciphertext) {
+	if ciphertext == "" || sopsCiphertext.MatchString(ciphertext) {
 		return ciphertext, nil
 	}
 	return nil, errClearValue
