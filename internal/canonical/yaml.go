@@ -116,6 +116,15 @@ func writeYAML(buf *bytes.Buffer, n *yaml.Node, depth int) *Error {
 			}
 			switch k.ShortTag() {
 			case "!!str":
+				// A key "<<" is a merge key to YAML 1.1 readers whatever
+				// its quoting; SOPS's YAML store writes a decrypted merge
+				// key as the quoted "<<" since go.yaml.in/yaml v3.0.6, so
+				// a literal "<<" is refused like the tagged one: one
+				// document must never mean a merge to `sops decrypt` and a
+				// key named "<<" to this tool.
+				if k.Value == "<<" {
+					return errYAMLAnchor
+				}
 			case "!!merge":
 				return errYAMLAnchor
 			default:
