@@ -468,14 +468,24 @@ func (s *Summary) addRotation(cfg Config, i int, rs RotScenario, obs []RotObserv
 	if n := len(obs); n > 0 && obs[n-1].Event.Final && obs[n-1].Code == 0 {
 		s.RotationConverged++
 	}
-	for _, v := range CheckRotation(rs, obs) {
-		if v.Kind == "aws-owned-leak" {
+	s.tally(cfg, "rotation", i, "aws-owned-leak", CheckRotation(rs, obs), nil)
+}
+
+// tally counts a scenario's violations of one family: leakKind as a leak,
+// every other kind as a violation (and in family, when not nil), each
+// reported on cfg.Progress.
+func (s *Summary) tally(cfg Config, name string, i int, leakKind string, vs []Violation, family *int) {
+	for _, v := range vs {
+		if v.Kind == leakKind {
 			s.Leaks[v.Kind]++
 		} else {
 			s.Violations[v.Kind]++
+			if family != nil {
+				*family++
+			}
 		}
 		if cfg.Progress != nil {
-			fmt.Fprintf(cfg.Progress, "rotation scenario %d FAILED: %s\n", i, v)
+			fmt.Fprintf(cfg.Progress, "%s scenario %d FAILED: %s\n", name, i, v)
 		}
 	}
 }
@@ -532,17 +542,7 @@ func (s *Summary) addPSPrimary(cfg Config, i int, ps PSPScenario, ev Evidence, e
 	}
 	s.PSPParams += len(ps.Scope.Docs[len(ps.Scope.Docs)-1])
 	vs := CheckPSPrimary(ps, ev)
-	for _, v := range vs {
-		if v.Kind == "psp-leak" {
-			s.Leaks[v.Kind]++
-		} else {
-			s.Violations[v.Kind]++
-			s.PSPViolations++
-		}
-		if cfg.Progress != nil {
-			fmt.Fprintf(cfg.Progress, "Parameter Store primary scenario %d FAILED: %s\n", i, v)
-		}
-	}
+	s.tally(cfg, "Parameter Store primary", i, "psp-leak", vs, &s.PSPViolations)
 	if len(vs) > 0 && cfg.Artifacts != "" {
 		keepPSPrimary(cfg.Artifacts, i, ps, ev)
 	}
@@ -551,15 +551,21 @@ func (s *Summary) addPSPrimary(cfg Config, i int, ps PSPScenario, ev Evidence, e
 // keepPSPrimary writes a failing Parameter Store primary scenario's runs
 // (outputs and reports, never a key) under artifacts/psp-N.
 func keepPSPrimary(artifacts string, i int, ps PSPScenario, ev Evidence) {
-	dir := filepath.Join(artifacts, fmt.Sprintf("psp-%d", i))
+	keepRuns(filepath.Join(artifacts, fmt.Sprintf("psp-%d", i)), ev.Runs, func(k int, rr RunResult) string {
+		run := ps.Runs[k]
+		return fmt.Sprintf("%s revision %d tier %s metadata %+v max-deletions %v faults %+v final %v exit %d\n",
+			run.Command, run.Revision, run.Tier, run.Metadata, run.MaxDeletions != nil, run.Faults, run.Final, rr.Exit)
+	})
+}
+
+// keepRuns writes each run's outputs and report (never a key) to
+// dir/run-N.txt, under the line head gives it.
+func keepRuns(dir string, runs []RunResult, head func(k int, rr RunResult) string) {
 	if os.MkdirAll(dir, 0o755) != nil {
 		return
 	}
-	for k, rr := range ev.Runs {
-		run := ps.Runs[k]
-		head := fmt.Sprintf("%s revision %d tier %s metadata %+v max-deletions %v faults %+v final %v exit %d\n",
-			run.Command, run.Revision, run.Tier, run.Metadata, run.MaxDeletions != nil, run.Faults, run.Final, rr.Exit)
-		body := bytes.Join([][]byte{[]byte(head), rr.Stdout, rr.Stderr, rr.Report}, []byte("\n"))
+	for k, rr := range runs {
+		body := bytes.Join([][]byte{[]byte(head(k, rr)), rr.Stdout, rr.Stderr, rr.Report}, []byte("\n"))
 		_ = os.WriteFile(filepath.Join(dir, fmt.Sprintf("run-%d.txt", k+1)), body, 0o644)
 	}
 }
@@ -617,17 +623,7 @@ func (s *Summary) addAccounts(cfg Config, i int, as AccScenario, ev AccEvidence,
 	if final == 2 && !slices.ContainsFunc(vs, func(v Violation) bool { return v.Kind == "acc-no-convergence" }) {
 		s.AccConverged++
 	}
-	for _, v := range vs {
-		if v.Kind == "acc-leak" {
-			s.Leaks[v.Kind]++
-		} else {
-			s.Violations[v.Kind]++
-			s.AccViolations++
-		}
-		if cfg.Progress != nil {
-			fmt.Fprintf(cfg.Progress, "many-accounts scenario %d FAILED: %s\n", i, v)
-		}
-	}
+	s.tally(cfg, "many-accounts", i, "acc-leak", vs, &s.AccViolations)
 	if len(vs) > 0 && cfg.Artifacts != "" {
 		keepAccounts(cfg.Artifacts, i, as, ev)
 	}
@@ -636,15 +632,9 @@ func (s *Summary) addAccounts(cfg Config, i int, as AccScenario, ev AccEvidence,
 // keepAccounts writes a failing many-accounts scenario's runs (outputs
 // and reports, never a key) under artifacts/accounts-N.
 func keepAccounts(artifacts string, i int, as AccScenario, ev AccEvidence) {
-	dir := filepath.Join(artifacts, fmt.Sprintf("accounts-%d", i))
-	if os.MkdirAll(dir, 0o755) != nil {
-		return
-	}
-	for k, rr := range ev.Runs {
+	keepRuns(filepath.Join(artifacts, fmt.Sprintf("accounts-%d", i)), ev.Runs, func(k int, rr RunResult) string {
 		run := as.Runs[k]
-		head := fmt.Sprintf("revision %d broken %v unreachable %v max %d kill %v final %v exit %d killed %v\n",
+		return fmt.Sprintf("revision %d broken %v unreachable %v max %d kill %v final %v exit %d killed %v\n",
 			run.Revision, run.Broken, run.Unreachable, run.Max, run.Kill, run.Final, rr.Exit, rr.Killed)
-		body := bytes.Join([][]byte{[]byte(head), rr.Stdout, rr.Stderr, rr.Report}, []byte("\n"))
-		_ = os.WriteFile(filepath.Join(dir, fmt.Sprintf("run-%d.txt", k+1)), body, 0o644)
-	}
+	})
 }
